@@ -1,0 +1,285 @@
+//! Domain types of a test run, shared by every crate: what ran, what failed, and where.
+//! No I/O and no serialization here: adapters fill these in, `wire` shapes them into answers.
+
+use std::time::Duration;
+
+/// The verdict of a run. Ordered from least to most severe, so merging several runners' results
+/// keeps the worst (`max`). Never `TestsPassed` unless everything asked for ran and passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Status {
+    TestsPassed,
+    /// Nothing was selected or collected, so nothing was proven.
+    NoTestsRan,
+    /// Some requested test ids matched nothing (the rest may have passed).
+    TestsNotFound,
+    TestsFailed,
+    /// A test module failed to import or parse: its tests never ran.
+    CollectionFailed,
+    /// The code did not compile: no test ran.
+    BuildFailed,
+    /// A test process died of a signal (segfault, abort) or a worker was lost.
+    Crashed,
+    /// pith killed the run at its deadline.
+    TimedOut,
+    /// The detected runner is not installed where the project needs it.
+    RunnerMissing,
+}
+
+impl Status {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Status::TestsPassed => "TestsPassed",
+            Status::NoTestsRan => "NoTestsRan",
+            Status::TestsNotFound => "TestsNotFound",
+            Status::TestsFailed => "TestsFailed",
+            Status::CollectionFailed => "CollectionFailed",
+            Status::BuildFailed => "BuildFailed",
+            Status::Crashed => "Crashed",
+            Status::TimedOut => "TimedOut",
+            Status::RunnerMissing => "RunnerMissing",
+        }
+    }
+
+    /// The process exit code this status maps to: 0 green, 1 the code under test is not green,
+    /// 2 pith could not do its job.
+    pub const fn exit_code(self) -> i32 {
+        match self {
+            Status::TestsPassed => 0,
+            Status::RunnerMissing => 2,
+            _ => 1,
+        }
+    }
+
+    pub const fn is_green(self) -> bool {
+        matches!(self, Status::TestsPassed)
+    }
+}
+
+/// Where in a test's life a failure happened. `Call` (the test body) is the default and is not
+/// worth a byte in an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Phase {
+    /// Importing or parsing a test module (pytest collection).
+    Collect,
+    Setup,
+    #[default]
+    Call,
+    Teardown,
+}
+
+impl Phase {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Phase::Collect => "collect",
+            Phase::Setup => "setup",
+            Phase::Call => "call",
+            Phase::Teardown => "teardown",
+        }
+    }
+}
+
+/// One stack frame. `file` is workspace-relative when `project` is true; otherwise it is the
+/// path as the runner printed it (a library, the standard library, a registry crate).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Frame {
+    pub file: String,
+    pub line: u32,
+    /// The source line, trimmed, when the runner or the file gives it.
+    pub code: Option<String>,
+    pub project: bool,
+}
+
+impl Frame {
+    pub fn project(file: impl Into<String>, line: u32) -> Self {
+        Frame {
+            file: file.into(),
+            line,
+            code: None,
+            project: true,
+        }
+    }
+
+    /// `file:line`, the form agents paste into an editor.
+    pub fn location(&self) -> String {
+        format!("{}:{}", self.file, self.line)
+    }
+}
+
+/// One failing test (or one module that failed to collect).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Failure {
+    /// The runner's own address of the test, verbatim (parametrization included). For a
+    /// collection error, the module's path.
+    pub test: String,
+    /// The failure's message, first line(s) as the adapter judged useful; `wire` cuts it.
+    pub message: String,
+    /// Exception or error type when the runner reports one (`ValueError`, `panic`), used to
+    /// group failures from one cause.
+    pub kind: Option<String>,
+    /// Outermost first, innermost (where it broke) last. Includes library frames.
+    pub frames: Vec<Frame>,
+    pub phase: Phase,
+    /// The runner reported it failing and then passing on a retry.
+    pub flaky: bool,
+}
+
+impl Failure {
+    pub fn project_frames(&self) -> impl DoubleEndedIterator<Item = &Frame> + '_ {
+        self.frames.iter().filter(|f| f.project)
+    }
+
+    /// The innermost frame inside the project: where the agent should look first.
+    pub fn top_project_frame(&self) -> Option<&Frame> {
+        self.project_frames().next_back()
+    }
+}
+
+/// A compiler diagnostic that stopped the build.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct BuildError {
+    /// Workspace-relative file, when the diagnostic points into the project.
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    /// Compiler error code such as `E0308`.
+    pub code: Option<String>,
+    pub message: String,
+}
+
+/// What one runner did in one run: counts, failures, and the raw evidence when the run did not
+/// end normally. Adapters produce it; the engine merges several into a [`Report`].
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Run {
+    /// Which runner ran: `nextest`, `cargo`, `pytest`, ...
+    pub runner: String,
+    /// Set by the adapter; `None` lets [`Run::finish`] derive it from the evidence.
+    pub status: Option<Status>,
+    pub passed: u32,
+    pub failed: u32,
+    pub skipped: u32,
+    pub duration: Duration,
+    pub failures: Vec<Failure>,
+    pub build_errors: Vec<BuildError>,
+    /// Tests that were running when the run was killed or crashed.
+    pub running: Vec<String>,
+    /// Requested test ids that matched no test.
+    pub not_found: Vec<String>,
+    /// The last lines of raw output explaining an abnormal end, paths already relative.
+    pub tail: Option<String>,
+    /// One line telling how to install a missing runner.
+    pub hint: Option<String>,
+    /// What this runner cannot tell, when a stronger runner could (`isolation` for plain
+    /// `cargo test`).
+    pub lacks: Option<String>,
+    /// The interpreter used, only when it is not the one the user's shell would pick.
+    pub interpreter: Option<String>,
+}
+
+impl Run {
+    pub fn new(runner: impl Into<String>) -> Self {
+        Run {
+            runner: runner.into(),
+            ..Run::default()
+        }
+    }
+
+    /// Collection errors, counted apart from failing tests.
+    pub fn collection_errors(&self) -> usize {
+        self.failures
+            .iter()
+            .filter(|f| f.phase == Phase::Collect)
+            .count()
+    }
+
+    /// The status implied by the evidence, unless an adapter set a stronger one. This is where
+    /// "never a false green" is enforced for every runner alike.
+    pub fn status(&self) -> Status {
+        let derived = if !self.build_errors.is_empty() {
+            Status::BuildFailed
+        } else if self.collection_errors() > 0 {
+            Status::CollectionFailed
+        } else if self.failed > 0 || !self.failures.is_empty() {
+            Status::TestsFailed
+        } else if !self.not_found.is_empty() {
+            Status::TestsNotFound
+        } else if self.passed == 0 {
+            Status::NoTestsRan
+        } else {
+            Status::TestsPassed
+        };
+        match self.status {
+            Some(s) => s.max(derived),
+            None => derived,
+        }
+    }
+}
+
+/// Everything one `pith test` learned: one run per runner that ran.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Report {
+    pub runs: Vec<Run>,
+    pub duration: Duration,
+}
+
+impl Report {
+    pub fn status(&self) -> Status {
+        self.runs
+            .iter()
+            .map(Run::status)
+            .max()
+            .unwrap_or(Status::NoTestsRan)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nothing_ran_is_not_green() {
+        assert_eq!(Run::new("pytest").status(), Status::NoTestsRan);
+    }
+
+    #[test]
+    fn a_missing_id_is_not_green_even_when_the_rest_passed() {
+        let run = Run {
+            passed: 3,
+            not_found: vec!["t::gone".into()],
+            ..Run::new("cargo")
+        };
+        assert_eq!(run.status(), Status::TestsNotFound);
+    }
+
+    #[test]
+    fn adapter_status_never_weakens_the_evidence() {
+        let mut run = Run {
+            passed: 1,
+            ..Run::new("pytest")
+        };
+        run.build_errors.push(BuildError {
+            message: "x".into(),
+            ..Default::default()
+        });
+        run.status = Some(Status::TestsPassed);
+        assert_eq!(run.status(), Status::BuildFailed);
+        run.status = Some(Status::TimedOut);
+        assert_eq!(run.status(), Status::TimedOut);
+    }
+
+    #[test]
+    fn report_takes_the_worst_run() {
+        let green = Run {
+            passed: 2,
+            ..Run::new("cargo")
+        };
+        let red = Run {
+            failed: 1,
+            ..Run::new("pytest")
+        };
+        let report = Report {
+            runs: vec![green, red],
+            ..Default::default()
+        };
+        assert_eq!(report.status(), Status::TestsFailed);
+        assert_eq!(Report::default().status(), Status::NoTestsRan);
+    }
+}

@@ -1,0 +1,116 @@
+//! Test runner adapters. Each adapter detects its runner from the workspace's own files, runs it
+//! through its structured output without editing the project, and parses what it wrote into a
+//! [`pith_model::Run`]. Adapters never print and never serialize answers.
+
+pub mod cargo;
+pub mod paths;
+pub mod process;
+pub mod pytest;
+pub mod text;
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use pith_model::Run;
+
+pub use paths::PathMap;
+
+/// Everything an adapter needs for one run.
+pub struct Context<'a> {
+    /// The workspace root; every path in the answer is relative to it.
+    pub root: &'a Path,
+    pub paths: &'a PathMap,
+    /// When the whole run must be over; adapters pass it to [`process::run`].
+    pub deadline: Instant,
+    /// A private, empty directory for this run's report files; the engine removes it.
+    pub scratch: &'a Path,
+    /// pith's persistent cache directory (e.g. the embedded pytest plugin is written here).
+    pub cache: &'a Path,
+    /// Set by another thread to cancel the run.
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+/// A test runner pith can drive.
+pub trait Adapter: Send + Sync {
+    /// The runner's name as answers report it.
+    fn name(&self) -> &'static str;
+
+    /// Whether `id` is one of this runner's test ids (so a mixed workspace can route re-runs).
+    fn claims(&self, id: &str) -> bool;
+
+    /// Runs the tests named in `tests` (all tests when empty) and reports what happened.
+    /// Expected outcomes of the code under test (failures, compile errors, crashes, timeouts,
+    /// a missing runner) are a [`Run`], never an error; an error means pith itself failed.
+    fn run(&self, ctx: &Context<'_>, tests: &[String]) -> Result<Run, RunnerError>;
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunnerError {
+    #[error("could not start {program}: {source}")]
+    Spawn {
+        program: String,
+        source: std::io::Error,
+    },
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        source: std::io::Error,
+    },
+}
+
+impl RunnerError {
+    pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+        RunnerError::Io {
+            context: context.into(),
+            source,
+        }
+    }
+}
+
+/// The runners this workspace uses, in a fixed order.
+pub fn detect(root: &Path) -> Vec<Box<dyn Adapter>> {
+    let mut found: Vec<Box<dyn Adapter>> = Vec::new();
+    if let Some(a) = cargo::detect(root) {
+        found.push(Box::new(a));
+    }
+    if let Some(a) = pytest::detect(root) {
+        found.push(Box::new(a));
+    }
+    found
+}
+
+/// Environment every runner gets, whatever the caller's shell has: no colour, no pager, no
+/// terminal tricks. Adapters add their own on top.
+pub fn base_command(program: impl AsRef<std::ffi::OsStr>, cwd: &Path) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.current_dir(cwd);
+    for var in [
+        "CLICOLOR_FORCE",
+        "FORCE_COLOR",
+        "PY_COLORS",
+        "CARGO_TERM_COLOR",
+        "TERM",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.env("NO_COLOR", "1")
+        .env("TERM", "dumb")
+        .env("CLICOLOR", "0");
+    cmd
+}
+
+/// Whether `program` is an executable file on PATH.
+pub fn on_path(program: &str) -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(program))
+        .find(|p| is_executable(p))
+}
+
+pub fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    p.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}

@@ -1,0 +1,174 @@
+//! Small text rules every adapter applies alike: no colour codes, first lines cut at a character
+//! boundary, raw tails bounded in lines and bytes.
+
+use std::borrow::Cow;
+
+/// Longest message first line an answer carries.
+pub const MESSAGE_CHARS: usize = 400;
+/// A raw tail explaining an abnormal end: at most this many lines...
+pub const TAIL_LINES: usize = 20;
+/// ...and at most this many bytes.
+pub const TAIL_BYTES: usize = 1500;
+
+/// Removes ANSI/VT escape sequences (CSI, OSC and two-byte escapes). Runners colour their output
+/// even when told not to; no escape may reach an answer.
+pub fn strip_ansi(s: &str) -> Cow<'_, str> {
+    if !s.contains('\u{1b}') && !s.contains('\u{9b}') {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => match chars.peek() {
+                Some('[') => {
+                    chars.next();
+                    skip_csi(&mut chars);
+                }
+                Some(']') => {
+                    chars.next();
+                    // OSC: until BEL or ESC \
+                    while let Some(c) = chars.next() {
+                        if c == '\u{7}' {
+                            break;
+                        }
+                        if c == '\u{1b}' {
+                            if chars.peek() == Some(&'\\') {
+                                chars.next();
+                            }
+                            break;
+                        }
+                    }
+                }
+                Some(_) => {
+                    chars.next();
+                }
+                None => {}
+            },
+            '\u{9b}' => skip_csi(&mut chars),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn skip_csi(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    // Parameters and intermediates, then one final byte in 0x40..=0x7e.
+    for c in chars.by_ref() {
+        if ('\u{40}'..='\u{7e}').contains(&c) {
+            break;
+        }
+    }
+}
+
+/// Cuts `s` to at most `max` characters, marking the cut with `…`.
+pub fn cut_chars(s: &str, max: usize) -> Cow<'_, str> {
+    match s.char_indices().nth(max) {
+        None => Cow::Borrowed(s),
+        Some((i, _)) => {
+            let keep = s[..i]
+                .char_indices()
+                .nth(max.saturating_sub(1))
+                .map_or(i, |(j, _)| j);
+            Cow::Owned(format!("{}…", s[..keep].trim_end()))
+        }
+    }
+}
+
+/// The first non-blank line of `s`, trimmed, without colour, cut at [`MESSAGE_CHARS`].
+pub fn first_line(s: &str) -> String {
+    let clean = strip_ansi(s);
+    let line = clean
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    cut_chars(line, MESSAGE_CHARS).into_owned()
+}
+
+/// The last [`TAIL_LINES`] non-blank lines of `s` within [`TAIL_BYTES`], colour removed. Lines
+/// are kept whole except when a single line alone exceeds the byte bound.
+pub fn tail(s: &str) -> String {
+    let clean = strip_ansi(s);
+    let mut picked: Vec<&str> = Vec::new();
+    let mut bytes = 0;
+    for line in clean
+        .lines()
+        .rev()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+    {
+        if picked.len() == TAIL_LINES {
+            break;
+        }
+        let cost = line.len() + usize::from(!picked.is_empty());
+        if bytes + cost > TAIL_BYTES {
+            if picked.is_empty() {
+                // One enormous line: keep its end, where the error usually is.
+                let mut start = line.len() - TAIL_BYTES.min(line.len());
+                while !line.is_char_boundary(start) {
+                    start += 1;
+                }
+                picked.push(&line[start..]);
+            }
+            break;
+        }
+        bytes += cost;
+        picked.push(line);
+    }
+    picked.reverse();
+    picked.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn strips_colour() {
+        assert_eq!(
+            strip_ansi("\u{1b}[31mred\u{1b}[0m \u{1b}]8;;http://x\u{7}link"),
+            "red link"
+        );
+        assert_eq!(strip_ansi("plain"), "plain");
+    }
+
+    #[test]
+    fn cuts_at_char_boundary() {
+        assert_eq!(cut_chars("héllo", 3), "hé…");
+        assert_eq!(cut_chars("héllo", 5), "héllo");
+    }
+
+    #[test]
+    fn first_line_skips_blank_and_colour() {
+        assert_eq!(first_line("\n  \u{1b}[1mboom\u{1b}[0m  \nmore"), "boom");
+    }
+
+    #[test]
+    fn tail_keeps_last_lines() {
+        let text: String = (0..50).map(|i| format!("line {i}\n")).collect();
+        let t = tail(&text);
+        assert_eq!(t.lines().count(), TAIL_LINES);
+        assert!(t.ends_with("line 49"));
+        assert!(t.starts_with("line 30"));
+    }
+
+    proptest! {
+        #[test]
+        fn tail_is_bounded(s in ".{0,5000}") {
+            let t = tail(&s);
+            prop_assert!(t.len() <= TAIL_BYTES);
+            prop_assert!(t.lines().count() <= TAIL_LINES);
+            let esc = '\u{1b}';
+            prop_assert!(!t.contains(esc));
+        }
+
+        #[test]
+        fn first_line_is_bounded(s in "(?s).{0,2000}") {
+            let l = first_line(&s);
+            prop_assert!(l.chars().count() <= MESSAGE_CHARS);
+            prop_assert!(!l.contains('\n'));
+        }
+    }
+}
