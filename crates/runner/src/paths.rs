@@ -22,6 +22,9 @@ const FOREIGN_DIRS: &[&str] = &[
     ".cargo",
 ];
 
+/// Longest source line a frame carries.
+pub const CODE_CHARS: usize = 80;
+
 /// Maps paths into the workspace. Cheap to clone; build one per run.
 #[derive(Debug, Clone)]
 pub struct PathMap {
@@ -99,6 +102,32 @@ impl PathMap {
                 code: None,
                 project: false,
             },
+        }
+    }
+
+    /// Fills in the source line of project frames that lack one, reading each file once.
+    /// Lines longer than [`CODE_CHARS`] are left out: a long line costs more than it tells.
+    pub fn fill_code(&self, frames: &mut [Frame]) {
+        let mut cache: std::collections::HashMap<String, Option<Vec<String>>> = Default::default();
+        for f in frames
+            .iter_mut()
+            .filter(|f| f.project && f.code.is_none() && f.line > 0)
+        {
+            let lines = cache.entry(f.file.clone()).or_insert_with(|| {
+                let bytes = std::fs::read(self.root.join(&f.file)).ok()?;
+                Some(
+                    String::from_utf8_lossy(&bytes)
+                        .lines()
+                        .map(str::to_owned)
+                        .collect(),
+                )
+            });
+            f.code = lines
+                .as_ref()
+                .and_then(|l| l.get(f.line as usize - 1))
+                .map(|l| l.trim())
+                .filter(|l| !l.is_empty() && l.chars().count() <= CODE_CHARS)
+                .map(str::to_owned);
         }
     }
 
@@ -199,6 +228,26 @@ mod tests {
         let f = map().frame("/rustc/abc/library/core/src/panicking.rs", 7, None);
         assert!(!f.project);
         assert_eq!(f.file, "/rustc/abc/library/core/src/panicking.rs");
+    }
+
+    #[test]
+    fn fill_code_reads_short_project_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("a.py"),
+            format!("x = 1\n    assert x == 2  \n{}\n", "y".repeat(200)),
+        )
+        .unwrap();
+        let m = PathMap::new(dir.path());
+        let mut frames = vec![
+            Frame::project("a.py", 2),
+            Frame::project("a.py", 3),
+            Frame::project("a.py", 9),
+        ];
+        m.fill_code(&mut frames);
+        assert_eq!(frames[0].code.as_deref(), Some("assert x == 2"));
+        assert_eq!(frames[1].code, None);
+        assert_eq!(frames[2].code, None);
     }
 
     #[test]
