@@ -1,1 +1,100 @@
-fn main() {}
+//! `pith`: thin glue from the command line to the engine. Parses arguments, calls one engine
+//! function, prints its answer as one line of JSON on stdout, and maps the answer's status to
+//! the exit code (0 green, 1 the code under test is not green, 2 pith could not do its job).
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "pith",
+    version,
+    about = "Small, exact answers about a workspace's tests, for AI coding agents"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the workspace's tests through their runner; print one line of JSON.
+    Test {
+        /// Workspace root (default: the nearest ancestor with a project marker).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+        /// Kill the run (its whole process group) after this many seconds.
+        #[arg(long, value_name = "SECS", default_value_t = pith_engine::DEFAULT_TIMEOUT.as_secs(),
+              value_parser = clap::value_parser!(u64).range(1..))]
+        timeout: u64,
+        /// Test ids from an earlier answer: re-run exactly these.
+        #[arg(value_name = "TEST_ID")]
+        tests: Vec<String>,
+    },
+}
+
+/// Exit code when pith could not do its job.
+const EXIT_PITH_FAILED: u8 = 2;
+/// Exit code when pith itself was interrupted (the shell convention for SIGINT).
+const EXIT_INTERRUPTED: u8 = 130;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Test {
+            root,
+            timeout,
+            tests,
+        } => test(root, timeout, tests),
+    }
+}
+
+fn test(root: Option<PathBuf>, timeout: u64, tests: Vec<String>) -> ExitCode {
+    pith_runner::process::install_signal_handlers();
+    let cwd = match std::env::current_dir() {
+        Ok(d) => d,
+        Err(e) => return fail(format!("cannot read the current directory: {e}")),
+    };
+    let progress: Option<Box<dyn Fn(&str) + Send + Sync>> = std::io::stderr()
+        .is_terminal()
+        .then(|| Box::new(|runner: &str| eprintln!("pith: running {runner}…")) as _);
+    let req = pith_engine::TestRequest {
+        root,
+        cwd,
+        timeout: Some(Duration::from_secs(timeout)),
+        tests,
+        cancel: None,
+        progress,
+    };
+    let result = pith_engine::run_tests(&req);
+    if pith_runner::process::was_interrupted() {
+        return ExitCode::from(EXIT_INTERRUPTED);
+    }
+    match result {
+        Ok(report) => {
+            let answer = pith_wire::test_answer(&report);
+            print_line(&pith_wire::to_json(&answer));
+            ExitCode::from(report.status().exit_code() as u8)
+        }
+        Err(e) => fail(e.to_string()),
+    }
+}
+
+fn fail(message: String) -> ExitCode {
+    eprintln!("pith: {message}");
+    ExitCode::from(EXIT_PITH_FAILED)
+}
+
+/// Prints the answer; a reader that went away (`pith test | head -c 10`) is not an error.
+fn print_line(line: &str) {
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("pith: cannot write the answer: {e}");
+        }
+    }
+}

@@ -1,1 +1,173 @@
-//! placeholder
+//! The query API every front end calls (the CLI today, the MCP server next), so an answer is
+//! computed in one place: find the workspace, pick its runners, run them, merge their results.
+//! The engine does no printing and no serialization; progress goes through a callback.
+
+mod workspace;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use pith_model::{Report, Run};
+use pith_runner::{Adapter, Context, PathMap, RunnerError};
+
+pub use workspace::find_root;
+
+/// Default bound on a whole test run.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// Expected failures of pith's job, each one clear line; distinct from failing tests (those
+/// are a [`Report`]) and from bugs.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("{0} is not a directory")]
+    BadRoot(PathBuf),
+    #[error("no test runner found in {0} (looked for Cargo.toml and pytest/Python project files)")]
+    NoRunner(PathBuf),
+    #[error("pith's cache directory {path} is not usable: {source}")]
+    Cache {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Runner(#[from] RunnerError),
+}
+
+/// One `pith test` request, as the CLI or an MCP tool call states it.
+#[derive(Default)]
+pub struct TestRequest {
+    /// An explicit workspace root; otherwise found from `cwd`.
+    pub root: Option<PathBuf>,
+    pub cwd: PathBuf,
+    /// Bound on the whole run; [`DEFAULT_TIMEOUT`] when `None`.
+    pub timeout: Option<Duration>,
+    /// Test ids from an earlier answer; empty runs everything.
+    pub tests: Vec<String>,
+    /// Set by another thread to cancel the run (its process groups are killed).
+    pub cancel: Option<Arc<AtomicBool>>,
+    /// Told the name of each runner as it starts, for a human watching.
+    pub progress: Option<Box<dyn Fn(&str) + Send + Sync>>,
+}
+
+/// Runs the workspace's tests and reports what happened. A red run is `Ok`; `Err` means pith
+/// could not do its job.
+pub fn run_tests(req: &TestRequest) -> Result<Report, EngineError> {
+    let start = Instant::now();
+    let root = resolve_root(req)?;
+    let adapters = pith_runner::detect(&root);
+    if adapters.is_empty() {
+        return Err(EngineError::NoRunner(root));
+    }
+    let cache = cache_dir()?;
+    let scratch = tempfile::Builder::new()
+        .prefix("run-")
+        .tempdir_in(&cache)
+        .map_err(|source| EngineError::Cache {
+            path: cache.clone(),
+            source,
+        })?;
+    let paths = PathMap::new(&root);
+    let ctx = Context {
+        root: &root,
+        paths: &paths,
+        deadline: start + req.timeout.unwrap_or(DEFAULT_TIMEOUT),
+        scratch: scratch.path(),
+        cache: &cache,
+        cancel: req.cancel.as_deref(),
+    };
+
+    let mut runs = Vec::new();
+    for (adapter, tests) in route(&adapters, &req.tests) {
+        if let Some(progress) = &req.progress {
+            progress(adapter.name());
+        }
+        runs.push(adapter.run(&ctx, &tests)?);
+    }
+    if let Some(first) = runs.first_mut() {
+        first.not_found.extend(unclaimed(&adapters, &req.tests));
+    } else {
+        // Every id was unclaimed: nothing ran, and the answer says which ids matched nothing.
+        let mut run = Run::new(
+            adapters
+                .iter()
+                .map(|a| a.name())
+                .collect::<Vec<_>>()
+                .join(","),
+        );
+        run.not_found = req.tests.clone();
+        runs.push(run);
+    }
+    Ok(Report {
+        runs,
+        duration: start.elapsed(),
+    })
+}
+
+fn resolve_root(req: &TestRequest) -> Result<PathBuf, EngineError> {
+    match &req.root {
+        Some(root) => {
+            let root = if root.is_absolute() {
+                root.clone()
+            } else {
+                req.cwd.join(root)
+            };
+            if !root.is_dir() {
+                return Err(EngineError::BadRoot(root));
+            }
+            Ok(root.canonicalize().unwrap_or(root))
+        }
+        None => {
+            let cwd = req.cwd.canonicalize().unwrap_or_else(|_| req.cwd.clone());
+            Ok(find_root(&cwd).unwrap_or(cwd))
+        }
+    }
+}
+
+/// Which adapters run, with the ids each is to re-run. With no ids, every adapter runs
+/// everything; with ids, only adapters that claim some of them run.
+fn route<'a>(
+    adapters: &'a [Box<dyn Adapter>],
+    tests: &[String],
+) -> Vec<(&'a dyn Adapter, Vec<String>)> {
+    if tests.is_empty() {
+        return adapters.iter().map(|a| (a.as_ref(), Vec::new())).collect();
+    }
+    if let [only] = adapters {
+        return vec![(only.as_ref(), tests.to_vec())];
+    }
+    adapters
+        .iter()
+        .filter_map(|a| {
+            let mine: Vec<String> = tests.iter().filter(|t| a.claims(t)).cloned().collect();
+            (!mine.is_empty()).then_some((a.as_ref(), mine))
+        })
+        .collect()
+}
+
+fn unclaimed<'a>(
+    adapters: &'a [Box<dyn Adapter>],
+    tests: &'a [String],
+) -> impl Iterator<Item = String> + 'a {
+    let single = adapters.len() == 1;
+    tests
+        .iter()
+        .filter(move |t| !single && !adapters.iter().any(|a| a.claims(t)))
+        .cloned()
+}
+
+/// pith's own cache: `$XDG_CACHE_HOME/pith`, else `~/.cache/pith`. The only place outside a
+/// workspace pith writes to.
+pub fn cache_dir() -> Result<PathBuf, EngineError> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    let dir = base.join("pith");
+    std::fs::create_dir_all(&dir).map_err(|source| EngineError::Cache {
+        path: dir.clone(),
+        source,
+    })?;
+    Ok(dir)
+}

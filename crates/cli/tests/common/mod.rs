@@ -1,0 +1,149 @@
+//! Harness for the integration tests: copies a fixture project to a temp dir, runs the real
+//! `pith` binary on it, and hands back the answer line, its parsed form and the exit code.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+pub struct Answer {
+    /// The answer line exactly as printed, without the trailing newline.
+    pub line: String,
+    pub json: serde_json::Value,
+    pub code: i32,
+    pub stderr: String,
+}
+
+impl Answer {
+    pub fn status(&self) -> &str {
+        self.json["status"].as_str().unwrap_or("")
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.line.len()
+    }
+
+    pub fn failures(&self) -> &[serde_json::Value] {
+        self.json["failures"].as_array().map_or(&[], Vec::as_slice)
+    }
+
+    /// The answer with its only run-to-run variable (the duration) fixed, for snapshots.
+    pub fn stable(&self) -> String {
+        let mut out = String::new();
+        let mut rest = self.line.as_str();
+        while let Some(i) = rest.find("\"durationS\":") {
+            let (head, tail) = rest.split_at(i + "\"durationS\":".len());
+            out.push_str(head);
+            out.push('0');
+            rest = tail.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+        }
+        out.push_str(rest);
+        out
+    }
+
+    pub fn assert_budget(&self, budget: usize) {
+        assert!(self.bytes() <= budget, "answer is {} bytes, budget {budget}: {}", self.bytes(), self.line);
+    }
+}
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2).unwrap().to_path_buf()
+}
+
+/// A private copy of `tests/fixtures/<name>`, so runs leave nothing in the repository.
+pub fn fixture(name: &str) -> tempfile::TempDir {
+    let src = repo_root().join("tests/fixtures").join(name);
+    assert!(src.is_dir(), "missing fixture {}", src.display());
+    let dir = tempfile::Builder::new().prefix("pith-it-").tempdir().unwrap();
+    copy_dir(&src, dir.path());
+    dir
+}
+
+fn copy_dir(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for entry in std::fs::read_dir(src).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if name == "target" || name == "__pycache__" || name == ".pytest_cache" {
+            continue;
+        }
+        let to = dst.join(&name);
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to);
+        } else {
+            std::fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+}
+
+/// One cargo target dir for every Rust fixture run by these tests, so each fixture builds once.
+pub fn shared_target() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join("pith-it-target");
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    })
+}
+
+pub fn pith(root: &Path, args: &[&str]) -> Answer {
+    pith_in(root, root, args)
+}
+
+/// Runs `pith test --root ROOT ARGS...` from `cwd`.
+pub fn pith_in(cwd: &Path, root: &Path, args: &[&str]) -> Answer {
+    let out = Command::new(env!("CARGO_BIN_EXE_pith"))
+        .arg("test")
+        .arg("--root")
+        .arg(root)
+        .args(args)
+        .current_dir(cwd)
+        .env("CARGO_TARGET_DIR", shared_target())
+        .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"))
+        .output()
+        .expect("run pith");
+    let stdout = String::from_utf8(out.stdout).expect("utf-8 answer");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(stdout.ends_with('\n') && stdout.matches('\n').count() == 1, "not one line: {stdout:?}\n{stderr}");
+    let line = stdout.trim_end_matches('\n').to_owned();
+    let json = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+    assert_clean(&line, root);
+    Answer { line, json, code: out.status.code().unwrap_or(-1), stderr }
+}
+
+/// Rules every answer obeys: no colour codes, no absolute workspace paths, no nulls, no
+/// empty lists or objects.
+pub fn assert_clean(line: &str, root: &Path) {
+    assert!(!line.contains('\u{1b}'), "escape code in answer: {line}");
+    let root = root.to_string_lossy();
+    assert!(!line.contains(root.as_ref()), "absolute workspace path in answer: {line}");
+    if let Ok(canon) = Path::new(root.as_ref()).canonicalize() {
+        assert!(!line.contains(canon.to_string_lossy().as_ref()), "absolute path in answer: {line}");
+    }
+    let value: serde_json::Value = serde_json::from_str(line).unwrap();
+    assert_signal(&value, line);
+}
+
+/// No nulls, no empty strings, lists or objects, no zero counts: absent means "nothing".
+fn assert_signal(v: &serde_json::Value, line: &str) {
+    use serde_json::Value::*;
+    match v {
+        Null => panic!("null in answer: {line}"),
+        String(s) => assert!(!s.is_empty(), "empty string in answer: {line}"),
+        Array(a) => {
+            assert!(!a.is_empty(), "empty list in answer: {line}");
+            a.iter().for_each(|x| assert_signal(x, line));
+        }
+        Object(o) => {
+            assert!(!o.is_empty(), "empty object in answer: {line}");
+            for (k, x) in o {
+                if k != "durationS" {
+                    assert!(x.as_u64() != Some(0), "zero count {k} in answer: {line}");
+                }
+                assert_signal(x, line);
+            }
+        }
+        _ => {}
+    }
+}

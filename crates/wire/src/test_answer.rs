@@ -1,0 +1,355 @@
+//! The answer to `pith test`: status, counts, failures in full up to a cap, the rest clustered
+//! by cause, and every left-out item counted. Shaping is deterministic and never cuts a shown
+//! failure's id, first message line or deepest project frame.
+
+use std::collections::HashMap;
+
+use pith_model::{BuildError, Failure, Phase, Report, Run};
+use serde::Serialize;
+
+use crate::MANY_FAILURES_BUDGET;
+
+/// Up to this many failures, every one is shown in full.
+const ALL_IN_FULL: usize = 8;
+/// Above [`ALL_IN_FULL`], this many (each from a distinct cause) are shown in full.
+const IN_FULL: usize = 3;
+/// Project frames per failure, deepest last in the model, deepest first in the answer.
+const FRAMES: usize = 4;
+/// Clusters shown at most; the budget may show fewer.
+const CLUSTERS: usize = 5;
+/// A cluster's representative message is cut here: it names the cause, the shown failures
+/// carry full messages.
+const CLUSTER_ERROR_CHARS: usize = 120;
+/// Build errors shown; the rest are counted.
+const BUILD_ERRORS: usize = 5;
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TestAnswer {
+    pub status: &'static str,
+    pub runner: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lacks: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interpreter: Option<String>,
+    #[serde(flatten)]
+    pub counts: Counts,
+    pub duration_s: f64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub running: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_found: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub build_errors: Vec<BuildErrorOut>,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_build_errors: usize,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failures: Vec<FailureOut>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub clusters: Vec<ClusterOut>,
+    /// Failures neither shown in full nor counted in a shown cluster.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_failures: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tail: Option<String>,
+    /// Per-runner results, only when more than one runner ran.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub runs: Vec<RunOut>,
+}
+
+#[derive(Debug, Default, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Counts {
+    #[serde(skip_serializing_if = "is_zero")]
+    pub passed: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub failed: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub skipped: usize,
+    /// Modules that failed to collect.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub errors: usize,
+}
+
+impl Counts {
+    fn of(run: &Run) -> Self {
+        Counts {
+            passed: run.passed as usize,
+            failed: run.failed as usize,
+            skipped: run.skipped as usize,
+            errors: run.collection_errors(),
+        }
+    }
+    fn add(&mut self, o: &Counts) {
+        self.passed += o.passed;
+        self.failed += o.failed;
+        self.skipped += o.skipped;
+        self.errors += o.errors;
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FailureOut {
+    pub test: String,
+    pub message: String,
+    /// `file:line code`, deepest first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub frames: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phase: Option<&'static str>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub flaky: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterOut {
+    pub error: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+    pub affected: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BuildErrorOut {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunOut {
+    pub runner: String,
+    pub status: &'static str,
+    #[serde(flatten)]
+    pub counts: Counts,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// What failures are grouped by: the error's type (or, lacking one, its message) and where in
+/// the project it broke.
+type Cause = (String, Option<String>);
+
+fn cause(f: &Failure) -> Cause {
+    let kind = f.kind.clone().unwrap_or_else(|| f.message.clone());
+    (kind, f.top_project_frame().map(|fr| fr.location()))
+}
+
+/// Shapes a report into the `pith test` answer.
+pub fn test_answer(report: &Report) -> TestAnswer {
+    let runs = &report.runs;
+    let mut counts = Counts::default();
+    for r in runs {
+        counts.add(&Counts::of(r));
+    }
+    let all_failures: Vec<&Failure> = runs.iter().flat_map(|r| &r.failures).collect();
+    let build_errors = dedup_build_errors(runs.iter().flat_map(|r| &r.build_errors));
+    let joined = |f: fn(&Run) -> Option<&String>| {
+        let parts: Vec<&str> = runs
+            .iter()
+            .filter_map(|r| f(r).map(String::as_str))
+            .collect();
+        (!parts.is_empty()).then(|| parts.join("\n"))
+    };
+    let mut answer = TestAnswer {
+        status: report.status().name(),
+        runner: runs
+            .iter()
+            .map(|r| r.runner.as_str())
+            .collect::<Vec<_>>()
+            .join(","),
+        lacks: joined(|r| r.lacks.as_ref()),
+        interpreter: joined(|r| r.interpreter.as_ref()),
+        counts,
+        duration_s: (report.duration.as_secs_f64() * 10.0).round() / 10.0,
+        running: runs
+            .iter()
+            .flat_map(|r| r.running.iter().cloned())
+            .collect(),
+        not_found: runs
+            .iter()
+            .flat_map(|r| r.not_found.iter().cloned())
+            .collect(),
+        hint: joined(|r| r.hint.as_ref()),
+        more_build_errors: build_errors.len().saturating_sub(BUILD_ERRORS),
+        build_errors: build_errors
+            .into_iter()
+            .take(BUILD_ERRORS)
+            .map(build_error_out)
+            .collect(),
+        failures: Vec::new(),
+        clusters: Vec::new(),
+        more_failures: 0,
+        tail: joined(|r| r.tail.as_ref()),
+        runs: if runs.len() > 1 {
+            runs.iter()
+                .map(|r| RunOut {
+                    runner: r.runner.clone(),
+                    status: r.status().name(),
+                    counts: Counts::of(r),
+                })
+                .collect()
+        } else {
+            Vec::new()
+        },
+    };
+    shape_failures(&mut answer, &all_failures);
+    answer
+}
+
+fn dedup_build_errors<'a>(errors: impl Iterator<Item = &'a BuildError>) -> Vec<&'a BuildError> {
+    let mut seen = std::collections::HashSet::new();
+    errors
+        .filter(|e| seen.insert((&e.file, e.line, &e.code, &e.message)))
+        .collect()
+}
+
+fn build_error_out(e: &BuildError) -> BuildErrorOut {
+    BuildErrorOut {
+        at: e.file.as_ref().map(|f| match e.line {
+            Some(l) => format!("{f}:{l}"),
+            None => f.clone(),
+        }),
+        code: e.code.clone(),
+        message: e.message.clone(),
+    }
+}
+
+/// One failure in full, with up to `frames` project frames (deepest first) and source lines
+/// on the first `code_frames` of them.
+fn failure_out(f: &Failure, frames: usize, code_frames: usize) -> FailureOut {
+    let frames = f
+        .project_frames()
+        .rev()
+        .take(frames)
+        .enumerate()
+        .map(|(i, fr)| match (&fr.code, i < code_frames) {
+            (Some(code), true) => format!("{}:{} {}", fr.file, fr.line, code),
+            _ => fr.location(),
+        })
+        .collect();
+    FailureOut {
+        test: f.test.clone(),
+        message: f.message.clone(),
+        frames,
+        phase: (f.phase != Phase::Call).then(|| f.phase.name()),
+        flaky: f.flaky,
+    }
+}
+
+struct Group<'a> {
+    members: Vec<&'a Failure>,
+}
+
+/// Chooses what to show in full, what to cluster and what to count, then trims to the budget
+/// by dropping noise in a fixed order: source lines on outer frames, outer frames, the
+/// smallest clusters, then full failures beyond the first (they move into clusters or the
+/// left-out count, never vanish).
+fn shape_failures(answer: &mut TestAnswer, failures: &[&Failure]) {
+    if failures.is_empty() {
+        return;
+    }
+    // Group by cause, keeping first-seen order; a group's position is its first member's.
+    let mut index: HashMap<Cause, usize> = HashMap::new();
+    let mut groups: Vec<Group> = Vec::new();
+    for f in failures {
+        let i = *index.entry(cause(f)).or_insert_with(|| {
+            groups.push(Group {
+                members: Vec::new(),
+            });
+            groups.len() - 1
+        });
+        groups[i].members.push(f);
+    }
+
+    if failures.len() <= ALL_IN_FULL {
+        // Few enough to show every one; only frames are trimmed to fit.
+        for (frames, code) in [(FRAMES, FRAMES), (FRAMES, 1), (2, 1), (1, 1)] {
+            answer.failures = failures
+                .iter()
+                .map(|f| failure_out(f, frames, code))
+                .collect();
+            if size(answer) <= MANY_FAILURES_BUDGET {
+                break;
+            }
+        }
+        return;
+    }
+
+    // The first failure of each of the first IN_FULL causes is shown in full; every cause
+    // with members not shown becomes a cluster, biggest first.
+    let mut shown_groups: Vec<usize> = (0..groups.len().min(IN_FULL)).collect();
+    let mut cluster_order: Vec<usize> = (0..groups.len()).collect();
+    cluster_order.sort_by_key(|&g| std::cmp::Reverse(groups[g].members.len()));
+
+    let ladder = [(FRAMES, FRAMES), (FRAMES, 1), (2, 1), (1, 1)];
+    let mut step = 0;
+    let mut clusters = CLUSTERS;
+    loop {
+        let (frames, code) = ladder[step];
+        answer.failures = shown_groups
+            .iter()
+            .map(|&g| failure_out(groups[g].members[0], frames, code))
+            .collect();
+        let wanted: Vec<usize> = cluster_order
+            .iter()
+            .copied()
+            .filter(|g| groups[*g].members.len() > 1 || !shown_groups.contains(g))
+            .collect();
+        answer.clusters = wanted
+            .iter()
+            .take(clusters)
+            .map(|&g| {
+                let first = groups[g].members[0];
+                ClusterOut {
+                    error: cut(&first.message, CLUSTER_ERROR_CHARS),
+                    at: first.top_project_frame().map(|fr| fr.location()),
+                    affected: groups[g].members.len(),
+                }
+            })
+            .collect();
+        let accounted: usize = answer.failures.len()
+            + wanted
+                .iter()
+                .take(clusters)
+                .map(|g| groups[*g].members.len() - usize::from(shown_groups.contains(g)))
+                .sum::<usize>();
+        answer.more_failures = failures.len() - accounted;
+        if size(answer) <= MANY_FAILURES_BUDGET {
+            return;
+        }
+        if step + 1 < ladder.len() {
+            step += 1;
+        } else if clusters > 0 {
+            clusters -= 1;
+        } else if shown_groups.len() > 1 {
+            shown_groups.pop();
+            clusters = CLUSTERS;
+        } else {
+            return;
+        }
+    }
+}
+
+/// Cuts a message at a character boundary, marking the cut.
+fn cut(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        None => s.to_owned(),
+        Some((i, _)) => format!("{}…", s[..i].trim_end()),
+    }
+}
+
+fn size(answer: &TestAnswer) -> usize {
+    let tail = answer.tail.as_ref().map_or(0, String::len);
+    crate::to_json(answer).len() - tail
+}

@@ -1,0 +1,297 @@
+//! Shapes and budgets of the `pith test` answer on synthetic reports; the same budgets are
+//! asserted again on real runner output by the CLI's integration tests.
+
+use std::time::Duration;
+
+use pith_model::{BuildError, Failure, Frame, Phase, Report, Run, Status};
+use pith_wire::{
+    test_answer, to_json, GREEN_BUDGET, MANY_FAILURES_BUDGET, ONE_CAUSE_BUDGET, ONE_FAILURE_BUDGET,
+};
+use proptest::prelude::*;
+
+fn frame(file: &str, line: u32, code: Option<&str>) -> Frame {
+    Frame {
+        file: file.into(),
+        line,
+        code: code.map(Into::into),
+        project: true,
+    }
+}
+
+fn lib_frame(file: &str, line: u32) -> Frame {
+    Frame {
+        file: file.into(),
+        line,
+        code: None,
+        project: false,
+    }
+}
+
+fn report(run: Run, secs: f64) -> Report {
+    Report {
+        runs: vec![run],
+        duration: Duration::from_secs_f64(secs),
+    }
+}
+
+fn render(r: &Report) -> String {
+    to_json(&test_answer(r))
+}
+
+#[test]
+fn green() {
+    let run = Run {
+        passed: 765,
+        skipped: 3,
+        ..Run::new("pytest")
+    };
+    let json = render(&report(run, 16.24));
+    insta::assert_snapshot!(json, @r#"{"status":"TestsPassed","runner":"pytest","passed":765,"skipped":3,"durationS":16.2}"#);
+    assert!(json.len() <= GREEN_BUDGET);
+}
+
+#[test]
+fn one_failure_shows_project_frames_deepest_first() {
+    let failure = Failure {
+        test: "tests/test_more.py::WindowedTests::test_basic".into(),
+        message: "AssertionError: Lists differ: [(1, 2, 3), (4, 5, None)] != [(1, 2, 3), (4, 5)]"
+            .into(),
+        kind: Some("AssertionError".into()),
+        frames: vec![
+            lib_frame("/usr/lib/python3.11/unittest/case.py", 57),
+            frame(
+                "tests/test_more.py",
+                512,
+                Some("self.assertEqual(actual, expected)"),
+            ),
+            frame("tests/helpers.py", 9, Some("return list(w)")),
+            lib_frame("/usr/lib/python3.11/unittest/case.py", 1079),
+        ],
+        ..Default::default()
+    };
+    let run = Run {
+        passed: 764,
+        failed: 1,
+        failures: vec![failure],
+        ..Run::new("pytest")
+    };
+    let json = render(&report(run, 16.4));
+    insta::assert_snapshot!(json, @r#"{"status":"TestsFailed","runner":"pytest","passed":764,"failed":1,"durationS":16.4,"failures":[{"test":"tests/test_more.py::WindowedTests::test_basic","message":"AssertionError: Lists differ: [(1, 2, 3), (4, 5, None)] != [(1, 2, 3), (4, 5)]","frames":["tests/helpers.py:9 return list(w)","tests/test_more.py:512 self.assertEqual(actual, expected)"]}]}"#);
+    assert!(json.len() <= ONE_FAILURE_BUDGET);
+}
+
+fn helper_failure(i: usize) -> Failure {
+    Failure {
+        test: format!("tests/test_more.py::test_case[{i}]"),
+        message: "ValueError: maxlen must be non-negative".into(),
+        kind: Some("ValueError".into()),
+        frames: vec![
+            frame("tests/test_more.py", 100 + i as u32, None),
+            frame(
+                "more_itertools/more.py",
+                2736,
+                Some("cache = deque(wrapper, maxlen=start)"),
+            ),
+        ],
+        ..Default::default()
+    }
+}
+
+#[test]
+fn fifty_from_one_cause_is_one_record_and_one_cluster() {
+    let failures: Vec<Failure> = (0..50).map(helper_failure).collect();
+    let run = Run {
+        passed: 500,
+        failed: 50,
+        failures,
+        ..Run::new("pytest")
+    };
+    let json = render(&report(run, 64.7));
+    insta::assert_snapshot!(json, @r#"{"status":"TestsFailed","runner":"pytest","passed":500,"failed":50,"durationS":64.7,"failures":[{"test":"tests/test_more.py::test_case[0]","message":"ValueError: maxlen must be non-negative","frames":["more_itertools/more.py:2736 cache = deque(wrapper, maxlen=start)","tests/test_more.py:100"]}],"clusters":[{"error":"ValueError: maxlen must be non-negative","at":"more_itertools/more.py:2736","affected":50}]}"#);
+    assert!(json.len() <= ONE_CAUSE_BUDGET, "{} bytes", json.len());
+}
+
+fn distinct_failure(i: usize) -> Failure {
+    Failure {
+        test: format!("tests/test_distinct_{:02}.py::test_value_{i}", i / 10),
+        message: format!("AssertionError: assert {i} == {}", i + 1),
+        kind: Some("AssertionError".into()),
+        frames: vec![frame(
+            &format!("tests/test_distinct_{:02}.py", i / 10),
+            3 + i as u32 * 3,
+            Some("assert value == expected"),
+        )],
+        ..Default::default()
+    }
+}
+
+#[test]
+fn hundred_distinct_failures_stay_in_budget_and_account_for_all() {
+    let failures: Vec<Failure> = (0..100).map(distinct_failure).collect();
+    let run = Run {
+        failed: 100,
+        failures,
+        ..Run::new("pytest")
+    };
+    let answer = test_answer(&report(run, 3.0));
+    let json = to_json(&answer);
+    assert!(
+        json.len() <= MANY_FAILURES_BUDGET,
+        "{} bytes: {json}",
+        json.len()
+    );
+    assert_eq!(answer.failures.len(), 3);
+    let clustered: usize = answer.clusters.iter().map(|c| c.affected).sum();
+    assert_eq!(
+        answer.failures.len() + clustered + answer.more_failures,
+        100
+    );
+    insta::assert_snapshot!(json);
+}
+
+#[test]
+fn setup_phase_and_flaky_are_named_only_when_true() {
+    let f = Failure {
+        test: "tests/test_db.py::test_query".into(),
+        message: "RuntimeError: database unavailable".into(),
+        kind: Some("RuntimeError".into()),
+        frames: vec![frame(
+            "tests/conftest.py",
+            12,
+            Some("raise RuntimeError(\"database unavailable\")"),
+        )],
+        phase: Phase::Setup,
+        flaky: true,
+    };
+    let run = Run {
+        passed: 2,
+        failed: 1,
+        failures: vec![f],
+        ..Run::new("pytest")
+    };
+    let json = render(&report(run, 0.4));
+    insta::assert_snapshot!(json, @r#"{"status":"TestsFailed","runner":"pytest","passed":2,"failed":1,"durationS":0.4,"failures":[{"test":"tests/test_db.py::test_query","message":"RuntimeError: database unavailable","frames":["tests/conftest.py:12 raise RuntimeError(\"database unavailable\")"],"phase":"setup","flaky":true}]}"#);
+}
+
+#[test]
+fn build_errors_are_deduplicated_and_capped() {
+    let mut errors: Vec<BuildError> = (0..7)
+        .map(|i| BuildError {
+            file: Some("src/lib.rs".into()),
+            line: Some(10 + i),
+            code: Some("E0308".into()),
+            message: "mismatched types".into(),
+        })
+        .collect();
+    errors.push(errors[0].clone());
+    let run = Run {
+        build_errors: errors,
+        ..Run::new("nextest")
+    };
+    let answer = test_answer(&report(run, 1.2));
+    assert_eq!(answer.status, Status::BuildFailed.name());
+    assert_eq!(answer.build_errors.len(), 5);
+    assert_eq!(answer.more_build_errors, 2);
+    insta::assert_snapshot!(to_json(&answer));
+}
+
+#[test]
+fn timeout_names_the_running_test_and_keeps_the_tail() {
+    let run = Run {
+        status: Some(Status::TimedOut),
+        passed: 3,
+        running: vec!["tests/test_slow.py::test_hangs".into()],
+        tail: Some("tests/test_slow.py:4: in test_hangs\n    time.sleep(3600)".into()),
+        ..Run::new("pytest")
+    };
+    insta::assert_snapshot!(render(&report(run, 5.0)), @r#"{"status":"TimedOut","runner":"pytest","passed":3,"durationS":5.0,"running":["tests/test_slow.py::test_hangs"],"tail":"tests/test_slow.py:4: in test_hangs\n    time.sleep(3600)"}"#);
+}
+
+#[test]
+fn several_runners_get_per_runner_counts() {
+    let a = Run {
+        passed: 4,
+        ..Run::new("nextest")
+    };
+    let b = Run {
+        passed: 2,
+        failed: 1,
+        failures: vec![distinct_failure(1)],
+        ..Run::new("pytest")
+    };
+    let r = Report {
+        runs: vec![a, b],
+        duration: Duration::from_secs(2),
+    };
+    insta::assert_snapshot!(render(&r), @r#"{"status":"TestsFailed","runner":"nextest,pytest","passed":6,"failed":1,"durationS":2.0,"failures":[{"test":"tests/test_distinct_00.py::test_value_1","message":"AssertionError: assert 1 == 2","frames":["tests/test_distinct_00.py:6 assert value == expected"]}],"runs":[{"runner":"nextest","status":"TestsPassed","passed":4},{"runner":"pytest","status":"TestsFailed","passed":2,"failed":1}]}"#);
+}
+
+fn arb_failure() -> impl Strategy<Value = Failure> {
+    (
+        "[a-z_/]{1,60}\\.py::test_[a-z0-9_\\[\\]-]{1,40}",
+        "[ -~]{0,400}",
+        prop::option::of(prop::sample::select(vec![
+            "AssertionError",
+            "ValueError",
+            "panic",
+        ])),
+        prop::collection::vec(
+            (
+                "[a-z_/]{1,50}\\.py",
+                1u32..5000,
+                prop::option::of("[ -~]{0,80}"),
+                any::<bool>(),
+            ),
+            0..12,
+        ),
+        prop::sample::select(vec![Phase::Call, Phase::Setup, Phase::Teardown]),
+    )
+        .prop_map(|(test, message, kind, frames, phase)| Failure {
+            test,
+            message,
+            kind: kind.map(Into::into),
+            frames: frames
+                .into_iter()
+                .map(|(file, line, code, project)| Frame {
+                    file,
+                    line,
+                    code,
+                    project,
+                })
+                .collect(),
+            phase,
+            flaky: false,
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// However many failures and however long their messages, every failure is accounted for,
+    /// every shown failure keeps its id, message and deepest project frame, and the answer's
+    /// size stops growing with the failure count.
+    #[test]
+    fn every_failure_is_accounted_for_and_size_is_bounded(failures in prop::collection::vec(arb_failure(), 1..120)) {
+        let n = failures.len();
+        let run = Run { failed: n as u32, failures: failures.clone(), ..Run::new("pytest") };
+        let answer = test_answer(&report(run, 1.0));
+        let json = to_json(&answer);
+        // A shown failure may also be counted in its cause's cluster, never anywhere else.
+        let clustered: usize = answer.clusters.iter().map(|c| c.affected).sum();
+        let shown = answer.failures.len();
+        prop_assert!(clustered + answer.more_failures <= n);
+        prop_assert!(n <= shown + clustered + answer.more_failures);
+        for shown in &answer.failures {
+            let original = failures.iter().find(|f| f.test == shown.test).unwrap();
+            prop_assert_eq!(&shown.message, &original.message);
+            if let Some(deepest) = original.top_project_frame() {
+                prop_assert!(shown.frames[0].starts_with(&deepest.location()));
+            }
+        }
+        // 8 failures in full with 400-char messages and 120-char ids is the largest answer.
+        prop_assert!(json.len() <= 8 * (120 + 400 + 200) + 200, "{} bytes", json.len());
+        if n > 8 {
+            prop_assert!(answer.failures.len() <= 3);
+        }
+    }
+}

@@ -1,0 +1,1 @@
+"""A tiny shopping cart: the example pith runs in its README."""
