@@ -31,6 +31,9 @@ enum Command {
         #[arg(long, value_name = "SECS", default_value_t = pith_engine::DEFAULT_TIMEOUT.as_secs(),
               value_parser = clap::value_parser!(u64).range(1..))]
         timeout: u64,
+        /// Run only this runner: nextest, cargo (plain `cargo test`) or pytest.
+        #[arg(long, value_name = "NAME")]
+        runner: Option<String>,
         /// Test ids from an earlier answer: re-run exactly these.
         #[arg(value_name = "TEST_ID")]
         tests: Vec<String>,
@@ -48,12 +51,18 @@ fn main() -> ExitCode {
         Command::Test {
             root,
             timeout,
+            runner,
             tests,
-        } => test(root, timeout, tests),
+        } => test(root, timeout, runner, tests),
     }
 }
 
-fn test(root: Option<PathBuf>, timeout: u64, tests: Vec<String>) -> ExitCode {
+fn test(
+    root: Option<PathBuf>,
+    timeout: u64,
+    runner: Option<String>,
+    tests: Vec<String>,
+) -> ExitCode {
     pith_runner::process::install_signal_handlers();
     let cwd = match std::env::current_dir() {
         Ok(d) => d,
@@ -67,6 +76,7 @@ fn test(root: Option<PathBuf>, timeout: u64, tests: Vec<String>) -> ExitCode {
         cwd,
         timeout: Some(Duration::from_secs(timeout)),
         tests,
+        runner,
         cancel: None,
         progress,
     };

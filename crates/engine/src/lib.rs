@@ -25,6 +25,14 @@ pub enum EngineError {
     BadRoot(PathBuf),
     #[error("no test runner found in {0} (looked for Cargo.toml and pytest/Python project files)")]
     NoRunner(PathBuf),
+    #[error("runner {name} not found in {root} (detected: {detected})")]
+    RunnerNotDetected {
+        name: String,
+        root: PathBuf,
+        detected: String,
+    },
+    #[error("unknown runner {0} (known: nextest, cargo, pytest)")]
+    UnknownRunner(String),
     #[error("pith's cache directory {path} is not usable: {source}")]
     Cache {
         path: PathBuf,
@@ -44,6 +52,8 @@ pub struct TestRequest {
     pub timeout: Option<Duration>,
     /// Test ids from an earlier answer; empty runs everything.
     pub tests: Vec<String>,
+    /// Run only this runner (`nextest`, `cargo`, `pytest`).
+    pub runner: Option<String>,
     /// Set by another thread to cancel the run (its process groups are killed).
     pub cancel: Option<Arc<AtomicBool>>,
     /// Told the name of each runner as it starts, for a human watching.
@@ -55,10 +65,7 @@ pub struct TestRequest {
 pub fn run_tests(req: &TestRequest) -> Result<Report, EngineError> {
     let start = Instant::now();
     let root = resolve_root(req)?;
-    let adapters = pith_runner::detect(&root);
-    if adapters.is_empty() {
-        return Err(EngineError::NoRunner(root));
-    }
+    let adapters = select_runners(&root, req.runner.as_deref())?;
     let cache = cache_dir()?;
     let scratch = tempfile::Builder::new()
         .prefix("run-")
@@ -102,6 +109,25 @@ pub fn run_tests(req: &TestRequest) -> Result<Report, EngineError> {
         runs,
         duration: start.elapsed(),
     })
+}
+
+fn select_runners(root: &Path, only: Option<&str>) -> Result<Vec<Box<dyn Adapter>>, EngineError> {
+    if let Some(name) = only.filter(|n| !pith_runner::RUNNER_NAMES.contains(n)) {
+        return Err(EngineError::UnknownRunner(name.to_owned()));
+    }
+    let adapters = pith_runner::detect(root, only);
+    if !adapters.is_empty() {
+        return Ok(adapters);
+    }
+    let all = pith_runner::detect(root, None);
+    match only {
+        Some(name) if !all.is_empty() => Err(EngineError::RunnerNotDetected {
+            name: name.to_owned(),
+            root: root.to_path_buf(),
+            detected: all.iter().map(|a| a.name()).collect::<Vec<_>>().join(", "),
+        }),
+        _ => Err(EngineError::NoRunner(root.to_path_buf())),
+    }
 }
 
 fn resolve_root(req: &TestRequest) -> Result<PathBuf, EngineError> {

@@ -69,14 +69,25 @@ impl RunnerError {
     }
 }
 
-/// The runners this workspace uses, in a fixed order.
-pub fn detect(root: &Path) -> Vec<Box<dyn Adapter>> {
+/// Names `--runner` accepts.
+pub const RUNNER_NAMES: &[&str] = &["nextest", "cargo", "pytest"];
+
+/// The runners this workspace uses, in a fixed order. `only` keeps just the named one (for
+/// Rust, `nextest` or `cargo` also picks the path, whatever is installed).
+pub fn detect(root: &Path, only: Option<&str>) -> Vec<Box<dyn Adapter>> {
     let mut found: Vec<Box<dyn Adapter>> = Vec::new();
     if let Some(a) = cargo::detect(root) {
-        found.push(Box::new(a));
+        match only {
+            None => found.push(Box::new(a)),
+            Some("nextest") => found.push(Box::new(cargo::Cargo::with_nextest(true))),
+            Some("cargo") => found.push(Box::new(cargo::Cargo::with_nextest(false))),
+            Some(_) => {}
+        }
     }
     if let Some(a) = pytest::detect(root) {
-        found.push(Box::new(a));
+        if only.is_none_or(|n| n == a.name()) {
+            found.push(Box::new(a));
+        }
     }
     found
 }

@@ -1,0 +1,460 @@
+//! `cargo nextest run` with a tool config that adds a `pith` profile (inheriting the user's
+//! default profile) writing a JUnit report into the scratch directory. The project is never
+//! edited.
+//!
+//! What nextest does at pith's deadline (observed with nextest 0.9.151): each test runs in its
+//! own process group, so pith's SIGTERM reaches nextest (and cargo) but not the test; nextest
+//! then sends SIGTERM to the running tests, waits the profile's `slow-timeout.grace-period`
+//! (set to 1s here, under `process::run`'s grace) before SIGKILL, writes the JUnit report with
+//! each killed test as a failure "process aborted with signal 15 (SIGTERM)" of type
+//! "test abort", and exits 100. A test that aborts by itself gets the same shape with its own
+//! signal (SIGABRT, SIGSEGV).
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use pith_model::{Failure, Run, Status};
+
+use super::{diag, junit, TestId};
+use crate::process::{self, Captured, End};
+use crate::{text, Context, RunnerError};
+
+/// nextest's exit codes (nextest-metadata's `NextestExitCode`).
+mod exit {
+    pub const OK: i32 = 0;
+    pub const NO_TESTS_RUN: i32 = 4;
+    pub const RECOMMENDED_VERSION_NOT_MET: i32 = 10;
+    pub const INVALID_FILTERSET: i32 = 94;
+    pub const REQUIRED_VERSION_NOT_MET: i32 = 92;
+    pub const TEST_RUN_FAILED: i32 = 100;
+    pub const BUILD_FAILED: i32 = 101;
+    pub const TEST_LIST_CREATION_FAILED: i32 = 104;
+    pub const INCOMPLETE_RUN: i32 = 106;
+}
+
+const PROFILE: &str = "pith";
+const NEXTEST_HINT: &str = "update cargo-nextest: cargo install cargo-nextest --locked";
+
+pub(super) fn run(
+    ctx: &Context<'_>,
+    cargo: &Path,
+    selection: Option<&[TestId]>,
+) -> Result<Run, RunnerError> {
+    let scratch = absolute(ctx.scratch);
+    let junit_path = scratch.join("nextest-junit.xml");
+    let config = scratch.join("nextest-pith.toml");
+    std::fs::write(&config, tool_config(&junit_path))
+        .map_err(|e| RunnerError::io(format!("writing {}", config.display()), e))?;
+
+    let mut ids: Vec<TestId> = selection.map(<[TestId]>::to_vec).unwrap_or_default();
+    let mut not_found: Vec<String> = Vec::new();
+    let mut elapsed = std::time::Duration::ZERO;
+    loop {
+        let _ = std::fs::remove_file(&junit_path);
+        let mut cmd = super::command(cargo, ctx);
+        cmd.args(["nextest", "run", "--workspace", "--no-fail-fast"])
+            .arg("--tool-config-file")
+            .arg(format!("pith:{}", config.display()))
+            .args(["--profile", PROFILE, "--cargo-message-format", "json"]);
+        if selection.is_some() {
+            // A test asked for by id runs even if the profile's default filter leaves it out.
+            cmd.arg("--ignore-default-filter");
+        }
+        for id in &ids {
+            cmd.arg("-E").arg(filterset(id));
+        }
+        let cap = match process::run(cmd, ctx.deadline, ctx.cancel) {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Run {
+                    status: Some(Status::RunnerMissing),
+                    hint: Some(super::CARGO_HINT.to_owned()),
+                    ..Run::new("nextest")
+                })
+            }
+            Err(e) => return Err(super::spawn_error(cargo, e)),
+        };
+        elapsed += cap.elapsed;
+        let stdout = cap.stdout_str();
+        let stderr = cap.stderr_str();
+        let msgs = diag::parse(&stdout);
+
+        // nextest refuses a filterset naming a binary id it does not know: those ids are not
+        // found, and the rest run again (the build is fresh by then).
+        if selection.is_some()
+            && cap.end == End::Exited(exit::INVALID_FILTERSET)
+            && stderr.contains("didn't match any binary")
+        {
+            let rejected = rejected_filtersets(&stderr);
+            let (keep, gone): (Vec<TestId>, Vec<TestId>) = ids
+                .iter()
+                .cloned()
+                .partition(|id| !rejected.contains(&filterset(id)));
+            if !gone.is_empty() && std::time::Instant::now() < ctx.deadline {
+                not_found.extend(gone.into_iter().map(|id| id.full));
+                ids = keep;
+                if ids.is_empty() {
+                    let mut run = Run::new("nextest");
+                    run.not_found = not_found;
+                    run.duration = elapsed;
+                    return Ok(run);
+                }
+                continue;
+            }
+        }
+
+        let report = std::fs::read(&junit_path)
+            .ok()
+            .map(|b| junit::parse(&String::from_utf8_lossy(&b)));
+        let requested = selection.map(|_| ids.as_slice());
+        let mut run = judge(ctx, &cap, &stderr, &msgs, report.as_ref(), requested);
+        not_found.append(&mut run.not_found);
+        run.not_found = not_found;
+        run.duration = elapsed;
+        return Ok(run);
+    }
+}
+
+/// The injected profile: the user's default profile plus a JUnit report at `junit`.
+fn tool_config(junit: &Path) -> String {
+    format!(
+        "[profile.{PROFILE}]\n\
+         fail-fast = false\n\
+         # At pith's deadline nextest gets SIGTERM: kill the tests soon after, so the report is\n\
+         # written before pith gives up waiting.\n\
+         slow-timeout = {{ period = \"60s\", grace-period = \"1s\" }}\n\
+         \n\
+         [profile.{PROFILE}.junit]\n\
+         path = {}\n\
+         store-success-output = false\n\
+         store-failure-output = true\n\
+         report-skipped = \"ignored\"\n",
+        super::toml_str(junit.as_os_str())
+    )
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(p))
+            .unwrap_or_else(|_| p.to_path_buf())
+    }
+}
+
+/// The expressions nextest echoes under "operator didn't match any binary IDs" (it checks
+/// binary ids against the workspace's targets before building):
+/// ` 1 │ binary_id(=ghost) & test(=tests::x)`.
+fn rejected_filtersets(stderr: &str) -> HashSet<String> {
+    stderr
+        .lines()
+        .filter_map(|l| l.split_once('│').map(|(_, e)| e.trim().to_owned()))
+        .filter(|e| !e.is_empty())
+        .collect()
+}
+
+/// `binary_id(=X) & test(=Y)`, both escaped for nextest's equality matcher.
+fn filterset(id: &TestId) -> String {
+    format!(
+        "binary_id(={}) & test(={})",
+        escape_matcher(&id.binary),
+        escape_matcher(&id.test)
+    )
+}
+
+fn escape_matcher(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            ')' => out.push_str("\\)"),
+            ',' => out.push_str("\\,"),
+            '/' => out.push_str("\\/"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The signal a `test abort` failure names (`process aborted with signal 6 (SIGABRT)`).
+fn abort_signal(f: &junit::Fault) -> Option<String> {
+    let msg = f.message.as_deref().unwrap_or(&f.text);
+    let aborted = f.kind.as_deref().is_some_and(|k| k.contains("abort"))
+        || msg.contains("aborted with signal");
+    if !aborted {
+        return None;
+    }
+    let sig = msg
+        .split(|c: char| !(c.is_ascii_alphanumeric()))
+        .find(|w| w.starts_with("SIG") && w.len() > 3)
+        .map(str::to_owned);
+    Some(sig.unwrap_or_else(|| "signal".to_owned()))
+}
+
+/// Tests nextest's own output names as killed by a termination signal:
+/// `     SIGTERM [   5.842s] (2/2) hang tests::sleeps_forever`.
+fn killed_in_stderr(stderr: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in stderr.lines() {
+        let t = line.trim();
+        let Some(rest) = ["SIGTERM", "SIGKILL", "SIGINT", "SIGHUP"]
+            .iter()
+            .find_map(|s| t.strip_prefix(s))
+        else {
+            continue;
+        };
+        let Some((_, rest)) = rest.split_once("] ") else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let rest = match rest.strip_prefix('(') {
+            Some(r) => r.split_once(") ").map_or("", |(_, x)| x),
+            None => rest,
+        };
+        if super::split_id(rest).is_some() && !out.iter().any(|o| o == rest) {
+            out.push(rest.to_owned());
+        }
+    }
+    out
+}
+
+fn is_termination(sig: &str) -> bool {
+    matches!(sig, "SIGTERM" | "SIGKILL" | "SIGINT" | "SIGHUP")
+}
+
+fn judge(
+    ctx: &Context<'_>,
+    cap: &Captured,
+    stderr: &str,
+    msgs: &diag::Messages,
+    report: Option<&junit::Report>,
+    requested: Option<&[TestId]>,
+) -> Run {
+    let mut run = Run::new("nextest");
+    let killed = matches!(cap.end, End::TimedOut | End::Cancelled);
+    let pkg_dirs: HashMap<&str, &Path> = msgs
+        .artifacts
+        .iter()
+        .map(|a| (a.binary_id.as_str(), a.package_dir.as_path()))
+        .collect();
+
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut crash_tails: Vec<String> = Vec::new();
+    for case in report.map(|r| r.cases.as_slice()).unwrap_or_default() {
+        let id = case.id();
+        // With a selection, the report also lists ignored tests that were not asked for.
+        if requested.is_some_and(|req| !req.iter().any(|r| r.full == id)) {
+            continue;
+        }
+        seen.insert(id.clone());
+        let bin = if case.classname.is_empty() {
+            case.suite.as_str()
+        } else {
+            case.classname.as_str()
+        };
+        let pkg_dir = pkg_dirs.get(bin).copied();
+        match case.outcome {
+            junit::Outcome::Skipped => run.skipped += 1,
+            junit::Outcome::Passed if case.flaky() => {
+                run.failed += 1;
+                let retry = case
+                    .retries
+                    .iter()
+                    .find(|r| r.element.starts_with("flaky"))
+                    .cloned()
+                    .unwrap_or_default();
+                let mut f = output_failure(ctx, id, &retry, &retry.stderr, &retry.stdout, pkg_dir);
+                f.flaky = true;
+                run.failures.push(f);
+            }
+            junit::Outcome::Passed => run.passed += 1,
+            junit::Outcome::Failed => {
+                let fault = case.fault.clone().unwrap_or_default();
+                match abort_signal(&fault) {
+                    Some(sig) if killed && is_termination(&sig) => run.running.push(id),
+                    Some(sig) => {
+                        run.failed += 1;
+                        let message = fault
+                            .message
+                            .as_deref()
+                            .map(text::first_line)
+                            .filter(|m| !m.is_empty())
+                            .unwrap_or_else(|| format!("aborted: {sig}"));
+                        run.failures.push(Failure {
+                            test: id,
+                            message: ctx.paths.scrub(&message),
+                            kind: Some(sig),
+                            ..Failure::default()
+                        });
+                        crash_tails.push(format!("{}\n{}\n{}", case.stdout, case.stderr, message));
+                    }
+                    None => {
+                        run.failed += 1;
+                        run.failures.push(output_failure(
+                            ctx,
+                            id,
+                            &fault,
+                            &case.stderr,
+                            &case.stdout,
+                            pkg_dir,
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    if killed && report.is_none() {
+        run.running = killed_in_stderr(stderr);
+    }
+
+    let errors = super::build_errors(ctx, &msgs.errors);
+    let build_failed = !errors.is_empty() || msgs.build_success == Some(false);
+    run.build_errors = errors;
+
+    if killed {
+        run.status = Some(Status::TimedOut);
+        run.tail = super::tail_of(ctx, stderr);
+    } else if build_failed || cap.end == End::Exited(exit::BUILD_FAILED) {
+        run.status = Some(Status::BuildFailed);
+        if run.build_errors.is_empty() {
+            run.tail = super::tail_of(ctx, stderr);
+        }
+    } else {
+        match cap.end {
+            End::Exited(
+                exit::OK
+                | exit::NO_TESTS_RUN
+                | exit::TEST_RUN_FAILED
+                | exit::RECOMMENDED_VERSION_NOT_MET
+                | exit::INCOMPLETE_RUN,
+            ) if report.is_some() || cap.end != End::Exited(exit::TEST_RUN_FAILED) => {}
+            End::Exited(exit::TEST_RUN_FAILED) => {
+                // Failed, but the report is missing: say so rather than guess.
+                run.status = Some(Status::TestsFailed);
+                run.tail = super::tail_of(ctx, stderr);
+            }
+            End::Exited(exit::INVALID_FILTERSET) if requested.is_some() => {
+                // The filterset could not be applied: nothing requested was run.
+                run.not_found = requested
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|id| id.full.clone())
+                    .collect();
+                run.tail = super::tail_of(ctx, stderr);
+                return run;
+            }
+            End::Exited(exit::REQUIRED_VERSION_NOT_MET) => {
+                run.status = Some(Status::RunnerMissing);
+                run.hint = Some(NEXTEST_HINT.to_owned());
+                run.tail = super::tail_of(ctx, stderr);
+            }
+            End::Exited(exit::TEST_LIST_CREATION_FAILED) => {
+                // A test binary could not list its tests: none of them ran.
+                run.status = Some(Status::CollectionFailed);
+                run.tail = super::tail_of(ctx, stderr);
+            }
+            End::Signaled(_) => {
+                run.status = Some(Status::Crashed);
+                run.tail = super::tail_of(ctx, stderr);
+            }
+            _ => {
+                // nextest or cargo could not set the run up (bad manifest, broken config,
+                // failing setup script): no test ran, the output says why.
+                run.status = Some(Status::BuildFailed);
+                run.tail = super::tail_of(ctx, stderr);
+            }
+        }
+    }
+    if !crash_tails.is_empty() && !killed {
+        run.status = Some(
+            run.status
+                .map_or(Status::Crashed, |s| s.max(Status::Crashed)),
+        );
+        run.tail = super::tail_of(ctx, &crash_tails.join("\n"));
+    }
+    if let Some(req) = requested {
+        if !killed && !build_failed {
+            run.not_found = req
+                .iter()
+                .filter(|id| !seen.contains(&id.full))
+                .map(|id| id.full.clone())
+                .collect();
+        }
+    }
+    run
+}
+
+/// A failed test from a JUnit fault: the panic in its stderr (else in the fault's text, else
+/// stdout), or the fault's message.
+fn output_failure(
+    ctx: &Context<'_>,
+    id: String,
+    fault: &junit::Fault,
+    stderr: &str,
+    stdout: &str,
+    pkg_dir: Option<&Path>,
+) -> Failure {
+    let all = format!("{stderr}\n{}\n{stdout}", fault.text);
+    let fallback = fault.message.as_deref().or(Some(fault.text.as_str()));
+    super::failure(ctx, id, &all, pkg_dir, fallback)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filtersets_are_escaped() {
+        let id = TestId::parse("p::bin/cli tests::a").unwrap();
+        assert_eq!(filterset(&id), r"binary_id(=p::bin\/cli) & test(=tests::a)");
+        assert_eq!(escape_matcher("a,b)c\\"), r"a\,b\)c\\");
+    }
+
+    #[test]
+    fn rejected_expressions_from_stderr() {
+        let err = "  error: operator didn't match any binary IDs\n   \u{256d}\u{2500}\u{2500}\n 1 \u{2502} binary_id(=ghost) & test(=tests::x)\n   \u{b7}           \u{2500}\u{252c}\n   \u{2570}\u{2500}\u{2500}\n\nerror: failed to parse filterset\n";
+        let r = rejected_filtersets(err);
+        assert!(r.contains("binary_id(=ghost) & test(=tests::x)"));
+        assert!(!r.contains("binary_id(=single) & test(=tests::adds)"));
+    }
+
+    #[test]
+    fn abort_signals() {
+        let f = junit::Fault {
+            element: "failure".into(),
+            message: Some("process aborted with signal 6 (SIGABRT)".into()),
+            kind: Some("test abort".into()),
+            ..Default::default()
+        };
+        assert_eq!(abort_signal(&f).as_deref(), Some("SIGABRT"));
+        let f = junit::Fault {
+            message: Some("thread 'x' panicked at src/lib.rs:1:1".into()),
+            kind: Some("test failure with exit code 101".into()),
+            ..Default::default()
+        };
+        assert_eq!(abort_signal(&f), None);
+    }
+
+    #[test]
+    fn killed_tests_from_stderr() {
+        let err = "        PASS [   0.010s] (1/2) hang tests::quick\n  Cancelling due to signal: 1 test still running\n     SIGTERM [   5.842s] (2/2) hang tests::sleeps_forever\n  stdout ───\n     SIGTERM [   5.842s] (2/2) hang tests::sleeps_forever\n     SIGTERM [   1.000s] b::api x\n";
+        assert_eq!(
+            killed_in_stderr(err),
+            vec![
+                "hang tests::sleeps_forever".to_owned(),
+                "b::api x".to_owned()
+            ]
+        );
+    }
+
+    #[test]
+    fn tool_config_names_the_report() {
+        let c = tool_config(Path::new("/tmp/s/nextest-junit.xml"));
+        assert!(c.contains("[profile.pith]"));
+        assert!(c.contains("[profile.pith.junit]\npath = \"/tmp/s/nextest-junit.xml\""));
+    }
+}

@@ -1,0 +1,374 @@
+//! The cargo adapter against real fixture projects (tests/fixtures/rust), through both paths:
+//! cargo-nextest (must be installed: these tests fail without it, they never skip) and plain
+//! `cargo test`. Each run copies its fixture to a temp dir, so no `target/` lands in the repo.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use pith_model::{BuildError, Run, Status};
+use pith_runner::cargo::{self, Cargo};
+use pith_runner::{Adapter, Context, PathMap};
+
+const BOTH: [bool; 2] = [true, false];
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+fn fixture(name: &str) -> Fixture {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/rust")
+        .join(name);
+    let dir = tempfile::Builder::new()
+        .prefix("pith-cargo-")
+        .tempdir()
+        .unwrap();
+    let root = dir.path().join(name);
+    copy_dir(&src, &root);
+    Fixture { _dir: dir, root }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            if e.file_name() != "target" {
+                copy_dir(&e.path(), &dest);
+            }
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
+}
+
+fn adapter(nextest: bool) -> Cargo {
+    if nextest {
+        assert!(
+            cargo::nextest_installed(),
+            "cargo-nextest is not installed: cargo install cargo-nextest --locked"
+        );
+    }
+    Cargo::with_nextest(nextest)
+}
+
+fn run_in(f: &Fixture, nextest: bool, tests: &[&str], deadline: Duration) -> Run {
+    let paths = PathMap::new(&f.root);
+    let scratch = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let ctx = Context {
+        root: &f.root,
+        paths: &paths,
+        deadline: Instant::now() + deadline,
+        scratch: scratch.path(),
+        cache: cache.path(),
+        cancel: None,
+    };
+    let tests: Vec<String> = tests.iter().map(|s| s.to_string()).collect();
+    let run = adapter(nextest).run(&ctx, &tests).unwrap();
+    assert_eq!(run.runner, if nextest { "nextest" } else { "cargo" });
+    if !nextest {
+        assert_eq!(run.lacks.as_deref(), Some("isolation"));
+    }
+    run
+}
+
+fn run(name: &str, nextest: bool, tests: &[&str]) -> Run {
+    run_in(&fixture(name), nextest, tests, Duration::from_secs(300))
+}
+
+fn ids(run: &Run) -> Vec<&str> {
+    let mut v: Vec<&str> = run.failures.iter().map(|f| f.test.as_str()).collect();
+    v.sort();
+    v
+}
+
+fn project_frames(run: &Run, test: &str) -> Vec<String> {
+    run.failures
+        .iter()
+        .find(|f| f.test == test)
+        .unwrap_or_else(|| panic!("no failure {test} in {run:#?}"))
+        .project_frames()
+        .map(|f| f.location())
+        .collect()
+}
+
+#[test]
+fn detects_cargo_and_picks_nextest_when_installed() {
+    let f = fixture("green");
+    let c = cargo::detect(&f.root).unwrap();
+    assert!(
+        cargo::nextest_installed(),
+        "cargo-nextest must be installed"
+    );
+    assert_eq!(c.name(), "nextest");
+    assert!(cargo::detect(f.root.join("src").as_path()).is_none());
+    assert_eq!(Cargo::with_nextest(false).name(), "cargo");
+}
+
+#[test]
+fn single_failure_with_helper_and_test_frames() {
+    for nextest in BOTH {
+        let run = run("single", nextest, &[]);
+        assert_eq!(run.status(), Status::TestsFailed, "{run:#?}");
+        assert_eq!(run.failed, 1);
+        assert_eq!(run.skipped, 1);
+        // Plain cargo also runs the doctest.
+        assert_eq!(run.passed, if nextest { 2 } else { 3 }, "{run:#?}");
+        assert_eq!(ids(&run), ["single tests::off_by_one"]);
+        let f = &run.failures[0];
+        assert_eq!(
+            f.message,
+            "assertion `left == right` failed (left: 4, right: 5)"
+        );
+        assert_eq!(f.kind.as_deref(), Some("panic"));
+        assert_eq!(
+            project_frames(&run, "single tests::off_by_one"),
+            ["src/lib.rs:34", "src/lib.rs:11"]
+        );
+        let top = f.top_project_frame().unwrap();
+        assert_eq!(top.code.as_deref(), Some("assert_eq!(add(a, b), want);"));
+        // Library frames are kept, outside the project.
+        assert!(f
+            .frames
+            .iter()
+            .any(|fr| !fr.project && fr.file.starts_with("/rustc/")));
+        assert!(run.not_found.is_empty() && run.running.is_empty());
+    }
+}
+
+#[test]
+fn rerunning_one_id_runs_exactly_that_test() {
+    for nextest in BOTH {
+        let run = run("single", nextest, &["single tests::off_by_one"]);
+        assert_eq!((run.passed, run.failed, run.skipped), (0, 1, 0), "{run:#?}");
+        assert_eq!(ids(&run), ["single tests::off_by_one"]);
+        assert!(run.not_found.is_empty());
+    }
+}
+
+#[test]
+fn unknown_ids_are_not_found_and_the_rest_runs() {
+    for nextest in BOTH {
+        let run = run(
+            "single",
+            nextest,
+            &[
+                "single tests::adds",
+                "single tests::nope",
+                "ghost tests::x",
+                "single::doc src/lib.rs - add (line 3)",
+                "not-an-id",
+            ],
+        );
+        assert_eq!((run.passed, run.failed), (2, 0), "{run:#?}");
+        let mut nf = run.not_found.clone();
+        nf.sort();
+        assert_eq!(nf, ["ghost tests::x", "not-an-id", "single tests::nope"]);
+        assert_eq!(run.status(), Status::TestsNotFound);
+    }
+}
+
+#[test]
+fn workspace_frames_cross_crates() {
+    for nextest in BOTH {
+        let run = run("workspace", nextest, &[]);
+        assert_eq!(run.status(), Status::TestsFailed, "{run:#?}");
+        assert_eq!((run.passed, run.failed), (3, 2));
+        assert_eq!(ids(&run), ["b tests::bad_addr", "b::api public_api_fails"]);
+        let bad = run
+            .failures
+            .iter()
+            .find(|f| f.test == "b tests::bad_addr")
+            .unwrap();
+        assert_eq!(bad.message, "not a port: ParseIntError { kind: Empty }");
+        assert_eq!(
+            project_frames(&run, "b tests::bad_addr"),
+            [
+                "crates/b/src/lib.rs:15",
+                "crates/b/src/lib.rs:3",
+                "crates/a/src/lib.rs:2"
+            ]
+        );
+        let api = run
+            .failures
+            .iter()
+            .find(|f| f.test == "b::api public_api_fails")
+            .unwrap();
+        assert_eq!(api.message, "port mismatch");
+        assert_eq!(
+            project_frames(&run, "b::api public_api_fails"),
+            ["crates/b/tests/api.rs:8"]
+        );
+        // Re-run the integration test by its id.
+        let again = run_in(
+            &fixture("workspace"),
+            nextest,
+            &["b::api public_api", "b tests::good_addr"],
+            Duration::from_secs(300),
+        );
+        assert_eq!((again.passed, again.failed), (2, 0), "{again:#?}");
+        assert_eq!(again.status(), Status::TestsPassed);
+    }
+}
+
+#[test]
+fn green_passes() {
+    for nextest in BOTH {
+        let run = run("green", nextest, &[]);
+        assert_eq!(run.status(), Status::TestsPassed, "{run:#?}");
+        assert_eq!((run.passed, run.failed, run.skipped), (2, 0, 0));
+    }
+}
+
+#[test]
+fn fifty_failures_through_one_helper() {
+    for nextest in BOTH {
+        let run = run("helper50", nextest, &[]);
+        assert_eq!(run.failed, 50, "{run:#?}");
+        assert_eq!(run.failures.len(), 50);
+        for f in &run.failures {
+            assert!(
+                f.message
+                    .starts_with("assertion `left == right` failed: bad checksum (left: "),
+                "{}",
+                f.message
+            );
+            assert_eq!(f.top_project_frame().unwrap().location(), "src/lib.rs:6");
+        }
+        assert!(run
+            .failures
+            .iter()
+            .any(|f| f.test == "helper50 tests::case_07"
+                && f.message.ends_with("(left: 8, right: 7)")));
+    }
+}
+
+#[test]
+fn hundred_distinct_failures() {
+    for nextest in BOTH {
+        let run = run("distinct100", nextest, &[]);
+        assert_eq!(run.failed, 100, "{run:#?}");
+        let mut tops: Vec<String> = run
+            .failures
+            .iter()
+            .map(|f| f.top_project_frame().unwrap().location())
+            .collect();
+        tops.sort();
+        tops.dedup();
+        assert_eq!(tops.len(), 100);
+        let f = run
+            .failures
+            .iter()
+            .find(|f| f.test == "distinct100 tests::t042")
+            .unwrap();
+        assert_eq!(f.message, "case 42 too small");
+        assert_eq!(f.top_project_frame().unwrap().location(), "src/lib.rs:44");
+    }
+}
+
+#[test]
+fn compile_error_is_reported_once() {
+    for nextest in BOTH {
+        let run = run("compile_error", nextest, &[]);
+        assert_eq!(run.status(), Status::BuildFailed, "{run:#?}");
+        assert_eq!(
+            run.build_errors,
+            [BuildError {
+                file: Some("src/lib.rs".into()),
+                line: Some(2),
+                code: Some("E0308".into()),
+                message: "mismatched types".into(),
+            }]
+        );
+        assert_eq!(run.passed + run.failed, 0);
+    }
+}
+
+#[test]
+fn build_failure_without_compiler_message_keeps_a_tail() {
+    for nextest in BOTH {
+        let f = fixture("green");
+        let manifest = f.root.join("Cargo.toml");
+        let mut text = std::fs::read_to_string(&manifest).unwrap();
+        text = text.replace(
+            "[workspace]",
+            "[dependencies]\nmissing = { path = \"../does-not-exist\" }\n\n[workspace]",
+        );
+        std::fs::write(&manifest, text).unwrap();
+        let run = run_in(&f, nextest, &[], Duration::from_secs(300));
+        assert_eq!(run.status(), Status::BuildFailed, "{run:#?}");
+        assert!(run.build_errors.is_empty());
+        let tail = run.tail.as_deref().unwrap();
+        assert!(tail.contains("does-not-exist"), "{tail}");
+        assert!(!tail.contains(f.root.to_str().unwrap()), "{tail}");
+    }
+}
+
+#[test]
+fn abort_is_a_crash() {
+    for nextest in BOTH {
+        let run = run("crash", nextest, &[]);
+        assert_eq!(run.status(), Status::Crashed, "{run:#?}");
+        assert!(run.tail.as_deref().unwrap().contains("SIGABRT"), "{run:#?}");
+        if nextest {
+            // nextest isolates the test: the failure is kept, the other test passed.
+            assert_eq!((run.passed, run.failed), (1, 1));
+            assert_eq!(ids(&run), ["crash tests::aborts"]);
+            assert!(run.failures[0].message.contains("SIGABRT"));
+        } else {
+            // The whole binary died: whatever had not reported was running.
+            assert!(
+                run.running.contains(&"crash tests::aborts".to_string()),
+                "{run:#?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn hang_times_out_naming_the_test() {
+    for nextest in BOTH {
+        let f = fixture("hang");
+        // Build first, so the deadline is spent running tests.
+        let built = Command::new("cargo")
+            .args(["test", "--no-run", "--workspace", "-q"])
+            .current_dir(&f.root)
+            .env("CARGO_TERM_COLOR", "never")
+            .output()
+            .unwrap();
+        assert!(built.status.success(), "{built:?}");
+        let start = Instant::now();
+        let run = run_in(&f, nextest, &[], Duration::from_secs(8));
+        assert!(start.elapsed() < Duration::from_secs(30));
+        assert_eq!(run.status(), Status::TimedOut, "{run:#?}");
+        assert_eq!(run.running, ["hang tests::sleeps_forever"], "{run:#?}");
+        assert_eq!(run.passed, 1, "{run:#?}");
+        assert!(run.failures.is_empty(), "{run:#?}");
+    }
+}
+
+#[test]
+fn no_tests_is_not_green() {
+    for nextest in BOTH {
+        let run = run("empty", nextest, &[]);
+        assert_eq!(run.status(), Status::NoTestsRan, "{run:#?}");
+        assert_eq!(run.passed + run.failed + run.skipped, 0);
+    }
+}
+
+#[test]
+fn nextest_retry_that_passes_is_flaky() {
+    // The fixture's own .config/nextest.toml asks for one retry; pith's profile inherits it.
+    let run = run("flaky", true, &[]);
+    assert_eq!(run.status(), Status::TestsFailed, "{run:#?}");
+    assert_eq!((run.passed, run.failed), (1, 1));
+    let f = &run.failures[0];
+    assert_eq!(f.test, "flaky tests::fails_once");
+    assert!(f.flaky);
+    assert_eq!(f.message, "first run fails");
+    assert_eq!(f.top_project_frame().unwrap().location(), "src/lib.rs:9");
+}
