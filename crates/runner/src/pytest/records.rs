@@ -1,0 +1,367 @@
+//! The JSON lines pith's pytest plugin streams to disk, read back tolerantly: a line that is not
+//! a well-formed record is skipped (a run killed mid-write leaves a truncated last line), and no
+//! input, however broken, makes the parser panic.
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value};
+
+/// Longest text kept from any one record field; the plugin already bounds them, this guards
+/// against a file that is not the plugin's.
+const FIELD_CHARS: usize = 8000;
+/// Most frames kept from one record.
+const MAX_FRAMES: usize = 100;
+
+/// A frame as the plugin wrote it: absolute path, 1-based line, stripped source line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawFrame {
+    pub path: String,
+    pub line: u32,
+    pub code: String,
+}
+
+/// Why something failed, as the plugin saw it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Detail {
+    /// Exception type name (`AssertionError`), when there was an exception.
+    pub kind: Option<String>,
+    /// The exception's own words (`AssertionError: assert 1 == 2`), possibly several lines.
+    pub msg: String,
+    /// Outermost first.
+    pub frames: Vec<RawFrame>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum When {
+    Setup,
+    Call,
+    Teardown,
+    /// Anything else; pytest-xdist reports a crashed worker's test as `???`.
+    Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Passed,
+    Failed,
+    Skipped,
+}
+
+/// One phase of one test (pytest's `TestReport`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestReport {
+    pub id: String,
+    pub when: When,
+    pub outcome: Outcome,
+    pub detail: Detail,
+    /// Expected to fail (`xfail`); reported as skipped by pytest when it did.
+    pub xfail: bool,
+    /// Raw report text the plugin kept (a crashed xdist worker's words).
+    pub text: Option<String>,
+}
+
+/// A module (or conftest) that failed to collect.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CollectError {
+    pub id: String,
+    pub detail: Detail,
+    /// The end of pytest's own report of the error.
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionEnd {
+    pub exit: i64,
+    pub collected: u64,
+}
+
+/// Everything one run's report file said.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Records {
+    /// pytest's rootdir: node ids are relative to it.
+    pub rootdir: Option<String>,
+    /// Tests in the order they started, each once.
+    pub started: Vec<String>,
+    pub finished: HashSet<String>,
+    pub reports: Vec<TestReport>,
+    pub collect_errors: Vec<CollectError>,
+    /// Requested parametrized ids the plugin found no test for.
+    pub unmatched: Vec<String>,
+    /// Present only when pytest reached the end of its session.
+    pub end: Option<SessionEnd>,
+    /// Whether any record at all was read (the plugin was loaded).
+    pub any: bool,
+    /// Lines that were not records.
+    pub malformed: usize,
+}
+
+impl Records {
+    /// Tests that started and never finished: running when the run was killed or crashed.
+    pub fn running(&self) -> Vec<String> {
+        self.started
+            .iter()
+            .filter(|id| !self.finished.contains(*id))
+            .cloned()
+            .collect()
+    }
+}
+
+/// Parses a report file. Never fails: what cannot be read is counted in `malformed`.
+pub fn parse(bytes: &[u8]) -> Records {
+    let mut records = Records::default();
+    let mut seen_start: HashSet<String> = HashSet::new();
+    for line in bytes.split(|&b| b == b'\n') {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(line) else {
+            records.malformed += 1;
+            continue;
+        };
+        if !read_record(&obj, &mut records, &mut seen_start) {
+            records.malformed += 1;
+            continue;
+        }
+        records.any = true;
+    }
+    records
+}
+
+/// Adds one record; false when it is not one the parser knows.
+fn read_record(
+    obj: &Map<String, Value>,
+    records: &mut Records,
+    seen: &mut HashSet<String>,
+) -> bool {
+    match string(obj, "t").as_deref() {
+        Some("session") => {
+            records.rootdir = string(obj, "rootdir").filter(|s| !s.is_empty());
+        }
+        Some("start") => {
+            let Some(id) = string(obj, "id") else {
+                return false;
+            };
+            if seen.insert(id.clone()) {
+                records.started.push(id);
+            }
+        }
+        Some("finish") => {
+            let Some(id) = string(obj, "id") else {
+                return false;
+            };
+            records.finished.insert(id);
+        }
+        Some("report") => {
+            let (Some(id), Some(outcome)) = (string(obj, "id"), string(obj, "outcome")) else {
+                return false;
+            };
+            let outcome = match outcome.as_str() {
+                "passed" => Outcome::Passed,
+                "failed" => Outcome::Failed,
+                "skipped" => Outcome::Skipped,
+                // pytest-rerunfailures' "rerun" and other plugins' words: the final report
+                // decides.
+                _ => return true,
+            };
+            let when = match string(obj, "when").as_deref() {
+                Some("setup") => When::Setup,
+                Some("call") => When::Call,
+                Some("teardown") => When::Teardown,
+                _ => When::Other,
+            };
+            records.reports.push(TestReport {
+                id,
+                when,
+                outcome,
+                detail: detail(obj),
+                xfail: obj.get("xfail").and_then(Value::as_bool).unwrap_or(false),
+                text: string(obj, "text"),
+            });
+        }
+        Some("collect") => {
+            records.collect_errors.push(CollectError {
+                id: string(obj, "id").unwrap_or_default(),
+                detail: detail(obj),
+                text: string(obj, "text").unwrap_or_default(),
+            });
+        }
+        Some("unmatched") => {
+            let Some(ids) = obj.get("ids").and_then(Value::as_array) else {
+                return false;
+            };
+            records
+                .unmatched
+                .extend(ids.iter().filter_map(Value::as_str).map(bounded));
+        }
+        Some("end") => {
+            records.end = Some(SessionEnd {
+                exit: obj.get("exit").and_then(Value::as_i64).unwrap_or(-1),
+                collected: obj.get("collected").and_then(Value::as_u64).unwrap_or(0),
+            });
+        }
+        _ => return false,
+    }
+    true
+}
+
+fn string(obj: &Map<String, Value>, key: &str) -> Option<String> {
+    obj.get(key).and_then(Value::as_str).map(bounded)
+}
+
+fn bounded(s: &str) -> String {
+    match s.char_indices().nth(FIELD_CHARS) {
+        Some((i, _)) => s[..i].to_owned(),
+        None => s.to_owned(),
+    }
+}
+
+fn detail(obj: &Map<String, Value>) -> Detail {
+    let frames = obj
+        .get("frames")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(frame).take(MAX_FRAMES).collect())
+        .unwrap_or_default();
+    Detail {
+        kind: string(obj, "kind").filter(|k| !k.is_empty()),
+        msg: string(obj, "msg").unwrap_or_default(),
+        frames,
+    }
+}
+
+fn frame(v: &Value) -> Option<RawFrame> {
+    let a = v.as_array()?;
+    let path = a.first()?.as_str()?;
+    let line = u32::try_from(a.get(1)?.as_u64()?).ok()?;
+    if path.is_empty() {
+        return None;
+    }
+    Some(RawFrame {
+        path: bounded(path),
+        line,
+        code: a
+            .get(2)
+            .and_then(Value::as_str)
+            .map(bounded)
+            .unwrap_or_default(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const SAMPLE: &str = r#"{"t": "session", "v": 1, "pytest": "9.2.0", "python": "3.11.7", "rootdir": "/ws"}
+{"t": "start", "id": "tests/test_a.py::test_ok"}
+{"t": "report", "id": "tests/test_a.py::test_ok", "when": "call", "outcome": "passed", "dur": 0.1}
+{"t": "finish", "id": "tests/test_a.py::test_ok"}
+{"t": "start", "id": "tests/test_a.py::test_bad[1-2]"}
+{"t": "report", "id": "tests/test_a.py::test_bad[1-2]", "when": "call", "outcome": "failed", "kind": "AssertionError", "msg": "AssertionError: assert 1 == 2\nmore", "frames": [["/ws/tests/test_a.py", 7, "assert a == b"], ["/ws/lib.py", "x", ""], ["/ws/lib.py", 3]]}
+{"t": "finish", "id": "tests/test_a.py::test_bad[1-2]"}
+{"t": "collect", "id": "tests/test_b.py", "kind": "SyntaxError", "msg": "SyntaxError: invalid syntax", "frames": [["/ws/tests/test_b.py", 3, "def f(:"]], "text": "E   SyntaxError"}
+{"t": "start", "id": "tests/test_c.py::test_hang"}
+{"t": "unmatched", "ids": ["tests/test_a.py::test_bad[9]", 3]}
+{"t": "end", "exit": 1, "collected": 3}
+"#;
+
+    #[test]
+    fn reads_every_kind_of_record() {
+        let r = parse(SAMPLE.as_bytes());
+        assert_eq!(r.rootdir.as_deref(), Some("/ws"));
+        assert_eq!(r.malformed, 0);
+        assert_eq!(r.reports.len(), 2);
+        let bad = &r.reports[1];
+        assert_eq!(bad.id, "tests/test_a.py::test_bad[1-2]");
+        assert_eq!(bad.when, When::Call);
+        assert_eq!(bad.outcome, Outcome::Failed);
+        assert_eq!(bad.detail.kind.as_deref(), Some("AssertionError"));
+        // The frame with a non-numeric line is dropped; a missing source line is empty.
+        assert_eq!(
+            bad.detail.frames,
+            vec![
+                RawFrame {
+                    path: "/ws/tests/test_a.py".into(),
+                    line: 7,
+                    code: "assert a == b".into()
+                },
+                RawFrame {
+                    path: "/ws/lib.py".into(),
+                    line: 3,
+                    code: String::new()
+                },
+            ]
+        );
+        assert_eq!(r.collect_errors.len(), 1);
+        assert_eq!(r.collect_errors[0].id, "tests/test_b.py");
+        assert_eq!(r.running(), vec!["tests/test_c.py::test_hang".to_string()]);
+        assert_eq!(
+            r.unmatched,
+            vec!["tests/test_a.py::test_bad[9]".to_string()]
+        );
+        assert_eq!(
+            r.end,
+            Some(SessionEnd {
+                exit: 1,
+                collected: 3
+            })
+        );
+    }
+
+    #[test]
+    fn a_truncated_last_line_is_skipped() {
+        let cut = &SAMPLE[..SAMPLE.find(r#"{"t": "end""#).unwrap() + 12];
+        let r = parse(cut.as_bytes());
+        assert_eq!(r.end, None);
+        assert_eq!(r.malformed, 1);
+        assert_eq!(r.reports.len(), 2);
+        assert_eq!(r.running(), vec!["tests/test_c.py::test_hang".to_string()]);
+    }
+
+    #[test]
+    fn garbage_and_unknown_records_are_skipped() {
+        let input = b"\xff\xfe{not json}\n[1,2]\n{\"t\":\"weird\"}\n{\"t\":\"start\"}\n\n{\"t\":\"report\",\"id\":\"a.py::t\",\"outcome\":\"rerun\"}\n{\"t\":\"start\",\"id\":\"a.py::t\"}\n";
+        let r = parse(input);
+        assert_eq!(r.malformed, 4);
+        assert!(r.reports.is_empty());
+        assert_eq!(r.started, vec!["a.py::t".to_string()]);
+        assert!(r.any);
+        assert_eq!(parse(b""), Records::default());
+    }
+
+    #[test]
+    fn invalid_utf8_inside_a_string_skips_only_that_line() {
+        let mut input = b"{\"t\":\"start\",\"id\":\"a.py::\xff\"}\n".to_vec();
+        input.extend_from_slice(b"{\"t\":\"start\",\"id\":\"b.py::t\"}\n");
+        let r = parse(&input);
+        assert_eq!(r.started, vec!["b.py::t".to_string()]);
+        assert_eq!(r.malformed, 1);
+    }
+
+    #[test]
+    fn huge_fields_are_bounded() {
+        let long = "x".repeat(50_000);
+        let line = format!(
+            "{{\"t\":\"report\",\"id\":\"a.py::t\",\"when\":\"call\",\"outcome\":\"failed\",\"msg\":\"{long}\"}}"
+        );
+        let r = parse(line.as_bytes());
+        assert_eq!(r.reports[0].detail.msg.chars().count(), FIELD_CHARS);
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics_on_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..2000)) {
+            let _ = parse(&bytes);
+        }
+
+        #[test]
+        fn never_panics_on_cut_records(cut in 0usize..SAMPLE.len()) {
+            let r = parse(&SAMPLE.as_bytes()[..cut]);
+            prop_assert!(r.reports.len() <= 2);
+        }
+
+        #[test]
+        fn never_panics_on_json_shaped_noise(s in r#"(\{"t": ?"(report|start|collect|end|session|unmatched)"(, ?"[a-z]{1,6}": ?(-?[0-9]{1,12}|"[^"\\]{0,8}"|\[\[?"[a-z/]*", ?-?[0-9]{1,12}\]?\]|null|true))*\}\n?){0,6}"#) {
+            let _ = parse(s.as_bytes());
+        }
+    }
+}
