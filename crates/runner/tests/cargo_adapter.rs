@@ -281,7 +281,7 @@ fn compile_error_is_reported_once() {
                 file: Some("src/lib.rs".into()),
                 line: Some(2),
                 code: Some("E0308".into()),
-                message: "mismatched types".into(),
+                message: "mismatched types: expected `u32`, found `&str`".into(),
             }]
         );
         assert_eq!(run.passed + run.failed, 0);
