@@ -33,8 +33,16 @@ fn one_failure_names_test_message_and_two_project_frames() {
         assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
         let f = &a.failures()[0];
         assert_eq!(f["test"], "single tests::off_by_one");
-        assert_eq!(f["message"], "assertion `left == right` failed (left: 4, right: 5)");
-        let frames: Vec<&str> = f["frames"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+        assert_eq!(
+            f["message"],
+            "assertion `left == right` failed (left: 4, right: 5)"
+        );
+        let frames: Vec<&str> = f["frames"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
         assert!(frames[0].starts_with("src/lib.rs:11 "), "{frames:?}");
         assert!(frames[1].starts_with("src/lib.rs:34 "), "{frames:?}");
         a.assert_budget(ONE_FAILURE_BUDGET);
@@ -59,9 +67,16 @@ fn hundred_distinct_failures_fit_and_are_all_accounted_for() {
     for path in PATHS {
         let a = run("distinct100", path, &[]);
         assert_eq!(a.json["failed"], 100, "{}", a.line);
-        let clustered: u64 = a.json["clusters"].as_array().map_or(0, |c| c.iter().map(|c| c["affected"].as_u64().unwrap()).sum());
+        let clustered: u64 = a.json["clusters"].as_array().map_or(0, |c| {
+            c.iter().map(|c| c["affected"].as_u64().unwrap()).sum()
+        });
         let more = a.json["moreFailures"].as_u64().unwrap_or(0);
-        assert_eq!(a.failures().len() as u64 + clustered + more, 100, "{}", a.line);
+        assert_eq!(
+            a.failures().len() as u64 + clustered + more,
+            100,
+            "{}",
+            a.line
+        );
         a.assert_budget(MANY_FAILURES_BUDGET);
     }
 }
@@ -72,7 +87,12 @@ fn compile_error_is_build_failed_once() {
         let a = run("compile_error", path, &[]);
         assert_eq!((a.status(), a.code), ("BuildFailed", 1), "{}", a.line);
         let errors = a.json["buildErrors"].as_array().unwrap();
-        assert_eq!(errors.len(), 1, "deduplicated across lib and lib-test: {}", a.line);
+        assert_eq!(
+            errors.len(),
+            1,
+            "deduplicated across lib and lib-test: {}",
+            a.line
+        );
         assert_eq!(errors[0]["at"], "src/lib.rs:2");
         assert_eq!(errors[0]["code"], "E0308");
         insta::assert_snapshot!(format!("compile_error_{path}"), a.stable());
@@ -85,7 +105,11 @@ fn abort_is_crashed_not_green() {
         let a = run("crash", path, &[]);
         assert_eq!((a.status(), a.code), ("Crashed", 1), "{}", a.line);
         assert!(a.line.contains("SIGABRT"), "{}", a.line);
-        assert!(a.line.contains("tests::aborts"), "the crashed test is named: {}", a.line);
+        assert!(
+            a.line.contains("tests::aborts"),
+            "the crashed test is named: {}",
+            a.line
+        );
     }
 }
 
@@ -100,7 +124,11 @@ fn hang_is_killed_at_the_timeout_and_named() {
         let a = pith(ws.path(), &["--runner", path, "--timeout", "5"]);
         assert!(start.elapsed().as_secs() < 30, "not killed in time");
         assert_eq!((a.status(), a.code), ("TimedOut", 1), "{}", a.line);
-        assert_eq!(a.json["running"][0], "hang tests::sleeps_forever", "{}", a.line);
+        assert_eq!(
+            a.json["running"][0], "hang tests::sleeps_forever",
+            "{}",
+            a.line
+        );
     }
 }
 
@@ -120,11 +148,20 @@ fn ids_from_an_answer_rerun_exactly_those_tests() {
         let id = first.failures()[0]["test"].as_str().unwrap().to_owned();
         let again = pith(ws.path(), &["--runner", path, &id]);
         assert_eq!(again.json["failed"], 1, "{}", again.line);
-        assert!(again.json.get("passed").is_none(), "only the named test ran: {}", again.line);
+        assert!(
+            again.json.get("passed").is_none(),
+            "only the named test ran: {}",
+            again.line
+        );
         assert_eq!(again.failures()[0]["test"], id.as_str());
 
         let missing = pith(ws.path(), &["--runner", path, "single tests::no_such_test"]);
-        assert_eq!((missing.status(), missing.code), ("TestsNotFound", 1), "{}", missing.line);
+        assert_eq!(
+            (missing.status(), missing.code),
+            ("TestsNotFound", 1),
+            "{}",
+            missing.line
+        );
         assert_eq!(missing.json["notFound"][0], "single tests::no_such_test");
     }
 }

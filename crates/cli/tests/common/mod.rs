@@ -43,19 +43,31 @@ impl Answer {
     }
 
     pub fn assert_budget(&self, budget: usize) {
-        assert!(self.bytes() <= budget, "answer is {} bytes, budget {budget}: {}", self.bytes(), self.line);
+        assert!(
+            self.bytes() <= budget,
+            "answer is {} bytes, budget {budget}: {}",
+            self.bytes(),
+            self.line
+        );
     }
 }
 
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2).unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .unwrap()
+        .to_path_buf()
 }
 
 /// A private copy of `tests/fixtures/<name>`, so runs leave nothing in the repository.
 pub fn fixture(name: &str) -> tempfile::TempDir {
     let src = repo_root().join("tests/fixtures").join(name);
     assert!(src.is_dir(), "missing fixture {}", src.display());
-    let dir = tempfile::Builder::new().prefix("pith-it-").tempdir().unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("pith-it-")
+        .tempdir()
+        .unwrap();
     copy_dir(&src, dir.path());
     dir
 }
@@ -105,11 +117,19 @@ pub fn pith_in(cwd: &Path, root: &Path, args: &[&str]) -> Answer {
         .expect("run pith");
     let stdout = String::from_utf8(out.stdout).expect("utf-8 answer");
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(stdout.ends_with('\n') && stdout.matches('\n').count() == 1, "not one line: {stdout:?}\n{stderr}");
+    assert!(
+        stdout.ends_with('\n') && stdout.matches('\n').count() == 1,
+        "not one line: {stdout:?}\n{stderr}"
+    );
     let line = stdout.trim_end_matches('\n').to_owned();
     let json = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
     assert_clean(&line, root);
-    Answer { line, json, code: out.status.code().unwrap_or(-1), stderr }
+    Answer {
+        line,
+        json,
+        code: out.status.code().unwrap_or(-1),
+        stderr,
+    }
 }
 
 /// Rules every answer obeys: no colour codes, no absolute workspace paths, no nulls, no
@@ -117,9 +137,15 @@ pub fn pith_in(cwd: &Path, root: &Path, args: &[&str]) -> Answer {
 pub fn assert_clean(line: &str, root: &Path) {
     assert!(!line.contains('\u{1b}'), "escape code in answer: {line}");
     let root = root.to_string_lossy();
-    assert!(!line.contains(root.as_ref()), "absolute workspace path in answer: {line}");
+    assert!(
+        !line.contains(root.as_ref()),
+        "absolute workspace path in answer: {line}"
+    );
     if let Ok(canon) = Path::new(root.as_ref()).canonicalize() {
-        assert!(!line.contains(canon.to_string_lossy().as_ref()), "absolute path in answer: {line}");
+        assert!(
+            !line.contains(canon.to_string_lossy().as_ref()),
+            "absolute path in answer: {line}"
+        );
     }
     let value: serde_json::Value = serde_json::from_str(line).unwrap();
     assert_signal(&value, line);
