@@ -1,1 +1,96 @@
-fn main() {}
+//! `cargo xtask`: the project's own maintenance tasks. This module owns the command line and
+//! dispatch; the only task today is `bench`, pith's token and wall-time benchmark.
+
+mod bench;
+mod report;
+mod scenario;
+mod tokens;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+
+const USAGE: &str = "\
+usage: cargo xtask bench [--runs N] [--scenario NAME]... [--markdown-out FILE]
+
+Runs each fixture's test runner as an agent would type it, and `pith test` on the same
+workspace, and prints a markdown table of output size (bytes, o200k_base tokens) and median
+wall time. The table goes to stdout; progress goes to stderr.
+
+  --runs N             timed runs per side, raw and pith alternating (default 5)
+  --scenario NAME      only scenarios whose name contains NAME (repeatable)
+  --markdown-out FILE  also write the table to FILE
+";
+
+fn main() -> ExitCode {
+    match run(std::env::args().skip(1)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(mut args: impl Iterator<Item = String>) -> Result<()> {
+    match args.next().as_deref() {
+        Some("bench") => bench::run(&parse_bench_args(args)?),
+        Some("-h" | "--help") => {
+            eprint!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => bail!("unknown task {other:?}\n\n{USAGE}"),
+        None => bail!("no task given\n\n{USAGE}"),
+    }
+}
+
+fn parse_bench_args(mut args: impl Iterator<Item = String>) -> Result<bench::Options> {
+    let mut opts = bench::Options {
+        runs: 5,
+        filters: Vec::new(),
+        markdown_out: None,
+    };
+    while let Some(arg) = args.next() {
+        let mut value = |flag: &str| args.next().with_context(|| format!("{flag} needs a value"));
+        match arg.as_str() {
+            "--runs" => {
+                let v = value("--runs")?;
+                opts.runs = v
+                    .parse()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .with_context(|| format!("--runs wants a positive integer, not {v:?}"))?;
+            }
+            "--scenario" => opts.filters.push(value("--scenario")?),
+            "--markdown-out" => opts.markdown_out = Some(PathBuf::from(value("--markdown-out")?)),
+            "-h" | "--help" => {
+                eprint!("{USAGE}");
+                std::process::exit(0);
+            }
+            other => bail!("unknown option {other:?}\n\n{USAGE}"),
+        }
+    }
+    Ok(opts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<bench::Options> {
+        parse_bench_args(args.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn defaults_and_options() {
+        let o = parse(&[]).unwrap();
+        assert_eq!((o.runs, o.filters.len(), o.markdown_out), (5, 0, None));
+        let o = parse(&["--runs", "3", "--scenario", "rust/", "--scenario", "demo"]).unwrap();
+        assert_eq!(o.runs, 3);
+        assert_eq!(o.filters, ["rust/", "demo"]);
+        assert!(parse(&["--runs", "0"]).is_err());
+        assert!(parse(&["--runs"]).is_err());
+        assert!(parse(&["--bogus"]).is_err());
+    }
+}

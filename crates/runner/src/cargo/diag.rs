@@ -226,8 +226,13 @@ pub fn parse(out: &str) -> Messages {
                     code: rm.code.map(|c| c.code).filter(|c| !c.is_empty()),
                     // rustc's headline ("mismatched types") says what kind of error; the
                     // primary span's label ("expected `u32`, found `&str`") says what to fix.
-                    message: match primary.and_then(|p| p.label.as_deref()).filter(|l| !l.is_empty()) {
-                        Some(label) if !rm.message.contains(label) => format!("{}: {label}", rm.message),
+                    message: match primary
+                        .and_then(|p| p.label.as_deref())
+                        .filter(|l| !l.is_empty())
+                    {
+                        Some(label) if !rm.message.contains(label) => {
+                            format!("{}: {label}", rm.message)
+                        }
                         _ => rm.message,
                     },
                 });
@@ -313,7 +318,10 @@ running 1 test
         assert_eq!(m.errors.len(), 2);
         assert_eq!(m.errors[0].spans, vec![("src/lib.rs".to_owned(), 2)]);
         assert_eq!(m.errors[0].code.as_deref(), Some("E0308"));
-        assert_eq!(m.errors[0].message, "mismatched types: expected `u32`, found `&str`");
+        assert_eq!(
+            m.errors[0].message,
+            "mismatched types: expected `u32`, found `&str`"
+        );
         assert_eq!(m.errors[1].spans.len(), 2);
         assert_eq!(m.errors[1].spans[1], ("src/lib.rs".to_owned(), 7));
         assert_eq!(m.errors[1].code, None);
