@@ -153,6 +153,9 @@ pub struct Run {
     pub runner: String,
     /// Set by the adapter; `None` lets [`Run::finish`] derive it from the evidence.
     pub status: Option<Status>,
+    /// Tests the runner set out to run, when it said so; more than passed + failed + skipped
+    /// means some never finished.
+    pub selected: Option<u32>,
     pub passed: u32,
     pub failed: u32,
     pub skipped: u32,

@@ -62,6 +62,9 @@ pub struct TestAnswer {
 #[derive(Debug, Default, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Counts {
+    /// Only when some selected tests never reported (a timeout, a crash).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub selected: usize,
     #[serde(skip_serializing_if = "is_zero")]
     pub passed: usize,
     #[serde(skip_serializing_if = "is_zero")]
@@ -75,14 +78,24 @@ pub struct Counts {
 
 impl Counts {
     fn of(run: &Run) -> Self {
+        let reported = (run.passed + run.failed + run.skipped) as usize;
         Counts {
+            selected: run.selected.map_or(0, |s| s as usize).max(reported),
             passed: run.passed as usize,
             failed: run.failed as usize,
             skipped: run.skipped as usize,
             errors: run.collection_errors(),
         }
     }
+    /// Drops `selected` when it says nothing the other counts do not.
+    fn settle(mut self) -> Self {
+        if self.selected <= self.passed + self.failed + self.skipped {
+            self.selected = 0;
+        }
+        self
+    }
     fn add(&mut self, o: &Counts) {
+        self.selected += o.selected;
         self.passed += o.passed;
         self.failed += o.failed;
         self.skipped += o.skipped;
@@ -170,7 +183,7 @@ pub fn test_answer(report: &Report) -> TestAnswer {
             .join(","),
         lacks: joined(|r| r.lacks.as_ref()),
         interpreter: joined(|r| r.interpreter.as_ref()),
-        counts,
+        counts: counts.settle(),
         duration_s: (report.duration.as_secs_f64() * 10.0).round() / 10.0,
         running: runs
             .iter()
@@ -196,7 +209,7 @@ pub fn test_answer(report: &Report) -> TestAnswer {
                 .map(|r| RunOut {
                     runner: r.runner.clone(),
                     status: r.status().name(),
-                    counts: Counts::of(r),
+                    counts: Counts::of(r).settle(),
                 })
                 .collect()
         } else {

@@ -41,6 +41,7 @@ fn render(r: &Report) -> String {
 #[test]
 fn green() {
     let run = Run {
+        selected: Some(768), // equal to what reported: says nothing, absent
         passed: 765,
         skipped: 3,
         ..Run::new("pytest")
@@ -199,12 +200,13 @@ fn build_errors_are_deduplicated_and_capped() {
 fn timeout_names_the_running_test_and_keeps_the_tail() {
     let run = Run {
         status: Some(Status::TimedOut),
+        selected: Some(10),
         passed: 3,
         running: vec!["tests/test_slow.py::test_hangs".into()],
         tail: Some("tests/test_slow.py:4: in test_hangs\n    time.sleep(3600)".into()),
         ..Run::new("pytest")
     };
-    insta::assert_snapshot!(render(&report(run, 5.0)), @r#"{"status":"TimedOut","runner":"pytest","passed":3,"durationS":5.0,"running":["tests/test_slow.py::test_hangs"],"tail":"tests/test_slow.py:4: in test_hangs\n    time.sleep(3600)"}"#);
+    insta::assert_snapshot!(render(&report(run, 5.0)), @r#"{"status":"TimedOut","runner":"pytest","selected":10,"passed":3,"durationS":5.0,"running":["tests/test_slow.py::test_hangs"],"tail":"tests/test_slow.py:4: in test_hangs\n    time.sleep(3600)"}"#);
 }
 
 #[test]

@@ -242,6 +242,10 @@ fn spawn_error(cargo: &Path, source: std::io::Error) -> RunnerError {
 
 /// Adds `part` to `run`: counts, lists, the worse status.
 fn merge(run: &mut Run, part: Run) {
+    run.selected = match (run.selected, part.selected) {
+        (Some(a), Some(b)) => Some(a + b),
+        (a, b) => a.or(b),
+    };
     run.passed += part.passed;
     run.failed += part.failed;
     run.skipped += part.skipped;
@@ -389,8 +393,31 @@ fn backtrace_frames(
 
 /// The end of some raw output, paths relative; `None` when there is nothing to say.
 fn tail_of(ctx: &Context<'_>, s: &str) -> Option<String> {
-    let t = text::tail(&ctx.paths.scrub(s));
+    let kept: Vec<&str> = s.lines().filter(|l| !is_progress(l)).collect();
+    let t = text::tail(&ctx.paths.scrub(&kept.join("\n")));
     (!t.is_empty()).then_some(t)
+}
+
+/// cargo's and nextest's progress lines: they say the build and the passing tests went fine,
+/// which is never why a run ended badly, and would push the explanation out of the tail.
+fn is_progress(line: &str) -> bool {
+    let t = line.trim_start();
+    const PREFIXES: &[&str] = &[
+        "Compiling ",
+        "Finished ",
+        "Fresh ",
+        "Checking ",
+        "Blocking waiting",
+        "Nextest run ID",
+        "Starting ",
+        "PASS [",
+        "SKIP [",
+        "SLOW [",
+        "Running ",
+        "Doc-tests ",
+        "────",
+    ];
+    PREFIXES.iter().any(|p| t.starts_with(p)) || t.starts_with("test ") && t.ends_with(" ... ok")
 }
 
 /// TOML basic string.
@@ -411,6 +438,25 @@ fn toml_str(s: &OsStr) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn progress_lines_are_not_evidence() {
+        for l in [
+            "   Compiling hang v0.1.0 (.)",
+            "        PASS [   0.025s] (1/2) hang tests::quick",
+            "test a::b ... ok",
+            "────────────",
+        ] {
+            assert!(is_progress(l), "{l}");
+        }
+        for l in [
+            "     SIGTERM [   3.597s] (2/2) hang tests::sleeps_forever",
+            "error: test run failed",
+            "test a::b ... FAILED",
+        ] {
+            assert!(!is_progress(l), "{l}");
+        }
+    }
 
     #[test]
     fn claims_rust_ids_only() {

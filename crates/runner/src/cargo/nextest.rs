@@ -195,6 +195,15 @@ fn abort_signal(f: &junit::Fault) -> Option<String> {
     Some(sig.unwrap_or_else(|| "signal".to_owned()))
 }
 
+/// How many tests nextest set out to run: `Starting 3 tests across 1 binary (1 test skipped)`.
+fn starting_count(stderr: &str) -> Option<u32> {
+    stderr.lines().find_map(|l| {
+        let rest = l.trim_start().strip_prefix("Starting ")?;
+        let (n, rest) = rest.split_once(' ')?;
+        rest.starts_with("test").then(|| n.parse().ok()).flatten()
+    })
+}
+
 /// Tests nextest's own output names as killed by a termination signal:
 /// `     SIGTERM [   5.842s] (2/2) hang tests::sleeps_forever`.
 fn killed_in_stderr(stderr: &str) -> Vec<String> {
@@ -235,6 +244,7 @@ fn judge(
     requested: Option<&[TestId]>,
 ) -> Run {
     let mut run = Run::new("nextest");
+    run.selected = starting_count(stderr);
     let killed = matches!(cap.end, End::TimedOut | End::Cancelled);
     let pkg_dirs: HashMap<&str, &Path> = msgs
         .artifacts
@@ -406,6 +416,18 @@ fn output_failure(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn starting_line_gives_the_selection() {
+        let err =
+            "   Compiling x\n    Starting 3 tests across 1 binary (1 test skipped)\n  PASS x\n";
+        assert_eq!(starting_count(err), Some(3));
+        assert_eq!(
+            starting_count("    Starting 1 test across 2 binaries"),
+            Some(1)
+        );
+        assert_eq!(starting_count("Starting nothing"), None);
+    }
 
     #[test]
     fn filtersets_are_escaped() {

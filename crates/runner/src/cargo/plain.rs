@@ -160,6 +160,8 @@ fn judge(ctx: &Context<'_>, cap: &Captured, group: Option<&[TestId]>) -> Run {
     let announced = libtest::announced(&stderr);
     let signaled = libtest::signaled(&stderr);
     let killed = matches!(cap.end, End::TimedOut | End::Cancelled);
+    // Binaries that never started (after a timeout) are not counted: unknown, not zero.
+    run.selected = Some(blocks.iter().map(|b| b.declared).sum());
     let names: Option<Vec<String>> = group.map(|g| g.iter().map(|id| id.test.clone()).collect());
 
     let mut reported: HashSet<String> = HashSet::new();

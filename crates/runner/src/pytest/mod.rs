@@ -454,6 +454,9 @@ fn judge(
         rootdir: records.rootdir.as_ref().map(PathBuf::from),
     };
     tally(&mut run, ctx, records, &idmap);
+    run.selected = records
+        .selected
+        .map(|n| u32::try_from(n).unwrap_or(u32::MAX));
     let output = {
         let mut s = captured.stdout_str();
         for more in [stderr.clone(), stacks] {

@@ -405,6 +405,35 @@ def pytest_collection_modifyitems(session, config, items):
         pass
 
 
+def pytest_collection_finish(session):
+    # Under xdist the controller collects nothing; its workers' count arrives below.
+    if _active and not _xdist_controller(session.config):
+        try:
+            _write({"t": "selected", "n": len(session.items)})
+        except Exception:
+            pass
+
+
+def _xdist_controller(config):
+    return getattr(config.option, "dist", "no") != "no" and not hasattr(config, "workerinput")
+
+
+_selected_told = False
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    # Every worker collects the same items; the first to finish speaks for all.
+    global _selected_told
+    if _selected_told or not _active:
+        return
+    _selected_told = True
+    try:
+        _write({"t": "selected", "n": len(ids)})
+    except Exception:
+        pass
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session, exitstatus):
     try:

@@ -87,6 +87,8 @@ pub struct Records {
     pub collect_errors: Vec<CollectError>,
     /// Requested parametrized ids the plugin found no test for.
     pub unmatched: Vec<String>,
+    /// How many tests pytest selected to run, once collection finished.
+    pub selected: Option<u64>,
     /// Present only when pytest reached the end of its session.
     pub end: Option<SessionEnd>,
     /// Whether any record at all was read (the plugin was loaded).
@@ -192,6 +194,12 @@ fn read_record(
             records
                 .unmatched
                 .extend(ids.iter().filter_map(Value::as_str).map(bounded));
+        }
+        Some("selected") => {
+            let Some(n) = obj.get("n").and_then(Value::as_u64) else {
+                return false;
+            };
+            records.selected = Some(n);
         }
         Some("end") => {
             records.end = Some(SessionEnd {
