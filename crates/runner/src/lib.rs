@@ -3,9 +3,16 @@
 //! [`pith_model::Run`]. Adapters never print and never serialize answers.
 
 pub mod cargo;
+pub mod dotnet;
+pub mod go;
+pub mod gtest;
+pub mod js;
+pub mod junit;
+pub mod jvm;
 pub mod paths;
 pub mod process;
 pub mod pytest;
+pub mod report;
 pub mod text;
 
 use std::path::Path;
@@ -60,6 +67,16 @@ pub enum RunnerError {
     },
 }
 
+/// A report that could not be parsed: malformed, truncated, or not this format. Parsers return
+/// this; they never panic.
+#[derive(Debug, thiserror::Error)]
+pub enum ParseError {
+    #[error("malformed report: {0}")]
+    Malformed(String),
+    #[error("report format not supported yet")]
+    Unsupported,
+}
+
 impl RunnerError {
     pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {
         RunnerError::Io {
@@ -70,7 +87,8 @@ impl RunnerError {
 }
 
 /// Names `--runner` accepts.
-pub const RUNNER_NAMES: &[&str] = &["nextest", "cargo", "pytest"];
+pub const RUNNER_NAMES: &[&str] =
+    &["nextest", "cargo", "pytest", "go", "jest", "vitest", "node", "dotnet", "maven", "gradle", "ctest"];
 
 /// The runners this workspace uses, in a fixed order. `only` keeps just the named one (for
 /// Rust, `nextest` or `cargo` also picks the path, whatever is installed).
@@ -84,11 +102,16 @@ pub fn detect(root: &Path, only: Option<&str>) -> Vec<Box<dyn Adapter>> {
             Some(_) => {}
         }
     }
+    let mut others: Vec<Box<dyn Adapter>> = Vec::new();
     if let Some(a) = pytest::detect(root) {
-        if only.is_none_or(|n| n == a.name()) {
-            found.push(Box::new(a));
-        }
+        others.push(Box::new(a));
     }
+    others.extend(go::detect(root));
+    others.extend(js::detect(root));
+    others.extend(jvm::detect(root));
+    others.extend(dotnet::detect(root));
+    others.extend(gtest::detect(root));
+    found.extend(others.into_iter().filter(|a| only.is_none_or(|n| n == a.name())));
     found
 }
 

@@ -10,6 +10,8 @@ use serde::Deserialize;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Artifact {
     pub package: String,
+    /// The package's version, when its id names one.
+    pub version: Option<String>,
     /// The package directory (where its `Cargo.toml` is; the test binary's cwd).
     pub package_dir: PathBuf,
     pub kind: TargetKind,
@@ -187,6 +189,7 @@ pub fn parse(out: &str) -> Messages {
                 let art = Artifact {
                     binary_id: binary_id(&package, kind, &target.name),
                     package,
+                    version: package_version(id),
                     package_dir: Path::new(manifest)
                         .parent()
                         .map(Path::to_path_buf)
@@ -268,6 +271,19 @@ pub fn package_name(id: &str, manifest_path: &str) -> String {
         .and_then(Path::file_name)
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default()
+}
+
+/// The version in a package id (the forms [`package_name`] reads): `...#0.1.0`,
+/// `...#a@0.1.0`, `a 0.1.0 (...)`.
+pub fn package_version(id: &str) -> Option<String> {
+    let v = match id.rsplit_once('#') {
+        Some((_, frag)) => frag.rsplit_once('@').map_or(frag, |(_, v)| v),
+        None => id.split(' ').nth(1)?,
+    };
+    let ok = v.starts_with(|c: char| c.is_ascii_digit())
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || ".-+".contains(c));
+    ok.then(|| v.to_owned())
 }
 
 #[cfg(test)]
@@ -375,6 +391,16 @@ running 1 test
         assert_eq!(package_name("", "/ws/zz/Cargo.toml"), "zz");
     }
 
+    #[test]
+    fn package_versions() {
+        let v = |id: &str| package_version(id);
+        assert_eq!(v("path+file:///ws/crates/a#0.1.0").as_deref(), Some("0.1.0"));
+        assert_eq!(v("path+file:///ws/x#my-pkg@1.2.3-rc.1").as_deref(), Some("1.2.3-rc.1"));
+        assert_eq!(v("a 0.1.0 (path+file:///ws/a)").as_deref(), Some("0.1.0"));
+        assert_eq!(v("path+file:///ws/x#my-pkg"), None);
+        assert_eq!(v(""), None);
+    }
+
     proptest! {
         #[test]
         fn never_panics_on_garbage(s in "(?s).{0,2000}") {
@@ -393,6 +419,7 @@ running 1 test
             let _ = parse(&format!("{{\"reason\":\"compiler-message\",{a}"));
             let _ = parse(&format!("{{\"reason\":\"compiler-artifact\",{a}"));
             let _ = package_name(&a, &a);
+            let _ = package_version(&a);
         }
     }
 }
