@@ -34,6 +34,10 @@ enum Command {
         /// Run only this runner: nextest, cargo (plain `cargo test`) or pytest.
         #[arg(long, value_name = "NAME")]
         runner: Option<String>,
+        /// Read these existing report files instead of running anything (JUnit XML, TRX,
+        /// `go test -json`, jest/vitest JSON, GoogleTest JSON; format told from the content).
+        #[arg(long, value_name = "PATH", num_args = 1.., conflicts_with_all = ["tests", "runner", "timeout"])]
+        report: Vec<PathBuf>,
         /// Test ids from an earlier answer: re-run exactly these.
         #[arg(value_name = "TEST_ID")]
         tests: Vec<String>,
@@ -48,11 +52,13 @@ const EXIT_INTERRUPTED: u8 = 130;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Test { root, report, .. } if !report.is_empty() => reports(root, &report),
         Command::Test {
             root,
             timeout,
             runner,
             tests,
+            ..
         } => test(root, timeout, runner, tests),
     }
 }
@@ -85,13 +91,26 @@ fn test(
         return ExitCode::from(EXIT_INTERRUPTED);
     }
     match result {
-        Ok(report) => {
-            let answer = pith_wire::test_answer(&report);
-            print_line(&pith_wire::to_json(&answer));
-            ExitCode::from(report.status().exit_code() as u8)
-        }
+        Ok(report) => answer(&report),
         Err(e) => fail(e.to_string()),
     }
+}
+
+fn reports(root: Option<PathBuf>, files: &[PathBuf]) -> ExitCode {
+    let cwd = match std::env::current_dir() {
+        Ok(d) => d,
+        Err(e) => return fail(format!("cannot read the current directory: {e}")),
+    };
+    match pith_engine::read_reports(root.as_deref(), &cwd, files) {
+        Ok(report) => answer(&report),
+        Err(e) => fail(e.to_string()),
+    }
+}
+
+/// Prints a report's answer and turns its status into the exit code.
+fn answer(report: &pith_model::Report) -> ExitCode {
+    print_line(&pith_wire::to_json(&pith_wire::test_answer(report)));
+    ExitCode::from(report.status().exit_code() as u8)
 }
 
 fn fail(message: String) -> ExitCode {

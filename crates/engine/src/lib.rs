@@ -23,7 +23,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 pub enum EngineError {
     #[error("{0} is not a directory")]
     BadRoot(PathBuf),
-    #[error("no test runner found in {0} (looked for Cargo.toml and pytest/Python project files)")]
+    #[error("no test runner found in {0} (looked for Cargo, Python, Go, JavaScript, JVM, .NET and CMake projects)")]
     NoRunner(PathBuf),
     #[error("runner {name} not found in {root} (detected: {detected})")]
     RunnerNotDetected {
@@ -40,6 +40,8 @@ pub enum EngineError {
     },
     #[error(transparent)]
     Runner(#[from] RunnerError),
+    #[error(transparent)]
+    Report(#[from] pith_runner::report::ReportError),
 }
 
 /// One `pith test` request, as the CLI or an MCP tool call states it.
@@ -111,15 +113,44 @@ pub fn run_tests(req: &TestRequest) -> Result<Report, EngineError> {
     })
 }
 
+/// Reads existing report files (JUnit XML, TRX, `go test -json`, jest/vitest JSON, GoogleTest
+/// JSON) into one report without running anything. Paths in them are made relative to the
+/// workspace found from `cwd` (or `root`).
+pub fn read_reports(
+    root: Option<&Path>,
+    cwd: &Path,
+    files: &[PathBuf],
+) -> Result<Report, EngineError> {
+    let req = TestRequest {
+        root: root.map(Path::to_path_buf),
+        cwd: cwd.to_path_buf(),
+        ..TestRequest::default()
+    };
+    let root = resolve_root(&req)?;
+    let paths = PathMap::new(&root);
+    let mut runs = Vec::new();
+    for file in files {
+        let file = if file.is_absolute() {
+            file.clone()
+        } else {
+            cwd.join(file)
+        };
+        runs.push(pith_runner::report::read(&file, &paths)?);
+    }
+    // A report's duration is the one it recorded, not the time pith took to read it.
+    let duration = runs.iter().map(|r| r.duration).sum();
+    Ok(Report { runs, duration })
+}
+
 fn select_runners(root: &Path, only: Option<&str>) -> Result<Vec<Box<dyn Adapter>>, EngineError> {
     if let Some(name) = only.filter(|n| !pith_runner::RUNNER_NAMES.contains(n)) {
         return Err(EngineError::UnknownRunner(name.to_owned()));
     }
-    let adapters = pith_runner::detect(root, only);
+    let adapters = detect_workspace(root, only);
     if !adapters.is_empty() {
         return Ok(adapters);
     }
-    let all = pith_runner::detect(root, None);
+    let all = detect_workspace(root, None);
     match only {
         Some(name) if !all.is_empty() => Err(EngineError::RunnerNotDetected {
             name: name.to_owned(),
@@ -128,6 +159,38 @@ fn select_runners(root: &Path, only: Option<&str>) -> Result<Vec<Box<dyn Adapter
         }),
         _ => Err(EngineError::NoRunner(root.to_path_buf())),
     }
+}
+
+/// Directories never searched for projects: dependencies, build output, environments.
+const NOT_PROJECTS: &[&str] = &["node_modules", "target", "build", "dist", "vendor", "venv", "__pycache__"];
+
+/// The runners of the workspace: those of the root, then those of its immediate
+/// subdirectories (a repository with a Rust crate, `python/` and `web/`), one per runner name,
+/// the root's first. Deeper projects belong to a runner at a higher level (a Cargo member, a
+/// Maven module) or are fixtures, not the workspace's own tests.
+fn detect_workspace(root: &Path, only: Option<&str>) -> Vec<Box<dyn Adapter>> {
+    let mut found = pith_runner::detect(root, only);
+    let mut subdirs: Vec<PathBuf> = std::fs::read_dir(root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            !name.starts_with('.') && !NOT_PROJECTS.contains(&name.as_ref())
+        })
+        .map(|e| e.path())
+        .collect();
+    subdirs.sort();
+    for dir in subdirs {
+        for adapter in pith_runner::detect(&dir, only) {
+            if !found.iter().any(|a| a.name() == adapter.name()) {
+                found.push(adapter);
+            }
+        }
+    }
+    found
 }
 
 fn resolve_root(req: &TestRequest) -> Result<PathBuf, EngineError> {

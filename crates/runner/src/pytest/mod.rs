@@ -60,16 +60,19 @@ pub struct Pytest {
     /// The virtualenv active in pith's environment (`$VIRTUAL_ENV`), which wins over any in the
     /// workspace.
     virtual_env: Option<PathBuf>,
+    /// The project's directory: pytest runs there. The workspace root, or a package inside it.
+    dir: Option<PathBuf>,
 }
 
-/// A Python project at `root`, with the virtualenv active in pith's environment.
-pub fn detect(root: &Path) -> Option<Pytest> {
-    is_python_project(root).then(|| {
+/// A Python project at `dir`, with the virtualenv active in pith's environment.
+pub fn detect(dir: &Path) -> Option<Pytest> {
+    is_python_project(dir).then(|| {
         Pytest::new(
             std::env::var_os("VIRTUAL_ENV")
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from),
         )
+        .in_dir(dir)
     })
 }
 
@@ -93,7 +96,20 @@ fn has_test_files(dir: &Path) -> bool {
 impl Pytest {
     /// An adapter that treats `virtual_env` as the active virtualenv (`None`: none is active).
     pub fn new(virtual_env: Option<PathBuf>) -> Self {
-        Pytest { virtual_env }
+        Pytest {
+            virtual_env,
+            dir: None,
+        }
+    }
+
+    /// Runs pytest in `dir` (default: the workspace root).
+    pub fn in_dir(mut self, dir: &Path) -> Self {
+        self.dir = Some(dir.to_path_buf());
+        self
+    }
+
+    fn dir<'a>(&'a self, ctx: &'a Context<'_>) -> &'a Path {
+        self.dir.as_deref().unwrap_or(ctx.root)
     }
 }
 
@@ -116,7 +132,7 @@ enum Choice {
 
 impl Pytest {
     /// The project's own interpreter: the active virtualenv, else `.venv` or `venv` in the
-    /// workspace, else `python3` on PATH.
+    /// project's directory or the workspace root, else `python3` on PATH.
     fn interpreter(&self, root: &Path, paths: &PathMap) -> Choice {
         if let Some(venv) = &self.virtual_env {
             let program = venv.join("bin").join("python");
@@ -131,21 +147,30 @@ impl Pytest {
                 });
             }
         }
-        for dir in [".venv", "venv"] {
-            let program = root.join(dir).join("bin").join("python");
-            let display = format!("{dir}/bin/python");
+        // The project's own directory first, then the workspace root it sits in.
+        let mut bases = vec![root];
+        if paths.root() != root {
+            bases.push(paths.root());
+        }
+        for (base, dir) in bases.into_iter().flat_map(|b| [(b, ".venv"), (b, "venv")]) {
+            let venv = base.join(dir);
+            let program = venv.join("bin").join("python");
+            let display = paths
+                .relativize(&program.to_string_lossy(), None)
+                .unwrap_or_else(|| format!("{dir}/bin/python"));
             if crate::is_executable(&program) {
                 return Choice::Found(Interpreter {
                     program,
                     display,
-                    workspace_venv: Some(root.join(dir)),
+                    workspace_venv: Some(venv),
                 });
             }
             if program.symlink_metadata().is_ok() {
                 // The venv is there but its interpreter is gone (e.g. the Python it was made
                 // from was removed): running another one would test something else.
                 return Choice::Missing(format!(
-                    "{display} does not run: recreate the virtualenv: python3 -m venv --clear {dir}"
+                    "{display} does not run: recreate the virtualenv: python3 -m venv --clear {}",
+                    display.trim_end_matches("/bin/python")
                 ));
             }
         }
@@ -177,12 +202,15 @@ impl Adapter for Pytest {
     }
 
     fn run(&self, ctx: &Context<'_>, tests: &[String]) -> Result<Run, RunnerError> {
-        let interp = match self.interpreter(ctx.root, ctx.paths) {
+        let dir = self.dir(ctx);
+        let interp = match self.interpreter(dir, ctx.paths) {
             Choice::Found(i) => i,
             Choice::Missing(hint) => return Ok(runner_missing(hint, None)),
         };
         let plugin_dir = install_plugin(ctx.cache)?;
-        let mut ids: Vec<String> = tests.to_vec();
+        // Ids are workspace-relative; pytest takes them relative to where it runs.
+        let (mut ids, original) =
+            to_dir_ids(tests, ctx.paths.relativize(&dir.to_string_lossy(), None));
         let mut not_found: Vec<String> = Vec::new();
         let mut elapsed = Duration::ZERO;
         let mut attempt = 0;
@@ -190,7 +218,7 @@ impl Adapter for Pytest {
             attempt += 1;
             let report = ctx.scratch.join(format!("pytest-{attempt}.jsonl"));
             let _ = std::fs::remove_file(&report);
-            let cmd = command(ctx, &interp, &plugin_dir, &report, &ids);
+            let cmd = command(dir, &interp, &plugin_dir, &report, &ids);
             let captured = match process::run(cmd, ctx.deadline, ctx.cancel) {
                 Ok(c) => c,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -227,7 +255,10 @@ impl Adapter for Pytest {
                 }
             }
             not_found.append(&mut run.not_found);
-            run.not_found = not_found;
+            run.not_found = not_found
+                .into_iter()
+                .map(|id| original.get(&id).cloned().unwrap_or(id))
+                .collect();
             run.duration = elapsed;
             return Ok(run);
         }
@@ -313,15 +344,35 @@ fn install_plugin(cache: &Path) -> Result<PathBuf, RunnerError> {
     Ok(dir)
 }
 
+/// Workspace-relative ids as pytest in a package directory `rel_dir` takes them, with the way
+/// back to the ids the caller gave.
+fn to_dir_ids(tests: &[String], rel_dir: Option<String>) -> (Vec<String>, HashMap<String, String>) {
+    let Some(prefix) = rel_dir.map(|d| format!("{d}/")) else {
+        return (tests.to_vec(), HashMap::new());
+    };
+    let mut back = HashMap::new();
+    let ids = tests
+        .iter()
+        .map(|t| match t.strip_prefix(&prefix) {
+            Some(inner) => {
+                back.insert(inner.to_owned(), t.clone());
+                inner.to_owned()
+            }
+            None => t.clone(),
+        })
+        .collect();
+    (ids, back)
+}
+
 /// `<python> -m pytest -p pith_plugin --continue-on-collection-errors -q --color=no -- ids...`
 fn command(
-    ctx: &Context<'_>,
+    dir: &Path,
     interp: &Interpreter,
     plugin_dir: &Path,
     report: &Path,
     ids: &[String],
 ) -> Command {
-    let mut cmd = crate::base_command(&interp.program, ctx.root);
+    let mut cmd = crate::base_command(&interp.program, dir);
     cmd.args(["-m", "pytest", "-p", PLUGIN_MODULE]).args([
         "--continue-on-collection-errors",
         "-q",
