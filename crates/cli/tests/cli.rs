@@ -96,7 +96,11 @@ fn a_closed_stdout_is_not_an_error() {
 fn a_missing_runner_is_runner_missing_with_a_hint_and_exit_2() {
     // A Rust workspace on a machine whose PATH and CARGO_HOME hold no cargo.
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"x\"\nversion = \"0.1.0\"\n").unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"x\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
     let bare = tempfile::tempdir().unwrap();
     let out = pith()
         .args(["test", "--root"])
@@ -106,7 +110,12 @@ fn a_missing_runner_is_runner_missing_with_a_hint_and_exit_2() {
         .env("HOME", bare.path())
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let line = String::from_utf8(out.stdout).unwrap();
     let json: serde_json::Value = serde_json::from_str(line.trim_end()).unwrap();
     assert_eq!(json["status"], "RunnerMissing");
@@ -121,13 +130,21 @@ fn a_missing_runner_is_runner_missing_with_a_hint_and_exit_2() {
         .output()
         .unwrap();
     let line = String::from_utf8(out.stdout).unwrap();
-    assert!(line.contains("\"status\":\"RunnerMissing\"") && line.contains("cargo install cargo-nextest"), "{line}");
+    assert!(
+        line.contains("\"status\":\"RunnerMissing\"")
+            && line.contains("cargo install cargo-nextest"),
+        "{line}"
+    );
 }
 
 /// A directory holding `cargo` but not `cargo-nextest`, made of a symlink to the real cargo.
 fn cargo_dir() -> std::path::PathBuf {
     let real = std::env::var_os("PATH")
-        .and_then(|p| std::env::split_paths(&p).map(|d| d.join("cargo")).find(|c| c.is_file()))
+        .and_then(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join("cargo"))
+                .find(|c| c.is_file())
+        })
         .expect("cargo on PATH");
     let dir = std::env::temp_dir().join(format!("pith-it-cargo-only-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -87,8 +87,10 @@ impl RunnerError {
 }
 
 /// Names `--runner` accepts.
-pub const RUNNER_NAMES: &[&str] =
-    &["nextest", "cargo", "pytest", "go", "jest", "vitest", "node", "dotnet", "maven", "gradle", "ctest"];
+pub const RUNNER_NAMES: &[&str] = &[
+    "nextest", "cargo", "pytest", "go", "jest", "vitest", "node", "dotnet", "maven", "gradle",
+    "ctest",
+];
 
 /// The runners this workspace uses, in a fixed order. `only` keeps just the named one (for
 /// Rust, `nextest` or `cargo` also picks the path, whatever is installed).
@@ -111,7 +113,11 @@ pub fn detect(root: &Path, only: Option<&str>) -> Vec<Box<dyn Adapter>> {
     others.extend(jvm::detect(root));
     others.extend(dotnet::detect(root));
     others.extend(gtest::detect(root));
-    found.extend(others.into_iter().filter(|a| only.is_none_or(|n| n == a.name())));
+    found.extend(
+        others
+            .into_iter()
+            .filter(|a| only.is_none_or(|n| n == a.name())),
+    );
     found
 }
 

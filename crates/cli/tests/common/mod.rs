@@ -45,9 +45,9 @@ impl Answer {
     /// Failures shown in full, plus those counted in clusters, plus those left out: every
     /// failure the run had must be in exactly one of these.
     pub fn accounted(&self) -> u64 {
-        let clustered: u64 = self.json["clusters"]
-            .as_array()
-            .map_or(0, |c| c.iter().map(|c| c["affected"].as_u64().unwrap()).sum());
+        let clustered: u64 = self.json["clusters"].as_array().map_or(0, |c| {
+            c.iter().map(|c| c["affected"].as_u64().unwrap()).sum()
+        });
         self.failures().len() as u64 + clustered + self.json["moreFailures"].as_u64().unwrap_or(0)
     }
 
