@@ -16,8 +16,12 @@ const MARKERS: &[&str] = &[
     "pom.xml",
     "build.gradle",
     "build.gradle.kts",
+    "CMakeLists.txt",
     ".git",
 ];
+
+/// Project files whose name varies: a .NET solution or project.
+const MARKER_EXTENSIONS: &[&str] = &["sln", "csproj", "fsproj"];
 
 /// The workspace root for `start`, if any ancestor (or `start` itself) has a marker.
 pub fn find_root(start: &Path) -> Option<PathBuf> {
@@ -32,6 +36,19 @@ pub fn find_root(start: &Path) -> Option<PathBuf> {
         }
     }
     Some(nearest.to_path_buf())
+}
+
+fn is_project_dir(dir: &Path) -> bool {
+    MARKERS.iter().any(|m| dir.join(m).exists())
+        || std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| {
+                e.path()
+                    .extension()
+                    .is_some_and(|x| MARKER_EXTENSIONS.iter().any(|m| x == *m))
+            })
 }
 
 fn is_cargo_workspace(dir: &Path) -> bool {
@@ -63,5 +80,12 @@ mod tests {
         std::fs::create_dir_all(root.join("py/pkg")).unwrap();
         std::fs::write(root.join("py/pyproject.toml"), "").unwrap();
         assert_eq!(find_root(&root.join("py/pkg")), Some(root.join("py")));
+
+        std::fs::create_dir_all(root.join("dotnet/src/App")).unwrap();
+        std::fs::write(root.join("dotnet/App.sln"), "").unwrap();
+        assert_eq!(
+            find_root(&root.join("dotnet/src/App")),
+            Some(root.join("dotnet"))
+        );
     }
 }
