@@ -9,6 +9,10 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
+mod index_cmd;
+mod mcp_cmd;
+mod state_cmd;
+
 #[derive(Parser)]
 #[command(
     name = "pith",
@@ -38,9 +42,89 @@ enum Command {
         /// `go test -json`, jest/vitest JSON, GoogleTest JSON; format told from the content).
         #[arg(long, value_name = "PATH", num_args = 1.., conflicts_with_all = ["tests", "runner", "timeout"])]
         report: Vec<PathBuf>,
+        /// A generation from an earlier answer: when nothing changed since and the same
+        /// selection ran at it, answer `"unchanged":true` with that run's status, not running.
+        #[arg(long, value_name = "N", conflicts_with = "report")]
+        since: Option<u64>,
+        /// Wait at most this many seconds for another pith test in this workspace, then
+        /// answer status Busy (exit 2).
+        #[arg(long, value_name = "SECS", default_value_t = pith_engine::DEFAULT_WAIT.as_secs())]
+        wait: u64,
         /// Test ids from an earlier answer: re-run exactly these.
         #[arg(value_name = "TEST_ID")]
         tests: Vec<String>,
+    },
+    /// The workspace's generation, its last run, files changed since, its runners; one line of
+    /// JSON. Exits 0 when answered, whatever the last run's status.
+    Status {
+        /// Workspace root (default: the nearest ancestor with a project marker).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+        /// A generation from an earlier answer: when nothing changed since, answer just
+        /// `{"generation":N,"unchanged":true}`.
+        #[arg(long, value_name = "N")]
+        since: Option<u64>,
+    },
+    /// The last run's failures in detail (full messages, every project frame), ten a page;
+    /// one line of JSON. Exits 0 when answered.
+    Failures {
+        /// Workspace root (default: the nearest ancestor with a project marker).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+        /// Every frame, library frames included.
+        #[arg(long)]
+        stacks: bool,
+        /// Which page (the previous answer's `nextPage`).
+        #[arg(long, value_name = "N", default_value_t = 1,
+              value_parser = clap::value_parser!(u64).range(1..))]
+        page: u64,
+        /// Only these tests' failures.
+        #[arg(value_name = "TEST_ID")]
+        tests: Vec<String>,
+    },
+    /// Where NAME is defined: kind, file:line and container of each definition (syntactic).
+    Symbol {
+        /// A name, or a qualified name: `Config::load`, `pkg.module.func`, `Type.method`.
+        name: String,
+        /// Only definitions of this kind (function, method, class, struct, enum, interface,
+        /// trait, type, module, const, field, …).
+        #[arg(long, value_name = "K")]
+        kind: Option<String>,
+        /// Workspace root (default: the nearest ancestor with a project marker).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+    },
+    /// Where NAME is used: file:line sites, or per-file counts when there are many (syntactic).
+    Usages {
+        /// A name, or a qualified name (`Config::load` keeps only uses written so).
+        name: String,
+        /// Workspace root (default: the nearest ancestor with a project marker).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+    },
+    /// Serve MCP over stdio: the CLI's answers as tools (run_tests, get_guide, ...).
+    Mcp {
+        /// Workspace root (default: the nearest ancestor of the current directory with a
+        /// project marker).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+        /// One-line tool descriptions, for hosts that also read pith's instructions block.
+        #[arg(long)]
+        slim: bool,
+    },
+    /// Wire pith into an agent host: its MCP config and an instructions block (idempotent).
+    Init {
+        /// claude, codex, cursor, gemini, kiro, opencode, vscode or windsurf.
+        host: String,
+        /// Write nothing; print what would be written.
+        #[arg(long)]
+        print: bool,
+        /// Also write the host's config in your home directory (Windsurf's MCP config).
+        #[arg(long)]
+        user: bool,
+        /// Workspace root (default: the nearest ancestor with a project marker).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
     },
 }
 
@@ -52,14 +136,32 @@ const EXIT_INTERRUPTED: u8 = 130;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Mcp { root, slim } => mcp_cmd::mcp(root, slim),
+        Command::Init {
+            host,
+            print,
+            user,
+            root,
+        } => mcp_cmd::init(&host, print, user, root),
+        Command::Symbol { name, kind, root } => index_cmd::symbol(root, &name, kind.as_deref()),
+        Command::Usages { name, root } => index_cmd::usages(root, &name),
         Command::Test { root, report, .. } if !report.is_empty() => reports(root, &report),
         Command::Test {
             root,
             timeout,
             runner,
             tests,
+            since,
+            wait,
             ..
-        } => test(root, timeout, runner, tests),
+        } => test(root, timeout, runner, tests, since, wait),
+        Command::Status { root, since } => state_cmd::status(root, since),
+        Command::Failures {
+            root,
+            stacks,
+            page,
+            tests,
+        } => state_cmd::failures(root, stacks, page, tests),
     }
 }
 
@@ -68,6 +170,8 @@ fn test(
     timeout: u64,
     runner: Option<String>,
     tests: Vec<String>,
+    since: Option<u64>,
+    wait: u64,
 ) -> ExitCode {
     pith_runner::process::install_signal_handlers();
     let cwd = match std::env::current_dir() {
@@ -86,7 +190,12 @@ fn test(
         cancel: None,
         progress,
     };
-    let result = pith_engine::run_tests(&req);
+    let state = pith_engine::StateOptions {
+        since,
+        wait: Some(Duration::from_secs(wait)),
+        watcher: None,
+    };
+    let result = pith_engine::run_tests_with(&req, &state);
     if pith_runner::process::was_interrupted() {
         return ExitCode::from(EXIT_INTERRUPTED);
     }
@@ -109,6 +218,7 @@ fn reports(root: Option<PathBuf>, files: &[PathBuf]) -> ExitCode {
 
 /// Prints a report's answer and turns its status into the exit code.
 fn answer(report: &pith_model::Report) -> ExitCode {
+    state_cmd::warn(&report.warnings);
     print_line(&pith_wire::to_json(&pith_wire::test_answer(report)));
     ExitCode::from(report.status().exit_code() as u8)
 }

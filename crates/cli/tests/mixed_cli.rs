@@ -20,16 +20,28 @@ fn every_runner_runs_into_one_answer_with_per_runner_counts() {
     // Paths and ids are relative to the workspace root, not to the package pytest ran in.
     let f = &a.failures()[0];
     assert_eq!(f["test"], "python/tests/test_geometry.py::test_square");
-    assert!(f["frames"][0].as_str().unwrap().starts_with("python/tests/test_geometry.py:5"));
+    assert!(f["frames"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("python/tests/test_geometry.py:5"));
 
     // The failing id re-runs in its own runner only, and the answer has no per-runner list.
     let again = pith(ws.path(), &["python/tests/test_geometry.py::test_square"]);
     assert_eq!(again.json["runner"], "pytest", "{}", again.line);
     assert_eq!(again.json["failed"], 1);
-    assert!(again.json.get("runs").is_none() && again.json.get("passed").is_none(), "{}", again.line);
+    assert!(
+        again.json.get("runs").is_none() && again.json.get("passed").is_none(),
+        "{}",
+        again.line
+    );
 
     let only = pith(ws.path(), &["--runner", "cargo"]);
-    assert_eq!((only.status(), only.json["runner"].as_str()), ("TestsPassed", Some("cargo")), "{}", only.line);
+    assert_eq!(
+        (only.status(), only.json["runner"].as_str()),
+        ("TestsPassed", Some("cargo")),
+        "{}",
+        only.line
+    );
 }
 
 #[test]

@@ -228,6 +228,8 @@ fn ids_from_an_answer_rerun_exactly_those_tests() {
 fn the_callers_shell_does_not_change_the_answer() {
     let ws = fixture("python/plain");
     let plain = pith(ws.path(), &[]);
+    // A fresh copy: in the same workspace the second answer would carry the first's history.
+    let ws = fixture("python/plain");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_pith"))
         .args(["test", "--root"])
         .arg(ws.path())

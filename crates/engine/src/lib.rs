@@ -2,6 +2,8 @@
 //! computed in one place: find the workspace, pick its runners, run them, merge their results.
 //! The engine does no printing and no serialization; progress goes through a callback.
 
+mod state;
+mod symbols;
 mod workspace;
 
 use std::path::{Path, PathBuf};
@@ -12,6 +14,11 @@ use std::time::{Duration, Instant};
 use pith_model::{Report, Run};
 use pith_runner::{Adapter, Context, PathMap, RunnerError};
 
+pub use state::{
+    failures, run_tests_with, status, FailuresRequest, StateOptions, StatusRequest, Watcher,
+    DEFAULT_WAIT,
+};
+pub use symbols::{find_symbol, find_usages, Definition, FileUses, Kind, SymbolError};
 pub use workspace::find_root;
 
 /// Default bound on a whole test run.
@@ -42,6 +49,8 @@ pub enum EngineError {
     Runner(#[from] RunnerError),
     #[error(transparent)]
     Report(#[from] pith_runner::report::ReportError),
+    #[error(transparent)]
+    State(#[from] pith_store::StoreError),
 }
 
 /// One `pith test` request, as the CLI or an MCP tool call states it.
@@ -62,12 +71,21 @@ pub struct TestRequest {
     pub progress: Option<Box<dyn Fn(&str) + Send + Sync>>,
 }
 
-/// Runs the workspace's tests and reports what happened. A red run is `Ok`; `Err` means pith
-/// could not do its job.
+/// Runs the workspace's tests and reports what happened, recording the run in the workspace's
+/// history ([`run_tests_with`] with default [`StateOptions`]). A red run is `Ok`; `Err` means
+/// pith could not do its job.
 pub fn run_tests(req: &TestRequest) -> Result<Report, EngineError> {
-    let start = Instant::now();
-    let root = resolve_root(req)?;
-    let adapters = select_runners(&root, req.runner.as_deref())?;
+    run_tests_with(req, &StateOptions::default())
+}
+
+/// Runs the selected runners: the part of a test run that does not involve the workspace state.
+fn execute(
+    req: &TestRequest,
+    root: &Path,
+    adapters: &[Box<dyn Adapter>],
+    start: Instant,
+) -> Result<Report, EngineError> {
+    let root = root.to_path_buf();
     let cache = cache_dir()?;
     let scratch = tempfile::Builder::new()
         .prefix("run-")
@@ -87,14 +105,14 @@ pub fn run_tests(req: &TestRequest) -> Result<Report, EngineError> {
     };
 
     let mut runs = Vec::new();
-    for (adapter, tests) in route(&adapters, &req.tests) {
+    for (adapter, tests) in route(adapters, &req.tests) {
         if let Some(progress) = &req.progress {
             progress(adapter.name());
         }
         runs.push(adapter.run(&ctx, &tests)?);
     }
     if let Some(first) = runs.first_mut() {
-        first.not_found.extend(unclaimed(&adapters, &req.tests));
+        first.not_found.extend(unclaimed(adapters, &req.tests));
     } else {
         // Every id was unclaimed: nothing ran, and the answer says which ids matched nothing.
         let mut run = Run::new(
@@ -110,6 +128,7 @@ pub fn run_tests(req: &TestRequest) -> Result<Report, EngineError> {
     Ok(Report {
         runs,
         duration: start.elapsed(),
+        ..Report::default()
     })
 }
 
@@ -139,7 +158,11 @@ pub fn read_reports(
     }
     // A report's duration is the one it recorded, not the time pith took to read it.
     let duration = runs.iter().map(|r| r.duration).sum();
-    Ok(Report { runs, duration })
+    Ok(Report {
+        runs,
+        duration,
+        ..Report::default()
+    })
 }
 
 fn select_runners(root: &Path, only: Option<&str>) -> Result<Vec<Box<dyn Adapter>>, EngineError> {
@@ -162,7 +185,15 @@ fn select_runners(root: &Path, only: Option<&str>) -> Result<Vec<Box<dyn Adapter
 }
 
 /// Directories never searched for projects: dependencies, build output, environments.
-const NOT_PROJECTS: &[&str] = &["node_modules", "target", "build", "dist", "vendor", "venv", "__pycache__"];
+const NOT_PROJECTS: &[&str] = &[
+    "node_modules",
+    "target",
+    "build",
+    "dist",
+    "vendor",
+    "venv",
+    "__pycache__",
+];
 
 /// The runners of the workspace: those of the root, then those of its immediate
 /// subdirectories (a repository with a Rust crate, `python/` and `web/`), one per runner name,
@@ -194,12 +225,17 @@ fn detect_workspace(root: &Path, only: Option<&str>) -> Vec<Box<dyn Adapter>> {
 }
 
 fn resolve_root(req: &TestRequest) -> Result<PathBuf, EngineError> {
-    match &req.root {
+    resolve(req.root.as_deref(), &req.cwd)
+}
+
+/// The workspace root: `root` when given (relative to `cwd`), else found from `cwd`.
+fn resolve(root: Option<&Path>, cwd: &Path) -> Result<PathBuf, EngineError> {
+    match root {
         Some(root) => {
             let root = if root.is_absolute() {
-                root.clone()
+                root.to_path_buf()
             } else {
-                req.cwd.join(root)
+                cwd.join(root)
             };
             if !root.is_dir() {
                 return Err(EngineError::BadRoot(root));
@@ -207,7 +243,7 @@ fn resolve_root(req: &TestRequest) -> Result<PathBuf, EngineError> {
             Ok(root.canonicalize().unwrap_or(root))
         }
         None => {
-            let cwd = req.cwd.canonicalize().unwrap_or_else(|_| req.cwd.clone());
+            let cwd = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
             Ok(find_root(&cwd).unwrap_or(cwd))
         }
     }

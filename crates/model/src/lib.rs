@@ -5,10 +5,11 @@ use std::time::Duration;
 
 /// The verdict of a run. Ordered from least to most severe, so merging several runners' results
 /// keeps the worst (`max`). Never `TestsPassed` unless everything asked for ran and passed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub enum Status {
     TestsPassed,
     /// Nothing was selected or collected, so nothing was proven.
+    #[default]
     NoTestsRan,
     /// Some requested test ids matched nothing (the rest may have passed).
     TestsNotFound,
@@ -23,6 +24,9 @@ pub enum Status {
     TimedOut,
     /// The detected runner is not installed where the project needs it.
     RunnerMissing,
+    /// Another pith run holds this workspace and did not finish within the wait bound: nothing
+    /// ran. Never recorded in the history.
+    Busy,
 }
 
 impl Status {
@@ -37,7 +41,25 @@ impl Status {
             Status::Crashed => "Crashed",
             Status::TimedOut => "TimedOut",
             Status::RunnerMissing => "RunnerMissing",
+            Status::Busy => "Busy",
         }
+    }
+
+    /// The status a [`Status::name`] names.
+    pub fn from_name(name: &str) -> Option<Status> {
+        const ALL: [Status; 10] = [
+            Status::TestsPassed,
+            Status::NoTestsRan,
+            Status::TestsNotFound,
+            Status::TestsFailed,
+            Status::CollectionFailed,
+            Status::BuildFailed,
+            Status::Crashed,
+            Status::TimedOut,
+            Status::RunnerMissing,
+            Status::Busy,
+        ];
+        ALL.into_iter().find(|s| s.name() == name)
     }
 
     /// The process exit code this status maps to: 0 green, 1 the code under test is not green,
@@ -45,7 +67,7 @@ impl Status {
     pub const fn exit_code(self) -> i32 {
         match self {
             Status::TestsPassed => 0,
-            Status::RunnerMissing => 2,
+            Status::RunnerMissing | Status::Busy => 2,
             _ => 1,
         }
     }
@@ -119,8 +141,14 @@ pub struct Failure {
     /// Outermost first, innermost (where it broke) last. Includes library frames.
     pub frames: Vec<Frame>,
     pub phase: Phase,
-    /// The runner reported it failing and then passing on a retry.
+    /// The runner reported it failing and then passing on a retry, or the history saw its
+    /// outcome change between runs of the same content.
     pub flaky: bool,
+    /// Its first failure: it passed (or did not exist) in the runs before. Set from history.
+    pub new: bool,
+    /// Consecutive runs it has failed in, this one included, when more than one. Set from
+    /// history.
+    pub failing_for: u32,
 }
 
 impl Failure {
@@ -143,6 +171,34 @@ pub struct BuildError {
     /// Compiler error code such as `E0308`.
     pub code: Option<String>,
     pub message: String,
+}
+
+/// How one test ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    Passed,
+    Failed,
+    Skipped,
+}
+
+/// One test's result, as an adapter reports it for the history. Failures are described in
+/// full in [`Run::failures`]; this only adds what they lack (passes, durations).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestOutcome {
+    pub test: String,
+    pub outcome: Outcome,
+    /// When the runner measured it.
+    pub duration: Option<Duration>,
+}
+
+impl TestOutcome {
+    pub fn passed(test: impl Into<String>, duration: Option<Duration>) -> Self {
+        TestOutcome {
+            test: test.into(),
+            outcome: Outcome::Passed,
+            duration,
+        }
+    }
 }
 
 /// What one runner did in one run: counts, failures, and the raw evidence when the run did not
@@ -175,6 +231,10 @@ pub struct Run {
     pub lacks: Option<String>,
     /// The interpreter used, only when it is not the one the user's shell would pick.
     pub interpreter: Option<String>,
+    /// Per-test outcomes, when the adapter reports them (at least the passed tests; failed
+    /// ones may be here too, with their durations). Feeds the history: recovered and flaky
+    /// tests. Empty when the adapter does not report them.
+    pub outcomes: Vec<TestOutcome>,
 }
 
 impl Run {
@@ -221,16 +281,94 @@ impl Run {
 pub struct Report {
     pub runs: Vec<Run>,
     pub duration: Duration,
+    /// The workspace generation the run tested (`None` when the workspace state is not
+    /// available).
+    pub generation: Option<u64>,
+    /// Set instead of running when nothing changed since the same selection last ran: the
+    /// answer is that run's summary.
+    pub unchanged: Option<RunSummary>,
+    /// Tests that passed in this run after failing in the one before.
+    pub recovered: u32,
+    /// One-line warnings for a human (a damaged state database moved aside); never part of
+    /// the answer.
+    pub warnings: Vec<String>,
 }
 
 impl Report {
     pub fn status(&self) -> Status {
+        if let Some(u) = &self.unchanged {
+            return u.status;
+        }
         self.runs
             .iter()
             .map(Run::status)
             .max()
             .unwrap_or(Status::NoTestsRan)
     }
+}
+
+/// A run as the history remembers it: the verdict and counts, without the failures.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RunSummary {
+    /// The workspace generation the run tested.
+    pub generation: u64,
+    pub status: Status,
+    pub runner: String,
+    pub passed: u32,
+    pub failed: u32,
+    pub skipped: u32,
+    /// Modules that failed to collect.
+    pub errors: u32,
+    /// Tests that passed after failing in the run before.
+    pub recovered: u32,
+    pub duration: Duration,
+    /// How many test ids the run was asked for; 0 when it ran everything.
+    pub requested: u32,
+}
+
+/// A runner the workspace uses, and what pith knows of how it resolves (from its last run).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RunnerInfo {
+    pub name: String,
+    /// The interpreter it runs under, when not the shell's default.
+    pub interpreter: Option<String>,
+    /// What it cannot tell (`isolation`).
+    pub lacks: Option<String>,
+    /// Its last run found it not installed.
+    pub missing: bool,
+}
+
+/// What `pith status` knows: the workspace's generation, its last run, what changed since.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct WorkspaceState {
+    /// Increases exactly when the workspace's source content changes.
+    pub generation: u64,
+    /// Asked with `since` and nothing changed since that generation: nothing else is set.
+    pub unchanged: bool,
+    pub last_run: Option<RunSummary>,
+    /// Files changed (edited, added, deleted) since the last run, most recent first; may be a
+    /// prefix of all of them.
+    pub changed: Vec<String>,
+    /// How many files changed since the last run in all.
+    pub changed_count: u64,
+    pub runners: Vec<RunnerInfo>,
+    /// One-line warnings for a human; never part of the answer.
+    pub warnings: Vec<String>,
+}
+
+/// What `pith failures` knows: the last run's failures in full.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FailureDetails {
+    /// The run they come from; `None` when no run was recorded yet.
+    pub run: Option<RunSummary>,
+    /// Every failure of that run (or just the named tests'), frames complete.
+    pub failures: Vec<Failure>,
+    /// Named tests that ran in that run and did not fail.
+    pub not_failing: Vec<String>,
+    /// Named tests that run did not run.
+    pub not_found: Vec<String>,
+    /// One-line warnings for a human; never part of the answer.
+    pub warnings: Vec<String>,
 }
 
 #[cfg(test)]

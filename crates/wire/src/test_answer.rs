@@ -1,10 +1,12 @@
-//! The answer to `pith test`: status, counts, failures in full up to a cap, the rest clustered
-//! by cause, and every left-out item counted. Shaping is deterministic and never cuts a shown
-//! failure's id, first message line or deepest project frame.
+//! The answer to `pith test`: the generation it describes, status, counts, failures in full up
+//! to a cap, the rest clustered by cause, and every left-out item counted. Shaping is
+//! deterministic and never cuts a shown failure's id, first message line or deepest project
+//! frame. When nothing changed since the same selection last ran, the answer is that run's
+//! status and counts with `"unchanged":true`.
 
 use std::collections::HashMap;
 
-use pith_model::{BuildError, Failure, Phase, Report, Run};
+use pith_model::{BuildError, Failure, Phase, Report, Run, RunSummary, Status};
 use serde::Serialize;
 
 use crate::MANY_FAILURES_BUDGET;
@@ -26,6 +28,12 @@ const BUILD_ERRORS: usize = 5;
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TestAnswer {
+    /// The workspace generation the answer describes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generation: Option<u64>,
+    /// Nothing ran: the content and the selection are those of the last run, which this is.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unchanged: bool,
     pub status: &'static str,
     pub runner: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -34,7 +42,12 @@ pub struct TestAnswer {
     pub interpreter: Option<String>,
     #[serde(flatten)]
     pub counts: Counts,
-    pub duration_s: f64,
+    /// Tests that passed after failing in the run before.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub recovered: usize,
+    /// Absent when nothing ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_s: Option<f64>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub running: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -115,6 +128,12 @@ pub struct FailureOut {
     pub phase: Option<&'static str>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub flaky: bool,
+    /// Its first failure (it passed, or did not exist, before).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub new: bool,
+    /// Consecutive runs it has failed in, this one included.
+    #[serde(skip_serializing_if = "is_zero_u32")]
+    pub failing_for: u32,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -149,6 +168,10 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
+pub(crate) fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
+}
+
 /// What failures are grouped by: the error's type (or, lacking one, its message) and where in
 /// the project it broke.
 type Cause = (String, Option<String>);
@@ -160,6 +183,9 @@ fn cause(f: &Failure) -> Cause {
 
 /// Shapes a report into the `pith test` answer.
 pub fn test_answer(report: &Report) -> TestAnswer {
+    if let Some(u) = &report.unchanged {
+        return unchanged_answer(report.generation.unwrap_or(u.generation), u);
+    }
     let runs = &report.runs;
     let mut counts = Counts::default();
     for r in runs {
@@ -175,6 +201,8 @@ pub fn test_answer(report: &Report) -> TestAnswer {
         (!parts.is_empty()).then(|| parts.join("\n"))
     };
     let mut answer = TestAnswer {
+        generation: report.generation,
+        unchanged: false,
         status: report.status().name(),
         runner: runs
             .iter()
@@ -184,7 +212,9 @@ pub fn test_answer(report: &Report) -> TestAnswer {
         lacks: joined(|r| r.lacks.as_ref()),
         interpreter: joined(|r| r.interpreter.as_ref()),
         counts: counts.settle(),
-        duration_s: (report.duration.as_secs_f64() * 10.0).round() / 10.0,
+        recovered: report.recovered as usize,
+        // Busy ran nothing: how long it waited is no signal.
+        duration_s: (report.status() != Status::Busy).then(|| tenths(report.duration)),
         running: runs
             .iter()
             .flat_map(|r| r.running.iter().cloned())
@@ -218,6 +248,42 @@ pub fn test_answer(report: &Report) -> TestAnswer {
     };
     shape_failures(&mut answer, &all_failures);
     answer
+}
+
+/// Seconds rounded to a tenth.
+pub(crate) fn tenths(d: std::time::Duration) -> f64 {
+    (d.as_secs_f64() * 10.0).round() / 10.0
+}
+
+/// The answer when nothing changed since the same selection ran: that run's status and counts.
+fn unchanged_answer(generation: u64, u: &RunSummary) -> TestAnswer {
+    TestAnswer {
+        generation: Some(generation),
+        unchanged: true,
+        status: u.status.name(),
+        runner: u.runner.clone(),
+        lacks: None,
+        interpreter: None,
+        counts: Counts {
+            selected: 0,
+            passed: u.passed as usize,
+            failed: u.failed as usize,
+            skipped: u.skipped as usize,
+            errors: u.errors as usize,
+        },
+        recovered: 0,
+        duration_s: None,
+        running: Vec::new(),
+        not_found: Vec::new(),
+        hint: None,
+        build_errors: Vec::new(),
+        more_build_errors: 0,
+        failures: Vec::new(),
+        clusters: Vec::new(),
+        more_failures: 0,
+        tail: None,
+        runs: Vec::new(),
+    }
 }
 
 fn dedup_build_errors<'a>(errors: impl Iterator<Item = &'a BuildError>) -> Vec<&'a BuildError> {
@@ -257,6 +323,8 @@ fn failure_out(f: &Failure, frames: usize, code_frames: usize) -> FailureOut {
         frames,
         phase: (f.phase != Phase::Call).then(|| f.phase.name()),
         flaky: f.flaky,
+        new: f.new,
+        failing_for: f.failing_for,
     }
 }
 

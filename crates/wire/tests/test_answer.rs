@@ -31,6 +31,7 @@ fn report(run: Run, secs: f64) -> Report {
     Report {
         runs: vec![run],
         duration: Duration::from_secs_f64(secs),
+        ..Report::default()
     }
 }
 
@@ -163,6 +164,7 @@ fn setup_phase_and_flaky_are_named_only_when_true() {
         )],
         phase: Phase::Setup,
         flaky: true,
+        ..Failure::default()
     };
     let run = Run {
         passed: 2,
@@ -224,6 +226,7 @@ fn several_runners_get_per_runner_counts() {
     let r = Report {
         runs: vec![a, b],
         duration: Duration::from_secs(2),
+        ..Report::default()
     };
     insta::assert_snapshot!(render(&r), @r#"{"status":"TestsFailed","runner":"nextest,pytest","passed":6,"failed":1,"durationS":2.0,"failures":[{"test":"tests/test_distinct_00.py::test_value_1","message":"AssertionError: assert 1 == 2","frames":["tests/test_distinct_00.py:6 assert value == expected"]}],"runs":[{"runner":"nextest","status":"TestsPassed","passed":4},{"runner":"pytest","status":"TestsFailed","passed":2,"failed":1}]}"#);
 }
@@ -262,7 +265,7 @@ fn arb_failure() -> impl Strategy<Value = Failure> {
                 })
                 .collect(),
             phase,
-            flaky: false,
+            ..Failure::default()
         })
 }
 

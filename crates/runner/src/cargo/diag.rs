@@ -311,6 +311,7 @@ running 1 test
         assert_eq!(m.build_success, Some(true));
         assert_eq!(m.artifacts.len(), 2);
         assert_eq!(m.artifacts[0].binary_id, "a");
+        assert_eq!(m.artifacts[0].version.as_deref(), Some("0.1.0"));
         assert_eq!(
             m.artifacts[0].package_dir,
             Path::new("/tmp/exp/workspace/crates/a")
@@ -394,8 +395,14 @@ running 1 test
     #[test]
     fn package_versions() {
         let v = |id: &str| package_version(id);
-        assert_eq!(v("path+file:///ws/crates/a#0.1.0").as_deref(), Some("0.1.0"));
-        assert_eq!(v("path+file:///ws/x#my-pkg@1.2.3-rc.1").as_deref(), Some("1.2.3-rc.1"));
+        assert_eq!(
+            v("path+file:///ws/crates/a#0.1.0").as_deref(),
+            Some("0.1.0")
+        );
+        assert_eq!(
+            v("path+file:///ws/x#my-pkg@1.2.3-rc.1").as_deref(),
+            Some("1.2.3-rc.1")
+        );
         assert_eq!(v("a 0.1.0 (path+file:///ws/a)").as_deref(), Some("0.1.0"));
         assert_eq!(v("path+file:///ws/x#my-pkg"), None);
         assert_eq!(v(""), None);

@@ -8,8 +8,12 @@
 //! Doctests: nextest does not run them, so a nextest run reports none. Plain `cargo test` runs
 //! them and names them `pkg::doc <libtest name>` (`pkg::doc src/lib.rs - add (line 3)`); such
 //! ids are re-run with `cargo test --doc` even when nextest is installed.
+//!
+//! Backtraces: the tests run with `RUST_BACKTRACE=0`, so a panic's frame is its location only;
+//! `enrich` then re-runs a few panicking tests with backtraces for their callers' frames.
 
 mod diag;
+mod enrich;
 mod junit;
 mod libtest;
 mod nextest;
@@ -33,9 +37,11 @@ const CARGO_HINT: &str = "install Rust: https://rustup.rs";
 const NEXTEST_INSTALL_HINT: &str = "install cargo-nextest: cargo install cargo-nextest --locked";
 
 /// Variables of the caller's shell that would change what cargo or the tests print, on top of
-/// every `NEXTEST_*` one.
+/// every `NEXTEST_*` one. (`RUST_LIB_BACKTRACE` would make `Backtrace::capture` pay for
+/// symbolizing where pith turned backtraces off.)
 const SCRUBBED_ENV: &[&str] = &[
     "RUST_TEST_NOCAPTURE",
+    "RUST_LIB_BACKTRACE",
     "CARGO_TERM_QUIET",
     "CARGO_TERM_VERBOSE",
 ];
@@ -117,12 +123,13 @@ impl Adapter for Cargo {
         }
         let mut run = Run::new(self.name());
         if tests.is_empty() {
-            let part = if self.nextest {
+            let (part, arts) = if self.nextest {
                 nextest::run(ctx, &cargo, None)?
             } else {
                 plain::run(ctx, &cargo, None)?
             };
             merge(&mut run, part);
+            enrich::frames(ctx, &cargo, &mut run, &arts);
             return Ok(run);
         }
         let mut ids: Vec<TestId> = Vec::new();
@@ -133,25 +140,29 @@ impl Adapter for Cargo {
                 None => run.not_found.push(t.clone()),
             }
         }
+        let mut artifacts: Vec<diag::Artifact> = Vec::new();
         let (doc, other): (Vec<TestId>, Vec<TestId>) = if self.nextest {
             ids.into_iter().partition(TestId::is_doc)
         } else {
             (Vec::new(), ids)
         };
         if !other.is_empty() {
-            let part = if self.nextest {
+            let (part, arts) = if self.nextest {
                 nextest::run(ctx, &cargo, Some(&other))?
             } else {
                 plain::run(ctx, &cargo, Some(&other))?
             };
             merge(&mut run, part);
+            artifacts.extend(arts);
         }
         if !doc.is_empty() && std::time::Instant::now() < ctx.deadline {
-            let mut part = plain::run(ctx, &cargo, Some(&doc))?;
+            // Doctests are never enriched: their artifacts are not needed.
+            let (mut part, _) = plain::run(ctx, &cargo, Some(&doc))?;
             // Only the doctests ran without nextest: the rest kept its isolation.
             part.lacks = None;
             merge(&mut run, part);
         }
+        enrich::frames(ctx, &cargo, &mut run, &artifacts);
         Ok(run)
     }
 }
@@ -202,13 +213,24 @@ impl TestId {
 
 fn split_id(id: &str) -> Option<(&str, &str)> {
     let (binary, test) = id.split_once(' ')?;
-    let ok = !binary.is_empty()
-        && !test.trim().is_empty()
-        && !binary.starts_with(':')
-        && binary
-            .chars()
-            .all(|c| c.is_alphanumeric() || "_-:/.".contains(c));
-    ok.then_some((binary, test))
+    let name = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+    };
+    // `pkg`, `pkg::target`, or `pkg::bin/NAME` (also `example/`, `bench/`): no dots, no other
+    // slashes, so paths (`tests/a.test.js > x`) and Go import paths are never taken for one.
+    let ok = match binary.split_once("::") {
+        None => name(binary),
+        Some((pkg, target)) => {
+            let target = ["bin/", "example/", "bench/"]
+                .iter()
+                .find_map(|k| target.strip_prefix(k))
+                .unwrap_or(target);
+            name(pkg) && name(target)
+        }
+    };
+    (ok && !test.trim().is_empty()).then_some((binary, test))
 }
 
 /// rustdoc names doctests `FILE - ITEM (line N)`.
@@ -216,9 +238,18 @@ fn is_doctest_name(name: &str) -> bool {
     name.contains(" - ") && name.contains("(line ")
 }
 
-/// The environment pith sets for cargo and the tests, whatever the caller's shell has.
+/// cargo (or nextest) in the workspace root with the environment pith sets, backtraces off:
+/// symbolizing one costs ~200 ms per test process, and nextest runs each test in its own.
 fn command(cargo: &Path, ctx: &Context<'_>) -> Command {
     let mut cmd = crate::base_command(cargo, ctx.root);
+    set_env(&mut cmd);
+    cmd.env("RUST_BACKTRACE", "0");
+    cmd
+}
+
+/// The environment pith sets for cargo and the tests, whatever the caller's shell has
+/// (`RUST_BACKTRACE` aside, which each caller sets).
+fn set_env(cmd: &mut Command) {
     for (k, _) in std::env::vars_os() {
         if k.to_string_lossy().starts_with("NEXTEST_") {
             cmd.env_remove(&k);
@@ -227,10 +258,8 @@ fn command(cargo: &Path, ctx: &Context<'_>) -> Command {
     for var in SCRUBBED_ENV {
         cmd.env_remove(var);
     }
-    cmd.env("RUST_BACKTRACE", "1")
-        .env("CARGO_TERM_COLOR", "never")
+    cmd.env("CARGO_TERM_COLOR", "never")
         .env("CARGO_TERM_PROGRESS_WHEN", "never");
-    cmd
 }
 
 fn spawn_error(cargo: &Path, source: std::io::Error) -> RunnerError {
@@ -251,6 +280,7 @@ fn merge(run: &mut Run, part: Run) {
     run.skipped += part.skipped;
     run.duration += part.duration;
     run.failures.extend(part.failures);
+    run.outcomes.extend(part.outcomes);
     for e in part.build_errors {
         if !run.build_errors.contains(&e) {
             run.build_errors.push(e);
@@ -337,12 +367,12 @@ fn failure(
         };
     };
     let mut frames = backtrace_frames(ctx, &p.frames, pkg_dir);
-    if !frames.iter().any(|f| f.project) {
-        if let Some((file, line)) = &p.location {
-            let f = locate(ctx, file, *line, pkg_dir);
-            if f.project {
-                frames.push(f);
-            }
+    // Without a backtrace the panic's location is the one frame, in the project or not (so
+    // `enrich` can tell a re-run panicked at the same place); with one, the location is added
+    // only when the backtrace names no project frame.
+    if let Some(at) = panic_location(ctx, &p, pkg_dir) {
+        if frames.is_empty() || (at.project && !frames.iter().any(|f| f.project)) {
+            frames.push(at);
         }
     }
     ctx.paths.fill_code(&mut frames);
@@ -357,6 +387,12 @@ fn failure(
         frames,
         ..Failure::default()
     }
+}
+
+/// Where a panic happened, located like its frames.
+fn panic_location(ctx: &Context<'_>, p: &panic::Panic, pkg_dir: Option<&Path>) -> Option<Frame> {
+    let (file, line) = p.location.as_ref()?;
+    Some(locate(ctx, file, *line, pkg_dir))
 }
 
 /// Backtrace frames, outermost first. `./src/x.rs` is relative to the package directory (the
@@ -438,6 +474,28 @@ fn toml_str(s: &OsStr) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ids_of_other_runners_are_not_rust_ids() {
+        for id in [
+            "single tests::off_by_one",
+            "b::api public_api_fails",
+            "x::bin/tool t::a",
+            "pkg::doc src/lib.rs - add (line 3)",
+        ] {
+            assert!(split_id(id).is_some(), "{id}");
+        }
+        for id in [
+            "tests/a.test.js > price > dollars",
+            "example.com/m/pkg.TestX",
+            "tests/t.py::test_x",
+            "Suite.Test x",
+            "::x y",
+            "pkg ",
+        ] {
+            assert!(split_id(id).is_none(), "{id}");
+        }
+    }
 
     #[test]
     fn progress_lines_are_not_evidence() {

@@ -39,7 +39,7 @@ pub(super) fn run(
     ctx: &Context<'_>,
     cargo: &Path,
     selection: Option<&[TestId]>,
-) -> Result<Run, RunnerError> {
+) -> Result<(Run, Vec<diag::Artifact>), RunnerError> {
     let scratch = absolute(ctx.scratch);
     let junit_path = scratch.join("nextest-junit.xml");
     let config = scratch.join("nextest-pith.toml");
@@ -66,11 +66,12 @@ pub(super) fn run(
         let cap = match process::run(cmd, ctx.deadline, ctx.cancel) {
             Ok(c) => c,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(Run {
+                let run = Run {
                     status: Some(Status::RunnerMissing),
                     hint: Some(super::CARGO_HINT.to_owned()),
                     ..Run::new("nextest")
-                })
+                };
+                return Ok((run, Vec::new()));
             }
             Err(e) => return Err(super::spawn_error(cargo, e)),
         };
@@ -97,7 +98,7 @@ pub(super) fn run(
                     let mut run = Run::new("nextest");
                     run.not_found = not_found;
                     run.duration = elapsed;
-                    return Ok(run);
+                    return Ok((run, Vec::new()));
                 }
                 continue;
             }
@@ -111,7 +112,7 @@ pub(super) fn run(
         not_found.append(&mut run.not_found);
         run.not_found = not_found;
         run.duration = elapsed;
-        return Ok(run);
+        return Ok((run, msgs.artifacts));
     }
 }
 
@@ -281,7 +282,10 @@ fn judge(
                 f.flaky = true;
                 run.failures.push(f);
             }
-            junit::Outcome::Passed => run.passed += 1,
+            junit::Outcome::Passed => {
+                run.passed += 1;
+                run.outcomes.push(pith_model::TestOutcome::passed(id, None));
+            }
             junit::Outcome::Failed => {
                 let fault = case.fault.clone().unwrap_or_default();
                 match abort_signal(&fault) {

@@ -21,13 +21,13 @@ pub(super) fn run(
     ctx: &Context<'_>,
     cargo: &Path,
     selection: Option<&[TestId]>,
-) -> Result<Run, RunnerError> {
+) -> Result<(Run, Vec<diag::Artifact>), RunnerError> {
     let mut run = Run::new("cargo");
     run.lacks = Some("isolation".to_owned());
     let Some(ids) = selection else {
-        let part = invoke(ctx, cargo, None)?;
+        let (part, artifacts) = invoke(ctx, cargo, None)?;
         super::merge(&mut run, part);
-        return Ok(run);
+        return Ok((run, artifacts));
     };
     // One cargo invocation per binary.
     type Target = (String, Vec<String>);
@@ -39,21 +39,28 @@ pub(super) fn run(
             None => groups.push((target, vec![id.clone()])),
         }
     }
+    let mut artifacts = Vec::new();
     for (_, group) in groups {
         if Instant::now() >= ctx.deadline {
             break;
         }
-        let part = invoke(ctx, cargo, Some(&group))?;
+        let (part, arts) = invoke(ctx, cargo, Some(&group))?;
         let stop = part.status == Some(Status::TimedOut);
         super::merge(&mut run, part);
+        artifacts.extend(arts);
         if stop {
             break;
         }
     }
-    Ok(run)
+    Ok((run, artifacts))
 }
 
-fn invoke(ctx: &Context<'_>, cargo: &Path, group: Option<&[TestId]>) -> Result<Run, RunnerError> {
+/// One `cargo test`: its run and the artifacts cargo announced.
+fn invoke(
+    ctx: &Context<'_>,
+    cargo: &Path,
+    group: Option<&[TestId]>,
+) -> Result<(Run, Vec<diag::Artifact>), RunnerError> {
     let mut cmd = super::command(cargo, ctx);
     cmd.arg("test");
     match group.and_then(|g| g.first()) {
@@ -78,17 +85,20 @@ fn invoke(ctx: &Context<'_>, cargo: &Path, group: Option<&[TestId]>) -> Result<R
     let cap = match process::run(cmd, ctx.deadline, ctx.cancel) {
         Ok(c) => c,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(Run {
+            let run = Run {
                 status: Some(Status::RunnerMissing),
                 hint: Some(super::CARGO_HINT.to_owned()),
                 ..Run::new("cargo")
-            })
+            };
+            return Ok((run, Vec::new()));
         }
         Err(e) => return Err(super::spawn_error(cargo, e)),
     };
-    let mut run = judge(ctx, &cap, group);
+    let stdout = cap.stdout_str();
+    let msgs = diag::parse(&stdout);
+    let mut run = judge(ctx, &cap, &stdout, &msgs, group);
     run.duration = cap.elapsed;
-    Ok(run)
+    Ok((run, msgs.artifacts))
 }
 
 /// Which binary a block came from.
@@ -150,13 +160,17 @@ fn resolve(ctx: &Context<'_>, who: Option<&Announced>, artifacts: &[diag::Artifa
     }
 }
 
-fn judge(ctx: &Context<'_>, cap: &Captured, group: Option<&[TestId]>) -> Run {
+fn judge(
+    ctx: &Context<'_>,
+    cap: &Captured,
+    stdout: &str,
+    msgs: &diag::Messages,
+    group: Option<&[TestId]>,
+) -> Run {
     let mut run = Run::new("cargo");
     run.lacks = Some("isolation".to_owned());
-    let stdout = cap.stdout_str();
     let stderr = cap.stderr_str();
-    let msgs = diag::parse(&stdout);
-    let blocks = libtest::parse(&stdout);
+    let blocks = libtest::parse(stdout);
     let announced = libtest::announced(&stderr);
     let signaled = libtest::signaled(&stderr);
     let killed = matches!(cap.end, End::TimedOut | End::Cancelled);
@@ -175,7 +189,10 @@ fn judge(ctx: &Context<'_>, cap: &Captured, group: Option<&[TestId]>) -> Run {
             }
             reported.insert(id.clone());
             match outcome {
-                Outcome::Passed => run.passed += 1,
+                Outcome::Passed => {
+                    run.passed += 1;
+                    run.outcomes.push(pith_model::TestOutcome::passed(id, None));
+                }
                 Outcome::Ignored => run.skipped += 1,
                 Outcome::Failed => {
                     run.failed += 1;

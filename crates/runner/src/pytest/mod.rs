@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use pith_model::{Failure, Frame, Phase, Run, Status};
+use pith_model::{Failure, Frame, Phase, Run, Status, TestOutcome};
 
 use crate::paths::{PathMap, CODE_CHARS};
 use crate::process::{self, Captured, End};
@@ -640,6 +640,8 @@ fn tally(run: &mut Run, ctx: &Context<'_>, records: &Records, ids: &Ids<'_>) {
         passed: bool,
         failed: bool,
         skipped: bool,
+        /// Setup, call and teardown together, when the plugin measured them.
+        time: Option<Duration>,
     }
     let mut order: Vec<String> = Vec::new();
     let mut states: HashMap<String, State> = HashMap::new();
@@ -650,6 +652,9 @@ fn tally(run: &mut Run, ctx: &Context<'_>, records: &Records, ids: &Ids<'_>) {
             order.push(id.clone());
             State::default()
         });
+        if let Some(d) = r.dur {
+            st.time = Some(st.time.unwrap_or_default() + d);
+        }
         match (r.when, r.outcome) {
             (when, Outcome::Failed) => {
                 st.failed = true;
@@ -675,6 +680,7 @@ fn tally(run: &mut Run, ctx: &Context<'_>, records: &Records, ids: &Ids<'_>) {
             run.skipped += 1;
         } else if st.passed {
             run.passed += 1;
+            run.outcomes.push(TestOutcome::passed(id.clone(), st.time));
         }
     }
     for c in &records.collect_errors {
@@ -702,7 +708,7 @@ fn failure(ctx: &Context<'_>, test: String, d: &records::Detail, phase: Phase) -
         kind: d.kind.clone(),
         frames: frames(ctx.paths, &d.frames),
         phase,
-        flaky: false,
+        ..Failure::default()
     }
 }
 
@@ -758,7 +764,7 @@ fn crash_failures(
             kind: kind.clone(),
             frames: located().unwrap_or_default(),
             phase,
-            flaky: false,
+            ..Failure::default()
         });
         run.failed += 1;
     }

@@ -58,6 +58,8 @@ pub struct TestReport {
     pub xfail: bool,
     /// Raw report text the plugin kept (a crashed xdist worker's words).
     pub text: Option<String>,
+    /// How long the phase took, when the plugin said.
+    pub dur: Option<std::time::Duration>,
 }
 
 /// A module (or conftest) that failed to collect.
@@ -178,6 +180,11 @@ fn read_record(
                 detail: detail(obj),
                 xfail: obj.get("xfail").and_then(Value::as_bool).unwrap_or(false),
                 text: string(obj, "text"),
+                dur: obj
+                    .get("dur")
+                    .and_then(Value::as_f64)
+                    .filter(|d| d.is_finite() && *d >= 0.0)
+                    .and_then(|d| std::time::Duration::try_from_secs_f64(d).ok()),
             });
         }
         Some("collect") => {

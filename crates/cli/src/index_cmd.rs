@@ -1,0 +1,78 @@
+//! `pith symbol` and `pith usages`: one engine call, the answer shaped by `pith_wire`, one line
+//! on stdout. Exit code 0 when something was found, 1 when nothing was (the answer is still
+//! printed), 2 when pith could not do its job.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const EXIT_FOUND: u8 = 0;
+const EXIT_NOTHING_FOUND: u8 = 1;
+const EXIT_PITH_FAILED: u8 = 2;
+
+pub fn symbol(root: Option<PathBuf>, name: &str, kind: Option<&str>) -> ExitCode {
+    let cwd = match std::env::current_dir() {
+        Ok(d) => d,
+        Err(e) => return fail(format!("cannot read the current directory: {e}")),
+    };
+    let defs = match pith_engine::find_symbol(root.as_deref(), &cwd, name, kind) {
+        Ok(defs) => defs,
+        Err(e) => return fail(e.to_string()),
+    };
+    let shaped: Vec<pith_wire::SymbolDef> = defs
+        .iter()
+        .map(|d| pith_wire::SymbolDef {
+            kind: d.kind.name(),
+            file: &d.file,
+            line: d.line,
+            container: d.container.as_deref(),
+        })
+        .collect();
+    let answer = pith_wire::symbol_answer(name.trim(), &shaped);
+    print_line(&pith_wire::to_json(&answer));
+    exit(answer.found())
+}
+
+pub fn usages(root: Option<PathBuf>, name: &str) -> ExitCode {
+    let cwd = match std::env::current_dir() {
+        Ok(d) => d,
+        Err(e) => return fail(format!("cannot read the current directory: {e}")),
+    };
+    let files = match pith_engine::find_usages(root.as_deref(), &cwd, name) {
+        Ok(files) => files,
+        Err(e) => return fail(e.to_string()),
+    };
+    let shaped: Vec<pith_wire::UsesInFile> = files
+        .iter()
+        .map(|f| pith_wire::UsesInFile {
+            file: &f.file,
+            lines: &f.lines,
+        })
+        .collect();
+    let answer = pith_wire::usages_answer(name.trim(), &shaped);
+    print_line(&pith_wire::to_json(&answer));
+    exit(answer.count() > 0)
+}
+
+fn exit(found: bool) -> ExitCode {
+    ExitCode::from(if found {
+        EXIT_FOUND
+    } else {
+        EXIT_NOTHING_FOUND
+    })
+}
+
+fn fail(message: String) -> ExitCode {
+    eprintln!("pith: {message}");
+    ExitCode::from(EXIT_PITH_FAILED)
+}
+
+/// Prints the answer; a reader that went away is not an error.
+fn print_line(line: &str) {
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("pith: cannot write the answer: {e}");
+        }
+    }
+}

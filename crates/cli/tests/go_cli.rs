@@ -1,0 +1,317 @@
+//! The real `pith` binary on the Go fixture modules with the installed Go (these tests fail
+//! without it, they never skip): statuses, exit codes, answer shapes (snapshots), byte budgets
+//! and every false-green case.
+
+mod common;
+
+use common::{fixture, pith};
+use pith_wire::{GREEN_BUDGET, MANY_FAILURES_BUDGET, ONE_CAUSE_BUDGET, ONE_FAILURE_BUDGET};
+
+fn run(name: &str, extra: &[&str]) -> common::Answer {
+    let ws = fixture(&format!("go/{name}"));
+    pith(ws.path(), extra)
+}
+
+fn frames(f: &serde_json::Value) -> Vec<&str> {
+    f["frames"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+        .unwrap_or_default()
+}
+
+/// Every failing test is shown, clustered or counted.
+fn assert_accounted(a: &common::Answer) {
+    assert_eq!(
+        a.accounted(),
+        a.json["failed"].as_u64().unwrap_or(0) + a.json["errors"].as_u64().unwrap_or(0),
+        "{}",
+        a.line
+    );
+}
+
+#[test]
+fn go_is_installed() {
+    assert!(
+        std::process::Command::new("go")
+            .arg("version")
+            .output()
+            .is_ok_and(|o| o.status.success()),
+        "go is not installed: https://go.dev/dl/"
+    );
+}
+
+#[test]
+fn green_run_is_tiny_and_exits_zero() {
+    let a = run("green", &[]);
+    assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{}", a.line);
+    assert_eq!(a.json["runner"], "go");
+    assert_eq!(a.json["passed"], 2);
+    a.assert_budget(GREEN_BUDGET);
+    insta::assert_snapshot!(a.stable());
+}
+
+#[test]
+fn one_failure_through_a_helper_has_its_project_frames() {
+    let a = run("single", &[]);
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    assert_eq!(
+        (a.json["passed"].as_u64(), a.json["skipped"].as_u64()),
+        (Some(2), Some(1))
+    );
+    let f = &a.failures()[0];
+    assert_eq!(f["test"], "example.com/single.TestMeanOfNothing");
+    assert_eq!(f["message"], "panic: runtime error: integer divide by zero");
+    assert_eq!(
+        frames(f),
+        [
+            "stats.go:10 return total / len(xs)",
+            "stats_test.go:7 if got := Mean(xs); got != want {",
+            "stats_test.go:27 checkMean(t, []int{}, 0)",
+        ]
+    );
+    a.assert_budget(ONE_FAILURE_BUDGET);
+    assert_accounted(&a);
+    insta::assert_snapshot!(a.stable());
+}
+
+#[test]
+fn fifty_failures_from_one_helper_are_one_cluster() {
+    let a = run("helper50", &[]);
+    assert_eq!(a.status(), "TestsFailed");
+    assert_eq!(a.json["failed"], 50, "{}", a.line);
+    assert_eq!(a.failures().len(), 1, "{}", a.line);
+    assert_eq!(a.json["clusters"][0]["affected"], 50, "{}", a.line);
+    assert_eq!(
+        a.json["clusters"][0]["at"], "shapes_test.go:18",
+        "{}",
+        a.line
+    );
+    a.assert_budget(ONE_CAUSE_BUDGET);
+    insta::assert_snapshot!(a.stable());
+}
+
+#[test]
+fn hundred_distinct_failures_fit_and_are_all_accounted_for() {
+    let a = run("distinct100", &[]);
+    assert_eq!(a.json["failed"], 100, "{}", a.line);
+    assert_accounted(&a);
+    a.assert_budget(MANY_FAILURES_BUDGET);
+    insta::assert_snapshot!(a.stable());
+}
+
+#[test]
+fn subtests_keep_their_full_names_and_rerun_by_id() {
+    let ws = fixture("go/subtests");
+    let a = pith(ws.path(), &[]);
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    let ids: Vec<&str> = a
+        .failures()
+        .iter()
+        .map(|f| f["test"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "example.com/subtests.TestTitle/two_words",
+            "example.com/subtests.TestWords",
+            "example.com/subtests.TestWords/split/double_space",
+        ]
+    );
+    assert_accounted(&a);
+    insta::assert_snapshot!(a.stable());
+
+    // Every id from the answer, re-run: exactly those tests (and the subtests of the parent
+    // among them), each once.
+    let again = pith(ws.path(), &ids);
+    assert_eq!(again.json["failed"], 3, "{}", again.line);
+    assert_eq!(again.json["passed"], 1, "{}", again.line);
+    let one = pith(ws.path(), &[ids[0]]);
+    assert_eq!(one.json["failed"], 1, "{}", one.line);
+    assert!(one.json.get("passed").is_none(), "{}", one.line);
+
+    let missing = pith(
+        ws.path(),
+        &[
+            "example.com/subtests.TestTitle/no_such_case",
+            "example.com/subtests.TestTitle/empty",
+        ],
+    );
+    assert_eq!(
+        (missing.status(), missing.code),
+        ("TestsNotFound", 1),
+        "{}",
+        missing.line
+    );
+    assert_eq!(
+        missing.json["notFound"][0],
+        "example.com/subtests.TestTitle/no_such_case"
+    );
+    assert_eq!(missing.json["passed"], 1, "{}", missing.line);
+}
+
+#[test]
+fn paths_map_through_package_directories() {
+    let a = run("multi", &[]);
+    assert_eq!(a.status(), "TestsFailed", "{}", a.line);
+    let melon = a
+        .failures()
+        .iter()
+        .find(|f| f["test"] == "example.com/shop/cart.TestMelon")
+        .expect(&a.line);
+    let at: Vec<&str> = frames(melon)
+        .iter()
+        .map(|f| f.split(' ').next().unwrap())
+        .collect();
+    assert_eq!(
+        at,
+        [
+            "internal/money/money.go:11",
+            "price/price.go:9",
+            "cart/cart.go:10",
+            "cart/cart_test.go:12",
+        ]
+    );
+    let pear = a
+        .failures()
+        .iter()
+        .find(|f| f["test"] == "example.com/shop/price.TestPear")
+        .expect(&a.line);
+    assert!(
+        frames(pear)[0].starts_with("price/price_test.go:13 "),
+        "{}",
+        a.line
+    );
+    insta::assert_snapshot!(a.stable());
+}
+
+#[test]
+fn compile_error_is_build_failed_once() {
+    let a = run("build_error", &[]);
+    assert_eq!((a.status(), a.code), ("BuildFailed", 1), "{}", a.line);
+    let errors = a.json["buildErrors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "deduplicated across importers: {}", a.line);
+    assert_eq!(errors[0]["at"], "calc/calc.go:6");
+    insta::assert_snapshot!(a.stable());
+
+    let vet = run("vet", &[]);
+    assert_eq!((vet.status(), vet.code), ("BuildFailed", 1), "{}", vet.line);
+    assert_eq!(vet.json["buildErrors"][0]["code"], "vet", "{}", vet.line);
+    assert_eq!(
+        vet.json["buildErrors"][0]["at"], "greet_test.go:9",
+        "{}",
+        vet.line
+    );
+}
+
+#[test]
+fn a_panic_is_a_failure_of_its_test() {
+    let a = run("panic", &[]);
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    let f = &a.failures()[0];
+    assert_eq!(f["test"], "example.com/panic.TestPopEmpty");
+    assert_eq!(frames(f)[0], "queue.go:13 v := q.items[0]");
+    assert_accounted(&a);
+}
+
+#[test]
+fn a_dying_test_binary_is_crashed_not_green() {
+    let a = run("crash", &[]);
+    assert_eq!((a.status(), a.code), ("Crashed", 1), "{}", a.line);
+    let running: Vec<&str> = a.json["running"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(
+        running.contains(&"example.com/crash/exit.TestExits"),
+        "{}",
+        a.line
+    );
+    assert!(
+        running.contains(&"example.com/crash/kill.TestKilled"),
+        "{}",
+        a.line
+    );
+    assert!(a.line.contains("signal: killed"), "{}", a.line);
+    assert!(a.json["tail"].is_string(), "{}", a.line);
+    assert_accounted(&a);
+}
+
+#[test]
+fn a_package_failing_before_its_tests_is_a_collection_error() {
+    let a = run("badinit", &[]);
+    assert_eq!((a.status(), a.code), ("CollectionFailed", 1), "{}", a.line);
+    assert_eq!(a.json["errors"], 2, "{}", a.line);
+    let init = &a.failures()[0];
+    assert_eq!(init["test"], "example.com/badinit/initpanic");
+    assert_eq!(init["phase"], "collect");
+    assert_eq!(frames(init)[0], "initpanic/init_test.go:10 m[\"x\"] = 1");
+    assert!(a.json["tail"].is_string(), "{}", a.line);
+    insta::assert_snapshot!(a.stable());
+}
+
+#[test]
+fn no_tests_is_not_green() {
+    let a = run("empty", &[]);
+    assert_eq!((a.status(), a.code), ("NoTestsRan", 1), "{}", a.line);
+}
+
+#[test]
+fn hang_is_stopped_before_the_deadline_and_named() {
+    let ws = fixture("go/hang");
+    // Build first so the deadline measures the tests, not the compiler.
+    let warm = pith(
+        ws.path(),
+        &[
+            "example.com/hang/quick.TestFast",
+            "example.com/hang/slow.TestQuick",
+        ],
+    );
+    assert_eq!(warm.status(), "TestsPassed", "{}", warm.line);
+    let start = std::time::Instant::now();
+    let a = pith(ws.path(), &["--timeout", "15"]);
+    assert!(start.elapsed().as_secs() < 30, "not stopped in time");
+    assert_eq!((a.status(), a.code), ("TimedOut", 1), "{}", a.line);
+    assert_eq!(
+        a.json["running"][0], "example.com/hang/slow.TestSleepsForever/inner",
+        "{}",
+        a.line
+    );
+    assert_eq!(a.json["passed"], 2, "{}", a.line);
+}
+
+#[test]
+fn saved_stream_is_read_without_running_anything() {
+    let samples = std::env::var_os("PITH_SAMPLES")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| common::repo_root().join("../shared/samples"));
+    let file = samples.join("go/go-test.json");
+    assert!(
+        file.is_file(),
+        "report samples not found at {} (set PITH_SAMPLES)",
+        samples.display()
+    );
+    let ws = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pith"))
+        .args(["test", "--report"])
+        .arg(&file)
+        .current_dir(ws.path())
+        .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"))
+        .output()
+        .unwrap();
+    let line = String::from_utf8(out.stdout).unwrap();
+    let line = line.trim_end();
+    common::assert_clean(line, ws.path());
+    let json: serde_json::Value = serde_json::from_str(line).unwrap();
+    assert_eq!(json["status"], "TestsFailed", "{line}");
+    assert_eq!(
+        (json["passed"].as_u64(), json["failed"].as_u64()),
+        (Some(5), Some(5)),
+        "{line}"
+    );
+    assert!(
+        !line.contains("/home/"),
+        "another machine's paths leak: {line}"
+    );
+}

@@ -1,0 +1,117 @@
+"""A real MCP client (the official Python SDK) driving `pith mcp` over stdio for the tests.
+
+Usage: python3 client.py PLAN_JSON
+
+PLAN_JSON: {"command": [...], "cwd": DIR, "env": {...}, "mode": "handshake" | "modern",
+            "steps": [STEP, ...]}
+STEP: {"list": true}
+    | {"call": NAME, "args": {...}}
+    | {"concurrent": [{"call": NAME, "args": {...}}, ...]}   calls started together
+    | {"cancel": NAME, "args": {...}, "watch": DIR}         started, cancelled once a process
+                                                            runs in DIR, then DIR watched
+Prints one JSON line per step on stdout: what the client received, as the SDK parsed it.
+"""
+
+import json
+import os
+import sys
+import time
+
+import anyio
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+
+def result_json(r):
+    return r.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def pids_in(directory):
+    """Processes whose working directory is DIR or below it (Linux /proc)."""
+    directory = os.path.realpath(directory)
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            continue
+        if cwd == directory or cwd.startswith(directory + os.sep):
+            found.append(int(pid))
+    return found
+
+
+async def call(session, step):
+    try:
+        r = await session.call_tool(step["call"], step.get("args") or {})
+        return {"result": result_json(r)}
+    except Exception as e:  # a protocol error: the SDK raises it
+        error = getattr(e, "error", None)
+        code = getattr(error, "code", None)
+        return {"error": {"code": code, "message": str(e)}}
+
+
+async def cancel(session, step):
+    cancelled = {}
+    async with anyio.create_task_group() as tg:
+        scope = anyio.CancelScope()
+
+        async def run():
+            with scope:
+                cancelled["answer"] = await call(session, step)
+
+        tg.start_soon(run)
+        deadline = time.monotonic() + 60
+        while not pids_in(step["watch"]) and time.monotonic() < deadline:
+            await anyio.sleep(0.05)
+        started = bool(pids_in(step["watch"]))
+        scope.cancel()
+    # The runner has a grace period after SIGTERM before its group is killed outright.
+    deadline = time.monotonic() + 10
+    while pids_in(step["watch"]) and time.monotonic() < deadline:
+        await anyio.sleep(0.1)
+    return {
+        "started": started,
+        "answered": "answer" in cancelled,
+        "leftover": pids_in(step["watch"]),
+    }
+
+
+async def main(plan):
+    params = StdioServerParameters(
+        command=plan["command"][0],
+        args=plan["command"][1:],
+        cwd=plan["cwd"],
+        env={**os.environ, **plan.get("env", {})},
+    )
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            if plan.get("mode") == "modern":
+                found = await session.discover()
+                print(json.dumps({"protocol": session.protocol_version, "serverInfo": result_json(found)}), flush=True)
+            else:
+                init = await session.initialize()
+                print(json.dumps({"protocol": session.protocol_version, "serverInfo": result_json(init.server_info)}), flush=True)
+            for step in plan["steps"]:
+                if step.get("list"):
+                    out = {"tools": result_json(await session.list_tools())}
+                elif "concurrent" in step:
+                    results = [None] * len(step["concurrent"])
+
+                    async def one(i, s):
+                        results[i] = await call(session, s)
+
+                    async with anyio.create_task_group() as tg:
+                        for i, s in enumerate(step["concurrent"]):
+                            tg.start_soon(one, i, s)
+                    out = {"concurrent": results}
+                elif "cancel" in step:
+                    out = {"cancel": await cancel(session, {**step, "call": step["cancel"]})}
+                else:
+                    out = await call(session, step)
+                print(json.dumps(out, ensure_ascii=False), flush=True)
+
+
+if __name__ == "__main__":
+    anyio.run(main, json.loads(sys.argv[1]))

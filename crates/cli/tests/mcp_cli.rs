@@ -1,0 +1,623 @@
+//! `pith mcp` driven by real MCP clients over stdio: the official Python SDK (installed by
+//! scripts/setup/python.sh) lists the tools and calls every tool on fixture workspaces, each
+//! answer compared with the CLI's; raw JSON-RPC checks the bytes (tools/list identity and
+//! budgets, one channel, protocol-only stdout, malformed requests). `pith init` for every host:
+//! snapshots of the written files, idempotence, existing user config kept.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use common::{assert_clean, fixture, pith, repo_root, Answer};
+use serde_json::{json, Value};
+
+const FULL_BUDGET: usize = 3 * 1024;
+const SLIM_BUDGET: usize = 1536;
+const HOSTS: &[&str] = &[
+    "claude", "codex", "cursor", "gemini", "kiro", "opencode", "vscode", "windsurf",
+];
+
+fn cache_env() -> PathBuf {
+    std::env::temp_dir().join("pith-it-cache")
+}
+
+/// A `pith mcp` process spoken to in raw JSON-RPC, one line each way.
+struct Raw {
+    child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Raw {
+    fn start(cwd: &Path, args: &[&str]) -> Raw {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pith"))
+            .arg("mcp")
+            .args(args)
+            .current_dir(cwd)
+            .env("XDG_CACHE_HOME", cache_env())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start pith mcp");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Raw {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    /// Starts a server and completes the 2025-11-25 handshake.
+    fn handshake(cwd: &Path, args: &[&str]) -> Raw {
+        let mut raw = Raw::start(cwd, args);
+        raw.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#);
+        let init = raw.next();
+        assert!(
+            init.contains(r#""serverInfo":{"name":"pith","version":""#),
+            "{init}"
+        );
+        raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        raw
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// The next line on stdout; every one must be a JSON-RPC message.
+    fn next(&self) -> String {
+        let line = self
+            .lines
+            .recv_timeout(Duration::from_secs(120))
+            .expect("a line from pith mcp");
+        let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        assert_eq!(v["jsonrpc"], "2.0", "not JSON-RPC: {line}");
+        line
+    }
+
+    /// Sends a request and returns the raw response line.
+    fn request(&mut self, id: u32, method: &str, params: Value) -> String {
+        self.send(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string());
+        let line = self.next();
+        assert!(
+            line.starts_with(&format!(r#"{{"jsonrpc":"2.0","id":{id},"#)),
+            "{line}"
+        );
+        line
+    }
+
+    /// Nothing more on stdout within `wait`.
+    fn silent(&self, wait: Duration) {
+        if let Ok(line) = self.lines.recv_timeout(wait) {
+            panic!("unexpected output: {line}");
+        }
+    }
+}
+
+impl Drop for Raw {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The `result` member of a response line, exactly as sent.
+fn raw_result(line: &str) -> &str {
+    let start = line.find(r#""result":"#).expect("a result") + r#""result":"#.len();
+    &line[start..line.len() - 1]
+}
+
+/// Runs the Python SDK client on a plan; one JSON value per printed line.
+fn client(plan: Value) -> Vec<Value> {
+    let script = repo_root().join("crates/cli/tests/mcp/client.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(plan.to_string())
+        .env("XDG_CACHE_HOME", cache_env())
+        .output()
+        .expect("run python3");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "MCP client failed (is the `mcp` package installed? scripts/setup/python.sh)\n{stdout}\n{stderr}"
+    );
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+fn plan(root: &Path, mode: &str, steps: Value) -> Value {
+    json!({
+        "command": [env!("CARGO_BIN_EXE_pith"), "mcp", "--root", root],
+        "cwd": std::env::temp_dir(),
+        "mode": mode,
+        "steps": steps,
+    })
+}
+
+/// The one text block of a successful tool result.
+fn answer_text(step: &Value) -> String {
+    let r = &step["result"];
+    assert!(r["isError"] != true, "tool error: {step}");
+    assert!(r.get("structuredContent").is_none(), "{step}");
+    let content = r["content"].as_array().expect("content");
+    assert_eq!(content.len(), 1, "one block: {step}");
+    assert_eq!(content[0]["type"], "text");
+    content[0]["text"].as_str().unwrap().to_owned()
+}
+
+fn error_text(step: &Value) -> String {
+    let r = &step["result"];
+    assert_eq!(r["isError"], true, "{step}");
+    let text = r["content"][0]["text"].as_str().unwrap().to_owned();
+    assert!(!text.contains('\n'), "one line: {text}");
+    text
+}
+
+/// What `pith ARGS --root ROOT` prints on stdout, without the newline.
+fn cli_line(root: &Path, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_pith"))
+        .args(args)
+        .arg("--root")
+        .arg(root)
+        .env("XDG_CACHE_HOME", cache_env())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.ends_with('\n'), "{args:?}: {stdout:?}");
+    stdout.trim_end_matches('\n').to_owned()
+}
+
+fn as_answer(line: String) -> Answer {
+    let json = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+    Answer {
+        line,
+        json,
+        code: 0,
+        stderr: String::new(),
+    }
+}
+
+#[test]
+fn tools_list_is_byte_identical_across_workspaces_and_processes_and_within_budget() {
+    let a = fixture("python/plain");
+    let b = fixture("python/green");
+    let elsewhere = tempfile::tempdir().unwrap();
+    let list = |cwd: &Path, args: &[&str]| {
+        let mut raw = Raw::handshake(cwd, args);
+        raw_result(&raw.request(1, "tools/list", json!({}))).to_owned()
+    };
+    let root_a = a.path().to_str().unwrap();
+    let full = list(a.path(), &[]);
+    assert_eq!(full, list(elsewhere.path(), &["--root", root_a]));
+    assert_eq!(full, list(b.path(), &[]));
+    assert!(
+        full.len() <= FULL_BUDGET,
+        "tools/list is {} bytes: {full}",
+        full.len()
+    );
+
+    let slim = list(a.path(), &["--slim"]);
+    assert_eq!(slim, list(b.path(), &["--slim"]));
+    assert!(
+        slim.len() <= SLIM_BUDGET,
+        "slim tools/list is {} bytes: {slim}",
+        slim.len()
+    );
+    assert!(slim.len() < full.len());
+
+    // Sorted by name; nothing about the workspace or the machine in the declarations.
+    let v: Value = serde_json::from_str(&full).unwrap();
+    let names: Vec<&str> = v["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(names, sorted);
+    for secret in [root_a, "pith-it", "/tmp", "/home"] {
+        assert!(!full.contains(secret), "{secret} in {full}");
+    }
+    println!("tools/list {} bytes, slim {} bytes", full.len(), slim.len());
+
+    // Protocol 2026-07-28 (no handshake, per-request _meta): a long TTL, shared cache scope.
+    let modern = json!({"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+    }});
+    let ttl = |cwd: &Path| {
+        let mut raw = Raw::start(cwd, &[]);
+        raw_result(&raw.request(1, "tools/list", modern.clone())).to_owned()
+    };
+    let listed = ttl(a.path());
+    assert_eq!(listed, ttl(b.path()));
+    let v: Value = serde_json::from_str(&listed).unwrap();
+    assert_eq!(v["ttlMs"], pith_mcp::LIST_TTL_MS);
+    assert_eq!(v["cacheScope"], "public");
+}
+
+#[test]
+fn every_tool_answers_as_the_cli_does_through_the_python_sdk() {
+    for mode in ["handshake", "modern"] {
+        let plain = fixture("python/plain");
+        let cli_ws = fixture("python/plain");
+        let id = "tests/test_prices.py::test_cents";
+        let steps = json!([
+            {"list": true},
+            {"call": "run_tests"},
+            {"call": "run_tests", "args": {"tests": [id]}},
+            {"call": "get_guide", "args": {"topic": "clusters"}},
+            {"call": "get_guide", "args": {"topic": "flaky"}},
+            {"call": "get_guide", "args": {"topic": "ids"}},
+            {"call": "get_guide", "args": {"topic": "runners"}},
+            {"call": "get_status"},
+            {"call": "get_failures"},
+            {"call": "find_symbol", "args": {"name": "parse_price"}},
+            {"call": "find_usages", "args": {"name": "parse_price"}},
+        ]);
+        let out = client(plan(plain.path(), mode, steps));
+        let expected = if mode == "modern" {
+            "2026-07-28"
+        } else {
+            "2025-11-25"
+        };
+        assert_eq!(out[0]["protocol"], expected, "{}", out[0]);
+
+        let tools: Vec<&str> = out[1]["tools"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            tools,
+            [
+                "find_symbol",
+                "find_usages",
+                "get_failures",
+                "get_guide",
+                "get_status",
+                "run_tests"
+            ]
+        );
+
+        // A fresh copy for the CLI: the same first run of the same workspace.
+        let all = as_answer(answer_text(&out[2]));
+        let cli = pith(cli_ws.path(), &[]);
+        assert_eq!(all.stable(), cli.stable(), "mode {mode}");
+        assert_clean(&all.line, plain.path());
+        let cli_one = pith(cli_ws.path(), &[id]);
+        let one = as_answer(answer_text(&out[3]));
+        assert_eq!(one.stable(), cli_one.stable());
+        assert_eq!(one.status(), "TestsFailed");
+
+        // The state and index tools, after the same runs on both copies.
+        for (step, args) in out[8..].iter().zip([
+            &["status"][..],
+            &["failures"],
+            &["symbol", "parse_price"],
+            &["usages", "parse_price"],
+        ]) {
+            let mcp = as_answer(answer_text(step));
+            let cli = as_answer(cli_line(cli_ws.path(), args));
+            assert_eq!(mcp.stable(), cli.stable(), "{args:?}, mode {mode}");
+        }
+
+        for (step, topic) in out[4..8]
+            .iter()
+            .zip(["clusters", "flaky", "ids", "runners"])
+        {
+            let text = answer_text(step);
+            assert!(text.starts_with("# "), "{topic}: {text}");
+            assert!(text.len() <= 1500, "{topic} is {} bytes", text.len());
+        }
+    }
+}
+
+#[test]
+fn a_tool_result_carries_the_answer_bytes_once_and_stdout_only_protocol() {
+    let ws = fixture("python/green");
+    let mut raw = Raw::handshake(ws.path(), &[]);
+    for (id, name, args) in [
+        (1, "run_tests", json!({})),
+        (2, "get_guide", json!({"topic": "flaky"})),
+    ] {
+        let line = raw.request(id, "tools/call", json!({"name": name, "arguments": args}));
+        let v: Value = serde_json::from_str(&line).unwrap();
+        let result = &v["result"];
+        assert!(result.get("structuredContent").is_none(), "{line}");
+        assert!(result.get("isError").is_none(), "{line}");
+        let content = result["content"].as_array().unwrap();
+        assert_eq!(content.len(), 1, "{line}");
+        let answer = content[0]["text"].as_str().unwrap();
+        // The answer, as it appears inside the JSON-RPC line, appears exactly once.
+        let escaped = serde_json::to_string(answer).unwrap();
+        assert_eq!(line.matches(escaped.as_str()).count(), 1, "{line}");
+        assert_eq!(
+            line.len(),
+            raw_result(&line).len() + r#"{"jsonrpc":"2.0","id":1,"result":}"#.len()
+        );
+        if name == "run_tests" {
+            assert_eq!(as_answer(answer.to_owned()).status(), "TestsPassed");
+        }
+    }
+    raw.silent(Duration::from_millis(300));
+}
+
+#[test]
+fn tool_errors_are_in_band_and_malformed_requests_are_protocol_errors() {
+    let empty = tempfile::tempdir().unwrap();
+    let steps = json!([
+        {"call": "run_tests"},
+        {"call": "run_tests", "args": {"tests": "not a list"}},
+        {"call": "run_tests", "args": {"test": ["x"]}},
+        {"call": "get_guide", "args": {"topic": "nope"}},
+        {"call": "no_such_tool"},
+    ]);
+    let out = client(plan(empty.path(), "handshake", steps));
+    let cli = Command::new(env!("CARGO_BIN_EXE_pith"))
+        .args(["test", "--root"])
+        .arg(empty.path())
+        .env("XDG_CACHE_HOME", cache_env())
+        .output()
+        .unwrap();
+    assert_eq!(cli.status.code(), Some(2));
+    let cli_error = String::from_utf8_lossy(&cli.stderr);
+    assert_eq!(
+        format!("pith: {}\n", error_text(&out[1])),
+        cli_error,
+        "no runner: the CLI's message"
+    );
+    assert_eq!(
+        error_text(&out[2]),
+        "tests must be a list of non-empty strings"
+    );
+    assert_eq!(
+        error_text(&out[3]),
+        "unknown argument \"test\" (takes: runner, since, tests)"
+    );
+    assert!(error_text(&out[4]).starts_with("no topic \"nope\""));
+    assert_eq!(out[5]["error"]["code"], -32602, "{}", out[5]);
+
+    // Raw: unparsable bytes get no reply and break nothing; a malformed request is refused.
+    let mut raw = Raw::handshake(empty.path(), &[]);
+    raw.send("{this is not json");
+    raw.silent(Duration::from_millis(300));
+    raw.send(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":"x"}"#);
+    let refused: Value = serde_json::from_str(&raw.next()).unwrap();
+    assert!(refused["error"]["code"].as_i64().is_some(), "{refused}");
+    assert!(refused.get("result").is_none());
+    let line = raw.request(
+        8,
+        "tools/call",
+        json!({"name": "get_guide", "arguments": {"topic": "ids"}}),
+    );
+    assert!(line.contains("# Test ids and re-runs"), "{line}");
+}
+
+#[test]
+fn a_cancelled_run_kills_the_runner_group_and_the_next_call_runs() {
+    let ws = fixture("python/hang");
+    let steps = json!([
+        {"cancel": "run_tests", "watch": ws.path()},
+        {"call": "run_tests", "args": {"tests": ["tests/test_hang.py::test_quick"]}},
+    ]);
+    let out = client(plan(ws.path(), "handshake", steps));
+    let c = &out[1]["cancel"];
+    assert_eq!(c["started"], true, "{c}");
+    assert_eq!(c["answered"], false, "{c}");
+    assert_eq!(c["leftover"], json!([]), "processes left running: {c}");
+    assert_eq!(as_answer(answer_text(&out[2])).status(), "TestsPassed");
+}
+
+#[test]
+fn concurrent_runs_are_serialized() {
+    // Each run holds a lock file for a second and fails if another run holds it.
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("pytest.ini"), "[pytest]\n").unwrap();
+    std::fs::create_dir(ws.path().join("tests")).unwrap();
+    std::fs::write(
+        ws.path().join("tests/test_alone.py"),
+        "import os, time\n\n\ndef test_alone():\n    fd = os.open(\"lock\", os.O_CREAT | os.O_EXCL)\n    time.sleep(1)\n    os.close(fd)\n    os.remove(\"lock\")\n",
+    )
+    .unwrap();
+    let call = json!({"call": "run_tests"});
+    let steps = json!([{"concurrent": [call, call, call]}]);
+    let out = client(plan(ws.path(), "handshake", steps));
+    for step in out[1]["concurrent"].as_array().unwrap() {
+        let a = as_answer(answer_text(step));
+        assert_eq!(a.status(), "TestsPassed", "runs overlapped: {}", a.line);
+    }
+}
+
+/// Every file `pith init` may write for `host`, as `==> path` + content, for snapshots.
+fn written(ws: &Path, home: &Path) -> String {
+    let mut files = Vec::new();
+    for base in [ws, home] {
+        collect(base, base, &mut files);
+    }
+    files.sort();
+    files
+        .iter()
+        .map(|(shown, text)| format!("==> {shown}\n{text}"))
+        .collect()
+}
+
+fn collect(base: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            collect(base, &p, out);
+        } else {
+            let shown = p.strip_prefix(base).unwrap().display().to_string();
+            out.push((shown, std::fs::read_to_string(&p).unwrap()));
+        }
+    }
+}
+
+fn init(ws: &Path, home: &Path, args: &[&str]) -> (String, String, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_pith"))
+        .arg("init")
+        .args(args)
+        .arg("--root")
+        .arg(ws)
+        .env("HOME", home)
+        .output()
+        .unwrap();
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+#[test]
+fn init_writes_each_hosts_files_once() {
+    for host in HOSTS {
+        let ws = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let args = [*host, "--user"];
+        let (stdout, stderr, code) = init(ws.path(), home.path(), &args);
+        assert_eq!(code, 0, "{host}: {stderr}");
+        assert!(stdout.lines().all(|l| l.starts_with("wrote ")), "{stdout}");
+        let files = written(ws.path(), home.path());
+        insta::assert_snapshot!(format!("init_{host}"), files);
+
+        // Re-running changes nothing.
+        let (again, _, code) = init(ws.path(), home.path(), &args);
+        assert_eq!(code, 0);
+        assert!(
+            again.lines().all(|l| l.starts_with("unchanged ")),
+            "{again}"
+        );
+        assert_eq!(again.lines().count(), 2);
+        assert_eq!(
+            written(ws.path(), home.path()),
+            files,
+            "{host}: second run changed files"
+        );
+    }
+}
+
+#[test]
+fn init_keeps_existing_user_config_and_print_writes_nothing() {
+    let ws = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let w = |rel: &str, text: &str| {
+        let p = ws.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    let mcp_json = "{\n    \"mcpServers\": {\n        \"other\": { \"command\": \"other-server\" }\n    },\n    \"extra\": [1, 2]\n}\n";
+    w(".mcp.json", mcp_json);
+    w("CLAUDE.md", "# Project rules\n\nUse tabs.\n");
+    w(
+        ".codex/config.toml",
+        "model = \"o3\" # mine\n\n[mcp_servers.other]\ncommand = \"x\"\n",
+    );
+    w("AGENTS.md", "Agents: be brief.");
+    w(".vscode/mcp.json", "{\"inputs\": [], \"servers\": {}}");
+    w(
+        "opencode.json",
+        "{\n  \"$schema\": \"https://opencode.ai/config.json\",\n  \"model\": \"m\"\n}\n",
+    );
+    let before = written(ws.path(), home.path());
+
+    // --print shows the merged files and writes nothing.
+    let (printed, _, code) = init(ws.path(), home.path(), &["claude", "--print"]);
+    assert_eq!(code, 0);
+    assert!(
+        printed.starts_with("==> .mcp.json (changed)\n"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("==> CLAUDE.md (changed)\n# Project rules"),
+        "{printed}"
+    );
+    assert_eq!(written(ws.path(), home.path()), before);
+
+    for host in ["claude", "codex", "vscode", "opencode"] {
+        let (_, stderr, code) = init(ws.path(), home.path(), &[host]);
+        assert_eq!(code, 0, "{stderr}");
+    }
+    let read = |rel: &str| std::fs::read_to_string(ws.path().join(rel)).unwrap();
+    let mcp: Value = serde_json::from_str(&read(".mcp.json")).unwrap();
+    assert_eq!(mcp["mcpServers"]["other"]["command"], "other-server");
+    assert_eq!(mcp["extra"], json!([1, 2]));
+    assert_eq!(
+        mcp["mcpServers"]["pith"],
+        json!({"command": "pith", "args": ["mcp"]})
+    );
+    assert!(read(".mcp.json").starts_with("{\n    \"mcpServers\": {\n        \"other\": { \"command\": \"other-server\" },\n        \"pith\": {\n"));
+    assert!(read("CLAUDE.md").starts_with("# Project rules\n\nUse tabs.\n\n<!-- pith:begin -->"));
+    assert!(read(".codex/config.toml")
+        .starts_with("model = \"o3\" # mine\n\n[mcp_servers.other]\ncommand = \"x\"\n"));
+    assert!(read("AGENTS.md").starts_with("Agents: be brief.\n\n<!-- pith:begin -->"));
+    assert_eq!(
+        read("AGENTS.md").matches("<!-- pith:begin -->").count(),
+        1,
+        "codex and opencode share AGENTS.md"
+    );
+    let vscode: Value = serde_json::from_str(&read(".vscode/mcp.json")).unwrap();
+    assert_eq!(vscode["inputs"], json!([]));
+    assert_eq!(vscode["servers"]["pith"]["args"][2], "${workspaceFolder}");
+    let opencode: Value = serde_json::from_str(&read("opencode.json")).unwrap();
+    assert_eq!(opencode["model"], "m");
+    assert_eq!(opencode["mcp"]["pith"]["command"], json!(["pith", "mcp"]));
+
+    // Everything is idempotent once merged.
+    let merged = written(ws.path(), home.path());
+    for host in ["claude", "codex", "vscode", "opencode"] {
+        let (out, _, _) = init(ws.path(), home.path(), &[host]);
+        assert!(
+            out.lines().all(|l| l.starts_with("unchanged ")),
+            "{host}: {out}"
+        );
+    }
+    assert_eq!(written(ws.path(), home.path()), merged);
+
+    // A config pith cannot parse is left alone, and pith says so.
+    w(".cursor/mcp.json", "{ // a comment\n}\n");
+    let (_, stderr, code) = init(ws.path(), home.path(), &["cursor"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("left unchanged"), "{stderr}");
+    assert_eq!(read(".cursor/mcp.json"), "{ // a comment\n}\n");
+}
+
+#[test]
+fn init_never_writes_outside_the_workspace_without_user() {
+    let ws = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let (stdout, stderr, code) = init(ws.path(), home.path(), &["windsurf"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout, "wrote .windsurf/rules/pith.md\n");
+    assert!(stderr.contains("--user"), "{stderr}");
+    assert_eq!(std::fs::read_dir(home.path()).unwrap().count(), 0);
+    let (printed, _, _) = init(ws.path(), home.path(), &["windsurf", "--print"]);
+    assert!(printed.starts_with("==> ~/.codeium/windsurf/mcp_config.json (new, written only with --user)\n{\n  \"mcpServers\""), "{printed}");
+
+    let (_, stderr, code) = init(ws.path(), home.path(), &["emacs"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("hosts: claude, codex"), "{stderr}");
+}

@@ -1,0 +1,316 @@
+//! The workspace state in the engine's queries: every test run is numbered with the content
+//! generation it tested and recorded in the history (which annotates its failures), a run
+//! asked `since` a generation at which nothing changed answers `unchanged` without running,
+//! one run at a time holds the workspace, and `status` and `failures` answer from the store.
+//! A damaged state never fails a test run: the run goes on without it, with a warning.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use pith_model::{FailureDetails, Report, Run, RunSummary, Status, WorkspaceState};
+pub use pith_store::Watcher;
+use pith_store::{Retention, Store, StoreError, TryLock};
+
+use crate::{detect_workspace, execute, resolve, select_runners, EngineError, TestRequest};
+
+/// How long a test run waits for another pith run in the same workspace before answering
+/// `Busy`.
+pub const DEFAULT_WAIT: Duration = Duration::from_secs(60);
+/// Changed files the state lists (the answer names fewer; this bounds the query).
+const CHANGED_LISTED: usize = 16;
+
+/// How a test run uses the workspace state.
+#[derive(Default, Clone)]
+pub struct StateOptions {
+    /// A generation from an earlier answer: when nothing changed since and the same selection
+    /// ran at it, answer `unchanged` with that run's status instead of running.
+    pub since: Option<u64>,
+    /// Bound on waiting for another pith run in this workspace; [`DEFAULT_WAIT`] when `None`.
+    pub wait: Option<Duration>,
+    /// A watcher on the workspace (a long-running process): the generation is kept current
+    /// from what it saw instead of a scan.
+    pub watcher: Option<Arc<Watcher>>,
+}
+
+/// One `pith status` request.
+#[derive(Default, Clone)]
+pub struct StatusRequest {
+    pub root: Option<PathBuf>,
+    pub cwd: PathBuf,
+    /// A generation from an earlier answer: when nothing changed since, the answer says just
+    /// that.
+    pub since: Option<u64>,
+    pub watcher: Option<Arc<Watcher>>,
+}
+
+/// One `pith failures` request.
+#[derive(Default, Clone)]
+pub struct FailuresRequest {
+    pub root: Option<PathBuf>,
+    pub cwd: PathBuf,
+    /// Just these tests' failures; empty for all of the last run's.
+    pub tests: Vec<String>,
+}
+
+/// The workspace's generation, last run, changes since, and runners.
+pub fn status(req: &StatusRequest) -> Result<WorkspaceState, EngineError> {
+    let root = resolve(req.root.as_deref(), &req.cwd)?;
+    let mut store = Store::open(&root)?;
+    let watcher = req.watcher.as_deref().filter(|w| w.root() == root);
+    let generation = recovering(&mut store, |s| refresh(s, watcher))?;
+    if req.since == Some(generation) {
+        return Ok(WorkspaceState {
+            generation,
+            unchanged: true,
+            warnings: store.take_warnings(),
+            ..WorkspaceState::default()
+        });
+    }
+    let last_run = recovering(&mut store, |s| s.last_run())?;
+    let (changed_count, changed) = match &last_run {
+        Some(run) => store.changed_since(run.generation, CHANGED_LISTED)?,
+        None => (0, Vec::new()),
+    };
+    let runners = runner_names(&store, &root, generation)?
+        .iter()
+        .map(|name| store.runner_info(name))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(WorkspaceState {
+        generation,
+        unchanged: false,
+        last_run,
+        changed,
+        changed_count,
+        runners,
+        warnings: store.take_warnings(),
+    })
+}
+
+/// The last run's failures in full (or the named tests'), from the history; nothing runs.
+pub fn failures(req: &FailuresRequest) -> Result<FailureDetails, EngineError> {
+    let root = resolve(req.root.as_deref(), &req.cwd)?;
+    let mut store = Store::open(&root)?;
+    let mut details = recovering(&mut store, |s| s.failures(&req.tests))?;
+    details.warnings = store.take_warnings();
+    Ok(details)
+}
+
+/// Runs the workspace's tests as [`crate::run_tests`] does, with the state options: the
+/// answer carries the generation it tested, `since` may answer `unchanged` without running,
+/// another run holding the workspace makes this one wait (up to the bound) or answer `Busy`.
+pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Report, EngineError> {
+    let start = Instant::now();
+    let root = resolve(req.root.as_deref(), &req.cwd)?;
+    let adapters = select_runners(&root, req.runner.as_deref())?;
+    let mut warnings = Vec::new();
+    let mut store = match Store::open(&root) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            warnings.push(format!("running without the workspace state: {e}"));
+            None
+        }
+    };
+    let watcher = opts.watcher.as_deref().filter(|w| w.root() == root);
+    let selection = selection(req);
+    let mut generation = store
+        .as_mut()
+        .and_then(|s| keep(recovering(s, |s| refresh(s, watcher)), &mut warnings));
+    if let Some(report) = replay(store.as_ref(), generation, opts.since, &selection) {
+        return Ok(finish(report, store, warnings));
+    }
+
+    let lock = match &store {
+        Some(s) => match s.lock_run(opts.wait.unwrap_or(DEFAULT_WAIT)) {
+            Ok(TryLock::Held(lock)) => Some(lock),
+            Ok(TryLock::Busy { holder }) => {
+                let names: Vec<&str> = adapters.iter().map(|a| a.name()).collect();
+                let report = busy(&names.join(","), holder, generation, start.elapsed());
+                return Ok(finish(report, store, warnings));
+            }
+            Err(e) => {
+                warnings.push(format!("running without the run lock: {e}"));
+                None
+            }
+        },
+        None => None,
+    };
+    if lock.as_ref().is_some_and(|l| !l.waited.is_zero()) {
+        // Another run held the workspace: what it left, and what changed meanwhile, count.
+        generation = store
+            .as_mut()
+            .and_then(|s| keep(recovering(s, |s| refresh(s, watcher)), &mut warnings));
+        if let Some(report) = replay(store.as_ref(), generation, opts.since, &selection) {
+            return Ok(finish(report, store, warnings));
+        }
+    }
+
+    let mut report = execute(req, &root, &adapters, Instant::now())?;
+    report.generation = generation;
+    let cancelled = req
+        .cancel
+        .as_ref()
+        .is_some_and(|c| c.load(Ordering::SeqCst))
+        || pith_runner::process::was_interrupted();
+    if let (Some(s), Some(g), false) = (store.as_mut(), generation, cancelled) {
+        let requested = u32::try_from(req.tests.len()).unwrap_or(u32::MAX);
+        let recorded = recovering(s, |s| s.record(g, &selection, requested, &mut report));
+        if keep(recorded, &mut warnings).is_some() {
+            // Never waits for another writer; a failed prune is retried by the next run.
+            let _ = s.prune(Retention::from_env());
+        }
+    }
+    drop(lock);
+    Ok(finish(report, store, warnings))
+}
+
+/// The workspace's runners, detected once and remembered until a file near the top of the
+/// workspace changes (detection reads a few hundred files in a large workspace).
+fn runner_names(store: &Store, root: &Path, generation: u64) -> Result<Vec<String>, StoreError> {
+    // What detection reads outside the workspace: installed tools, the active virtualenv.
+    let mut key = String::new();
+    for var in ["PATH", "VIRTUAL_ENV", "CARGO_HOME", "HOME"] {
+        key.push_str(&std::env::var(var).unwrap_or_default());
+        key.push('\u{1f}');
+    }
+    let key = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(key.as_bytes()));
+    if let Some(names) = store.cached_runners(&key)? {
+        return Ok(names);
+    }
+    let names: Vec<String> = detect_workspace(root, None)
+        .iter()
+        .map(|a| a.name().to_owned())
+        .collect();
+    // Best effort: a busy database only costs the next status another detection.
+    let _ = store.cache_runners(&key, generation, &names);
+    Ok(names)
+}
+
+/// The generation: from the watcher's dirty set when there is one, else by a scan.
+fn refresh(store: &mut Store, watcher: Option<&Watcher>) -> Result<u64, StoreError> {
+    match watcher {
+        Some(w) => store.refresh(w.take()),
+        None => store.scan(),
+    }
+}
+
+/// Runs `f`; when the database turns out damaged, moves it aside and runs `f` once more on a
+/// fresh one.
+fn recovering<T>(
+    store: &mut Store,
+    mut f: impl FnMut(&mut Store) -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    match f(store) {
+        Err(e) if e.is_corrupt() => {
+            store.reset()?;
+            f(store)
+        }
+        other => other,
+    }
+}
+
+/// The value, or `None` with the error kept as a warning.
+fn keep<T>(r: Result<T, StoreError>, warnings: &mut Vec<String>) -> Option<T> {
+    match r {
+        Ok(v) => Some(v),
+        Err(e) => {
+            warnings.push(e.to_string());
+            None
+        }
+    }
+}
+
+/// The answer without running, when nothing changed since `since` and this selection's last
+/// run tested that very content. Verdicts that depend on more than the content (a missing
+/// runner, a deadline) are never replayed.
+fn replay(
+    store: Option<&Store>,
+    generation: Option<u64>,
+    since: Option<u64>,
+    selection: &str,
+) -> Option<Report> {
+    let (store, generation) = (store?, generation?);
+    if since? != generation {
+        return None;
+    }
+    let last: RunSummary = store.last_run_of(selection).ok()??;
+    let replayable = !matches!(last.status, Status::RunnerMissing | Status::TimedOut);
+    (last.generation == generation && replayable).then(|| Report {
+        generation: Some(generation),
+        unchanged: Some(last),
+        ..Report::default()
+    })
+}
+
+fn busy(runner: &str, holder: Option<u32>, generation: Option<u64>, waited: Duration) -> Report {
+    let who = holder.map_or(String::new(), |pid| format!(" (pid {pid})"));
+    let run = Run {
+        status: Some(Status::Busy),
+        hint: Some(format!(
+            "another pith test{who} is running in this workspace; ask again when it ends"
+        )),
+        ..Run::new(runner)
+    };
+    Report {
+        runs: vec![run],
+        duration: waited,
+        generation,
+        ..Report::default()
+    }
+}
+
+fn finish(mut report: Report, mut store: Option<Store>, mut warnings: Vec<String>) -> Report {
+    if let Some(s) = store.as_mut() {
+        warnings.splice(0..0, s.take_warnings());
+    }
+    report.warnings = warnings;
+    report
+}
+
+/// What was asked, as the history keys it: the runner and the sorted test ids.
+fn selection(req: &TestRequest) -> String {
+    let mut ids: Vec<&str> = req.tests.iter().map(String::as_str).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    if req.runner.is_none() && ids.is_empty() {
+        return String::new();
+    }
+    let mut key = req.runner.clone().unwrap_or_default();
+    for id in ids {
+        key.push('\u{1f}');
+        key.push_str(id);
+    }
+    key
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_selection_is_its_runner_and_sorted_unique_ids() {
+        let req = |runner: Option<&str>, tests: &[&str]| TestRequest {
+            runner: runner.map(Into::into),
+            tests: tests.iter().map(|t| t.to_string()).collect(),
+            ..TestRequest::default()
+        };
+        assert_eq!(selection(&req(None, &[])), "");
+        assert_eq!(
+            selection(&req(None, &["b", "a", "b"])),
+            selection(&req(None, &["a", "b"]))
+        );
+        assert_ne!(
+            selection(&req(Some("cargo"), &[])),
+            selection(&req(None, &[]))
+        );
+    }
+
+    #[test]
+    fn busy_is_not_green_and_says_who() {
+        let r = busy("pytest", Some(42), Some(3), Duration::ZERO);
+        assert_eq!(r.status(), Status::Busy);
+        assert!(r.runs[0].hint.as_ref().unwrap().contains("pid 42"));
+        assert_eq!(Status::Busy.exit_code(), 2);
+    }
+}

@@ -1,0 +1,410 @@
+//! The code index: where each name is defined and where it is used, from tree-sitter syntax
+//! trees of Rust, Python, Go, JavaScript, TypeScript (and TSX), Java and C#. It is persisted
+//! under `<workspace>/.pith/` and brought up to date from changed files only each time it is
+//! opened, so a query costs a walk of the workspace's metadata plus a lookup.
+//!
+//! Resolution is syntactic: names are matched as written, not resolved through types. A
+//! qualifier is used where the syntax gives one (`Config::load`, `self.check`, `net.Parse`).
+
+mod extract;
+mod fx;
+mod lang;
+mod store;
+mod walk;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+pub use walk::MAX_FILE_BYTES;
+
+/// The index file, relative to the workspace root.
+pub const INDEX_FILE: &str = ".pith/index.bin";
+
+/// What a definition defines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    Function,
+    Method,
+    Constructor,
+    Class,
+    Struct,
+    Enum,
+    Interface,
+    Trait,
+    Type,
+    Module,
+    Macro,
+    Const,
+    Static,
+    Variable,
+    Field,
+    Property,
+    Variant,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 17] = [
+        Kind::Function,
+        Kind::Method,
+        Kind::Constructor,
+        Kind::Class,
+        Kind::Struct,
+        Kind::Enum,
+        Kind::Interface,
+        Kind::Trait,
+        Kind::Type,
+        Kind::Module,
+        Kind::Macro,
+        Kind::Const,
+        Kind::Static,
+        Kind::Variable,
+        Kind::Field,
+        Kind::Property,
+        Kind::Variant,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Function => "function",
+            Kind::Method => "method",
+            Kind::Constructor => "constructor",
+            Kind::Class => "class",
+            Kind::Struct => "struct",
+            Kind::Enum => "enum",
+            Kind::Interface => "interface",
+            Kind::Trait => "trait",
+            Kind::Type => "type",
+            Kind::Module => "module",
+            Kind::Macro => "macro",
+            Kind::Const => "const",
+            Kind::Static => "static",
+            Kind::Variable => "variable",
+            Kind::Field => "field",
+            Kind::Property => "property",
+            Kind::Variant => "variant",
+        }
+    }
+
+    /// A kind from its name or a language's keyword for it (`fn`, `def`, `func`, `impl`…).
+    pub fn parse(s: &str) -> Option<Kind> {
+        let s = s.trim().to_ascii_lowercase();
+        let alias = match s.as_str() {
+            "fn" | "func" | "def" | "fun" => Some(Kind::Function),
+            "ctor" | "init" => Some(Kind::Constructor),
+            "namespace" | "mod" | "package" => Some(Kind::Module),
+            "var" | "let" => Some(Kind::Variable),
+            "record" => Some(Kind::Class),
+            "union" => Some(Kind::Struct),
+            "alias" | "typedef" => Some(Kind::Type),
+            "member" | "enum_member" | "enumconstant" => Some(Kind::Variant),
+            "prop" => Some(Kind::Property),
+            _ => None,
+        };
+        alias.or_else(|| {
+            let singular = [s.strip_suffix("es"), s.strip_suffix('s')];
+            Kind::ALL
+                .into_iter()
+                .find(|k| k.name() == s || singular.contains(&Some(k.name())))
+        })
+    }
+
+    fn code(self) -> u8 {
+        Kind::ALL.iter().position(|k| *k == self).unwrap_or(0) as u8
+    }
+
+    fn from_code(code: u64) -> Option<Kind> {
+        Kind::ALL.get(usize::try_from(code).ok()?).copied()
+    }
+
+    /// Order in an answer: types first, then callables, then values, then members.
+    fn rank(self) -> u8 {
+        match self {
+            Kind::Class
+            | Kind::Struct
+            | Kind::Enum
+            | Kind::Interface
+            | Kind::Trait
+            | Kind::Type => 0,
+            Kind::Function | Kind::Method | Kind::Constructor | Kind::Macro => 1,
+            Kind::Module | Kind::Const | Kind::Static | Kind::Variable => 2,
+            Kind::Field | Kind::Property | Kind::Variant => 3,
+        }
+    }
+}
+
+/// One definition of a name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Definition {
+    pub name: String,
+    pub kind: Kind,
+    /// Workspace-relative, `/`-separated.
+    pub file: String,
+    pub line: u32,
+    /// What it is defined in, as the language writes it: `Config`, `Outer.Inner`, a module
+    /// or package for a top-level item.
+    pub container: Option<String>,
+}
+
+/// The uses of a name in one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileUses {
+    /// Workspace-relative, `/`-separated.
+    pub file: String,
+    /// Lines with a use, ascending; a line with several uses is one site.
+    pub lines: Vec<u32>,
+}
+
+/// What bringing the index up to date did.
+#[derive(Debug, Clone, Default)]
+pub struct UpdateStats {
+    /// Source files in the workspace the index knows (indexed or skipped).
+    pub files: usize,
+    /// Files parsed now (new or changed).
+    pub parsed: usize,
+    /// Lines in the files parsed now.
+    pub parsed_lines: u64,
+    /// Files gone since the last update.
+    pub removed: usize,
+    /// Files not indexed: binary or larger than [`MAX_FILE_BYTES`].
+    pub skipped: usize,
+    /// Whether the updated index was written to disk.
+    pub saved: bool,
+    pub elapsed: Duration,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error("{0} is not a directory")]
+    NotADirectory(PathBuf),
+    #[error("cannot read the workspace {path}: {source}")]
+    Walk {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the index pith just built does not read back (a bug in pith)")]
+    Unreadable,
+}
+
+/// How to open an index.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Write the updated index under `.pith/` (a read-only workspace is answered from memory).
+    pub persist: bool,
+    /// Parser threads; 0 means one per available core.
+    pub threads: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            persist: true,
+            threads: 0,
+        }
+    }
+}
+
+/// A workspace's index, up to date as of when it was opened.
+pub struct Index {
+    segment: store::Segment,
+    stats: UpdateStats,
+}
+
+impl Index {
+    /// Opens the index of the workspace at `root`, first bringing it up to date: files whose
+    /// size or modification time changed are re-parsed, new ones added, deleted ones dropped.
+    pub fn open(root: &Path) -> Result<Index, IndexError> {
+        Index::open_with(root, &Options::default())
+    }
+
+    pub fn open_with(root: &Path, options: &Options) -> Result<Index, IndexError> {
+        let start = Instant::now();
+        if !root.is_dir() {
+            return Err(IndexError::NotADirectory(root.to_path_buf()));
+        }
+        let threads = match options.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        let file = root.join(INDEX_FILE);
+        let t0 = Instant::now();
+        let old = store::Segment::open(&file);
+        let t1 = Instant::now();
+        let candidates = walk::walk(root, threads)?;
+        let t2 = Instant::now();
+        let (updated, mut stats) = store::update(old, candidates, threads);
+        if std::env::var_os("PITH_TIMING").is_some() {
+            eprintln!("TIMING open {:?} walk {:?} update {:?}", t1 - t0, t2 - t1, t2.elapsed());
+        }
+        let segment = match updated {
+            store::Updated::Unchanged(segment) => segment,
+            store::Updated::Changed(bytes) => {
+                if options.persist {
+                    stats.saved = store::save(root, &file, &bytes);
+                }
+                store::Segment::from_bytes(bytes).ok_or(IndexError::Unreadable)?
+            }
+        };
+        stats.elapsed = start.elapsed();
+        Ok(Index { segment, stats })
+    }
+
+    pub fn stats(&self) -> &UpdateStats {
+        &self.stats
+    }
+
+    /// Definitions of `query` (a name, or a qualified name such as `Config::load`,
+    /// `config.Config.load`), best first: types, then callables, then the rest; code before
+    /// tests; shallower paths first.
+    pub fn definitions(&self, query: &str, kind: Option<Kind>) -> Vec<Definition> {
+        let q = Query::parse(query);
+        let Some(rec) = self.segment.lookup(q.name) else {
+            return Vec::new();
+        };
+        let mut out: Vec<Definition> = self
+            .segment
+            .defs(&rec)
+            .filter(|d| kind.is_none_or(|k| Kind::from_code(d.kind) == Some(k)))
+            .filter_map(|d| {
+                let chain = self.segment.string(d.chain);
+                if !q.matches_chain(chain) {
+                    return None;
+                }
+                let file = self.segment.file(d.file)?;
+                Some(Definition {
+                    name: q.name.to_owned(),
+                    kind: Kind::from_code(d.kind)?,
+                    file: file.path.clone(),
+                    line: d.line,
+                    container: chain
+                        .and_then(|c| c.get(usize::try_from(d.shown).ok()?..))
+                        .filter(|c| !c.is_empty())
+                        .map(str::to_owned),
+                })
+            })
+            .collect();
+        out.sort_by(|a, b| {
+            let key = |d: &Definition| {
+                (
+                    walk::is_test_path(&d.file),
+                    d.kind.rank(),
+                    d.file.matches('/').count(),
+                )
+            };
+            key(a)
+                .cmp(&key(b))
+                .then_with(|| a.file.cmp(&b.file))
+                .then(a.line.cmp(&b.line))
+        });
+        out
+    }
+
+    /// Uses of `query` grouped by file, in path order. A qualified query (`Config::load`)
+    /// keeps only uses written with that qualifier (`Config::load(..)`, `self.load()` inside
+    /// `Config`); a plain name keeps every use.
+    pub fn usages(&self, query: &str) -> Vec<FileUses> {
+        let q = Query::parse(query);
+        let Some(rec) = self.segment.lookup(q.name) else {
+            return Vec::new();
+        };
+        let want_qual = q.qualifier.last().copied();
+        let mut out: Vec<FileUses> = Vec::new();
+        let mut current = u32::MAX;
+        for r in self.segment.refs(&rec) {
+            if let Some(want) = want_qual {
+                if self.segment.string(r.qual) != Some(want) {
+                    continue;
+                }
+            }
+            if r.file != current || out.is_empty() {
+                let Some(file) = self.segment.file(r.file) else {
+                    continue;
+                };
+                current = r.file;
+                out.push(FileUses {
+                    file: file.path.clone(),
+                    lines: Vec::new(),
+                });
+            }
+            if let Some(last) = out.last_mut() {
+                if last.lines.last() != Some(&r.line) {
+                    last.lines.push(r.line);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A query split into its qualifier segments and the name: `a::B::c`, `a.B.c`, `B#c`, `c()`.
+struct Query<'a> {
+    qualifier: Vec<&'a str>,
+    name: &'a str,
+}
+
+impl<'a> Query<'a> {
+    fn parse(q: &'a str) -> Query<'a> {
+        let q = q.trim();
+        let q = q.strip_suffix("()").unwrap_or(q);
+        let mut parts: Vec<&str> = split_qualified(q).collect();
+        let name = parts.pop().unwrap_or("");
+        while parts
+            .first()
+            .is_some_and(|p| matches!(*p, "crate" | "self" | "super"))
+        {
+            parts.remove(0);
+        }
+        Query {
+            qualifier: parts,
+            name,
+        }
+    }
+
+    /// Whether a definition's container chain ends with the query's qualifier.
+    fn matches_chain(&self, chain: Option<&str>) -> bool {
+        if self.qualifier.is_empty() {
+            return true;
+        }
+        let Some(chain) = chain else {
+            return false;
+        };
+        let segments: Vec<&str> = split_qualified(chain).collect();
+        segments.ends_with(&self.qualifier)
+    }
+}
+
+fn split_qualified(s: &str) -> impl Iterator<Item = &str> {
+    s.split("::")
+        .flat_map(|p| p.split(['.', '#']))
+        .filter(|p| !p.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queries_split_on_any_separator() {
+        let q = Query::parse("crate::config::Config::load");
+        assert_eq!(
+            (q.qualifier.as_slice(), q.name),
+            (&["config", "Config"][..], "load")
+        );
+        let q = Query::parse("app.config.Config#load()");
+        assert_eq!(q.qualifier, ["app", "config", "Config"]);
+        assert_eq!(q.name, "load");
+        assert!(q.matches_chain(Some("app.config.Config")));
+        assert!(!q.matches_chain(Some("Config")));
+        assert!(Query::parse("load").matches_chain(None));
+    }
+
+    #[test]
+    fn kinds_parse_from_names_and_keywords() {
+        for k in Kind::ALL {
+            assert_eq!(Kind::parse(k.name()), Some(k));
+            assert_eq!(Kind::from_code(u64::from(k.code())), Some(k));
+        }
+        assert_eq!(Kind::parse("fn"), Some(Kind::Function));
+        assert_eq!(Kind::parse("Classes"), Some(Kind::Class));
+        assert_eq!(Kind::parse("widget"), None);
+    }
+}

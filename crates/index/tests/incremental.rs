@@ -1,0 +1,291 @@
+//! Keeping the index up to date: only changed files are re-parsed; edits, deletes and renames
+//! show in the next answer; what cannot be indexed (invalid UTF-8 is indexed, binary and
+//! oversized files are not) never breaks the rest; the walk survives a symlink loop; the
+//! index file is rebuilt when damaged and kept out of git.
+
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use pith_index::{Index, Options, INDEX_FILE};
+
+/// Writes a file dated `age_s` seconds ago (old enough that its mtime is trusted).
+fn write(root: &Path, rel: &str, content: impl AsRef<[u8]>, age_s: u64) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, content).unwrap();
+    let f = std::fs::File::options().write(true).open(&path).unwrap();
+    f.set_modified(SystemTime::now() - Duration::from_secs(age_s))
+        .unwrap();
+}
+
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/net.rs",
+        "pub fn parse_port(s: &str) -> u16 {\n    s.parse().unwrap()\n}\n",
+        3600,
+    );
+    write(
+        root,
+        "src/util.rs",
+        "pub fn helper() -> u16 {\n    crate::net::parse_port(\"1\")\n}\n",
+        3600,
+    );
+    write(
+        root,
+        "app/main.py",
+        "from util import helper\n\n\ndef main():\n    return helper()\n",
+        3600,
+    );
+    dir
+}
+
+fn at(index: &Index, name: &str) -> Vec<String> {
+    index
+        .definitions(name, None)
+        .iter()
+        .map(|d| format!("{}:{}", d.file, d.line))
+        .collect()
+}
+
+fn uses(index: &Index, name: &str) -> Vec<String> {
+    index
+        .usages(name)
+        .iter()
+        .flat_map(|f| f.lines.iter().map(move |l| format!("{}:{l}", f.file)))
+        .collect()
+}
+
+#[test]
+fn a_second_open_parses_nothing_and_an_edit_parses_one_file() {
+    let dir = workspace();
+    let root = dir.path();
+    let first = Index::open(root).unwrap();
+    assert_eq!(first.stats().parsed, 3);
+    assert!(first.stats().saved && root.join(INDEX_FILE).is_file());
+
+    let again = Index::open(root).unwrap();
+    assert_eq!(again.stats().parsed, 0, "{:?}", again.stats());
+    assert!(!again.stats().saved, "an unchanged index is not rewritten");
+    assert_eq!(at(&again, "parse_port"), ["src/net.rs:1"]);
+
+    write(
+        root,
+        "src/net.rs",
+        "// moved down\npub fn parse_port(s: &str) -> u16 {\n    s.parse().unwrap()\n}\n\npub fn parse_host(s: &str) -> &str {\n    s\n}\n",
+        1800,
+    );
+    let edited = Index::open(root).unwrap();
+    assert_eq!(edited.stats().parsed, 1, "{:?}", edited.stats());
+    assert_eq!(at(&edited, "parse_port"), ["src/net.rs:2"]);
+    assert_eq!(at(&edited, "parse_host"), ["src/net.rs:6"]);
+    // Postings of unchanged files were carried over.
+    assert_eq!(uses(&edited, "parse_port"), ["src/util.rs:2"]);
+    assert_eq!(at(&edited, "main"), ["app/main.py:4"]);
+}
+
+#[test]
+fn a_deleted_file_leaves_the_index() {
+    let dir = workspace();
+    let root = dir.path();
+    Index::open(root).unwrap();
+    std::fs::remove_file(root.join("src/util.rs")).unwrap();
+    let index = Index::open(root).unwrap();
+    assert_eq!((index.stats().removed, index.stats().parsed), (1, 0));
+    assert!(at(&index, "helper").is_empty());
+    assert!(uses(&index, "parse_port").is_empty());
+    // The Python use of `helper` is a use still.
+    assert_eq!(uses(&index, "helper"), ["app/main.py:1", "app/main.py:5"]);
+}
+
+#[test]
+fn a_renamed_file_moves_its_symbols() {
+    let dir = workspace();
+    let root = dir.path();
+    Index::open(root).unwrap();
+    std::fs::rename(root.join("src/net.rs"), root.join("src/network.rs")).unwrap();
+    let index = Index::open(root).unwrap();
+    assert_eq!((index.stats().removed, index.stats().parsed), (1, 1));
+    let defs = index.definitions("parse_port", None);
+    assert_eq!(defs.len(), 1);
+    assert_eq!(defs[0].file, "src/network.rs");
+    assert_eq!(defs[0].container.as_deref(), Some("network"));
+}
+
+#[test]
+fn a_file_modified_just_now_is_read_again_next_time() {
+    // Its mtime may not change on a second write within the clock's granularity, so it is
+    // not trusted until it is old enough.
+    let dir = workspace();
+    let root = dir.path();
+    write(root, "src/fresh.rs", "fn fresh() {}\n", 0);
+    Index::open(root).unwrap();
+    let next = Index::open(root).unwrap();
+    assert_eq!(next.stats().parsed, 1);
+    assert_eq!(at(&next, "fresh"), ["src/fresh.rs:1"]);
+}
+
+#[test]
+fn invalid_utf8_is_indexed_around() {
+    let dir = workspace();
+    let root = dir.path();
+    write(
+        root,
+        "app/latin1.py",
+        b"# caf\xe9 \xff\xfe\ndef before():\n    return '\xe9t\xe9'\n\n\ndef after():\n    return before()\n",
+        3600,
+    );
+    let index = Index::open(root).unwrap();
+    assert_eq!(at(&index, "before"), ["app/latin1.py:2"]);
+    assert_eq!(at(&index, "after"), ["app/latin1.py:6"]);
+    assert_eq!(uses(&index, "before"), ["app/latin1.py:7"]);
+}
+
+#[test]
+fn binary_and_oversized_files_are_skipped() {
+    let dir = workspace();
+    let root = dir.path();
+    // A 20 MB generated file: never read, let alone parsed.
+    let mut big = String::with_capacity(21 << 20);
+    let mut i = 0;
+    while big.len() < 20 << 20 {
+        big.push_str(&format!(
+            "pub fn generated_{i}() -> u32 {{ parse_port(\"{i}\") }}\n"
+        ));
+        i += 1;
+    }
+    write(root, "src/generated.rs", &big, 3600);
+    write(
+        root,
+        "src/blob.rs",
+        b"fn in_binary() {}\n\0\0\x01\x02",
+        3600,
+    );
+    let index = Index::open(root).unwrap();
+    assert_eq!(index.stats().skipped, 2, "{:?}", index.stats());
+    assert!(at(&index, "generated_1").is_empty());
+    assert!(at(&index, "in_binary").is_empty());
+    assert_eq!(uses(&index, "parse_port"), ["src/util.rs:2"]);
+    let size = std::fs::metadata(root.join(INDEX_FILE)).unwrap().len();
+    assert!(size < 64 * 1024, "index is {size} bytes");
+    // Skipped files are remembered, not re-read on every open.
+    assert_eq!(Index::open(root).unwrap().stats().parsed, 0);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlink_loop_does_not_trap_the_walk() {
+    let dir = workspace();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("src/loop")).unwrap();
+    std::os::unix::fs::symlink("..", root.join("src/loop/up")).unwrap();
+    std::os::unix::fs::symlink(".", root.join("src/loop/here")).unwrap();
+    std::os::unix::fs::symlink("../net.rs", root.join("src/loop/net_link.rs")).unwrap();
+    let index = Index::open(root).unwrap();
+    assert_eq!(
+        index.stats().files,
+        3,
+        "links are not followed: {:?}",
+        index.stats()
+    );
+    assert_eq!(at(&index, "parse_port"), ["src/net.rs:1"]);
+}
+
+#[test]
+fn ignored_files_and_dependency_directories_are_not_indexed() {
+    let dir = workspace();
+    let root = dir.path();
+    write(root, ".gitignore", "generated/\n", 3600);
+    write(
+        root,
+        "generated/out.py",
+        "def ignored_fn():\n    pass\n",
+        3600,
+    );
+    write(
+        root,
+        "web/node_modules/dep/index.js",
+        "function depFn() {}\n",
+        3600,
+    );
+    write(
+        root,
+        "target/CACHEDIR.TAG",
+        "Signature: 8a477f597d28d172789f06886806bc55\n",
+        3600,
+    );
+    write(
+        root,
+        "target/debug/build/out.rs",
+        "fn build_output() {}\n",
+        3600,
+    );
+    let index = Index::open(root).unwrap();
+    assert!(at(&index, "ignored_fn").is_empty());
+    assert!(at(&index, "depFn").is_empty());
+    assert!(at(&index, "build_output").is_empty());
+    assert_eq!(index.stats().files, 3);
+}
+
+#[test]
+fn a_damaged_index_is_rebuilt() {
+    let dir = workspace();
+    let root = dir.path();
+    Index::open(root).unwrap();
+    let file = root.join(INDEX_FILE);
+    let mut bytes = std::fs::read(&file).unwrap();
+    let half = bytes.len() / 2;
+    bytes.truncate(half);
+    std::fs::write(&file, &bytes).unwrap();
+    let index = Index::open(root).unwrap();
+    assert_eq!(index.stats().parsed, 3);
+    assert_eq!(at(&index, "parse_port"), ["src/net.rs:1"]);
+    std::fs::write(&file, b"not an index").unwrap();
+    assert_eq!(Index::open(root).unwrap().stats().parsed, 3);
+}
+
+#[test]
+fn the_index_directory_is_kept_out_of_git() {
+    let dir = workspace();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join(".git/info")).unwrap();
+    std::fs::write(
+        root.join(".git/info/exclude"),
+        "# git ls-files --others\n*.tmp",
+    )
+    .unwrap();
+    Index::open(root).unwrap();
+    std::fs::remove_dir_all(root.join(".pith")).unwrap();
+    Index::open(root).unwrap();
+    let exclude = std::fs::read_to_string(root.join(".git/info/exclude")).unwrap();
+    assert_eq!(exclude, "# git ls-files --others\n*.tmp\n.pith/\n");
+    assert!(
+        !root.join(".gitignore").exists(),
+        "the project's .gitignore is not touched"
+    );
+}
+
+#[test]
+fn without_persistence_nothing_is_written() {
+    let dir = workspace();
+    let root = dir.path();
+    let index = Index::open_with(
+        root,
+        &Options {
+            persist: false,
+            threads: 1,
+        },
+    )
+    .unwrap();
+    assert_eq!(at(&index, "helper"), ["src/util.rs:1"]);
+    assert!(!root.join(".pith").exists());
+}
+
+#[test]
+fn a_missing_root_is_an_error_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = Index::open(&dir.path().join("nope")).err().unwrap();
+    assert!(err.to_string().contains("is not a directory"), "{err}");
+}

@@ -1,0 +1,474 @@
+//! `pith init <host>`: wires pith into one agent host, idempotently. Each host gets its MCP
+//! server entry, in the file and format that host reads, and the instructions block telling
+//! the agent to call pith instead of raw test and build commands.
+//!
+//! Existing files are merged, never clobbered: JSON and TOML configs get only pith's entry
+//! added or replaced (every other byte kept), instruction files get the delimited block
+//! inserted or replaced in place. Running it again changes nothing. pith writes inside the
+//! workspace; a host whose MCP config exists only in the user's home (Windsurf) has that file
+//! written only with `--user`.
+
+use std::path::{Path, PathBuf};
+
+use crate::jsonedit::{self, Node};
+
+/// The instructions block: short, byte-stable, the same for every host.
+pub const INSTRUCTIONS: &str = "\
+<!-- pith:begin -->
+## Tests: use pith
+This workspace has pith, an MCP server whose tools answer in small JSON records.
+- Run tests with pith's `run_tests` tool instead of test or build commands in a shell \
+(cargo test, cargo build, pytest, npm test, go test, ...). Without the tool: `pith test`.
+- To re-run failures, pass their `test` ids from the answer in `tests`.
+- A failure's first frame is its deepest project frame, \"file:line code\": open that.
+- `get_failures`: the last run's failures in full; `get_status`: what changed since it.
+- `find_symbol` / `find_usages`: where a name is defined / used.
+- Details (clusters, flaky, test ids, runners) only when needed: `get_guide`.
+<!-- pith:end -->";
+
+const BEGIN: &str = "<!-- pith:begin -->";
+const END: &str = "<!-- pith:end -->";
+
+/// Where a file lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Relative to the workspace root.
+    Workspace,
+    /// Relative to the user's home: written only when asked (`--user`).
+    User,
+}
+
+/// How pith's server entry is written.
+#[derive(Debug, Clone, Copy)]
+enum Format {
+    /// A JSON object of servers at this key path; the entry is built by the function.
+    Json(&'static [&'static str], fn() -> Node),
+    /// OpenCode: `mcp.<name>` (its V1 shape, which V2 still reads), or `mcp.servers.<name>`
+    /// when the file already uses V2's shape.
+    OpenCode,
+    /// Codex: a `[mcp_servers.<name>]` table in TOML.
+    CodexToml,
+}
+
+/// One agent host.
+pub struct Host {
+    /// The name `pith init` takes.
+    pub name: &'static str,
+    pub title: &'static str,
+    mcp_path: &'static str,
+    mcp_scope: Scope,
+    format: Format,
+    /// The instructions file, relative to the workspace.
+    instructions_path: &'static str,
+    /// What a new instructions file starts with (front matter of a rules file).
+    instructions_head: &'static str,
+}
+
+fn stdio() -> Node {
+    Node::Obj(vec![
+        ("command", Node::Str("pith")),
+        ("args", Node::List(vec!["mcp"])),
+    ])
+}
+
+/// VS Code starts servers from no particular directory; `${workspaceFolder}` is its own
+/// variable for the workspace.
+fn vscode() -> Node {
+    Node::Obj(vec![
+        ("type", Node::Str("stdio")),
+        ("command", Node::Str("pith")),
+        (
+            "args",
+            Node::List(vec!["mcp", "--root", "${workspaceFolder}"]),
+        ),
+    ])
+}
+
+fn opencode() -> Node {
+    Node::Obj(vec![
+        ("type", Node::Str("local")),
+        ("command", Node::List(vec!["pith", "mcp"])),
+    ])
+}
+
+/// Every host, sorted by name.
+pub const HOSTS: &[Host] = &[
+    Host {
+        name: "claude",
+        title: "Claude Code",
+        mcp_path: ".mcp.json",
+        mcp_scope: Scope::Workspace,
+        format: Format::Json(&["mcpServers"], stdio),
+        instructions_path: "CLAUDE.md",
+        instructions_head: "",
+    },
+    Host {
+        name: "codex",
+        title: "Codex CLI",
+        mcp_path: ".codex/config.toml",
+        mcp_scope: Scope::Workspace,
+        format: Format::CodexToml,
+        instructions_path: "AGENTS.md",
+        instructions_head: "",
+    },
+    Host {
+        name: "cursor",
+        title: "Cursor",
+        mcp_path: ".cursor/mcp.json",
+        mcp_scope: Scope::Workspace,
+        format: Format::Json(&["mcpServers"], stdio),
+        instructions_path: ".cursor/rules/pith.mdc",
+        instructions_head: "---\ndescription: Run tests through pith\nalwaysApply: true\n---\n",
+    },
+    Host {
+        name: "gemini",
+        title: "Gemini CLI",
+        mcp_path: ".gemini/settings.json",
+        mcp_scope: Scope::Workspace,
+        format: Format::Json(&["mcpServers"], stdio),
+        instructions_path: "GEMINI.md",
+        instructions_head: "",
+    },
+    Host {
+        name: "kiro",
+        title: "Kiro",
+        mcp_path: ".kiro/settings/mcp.json",
+        mcp_scope: Scope::Workspace,
+        format: Format::Json(&["mcpServers"], stdio),
+        instructions_path: ".kiro/steering/pith.md",
+        instructions_head: "---\ninclusion: always\n---\n",
+    },
+    Host {
+        name: "opencode",
+        title: "OpenCode",
+        mcp_path: "opencode.json",
+        mcp_scope: Scope::Workspace,
+        format: Format::OpenCode,
+        instructions_path: "AGENTS.md",
+        instructions_head: "",
+    },
+    Host {
+        name: "vscode",
+        title: "VS Code (Copilot)",
+        mcp_path: ".vscode/mcp.json",
+        mcp_scope: Scope::Workspace,
+        format: Format::Json(&["servers"], vscode),
+        instructions_path: ".github/copilot-instructions.md",
+        instructions_head: "",
+    },
+    Host {
+        name: "windsurf",
+        title: "Windsurf",
+        mcp_path: ".codeium/windsurf/mcp_config.json",
+        mcp_scope: Scope::User,
+        format: Format::Json(&["mcpServers"], stdio),
+        instructions_path: ".windsurf/rules/pith.md",
+        instructions_head: "---\ntrigger: always_on\n---\n",
+    },
+];
+
+/// The host called `name`.
+pub fn host(name: &str) -> Option<&'static Host> {
+    HOSTS.iter().find(|h| h.name == name)
+}
+
+/// The names `pith init` takes, comma-separated.
+pub fn host_names() -> String {
+    HOSTS.iter().map(|h| h.name).collect::<Vec<_>>().join(", ")
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum InitError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "{path} is not valid {format} ({detail}); it was left unchanged. Add pith by hand: {entry}"
+    )]
+    Unparsable {
+        path: PathBuf,
+        format: &'static str,
+        detail: String,
+        /// pith's entry, as one line to paste.
+        entry: String,
+    },
+    #[error("no home directory (HOME is not set) for {0}")]
+    NoHome(&'static str),
+}
+
+/// One file `init` would write.
+#[derive(Debug)]
+pub struct Planned {
+    /// The path as shown to the user: workspace-relative, or `~/...` for a user file.
+    pub shown: String,
+    pub path: PathBuf,
+    pub scope: Scope,
+    /// The file's content now, if it exists.
+    pub old: Option<String>,
+    /// Its content after `init`.
+    pub new: String,
+}
+
+impl Planned {
+    pub fn changes(&self) -> bool {
+        self.old.as_deref() != Some(self.new.as_str())
+    }
+}
+
+/// What `init` would write for `host` in the workspace `root` (and, for a user-scoped config,
+/// under `home`), reading what is there now. Writes nothing.
+pub fn plan(host: &Host, root: &Path, home: Option<&Path>) -> Result<Vec<Planned>, InitError> {
+    let (mcp_path, shown) = match host.mcp_scope {
+        Scope::Workspace => (root.join(host.mcp_path), host.mcp_path.to_owned()),
+        Scope::User => (
+            home.ok_or(InitError::NoHome(host.title))?
+                .join(host.mcp_path),
+            format!("~/{}", host.mcp_path),
+        ),
+    };
+    let old = read(&mcp_path)?;
+    let new = merge_config(host.format, old.as_deref(), &mcp_path)?;
+    let mcp = Planned {
+        shown,
+        path: mcp_path,
+        scope: host.mcp_scope,
+        old,
+        new,
+    };
+    let instructions_path = root.join(host.instructions_path);
+    let old = read(&instructions_path)?;
+    let new = merge_block(old.as_deref(), host.instructions_head);
+    let instructions = Planned {
+        shown: host.instructions_path.to_owned(),
+        path: instructions_path,
+        scope: Scope::Workspace,
+        old,
+        new,
+    };
+    Ok(vec![mcp, instructions])
+}
+
+/// Writes a planned file (creating its directory), replacing it in one step.
+pub fn write(p: &Planned) -> Result<(), InitError> {
+    let err = |source| InitError::Write {
+        path: p.path.clone(),
+        source,
+    };
+    if let Some(dir) = p.path.parent() {
+        std::fs::create_dir_all(dir).map_err(err)?;
+    }
+    let name = p
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    let tmp = p.path.with_file_name(format!(".{name}.pith-tmp"));
+    std::fs::write(&tmp, &p.new).map_err(err)?;
+    std::fs::rename(&tmp, &p.path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        err(e)
+    })
+}
+
+fn read(path: &Path) -> Result<Option<String>, InitError> {
+    match std::fs::read_to_string(path) {
+        Ok(s) => Ok(Some(s)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(InitError::Read {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// The instructions file with pith's block: replaced in place when there, else appended
+/// after a blank line; a new file starts with `head`.
+fn merge_block(old: Option<&str>, head: &str) -> String {
+    let Some(old) = old else {
+        return format!("{head}{INSTRUCTIONS}\n");
+    };
+    if let Some(begin) = old.find(BEGIN) {
+        if let Some(end) = old[begin..].find(END) {
+            let end = begin + end + END.len();
+            return format!("{}{INSTRUCTIONS}{}", &old[..begin], &old[end..]);
+        }
+    }
+    let sep = match old {
+        "" => "",
+        s if s.ends_with("\n\n") => "",
+        s if s.ends_with('\n') => "\n",
+        _ => "\n\n",
+    };
+    format!("{old}{sep}{INSTRUCTIONS}\n")
+}
+
+fn merge_config(format: Format, old: Option<&str>, path: &Path) -> Result<String, InitError> {
+    match format {
+        Format::Json(keys, entry) => merge_json(old, path, keys, &entry()),
+        Format::OpenCode => {
+            let v2 = old
+                .and_then(|s| serde_json::from_str::<serde_json::Value>(s).ok())
+                .is_some_and(|v| {
+                    v["mcp"]["servers"]
+                        .as_object()
+                        .is_some_and(|s| !s.contains_key("type"))
+                });
+            let keys: &[&str] = if v2 { &["mcp", "servers"] } else { &["mcp"] };
+            merge_json(old, path, keys, &opencode())
+        }
+        Format::CodexToml => merge_codex(old, path),
+    }
+}
+
+fn merge_json(
+    old: Option<&str>,
+    path: &Path,
+    keys: &[&'static str],
+    entry: &Node,
+) -> Result<String, InitError> {
+    let Some(old) = old.filter(|s| !s.trim().is_empty()) else {
+        return Ok(jsonedit::new_document(keys, "pith", entry));
+    };
+    let unparsable = |detail: String| InitError::Unparsable {
+        path: path.to_path_buf(),
+        format: "JSON",
+        detail,
+        entry: format!("\"pith\": {} in `{}`", entry.to_value(), keys.join(".")),
+    };
+    let value: serde_json::Value =
+        serde_json::from_str(old).map_err(|e| unparsable(e.to_string()))?;
+    let current = keys
+        .iter()
+        .try_fold(&value, |v, k| v.get(*k))
+        .and_then(|servers| servers.get("pith"));
+    if current == Some(&entry.to_value()) {
+        return Ok(old.to_owned());
+    }
+    jsonedit::set_entry(old, keys, "pith", entry).map_err(|e| unparsable(e.to_string()))
+}
+
+fn merge_codex(old: Option<&str>, path: &Path) -> Result<String, InitError> {
+    use toml_edit::{value, Array, DocumentMut, Item, Table};
+    let unparsable = |detail: String| InitError::Unparsable {
+        path: path.to_path_buf(),
+        format: "TOML",
+        detail,
+        entry: "[mcp_servers.pith] command = \"pith\" args = [\"mcp\"]".to_owned(),
+    };
+    let mut doc: DocumentMut = old
+        .unwrap_or_default()
+        .parse()
+        .map_err(|e: toml_edit::TomlError| unparsable(e.to_string().trim().replace('\n', " ")))?;
+    let wanted_args = ["mcp"];
+    let servers = doc
+        .entry("mcp_servers")
+        .or_insert_with(|| {
+            let mut t = Table::new();
+            t.set_implicit(true);
+            Item::Table(t)
+        })
+        .as_table_like_mut()
+        .ok_or_else(|| unparsable("`mcp_servers` is not a table".into()))?;
+    let same = servers
+        .get("pith")
+        .and_then(Item::as_table_like)
+        .is_some_and(|t| {
+            t.len() == 2
+                && t.get("command").and_then(Item::as_str) == Some("pith")
+                && t.get("args").and_then(Item::as_array).is_some_and(|a| {
+                    a.iter()
+                        .map(|v| v.as_str())
+                        .eq(wanted_args.iter().map(|s| Some(*s)))
+                })
+        });
+    if same {
+        return Ok(old.unwrap_or_default().to_owned());
+    }
+    let mut pith = Table::new();
+    pith.insert("command", value("pith"));
+    pith.insert("args", value(Array::from_iter(wanted_args)));
+    servers.insert("pith", Item::Table(pith));
+    Ok(doc.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instructions_are_small() {
+        assert!(INSTRUCTIONS.len() <= 1024, "{} bytes", INSTRUCTIONS.len());
+        assert!(INSTRUCTIONS.starts_with(BEGIN) && INSTRUCTIONS.ends_with(END));
+    }
+
+    #[test]
+    fn hosts_are_sorted() {
+        let names: Vec<_> = HOSTS.iter().map(|h| h.name).collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        assert_eq!(names, sorted);
+    }
+
+    #[test]
+    fn block_is_appended_once_and_replaced_in_place() {
+        let user = "# My project\n\nBe nice.\n";
+        let once = merge_block(Some(user), "");
+        assert_eq!(once, format!("{user}\n{INSTRUCTIONS}\n"));
+        assert_eq!(merge_block(Some(&once), ""), once);
+        let stale = once.replace("Tests: use pith", "old text") + "after\n";
+        assert_eq!(merge_block(Some(&stale), ""), format!("{once}after\n"));
+        assert_eq!(
+            merge_block(None, "---\nx\n---\n"),
+            format!("---\nx\n---\n{INSTRUCTIONS}\n")
+        );
+    }
+
+    #[test]
+    fn codex_table_is_added_and_kept_idempotent() {
+        let user = "# mine\nmodel = \"o3\"\n\n[mcp_servers.other]\ncommand = \"x\"\n";
+        let p = Path::new("config.toml");
+        let once = merge_codex(Some(user), p).unwrap();
+        assert_eq!(
+            once,
+            format!("{user}\n[mcp_servers.pith]\ncommand = \"pith\"\nargs = [\"mcp\"]\n")
+        );
+        assert_eq!(merge_codex(Some(&once), p).unwrap(), once);
+        let fresh = merge_codex(None, p).unwrap();
+        assert_eq!(
+            fresh,
+            "[mcp_servers.pith]\ncommand = \"pith\"\nargs = [\"mcp\"]\n"
+        );
+        assert!(merge_codex(Some("not = = toml"), p).is_err());
+    }
+
+    #[test]
+    fn opencode_follows_the_files_shape() {
+        let p = Path::new("opencode.json");
+        let v1 = merge_config(Format::OpenCode, None, p).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&v1).unwrap();
+        assert_eq!(v["mcp"]["pith"]["command"][1], "mcp");
+        let v2 = "{\"mcp\": {\"servers\": {\"x\": {\"type\": \"local\", \"command\": [\"x\"]}}}}";
+        let out = merge_config(Format::OpenCode, Some(v2), p).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["mcp"]["servers"]["pith"]["type"], "local");
+    }
+
+    #[test]
+    fn invalid_json_is_left_alone() {
+        let p = Path::new(".mcp.json");
+        let e = merge_json(Some("{ // comment\n}"), p, &["mcpServers"], &stdio()).unwrap_err();
+        assert!(e.to_string().contains("left unchanged"), "{e}");
+        assert!(
+            e.to_string()
+                .ends_with("Add pith by hand: \"pith\": {\"args\":[\"mcp\"],\"command\":\"pith\"} in `mcpServers`"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,262 @@
+//! `pith mcp`: the MCP server over stdio (rmcp), serving the tool table. stdout carries the
+//! protocol and nothing else; pith's own messages go to stderr.
+//!
+//! Each answer is sent once, as the single text block of the tool result: the same bytes the
+//! CLI prints, no `structuredContent` copy, no `outputSchema` (ARCHITECTURE.md says why).
+//! Blocking engine calls run on the blocking pool; a cancelled request sets its call's cancel
+//! flag, which kills the runner's process group; tools that start runners run one at a time.
+
+use std::borrow::Cow;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
+    Implementation, JsonObject, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+
+use crate::tools::{self, Call, ToolDef, Workspace};
+
+/// How long a client may cache `tools/list` (protocol 2026-07-28 and later): the tool set
+/// never changes while the server runs, so the longest TTL clients accept, one day.
+pub const LIST_TTL_MS: u64 = 24 * 60 * 60 * 1000;
+
+/// How long shutdown waits for cancelled calls to wind down (a runner gets 3 s after SIGTERM
+/// before its group is killed).
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+/// How `pith mcp` was started.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The workspace root; else the workspace found from the current directory.
+    pub root: Option<PathBuf>,
+    /// One-line descriptions, for hosts that also get the instructions block.
+    pub slim: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("cannot read the current directory: {0}")]
+    Cwd(std::io::Error),
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(std::io::Error),
+    #[error("the client did not complete the MCP handshake: {0}")]
+    Handshake(String),
+}
+
+/// The `tools/list` declarations, in order.
+pub fn declarations(slim: bool) -> Vec<Tool> {
+    tools::TOOLS.iter().map(|t| declaration(t, slim)).collect()
+}
+
+fn declaration(t: &ToolDef, slim: bool) -> Tool {
+    let schema: JsonObject = serde_json::from_str(t.schema).expect("tool schemas are JSON objects");
+    Tool::new(
+        t.name,
+        if slim { t.slim } else { t.description },
+        Arc::new(schema),
+    )
+}
+
+/// Serves MCP on stdin/stdout until the client closes stdin or pith is signalled.
+pub fn serve(options: Options) -> Result<(), ServeError> {
+    let cwd = std::env::current_dir().map_err(ServeError::Cwd)?;
+    // A signal to pith kills the runner groups it started (the engine watches this flag).
+    pith_runner::process::install_signal_handlers();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(ServeError::Runtime)?;
+    let server = Server::new(
+        Workspace {
+            root: options.root,
+            cwd,
+        },
+        options.slim,
+    );
+    let calls = Arc::clone(&server.calls);
+    let result = runtime.block_on(async move {
+        let running = tokio::select! {
+            running = server.serve(rmcp::transport::stdio_pipes()) => {
+                running.map_err(|e| ServeError::Handshake(e.to_string()))?
+            }
+            () = interrupted() => return Ok(()),
+        };
+        let stop = running.cancellation_token();
+        tokio::spawn(async move {
+            interrupted().await;
+            stop.cancel();
+        });
+        let _ = running.waiting().await;
+        Ok(())
+    });
+    // Whatever still runs is cancelled (its runner group killed) before pith goes.
+    calls.cancel_all();
+    calls.wait_idle(SHUTDOWN_GRACE);
+    // A blocking stdin read cannot be cancelled; do not wait for it.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    result
+}
+
+/// Resolves once pith has received SIGINT, SIGTERM or SIGHUP.
+async fn interrupted() {
+    while !pith_runner::process::was_interrupted() {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The cancel flags of the calls in flight.
+#[derive(Default)]
+struct Calls(Mutex<Vec<Arc<AtomicBool>>>);
+
+impl Calls {
+    fn start(&self) -> Arc<AtomicBool> {
+        let flag = Arc::new(AtomicBool::new(false));
+        self.lock().push(Arc::clone(&flag));
+        flag
+    }
+    fn end(&self, flag: &Arc<AtomicBool>) {
+        self.lock().retain(|f| !Arc::ptr_eq(f, flag));
+    }
+    fn cancel_all(&self) {
+        for f in self.lock().iter() {
+            f.store(true, Ordering::Relaxed);
+        }
+    }
+    fn wait_idle(&self, grace: Duration) {
+        let until = Instant::now() + grace;
+        while !self.lock().is_empty() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Arc<AtomicBool>>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+struct Server {
+    workspace: Arc<Workspace>,
+    tools: Vec<Tool>,
+    /// Held by a call of an exclusive tool from before it starts until its runners are gone.
+    exclusive: tokio::sync::Mutex<()>,
+    calls: Arc<Calls>,
+}
+
+impl Server {
+    fn new(workspace: Workspace, slim: bool) -> Self {
+        Server {
+            workspace: Arc::new(workspace),
+            tools: declarations(slim),
+            exclusive: tokio::sync::Mutex::new(()),
+            calls: Arc::default(),
+        }
+    }
+
+    async fn call(
+        &self,
+        def: &'static ToolDef,
+        args: JsonObject,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let _turn = if def.exclusive {
+            tokio::select! {
+                guard = self.exclusive.lock() => Some(guard),
+                () = context.ct.cancelled() => return Err(cancelled()),
+            }
+        } else {
+            None
+        };
+        let cancel = self.calls.start();
+        let workspace = Arc::clone(&self.workspace);
+        let flag = Arc::clone(&cancel);
+        let mut task = tokio::task::spawn_blocking(move || {
+            (def.run)(&Call {
+                workspace: &workspace,
+                args: &args,
+                cancel: &flag,
+            })
+        });
+        let outcome = tokio::select! {
+            outcome = &mut task => outcome,
+            () = context.ct.cancelled() => {
+                // Kill the runner's group, and keep the turn until it is gone.
+                cancel.store(true, Ordering::Relaxed);
+                (&mut task).await
+            }
+        };
+        self.calls.end(&cancel);
+        let mut result = match outcome {
+            Ok(Ok(answer)) => CallToolResult::success(vec![ContentBlock::text(answer)]),
+            Ok(Err(e)) => CallToolResult::error(vec![ContentBlock::text(one_line(&e.to_string()))]),
+            Err(e) => {
+                return Err(ErrorData::internal_error(
+                    format!("{} failed: {e}", def.name),
+                    None,
+                ))
+            }
+        };
+        // `isError` only when set: a field without signal is left out.
+        if result.is_error == Some(false) {
+            result.is_error = None;
+        }
+        Ok(result)
+    }
+}
+
+fn cancelled() -> ErrorData {
+    ErrorData::internal_error("cancelled", None)
+}
+
+/// Error text is one line: a multi-line cause is joined.
+fn one_line(s: &str) -> String {
+    s.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("pith", env!("CARGO_PKG_VERSION")))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let mut result = ListToolsResult::with_all_items(self.tools.clone());
+        let caches = context
+            .protocol_version()
+            .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        if caches {
+            result = result
+                .with_ttl_ms(LIST_TTL_MS)
+                .with_cache_scope(CacheScope::Public);
+        }
+        Ok(result)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let Some(def) = tools::find(&request.name) else {
+            return Err(ErrorData::invalid_params(
+                Cow::Owned(format!("unknown tool {:?}", request.name)),
+                None,
+            ));
+        };
+        let args = request.arguments.unwrap_or_default();
+        self.call(def, args, &context).await.map(Into::into)
+    }
+}

@@ -1,0 +1,378 @@
+//! The tool table: each tool's declaration (name, full and slim description, input schema) and
+//! the function that answers it by calling the engine and `wire`, exactly as the matching CLI
+//! command does. Adding a tool is one entry here.
+//!
+//! Declarations are the byte prefix every step of an agent loop re-sends, so they are sorted by
+//! name and hold only constants: nothing about the workspace, the time, the environment or the
+//! detected runners (that belongs in answers).
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::guide;
+
+/// Where tool calls look for the workspace, fixed when the server starts: `--root`, else the
+/// workspace found from the server's directory (as `pith test` run there would).
+#[derive(Debug, Clone)]
+pub(crate) struct Workspace {
+    pub root: Option<PathBuf>,
+    pub cwd: PathBuf,
+}
+
+/// One call of a tool.
+pub(crate) struct Call<'a> {
+    pub workspace: &'a Workspace,
+    pub args: &'a Map<String, Value>,
+    /// Set when the client cancels the request; the engine then kills the runner's group.
+    pub cancel: &'a Arc<AtomicBool>,
+}
+
+/// Why a tool could not do its job; sent in band as an error result of one line.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ToolError {
+    #[error("{0}")]
+    Arguments(String),
+    #[error(transparent)]
+    Engine(#[from] pith_engine::EngineError),
+    #[error(transparent)]
+    Symbol(#[from] pith_engine::SymbolError),
+}
+
+pub(crate) struct ToolDef {
+    pub name: &'static str,
+    /// What `tools/list` says by default.
+    pub description: &'static str,
+    /// One line, for `pith mcp --slim` (hosts that also get the instructions block).
+    pub slim: &'static str,
+    /// The JSON Schema of the arguments, as compact JSON.
+    pub schema: &'static str,
+    /// Runs one call at a time: it starts the project's runners.
+    pub exclusive: bool,
+    /// Answers one call with the exact bytes the matching CLI command prints.
+    pub run: fn(&Call) -> Result<String, ToolError>,
+}
+
+/// Every tool, sorted by name. Each answers as one CLI command: `find_symbol` as
+/// `pith symbol`, `find_usages` as `pith usages`, `get_failures` as `pith failures`,
+/// `get_status` as `pith status`, `run_tests` as `pith test`.
+pub(crate) const TOOLS: &[ToolDef] = &[
+    ToolDef {
+        name: "find_symbol",
+        description: "Where a name is defined: kind, file:line and container of each \
+definition (syntactic index of the workspace). `name`: a name or a qualified name \
+(`Config::load`, `pkg.module.func`); `kind`: only this kind (function, method, class, struct, \
+...).",
+        slim: "Where a name is defined: kind, file:line, container.",
+        schema: r#"{"type":"object","properties":{"kind":{"type":"string"},"name":{"type":"string"}},"required":["name"]}"#,
+        exclusive: false,
+        run: find_symbol,
+    },
+    ToolDef {
+        name: "find_usages",
+        description: "Where a name is used: file:line sites, or counts per file when there \
+are many (syntactic). A qualified `name` keeps only uses written so.",
+        slim: "Where a name is used: file:line, or counts per file.",
+        schema: r#"{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}"#,
+        exclusive: false,
+        run: find_usages,
+    },
+    ToolDef {
+        name: "get_failures",
+        description: "The last run's failures in detail, without running anything: full \
+messages and every project frame, ten a page. `tests`: only these ids; `page`: the previous \
+answer's `nextPage`; `stacks`: library frames too.",
+        slim: "The last run's failures in detail, ten a page.",
+        schema: r#"{"type":"object","properties":{"page":{"type":"integer","minimum":1},"stacks":{"type":"boolean"},"tests":{"type":"array","items":{"type":"string"}}}}"#,
+        exclusive: false,
+        run: get_failures,
+    },
+    ToolDef {
+        name: "get_guide",
+        description: "Explains one topic of pith's answers, on demand: `clusters` (how failures \
+are grouped, cut and counted), `flaky` (flaky, new, failingFor, recovered), `ids` (test ids and \
+re-runs), `runners` (which runner runs, what each lacks, statuses).",
+        slim: "One topic of pith's guide: clusters, flaky, ids or runners.",
+        schema: r#"{"type":"object","properties":{"topic":{"type":"string","enum":["clusters","flaky","ids","runners"]}},"required":["topic"]}"#,
+        exclusive: false,
+        run: get_guide,
+    },
+    ToolDef {
+        name: "get_status",
+        description: "The workspace's state without running anything: its generation, the \
+last run's status and counts and how many generations behind it is, files changed since, the \
+runners. `since`: a generation from an earlier answer; if nothing changed, the answer says \
+just that.",
+        slim: "Workspace state: generation, last run, changed files, runners.",
+        schema: r#"{"type":"object","properties":{"since":{"type":"integer","minimum":0}}}"#,
+        exclusive: false,
+        run: get_status,
+    },
+    ToolDef {
+        name: "run_tests",
+        description: "Runs the workspace's tests through the project's own runner (nextest or \
+cargo test, pytest, ...) and answers with one small JSON record: `status`, counts, failing \
+tests in full (`test` id, `message`, `frames` as \"file:line code\", deepest first), further \
+failures grouped in `clusters`, anything left out counted. Use it instead of running test or \
+build commands in a shell. `tests`: ids from an earlier answer, to re-run only those. \
+`runner`: run only this runner. `since`: a generation from an earlier answer; if nothing \
+changed since it ran the same tests, that run's verdict comes back without running.",
+        slim: "Run the tests (all, or the ids in `tests`); one small JSON answer.",
+        schema: r#"{"type":"object","properties":{"runner":{"type":"string"},"since":{"type":"integer","minimum":0},"tests":{"type":"array","items":{"type":"string"}}}}"#,
+        exclusive: true,
+        run: run_tests,
+    },
+];
+
+pub(crate) fn find(name: &str) -> Option<&'static ToolDef> {
+    TOOLS.iter().find(|t| t.name == name)
+}
+
+fn run_tests(call: &Call) -> Result<String, ToolError> {
+    let args = Args::new(call.args, &["runner", "since", "tests"])?;
+    let req = pith_engine::TestRequest {
+        root: call.workspace.root.clone(),
+        cwd: call.workspace.cwd.clone(),
+        timeout: None,
+        tests: args.strings("tests")?,
+        runner: args.string("runner")?,
+        cancel: Some(Arc::clone(call.cancel)),
+        progress: None,
+    };
+    let state = pith_engine::StateOptions {
+        since: args.count("since")?,
+        ..pith_engine::StateOptions::default()
+    };
+    let report = pith_engine::run_tests_with(&req, &state)?;
+    warn(&report.warnings);
+    Ok(pith_wire::to_json(&pith_wire::test_answer(&report)))
+}
+
+fn get_status(call: &Call) -> Result<String, ToolError> {
+    let args = Args::new(call.args, &["since"])?;
+    let req = pith_engine::StatusRequest {
+        root: call.workspace.root.clone(),
+        cwd: call.workspace.cwd.clone(),
+        since: args.count("since")?,
+        watcher: None,
+    };
+    let state = pith_engine::status(&req)?;
+    warn(&state.warnings);
+    Ok(pith_wire::to_json(&pith_wire::status_answer(&state)))
+}
+
+fn get_failures(call: &Call) -> Result<String, ToolError> {
+    let args = Args::new(call.args, &["page", "stacks", "tests"])?;
+    let page = match args.count("page")? {
+        None => 1,
+        Some(0) => return Err(ToolError::Arguments("page must be 1 or more".into())),
+        Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
+    };
+    let stacks = args.flag("stacks")?;
+    let req = pith_engine::FailuresRequest {
+        root: call.workspace.root.clone(),
+        cwd: call.workspace.cwd.clone(),
+        tests: args.strings("tests")?,
+    };
+    let details = pith_engine::failures(&req)?;
+    warn(&details.warnings);
+    let answer = pith_wire::failures_answer(&details, page, stacks);
+    Ok(pith_wire::to_json(&answer))
+}
+
+fn find_symbol(call: &Call) -> Result<String, ToolError> {
+    let args = Args::new(call.args, &["kind", "name"])?;
+    let name = args.required("name")?;
+    let ws = call.workspace;
+    let kind = args.string("kind")?;
+    let defs = pith_engine::find_symbol(ws.root.as_deref(), &ws.cwd, &name, kind.as_deref())?;
+    let shaped: Vec<pith_wire::SymbolDef> = defs
+        .iter()
+        .map(|d| pith_wire::SymbolDef {
+            kind: d.kind.name(),
+            file: &d.file,
+            line: d.line,
+            container: d.container.as_deref(),
+        })
+        .collect();
+    Ok(pith_wire::to_json(&pith_wire::symbol_answer(
+        name.trim(),
+        &shaped,
+    )))
+}
+
+fn find_usages(call: &Call) -> Result<String, ToolError> {
+    let args = Args::new(call.args, &["name"])?;
+    let name = args.required("name")?;
+    let ws = call.workspace;
+    let files = pith_engine::find_usages(ws.root.as_deref(), &ws.cwd, &name)?;
+    let shaped: Vec<pith_wire::UsesInFile> = files
+        .iter()
+        .map(|f| pith_wire::UsesInFile {
+            file: &f.file,
+            lines: &f.lines,
+        })
+        .collect();
+    Ok(pith_wire::to_json(&pith_wire::usages_answer(
+        name.trim(),
+        &shaped,
+    )))
+}
+
+/// The engine's warnings (a workspace state it could not use) go where the CLI puts them:
+/// stderr, never into the protocol.
+fn warn(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("pith: {w}");
+    }
+}
+
+fn get_guide(call: &Call) -> Result<String, ToolError> {
+    let args = Args::new(call.args, &["topic"])?;
+    let name = args
+        .string("topic")?
+        .ok_or_else(|| ToolError::Arguments(format!("topic is required ({})", guide::names())))?;
+    guide::topic(&name).map(str::to_owned).ok_or_else(|| {
+        ToolError::Arguments(format!("no topic {name:?} (topics: {})", guide::names()))
+    })
+}
+
+/// A call's arguments, checked against what the tool takes. Schema violations are the
+/// model's to fix, so they come back in band, naming the argument.
+struct Args<'a>(&'a Map<String, Value>);
+
+impl<'a> Args<'a> {
+    fn new(args: &'a Map<String, Value>, known: &[&str]) -> Result<Self, ToolError> {
+        if let Some(other) = args.keys().find(|k| !known.contains(&k.as_str())) {
+            return Err(ToolError::Arguments(format!(
+                "unknown argument {other:?} (takes: {})",
+                known.join(", ")
+            )));
+        }
+        Ok(Args(args))
+    }
+
+    fn string(&self, key: &str) -> Result<Option<String>, ToolError> {
+        match self.0.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if !s.is_empty() => Ok(Some(s.clone())),
+            Some(_) => Err(ToolError::Arguments(format!(
+                "{key} must be a non-empty string"
+            ))),
+        }
+    }
+
+    fn required(&self, key: &str) -> Result<String, ToolError> {
+        self.string(key)?
+            .ok_or_else(|| ToolError::Arguments(format!("{key} is required")))
+    }
+
+    fn count(&self, key: &str) -> Result<Option<u64>, ToolError> {
+        match self.0.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Number(n)) if n.as_u64().is_some() => Ok(n.as_u64()),
+            Some(_) => Err(ToolError::Arguments(format!(
+                "{key} must be a whole number, 0 or more"
+            ))),
+        }
+    }
+
+    fn flag(&self, key: &str) -> Result<bool, ToolError> {
+        match self.0.get(key) {
+            None | Some(Value::Null) => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(_) => Err(ToolError::Arguments(format!("{key} must be true or false"))),
+        }
+    }
+
+    fn strings(&self, key: &str) -> Result<Vec<String>, ToolError> {
+        let bad = || ToolError::Arguments(format!("{key} must be a list of non-empty strings"));
+        match self.0.get(key) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| match v {
+                    Value::String(s) if !s.is_empty() => Ok(s.clone()),
+                    _ => Err(bad()),
+                })
+                .collect(),
+            Some(_) => Err(bad()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tools_are_sorted_by_name() {
+        let names: Vec<_> = TOOLS.iter().map(|t| t.name).collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        assert_eq!(names, sorted);
+    }
+
+    #[test]
+    fn schemas_are_compact_objects() {
+        for t in TOOLS {
+            let v: Value = serde_json::from_str(t.schema).unwrap();
+            assert_eq!(v["type"], "object", "{}", t.name);
+            assert_eq!(serde_json::to_string(&v).unwrap().len(), t.schema.len());
+            assert!(!t.slim.contains('\n') && !t.description.contains('\n'));
+        }
+    }
+
+    #[test]
+    fn guide_enum_lists_every_topic() {
+        let v: Value = serde_json::from_str(find("get_guide").unwrap().schema).unwrap();
+        let listed: Vec<_> = v["properties"]["topic"]["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap())
+            .collect();
+        let topics: Vec<_> = guide::TOPICS.iter().map(|(n, _)| *n).collect();
+        assert_eq!(listed, topics);
+    }
+
+    fn call(name: &str, args: Value) -> Result<String, ToolError> {
+        let ws = Workspace {
+            root: None,
+            cwd: std::env::temp_dir(),
+        };
+        let cancel = Arc::new(AtomicBool::new(false));
+        let args = args.as_object().unwrap().clone();
+        (find(name).unwrap().run)(&Call {
+            workspace: &ws,
+            args: &args,
+            cancel: &cancel,
+        })
+    }
+
+    #[test]
+    fn bad_arguments_are_one_clear_line() {
+        let e = call("run_tests", serde_json::json!({"tests": "a"})).unwrap_err();
+        assert_eq!(e.to_string(), "tests must be a list of non-empty strings");
+        let e = call("run_tests", serde_json::json!({"test": ["a"]})).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unknown argument \"test\" (takes: runner, since, tests)"
+        );
+        let e = call("get_guide", serde_json::json!({"topic": "x"})).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "no topic \"x\" (topics: clusters, flaky, ids, runners)"
+        );
+        let e = call("get_guide", serde_json::json!({})).unwrap_err();
+        assert!(e.to_string().starts_with("topic is required"));
+    }
+
+    #[test]
+    fn guide_answers_its_topic() {
+        let text = call("get_guide", serde_json::json!({"topic": "flaky"})).unwrap();
+        assert!(text.starts_with("# Flaky, new, failing for"));
+    }
+}

@@ -1,0 +1,219 @@
+//! The `dotnet test` command line for a layout: where the TRX reports go and how requested test
+//! ids become filters, per platform and test framework.
+//!
+//! - VSTest: `dotnet test [TARGET] --logger trx;LogFilePrefix=pith --results-directory DIR
+//!   --blame [--filter EXPR]`. `LogFilePrefix` rather than `LogFileName`: with a fixed file
+//!   name every test project of a solution overwrites the same report (microsoft/vstest#3026);
+//!   the prefix gives each its own file, and every `.trx` in DIR is read.
+//!   `--blame` makes VSTest name the test that was running when a test host crashed.
+//! - MTP, .NET 10 MTP mode (global.json): `dotnet test [--solution|--project TARGET]
+//!   --results-directory DIR --report-trx --no-ansi --no-progress [filters]`.
+//! - MTP through the VSTest mode's bridge: `dotnet test [TARGET] -- --report-trx
+//!   --results-directory DIR [filters]` (MTP options go after the extra `--`).
+//!
+//! xUnit v3 on MTP without the TrxReport extension writes its own TRX (`--report-xunit-trx`).
+//!
+//! Filters: VSTest's expression language (`FullyQualifiedName=A.B.C|...`, values escaped) for
+//! VSTest and for NUnit and MSTest on MTP; `--filter-method` for xUnit v3 on MTP. xUnit's
+//! fully qualified name has no arguments, so a theory case is selected by its `DisplayName`;
+//! MSTest's neither, so its data rows are selected by method and the run keeps just the
+//! requested ones (the caller's post-filter).
+
+use std::ffi::OsString;
+use std::path::Path;
+
+use super::project::{Framework, Layout, Platform};
+
+/// The arguments after `dotnet`.
+pub fn args(layout: &Layout, results: &Path, ids: &[String]) -> Vec<OsString> {
+    let mut a: Vec<OsString> = vec!["test".into()];
+    let frameworks = layout.frameworks();
+    let framework = match frameworks.as_slice() {
+        [one] => *one,
+        _ => Framework::Unknown,
+    };
+    match layout.platform {
+        Platform::Vstest | Platform::None => {
+            if let Some(t) = &layout.target {
+                a.push(t.into());
+            }
+            a.extend(["--logger".into(), "trx;LogFilePrefix=pith".into()]);
+            a.push("--results-directory".into());
+            a.push(results.into());
+            a.push("--blame".into());
+            if let Some(expr) = vstest_filter(framework, ids) {
+                a.extend(["--filter".into(), expr.into()]);
+            }
+        }
+        Platform::Mtp { native } => {
+            if native {
+                if let Some(t) = &layout.target {
+                    a.push(if layout.target_is_solution {
+                        "--solution".into()
+                    } else {
+                        "--project".into()
+                    });
+                    a.push(t.into());
+                }
+                a.extend(["--no-ansi".into(), "--no-progress".into()]);
+            } else {
+                if let Some(t) = &layout.target {
+                    a.push(t.into());
+                }
+                a.push("--".into());
+            }
+            a.push(trx_flag(layout).into());
+            a.push("--results-directory".into());
+            a.push(results.into());
+            a.extend(mtp_filter(framework, ids).into_iter().map(OsString::from));
+        }
+    }
+    a
+}
+
+/// MTP's TRX option: the TrxReport extension's, unless every test project is xUnit v3 without
+/// that extension (xUnit v3 writes TRX itself).
+fn trx_flag(layout: &Layout) -> &'static str {
+    let xunit_own = layout.test_projects.iter().all(|p| {
+        p.framework() == Framework::XunitV3
+            && !p
+                .packages
+                .iter()
+                .any(|k| k.eq_ignore_ascii_case("Microsoft.Testing.Extensions.TrxReport"))
+    });
+    if xunit_own && !layout.test_projects.is_empty() {
+        "--report-xunit-trx"
+    } else {
+        "--report-trx"
+    }
+}
+
+/// `Ns.Class.Method(i: 3)` → `Ns.Class.Method`.
+pub fn base(id: &str) -> &str {
+    match id.find('(') {
+        Some(i) => id[..i].trim_end(),
+        None => id,
+    }
+}
+
+/// A fully qualified name: dotted, no spaces (display names chosen by the test author are not).
+fn qualified(base: &str) -> bool {
+    base.contains('.') && !base.contains(char::is_whitespace)
+}
+
+/// One VSTest filter clause per id, OR-ed.
+pub fn vstest_filter(framework: Framework, ids: &[String]) -> Option<String> {
+    if ids.is_empty() {
+        return None;
+    }
+    let mut clauses: Vec<String> = Vec::new();
+    for id in ids {
+        let b = base(id);
+        let clause = match framework {
+            Framework::Xunit | Framework::XunitV3 if b != id || !qualified(b) => {
+                format!("DisplayName={}", escape(id))
+            }
+            Framework::Nunit => format!("FullyQualifiedName={}", escape(id)),
+            _ => format!("FullyQualifiedName={}", escape(b)),
+        };
+        if !clauses.contains(&clause) {
+            clauses.push(clause);
+        }
+    }
+    Some(clauses.join("|"))
+}
+
+/// MTP filter arguments. Nothing when an id cannot be expressed (an xUnit v3 display name
+/// chosen by the author): then everything runs and the caller keeps the requested ids.
+pub fn mtp_filter(framework: Framework, ids: &[String]) -> Vec<String> {
+    if ids.is_empty() {
+        return Vec::new();
+    }
+    match framework {
+        Framework::XunitV3 => {
+            if !ids.iter().all(|id| qualified(base(id))) {
+                return Vec::new();
+            }
+            let mut methods: Vec<String> = Vec::new();
+            for id in ids {
+                let b = base(id).to_owned();
+                if !methods.contains(&b) {
+                    methods.push(b);
+                }
+            }
+            std::iter::once("--filter-method".to_owned())
+                .chain(methods)
+                .collect()
+        }
+        Framework::Nunit | Framework::Mstest => vstest_filter(framework, ids)
+            .map(|e| vec!["--filter".to_owned(), e])
+            .unwrap_or_default(),
+        Framework::Xunit | Framework::Unknown => Vec::new(),
+    }
+}
+
+/// VSTest filter values escape the operators and grouping characters with a backslash.
+pub fn escape(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        if matches!(c, '\\' | '(' | ')' | '&' | '|' | '=' | '!' | '~') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn vstest_filters_per_framework() {
+        let req = ids(&[
+            "Ns.CalcTests.Adds",
+            "Ns.CalcTests.IsEven(i: 3)",
+            "Should be even(i: 3)",
+        ]);
+        assert_eq!(
+            vstest_filter(Framework::Xunit, &req).unwrap(),
+            r"FullyQualifiedName=Ns.CalcTests.Adds|DisplayName=Ns.CalcTests.IsEven\(i: 3\)|DisplayName=Should be even\(i: 3\)"
+        );
+        assert_eq!(
+            vstest_filter(Framework::Nunit, &ids(&["Ns.T.Theory(False)", "Ns.T.A"])).unwrap(),
+            r"FullyQualifiedName=Ns.T.Theory\(False\)|FullyQualifiedName=Ns.T.A"
+        );
+        // MSTest data rows: by method, once.
+        assert_eq!(
+            vstest_filter(
+                Framework::Mstest,
+                &ids(&["Ns.T.Add (1,2)", "Ns.T.Add (2,2)"])
+            )
+            .unwrap(),
+            "FullyQualifiedName=Ns.T.Add"
+        );
+        assert_eq!(escape(r"a|b&c=d!e~f\g"), r"a\|b\&c\=d\!e\~f\\g");
+        assert_eq!(vstest_filter(Framework::Xunit, &[]), None);
+    }
+
+    #[test]
+    fn mtp_filters_per_framework() {
+        assert_eq!(
+            mtp_filter(
+                Framework::XunitV3,
+                &ids(&["Ns.T.A", "Ns.T.B(x: 1)", "Ns.T.B(x: 2)"])
+            ),
+            ["--filter-method", "Ns.T.A", "Ns.T.B"]
+        );
+        assert!(mtp_filter(Framework::XunitV3, &ids(&["Custom name"])).is_empty());
+        assert_eq!(
+            mtp_filter(Framework::Mstest, &ids(&["Ns.T.A"])),
+            ["--filter", "FullyQualifiedName=Ns.T.A"]
+        );
+        assert!(mtp_filter(Framework::Unknown, &ids(&["Ns.T.A"])).is_empty());
+    }
+}

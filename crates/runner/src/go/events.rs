@@ -1,0 +1,342 @@
+//! The `go test -json` event stream (cmd/test2json) read into per-package state: which tests
+//! ran and how each ended, what each printed, and the build output of packages that did not
+//! compile. Tolerant by construction: a line that is not an event is kept as plain text (old Go
+//! wrote build errors there), a truncated stream leaves tests without an end, and no input makes
+//! it panic.
+
+use std::collections::{HashMap, VecDeque};
+
+use serde::Deserialize;
+
+/// Bytes of one test's (or package's) output kept from its start: the first failure line is
+/// there.
+const HEAD_BYTES: usize = 64 * 1024;
+/// Bytes kept from its end: a panic's goroutine dump is there.
+const TAIL_BYTES: usize = 192 * 1024;
+/// Longest single line kept; go splits nothing, a test may print megabytes on one line.
+const LINE_BYTES: usize = 16 * 1024;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct RawEvent {
+    action: Option<String>,
+    package: Option<String>,
+    test: Option<String>,
+    output: Option<String>,
+    elapsed: Option<f64>,
+    import_path: Option<String>,
+    failed_build: Option<String>,
+}
+
+/// How a test or a package ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Pass,
+    Fail,
+    Skip,
+}
+
+/// Output lines, bounded: the head and the tail are kept, the middle of a flood is dropped.
+#[derive(Debug, Default, Clone)]
+pub struct Lines {
+    head: Vec<String>,
+    head_bytes: usize,
+    tail: VecDeque<String>,
+    tail_bytes: usize,
+    /// The last line, not yet ended by a newline.
+    partial: String,
+    pub dropped: bool,
+}
+
+impl Lines {
+    fn push_output(&mut self, out: &str) {
+        let mut rest = out;
+        while let Some(i) = rest.find('\n') {
+            self.partial_push(&rest[..i]);
+            let line = std::mem::take(&mut self.partial);
+            self.push_line(line);
+            rest = &rest[i + 1..];
+        }
+        self.partial_push(rest);
+    }
+
+    fn partial_push(&mut self, s: &str) {
+        let room = LINE_BYTES.saturating_sub(self.partial.len());
+        if s.len() <= room {
+            self.partial.push_str(s);
+        } else {
+            let mut end = room;
+            while !s.is_char_boundary(end) {
+                end -= 1;
+            }
+            self.partial.push_str(&s[..end]);
+        }
+    }
+
+    fn push_line(&mut self, line: String) {
+        let line = line.strip_suffix('\r').map(str::to_owned).unwrap_or(line);
+        if self.tail.is_empty() && self.head_bytes + line.len() <= HEAD_BYTES {
+            self.head_bytes += line.len() + 1;
+            self.head.push(line);
+            return;
+        }
+        self.tail_bytes += line.len() + 1;
+        self.tail.push_back(line);
+        while self.tail_bytes > TAIL_BYTES {
+            match self.tail.pop_front() {
+                Some(l) => {
+                    self.tail_bytes -= l.len() + 1;
+                    self.dropped = true;
+                }
+                None => break,
+            }
+        }
+    }
+
+    /// Every kept line, in order (a pending partial line last).
+    pub fn all(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = self.head.iter().map(String::as_str).collect();
+        out.extend(self.tail.iter().map(String::as_str));
+        if !self.partial.is_empty() {
+            out.push(&self.partial);
+        }
+        out
+    }
+}
+
+/// One test (top-level or subtest, named in full: `TestA/sub`).
+#[derive(Debug, Clone)]
+pub struct Test {
+    pub name: String,
+    pub outcome: Option<Outcome>,
+    /// Paused (`t.Parallel`) and not continued since: waiting, not running.
+    pub paused: bool,
+    pub elapsed: Option<f64>,
+    pub output: Lines,
+}
+
+/// One package's test binary.
+#[derive(Debug, Clone)]
+pub struct Package {
+    pub name: String,
+    pub outcome: Option<Outcome>,
+    /// The import path whose build failed (Go ≥ 1.24 names it on the package's `fail`).
+    pub failed_build: Option<String>,
+    pub elapsed: Option<f64>,
+    /// What the binary printed outside any test.
+    pub output: Lines,
+    pub tests: Vec<Test>,
+    index: HashMap<String, usize>,
+}
+
+impl Package {
+    fn new(name: String) -> Self {
+        Package {
+            name,
+            outcome: None,
+            failed_build: None,
+            elapsed: None,
+            output: Lines::default(),
+            tests: Vec::new(),
+            index: HashMap::new(),
+        }
+    }
+
+    fn test(&mut self, name: &str) -> &mut Test {
+        let i = match self.index.get(name) {
+            Some(&i) => i,
+            None => {
+                self.tests.push(Test {
+                    name: name.to_owned(),
+                    outcome: None,
+                    paused: false,
+                    elapsed: None,
+                    output: Lines::default(),
+                });
+                self.index.insert(name.to_owned(), self.tests.len() - 1);
+                self.tests.len() - 1
+            }
+        };
+        &mut self.tests[i]
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Test> {
+        self.index.get(name).map(|&i| &self.tests[i])
+    }
+
+    /// Whether the package's build failed: named by `FailedBuild` (Go ≥ 1.24) or by go's own
+    /// summary line (`FAIL pkg [build failed]`, `[setup failed]`), which older Go prints too.
+    pub fn build_failed(&self) -> bool {
+        self.failed_build.is_some()
+            || self.output.all().iter().any(|l| {
+                l.starts_with("FAIL")
+                    && (l.ends_with("[build failed]") || l.ends_with("[setup failed]"))
+            })
+    }
+}
+
+/// A block of build output for one import path (`build-output` events, Go ≥ 1.24).
+#[derive(Debug, Clone, Default)]
+pub struct Build {
+    pub output: Lines,
+    pub failed: bool,
+}
+
+/// Everything one `go test -json` stream said.
+#[derive(Debug, Clone, Default)]
+pub struct Stream {
+    pub packages: Vec<Package>,
+    index: HashMap<String, usize>,
+    pub builds: Vec<Build>,
+    build_index: HashMap<String, usize>,
+    /// Lines that were not events: build errors from Go < 1.24, or whatever else was mixed in.
+    pub text: Lines,
+    /// Events read.
+    pub events: usize,
+}
+
+impl Stream {
+    /// Reads a whole stream. Never fails: what is not an event is plain text.
+    pub fn parse(text: &str) -> Stream {
+        let mut s = Stream::default();
+        for line in text.lines() {
+            s.line(line);
+        }
+        s
+    }
+
+    fn line(&mut self, line: &str) {
+        let t = line.trim();
+        if t.is_empty() {
+            return;
+        }
+        let event = t
+            .starts_with('{')
+            .then(|| serde_json::from_str::<RawEvent>(t).ok())
+            .flatten();
+        match event {
+            Some(e) if e.action.is_some() => self.event(e),
+            Some(_) => {}
+            None => self.text.push_line(line.to_owned()),
+        }
+    }
+
+    fn event(&mut self, e: RawEvent) {
+        self.events += 1;
+        let action = e.action.as_deref().unwrap_or("");
+        if action == "build-output" || action == "build-fail" {
+            let Some(path) = e.import_path.filter(|p| !p.is_empty()) else {
+                return;
+            };
+            let i = match self.build_index.get(&path) {
+                Some(&i) => i,
+                None => {
+                    self.builds.push(Build::default());
+                    self.build_index.insert(path, self.builds.len() - 1);
+                    self.builds.len() - 1
+                }
+            };
+            let b = &mut self.builds[i];
+            match action {
+                "build-fail" => b.failed = true,
+                _ => b.output.push_output(e.output.as_deref().unwrap_or("")),
+            }
+            return;
+        }
+        let Some(name) = e.package.filter(|p| !p.is_empty()) else {
+            return;
+        };
+        let i = match self.index.get(&name) {
+            Some(&i) => i,
+            None => {
+                self.packages.push(Package::new(name.clone()));
+                self.index.insert(name, self.packages.len() - 1);
+                self.packages.len() - 1
+            }
+        };
+        let pkg = &mut self.packages[i];
+        let outcome = match action {
+            "pass" => Some(Outcome::Pass),
+            "fail" => Some(Outcome::Fail),
+            "skip" => Some(Outcome::Skip),
+            _ => None,
+        };
+        match e.test.as_deref().filter(|t| !t.is_empty()) {
+            Some(test) => {
+                let t = pkg.test(test);
+                match action {
+                    "output" => t.output.push_output(e.output.as_deref().unwrap_or("")),
+                    "pause" => t.paused = true,
+                    "cont" | "run" => t.paused = false,
+                    _ => {}
+                }
+                if let Some(o) = outcome {
+                    t.outcome = Some(o);
+                    t.paused = false;
+                    t.elapsed = e.elapsed;
+                }
+            }
+            None => {
+                if action == "output" {
+                    pkg.output.push_output(e.output.as_deref().unwrap_or(""));
+                }
+                if let Some(o) = outcome {
+                    pkg.outcome = Some(o);
+                    pkg.elapsed = e.elapsed;
+                    if let Some(fb) = e.failed_build.filter(|f| !f.is_empty()) {
+                        pkg.failed_build = Some(fb);
+                    }
+                }
+            }
+        }
+    }
+
+    pub fn package(&self, name: &str) -> Option<&Package> {
+        self.index.get(name).map(|&i| &self.packages[i])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_is_split_into_lines_across_events() {
+        let s = Stream::parse(concat!(
+            r#"{"Action":"run","Package":"p","Test":"TestA"}"#,
+            "\n",
+            r#"{"Action":"output","Package":"p","Test":"TestA","Output":"    a_test.go:3: hal"}"#,
+            "\n",
+            r#"{"Action":"output","Package":"p","Test":"TestA","Output":"f\nnext\n"}"#,
+            "\n",
+            r#"{"Action":"fail","Package":"p","Test":"TestA","Elapsed":0.5}"#,
+            "\n",
+            "# p\n",
+            "a.go:1:2: oops\n",
+            r#"{"Action":"fail","Package":"p","Elapsed":1}"#,
+        ));
+        let p = s.package("p").unwrap();
+        let t = p.get("TestA").unwrap();
+        assert_eq!(t.output.all(), ["    a_test.go:3: half", "next"]);
+        assert_eq!(t.outcome, Some(Outcome::Fail));
+        assert_eq!(p.outcome, Some(Outcome::Fail));
+        assert_eq!(s.text.all(), ["# p", "a.go:1:2: oops"]);
+        assert_eq!(s.events, 5);
+    }
+
+    #[test]
+    fn floods_keep_head_and_tail() {
+        let mut l = Lines::default();
+        for i in 0..100_000 {
+            l.push_output(&format!("line {i}\n"));
+        }
+        let all = l.all();
+        assert_eq!(all[0], "line 0");
+        assert_eq!(*all.last().unwrap(), "line 99999");
+        assert!(l.dropped);
+        assert!(all.iter().map(|s| s.len()).sum::<usize>() <= HEAD_BYTES + TAIL_BYTES);
+        let mut l = Lines::default();
+        l.push_output(&"é".repeat(LINE_BYTES));
+        assert!(l.all()[0].len() <= LINE_BYTES);
+    }
+}

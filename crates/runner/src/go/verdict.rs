@@ -1,0 +1,1115 @@
+//! A `go test -json` stream judged into a [`Run`]: counts over leaf tests, failures located
+//! through their packages' directories, build errors deduplicated across the packages that
+//! repeat them, and the abnormal ends (a panic, go's own timeout, a binary that died mid-test,
+//! a package that failed outside any test, a stream cut short) told apart, never green.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use pith_model::{
+    BuildError, Failure, Frame, Outcome as ModelOutcome, Phase, Run, Status, TestOutcome,
+};
+
+use super::events::{Outcome, Package, Stream, Test};
+use super::locate::Dirs;
+use super::output::{self, Crash, CrashKind, Goroutine};
+use crate::paths::PathMap;
+use crate::process::End;
+use crate::text;
+
+/// Requested tests: each id split into its package and its test name (`None`: the whole
+/// package).
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    pub ids: Vec<Requested>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Requested {
+    /// As the caller gave it.
+    pub id: String,
+    pub pkg: String,
+    pub name: Option<String>,
+}
+
+impl Selection {
+    /// Whether `name` of `pkg` was asked for, itself or through an ancestor.
+    fn keeps(&self, pkg: &str, name: &str) -> bool {
+        self.ids.iter().any(|r| {
+            r.pkg == pkg
+                && r.name.as_deref().is_none_or(|n| {
+                    name == n || name.strip_prefix(n).is_some_and(|s| s.starts_with('/'))
+                })
+        })
+    }
+}
+
+/// What the judge needs besides the stream.
+pub struct Judge<'a> {
+    pub paths: &'a PathMap,
+    pub dirs: &'a Dirs,
+    /// Where go ran: build diagnostics are relative to it.
+    pub cwd: &'a Path,
+    /// How the go process ended; `None` for a saved report.
+    pub end: Option<End>,
+    pub stderr: &'a str,
+    /// Re-running by id: only these tests count.
+    pub selection: Option<&'a Selection>,
+}
+
+/// The test id of `name` in `pkg`: `<import path>.<TestName/sub>`.
+pub fn test_id(pkg: &str, name: &str) -> String {
+    format!("{pkg}.{name}")
+}
+
+impl Judge<'_> {
+    /// How answers name a package: its import path; a GOPATH-less local one (`_/abs/dir`, from
+    /// old Go) as `./dir` relative to the workspace, or by its last element when outside it.
+    fn pkg_name(&self, pkg: &str) -> String {
+        let Some(abs) = pkg.strip_prefix('_').filter(|p| p.starts_with('/')) else {
+            return pkg.to_owned();
+        };
+        match self.paths.relativize(abs, None) {
+            Some(rel) => format!("./{rel}"),
+            None if self.paths.relativize(&format!("{abs}/x"), None).as_deref() == Some("x") => {
+                ".".to_owned()
+            }
+            None => abs
+                .trim_end_matches('/')
+                .rsplit('/')
+                .next()
+                .filter(|s| !s.is_empty())
+                .unwrap_or(pkg)
+                .to_owned(),
+        }
+    }
+
+    fn id(&self, pkg: &str, name: &str) -> String {
+        test_id(&self.pkg_name(pkg), name)
+    }
+
+    pub fn judge(&self, stream: &Stream) -> Run {
+        let mut run = Run::new("go");
+        let mut st = State::default();
+        for pkg in &stream.packages {
+            if self
+                .selection
+                .is_some_and(|s| !s.ids.iter().any(|r| r.pkg == pkg.name))
+            {
+                continue;
+            }
+            if pkg.build_failed() {
+                st.build_failed.push(pkg.name.clone());
+                continue;
+            }
+            self.package(pkg, &mut run, &mut st);
+        }
+        self.build_errors(stream, &mut run, &st);
+        if let Some(sel) = self.selection {
+            for r in &sel.ids {
+                let Some(name) = &r.name else { continue };
+                let complete = stream.package(&r.pkg).is_some_and(|p| {
+                    p.outcome.is_some() && !p.build_failed() && !st.cut_short.contains(&p.name)
+                });
+                if complete && stream.package(&r.pkg).and_then(|p| p.get(name)).is_none() {
+                    run.not_found.push(r.id.clone());
+                }
+            }
+        }
+        self.ending(stream, &mut run, &mut st);
+        self.declarations(stream, &mut run);
+        // Source lines for every frame at once: each file is read once, however many failures
+        // point into it.
+        let sizes: Vec<usize> = run.failures.iter().map(|f| f.frames.len()).collect();
+        let mut all: Vec<Frame> = run
+            .failures
+            .iter_mut()
+            .flat_map(|f| std::mem::take(&mut f.frames))
+            .collect();
+        self.paths.fill_code(&mut all);
+        let mut all = all.into_iter();
+        for (f, n) in run.failures.iter_mut().zip(sizes) {
+            f.frames = all.by_ref().take(n).collect();
+        }
+        if !st.tail.is_empty() && run.tail.is_none() {
+            let t = text::tail(&self.paths.scrub(&st.tail.join("\n")));
+            run.tail = (!t.is_empty()).then_some(t);
+        }
+        run.status = st.status;
+        run
+    }
+
+    /// One package that built: its tests counted, its failures described.
+    fn package(&self, pkg: &Package, run: &mut Run, st: &mut State) {
+        let keeps = |name: &str| self.selection.is_none_or(|s| s.keeps(&pkg.name, name));
+        let failed_before = run.failures.len();
+        let unended = |t: &Test| t.outcome.is_none() && !t.paused;
+        // Ancestors of every test, of those that did not pass, of those still running: one
+        // pass, as a package may hold thousands of table-driven subtests.
+        let mut parents: HashSet<&str> = HashSet::new();
+        let mut troubled: HashSet<&str> = HashSet::new();
+        let mut busy: HashSet<&str> = HashSet::new();
+        for t in &pkg.tests {
+            for (i, _) in t.name.match_indices('/') {
+                let parent = &t.name[..i];
+                parents.insert(parent);
+                if !matches!(t.outcome, Some(Outcome::Pass | Outcome::Skip)) {
+                    troubled.insert(parent);
+                }
+                if unended(t) {
+                    busy.insert(parent);
+                }
+            }
+        }
+        let running: Vec<&Test> = pkg
+            .tests
+            .iter()
+            .filter(|t| unended(t) && keeps(&t.name) && !busy.contains(t.name.as_str()))
+            .collect();
+        let pkg_lines = pkg.output.all();
+        // Go before 1.20-ish printed a test's panic after its `--- FAIL` line, outside it.
+        let mut loose_crash = output::crash(&pkg_lines).filter(|_| running.is_empty());
+        let last_failed = pkg
+            .tests
+            .iter()
+            .rposition(|t| t.outcome == Some(Outcome::Fail) && !parents.contains(t.name.as_str()));
+        for (i, t) in pkg.tests.iter().enumerate() {
+            if !keeps(&t.name) {
+                continue;
+            }
+            let children = parents.contains(t.name.as_str());
+            let id = self.id(&pkg.name, &t.name);
+            let duration = t
+                .elapsed
+                .filter(|e| e.is_finite() && *e >= 0.0)
+                .map(Duration::from_secs_f64);
+            match t.outcome {
+                Some(Outcome::Pass) if !children => {
+                    run.passed += 1;
+                    run.outcomes
+                        .push(outcome(id, ModelOutcome::Passed, duration));
+                }
+                Some(Outcome::Skip) if !children => {
+                    run.skipped += 1;
+                    run.outcomes
+                        .push(outcome(id, ModelOutcome::Skipped, duration));
+                }
+                Some(Outcome::Fail) => {
+                    let lines = t.output.all();
+                    let own = lines
+                        .iter()
+                        .any(|l| !l.trim().is_empty() && !output::is_framing(l));
+                    let child_failed = troubled.contains(t.name.as_str());
+                    if children && child_failed && !own {
+                        // Failed because a subtest did: the subtest is the failure.
+                        continue;
+                    }
+                    let fallback = if !own && Some(i) == last_failed {
+                        loose_crash.take()
+                    } else {
+                        None
+                    };
+                    let f = self.failure(&pkg.name, id.clone(), &lines, fallback);
+                    if f.kind.as_deref() == Some("panic") {
+                        st.cut_short.push(pkg.name.clone());
+                    }
+                    run.failed += 1;
+                    run.outcomes
+                        .push(outcome(id, ModelOutcome::Failed, duration));
+                    run.failures.push(f);
+                }
+                _ => {}
+            }
+        }
+        if !running.is_empty() {
+            st.cut_short.push(pkg.name.clone());
+            self.cut_short(pkg, &running, run, st);
+        } else if pkg.outcome == Some(Outcome::Fail)
+            && run.failures.len() == failed_before
+            && !pkg.tests.iter().any(|t| t.outcome == Some(Outcome::Fail))
+        {
+            self.outside_tests(pkg, run, st, keeps);
+        }
+    }
+
+    /// Tests that started and never ended: the binary panicked, timed out, died, or the stream
+    /// was cut (pith killed go, or a saved report is incomplete).
+    fn cut_short(&self, pkg: &Package, running: &[&Test], run: &mut Run, st: &mut State) {
+        let pkg_lines = pkg.output.all();
+        // The explanation is in the output of the test go attributed it to, or the package's.
+        let found = running
+            .iter()
+            .rev()
+            .find_map(|t| output::crash(&t.output.all()).map(|c| (Some(*t), c)))
+            .or_else(|| output::crash(&pkg_lines).map(|c| (None, c)));
+        let mut evidence: Vec<String> = Vec::new();
+        for t in running {
+            let lines: Vec<String> = t.output.all().iter().map(|l| l.to_string()).collect();
+            evidence.extend(compact(&lines));
+        }
+        let lines: Vec<String> = pkg_lines.iter().map(|l| l.to_string()).collect();
+        evidence.extend(compact(&lines));
+        let Some((holder, crash)) = found else {
+            let ids: Vec<String> = running
+                .iter()
+                .map(|t| self.id(&pkg.name, &t.name))
+                .collect();
+            match (self.end, pkg.outcome) {
+                (Some(End::TimedOut | End::Cancelled), _) => st.raise(Status::TimedOut),
+                (_, None) => {
+                    // Killed with go (a signal pith did not send) or a report that stops
+                    // mid-run: these tests never ended.
+                    st.raise(Status::Crashed);
+                }
+                (_, Some(_)) => {
+                    // The binary ended while the test ran, without a panic: `os.Exit`.
+                    st.raise(Status::Crashed);
+                    for id in &ids {
+                        run.failed += 1;
+                        run.failures.push(Failure {
+                            test: id.clone(),
+                            message: "the test binary exited before the test finished".into(),
+                            kind: Some("exit".into()),
+                            ..Failure::default()
+                        });
+                    }
+                    st.tail.extend(evidence.iter().cloned());
+                }
+            }
+            for id in ids {
+                if !run.running.contains(&id) {
+                    run.running.push(id);
+                }
+            }
+            return;
+        };
+        match crash.kind {
+            CrashKind::Timeout => {
+                st.raise(Status::TimedOut);
+                let mut names: Vec<String> = crash
+                    .running
+                    .iter()
+                    .filter(|n| !crash.running.iter().any(|o| is_under(o, n)))
+                    .cloned()
+                    .collect();
+                if names.is_empty() {
+                    names = running.iter().map(|t| t.name.clone()).collect();
+                }
+                for name in &names {
+                    let id = self.id(&pkg.name, name);
+                    let frames = test_goroutine(&crash.goroutines, name, names.len() == 1)
+                        .map(|g| self.frames(&pkg.name, g))
+                        .unwrap_or_default();
+                    run.failed += 1;
+                    run.failures.push(Failure {
+                        test: id.clone(),
+                        message: crash.message.clone(),
+                        kind: Some("timeout".into()),
+                        frames,
+                        ..Failure::default()
+                    });
+                    if !run.running.contains(&id) {
+                        run.running.push(id);
+                    }
+                }
+                st.tail.extend(evidence.iter().cloned());
+            }
+            CrashKind::Panic => {
+                // A panic fails the test it happened in (go says so too); the binary is gone,
+                // so the tests after it never ran.
+                let t = holder.unwrap_or(running[running.len() - 1]);
+                let lines = t.output.all();
+                let mut f = self.failure(&pkg.name, self.id(&pkg.name, &t.name), &lines, None);
+                if f.kind.as_deref() != Some("panic") {
+                    f = self.crash_failure(&pkg.name, f.test, &crash);
+                }
+                run.failed += 1;
+                run.failures.push(f);
+            }
+            CrashKind::Fatal | CrashKind::Signal(_) => {
+                st.raise(Status::Crashed);
+                for t in running {
+                    let id = self.id(&pkg.name, &t.name);
+                    let mut f = self.crash_failure(&pkg.name, id.clone(), &crash);
+                    if holder.is_some_and(|h| h.name != t.name) {
+                        f.frames.clear();
+                    }
+                    run.failed += 1;
+                    run.failures.push(f);
+                    if !run.running.contains(&id) {
+                        run.running.push(id);
+                    }
+                }
+                st.tail.extend(evidence.iter().cloned());
+            }
+        }
+    }
+
+    /// A package that failed with no test failing: `init` panicked, `TestMain` exited non-zero,
+    /// or something after the tests failed the binary.
+    fn outside_tests(
+        &self,
+        pkg: &Package,
+        run: &mut Run,
+        st: &mut State,
+        keeps: impl Fn(&str) -> bool,
+    ) {
+        let lines = pkg.output.all();
+        let ran = pkg.tests.iter().any(|t| keeps(&t.name));
+        let crash = output::crash(&lines);
+        let mut f = match &crash {
+            Some(c) => self.crash_failure(&pkg.name, self.pkg_name(&pkg.name), c),
+            None => Failure {
+                test: self.pkg_name(&pkg.name),
+                message: meaningful(&lines)
+                    .map(|l| text::first_line(&self.paths.scrub(l)))
+                    .unwrap_or_else(|| "the test binary failed outside any test".into()),
+                ..Failure::default()
+            },
+        };
+        if ran {
+            f.phase = Phase::Teardown;
+            run.failed += 1;
+        } else {
+            f.phase = Phase::Collect;
+            st.cut_short.push(pkg.name.clone());
+        }
+        if crash
+            .as_ref()
+            .is_some_and(|c| matches!(c.kind, CrashKind::Fatal | CrashKind::Signal(_)))
+        {
+            st.raise(Status::Crashed);
+        }
+        run.failures.push(f);
+        let owned: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        st.tail.extend(compact(&owned));
+    }
+
+    /// Failures that say nothing about where (`t.Fail()`, an example's output, a test that
+    /// called `os.Exit`) get the test function's declaration as their frame.
+    fn declarations(&self, stream: &Stream, run: &mut Run) {
+        let mut found: HashMap<String, HashMap<String, (String, u32)>> = HashMap::new();
+        for f in &mut run.failures {
+            if f.phase == Phase::Collect || f.frames.iter().any(|fr| fr.project) {
+                continue;
+            }
+            let Some((pkg, name)) = stream.packages.iter().find_map(|p| {
+                let rest = f
+                    .test
+                    .strip_prefix(&self.pkg_name(&p.name))?
+                    .strip_prefix('.')?;
+                Some((p.name.as_str(), rest))
+            }) else {
+                continue;
+            };
+            let top = name.split('/').next().unwrap_or(name);
+            let decls = found.entry(pkg.to_owned()).or_insert_with(|| {
+                self.dirs
+                    .dir(pkg)
+                    .map(|d| test_funcs(&d))
+                    .unwrap_or_default()
+            });
+            if let Some((file, line)) = decls.get(top) {
+                f.frames
+                    .push(self.project_frame(self.paths.frame(file, *line, None)));
+            }
+        }
+    }
+
+    /// A failed test from what it printed: its panic, else its first log entry (testify's
+    /// block read), else its first line of output.
+    fn failure(&self, pkg: &str, test: String, lines: &[&str], fallback: Option<Crash>) -> Failure {
+        if let Some(c) = output::crash(lines).or(fallback) {
+            return self.crash_failure(pkg, test, &c);
+        }
+        if let Some(e) = output::entries(lines).into_iter().next() {
+            let mut message = text::first_line(&self.paths.scrub(&output::entry_message(&e)));
+            if message.is_empty() {
+                message = "failed".into();
+            }
+            let frames = match output::testify(&e) {
+                Some(t) if !t.trace.is_empty() => t
+                    .trace
+                    .iter()
+                    .rev()
+                    .map(|(file, line)| self.locate(pkg, file, *line))
+                    .collect(),
+                _ => vec![self.locate(pkg, &e.file, e.line)],
+            };
+            return Failure {
+                test,
+                message,
+                // Not a type, but what clusters failures: `t.Error`s at one line are one cause
+                // whatever values their messages print.
+                kind: Some("error".into()),
+                frames,
+                ..Failure::default()
+            };
+        }
+        if let Some(m) = example_mismatch(lines) {
+            return Failure {
+                test,
+                message: text::cut_chars(&self.paths.scrub(&m), text::MESSAGE_CHARS).into_owned(),
+                kind: Some("output".into()),
+                ..Failure::default()
+            };
+        }
+        let message = meaningful(lines)
+            .map(|l| text::first_line(&self.paths.scrub(l)))
+            .unwrap_or_else(|| "failed without a message".into());
+        Failure {
+            test,
+            message,
+            ..Failure::default()
+        }
+    }
+
+    fn crash_failure(&self, pkg: &str, test: String, c: &Crash) -> Failure {
+        let g = match c.kind {
+            CrashKind::Timeout => None,
+            _ => c.goroutines.first(),
+        };
+        Failure {
+            test,
+            message: text::first_line(&self.paths.scrub(&c.message)),
+            kind: Some(c.kind_name()),
+            frames: g.map(|g| self.frames(pkg, g)).unwrap_or_default(),
+            ..Failure::default()
+        }
+    }
+
+    /// A goroutine's frames, outermost first.
+    fn frames(&self, pkg: &str, g: &Goroutine) -> Vec<Frame> {
+        let mut out: Vec<Frame> = g
+            .frames
+            .iter()
+            .map(|f| {
+                if Path::new(&f.file).is_absolute() {
+                    self.project_frame(self.paths.frame(&f.file, f.line, None))
+                } else {
+                    match self
+                        .dirs
+                        .file(pkg, &f.file)
+                        .filter(|_| f.file.contains('/'))
+                    {
+                        Some(abs) => self.project_frame(self.paths.frame(
+                            &abs.to_string_lossy(),
+                            f.line,
+                            None,
+                        )),
+                        None => Frame {
+                            file: f.file.clone(),
+                            line: f.line,
+                            code: None,
+                            project: false,
+                        },
+                    }
+                }
+            })
+            .collect();
+        out.reverse();
+        out
+    }
+
+    /// A log entry's location: through the package's directory, or as printed when it cannot
+    /// be told (a report from elsewhere, a base name two directories share).
+    fn locate(&self, pkg: &str, file: &str, line: u32) -> Frame {
+        if let Some(abs) = self.dirs.file(pkg, file) {
+            let abs = abs.to_string_lossy();
+            if self.paths.relativize(&abs, None).is_some() {
+                return self.project_frame(self.paths.frame(&abs, line, None));
+            }
+        }
+        // Not found in the workspace (a report from another machine): the base name says more
+        // than another root's absolute path.
+        let shown = if looks_absolute(file) {
+            base_name(file)
+        } else {
+            file
+        };
+        Frame::project(shown, line)
+    }
+
+    /// Vendored packages are not the project's, whatever `PathMap` says.
+    fn project_frame(&self, mut f: Frame) -> Frame {
+        if f.project && f.file.split('/').any(|c| c == "vendor") {
+            f.project = false;
+        }
+        f
+    }
+
+    /// Compiler and vet errors of the packages that did not build, deduplicated: a broken
+    /// package fails the build of every package importing it, each with the same errors.
+    fn build_errors(&self, stream: &Stream, run: &mut Run, st: &State) {
+        if st.build_failed.is_empty() {
+            return;
+        }
+        let mut diags: Vec<output::Diag> = Vec::new();
+        for b in stream.builds.iter().filter(|b| b.failed) {
+            diags.extend(output::diagnostics(&b.output.all()));
+        }
+        if diags.is_empty() {
+            // Go before 1.24 printed build output as plain text on stderr.
+            let mut lines: Vec<&str> = self.stderr.lines().filter(|l| !is_go_progress(l)).collect();
+            lines.extend(stream.text.all());
+            diags = output::diagnostics(&lines);
+        }
+        for d in diags {
+            let e = self.build_error(d);
+            if !run.build_errors.contains(&e) {
+                run.build_errors.push(e);
+            }
+        }
+        if run.build_errors.is_empty() {
+            for pkg in &st.build_failed {
+                run.build_errors.push(BuildError {
+                    message: format!("{} failed to build", self.pkg_name(pkg)),
+                    ..BuildError::default()
+                });
+            }
+        }
+    }
+
+    fn build_error(&self, d: output::Diag) -> BuildError {
+        let code = d.vet.then(|| "vet".to_owned());
+        let at = d.file.as_deref().and_then(|f| {
+            self.paths
+                .relativize(f, Some(self.cwd))
+                .filter(|rel| PathMap::is_project(rel))
+        });
+        let message = match (&at, &d.file, d.line) {
+            (None, Some(f), Some(l)) => format!("{f}:{l}: {}", d.message),
+            _ => d.message.clone(),
+        };
+        BuildError {
+            line: at.as_ref().and(d.line),
+            file: at,
+            code,
+            message: text::first_line(&self.paths.scrub(&message)),
+        }
+    }
+
+    /// How the process ended, added to what the stream said.
+    fn ending(&self, stream: &Stream, run: &mut Run, st: &mut State) {
+        match self.end {
+            Some(End::TimedOut | End::Cancelled) => {
+                st.raise(Status::TimedOut);
+                st.tail.extend(self.stderr_lines());
+            }
+            Some(End::Signaled(sig)) => {
+                st.raise(Status::Crashed);
+                st.tail.push(format!(
+                    "go was killed by {}",
+                    crate::process::signal_name(sig)
+                ));
+                st.tail.extend(self.stderr_lines());
+            }
+            Some(End::Exited(code))
+                if code != 0 && run.status() <= Status::TestsNotFound && st.status.is_none() =>
+            {
+                // go failed and the stream says nothing failed: go itself could not run the
+                // tests (a broken go.mod, a missing module, a bad package pattern).
+                let lines: Vec<&str> = self.stderr.lines().filter(|l| !is_go_progress(l)).collect();
+                if lines.iter().any(|l| l.trim() == "no packages to test") {
+                    // A module without a single package: nothing ran, nothing is broken.
+                    st.tail.extend(self.stderr_lines());
+                    return;
+                }
+                let diags = output::diagnostics(&lines);
+                let located: Vec<output::Diag> =
+                    diags.iter().filter(|d| d.file.is_some()).cloned().collect();
+                let chosen = if located.is_empty() {
+                    diags.into_iter().take(1).collect()
+                } else {
+                    located
+                };
+                for d in chosen {
+                    let e = self.build_error(d);
+                    if !run.build_errors.contains(&e) {
+                        run.build_errors.push(e);
+                    }
+                }
+                if run.build_errors.is_empty() {
+                    run.build_errors.push(BuildError {
+                        message: format!("go test exited with code {code}"),
+                        ..BuildError::default()
+                    });
+                }
+                st.tail.extend(self.stderr_lines());
+            }
+            None => {
+                for p in stream
+                    .packages
+                    .iter()
+                    .filter(|p| p.outcome.is_none() && !p.build_failed())
+                {
+                    st.raise(Status::Crashed);
+                    let why = format!("the report ends before {} finished", self.pkg_name(&p.name));
+                    if !st.tail.contains(&why) {
+                        st.tail.push(why);
+                    }
+                }
+            }
+            _ => {}
+        }
+        if st.status.is_some() && st.tail.is_empty() {
+            st.tail.extend(self.stderr_lines());
+        }
+    }
+
+    fn stderr_lines(&self) -> Vec<String> {
+        self.stderr
+            .lines()
+            .filter(|l| !is_go_progress(l))
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+#[derive(Default)]
+struct State {
+    status: Option<Status>,
+    build_failed: Vec<String>,
+    /// Packages whose binary stopped before running everything.
+    cut_short: Vec<String>,
+    tail: Vec<String>,
+}
+
+impl State {
+    fn raise(&mut self, s: Status) {
+        self.status = Some(self.status.map_or(s, |o| o.max(s)));
+    }
+}
+
+fn outcome(test: String, outcome: ModelOutcome, duration: Option<Duration>) -> TestOutcome {
+    TestOutcome {
+        test,
+        outcome,
+        duration,
+    }
+}
+
+/// `a/b` is under `a`.
+fn is_under(child: &str, parent: &str) -> bool {
+    child
+        .strip_prefix(parent)
+        .is_some_and(|s| s.starts_with('/'))
+}
+
+/// The goroutine running test `name` in a timeout's dump: one whose frames belong to its
+/// top-level test and which is not a parent waiting in `t.Run`. With `alone`, any goroutine of
+/// the project's will do.
+fn test_goroutine<'g>(gs: &'g [Goroutine], name: &str, alone: bool) -> Option<&'g Goroutine> {
+    let top = name.split('/').next().unwrap_or(name);
+    let busy = |g: &&Goroutine| {
+        g.frames
+            .first()
+            .is_some_and(|f| !f.func.starts_with("testing."))
+    };
+    let mine = |g: &&Goroutine| {
+        g.frames
+            .iter()
+            .any(|f| output::test_of_func(&f.func) == Some(top))
+    };
+    gs.iter()
+        .filter(mine)
+        .find(busy)
+        .or_else(|| if alone { gs.iter().find(mine) } else { None })
+}
+
+/// An example's `got:` / `want:` blocks as one line: `got "a\nb", want "A\nb"`.
+fn example_mismatch(lines: &[&str]) -> Option<String> {
+    let lines: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| !output::is_framing(l))
+        .collect();
+    let got = lines.iter().position(|l| l.trim_end() == "got:")?;
+    let want = got + lines[got..].iter().position(|l| l.trim_end() == "want:")?;
+    let block = |ls: &[&str]| {
+        ls.iter()
+            .map(|l| l.trim_end())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    Some(format!(
+        "got {:?}, want {:?}",
+        block(&lines[got + 1..want]),
+        block(&lines[want + 1..])
+    ))
+}
+
+/// Where each test function of the package in `dir` is declared (`func TestX(`), read from
+/// its `_test.go` files.
+fn test_funcs(dir: &Path) -> HashMap<String, (String, u32)> {
+    let mut out = HashMap::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with("_test.go"))
+        .collect();
+    files.sort();
+    for file in files {
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        for (i, l) in text.lines().enumerate() {
+            let Some(rest) = l.strip_prefix("func ") else {
+                continue;
+            };
+            let name = rest.split('(').next().unwrap_or("").trim();
+            if output::is_test_func(name) {
+                out.entry(name.to_owned())
+                    .or_insert_with(|| (file.to_string_lossy().into_owned(), i as u32 + 1));
+            }
+        }
+    }
+    out
+}
+
+/// The first line of output that is not go's framing.
+fn meaningful<'a>(lines: &[&'a str]) -> Option<&'a str> {
+    lines
+        .iter()
+        .copied()
+        .find(|l| !l.trim().is_empty() && !output::is_framing(l) && !is_summary(l))
+}
+
+/// go's per-package result lines.
+fn is_summary(l: &str) -> bool {
+    l == "FAIL"
+        || l == "PASS"
+        || l.starts_with("FAIL\t")
+        || l.starts_with("ok  \t")
+        || l.starts_with("?   \t")
+}
+
+/// `go: downloading x v1`: the go command's progress on stderr.
+fn is_go_progress(l: &str) -> bool {
+    ["go: downloading ", "go: finding ", "go: extracting "]
+        .iter()
+        .any(|p| l.starts_with(p))
+}
+
+/// Output for a tail: no framing, no goroutine dumps (the failures carry their frames).
+fn compact(lines: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut dump = false;
+    for l in lines {
+        if l.starts_with("goroutine ") && l.trim_end().ends_with(':') {
+            dump = true;
+            continue;
+        }
+        if dump {
+            let t = l.trim_end();
+            let frame_line = l.starts_with('\t')
+                || t.ends_with(')')
+                || t.starts_with("created by ")
+                || t.starts_with("...");
+            if frame_line {
+                continue;
+            }
+            dump = false;
+        }
+        if output::is_framing(l) || l.trim().is_empty() {
+            continue;
+        }
+        out.push(without_timing(l).to_owned());
+    }
+    out
+}
+
+/// `FAIL\tpkg\t0.007s` → `FAIL\tpkg`: a tail says the same from one run to the next.
+fn without_timing(l: &str) -> &str {
+    match l.rsplit_once('\t') {
+        Some((head, t))
+            if is_summary(l)
+                && t.strip_suffix('s')
+                    .is_some_and(|n| !n.is_empty() && n.parse::<f64>().is_ok()) =>
+        {
+            head
+        }
+        _ => l,
+    }
+}
+
+/// `/x`, `\\x` or `C:\\x`: a path from some machine's root.
+fn looks_absolute(file: &str) -> bool {
+    let b = file.as_bytes();
+    file.starts_with(['/', '\\'])
+        || (b.len() > 2
+            && b[0].is_ascii_alphabetic()
+            && b[1] == b':'
+            && (b[2] == b'\\' || b[2] == b'/'))
+}
+
+fn base_name(file: &str) -> &str {
+    file.rsplit(['/', '\\']).next().unwrap_or(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OLD_BUILD: &str = include_str!("../../../../tests/fixtures/go/streams/old_build.json");
+    const OLD_BUILD_ERR: &str =
+        include_str!("../../../../tests/fixtures/go/streams/old_build.stderr");
+    const KILLED: &str = include_str!("../../../../tests/fixtures/go/streams/killed.json");
+    const TIMEOUT: &str = include_str!("../../../../tests/fixtures/go/streams/timeout.json");
+    const GOROUTINE_PANIC: &str =
+        include_str!("../../../../tests/fixtures/go/streams/goroutine_panic.json");
+
+    fn judge(stream: &str, stderr: &str, end: Option<End>) -> Run {
+        let root = Path::new("/ws");
+        let paths = PathMap::new(root);
+        let dirs = Dirs::listed("", root, root);
+        Judge {
+            paths: &paths,
+            dirs: &dirs,
+            cwd: root,
+            end,
+            stderr,
+            selection: None,
+        }
+        .judge(&Stream::parse(stream))
+    }
+
+    #[test]
+    fn old_go_build_errors_come_from_stderr() {
+        let run = judge(OLD_BUILD, OLD_BUILD_ERR, Some(End::Exited(1)));
+        assert_eq!(run.status(), Status::BuildFailed);
+        assert_eq!(
+            run.build_errors,
+            [BuildError {
+                file: Some("calc/calc.go".into()),
+                line: Some(6),
+                code: None,
+                message: "invalid operation: n * \"2\" (mismatched types int and untyped string)"
+                    .into(),
+            }]
+        );
+        assert_eq!(run.passed, 1);
+        // Without the text, the package still did not build.
+        let run = judge(OLD_BUILD, "", Some(End::Exited(1)));
+        assert_eq!(run.status(), Status::BuildFailed);
+        assert_eq!(
+            run.build_errors[0].message,
+            "example.com/build_error/calc failed to build"
+        );
+    }
+
+    #[test]
+    fn a_killed_run_names_the_running_leaf() {
+        let run = judge(KILLED, "", Some(End::TimedOut));
+        assert_eq!(run.status(), Status::TimedOut);
+        assert_eq!(
+            run.running,
+            ["example.com/hang/slow.TestSleepsForever/inner"]
+        );
+        assert_eq!((run.passed, run.failed), (2, 0));
+        // The same stream saved and read back: it stops mid-run, so it is not green.
+        let run = judge(KILLED, "", None);
+        assert_eq!(run.status(), Status::Crashed);
+        assert!(run.tail.unwrap().contains("example.com/hang/slow"));
+    }
+
+    #[test]
+    fn go_timeouts_fail_the_running_test_with_its_frames() {
+        let run = judge(TIMEOUT, "", Some(End::Exited(1)));
+        assert_eq!(run.status(), Status::TimedOut);
+        assert_eq!(
+            run.running,
+            ["example.com/hang/slow.TestSleepsForever/inner"]
+        );
+        assert_eq!(run.failures.len(), 1);
+        let f = &run.failures[0];
+        assert_eq!(f.message, "test timed out after 2s");
+        assert_eq!(f.kind.as_deref(), Some("timeout"));
+        assert_eq!(
+            f.top_project_frame().map(Frame::location).as_deref(),
+            Some("slow/slow_test.go:13")
+        );
+        assert_eq!(run.failed, 1);
+        let tail = run.tail.unwrap();
+        assert!(tail.contains("running tests:"), "{tail}");
+        assert!(!tail.contains("goroutine"), "{tail}");
+    }
+
+    #[test]
+    fn a_goroutine_panic_fails_the_test_that_started_it() {
+        let run = judge(GOROUTINE_PANIC, "", Some(End::Exited(1)));
+        assert_eq!(run.status(), Status::TestsFailed);
+        assert_eq!(run.failures.len(), 1, "{:?}", run.failures);
+        let f = &run.failures[0];
+        assert_eq!(f.test, "example.com/gpanic.TestGoroutine/sub");
+        assert_eq!(f.message, "panic: from goroutine");
+        assert_eq!(f.kind.as_deref(), Some("panic"));
+        let frames: Vec<String> = f.project_frames().map(Frame::location).collect();
+        assert_eq!(frames, ["g_test.go:12", "g_test.go:12"]);
+        assert_eq!((run.passed, run.failed), (1, 1));
+    }
+
+    #[test]
+    fn thousands_of_subtests_are_judged_quickly() {
+        let mut text = String::new();
+        for i in 0..20_000 {
+            let t = format!("TestTable/case_{i}");
+            text.push_str(&format!(
+                "{{\"Action\":\"run\",\"Package\":\"p\",\"Test\":\"{t}\"}}\n"
+            ));
+            if i % 2 == 0 {
+                text.push_str(&format!("{{\"Action\":\"output\",\"Package\":\"p\",\"Test\":\"{t}\",\"Output\":\"    t_test.go:9: bad {i}\\n\"}}\n"));
+            }
+            let action = if i % 2 == 0 { "fail" } else { "pass" };
+            text.push_str(&format!(
+                "{{\"Action\":\"{action}\",\"Package\":\"p\",\"Test\":\"{t}\"}}\n"
+            ));
+        }
+        text.push_str("{\"Action\":\"fail\",\"Package\":\"p\",\"Test\":\"TestTable\"}\n");
+        text.push_str("{\"Action\":\"fail\",\"Package\":\"p\"}\n");
+        let start = std::time::Instant::now();
+        let run = judge(&text, "", Some(End::Exited(1)));
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            start.elapsed()
+        );
+        assert_eq!((run.passed, run.failed), (10_000, 10_000));
+        assert_eq!(run.failures[1].message, "bad 2");
+    }
+
+    #[test]
+    fn example_output_mismatches_read_as_one_line() {
+        let lines = [
+            "--- FAIL: ExampleHello (0.00s)",
+            "got:",
+            "hello",
+            "world",
+            "want:",
+            "Hello",
+            "world",
+        ];
+        assert_eq!(
+            example_mismatch(&lines).unwrap(),
+            r#"got "hello\nworld", want "Hello\nworld""#
+        );
+        assert_eq!(example_mismatch(&["got:", "x"]), None);
+    }
+
+    #[test]
+    fn foreign_absolute_paths_shrink_to_base_names() {
+        let lines = [
+            "    C:\\work\\calc\\calc_test.go:12: off by one",
+            "    /home/other/calc/calc_test.go:13: off by two",
+        ];
+        let text = lines
+            .iter()
+            .map(|l| format!("{{\"Action\":\"output\",\"Package\":\"p\",\"Test\":\"TestA\",\"Output\":{}}}\n", serde_json::to_string(&format!("{l}\n")).unwrap()))
+            .collect::<String>()
+            + "{\"Action\":\"fail\",\"Package\":\"p\",\"Test\":\"TestA\"}\n";
+        let run = judge(&text, "", None);
+        assert_eq!(run.failures[0].frames, [Frame::project("calc_test.go", 12)]);
+        assert!(looks_absolute("/a") && looks_absolute("C:/a") && !looks_absolute("a/b.go"));
+    }
+
+    #[test]
+    fn a_module_without_packages_ran_nothing() {
+        let err = "go: warning: \"./...\" matched no packages\nno packages to test\n";
+        let run = judge("", err, Some(End::Exited(1)));
+        assert_eq!(run.status(), Status::NoTestsRan);
+        assert!(run.build_errors.is_empty());
+        assert!(run.tail.unwrap().contains("no packages to test"));
+    }
+
+    #[test]
+    fn tails_drop_dumps_framing_and_timings() {
+        let lines: Vec<String> = [
+            "=== RUN   TestX",
+            "panic: boom",
+            "",
+            "goroutine 1 [running]:",
+            "main.f()",
+            "\t/ws/a.go:3 +0x1",
+            "FAIL\texample.com/x\t0.012s",
+            "ok  \texample.com/y\t(cached)",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            compact(&lines),
+            [
+                "panic: boom",
+                "FAIL\texample.com/x",
+                "ok  \texample.com/y\t(cached)"
+            ]
+        );
+    }
+
+    #[test]
+    fn local_import_paths_are_named_from_the_workspace() {
+        let paths = PathMap::new(Path::new("/ws"));
+        let dirs = Dirs::listed("", Path::new("/ws"), Path::new("/ws"));
+        let j = Judge {
+            paths: &paths,
+            dirs: &dirs,
+            cwd: Path::new("/ws"),
+            end: None,
+            stderr: "",
+            selection: None,
+        };
+        assert_eq!(j.pkg_name("_/ws/reports/go"), "./reports/go");
+        assert_eq!(j.pkg_name("_/ws"), ".");
+        assert_eq!(j.pkg_name("_/home/x/reports/go"), "go");
+        assert_eq!(j.pkg_name("example.com/x"), "example.com/x");
+    }
+
+    #[test]
+    fn selections_keep_requested_tests_and_their_subtests() {
+        let sel = Selection {
+            ids: vec![
+                Requested {
+                    id: "p.TestA/x".into(),
+                    pkg: "p".into(),
+                    name: Some("TestA/x".into()),
+                },
+                Requested {
+                    id: "q".into(),
+                    pkg: "q".into(),
+                    name: None,
+                },
+            ],
+        };
+        assert!(sel.keeps("p", "TestA/x"));
+        assert!(sel.keeps("p", "TestA/x/deep"));
+        assert!(!sel.keeps("p", "TestA/xy"));
+        assert!(!sel.keeps("p", "TestA"));
+        assert!(sel.keeps("q", "TestAnything"));
+        assert!(!sel.keeps("r", "TestA/x"));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn truncated_streams_never_panic_nor_pass(cut in 0usize..12_000, which in 0usize..4) {
+            let (s, err) = [(OLD_BUILD, OLD_BUILD_ERR), (KILLED, ""), (TIMEOUT, ""), (GOROUTINE_PANIC, "")][which];
+            let mut end = cut.min(s.len());
+            while !s.is_char_boundary(end) {
+                end -= 1;
+            }
+            let part = &s[..end];
+            let run = judge(part, err, None);
+            let stream = Stream::parse(part);
+            if stream.packages.iter().any(|p| p.outcome.is_none()) {
+                proptest::prop_assert!(!run.status().is_green());
+            }
+        }
+
+        #[test]
+        fn garbage_never_panics(s in "(?s).{0,800}") {
+            let _ = judge(&s, &s, Some(End::Exited(1)));
+        }
+    }
+}

@@ -1,0 +1,386 @@
+//! What `ctest -V` prints, and the GoogleTest console output inside it.
+//!
+//! ctest announces each test (`Start 3: Sum.Bad`), prefixes every line the test prints with its
+//! number (`3: [ RUN      ] Sum.Bad`), and ends it with a result line
+//! (` 3/12 Test  #3: Sum.Bad ....***Failed    0.04 sec`, `***Exception: SegFault`,
+//! `***Timeout`, `***Not Run (Disabled)`). Verbose mode streams the output as it comes, so a
+//! run killed at pith's deadline or a binary that crashed still says which gtest test was
+//! running: the last `[ RUN ]` without its `[ OK ]`/`[ FAILED ]`/`[ SKIPPED ]`.
+
+/// How ctest says a test ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ended {
+    Passed,
+    /// `***Failed` and what ctest added (a regex that did not match...).
+    Failed(String),
+    /// `***Exception: SegFault` and the like: the process died of a signal.
+    Crashed(String),
+    /// The test's own ctest `TIMEOUT` property.
+    Timeout,
+    /// `***Not Run` with ctest's reason (an executable not found...).
+    NotRun(String),
+    Skipped,
+    Disabled,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CtestTest {
+    pub number: u32,
+    pub name: String,
+    /// `None`: it started and never ended (the run was killed).
+    pub ended: Option<Ended>,
+    /// What the test printed, without ctest's prefix and bookkeeping lines.
+    pub output: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CtestRun {
+    pub tests: Vec<CtestTest>,
+    /// `No tests were found!!!`
+    pub no_tests: bool,
+}
+
+/// ctest's own lines inside a test's prefixed output.
+const CTEST_LINES: &[&str] = &[
+    "Test command: ",
+    "Working Directory: ",
+    "Test timeout computed to be: ",
+    "Environment variables:",
+];
+
+pub fn parse_ctest(output: &str) -> CtestRun {
+    let mut run = CtestRun::default();
+    let index = |run: &CtestRun, n: u32| run.tests.iter().rposition(|t| t.number == n);
+    for raw in output.lines() {
+        let line = raw.trim_end_matches('\r');
+        let t = line.trim();
+        if t.contains("No tests were found!!!") {
+            run.no_tests = true;
+        } else if let Some((n, name)) = start_line(t) {
+            run.tests.push(CtestTest {
+                number: n,
+                name: name.to_owned(),
+                ended: None,
+                output: Vec::new(),
+            });
+        } else if let Some((n, name, ended)) = result_line(t) {
+            match index(&run, n) {
+                Some(i) => run.tests[i].ended = Some(ended),
+                // Not announced (a quiet run): known from its result alone.
+                None => run.tests.push(CtestTest {
+                    number: n,
+                    name: name.to_owned(),
+                    ended: Some(ended),
+                    output: Vec::new(),
+                }),
+            }
+        } else if let Some((n, text)) = prefixed(line) {
+            if let Some(i) = index(&run, n) {
+                if !CTEST_LINES.iter().any(|p| text.starts_with(p)) {
+                    run.tests[i].output.push(text.to_owned());
+                }
+            }
+        }
+    }
+    run
+}
+
+/// `Start 12: name`
+fn start_line(t: &str) -> Option<(u32, &str)> {
+    let rest = t.strip_prefix("Start ")?.trim_start();
+    let (n, name) = rest.split_once(": ")?;
+    Some((n.trim().parse().ok()?, name))
+}
+
+/// `12/12 Test #12: name .......   Passed    0.01 sec`
+fn result_line(t: &str) -> Option<(u32, &str, Ended)> {
+    let (count, rest) = t.split_once(' ')?;
+    let (a, b) = count.split_once('/')?;
+    if a.parse::<u32>().is_err() || b.parse::<u32>().is_err() {
+        return None;
+    }
+    let rest = rest.trim_start().strip_prefix("Test")?.trim_start();
+    let (n, rest) = rest.strip_prefix('#')?.split_once(": ")?;
+    let n: u32 = n.trim().parse().ok()?;
+    let dots = rest.find(" .")?;
+    let name = &rest[..dots];
+    let status = rest[dots + 1..].trim_start_matches('.').trim();
+    // The time at the end: `0.04 sec`.
+    let status = status
+        .strip_suffix(" sec")
+        .and_then(|s| s.trim_end().rsplit_once(char::is_whitespace))
+        .map_or(status, |(s, _)| s)
+        .trim();
+    let ended = if status == "Passed" {
+        Ended::Passed
+    } else if let Some(s) = status.strip_prefix("***Exception:") {
+        Ended::Crashed(s.trim().to_owned())
+    } else if status.starts_with("***Timeout") {
+        Ended::Timeout
+    } else if status.starts_with("***Skipped") {
+        Ended::Skipped
+    } else if status.contains("Not Run") && status.contains("(Disabled)") {
+        Ended::Disabled
+    } else if let Some(s) = status.strip_prefix("***Not Run") {
+        Ended::NotRun(s.trim().trim_matches(|c| c == '(' || c == ')').to_owned())
+    } else if let Some(s) = status.strip_prefix("***Failed") {
+        Ended::Failed(s.trim().to_owned())
+    } else {
+        Ended::Failed(status.to_owned())
+    };
+    Some((n, name, ended))
+}
+
+/// `12: text` (or `12:` for an empty line).
+fn prefixed(line: &str) -> Option<(u32, &str)> {
+    let (n, text) = line.split_once(':')?;
+    if n.is_empty() || n.len() > 9 || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((n.parse().ok()?, text.strip_prefix(' ').unwrap_or(text)))
+}
+
+/// What the gtest console output of one process says.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Console {
+    /// Tests in the order they started, with how they ended (`None`: never ended).
+    pub tests: Vec<(String, Option<ConsoleEnd>)>,
+    /// Failure texts per test, in order, as gtest printed them (`file:line: Failure` ...).
+    pub failures: Vec<(String, String)>,
+    /// Failure texts printed outside any test (a suite's `SetUpTestSuite`, the environment).
+    pub outside: Vec<String>,
+    /// Suites whose set-up or tear-down failed (`[  FAILED  ] F: SetUpTestSuite or
+    /// TearDownTestSuite`).
+    pub failed_suites: Vec<String>,
+    /// gtest's banner was seen: this is a gtest binary.
+    pub gtest: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConsoleEnd {
+    Ok,
+    Failed,
+    Skipped,
+}
+
+/// `[ RUN      ] Sum.Bad`, `[  FAILED  ] Nums/P.Even/1, where GetParam() = 1 (0 ms)`.
+fn marker(line: &str) -> Option<(&str, &str)> {
+    let rest = line.strip_prefix('[')?;
+    let (tag, rest) = rest.split_once(']')?;
+    Some((tag.trim(), rest.trim()))
+}
+
+/// The test id at the start of a marker's text: up to `,` (a parameter note) or ` (` (time).
+fn marker_id(rest: &str) -> &str {
+    let end = rest
+        .find(", where ")
+        .or_else(|| rest.find(" ("))
+        .unwrap_or(rest.len());
+    rest[..end].trim()
+}
+
+pub fn parse_gtest(lines: &[String]) -> Console {
+    let mut c = Console::default();
+    let mut current: Option<String> = None;
+    let mut block: Option<String> = None;
+    let flush = |c: &mut Console, current: &Option<String>, block: &mut Option<String>| {
+        if let Some(text) = block.take() {
+            match current {
+                Some(id) => c.failures.push((id.clone(), text)),
+                None => c.outside.push(text),
+            }
+        }
+    };
+    for line in lines {
+        let line = line.as_str();
+        if let Some((tag, rest)) = marker(line) {
+            if !matches!(
+                tag,
+                "RUN" | "OK" | "FAILED" | "SKIPPED" | "==========" | "----------" | "PASSED"
+            ) {
+                if let Some(b) = block.as_mut() {
+                    b.push('\n');
+                    b.push_str(line);
+                }
+                continue;
+            }
+            flush(&mut c, &current, &mut block);
+            match tag {
+                "==========" => c.gtest = true,
+                "RUN" => {
+                    let id = marker_id(rest).to_owned();
+                    c.tests.push((id.clone(), None));
+                    current = Some(id);
+                }
+                "OK" | "FAILED" | "SKIPPED" => {
+                    let id = marker_id(rest);
+                    if let Some(suite) = rest.strip_suffix(": SetUpTestSuite or TearDownTestSuite")
+                    {
+                        if !c.failed_suites.iter().any(|s| s == suite) {
+                            c.failed_suites.push(suite.to_owned());
+                        }
+                        continue;
+                    }
+                    let end = match tag {
+                        "OK" => ConsoleEnd::Ok,
+                        "FAILED" => ConsoleEnd::Failed,
+                        _ => ConsoleEnd::Skipped,
+                    };
+                    // The summary repeats `[  FAILED  ] id` for every failed test: only a test
+                    // still open is ended here.
+                    if let Some(t) = c
+                        .tests
+                        .iter_mut()
+                        .rev()
+                        .find(|(t, e)| t == id && e.is_none())
+                    {
+                        t.1 = Some(end);
+                    }
+                    if current.as_deref() == Some(id) {
+                        current = None;
+                    }
+                }
+                _ => {}
+            }
+        } else if is_failure_head(line) {
+            flush(&mut c, &current, &mut block);
+            block = Some(line.to_owned());
+        } else if let Some(b) = block.as_mut() {
+            b.push('\n');
+            b.push_str(line);
+        }
+    }
+    flush(&mut c, &current, &mut block);
+    c
+}
+
+/// `path:12: Failure`, `unknown file: Failure` (not `path:12: Skipped`, which is no failure).
+fn is_failure_head(line: &str) -> bool {
+    line.strip_suffix(": Failure")
+        .is_some_and(|head| head == "unknown file" || super::failure::file_line(head).is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CTEST: &str = "UpdateCTestConfiguration  from :/b/DartConfiguration.tcl
+Test project /b
+test 2
+      Start  2: Sum.Bad
+
+2: Test command: /b/t \"--gtest_filter=Sum.Bad\"
+2: Working Directory: /b
+2: Test timeout computed to be: 10000000
+2: Running main() from ./googletest/src/gtest_main.cc
+2: [==========] Running 1 test from 1 test suite.
+2: [ RUN      ] Sum.Bad
+2: /p/t.cc:3: Failure
+2: Expected equality of these values:
+2:   add(n, n)
+2:     Which is: 5
+2:   2 * n
+2:     Which is: 4
+2: Google Test trace:
+2: /p/t.cc:5: from Bad
+2: [  FAILED  ] Sum.Bad (0 ms)
+2: [  FAILED  ] 1 test, listed below:
+2: [  FAILED  ] Sum.Bad
+2: 
+ 2/12 Test  #2: Sum.Bad ..........................***Failed    0.04 sec
+test 6
+      Start  6: Sum.Off
+ 5/12 Test  #6: Sum.Off ..........................***Not Run (Disabled)   0.00 sec
+test 12
+      Start 12: whole
+
+12: Test command: /b/w
+12: [==========] Running 4 tests from 1 test suite.
+12: [ RUN      ] W.A
+12: [       OK ] W.A (0 ms)
+12: [ RUN      ] W.Crash
+12/12 Test #12: whole ............................***Exception: SegFault  0.01 sec
+test 13
+      Start 13: hangs
+13: [ RUN      ] H.Forever
+";
+
+    #[test]
+    fn ctest_verbose_output() {
+        let run = parse_ctest(CTEST);
+        let got: Vec<(u32, &str, Option<Ended>)> = run
+            .tests
+            .iter()
+            .map(|t| (t.number, t.name.as_str(), t.ended.clone()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (2, "Sum.Bad", Some(Ended::Failed(String::new()))),
+                (6, "Sum.Off", Some(Ended::Disabled)),
+                (12, "whole", Some(Ended::Crashed("SegFault".into()))),
+                (13, "hangs", None),
+            ]
+        );
+        assert_eq!(
+            run.tests[0].output[0],
+            "Running main() from ./googletest/src/gtest_main.cc"
+        );
+        let g = parse_gtest(&run.tests[0].output);
+        assert!(g.gtest);
+        assert_eq!(g.tests, [("Sum.Bad".to_owned(), Some(ConsoleEnd::Failed))]);
+        assert_eq!(g.failures.len(), 1);
+        assert!(g.failures[0]
+            .1
+            .starts_with("/p/t.cc:3: Failure\nExpected equality"));
+        assert!(g.failures[0].1.ends_with("/p/t.cc:5: from Bad"));
+        let w = parse_gtest(&run.tests[2].output);
+        assert_eq!(w.tests.last(), Some(&("W.Crash".to_owned(), None)));
+        let h = parse_gtest(&run.tests[3].output);
+        assert_eq!(h.tests, [("H.Forever".to_owned(), None)]);
+        assert!(parse_ctest("No tests were found!!!\n").no_tests);
+    }
+
+    #[test]
+    fn suite_setup_failures_and_parameter_notes() {
+        let out: Vec<String> = "[==========] Running 2 tests from 1 test suite.
+[----------] 2 tests from F
+s.cc:2: Failure
+Failed
+db down
+[ RUN      ] F.One
+s.cc:3: Skipped
+
+[  SKIPPED ] F.One (0 ms)
+[ RUN      ] Nums/P.Even/1
+[  FAILED  ] Nums/P.Even/1, where GetParam() = 1 (0 ms)
+[  FAILED  ] F: SetUpTestSuite or TearDownTestSuite"
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        let g = parse_gtest(&out);
+        assert_eq!(g.outside, ["s.cc:2: Failure\nFailed\ndb down"]);
+        assert_eq!(g.failed_suites, ["F"]);
+        assert_eq!(
+            g.tests,
+            [
+                ("F.One".to_owned(), Some(ConsoleEnd::Skipped)),
+                ("Nums/P.Even/1".to_owned(), Some(ConsoleEnd::Failed)),
+            ]
+        );
+        assert!(g.failures.is_empty());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn never_panics(s in "(?s).{0,600}") {
+            let run = parse_ctest(&s);
+            for t in &run.tests {
+                let _ = parse_gtest(&t.output);
+            }
+            let lines: Vec<String> = s.lines().map(str::to_owned).collect();
+            let _ = parse_gtest(&lines);
+            let _ = parse_ctest(&format!("Start 1: a\n1: {s}\n1/1 Test #1: a ...{s}"));
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! GoogleTest's JSON report (`--gtest_output=json:PATH`): `testsuites[]`, each with its tests in
+//! `testsuite[]` (`name`, `classname`, `file`, `line`, `status` RUN/NOTRUN, `result`
+//! COMPLETED/SKIPPED/SUPPRESSED, `failures[].failure`). The test id is gtest's own
+//! `classname.name`: `Suite.Test`, `Inst/Suite.Test/0` for a value-parametrized case,
+//! `Suite/0.Test` for a typed one.
+//!
+//! A suite whose `SetUpTestSuite` failed shows its tests as skipped and no failure at all: the
+//! console output is what tells (see `console`).
+
+use serde_json::Value;
+
+use crate::ParseError;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Passed,
+    Failed,
+    /// Skipped by `GTEST_SKIP`, disabled (`DISABLED_`), or filtered out.
+    Skipped,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Case {
+    pub id: String,
+    pub verdict: Verdict,
+    /// The failure texts, in order.
+    pub failures: Vec<String>,
+    /// Where the test is defined.
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    pub seconds: f64,
+}
+
+pub fn parse(text: &str) -> Result<Vec<Case>, ParseError> {
+    let doc: Value = serde_json::from_str(text.trim_start_matches('\u{feff}'))
+        .map_err(|e| ParseError::Malformed(format!("GoogleTest JSON: {e}")))?;
+    let suites = doc
+        .get("testsuites")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ParseError::Malformed("GoogleTest JSON without testsuites".into()))?;
+    let mut cases = Vec::new();
+    for suite in suites {
+        let suite_name = suite.get("name").and_then(Value::as_str).unwrap_or("");
+        let Some(tests) = suite.get("testsuite").and_then(Value::as_array) else {
+            continue;
+        };
+        for t in tests {
+            let s = |k: &str| t.get(k).and_then(Value::as_str);
+            let Some(name) = s("name") else { continue };
+            let class = s("classname").unwrap_or(suite_name);
+            let failures: Vec<String> = t
+                .get("failures")
+                .and_then(Value::as_array)
+                .map(|fs| {
+                    fs.iter()
+                        .filter_map(|f| f.get("failure").and_then(Value::as_str))
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default();
+            let result = s("result").unwrap_or("");
+            let verdict = if !failures.is_empty() {
+                Verdict::Failed
+            } else if s("status") == Some("NOTRUN") || matches!(result, "SKIPPED" | "SUPPRESSED") {
+                Verdict::Skipped
+            } else {
+                Verdict::Passed
+            };
+            cases.push(Case {
+                id: format!("{class}.{name}"),
+                verdict,
+                failures,
+                file: s("file").map(str::to_owned),
+                line: t
+                    .get("line")
+                    .and_then(Value::as_u64)
+                    .and_then(|l| u32::try_from(l).ok()),
+                seconds: s("time")
+                    .and_then(|t| t.trim_end_matches('s').parse::<f64>().ok())
+                    .filter(|t| t.is_finite() && *t >= 0.0)
+                    .unwrap_or(0.0),
+            });
+        }
+    }
+    Ok(cases)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_and_verdicts() {
+        let text = r#"{"tests": 4, "name": "AllTests", "testsuites": [
+  {"name": "Nums/P", "testsuite": [
+    {"name": "Even/1", "value_param": "1", "file": "/w/t.cc", "line": 11, "status": "RUN", "result": "COMPLETED", "time": "0.002s", "classname": "Nums/P",
+     "failures": [{"failure": "/w/t.cc:11\nExpected equality of these values:\n  GetParam() % 2\n    Which is: 1\n  0", "type": ""}]}]},
+  {"name": "Sum", "testsuite": [
+    {"name": "Ok", "status": "RUN", "result": "COMPLETED", "classname": "Sum"},
+    {"name": "Skip", "status": "RUN", "result": "SKIPPED", "classname": "Sum"},
+    {"name": "DISABLED_Off", "status": "NOTRUN", "result": "SUPPRESSED", "classname": "Sum"}]}]}"#;
+        let cases = parse(text).unwrap();
+        let got: Vec<(&str, Verdict)> = cases.iter().map(|c| (c.id.as_str(), c.verdict)).collect();
+        assert_eq!(
+            got,
+            [
+                ("Nums/P.Even/1", Verdict::Failed),
+                ("Sum.Ok", Verdict::Passed),
+                ("Sum.Skip", Verdict::Skipped),
+                ("Sum.DISABLED_Off", Verdict::Skipped),
+            ]
+        );
+        assert_eq!(cases[0].line, Some(11));
+        assert!((cases[0].seconds - 0.002).abs() < 1e-9);
+        assert!(parse("{\"testsuites\": 1}").is_err());
+        assert!(parse("{\"tests\": 1, \"testsu").is_err());
+    }
+}

@@ -1,0 +1,264 @@
+//! What jest and vitest report per test file, read from their `--json` reports (vitest's JSON
+//! reporter copies jest's shape) into one model the adapter, the event streams and `--report`
+//! share. Lenient: a field of the wrong type is absent, never a panic.
+
+use serde_json::Value;
+
+use crate::ParseError;
+
+/// How one test ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CaseStatus {
+    Passed,
+    Failed,
+    /// Skipped, todo, disabled.
+    Skipped,
+    /// Never finished: vitest's `pending` (a worker died, a bail stopped it).
+    Pending,
+}
+
+/// One test.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Case {
+    /// Enclosing `describe` titles, then the test's own.
+    pub names: Vec<String>,
+    pub status: CaseStatus,
+    /// Each failure's text: `Name: message`, more lines, then stack frames.
+    pub messages: Vec<String>,
+}
+
+/// One test file.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct Suite {
+    /// As the runner printed it (absolute, on the machine that ran it).
+    pub file: String,
+    pub cases: Vec<Case>,
+    /// Why the file as a whole failed (it did not load, it holds no test, its worker died).
+    pub error: Option<String>,
+}
+
+impl Suite {
+    /// Adds or replaces the result of the test named `names` (a stream may repeat it).
+    pub fn record(&mut self, case: Case) {
+        match self.cases.iter_mut().find(|c| c.names == case.names) {
+            Some(c) => *c = case,
+            None => self.cases.push(case),
+        }
+    }
+}
+
+/// Which runner wrote a report: their statuses differ in one word (`pending`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flavour {
+    Jest,
+    Vitest,
+}
+
+/// A whole `--json` report.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct JsonReport {
+    pub suites: Vec<Suite>,
+    /// jest: snapshots were missing or obsolete under `--ci`, which fails the run with every
+    /// test passing.
+    pub snapshot_failure: bool,
+}
+
+pub(crate) fn parse_json(text: &str, flavour: Flavour) -> Result<JsonReport, ParseError> {
+    let v: Value = serde_json::from_str(text.trim_start_matches('\u{feff}'))
+        .map_err(|e| ParseError::Malformed(e.to_string()))?;
+    let results = v
+        .get("testResults")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ParseError::Malformed("no testResults".into()))?;
+    let mut suites = Vec::new();
+    for r in results {
+        // `--json` writes jest's formatted results; a `testResultsProcessor` gets the raw ones
+        // (`testFilePath`, `testResults`, `failureMessage`), which some CI steps save instead.
+        let file = str_of(r, "name")
+            .or_else(|| str_of(r, "testFilePath"))
+            .unwrap_or_default()
+            .to_owned();
+        let mut suite = Suite {
+            file,
+            ..Suite::default()
+        };
+        for a in r
+            .get("assertionResults")
+            .or_else(|| r.get("testResults"))
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice)
+        {
+            let mut names: Vec<String> = a
+                .get("ancestorTitles")
+                .and_then(Value::as_array)
+                .map_or(&[][..], Vec::as_slice)
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect();
+            names.push(
+                str_of(a, "title")
+                    .or_else(|| str_of(a, "fullName"))
+                    .unwrap_or_default()
+                    .to_owned(),
+            );
+            let messages: Vec<String> = a
+                .get("failureMessages")
+                .and_then(Value::as_array)
+                .map_or(&[][..], Vec::as_slice)
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect();
+            let status = status(str_of(a, "status").unwrap_or(""), flavour);
+            suite.record(Case {
+                names,
+                status,
+                messages,
+            });
+        }
+        let message = str_of(r, "message")
+            .or_else(|| str_of(r, "failureMessage"))
+            .unwrap_or("")
+            .trim();
+        let failed = str_of(r, "status") == Some("failed")
+            || r.get("testExecError").is_some_and(|e| !e.is_null());
+        if failed
+            && !message.is_empty()
+            && !suite.cases.iter().any(|c| c.status == CaseStatus::Failed)
+        {
+            suite.error = Some(message.to_owned());
+        }
+        suites.push(suite);
+    }
+    let snapshot_failure = v
+        .get("snapshot")
+        .and_then(|s| s.get("failure"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    Ok(JsonReport {
+        suites,
+        snapshot_failure,
+    })
+}
+
+/// A test status word of either runner (or of pith's reporters, which pass them through).
+pub(crate) fn status(word: &str, flavour: Flavour) -> CaseStatus {
+    match (word, flavour) {
+        ("passed" | "pass" | "focused", _) => CaseStatus::Passed,
+        ("failed" | "fail", _) => CaseStatus::Failed,
+        ("pending", Flavour::Jest) => CaseStatus::Skipped,
+        ("skipped" | "todo" | "disabled" | "skip", _) => CaseStatus::Skipped,
+        _ => CaseStatus::Pending,
+    }
+}
+
+fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+/// Which of the two runners wrote a `--json` report, from its shape: jest's has fields vitest's
+/// lacks (`numRuntimeErrorTestSuites`, `openHandles`, `wasInterrupted`). `None` when it is
+/// neither.
+pub fn sniff(text: &str) -> Option<&'static str> {
+    let head = text.trim_start_matches('\u{feff}').trim_start();
+    if !head.starts_with('{') || !text.contains("\"testResults\"") {
+        return None;
+    }
+    let jest_only = [
+        "\"numRuntimeErrorTestSuites\"",
+        "\"openHandles\"",
+        "\"wasInterrupted\"",
+    ];
+    if jest_only.iter().any(|k| text.contains(k)) {
+        Some("jest")
+    } else if text.contains("\"numTotalTests\"") {
+        Some("vitest")
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const JEST: &str = r#"{"numFailedTestSuites":2,"numRuntimeErrorTestSuites":1,"numTotalTests":3,"openHandles":[],"snapshot":{"failure":false},"success":false,"testResults":[
+      {"assertionResults":[
+        {"ancestorTitles":["sum"],"fullName":"sum adds","status":"failed","title":"adds","failureMessages":["Error: expect(received).toBe(expected)\n    at x (/ws/a.test.js:4:23)"]},
+        {"ancestorTitles":[],"fullName":"ok","status":"passed","title":"ok","failureMessages":[]},
+        {"ancestorTitles":[],"fullName":"later","status":"todo","title":"later","failureMessages":[]},
+        {"ancestorTitles":[],"fullName":"sk","status":"pending","title":"sk","failureMessages":[]}],
+       "message":"  ● sum › adds\n...","name":"/ws/a.test.js","status":"failed"},
+      {"assertionResults":[],"message":"  ● Test suite failed to run\n\n    Cannot find module './nope' from 'b.test.js'","name":"/ws/b.test.js","status":"failed"}]}"#;
+
+    #[test]
+    fn reads_jest_cases_and_suite_errors() {
+        let r = parse_json(JEST, Flavour::Jest).unwrap();
+        assert_eq!(r.suites.len(), 2);
+        let a = &r.suites[0];
+        assert_eq!(a.error, None, "its failure is the test's");
+        let st: Vec<CaseStatus> = a.cases.iter().map(|c| c.status).collect();
+        assert_eq!(
+            st,
+            [
+                CaseStatus::Failed,
+                CaseStatus::Passed,
+                CaseStatus::Skipped,
+                CaseStatus::Skipped
+            ]
+        );
+        assert_eq!(a.cases[0].names, ["sum", "adds"]);
+        assert!(r.suites[1]
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("Cannot find module"));
+        assert_eq!(sniff(JEST), Some("jest"));
+    }
+
+    #[test]
+    fn vitest_pending_never_finished() {
+        let text = r#"{"numTotalTests":1,"testResults":[{"assertionResults":[{"ancestorTitles":[],"fullName":"a","status":"pending","title":"a","failureMessages":[]}],"name":"/ws/a.test.js","status":"passed","message":""}]}"#;
+        let r = parse_json(text, Flavour::Vitest).unwrap();
+        assert_eq!(r.suites[0].cases[0].status, CaseStatus::Pending);
+        assert_eq!(sniff(text), Some("vitest"));
+        assert_eq!(sniff("{\"x\":1}"), None);
+        assert_eq!(sniff("<xml/>"), None);
+    }
+
+    #[test]
+    fn raw_results_of_a_results_processor_read_too() {
+        let text = r#"{"numRuntimeErrorTestSuites":1,"testResults":[
+            {"testFilePath":"/ws/a.test.js","testResults":[{"ancestorTitles":[],"title":"t","status":"failed","failureMessages":["Error: x"]}]},
+            {"testFilePath":"/ws/b.test.js","testResults":[],"testExecError":{"message":"boom"},"failureMessage":"  ● Test suite failed to run\n\n    boom"}]}"#;
+        let r = parse_json(text, Flavour::Jest).unwrap();
+        assert_eq!(r.suites[0].file, "/ws/a.test.js");
+        assert_eq!(r.suites[0].cases[0].status, CaseStatus::Failed);
+        assert!(r.suites[1].error.as_deref().unwrap().contains("boom"));
+    }
+
+    #[test]
+    fn malformed_is_an_error() {
+        assert!(parse_json("", Flavour::Jest).is_err());
+        assert!(parse_json("{\"testResults\":", Flavour::Jest).is_err());
+        assert!(parse_json("[1]", Flavour::Vitest).is_err());
+        let odd = parse_json(
+            r#"{"testResults":[{"name":3,"assertionResults":[{"title":null,"ancestorTitles":"x"}]},7]}"#,
+            Flavour::Jest,
+        )
+        .unwrap();
+        assert_eq!(odd.suites.len(), 2);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn never_panics(s in "(?s).{0,400}", cut in 0usize..2000) {
+            let _ = parse_json(&s, Flavour::Jest);
+            let _ = sniff(&s);
+            let mut end = cut.min(JEST.len());
+            while !JEST.is_char_boundary(end) { end -= 1; }
+            let _ = parse_json(&JEST[..end], Flavour::Vitest);
+        }
+    }
+}

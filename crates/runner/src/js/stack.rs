@@ -1,0 +1,396 @@
+//! JavaScript errors as runners print them: `Name: message` and more lines, then V8 stack frames
+//! (`at fn (/abs/file.js:12:5)`, `at file:///abs/file.mjs:3:4`). Owns the first line an answer
+//! carries (folding in what a bare assertion header lacks), the error type, the frames, and the
+//! raw tails cut down to the project's own lines.
+
+use std::path::Path;
+
+use pith_model::Frame;
+
+use crate::paths::PathMap;
+use crate::text;
+
+/// What one error says, ready for a [`pith_model::Failure`].
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Parsed {
+    pub message: String,
+    pub kind: Option<String>,
+    /// Outermost first.
+    pub frames: Vec<Frame>,
+}
+
+/// Reads one error text: its message lines up to the first stack frame, then the frames.
+/// `dir` is the directory relative paths in the text are relative to (the runner's rootDir).
+pub(crate) fn parse_error(raw: &str, paths: &PathMap, dir: &Path) -> Parsed {
+    let clean = text::strip_ansi(raw);
+    let lines: Vec<&str> = clean.lines().collect();
+    let head_end = lines
+        .iter()
+        .position(|l| frame_location(l).is_some())
+        .unwrap_or(lines.len());
+    let head: Vec<&str> = lines[..head_end]
+        .iter()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty())
+        .collect();
+    let (message, kind) = message_of(&head);
+    Parsed {
+        message: text::first_line(&paths.scrub(&message)),
+        kind,
+        frames: frames_of(&lines[head_end..], paths, dir),
+    }
+}
+
+/// The error type a `Name: message` line starts with (`TypeError`, `AssertionError` from
+/// `AssertionError [ERR_ASSERTION]`), and the message after it.
+pub(crate) fn split_kind(line: &str) -> (Option<&str>, &str) {
+    let Some((name, rest)) = line.split_once(':') else {
+        return (None, line);
+    };
+    let bare = name
+        .split_once(" [")
+        .map_or(name, |(n, code)| if code.ends_with(']') { n } else { name });
+    let ok = !bare.is_empty()
+        && bare.len() <= 60
+        && bare
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && bare
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '.');
+    if ok {
+        (Some(bare), rest.trim_start())
+    } else {
+        (None, line)
+    }
+}
+
+/// The one line that tells what failed, from an error's message lines.
+fn message_of(head: &[&str]) -> (String, Option<String>) {
+    let Some(first) = head.first() else {
+        return (String::new(), None);
+    };
+    let (kind, body) = split_kind(first);
+    let kind = kind.map(str::to_owned);
+    let rest = &head[1..];
+    if body.starts_with("expect(") {
+        // jest's matcher hint names the matcher only; the values are on the next lines. The
+        // `// Object.is equality` comment says nothing an agent needs.
+        let hint = body.split(" // ").next().unwrap_or(body).trim_end();
+        return match values(rest) {
+            Some(v) => (format!("{hint} ({v})"), kind),
+            None => (hint.to_owned(), kind),
+        };
+    }
+    // chai's and jest's notes on how they compared say nothing an agent needs.
+    let body = ["Object.is equality", "deep equality"]
+        .iter()
+        .find_map(|note| body.strip_suffix(note)?.strip_suffix(" // "))
+        .unwrap_or(body);
+    let shown = match kind.as_deref() {
+        // A bare `Error:` prefix tells nothing; a real type does.
+        Some("Error") | None => body.to_owned(),
+        Some(k) => format!("{k}: {body}"),
+    };
+    if body.ends_with(':') {
+        // node's assert: `Expected values to be strictly equal:` and the values below.
+        if let Some(v) = values(rest).or_else(|| rest.first().map(|s| (*s).to_owned())) {
+            return (format!("{shown} {v}"), kind);
+        }
+    }
+    (shown, kind)
+}
+
+/// `Expected: 4, Received: 5` from jest's lines, or the first removed and added lines of a diff
+/// (jest's `- Expected`/`+ Received`, node's `+ actual - expected`).
+fn values(lines: &[&str]) -> Option<String> {
+    let expected = lines.iter().find(|l| l.starts_with("Expected"));
+    let received = lines.iter().find(|l| l.starts_with("Received"));
+    if let (Some(e), Some(r)) = (expected, received) {
+        return Some(format!("{e}, {r}"));
+    }
+    let header = |l: &&str| {
+        l.starts_with("- Expected")
+            || l.starts_with("+ Received")
+            || l.starts_with("+ actual - expected")
+            || l.starts_with("+ expected - actual")
+    };
+    if !lines.iter().any(header) {
+        return expected.or(received).map(|s| (*s).to_owned());
+    }
+    let body: Vec<&&str> = lines.iter().filter(|l| !header(l)).collect();
+    let minus = body.iter().find(|l| l.starts_with('-'));
+    let plus = body.iter().find(|l| l.starts_with('+'));
+    let squeeze = |l: &str| {
+        let words = l.split_whitespace().collect::<Vec<_>>().join(" ");
+        words.trim_end_matches(',').to_owned()
+    };
+    match (minus, plus) {
+        (Some(m), Some(p)) => Some(format!("{}, {}", squeeze(m), squeeze(p))),
+        (Some(one), None) | (None, Some(one)) => Some(squeeze(one)),
+        (None, None) => None,
+    }
+}
+
+/// The `file` and line of a stack frame line (`at fn (file:12:5)`, `at file:12:5`), if it is one
+/// with a location in a file. `node:` internals, `<anonymous>` and `native` have none.
+pub(crate) fn frame_location(line: &str) -> Option<(String, u32)> {
+    let rest = line.trim_start().strip_prefix("at ")?;
+    let rest = rest.trim_end();
+    let loc = match rest.strip_suffix(')') {
+        // The first ` (`: a function name never has one, a path may (`a (1).js`).
+        Some(inner) => {
+            &inner[inner
+                .find(" (")
+                .map(|i| i + 2)
+                .or_else(|| inner.find('('))?..]
+        }
+        None => rest.strip_prefix("async ").unwrap_or(rest),
+    };
+    location(loc)
+}
+
+/// `path:line:col` or `path:line` with a real path.
+pub(crate) fn location(loc: &str) -> Option<(String, u32)> {
+    let (before, last) = loc.rsplit_once(':')?;
+    let (file, line) = match before.rsplit_once(':') {
+        Some((file, line)) if line.bytes().all(|b| b.is_ascii_digit()) && !line.is_empty() => {
+            last.bytes().all(|b| b.is_ascii_digit()).then_some(())?;
+            (file, line)
+        }
+        _ => (before, last),
+    };
+    let line: u32 = line.parse().ok()?;
+    if file.is_empty() || file.starts_with("node:") || file.starts_with('<') || file == "native" {
+        return None;
+    }
+    Some((decode_url(file), line))
+}
+
+/// `file:///a%20b/c.mjs` → `file:///a b/c.mjs`: V8 prints ES module paths as URLs.
+fn decode_url(file: &str) -> String {
+    if !file.starts_with("file://") || !file.contains('%') {
+        return file.to_owned();
+    }
+    let bytes = file.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let Ok(b) = u8::from_str_radix(&file[i + 1..i + 3], 16) {
+                out.push(b);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8(out).unwrap_or_else(|_| file.to_owned())
+}
+
+/// The frames of a stack, outermost first, consecutive repeats dropped.
+pub(crate) fn frames_of(lines: &[&str], paths: &PathMap, dir: &Path) -> Vec<Frame> {
+    let mut frames: Vec<Frame> = Vec::new();
+    for l in lines {
+        if let Some((file, line)) = frame_location(l) {
+            let f = paths.frame(&file, line, Some(dir));
+            if frames.last() != Some(&f) {
+                frames.push(f);
+            }
+        }
+    }
+    frames.reverse();
+    frames
+}
+
+/// A stack in the form a native crash prints it (`1: file:///a.mjs:3:32`, `2: fn (file:1:2)`).
+pub(crate) fn native_frames(text: &str, paths: &PathMap, dir: &Path) -> Vec<Frame> {
+    let Some(i) = text.find("----- JavaScript stack trace -----") else {
+        return Vec::new();
+    };
+    let lines: Vec<String> = text[i..]
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let (n, rest) = l.trim().split_once(": ")?;
+            n.bytes()
+                .all(|b| b.is_ascii_digit())
+                .then(|| format!("at {rest}"))
+        })
+        .collect();
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    frames_of(&refs, paths, dir)
+}
+
+/// Output cut down to what explains it: stack frames outside the project, native stack dumps
+/// and jest's advice boilerplate go, paths become relative, colour goes; then the last lines.
+pub(crate) fn tail(raw: &str, paths: &PathMap, dir: &Path) -> Option<String> {
+    // ES module frames are URLs; as paths they become relative like the rest.
+    let clean = text::strip_ansi(raw).replace("file:///", "/");
+    let mut kept: Vec<&str> = Vec::new();
+    let mut advice = false;
+    for l in clean.lines() {
+        let t = l.trim();
+        if advice {
+            // jest's advice after a parse error, up to the error itself.
+            advice = t != "Details:";
+            continue;
+        }
+        advice = t == "Jest encountered an unexpected token";
+        let version = t
+            .strip_prefix("Node.js v")
+            .is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit()));
+        if version
+            || t.starts_with("JSON report written to ")
+            || t.starts_with("Test results written to: ")
+        {
+            continue;
+        }
+        // `at fn (file:1:2)`, or `3: fn (file:1:2)` in a native crash's JavaScript stack.
+        let frame = t.strip_prefix("at ").or_else(|| {
+            let (n, rest) = t.split_once(": ")?;
+            (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())).then_some(rest)
+        });
+        if let Some(rest) = frame {
+            match frame_location(&format!("at {rest}")) {
+                Some((file, line)) if paths.frame(&file, line, Some(dir)).project => {}
+                Some(_) => continue,
+                None if t.starts_with("at ") => continue,
+                None => {}
+            }
+        }
+        let native = t
+            .split_once(": 0x")
+            .is_some_and(|(n, _)| n.bytes().all(|b| b.is_ascii_digit()));
+        if native || t == "----- Native stack trace -----" {
+            continue;
+        }
+        kept.push(l);
+    }
+    let t = text::tail(&paths.scrub(&kept.join("\n")));
+    (!t.is_empty()).then_some(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paths() -> PathMap {
+        PathMap::new(Path::new("/ws"))
+    }
+
+    fn parse(s: &str) -> Parsed {
+        parse_error(s, &paths(), Path::new("/ws"))
+    }
+
+    #[test]
+    fn jest_matcher_hints_get_their_values() {
+        let p = parse("Error: expect(received).toBe(expected) // Object.is equality\n\nExpected: 4\nReceived: 5\n    at Object.toBe (/ws/j/sum.test.js:4:23)\n    at Promise.finally.completed (/ws/node_modules/jest-circus/build/jestAdapterInit.js:1834:28)\n    at new Promise (<anonymous>)");
+        assert_eq!(
+            p.message,
+            "expect(received).toBe(expected) (Expected: 4, Received: 5)"
+        );
+        assert_eq!(p.kind.as_deref(), Some("Error"));
+        let locs: Vec<(String, bool)> =
+            p.frames.iter().map(|f| (f.location(), f.project)).collect();
+        assert_eq!(
+            locs,
+            [
+                (
+                    "node_modules/jest-circus/build/jestAdapterInit.js:1834".to_owned(),
+                    false
+                ),
+                ("j/sum.test.js:4".to_owned(), true)
+            ]
+        );
+        let diff = parse("Error: expect(received).toEqual(expected) // deep equality\n\n- Expected  - 1\n+ Received  + 1\n\n  Object {\n-   \"a\": 2,\n+   \"a\": 1,\n  }\n    at Object.toEqual (/ws/a.test.js:3:5)");
+        assert_eq!(
+            diff.message,
+            "expect(received).toEqual(expected) (- \"a\": 2, + \"a\": 1)"
+        );
+        let thrown = parse("Error: expect(received).toThrow()\n\nReceived function did not throw\n    at x (/ws/a.test.js:1:1)");
+        assert_eq!(
+            thrown.message,
+            "expect(received).toThrow() (Received function did not throw)"
+        );
+    }
+
+    #[test]
+    fn real_types_stay_and_node_asserts_fold() {
+        let p = parse("TypeError: Cannot read properties of undefined (reading 'x')\n    at area (file:///ws/src/shapes.mjs:2:10)\n    at TestContext.<anonymous> (file:///ws/test/a.test.mjs:5:3)\n    at node:internal/test_runner/test:1:1");
+        assert_eq!(
+            p.message,
+            "TypeError: Cannot read properties of undefined (reading 'x')"
+        );
+        assert_eq!(p.kind.as_deref(), Some("TypeError"));
+        let locs: Vec<String> = p.frames.iter().map(Frame::location).collect();
+        assert_eq!(locs, ["test/a.test.mjs:5", "src/shapes.mjs:2"]);
+        let a = parse("AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n\n5 !== 4\n\n    at TestContext.<anonymous> (file:///ws/t.mjs:5:31)");
+        assert_eq!(
+            a.message,
+            "AssertionError: Expected values to be strictly equal: 5 !== 4"
+        );
+        assert_eq!(a.kind.as_deref(), Some("AssertionError"));
+        let d = parse("AssertionError [ERR_ASSERTION]: Expected values to be strictly deep-equal:\n+ actual - expected\n\n  {\n+   a: 1\n-   a: 2\n  }\n    at t (/ws/t.js:1:1)");
+        assert_eq!(
+            d.message,
+            "AssertionError: Expected values to be strictly deep-equal: - a: 2, + a: 1"
+        );
+        let bare = parse("Error: boom\n    at /ws/a.js:1:1");
+        assert_eq!(
+            (bare.message.as_str(), bare.kind.as_deref()),
+            ("boom", Some("Error"))
+        );
+    }
+
+    #[test]
+    fn locations_of_every_frame_shape() {
+        let loc = |s: &str| frame_location(s);
+        assert_eq!(loc("    at /ws/a.js:2:59"), Some(("/ws/a.js".into(), 2)));
+        assert_eq!(loc("at async Promise.all (index 0)"), None, "no file in it");
+        assert_eq!(loc("at new Promise (<anonymous>)"), None);
+        assert_eq!(loc("at node:internal/main/run_main_module:28:49"), None);
+        assert_eq!(
+            loc("at Object.<anonymous> (/ws/my dir/a (1).js:3:4)"),
+            Some(("/ws/my dir/a (1).js".into(), 3))
+        );
+        assert_eq!(
+            loc("at file:///ws/a%20b.mjs:3:4"),
+            Some(("file:///ws/a b.mjs".into(), 3))
+        );
+        assert_eq!(
+            loc("at Parser.raise [as unexpected] (node_modules/@babel/parser/src/tokenizer/index.ts:1603:16)"),
+            Some(("node_modules/@babel/parser/src/tokenizer/index.ts".into(), 1603))
+        );
+        assert_eq!(loc("at x (a.js)"), None);
+        assert_eq!(loc("not a frame"), None);
+    }
+
+    #[test]
+    fn native_crash_stacks_locate() {
+        let text = "----- Native stack trace -----\n\n 1: 0xd3a3c0  [node]\n\n----- JavaScript stack trace -----\n\n1: file:///ws/t/crash.test.mjs:3:32\n2: runInAsyncScope (node:async_hooks:206:9)\n";
+        let f = native_frames(text, &paths(), Path::new("/ws"));
+        assert_eq!(
+            f.iter().map(Frame::location).collect::<Vec<_>>(),
+            ["t/crash.test.mjs:3"]
+        );
+        let t = tail(text, &paths(), Path::new("/ws")).unwrap();
+        assert!(!t.contains("0xd3a3c0"), "{t}");
+        assert!(t.contains("t/crash.test.mjs:3:32"), "{t}");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn never_panics(s in "(?s).{0,600}") {
+            let _ = parse(&s);
+            let _ = native_frames(&s, &paths(), Path::new("/ws"));
+            let _ = tail(&s, &paths(), Path::new("/ws"));
+            for l in s.lines() {
+                let _ = frame_location(l);
+                let _ = split_kind(l);
+            }
+        }
+    }
+}

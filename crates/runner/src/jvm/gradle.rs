@@ -1,0 +1,150 @@
+//! The Gradle command: `./gradlew test` when the project has the wrapper, else `gradle test`,
+//! with `--continue` (every module's tests run), plain console, `--tests` filters for a
+//! selection, and an init script written to the scratch directory that puts pith's listener on
+//! every `Test` task's classpath (the project's build files are not touched). Reports are
+//! Gradle's own `build/test-results/<task>/TEST-*.xml`.
+//!
+//! Gradle normally runs the build in a daemon that outlives the client: at pith's deadline the
+//! client's process group is killed, and the daemon, seeing its client gone, cancels the build
+//! and stops the test JVM.
+
+use std::path::Path;
+use std::process::Command;
+
+use super::{Invocation, TestId};
+
+const INIT_SCRIPT: &str = "pith-init.gradle";
+
+pub(super) fn command(inv: &Invocation<'_>) -> std::io::Result<Command> {
+    let init = match inv.listener {
+        Some(dir) => {
+            let path = inv.scratch.join(INIT_SCRIPT);
+            std::fs::write(&path, init_script(dir, inv.events))?;
+            Some(path)
+        }
+        None => None,
+    };
+    let mut cmd = crate::base_command(inv.program, inv.dir);
+    cmd.args(args(init.as_deref(), inv.selection));
+    cmd.env(super::listener::EVENTS_ENV, inv.events);
+    Ok(cmd)
+}
+
+pub(super) fn args(init: Option<&Path>, selection: &[TestId]) -> Vec<String> {
+    let mut a: Vec<String> = ["test", "--continue", "--console=plain"]
+        .map(String::from)
+        .to_vec();
+    if let Some(init) = init {
+        a.push("--init-script".to_owned());
+        a.push(init.display().to_string());
+    }
+    for f in filters(selection) {
+        a.push("--tests".to_owned());
+        a.push(f);
+    }
+    a
+}
+
+/// Gradle's `--tests` patterns: `Class.method`, or `Class` for a whole class and for names no
+/// method pattern can express (the answer keeps only what was asked for).
+fn filters(ids: &[TestId]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for id in ids {
+        let f = match id.method_base() {
+            Some(m) => format!("{}.{m}", id.class),
+            None => id.class.clone(),
+        };
+        if !out.contains(&f) {
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// Groovy single-quoted string.
+fn groovy_str(s: &str) -> String {
+    format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
+}
+
+fn init_script(listener: &Path, events: &Path) -> String {
+    format!(
+        "// Written by pith for one run: its JUnit Platform listener on every test classpath.\n\
+         allprojects {{\n    \
+             tasks.withType(Test).configureEach {{\n        \
+                 classpath += files({})\n        \
+                 environment('PITH_JUNIT_EVENTS', {})\n    \
+             }}\n\
+         }}\n",
+        groovy_str(&listener.display().to_string()),
+        groovy_str(&events.display().to_string()),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn argv_with_filters_and_init_script() {
+        let sel: Vec<TestId> = [
+            "demo.A#adds()",
+            "demo.A#x(int)[2]",
+            "demo.B#[1] 1",
+            "src/test/java/demo/C.java",
+        ]
+        .iter()
+        .map(|s| TestId::parse(s).unwrap())
+        .collect();
+        assert_eq!(
+            args(Some(Path::new("/s/pith-init.gradle")), &sel),
+            [
+                "test",
+                "--continue",
+                "--console=plain",
+                "--init-script",
+                "/s/pith-init.gradle",
+                "--tests",
+                "demo.A.adds",
+                "--tests",
+                "demo.A.x",
+                "--tests",
+                "demo.B",
+                "--tests",
+                "demo.C",
+            ]
+        );
+        assert_eq!(args(None, &[]), ["test", "--continue", "--console=plain"]);
+    }
+
+    #[test]
+    fn wrapper_is_preferred_and_the_init_script_quotes_paths() {
+        let d = tempfile::tempdir().unwrap();
+        let s = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("settings.gradle"), "").unwrap();
+        let jvm = super::super::Jvm::new(super::super::Tool::Gradle, d.path());
+        let wrapper = d.path().join("gradlew");
+        std::fs::write(&wrapper, "#!/bin/sh\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(jvm.program().as_deref(), Some(wrapper.as_path()));
+
+        let events = s.path().join("it's.txt");
+        let inv = Invocation {
+            program: &wrapper,
+            dir: d.path(),
+            scratch: s.path(),
+            listener: Some(Path::new("/c/jvm/l")),
+            events: &events,
+            selection: &[],
+        };
+        let cmd = command(&inv).unwrap();
+        assert_eq!(cmd.get_program(), wrapper.as_os_str());
+        let script = std::fs::read_to_string(s.path().join(INIT_SCRIPT)).unwrap();
+        assert!(
+            script.contains("classpath += files('/c/jvm/l')"),
+            "{script}"
+        );
+        assert!(script.contains("it\\'s.txt'"), "{script}");
+        assert!(script.contains("tasks.withType(Test).configureEach"));
+    }
+}

@@ -1,0 +1,136 @@
+//! The Maven command: `mvn -B -q -fae ... test`, batch mode and no colour, full stack traces in
+//! the reports, test failures not failing the build (so every module's tests run and report),
+//! unknown `-Dtest` ids not an error (they become `not_found`), and pith's listener on the test
+//! classpath through Surefire's `maven.test.additionalClasspath`.
+
+use std::process::Command;
+
+use super::{Invocation, TestId};
+
+/// Variables of the caller's shell that would add arguments to Maven behind pith's back.
+const SCRUBBED_ENV: &[&str] = &["MAVEN_ARGS"];
+
+pub(super) fn command(inv: &Invocation<'_>) -> Command {
+    let mut cmd = crate::base_command(inv.program, inv.dir);
+    cmd.args(args(inv));
+    for var in SCRUBBED_ENV {
+        cmd.env_remove(var);
+    }
+    cmd.env(super::listener::EVENTS_ENV, inv.events);
+    cmd
+}
+
+fn args(inv: &Invocation<'_>) -> Vec<String> {
+    let mut a: Vec<String> = [
+        "-B",
+        "-q",
+        "-fae",
+        "-Dstyle.color=never",
+        "-DtrimStackTrace=false",
+        "-Dmaven.test.failure.ignore=true",
+        "-Dsurefire.failIfNoSpecifiedTests=false",
+        "-DfailIfNoSpecifiedTests=false",
+    ]
+    .map(String::from)
+    .to_vec();
+    if let Some(dir) = inv.listener {
+        a.push(format!(
+            "-Dmaven.test.additionalClasspath={}",
+            dir.display()
+        ));
+    }
+    if !inv.selection.is_empty() {
+        a.push(format!("-Dtest={}", filter(inv.selection)));
+    }
+    a.push("test".to_owned());
+    a
+}
+
+/// Surefire's `-Dtest`: `Class#m1+m2,Other`. A parametrized invocation selects its method (the
+/// answer keeps only the invocations asked for); a display name no method filter can express
+/// selects its class.
+pub(super) fn filter(ids: &[TestId]) -> String {
+    let mut classes: Vec<(String, Option<Vec<String>>)> = Vec::new();
+    for id in ids {
+        let slot = match classes.iter().position(|(c, _)| *c == id.class) {
+            Some(i) => i,
+            None => {
+                classes.push((id.class.clone(), Some(Vec::new())));
+                classes.len() - 1
+            }
+        };
+        match (id.method_base(), &mut classes[slot].1) {
+            (Some(m), Some(methods)) => {
+                if !methods.iter().any(|x| x == m) {
+                    methods.push(m.to_owned());
+                }
+            }
+            (_, methods) => *methods = None,
+        }
+    }
+    classes
+        .into_iter()
+        .map(|(c, methods)| match methods {
+            Some(m) if !m.is_empty() => format!("{c}#{}", m.join("+")),
+            _ => c,
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn ids(v: &[&str]) -> Vec<TestId> {
+        v.iter().map(|s| TestId::parse(s).unwrap()).collect()
+    }
+
+    #[test]
+    fn filter_groups_methods_by_class() {
+        assert_eq!(
+            filter(&ids(&[
+                "demo.A#adds",
+                "demo.B#x(int)[2]",
+                "demo.A#subs",
+                "demo.B#x(int)[3]",
+                "demo.A#adds"
+            ])),
+            "demo.A#adds+subs,demo.B#x"
+        );
+        assert_eq!(
+            filter(&ids(&[
+                "demo.A#adds",
+                "src/test/java/demo/A.java",
+                "demo.C#[1] x"
+            ])),
+            "demo.A,demo.C"
+        );
+    }
+
+    #[test]
+    fn argv_is_batch_quiet_and_injects_from_scratch() {
+        let sel = ids(&["demo.A#adds"]);
+        let inv = Invocation {
+            program: Path::new("mvn"),
+            dir: Path::new("/ws"),
+            scratch: Path::new("/tmp/s"),
+            listener: Some(Path::new("/cache/jvm/listener-1")),
+            events: Path::new("/tmp/s/junit-events.txt"),
+            selection: &sel,
+        };
+        let a = args(&inv);
+        assert_eq!(&a[..3], ["-B", "-q", "-fae"]);
+        assert!(a.contains(&"-Dmaven.test.additionalClasspath=/cache/jvm/listener-1".to_owned()));
+        assert!(a.contains(&"-Dtest=demo.A#adds".to_owned()));
+        assert_eq!(a.last().map(String::as_str), Some("test"));
+        let cmd = command(&inv);
+        let env: Vec<_> = cmd.get_envs().collect();
+        assert!(env
+            .iter()
+            .any(|(k, v)| *k == "PITH_JUNIT_EVENTS"
+                && v.is_some_and(|v| v == "/tmp/s/junit-events.txt")));
+        assert!(env.iter().any(|(k, v)| *k == "MAVEN_ARGS" && v.is_none()));
+    }
+}

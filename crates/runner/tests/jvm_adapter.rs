@@ -1,0 +1,233 @@
+//! The JVM adapter against fixture projects (tests/fixtures/java): the real Maven and Surefire
+//! on a multi-module project (frames across modules, reports of earlier runs ignored) and on
+//! parametrized ids; Gradle, which the test machines do not have, through a stand-in wrapper
+//! script that writes a Gradle-shaped report, and through its absence (RunnerMissing). Each run
+//! copies its fixture to a temp dir, so no `target/` lands in the repo. Maven must be installed
+//! (scripts/setup/jvm.sh): these tests fail without it, they never skip.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use pith_model::{Run, Status};
+use pith_runner::jvm::{self, Jvm, Tool};
+use pith_runner::{Adapter, Context, PathMap};
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+fn fixture(name: &str) -> Fixture {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/java")
+        .join(name);
+    assert!(src.is_dir(), "missing fixture {}", src.display());
+    let dir = tempfile::Builder::new()
+        .prefix("pith-jvm-")
+        .tempdir()
+        .unwrap();
+    let root = dir.path().join("ws");
+    copy_dir(&src, &root);
+    Fixture { _dir: dir, root }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            if e.file_name() != "target" && e.file_name() != "build" {
+                copy_dir(&e.path(), &dest);
+            }
+        } else {
+            // Keeps the permissions: the stand-in gradlew stays executable.
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
+}
+
+fn maven_installed() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        assert!(
+            pith_runner::on_path("mvn").is_some(),
+            "Maven is not installed: run scripts/setup/jvm.sh"
+        );
+        // Maven's own JVM starts faster without the optimizing compiler; results do not change.
+        std::env::set_var("MAVEN_OPTS", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
+    });
+}
+
+/// One cache for every run, as pith keeps one: the listener is compiled once.
+fn cache() -> &'static Path {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let d = std::env::temp_dir().join("pith-jvm-adapter-cache");
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    })
+}
+
+fn run_with(adapter: &dyn Adapter, root: &Path, tests: &[&str]) -> Run {
+    let paths = PathMap::new(root);
+    let scratch = tempfile::tempdir().unwrap();
+    let ctx = Context {
+        root,
+        paths: &paths,
+        deadline: Instant::now() + Duration::from_secs(300),
+        scratch: scratch.path(),
+        cache: cache(),
+        cancel: None,
+    };
+    let tests: Vec<String> = tests.iter().map(|s| s.to_string()).collect();
+    adapter.run(&ctx, &tests).unwrap()
+}
+
+fn detected(root: &Path) -> Box<dyn Adapter> {
+    let mut found = jvm::detect(root);
+    assert_eq!(found.len(), 1, "one JVM adapter for {}", root.display());
+    found.remove(0)
+}
+
+#[test]
+fn multi_module_frames_cross_modules_and_stale_reports_are_ignored() {
+    maven_installed();
+    let f = fixture("maven/multi");
+    let maven = detected(&f.root);
+    assert_eq!(maven.name(), "maven");
+    let run = run_with(maven.as_ref(), &f.root, &[]);
+    assert_eq!(run.status(), Status::TestsFailed, "{run:#?}");
+    assert_eq!((run.passed, run.failed), (2, 1), "{run:#?}");
+    let fail = &run.failures[0];
+    assert_eq!(fail.test, "demo.app.GreeterTest#greetsNobody");
+    assert_eq!(fail.message, "IllegalArgumentException: empty name");
+    assert_eq!(
+        fail.kind.as_deref(),
+        Some("java.lang.IllegalArgumentException")
+    );
+    let project: Vec<String> = fail.project_frames().map(|f| f.location()).collect();
+    assert_eq!(
+        project,
+        [
+            "app/src/test/java/demo/app/GreeterTest.java:15",
+            "app/src/main/java/demo/app/Greeter.java:7",
+            "core/src/main/java/demo/core/Names.java:6",
+        ]
+    );
+    assert_eq!(
+        fail.top_project_frame().unwrap().code.as_deref(),
+        Some("throw new IllegalArgumentException(\"empty name\");")
+    );
+    // The runner's machinery below the test method is cut; the JDK frames above the project's
+    // are kept as library frames.
+    assert!(fail.frames.iter().all(|f| f.project), "{:#?}", fail.frames);
+
+    // A second run of one core test: the app module's report from the first run is still on
+    // disk, and must not count.
+    let again = run_with(maven.as_ref(), &f.root, &["demo.core.NamesTest#keepsNames"]);
+    assert_eq!(again.status(), Status::TestsPassed, "{again:#?}");
+    assert_eq!((again.passed, again.failed), (1, 0), "{again:#?}");
+    assert!(
+        f.root
+            .join("app/target/surefire-reports/TEST-demo.app.GreeterTest.xml")
+            .is_file(),
+        "the stale report is there, and was ignored"
+    );
+}
+
+#[test]
+fn parametrized_ids_rerun_just_that_invocation_and_unknown_ids_are_not_found() {
+    maven_installed();
+    let f = fixture("maven/green");
+    let maven = Jvm::new(Tool::Maven, &f.root);
+    let run = run_with(
+        &maven,
+        &f.root,
+        &[
+            "demo.CalcTest#addsZero(int)[2]",
+            "demo.Ghost#boo",
+            "src/test/java/demo/Nope.java",
+            "not a jvm id",
+        ],
+    );
+    assert_eq!(run.passed, 1, "only the asked invocation counts: {run:#?}");
+    assert_eq!((run.failed, run.skipped), (0, 0), "{run:#?}");
+    assert_eq!(
+        run.not_found,
+        [
+            "not a jvm id",
+            "demo.Ghost#boo",
+            "src/test/java/demo/Nope.java"
+        ]
+    );
+    assert_eq!(run.status(), Status::TestsNotFound);
+
+    // A class by its source file: every test of it.
+    let class = run_with(&maven, &f.root, &["src/test/java/demo/CalcTest.java"]);
+    assert_eq!((class.passed, class.skipped), (3, 1), "{class:#?}");
+    assert_eq!(class.status(), Status::TestsPassed);
+}
+
+#[test]
+fn gradle_reports_are_read_through_the_wrapper() {
+    let f = fixture("gradle/fake");
+    // A report of an earlier run, untouched by this one.
+    let results = f.root.join("build/test-results/test");
+    std::fs::create_dir_all(&results).unwrap();
+    std::fs::write(
+        results.join("TEST-demo.OldTest.xml"),
+        r#"<testsuite name="demo.OldTest"><testcase name="gone()" classname="demo.OldTest"><failure message="old"/></testcase></testsuite>"#,
+    )
+    .unwrap();
+    let gradle = detected(&f.root);
+    assert_eq!(gradle.name(), "gradle");
+    let run = run_with(gradle.as_ref(), &f.root, &[]);
+    assert_eq!(run.runner, "gradle");
+    assert_eq!((run.passed, run.failed, run.skipped), (1, 1, 1), "{run:#?}");
+    assert_eq!(run.status(), Status::TestsFailed, "{run:#?}");
+    let fail = &run.failures[0];
+    assert_eq!(fail.test, "demo.CalcTest#addsNegatives()");
+    assert_eq!(fail.message, "expected: <-4> but was: <-5>");
+    let project: Vec<String> = fail.project_frames().map(|f| f.location()).collect();
+    assert_eq!(
+        project,
+        [
+            "src/test/java/demo/CalcTest.java:16",
+            "src/test/java/demo/CalcTest.java:25"
+        ]
+    );
+
+    let args = std::fs::read_to_string(f.root.join("gradle-output/args.txt")).unwrap();
+    let args: Vec<&str> = args.lines().collect();
+    assert_eq!(&args[..3], ["test", "--continue", "--console=plain"]);
+    assert_eq!(
+        args[3], "--init-script",
+        "the listener goes in from scratch: {args:?}"
+    );
+    let events = std::fs::read_to_string(f.root.join("gradle-output/events-env.txt")).unwrap();
+    assert!(events.trim().ends_with("junit-events.txt"), "{events}");
+
+    // Re-running the failing test by its id filters with Gradle's `Class.method`.
+    let again = run_with(gradle.as_ref(), &f.root, &["demo.CalcTest#addsNegatives()"]);
+    let args = std::fs::read_to_string(f.root.join("gradle-output/args.txt")).unwrap();
+    assert!(
+        args.ends_with("--tests\ndemo.CalcTest.addsNegatives\n"),
+        "{args}"
+    );
+    assert_eq!((again.passed, again.failed), (0, 1), "{again:#?}");
+}
+
+#[test]
+fn gradle_without_wrapper_or_install_is_runner_missing() {
+    let f = fixture("gradle/fake");
+    std::fs::remove_file(f.root.join("gradlew")).unwrap();
+    let gradle = detected(&f.root);
+    assert!(
+        pith_runner::on_path("gradle").is_none(),
+        "this test expects no Gradle on PATH"
+    );
+    let run = run_with(gradle.as_ref(), &f.root, &[]);
+    assert_eq!(run.status(), Status::RunnerMissing);
+    assert!(run.hint.as_deref().unwrap().contains("gradlew"), "{run:#?}");
+}

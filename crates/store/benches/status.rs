@@ -1,0 +1,168 @@
+//! `cargo bench -p pith-store`: the whole-process cost of `pith status --since N` on a generated
+//! workspace of 10,000 files, unchanged and after one edit, as a table of medians. Builds the
+//! release `pith` binary first (or uses `PITH_BIN`). Target: 50 ms median for the whole
+//! process. A benchmark, not a test: it reports, it does not fail on a slow machine.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const FILES: usize = 10_000;
+const DIRS: usize = 100;
+const RUNS: usize = 31;
+
+fn main() {
+    let pith = pith_binary();
+    let dir = tempfile::Builder::new()
+        .prefix("pith-bench-")
+        .tempdir()
+        .expect("temp dir");
+    let root = dir.path().canonicalize().expect("canonical temp dir");
+    let started = Instant::now();
+    generate(&root);
+    eprintln!(
+        "generated {FILES} files in {DIRS} directories in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+
+    // The first status scans and hashes everything (the database is created).
+    let (first, generation) = status(&pith, &root, None);
+    // Warm up the page cache and the database.
+    for _ in 0..3 {
+        status(&pith, &root, Some(generation));
+    }
+
+    let mut unchanged = Vec::new();
+    for _ in 0..RUNS {
+        let (t, g) = status(&pith, &root, Some(generation));
+        assert_eq!(g, generation, "nothing changed");
+        unchanged.push(t);
+    }
+
+    let mut edited = Vec::new();
+    let mut generation = generation;
+    for i in 0..RUNS {
+        let file = root.join(format!(
+            "pkg_{:03}/module_{:03}.py",
+            i % DIRS,
+            i % (FILES / DIRS)
+        ));
+        let mut text = std::fs::read_to_string(&file).expect("read");
+        text.push_str(&format!("# edit {i}\n"));
+        std::fs::write(&file, text).expect("write");
+        let (t, g) = status(&pith, &root, Some(generation));
+        assert_eq!(g, generation + 1, "one edit, one generation");
+        generation = g;
+        edited.push(t);
+    }
+
+    let mut full = Vec::new();
+    for _ in 0..RUNS {
+        full.push(status(&pith, &root, None).0);
+    }
+
+    println!();
+    println!(
+        "pith status, {FILES} files, whole process, {RUNS} runs each (target: median <= 50 ms)"
+    );
+    println!();
+    println!("| case                         | median   | min      | max      |");
+    println!("|------------------------------|----------|----------|----------|");
+    row("--since N, unchanged", &mut unchanged);
+    row("--since N, one file edited", &mut edited);
+    row("full answer, unchanged", &mut full);
+    println!(
+        "| first scan (new database)    | {:>8} |          |          |",
+        ms(first)
+    );
+}
+
+fn row(name: &str, times: &mut [Duration]) {
+    times.sort();
+    println!(
+        "| {name:<28} | {:>8} | {:>8} | {:>8} |",
+        ms(times[times.len() / 2]),
+        ms(times[0]),
+        ms(times[times.len() - 1])
+    );
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+/// One `pith status` process: its wall time and the generation it answered.
+fn status(pith: &Path, root: &Path, since: Option<u64>) -> (Duration, u64) {
+    let mut cmd = Command::new(pith);
+    cmd.args(["status", "--root"]).arg(root);
+    if let Some(n) = since {
+        cmd.args(["--since", &n.to_string()]);
+    }
+    let start = Instant::now();
+    let out = cmd.output().expect("run pith");
+    let took = start.elapsed();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = String::from_utf8_lossy(&out.stdout);
+    let generation = line
+        .split("\"generation\":")
+        .nth(1)
+        .and_then(|rest| {
+            rest.split(|c: char| !c.is_ascii_digit())
+                .next()
+                .and_then(|n| n.parse().ok())
+        })
+        .unwrap_or_else(|| panic!("no generation in {line}"));
+    (took, generation)
+}
+
+/// A Python project: `pkg_NNN/module_NNN.py` files of a few hundred bytes to a few KiB, a
+/// `.gitignore`, and ignored build output that must not be looked at.
+fn generate(root: &Path) {
+    std::fs::write(root.join("pyproject.toml"), "[project]\nname = \"bench\"\n").unwrap();
+    std::fs::write(root.join(".gitignore"), "/build/\n*.log\n").unwrap();
+    let per_dir = FILES / DIRS;
+    for d in 0..DIRS {
+        let dir = root.join(format!("pkg_{d:03}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in 0..per_dir {
+            let lines = 10 + (d * 7 + f * 13) % 90;
+            let mut text = String::new();
+            for l in 0..lines {
+                text.push_str(&format!(
+                    "def function_{l}(value, factor={f}):\n    return value * factor + {d}\n"
+                ));
+            }
+            std::fs::write(dir.join(format!("module_{f:03}.py")), text).unwrap();
+        }
+    }
+    let build = root.join("build");
+    std::fs::create_dir_all(&build).unwrap();
+    for i in 0..500 {
+        std::fs::write(build.join(format!("out_{i}.o")), "ignored").unwrap();
+    }
+}
+
+/// `PITH_BIN`, else the release binary, built now.
+fn pith_binary() -> PathBuf {
+    if let Some(bin) = std::env::var_os("PITH_BIN") {
+        return PathBuf::from(bin);
+    }
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let status = Command::new(cargo)
+        .args(["build", "--release", "-q", "-p", "pith", "--bin", "pith"])
+        .current_dir(&workspace)
+        .status()
+        .expect("run cargo build");
+    assert!(status.success(), "building the release pith failed");
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace.join("target"));
+    let bin = target.join("release/pith");
+    assert!(bin.is_file(), "no {}", bin.display());
+    bin
+}

@@ -1,0 +1,248 @@
+//! Opening `.pith/state.db`: connection settings, the versioned schema and its migrations, and
+//! moving aside a file that is damaged, foreign or from a newer pith.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, ErrorCode, OpenFlags};
+
+use crate::StoreError;
+
+const DB_FILE: &str = "state.db";
+/// `PRAGMA application_id`: "pith" in ASCII, so a foreign SQLite file is told from ours.
+const APPLICATION_ID: i32 = 0x7069_7468;
+/// How long a statement waits for another process's write transaction.
+pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The schema, one step per version: `MIGRATIONS[i]` takes `user_version` i to i + 1.
+pub(crate) const MIGRATIONS: &[&str] = &[
+    // 1: generation, files, runs, per-test results.
+    "
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+    INSERT INTO meta (key, value) VALUES ('generation', 0);
+    -- One row per file ever seen; deleted files stay as tombstones until pruned.
+    CREATE TABLE files (
+        path TEXT PRIMARY KEY,
+        size INTEGER NOT NULL,
+        mtime INTEGER NOT NULL,          -- nanoseconds since the epoch
+        hash INTEGER NOT NULL,           -- xxh3 of the content
+        gen INTEGER NOT NULL,            -- the generation of its last change
+        racy INTEGER NOT NULL DEFAULT 0, -- stat taken too soon after a write to trust it
+        deleted INTEGER NOT NULL DEFAULT 0
+    ) WITHOUT ROWID;
+    CREATE INDEX files_by_gen ON files (gen);
+    CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        generation INTEGER NOT NULL,
+        selection TEXT NOT NULL,         -- runner and sorted test ids: what was asked
+        requested INTEGER NOT NULL,      -- how many test ids were asked for, 0 for all
+        status TEXT NOT NULL,
+        runner TEXT NOT NULL,
+        passed INTEGER NOT NULL,
+        failed INTEGER NOT NULL,
+        skipped INTEGER NOT NULL,
+        errors INTEGER NOT NULL,
+        recovered INTEGER NOT NULL,
+        duration_ms INTEGER NOT NULL,
+        started INTEGER NOT NULL         -- unix seconds
+    );
+    CREATE INDEX runs_by_selection ON runs (selection, id);
+    CREATE TABLE runners (
+        name TEXT NOT NULL,
+        run_id INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        lacks TEXT,
+        interpreter TEXT,
+        PRIMARY KEY (name, run_id)
+    ) WITHOUT ROWID;
+    CREATE TABLE tests (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+    CREATE TABLE results (
+        run_id INTEGER NOT NULL,
+        test_id INTEGER NOT NULL,
+        phase INTEGER NOT NULL,          -- 0 collect, 1 setup, 2 call, 3 teardown
+        outcome INTEGER NOT NULL,        -- 0 passed, 1 failed, 2 skipped
+        seq INTEGER NOT NULL,            -- order among the run's failures
+        duration_ms INTEGER,
+        message TEXT,
+        kind TEXT,
+        frames TEXT,
+        flaky INTEGER NOT NULL DEFAULT 0,
+        new INTEGER NOT NULL DEFAULT 0,
+        failing_for INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (run_id, test_id, phase)
+    ) WITHOUT ROWID;
+    CREATE INDEX results_by_test ON results (test_id, run_id);
+    -- Tests whose latest result is a failure: a pass of one of these is a recovery.
+    CREATE TABLE failing (test_id INTEGER PRIMARY KEY);
+    ",
+    // 2: the runners detected in the workspace, kept until a file near the top changes.
+    "
+    CREATE TABLE detected (
+        key TEXT PRIMARY KEY,            -- what detection depends on outside the workspace
+        generation INTEGER NOT NULL,
+        runners TEXT NOT NULL            -- names, comma-separated
+    ) WITHOUT ROWID;
+    ",
+];
+
+/// Why a database file cannot be used as it is.
+enum Open {
+    /// Damaged, foreign or from a newer pith: move it aside.
+    Unusable(String),
+    Failed(StoreError),
+}
+
+impl From<rusqlite::Error> for Open {
+    fn from(e: rusqlite::Error) -> Self {
+        if is_corruption(&e) {
+            Open::Unusable(format!("is damaged ({e})"))
+        } else {
+            Open::Failed(e.into())
+        }
+    }
+}
+
+pub(crate) fn is_corruption(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt)
+    )
+}
+
+/// Opens the database in `dir`, moving an unusable file aside (with a warning) first.
+pub(crate) fn open(dir: &Path, warnings: &mut Vec<String>) -> Result<Connection, StoreError> {
+    let path = dir.join(DB_FILE);
+    match try_open(&path) {
+        Ok(conn) => Ok(conn),
+        Err(Open::Failed(e)) => Err(e),
+        Err(Open::Unusable(why)) => {
+            move_aside(dir, &why, warnings)?;
+            match try_open(&path) {
+                Ok(conn) => Ok(conn),
+                Err(Open::Failed(e)) => Err(e),
+                Err(Open::Unusable(why)) => Err(StoreError::io(
+                    format!("a fresh {} {why}", path.display()),
+                    std::io::Error::other("unusable"),
+                )),
+            }
+        }
+    }
+}
+
+/// Moves a database found damaged while in use aside and opens a fresh one.
+pub(crate) fn reset(dir: &Path, warnings: &mut Vec<String>) -> Result<Connection, StoreError> {
+    move_aside(dir, "is damaged", warnings)?;
+    open(dir, warnings)
+}
+
+fn try_open(path: &Path) -> Result<Connection, Open> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    // The first read of the file: a file that is not SQLite fails here.
+    let app: i32 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
+    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    if app != APPLICATION_ID {
+        let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+        if app != 0 || version != 0 || tables != 0 {
+            return Err(Open::Unusable("is not pith's database".to_owned()));
+        }
+        // A new, empty file: freed pages go back to the file system when history is pruned.
+        conn.pragma_update(None, "auto_vacuum", "INCREMENTAL")?;
+    }
+    if version > MIGRATIONS.len() as i64 {
+        return Err(Open::Unusable("was written by a newer pith".to_owned()));
+    }
+    let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(Open::Failed(StoreError::io(
+            format!("{} cannot use WAL mode (got {mode})", path.display()),
+            std::io::Error::other("journal mode"),
+        )));
+    }
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    if version < MIGRATIONS.len() as i64 {
+        migrate(&conn)?;
+    }
+    Ok(conn)
+}
+
+/// Brings the schema to the latest version, in one write transaction that re-reads the
+/// version, so two processes opening a new database at once apply each step once.
+fn migrate(conn: &Connection) -> Result<(), rusqlite::Error> {
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    let result = (|| {
+        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        for (i, step) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
+            conn.execute_batch(step)?;
+            conn.pragma_update(None, "user_version", i as i64 + 1)?;
+        }
+        conn.pragma_update(None, "application_id", APPLICATION_ID)?;
+        Ok(())
+    })();
+    match result.and_then(|()| conn.execute_batch("COMMIT")) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
+/// Renames `state.db` (and its WAL and shared-memory files) to the first free
+/// `state.db.corrupt-<n>`, and says so in one line.
+fn move_aside(dir: &Path, why: &str, warnings: &mut Vec<String>) -> Result<(), StoreError> {
+    let path = dir.join(DB_FILE);
+    let n = (1..)
+        .find(|n| !dir.join(format!("{DB_FILE}.corrupt-{n}")).exists())
+        .unwrap_or(0);
+    let aside = format!("{DB_FILE}.corrupt-{n}");
+    let target: PathBuf = dir.join(&aside);
+    std::fs::rename(&path, &target)
+        .map_err(|e| StoreError::io(format!("moving {} aside", path.display()), e))?;
+    for suffix in ["-wal", "-shm"] {
+        let side = dir.join(format!("{DB_FILE}{suffix}"));
+        if side.exists() {
+            let _ = std::fs::rename(&side, dir.join(format!("{aside}{suffix}")));
+        }
+    }
+    warnings.push(format!(
+        "{}/{DB_FILE} {why}: moved it to {}/{aside} and started a new history",
+        crate::STATE_DIR,
+        crate::STATE_DIR
+    ));
+    Ok(())
+}
+
+pub(crate) fn generation(conn: &Connection) -> Result<u64, StoreError> {
+    let g: i64 = conn.query_row("SELECT value FROM meta WHERE key = 'generation'", [], |r| {
+        r.get(0)
+    })?;
+    Ok(g.max(0) as u64)
+}
+
+/// Runs `f` in a write transaction taken up front (`BEGIN IMMEDIATE`), so what it read stays
+/// true until it commits.
+pub(crate) fn write<T>(
+    conn: &Connection,
+    f: impl FnOnce(&Connection) -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    match f(conn) {
+        Ok(v) => match conn.execute_batch("COMMIT") {
+            Ok(()) => Ok(v),
+            Err(e) => {
+                let _ = conn.execute_batch("ROLLBACK");
+                Err(e.into())
+            }
+        },
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
+        }
+    }
+}

@@ -1,0 +1,171 @@
+//! pith's workspace state, kept in `.pith/` at the workspace root: the content generation, the
+//! run history (per-test outcomes, messages, frames), flakiness and novelty, the run lock. The
+//! only crate that touches SQLite; everything else sees model types.
+//!
+//! The database is WAL-mode SQLite with a versioned schema (`user_version`), written only in
+//! short transactions, so two pith processes never corrupt it and a `kill -9` loses nothing
+//! committed. A file that is not pith's database is moved aside with a one-line warning.
+
+mod db;
+mod exclude;
+mod frames;
+mod history;
+mod lock;
+mod scan;
+mod walk;
+mod watch;
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::Connection;
+
+pub use history::{Annotated, Retention};
+pub use lock::{RunLock, TryLock};
+pub use watch::{Dirty, Watcher};
+
+/// The state directory's name, at the workspace root.
+pub const STATE_DIR: &str = ".pith";
+
+/// Expected failures of the store, each one clear line.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        source: std::io::Error,
+    },
+    #[error("pith's state database: {0}")]
+    Sql(#[from] rusqlite::Error),
+    #[error("cannot watch the workspace: {0}")]
+    Watch(#[from] notify::Error),
+}
+
+impl StoreError {
+    pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+        StoreError::Io {
+            context: context.into(),
+            source,
+        }
+    }
+
+    /// The database file turned out damaged while being used (not when opened, where it is
+    /// handled): [`Store::reset`] moves it aside and starts afresh.
+    pub fn is_corrupt(&self) -> bool {
+        matches!(self, StoreError::Sql(e) if db::is_corruption(e))
+    }
+}
+
+/// An open workspace state: one SQLite connection to `.pith/state.db`.
+pub struct Store {
+    conn: Connection,
+    root: PathBuf,
+    dir: PathBuf,
+    warnings: Vec<String>,
+}
+
+impl Store {
+    /// Opens (creating when needed) the state of the workspace at `root`, an absolute,
+    /// canonical directory. A database file that is damaged, foreign or from a newer pith is
+    /// moved aside; the warning saying so is in [`Store::take_warnings`].
+    pub fn open(root: &Path) -> Result<Store, StoreError> {
+        let dir = root.join(STATE_DIR);
+        match std::fs::create_dir(&dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && dir.is_dir() => {}
+            Err(e) => return Err(StoreError::io(format!("creating {}", dir.display()), e)),
+        }
+        exclude::keep_out_of_git(root);
+        let mut warnings = Vec::new();
+        let conn = db::open(&dir, &mut warnings)?;
+        Ok(Store {
+            conn,
+            root: root.to_path_buf(),
+            dir,
+            warnings,
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// One-line warnings for a human (a database moved aside), each once.
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    /// Moves a database found damaged mid-use aside and starts a fresh one, with a warning.
+    pub fn reset(&mut self) -> Result<(), StoreError> {
+        let old = std::mem::replace(&mut self.conn, Connection::open_in_memory()?);
+        drop(old);
+        self.conn = db::reset(&self.dir, &mut self.warnings)?;
+        Ok(())
+    }
+
+    /// The current generation without looking at the files (0 before the first scan).
+    pub fn generation(&self) -> Result<u64, StoreError> {
+        db::generation(&self.conn)
+    }
+
+    /// Files changed (edited, added or deleted) after generation `since`: how many, and the
+    /// first `limit` of them, most recently changed first.
+    pub fn changed_since(
+        &self,
+        since: u64,
+        limit: usize,
+    ) -> Result<(u64, Vec<String>), StoreError> {
+        scan::changed_since(&self.conn, since, limit)
+    }
+
+    /// Runner names detected earlier under `key` (a fingerprint of what detection reads
+    /// outside the workspace), unless a file near the top of the workspace (three levels
+    /// deep or less, where projects are marked) changed after they were detected.
+    pub fn cached_runners(&self, key: &str) -> Result<Option<Vec<String>>, StoreError> {
+        use rusqlite::OptionalExtension;
+        let row: Option<(i64, String)> = self
+            .conn
+            .prepare_cached("SELECT generation, runners FROM detected WHERE key = ?1")?
+            .query_row([key], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        let Some((generation, runners)) = row else {
+            return Ok(None);
+        };
+        let stale: bool = self
+            .conn
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM files WHERE gen > ?1
+                     AND length(path) - length(replace(path, '/', '')) <= 2)",
+            )?
+            .query_row([generation], |r| r.get(0))?;
+        Ok((!stale).then(|| {
+            runners
+                .split(',')
+                .filter(|n| !n.is_empty())
+                .map(str::to_owned)
+                .collect()
+        }))
+    }
+
+    /// Remembers the runners detected at `generation` under `key`.
+    pub fn cache_runners(
+        &self,
+        key: &str,
+        generation: u64,
+        runners: &[String],
+    ) -> Result<(), StoreError> {
+        self.conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO detected (key, generation, runners) VALUES (?1, ?2, ?3)",
+            )?
+            .execute(rusqlite::params![key, generation as i64, runners.join(",")])?;
+        Ok(())
+    }
+
+    /// Takes the run lock, waiting up to `wait` for another pith run to end.
+    pub fn lock_run(&self, wait: std::time::Duration) -> Result<TryLock, StoreError> {
+        lock::acquire(&self.dir, wait)
+    }
+}
+
+#[cfg(test)]
+mod tests;

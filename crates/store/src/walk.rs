@@ -1,0 +1,283 @@
+//! The workspace walk behind a scan: every file git would see (tracked and untracked-not-ignored:
+//! `.gitignore` and `.ignore` at every level, `.git/info/exclude`, the global excludes, and the
+//! `.gitignore` files of directories above the root inside the repository), skipping `.git/`,
+//! `.pith/`, tool caches and generated directories. Directories are shared among threads; each
+//! file is stat'ed relative to its directory's descriptor (no path lookup), which is most of
+//! what a scan of an unchanged workspace costs.
+
+use std::fs::{FileType, Metadata};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex};
+
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use ignore::Match;
+
+/// Directories that are never source: version control, pith's own state, tool caches.
+const SKIP_DIRS: &[&str] = &[
+    ".git",
+    ".hg",
+    ".svn",
+    ".jj",
+    crate::STATE_DIR,
+    "__pycache__",
+    "node_modules",
+];
+/// Files whose presence marks a directory as generated: a cache (cargo's `target/`,
+/// `.pytest_cache/`, per the Cache Directory Tagging convention) or a virtualenv.
+const GENERATED_MARKERS: &[&str] = &["CACHEDIR.TAG", "pyvenv.cfg"];
+
+/// One file the walk found.
+pub(crate) struct Found<'a> {
+    /// Workspace-relative, `/`-separated.
+    pub rel: &'a str,
+    pub meta: Metadata,
+    pub file_type: FileType,
+}
+
+/// The ignore rules in force in a directory: its own files' rules, then its parents'.
+struct Rules {
+    /// The directory the rules' patterns are relative to, workspace-relative (`""` is the root).
+    dir: String,
+    matcher: Gitignore,
+    parent: Option<Arc<Rules>>,
+}
+
+/// Rules from outside the tree: ancestors' `.gitignore` files, `info/exclude`, the global
+/// excludes; each with the path from its base to the workspace root (`"sub/"`, or `""`).
+struct Base {
+    matchers: Vec<(Gitignore, String)>,
+}
+
+impl Base {
+    fn load(root: &Path) -> Base {
+        let mut matchers = Vec::new();
+        if let Some((top, git_dir)) = crate::exclude::repository(root) {
+            let prefix_of = |dir: &Path| -> String {
+                let below = root.strip_prefix(dir).unwrap_or(Path::new(""));
+                let s = below.to_string_lossy();
+                if s.is_empty() {
+                    String::new()
+                } else {
+                    format!("{s}/")
+                }
+            };
+            // Directories between the repository's top and the root, deepest first.
+            for dir in root.ancestors().skip(1) {
+                if !dir.starts_with(&top) {
+                    break;
+                }
+                if let Some(m) = matcher(dir, &[".gitignore", ".ignore"]) {
+                    matchers.push((m, prefix_of(dir)));
+                }
+            }
+            let mut b = GitignoreBuilder::new(&top);
+            if b.add(git_dir.join("info/exclude")).is_none() {
+                if let Ok(m) = b.build() {
+                    if !m.is_empty() {
+                        matchers.push((m, prefix_of(&top)));
+                    }
+                }
+            }
+        }
+        let (global, _) = Gitignore::global();
+        if !global.is_empty() {
+            matchers.push((global, String::new()));
+        }
+        Base { matchers }
+    }
+}
+
+/// The matcher of `dir`'s ignore files among `names` (later files take precedence), if any.
+fn matcher(dir: &Path, names: &[&str]) -> Option<Gitignore> {
+    let mut b = GitignoreBuilder::new(dir);
+    let mut any = false;
+    for name in names {
+        let path = dir.join(name);
+        if path.is_file() {
+            any = true;
+            let _ = b.add(path);
+        }
+    }
+    let m = b.build().ok()?;
+    (any && !m.is_empty()).then_some(m)
+}
+
+fn ignored(rules: Option<&Arc<Rules>>, base: &Base, rel: &str, is_dir: bool) -> bool {
+    let mut node = rules;
+    while let Some(r) = node {
+        let sub = if r.dir.is_empty() {
+            rel
+        } else {
+            rel.strip_prefix(r.dir.as_str())
+                .and_then(|s| s.strip_prefix('/'))
+                .unwrap_or(rel)
+        };
+        match r.matcher.matched(sub, is_dir) {
+            Match::Ignore(_) => return true,
+            Match::Whitelist(_) => return false,
+            Match::None => {}
+        }
+        node = r.parent.as_ref();
+    }
+    for (m, prefix) in &base.matchers {
+        let m = if prefix.is_empty() {
+            m.matched(rel, is_dir)
+        } else {
+            m.matched(format!("{prefix}{rel}"), is_dir)
+        };
+        match m {
+            Match::Ignore(_) => return true,
+            Match::Whitelist(_) => return false,
+            Match::None => {}
+        }
+    }
+    false
+}
+
+/// A directory to read.
+struct Job {
+    abs: PathBuf,
+    /// Workspace-relative with a trailing `/`, `""` for the root.
+    prefix: String,
+    rules: Option<Arc<Rules>>,
+}
+
+struct Queue {
+    /// Directories to read, and how many are being read now.
+    state: Mutex<(Vec<Job>, usize)>,
+    wake: Condvar,
+}
+
+/// Walks `root` on several threads, calling `visit` for every file (and symlink) kept.
+/// `wanted(rel)` prunes the walk to part of the tree (a directory is entered when it or a
+/// path under it is wanted).
+pub(crate) fn walk(
+    root: &Path,
+    wanted: &(dyn Fn(&str) -> bool + Sync),
+    visit: &(dyn Fn(Found<'_>) + Sync),
+) {
+    let base = Base::load(root);
+    let queue = Queue {
+        state: Mutex::new((
+            vec![Job {
+                abs: root.to_path_buf(),
+                prefix: String::new(),
+                rules: None,
+            }],
+            0,
+        )),
+        wake: Condvar::new(),
+    };
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
+    std::thread::scope(|s| {
+        for _ in 1..threads {
+            s.spawn(|| work(&queue, &base, wanted, visit));
+        }
+        work(&queue, &base, wanted, visit);
+    });
+}
+
+fn work(
+    queue: &Queue,
+    base: &Base,
+    wanted: &(dyn Fn(&str) -> bool + Sync),
+    visit: &(dyn Fn(Found<'_>) + Sync),
+) {
+    loop {
+        let job = {
+            let Ok(mut st) = queue.state.lock() else {
+                return;
+            };
+            loop {
+                if let Some(job) = st.0.pop() {
+                    st.1 += 1;
+                    break Some(job);
+                }
+                if st.1 == 0 {
+                    break None;
+                }
+                st = match queue.wake.wait(st) {
+                    Ok(g) => g,
+                    Err(_) => return,
+                };
+            }
+        };
+        let Some(job) = job else {
+            queue.wake.notify_all();
+            return;
+        };
+        let children = read(&job, base, wanted, visit);
+        if let Ok(mut st) = queue.state.lock() {
+            st.0.extend(children);
+            st.1 -= 1;
+        }
+        queue.wake.notify_all();
+    }
+}
+
+/// Reads one directory: visits its files, returns its subdirectories to read.
+fn read(
+    job: &Job,
+    base: &Base,
+    wanted: &(dyn Fn(&str) -> bool + Sync),
+    visit: &(dyn Fn(Found<'_>) + Sync),
+) -> Vec<Job> {
+    let Ok(entries) = std::fs::read_dir(&job.abs) else {
+        return Vec::new();
+    };
+    let entries: Vec<std::fs::DirEntry> = entries.flatten().collect();
+    let is_root = job.prefix.is_empty();
+    let has = |n: &str| entries.iter().any(|e| e.file_name() == n);
+    if !is_root && GENERATED_MARKERS.iter().any(|m| has(m)) {
+        return Vec::new();
+    }
+    let rules = if has(".gitignore") || has(".ignore") {
+        match matcher(&job.abs, &[".gitignore", ".ignore"]) {
+            Some(m) => Some(Arc::new(Rules {
+                dir: job.prefix.trim_end_matches('/').to_owned(),
+                matcher: m,
+                parent: job.rules.clone(),
+            })),
+            None => job.rules.clone(),
+        }
+    } else {
+        job.rules.clone()
+    };
+    let mut children = Vec::new();
+    let mut rel = job.prefix.clone();
+    for e in &entries {
+        let name = e.file_name();
+        let Ok(ft) = e.file_type() else {
+            continue;
+        };
+        rel.truncate(job.prefix.len());
+        rel.push_str(&name.to_string_lossy());
+        if !wanted(&rel) {
+            continue;
+        }
+        if ft.is_dir() {
+            if SKIP_DIRS.iter().any(|s| name == *s) || ignored(rules.as_ref(), base, &rel, true) {
+                continue;
+            }
+            children.push(Job {
+                abs: job.abs.join(&name),
+                prefix: format!("{rel}/"),
+                rules: rules.clone(),
+            });
+        } else if ft.is_file() || ft.is_symlink() {
+            if ignored(rules.as_ref(), base, &rel, false) {
+                continue;
+            }
+            // Relative to the directory's descriptor: no path lookup.
+            let Ok(meta) = e.metadata() else {
+                continue;
+            };
+            visit(Found {
+                rel: &rel,
+                meta,
+                file_type: ft,
+            });
+        }
+    }
+    children
+}
