@@ -25,9 +25,7 @@ const MARKER_EXTENSIONS: &[&str] = &["sln", "csproj", "fsproj"];
 
 /// The workspace root for `start`, if any ancestor (or `start` itself) has a marker.
 pub fn find_root(start: &Path) -> Option<PathBuf> {
-    let nearest = start
-        .ancestors()
-        .find(|d| MARKERS.iter().any(|m| d.join(m).exists()))?;
+    let nearest = start.ancestors().find(|d| is_project_dir(d))?;
     if nearest.join("Cargo.toml").is_file() {
         // A member crate: the workspace root above it is what cargo builds and where paths
         // in diagnostics are relative to.

@@ -167,6 +167,9 @@ pub struct UpdateStats {
     pub removed: usize,
     /// Files not indexed: binary or larger than [`MAX_FILE_BYTES`].
     pub skipped: usize,
+    /// Whether the workspace was walked; without a change to any directory or ignore file,
+    /// only the known files' metadata is read.
+    pub walked: bool,
     /// Whether the updated index was written to disk.
     pub saved: bool,
     pub elapsed: Duration,
@@ -226,15 +229,23 @@ impl Index {
             n => n,
         };
         let file = root.join(INDEX_FILE);
-        let t0 = Instant::now();
-        let old = store::Segment::open(&file);
-        let t1 = Instant::now();
-        let candidates = walk::walk(root, threads)?;
-        let t2 = Instant::now();
-        let (updated, mut stats) = store::update(old, candidates, threads);
-        if std::env::var_os("PITH_TIMING").is_some() {
-            eprintln!("TIMING open {:?} walk {:?} update {:?}", t1 - t0, t2 - t1, t2.elapsed());
+        if options.persist {
+            // Before the walk, so that the new `.pith/` entry is in the root's mtime the walk
+            // records, and does not make the next update walk again.
+            store::prepare_dir(root, &file);
         }
+        let old = store::Segment::open(&file);
+        let quick = old.as_ref().and_then(|o| {
+            let paths: Vec<&str> = o.files.iter().map(|f| f.path.as_str()).collect();
+            walk::quick(root, &paths, &o.dirs, &o.watched, threads)
+        });
+        let walked = quick.is_none();
+        let found = match quick {
+            Some(found) => found,
+            None => walk::walk(root, threads)?,
+        };
+        let (updated, mut stats) = store::update(old, found, threads);
+        stats.walked = walked;
         let segment = match updated {
             store::Updated::Unchanged(segment) => segment,
             store::Updated::Changed(bytes) => {

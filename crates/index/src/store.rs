@@ -8,30 +8,27 @@
 //! references as varint streams sorted by (file, line). A query reads one record and one
 //! stream, whatever the size of the workspace. An update re-parses only files whose size or
 //! modification time changed and carries every other file's postings over from the old index.
+//! Last come the stamps (mtimes) of the directories and ignore files the walk saw, which let
+//! the next update skip the walk when none of them changed.
 //! Reads are bounds-checked: a damaged file yields fewer results or a rebuild, never a panic.
-
-use std::ops::{Deref, Range};
-use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::extract::{self, FileSymbols, NONE};
 use crate::fx::FxHashMap;
 use crate::lang::Lang;
-use crate::walk::{Candidate, MAX_FILE_BYTES};
+use crate::walk::{self, Candidate, Stamp, Walked, MAX_FILE_BYTES};
 use crate::UpdateStats;
+use std::ops::{Deref, Range};
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
 
 const MAGIC: &[u8; 8] = b"PITHIDX\0";
 /// Bumped whenever the layout or what extraction records changes; an index of another
 /// version is rebuilt.
-const VERSION: u32 = 1;
-const HEADER_WORDS: usize = 11;
+const VERSION: u32 = 2;
+const HEADER_WORDS: usize = 13;
 const HEADER: usize = 16 + HEADER_WORDS * 8;
 const NAME_RECORD: usize = 36;
-/// A file modified this recently may change again within the clock's granularity without
-/// its mtime changing; it is recorded as unknown so the next update re-reads it.
-const RACY_NANOS: u64 = 2_000_000_000;
 /// Bytes looked at for a NUL to call a file binary.
 const BINARY_PROBE: usize = 8192;
 
@@ -85,7 +82,10 @@ pub(crate) struct Segment {
     names: Range<usize>,
     n_names: usize,
     postings: Range<usize>,
+    stamps_off: usize,
     pub(crate) files: Vec<FileMeta>,
+    pub(crate) dirs: Vec<Stamp>,
+    pub(crate) watched: Vec<Stamp>,
 }
 
 /// One name's entry: where its definitions and references are.
@@ -120,7 +120,7 @@ impl Segment {
         for (i, slot) in w.iter_mut().enumerate() {
             *slot = usize::try_from(u64_at(b, 16 + i * 8)?).ok()?;
         }
-        let [blob_off, blob_len, offsets_off, n_strings, files_off, files_len, n_files, names_off, n_names, post_off, post_len] =
+        let [blob_off, blob_len, offsets_off, n_strings, files_off, files_len, n_files, names_off, n_names, post_off, post_len, stamps_off, stamps_len] =
             w;
         let range = |off: usize, len: usize| -> Option<Range<usize>> {
             let end = off.checked_add(len)?;
@@ -131,6 +131,7 @@ impl Segment {
         let files_range = range(files_off, files_len)?;
         let names = range(names_off, n_names.checked_mul(NAME_RECORD)?)?;
         let postings = range(post_off, post_len)?;
+        let stamps_range = range(stamps_off, stamps_len)?;
         let mut seg = Segment {
             bytes: Bytes::Owned(Vec::new()),
             blob,
@@ -139,7 +140,10 @@ impl Segment {
             names,
             n_names,
             postings,
+            stamps_off,
             files: Vec::new(),
+            dirs: Vec::new(),
+            watched: Vec::new(),
         };
         let mut files = Vec::with_capacity(n_files.min(1 << 20));
         let mut r = Reader::new(&b[files_range]);
@@ -159,20 +163,27 @@ impl Segment {
             });
         }
         seg.files = files;
+        let mut r = Reader::new(&b[stamps_range]);
+        for list in [&mut seg.dirs, &mut seg.watched] {
+            let n = r.next()?;
+            for _ in 0..n {
+                let path = r.u32()?;
+                let size = r.next()?;
+                let mtime = r.next()?;
+                let path = seg_string(b, &seg.blob, &seg.offsets, seg.n_strings, path)?;
+                list.push(Stamp {
+                    path: path.to_owned(),
+                    size,
+                    mtime,
+                });
+            }
+        }
         seg.bytes = bytes;
         Some(seg)
     }
 
     fn string_in<'b>(&self, b: &'b [u8], id: u32) -> Option<&'b str> {
-        let id = usize::try_from(id).ok()?;
-        if id >= self.n_strings {
-            return None;
-        }
-        let at = self.offsets.start + id * 8;
-        let start = usize::try_from(u64_at(b, at)?).ok()?;
-        let end = usize::try_from(u64_at(b, at + 8)?).ok()?;
-        let blob = b.get(self.blob.clone())?;
-        std::str::from_utf8(blob.get(start..end)?).ok()
+        seg_string(b, &self.blob, &self.offsets, self.n_strings, id)
     }
 
     /// A string by id; `None` for the "no string" marker or a bad id.
@@ -256,6 +267,24 @@ impl Segment {
             Some(RefP { file, line, qual })
         })
     }
+}
+
+fn seg_string<'b>(
+    b: &'b [u8],
+    blob: &Range<usize>,
+    offsets: &Range<usize>,
+    n_strings: usize,
+    id: u32,
+) -> Option<&'b str> {
+    let id = usize::try_from(id).ok()?;
+    if id >= n_strings {
+        return None;
+    }
+    let at = offsets.start + id * 8;
+    let start = usize::try_from(u64_at(b, at)?).ok()?;
+    let end = usize::try_from(u64_at(b, at + 8)?).ok()?;
+    let blob = b.get(blob.clone())?;
+    std::str::from_utf8(blob.get(start..end)?).ok()
 }
 
 fn u32_at(b: &[u8], at: usize) -> Option<u32> {
@@ -435,8 +464,13 @@ impl Builder {
         }
     }
 
-    fn finish(mut self, files: &[FileMeta]) -> Vec<u8> {
+    fn finish(mut self, files: &[FileMeta], dirs: &[Stamp], watched: &[Stamp]) -> Vec<u8> {
         let file_paths: Vec<u32> = files.iter().map(|f| self.intern(&f.path)).collect();
+        let stamp_paths: Vec<u32> = dirs
+            .iter()
+            .chain(watched)
+            .map(|s| self.intern(&s.path))
+            .collect();
         let mut postings = std::mem::take(&mut self.postings);
         postings.sort_unstable_by(|a, b| {
             self.strings[a.0 as usize]
@@ -516,6 +550,10 @@ impl Builder {
         out.extend_from_slice(&records);
         let post_off = out.len();
         out.extend_from_slice(&stream);
+        let stamps_off = out.len();
+        let mut paths = stamp_paths.into_iter();
+        write_stamps(&mut out, dirs, watched, |_| paths.next().unwrap_or(NONE));
+        let stamps_len = out.len() - stamps_off;
 
         out[..8].copy_from_slice(MAGIC);
         out[8..12].copy_from_slice(&VERSION.to_le_bytes());
@@ -531,12 +569,65 @@ impl Builder {
             n_names,
             post_off,
             stream.len(),
+            stamps_off,
+            stamps_len,
         ];
         for (i, w) in words.iter().enumerate() {
             out[16 + i * 8..24 + i * 8].copy_from_slice(&(*w as u64).to_le_bytes());
         }
         out
     }
+}
+
+fn write_stamps(
+    out: &mut Vec<u8>,
+    dirs: &[Stamp],
+    watched: &[Stamp],
+    mut path_id: impl FnMut(&Stamp) -> u32,
+) {
+    for list in [dirs, watched] {
+        put(out, list.len() as u64);
+        for s in list {
+            put(out, u64::from(path_id(s)));
+            put(out, s.size);
+            put(out, s.mtime);
+        }
+    }
+}
+
+fn set_word(out: &mut [u8], i: usize, w: usize) {
+    out[16 + i * 8..24 + i * 8].copy_from_slice(&(w as u64).to_le_bytes());
+}
+
+/// The old index with new stamps when only they changed (a directory's mtime settled, a
+/// non-source file came or went): the symbols are the same, so only the last section is
+/// rewritten. `None` when a stamp's path is not in the old string table (a new directory):
+/// then the index is rebuilt.
+fn restamp(old: &Segment, dirs: &[Stamp], watched: &[Stamp]) -> Option<Vec<u8>> {
+    // Stamp paths must be strings of the old table; look them up through a map of it.
+    let mut ids: FxHashMap<&str, u32> = FxHashMap::default();
+    for id in 0..old.n_strings as u32 {
+        if let Some(s) = old.string(id) {
+            ids.insert(s, id);
+        }
+    }
+    let mut missing = false;
+    let mut out = old.bytes.get(..old.stamps_off)?.to_vec();
+    write_stamps(&mut out, dirs, watched, |s| {
+        match ids.get(s.path.as_str()) {
+            Some(id) => *id,
+            None => {
+                missing = true;
+                NONE
+            }
+        }
+    });
+    if missing {
+        return None;
+    }
+    let len = out.len() - old.stamps_off;
+    set_word(&mut out, HEADER_WORDS - 1, len);
+    Some(out)
 }
 
 // ---- updating ----
@@ -549,12 +640,15 @@ pub(crate) enum Updated {
 /// Brings an index up to date with the files the walk found.
 pub(crate) fn update(
     old: Option<Segment>,
-    candidates: Vec<Candidate>,
+    walked: Walked,
     threads: usize,
 ) -> (Updated, UpdateStats) {
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+    let now = walk::now_nanos();
+    let Walked {
+        files: candidates,
+        dirs,
+        watched,
+    } = walked;
     let old_files: &[FileMeta] = old.as_ref().map_or(&[], |s| &s.files);
     let mut stats = UpdateStats {
         files: candidates.len(),
@@ -585,11 +679,7 @@ pub(crate) fn update(
                 metas.push(FileMeta {
                     path: c.rel.clone(),
                     size: c.size,
-                    mtime: if now.saturating_sub(c.mtime) < RACY_NANOS {
-                        0
-                    } else {
-                        c.mtime
-                    },
+                    mtime: walk::settled(c.mtime, now),
                     lang: 0,
                     lines: 0,
                 });
@@ -598,13 +688,32 @@ pub(crate) fn update(
     }
     stats.removed += old_files.len() - j;
     if to_parse.is_empty() && stats.removed == 0 {
-        if let Some(old) = old {
-            stats.skipped = old.files.iter().filter(|f| f.lang == 0).count();
-            return (Updated::Unchanged(old), stats);
+        let same_stamps = old
+            .as_ref()
+            .is_some_and(|o| o.dirs == dirs && o.watched == watched);
+        if let Some(o) = &old {
+            stats.skipped = o.files.iter().filter(|f| f.lang == 0).count();
+            if !same_stamps {
+                if let Some(bytes) = restamp(o, &dirs, &watched) {
+                    return (Updated::Changed(bytes), stats);
+                }
+            }
+        }
+        if same_stamps {
+            if let Some(old) = old {
+                return (Updated::Unchanged(old), stats);
+            }
         }
     }
 
     let mut builder = Builder::default();
+    if let Some(old) = &old {
+        // Keep the stamp paths' strings even if no symbol needs them, so a later restamp
+        // finds them.
+        for s in old.dirs.iter().chain(&old.watched) {
+            builder.intern(&s.path);
+        }
+    }
     let next = AtomicUsize::new(0);
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::sync_channel::<(usize, Option<FileSymbols>)>(256);
@@ -644,7 +753,10 @@ pub(crate) fn update(
     stats.parsed = to_parse.len();
     stats.parsed_lines = to_parse.iter().map(|&id| u64::from(metas[id].lines)).sum();
     stats.skipped = metas.iter().filter(|f| f.lang == 0).count();
-    (Updated::Changed(builder.finish(&metas)), stats)
+    (
+        Updated::Changed(builder.finish(&metas, &dirs, &watched)),
+        stats,
+    )
 }
 
 /// Reads and parses one file; `None` when it is too large, binary or unreadable.
@@ -666,12 +778,8 @@ pub(crate) fn save(root: &Path, file: &Path, bytes: &[u8]) -> bool {
     let Some(dir) = file.parent() else {
         return false;
     };
-    let fresh = !dir.exists();
-    if std::fs::create_dir_all(dir).is_err() {
+    if !prepare_dir(root, file) {
         return false;
-    }
-    if fresh {
-        exclude_from_git(root);
     }
     let tmp = dir.join(format!("index.bin.{}.tmp", std::process::id()));
     if std::fs::write(&tmp, bytes).is_err() {
@@ -682,6 +790,21 @@ pub(crate) fn save(root: &Path, file: &Path, bytes: &[u8]) -> bool {
         let _ = std::fs::remove_file(&tmp);
         return false;
     }
+    true
+}
+
+/// Creates the index's directory (keeping it out of git when new); whether it exists.
+pub(crate) fn prepare_dir(root: &Path, file: &Path) -> bool {
+    let Some(dir) = file.parent() else {
+        return false;
+    };
+    if dir.is_dir() {
+        return true;
+    }
+    if std::fs::create_dir_all(dir).is_err() {
+        return false;
+    }
+    exclude_from_git(root);
     true
 }
 
@@ -753,7 +876,7 @@ mod tests {
     fn damaged_bytes_are_no_index() {
         assert!(Segment::from_bytes(Vec::new()).is_none());
         assert!(Segment::from_bytes(b"PITHIDX\0garbage".to_vec()).is_none());
-        let good = Builder::default().finish(&[]);
+        let good = Builder::default().finish(&[], &[], &[]);
         assert!(Segment::from_bytes(good.clone()).is_some());
         for cut in [HEADER - 1, good.len() - 1] {
             if cut < good.len() {

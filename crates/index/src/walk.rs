@@ -2,11 +2,13 @@
 //! `.gitignore`, `.ignore` and `.git/info/exclude` are respected, hidden directories skipped),
 //! keeping source files of the seven languages with their size and modification time.
 //! Symbolic links are not followed, so a link loop cannot trap the walk; dependency and
-//! build directories (`node_modules`, any directory tagged with `CACHEDIR.TAG`) are skipped.
+//! build directories (`node_modules`, a `target` tagged with `CACHEDIR.TAG`) are skipped.
+//! When no directory and no ignore file changed since the last walk, the set of files is the
+//! same and `quick` only stats the known files instead of walking again.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::UNIX_EPOCH;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::lang::Lang;
 use crate::IndexError;
@@ -27,22 +29,52 @@ pub(crate) struct Candidate {
     pub(crate) lang: Lang,
 }
 
+/// The size and modification time of a directory or an ignore file, as last seen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    /// Relative to the workspace root (`..` for its parent).
+    pub(crate) path: String,
+    /// `ABSENT` for an ignore file that did not exist.
+    pub(crate) size: u64,
+    /// 0 when unknown or too recent to trust.
+    pub(crate) mtime: u64,
+}
+
+/// The size of a watched file that was not there.
+pub(crate) const ABSENT: u64 = u64::MAX;
+
+/// What a walk found: the source files, and what decides which files there are (every
+/// directory walked, every ignore file), so the next update can tell without walking again
+/// that the set of files did not change.
+#[derive(Debug, Default)]
+pub(crate) struct Walked {
+    pub(crate) files: Vec<Candidate>,
+    pub(crate) dirs: Vec<Stamp>,
+    pub(crate) watched: Vec<Stamp>,
+}
+
 /// Directories never indexed, whatever the ignore files say.
 const NEVER: &[&str] = &["node_modules", ".pith", ".git"];
+/// Ignore files the walk obeys.
+const IGNORE_FILES: &[&str] = &[".gitignore", ".ignore"];
+/// A directory or file modified this recently may change again within the clock's
+/// granularity without its mtime changing: it is recorded as unknown (mtime 0).
+pub(crate) const RACY_NANOS: u64 = 2_000_000_000;
 
-pub(crate) fn walk(root: &Path, threads: usize) -> Result<Vec<Candidate>, IndexError> {
+pub(crate) fn walk(root: &Path, threads: usize) -> Result<Walked, IndexError> {
     std::fs::read_dir(root).map_err(|source| IndexError::Walk {
         path: root.to_path_buf(),
         source,
     })?;
-    let found = Mutex::new(Vec::new());
+    let now = now_nanos();
+    let found = Mutex::new(Walked::default());
     let walker = ignore::WalkBuilder::new(root)
         .hidden(true)
-        .git_ignore(std::env::var_os("X_NOGI").is_none())
-        .git_exclude(std::env::var_os("X_NOGI").is_none())
-        .git_global(std::env::var_os("X_NOGI").is_none())
-        .ignore(std::env::var_os("X_NOIG").is_none())
-        .parents(std::env::var_os("X_NOGI").is_none())
+        .git_ignore(true)
+        .git_exclude(true)
+        .git_global(true)
+        .ignore(true)
+        .parents(true)
         .require_git(false)
         .follow_links(false)
         .threads(threads)
@@ -51,37 +83,203 @@ pub(crate) fn walk(root: &Path, threads: usize) -> Result<Vec<Candidate>, IndexE
                 return true;
             }
             let name = e.file_name().to_string_lossy();
-            !NEVER.contains(&name.as_ref()) && (std::env::var_os("X_NOTAG").is_some() || !e.path().join("CACHEDIR.TAG").exists())
+            !NEVER.contains(&name.as_ref())
+                && !(name == "target" && e.path().join("CACHEDIR.TAG").exists())
         })
         .build_parallel();
     walker.run(|| {
         let mut batch = Batch {
-            local: Vec::new(),
+            local: Walked::default(),
             found: &found,
         };
         Box::new(move |entry| {
-            if let Some(c) = entry.ok().and_then(|e| candidate(root, &e)) {
-                batch.local.push(c);
+            if let Ok(entry) = entry {
+                visit(root, &entry, now, &mut batch.local);
             }
             ignore::WalkState::Continue
         })
     });
     let mut found = found.into_inner().unwrap_or_else(|e| e.into_inner());
-    found.sort_unstable_by(|a: &Candidate, b| a.rel.cmp(&b.rel));
-    found.dedup_by(|a, b| a.rel == b.rel);
+    found.files.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
+    found.files.dedup_by(|a, b| a.rel == b.rel);
+    found.dirs.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    found.watched.extend(outside_ignore_files(root, now));
+    found.watched.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     Ok(found)
+}
+
+fn visit(root: &Path, entry: &ignore::DirEntry, now: u64, out: &mut Walked) {
+    let Some(t) = entry.file_type() else {
+        return;
+    };
+    if t.is_dir() {
+        let Some(rel) = entry.path().strip_prefix(root).ok().map(rel_string) else {
+            return;
+        };
+        let mtime = entry.metadata().map_or(0, |m| settled(mtime_of(&m), now));
+        for name in IGNORE_FILES {
+            let path = if rel.is_empty() {
+                (*name).to_owned()
+            } else {
+                format!("{rel}/{name}")
+            };
+            out.watched.push(stamp(root, path, now));
+        }
+        out.dirs.push(Stamp {
+            path: rel,
+            size: 0,
+            mtime,
+        });
+    } else if let Some(c) = candidate(root, entry) {
+        out.files.push(c);
+    }
+}
+
+/// Ignore files above the root that the walk obeys: the parents' `.gitignore`s up to the
+/// repository's top, and the repository's `info/exclude`.
+fn outside_ignore_files(root: &Path, now: u64) -> Vec<Stamp> {
+    let mut out = Vec::new();
+    let mut up = String::new();
+    for dir in root.ancestors().skip(1) {
+        up.push_str(if up.is_empty() { ".." } else { "/.." });
+        for name in IGNORE_FILES {
+            out.push(stamp(root, format!("{up}/{name}"), now));
+        }
+        if dir.join(".git").exists() {
+            out.push(stamp(root, format!("{up}/.git/info/exclude"), now));
+            break;
+        }
+    }
+    if root.join(".git").exists() {
+        out.push(stamp(root, ".git/info/exclude".to_owned(), now));
+    }
+    out
+}
+
+fn stamp(root: &Path, path: String, now: u64) -> Stamp {
+    match std::fs::metadata(root.join(&path)) {
+        Ok(m) => Stamp {
+            path,
+            size: m.len(),
+            mtime: settled(mtime_of(&m), now),
+        },
+        Err(_) => Stamp {
+            path,
+            size: ABSENT,
+            mtime: 0,
+        },
+    }
+}
+
+/// Whether a stamp still holds: same size and mtime, or still absent.
+fn holds(root: &Path, s: &Stamp, dir: bool) -> bool {
+    match std::fs::metadata(root.join(&s.path)) {
+        Ok(m) => {
+            s.mtime != 0
+                && mtime_of(&m) == s.mtime
+                && (dir || m.len() == s.size)
+                && m.is_dir() == dir
+        }
+        Err(e) => !dir && s.size == ABSENT && e.kind() == std::io::ErrorKind::NotFound,
+    }
+}
+
+/// The source files without a walk, when no directory and no ignore file changed since the
+/// last one (so the set of files is the same); `None` when a walk is needed. Costs one stat
+/// per directory, ignore file and source file, spread over `threads`.
+pub(crate) fn quick(
+    root: &Path,
+    files: &[&str],
+    dirs: &[Stamp],
+    watched: &[Stamp],
+    threads: usize,
+) -> Option<Walked> {
+    if dirs.is_empty() {
+        return None;
+    }
+    let chunk = |n: usize| n.div_ceil(threads.max(1)).max(1);
+    let unchanged = std::thread::scope(|s| {
+        let d: Vec<_> = dirs
+            .chunks(chunk(dirs.len()))
+            .map(|c| s.spawn(move || c.iter().all(|d| holds(root, d, true))))
+            .collect();
+        let w = watched.iter().all(|w| holds(root, w, false));
+        w && d.into_iter().all(|h| h.join().unwrap_or(false))
+    });
+    if !unchanged {
+        return None;
+    }
+    let found: Option<Vec<Candidate>> = std::thread::scope(|s| {
+        let parts: Vec<_> = files
+            .chunks(chunk(files.len()))
+            .map(|c| {
+                s.spawn(move || {
+                    c.iter()
+                        .map(|&rel| -> Option<Candidate> {
+                            let abs = root.join(rel);
+                            let m = std::fs::symlink_metadata(&abs).ok()?;
+                            if !m.is_file() {
+                                return None;
+                            }
+                            Some(Candidate {
+                                rel: rel.to_owned(),
+                                size: m.len(),
+                                mtime: mtime_of(&m),
+                                lang: Lang::of_path(rel)?,
+                                abs,
+                            })
+                        })
+                        .collect::<Option<Vec<_>>>()
+                })
+            })
+            .collect();
+        let mut all = Vec::with_capacity(files.len());
+        for p in parts {
+            all.extend(p.join().ok()??);
+        }
+        Some(all)
+    });
+    Some(Walked {
+        files: found?,
+        dirs: dirs.to_vec(),
+        watched: watched.to_vec(),
+    })
 }
 
 /// One walker thread's finds, handed over when the walker drops its visitor.
 struct Batch<'s> {
-    local: Vec<Candidate>,
-    found: &'s Mutex<Vec<Candidate>>,
+    local: Walked,
+    found: &'s Mutex<Walked>,
 }
 
 impl Drop for Batch<'_> {
     fn drop(&mut self) {
         let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
-        found.append(&mut self.local);
+        found.files.append(&mut self.local.files);
+        found.dirs.append(&mut self.local.dirs);
+        found.watched.append(&mut self.local.watched);
+    }
+}
+
+pub(crate) fn now_nanos() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+fn mtime_of(m: &std::fs::Metadata) -> u64 {
+    m.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+/// An mtime, or 0 when it is too recent to be trusted.
+pub(crate) fn settled(mtime: u64, now: u64) -> u64 {
+    if now.saturating_sub(mtime) < RACY_NANOS {
+        0
+    } else {
+        mtime
     }
 }
 
@@ -89,32 +287,25 @@ fn candidate(root: &Path, entry: &ignore::DirEntry) -> Option<Candidate> {
     if !entry.file_type()?.is_file() {
         return None;
     }
-    let rel = entry.path().strip_prefix(root).ok()?;
-    let rel = rel_string(rel)?;
+    let rel = rel_string(entry.path().strip_prefix(root).ok()?);
     let lang = Lang::of_path(&rel)?;
-    if std::env::var_os("X_NOSTAT").is_some() { return Some(Candidate{rel, abs: entry.path().to_path_buf(), size: 0, mtime: 0, lang}); }
     let meta = entry.metadata().ok()?;
-    let mtime = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
     Some(Candidate {
         rel,
         abs: entry.path().to_path_buf(),
         size: meta.len(),
-        mtime,
+        mtime: mtime_of(&meta),
         lang,
     })
 }
 
 /// A relative path as the answers write it: `/`-separated, lossily UTF-8.
-fn rel_string(rel: &Path) -> Option<String> {
+fn rel_string(rel: &Path) -> String {
     let parts: Vec<String> = rel
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
-    (!parts.is_empty()).then(|| parts.join("/"))
+    parts.join("/")
 }
 
 /// Whether a path looks like test code (or fixtures), which ranks after the code it tests.

@@ -289,3 +289,73 @@ fn a_missing_root_is_an_error_not_a_panic() {
     let err = Index::open(&dir.path().join("nope")).err().unwrap();
     assert!(err.to_string().contains("is not a directory"), "{err}");
 }
+
+/// Dates every directory under `root` (and `root`) an hour back, as an old checkout's are.
+fn age_dirs(root: &Path) {
+    for e in std::fs::read_dir(root).unwrap().flatten() {
+        if e.file_type().unwrap().is_dir() {
+            age_dirs(&e.path());
+        }
+    }
+    let d = std::fs::File::open(root).unwrap();
+    d.set_modified(SystemTime::now() - Duration::from_secs(3600))
+        .unwrap();
+}
+
+#[test]
+fn without_a_changed_directory_the_walk_is_skipped_and_edits_still_show() {
+    let dir = workspace();
+    let root = dir.path();
+    assert!(Index::open(root).unwrap().stats().walked);
+    // Directories just created are not trusted yet; once settled, they are.
+    age_dirs(root);
+    assert!(Index::open(root).unwrap().stats().walked);
+    let warm = Index::open(root).unwrap();
+    assert!(!warm.stats().walked, "{:?}", warm.stats());
+    assert_eq!(warm.stats().parsed, 0);
+
+    // Editing a file in place changes no directory: still no walk, the edit is seen.
+    write(
+        root,
+        "src/util.rs",
+        "pub fn helper2() -> u16 {\n    7\n}\n",
+        1800,
+    );
+    let edited = Index::open(root).unwrap();
+    assert!(!edited.stats().walked);
+    assert_eq!(edited.stats().parsed, 1);
+    assert_eq!(at(&edited, "helper2"), ["src/util.rs:1"]);
+    assert!(uses(&edited, "parse_port").is_empty());
+
+    // A new file changes its directory: walked, found.
+    write(root, "src/extra.rs", "fn extra() {}\n", 1800);
+    let added = Index::open(root).unwrap();
+    assert!(added.stats().walked);
+    assert_eq!(at(&added, "extra"), ["src/extra.rs:1"]);
+
+    // So does a deletion.
+    age_dirs(root);
+    Index::open(root).unwrap();
+    std::fs::remove_file(root.join("src/extra.rs")).unwrap();
+    let removed = Index::open(root).unwrap();
+    assert!(removed.stats().walked);
+    assert_eq!(removed.stats().removed, 1);
+    assert!(at(&removed, "extra").is_empty());
+}
+
+#[test]
+fn an_ignore_file_change_is_noticed_without_a_directory_change() {
+    let dir = workspace();
+    let root = dir.path();
+    write(root, ".gitignore", "# nothing yet\n", 3600);
+    Index::open(root).unwrap();
+    age_dirs(root);
+    Index::open(root).unwrap();
+    assert!(!Index::open(root).unwrap().stats().walked);
+    // Rewritten in place (same directory entries): the ignore file's own stamp changes.
+    write(root, ".gitignore", "app/\n", 1800);
+    let index = Index::open(root).unwrap();
+    assert!(index.stats().walked);
+    assert!(at(&index, "main").is_empty(), "app/ is ignored now");
+    assert_eq!(index.stats().removed, 1);
+}

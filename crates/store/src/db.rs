@@ -75,8 +75,10 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     -- Tests whose latest result is a failure: a pass of one of these is a recovery.
     CREATE TABLE failing (test_id INTEGER PRIMARY KEY);
     ",
-    // 2: the runners detected in the workspace, kept until a file near the top changes.
+    // 2: the runners detected in the workspace, kept until a project may have appeared or
+    // changed near the top; files remember the generation they (re)appeared at.
     "
+    ALTER TABLE files ADD COLUMN born INTEGER NOT NULL DEFAULT 0;
     CREATE TABLE detected (
         key TEXT PRIMARY KEY,            -- what detection depends on outside the workspace
         generation INTEGER NOT NULL,

@@ -118,8 +118,9 @@ impl Store {
     }
 
     /// Runner names detected earlier under `key` (a fingerprint of what detection reads
-    /// outside the workspace), unless a file near the top of the workspace (three levels
-    /// deep or less, where projects are marked) changed after they were detected.
+    /// outside the workspace), unless a project may have appeared or changed since: a file
+    /// near the top (three levels deep or less, where projects are marked) was added or
+    /// deleted, or one that configures rather than implements (not a source file) was edited.
     pub fn cached_runners(&self, key: &str) -> Result<Option<Vec<String>>, StoreError> {
         use rusqlite::OptionalExtension;
         let row: Option<(i64, String)> = self
@@ -130,20 +131,24 @@ impl Store {
         let Some((generation, runners)) = row else {
             return Ok(None);
         };
-        let stale: bool = self
-            .conn
-            .prepare_cached(
-                "SELECT EXISTS (SELECT 1 FROM files WHERE gen > ?1
-                     AND length(path) - length(replace(path, '/', '')) <= 2)",
-            )?
-            .query_row([generation], |r| r.get(0))?;
-        Ok((!stale).then(|| {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT path, born > ?1 OR deleted FROM files WHERE gen > ?1
+                 AND length(path) - length(replace(path, '/', '')) <= 2",
+        )?;
+        let mut rows = stmt.query([generation])?;
+        while let Some(r) = rows.next()? {
+            let (path, appeared): (String, bool) = (r.get(0)?, r.get(1)?);
+            if appeared || !is_source(&path) {
+                return Ok(None);
+            }
+        }
+        Ok(Some(
             runners
                 .split(',')
                 .filter(|n| !n.is_empty())
                 .map(str::to_owned)
-                .collect()
-        }))
+                .collect(),
+        ))
     }
 
     /// Remembers the runners detected at `generation` under `key`.
@@ -165,6 +170,22 @@ impl Store {
     pub fn lock_run(&self, wait: std::time::Duration) -> Result<TryLock, StoreError> {
         lock::acquire(&self.dir, wait)
     }
+}
+
+/// Whether a file is code whose edits cannot change which runners a workspace uses (only
+/// its presence can, and that is checked apart).
+fn is_source(path: &str) -> bool {
+    const SOURCE: &[&str] = &[
+        "rs", "py", "pyi", "go", "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "java",
+        "kt", "scala", "groovy", "cs", "fs", "vb", "c", "cc", "cpp", "cxx", "h", "hh", "hpp",
+        "hxx", "rb", "php", "swift", "m", "md", "rst", "txt",
+    ];
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if name.eq_ignore_ascii_case("CMakeLists.txt") {
+        return false;
+    }
+    name.rsplit_once('.')
+        .is_some_and(|(_, ext)| SOURCE.iter().any(|s| ext.eq_ignore_ascii_case(s)))
 }
 
 #[cfg(test)]

@@ -176,10 +176,10 @@ fn scan(conn: &Connection, root: &Path, scope: Option<Scope>) -> Result<u64, Sto
         let next = if changed { generation + 1 } else { generation };
         let next_sql = next as i64;
         let mut upsert = c.prepare_cached(
-            "INSERT INTO files (path, size, mtime, hash, gen, racy, deleted)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0)
+            "INSERT INTO files (path, size, mtime, hash, gen, racy, deleted, born)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, ?5)
              ON CONFLICT (path) DO UPDATE SET size = ?2, mtime = ?3, hash = ?4, gen = ?5,
-                 racy = ?6, deleted = 0",
+                 racy = ?6, born = CASE WHEN deleted THEN ?5 ELSE born END, deleted = 0",
         )?;
         let mut restat =
             c.prepare_cached("UPDATE files SET size = ?2, mtime = ?3, racy = ?4 WHERE path = ?1")?;

@@ -425,17 +425,34 @@ fn detected_runners_are_kept_until_a_file_near_the_top_changes() {
         "another environment"
     );
     std::fs::write(root.join("a/b/c/deep.py"), "y\n").unwrap();
+    std::fs::write(root.join("src/a.py"), "edited = True\n").unwrap();
     s.scan().unwrap();
     assert!(
         s.cached_runners("k").unwrap().is_some(),
-        "deep files mark no project"
+        "deep files and edited source files mark no project"
     );
     std::fs::write(root.join("a/b/package.json"), "{}\n").unwrap();
-    s.scan().unwrap();
+    let g = s.scan().unwrap();
     assert_eq!(
         s.cached_runners("k").unwrap(),
         None,
         "a marker may have appeared"
+    );
+    s.cache_runners("k", g, &["jest".into()]).unwrap();
+    std::fs::write(root.join("a/b/package.json"), "{\"x\": 1}\n").unwrap();
+    let g = s.scan().unwrap();
+    assert_eq!(
+        s.cached_runners("k").unwrap(),
+        None,
+        "a configuration changed"
+    );
+    s.cache_runners("k", g, &["jest".into()]).unwrap();
+    std::fs::remove_file(root.join("src/a.py")).unwrap();
+    s.scan().unwrap();
+    assert_eq!(
+        s.cached_runners("k").unwrap(),
+        None,
+        "a file near the top went away"
     );
 }
 
