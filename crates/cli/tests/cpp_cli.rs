@@ -109,7 +109,7 @@ fn hang_is_killed_at_the_timeout_and_named() {
     let warm = pith(ws.path(), &["Hang.Quick"]);
     assert_eq!(warm.status(), "TestsPassed", "{}", warm.line);
     let start = std::time::Instant::now();
-    let a = pith(ws.path(), &["--timeout", "5"]);
+    let a = pith(ws.path(), &["--timeout", "10"]);
     assert!(start.elapsed().as_secs() < 30, "not killed in time");
     assert_eq!((a.status(), a.code), ("TimedOut", 1), "{}", a.line);
     assert_eq!(a.json["running"][0], "Hang.Forever", "{}", a.line);

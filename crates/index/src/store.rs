@@ -25,7 +25,7 @@ use std::sync::mpsc;
 const MAGIC: &[u8; 8] = b"PITHIDX\0";
 /// Bumped whenever the layout or what extraction records changes; an index of another
 /// version is rebuilt.
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 const HEADER_WORDS: usize = 13;
 const HEADER: usize = 16 + HEADER_WORDS * 8;
 const NAME_RECORD: usize = 36;
@@ -167,15 +167,11 @@ impl Segment {
         for list in [&mut seg.dirs, &mut seg.watched] {
             let n = r.next()?;
             for _ in 0..n {
-                let path = r.u32()?;
+                let len = usize::try_from(r.next()?).ok()?;
+                let path = std::str::from_utf8(r.bytes(len)?).ok()?.to_owned();
                 let size = r.next()?;
                 let mtime = r.next()?;
-                let path = seg_string(b, &seg.blob, &seg.offsets, seg.n_strings, path)?;
-                list.push(Stamp {
-                    path: path.to_owned(),
-                    size,
-                    mtime,
-                });
+                list.push(Stamp { path, size, mtime });
             }
         }
         seg.bytes = bytes;
@@ -322,6 +318,12 @@ impl<'b> Reader<'b> {
     fn u32(&mut self) -> Option<u32> {
         u32::try_from(self.next()?).ok()
     }
+
+    fn bytes(&mut self, len: usize) -> Option<&'b [u8]> {
+        let out = self.b.get(self.at..self.at.checked_add(len)?)?;
+        self.at += len;
+        Some(out)
+    }
 }
 
 fn put(out: &mut Vec<u8>, mut v: u64) {
@@ -466,11 +468,6 @@ impl Builder {
 
     fn finish(mut self, files: &[FileMeta], dirs: &[Stamp], watched: &[Stamp]) -> Vec<u8> {
         let file_paths: Vec<u32> = files.iter().map(|f| self.intern(&f.path)).collect();
-        let stamp_paths: Vec<u32> = dirs
-            .iter()
-            .chain(watched)
-            .map(|s| self.intern(&s.path))
-            .collect();
         let mut postings = std::mem::take(&mut self.postings);
         postings.sort_unstable_by(|a, b| {
             self.strings[a.0 as usize]
@@ -551,8 +548,7 @@ impl Builder {
         let post_off = out.len();
         out.extend_from_slice(&stream);
         let stamps_off = out.len();
-        let mut paths = stamp_paths.into_iter();
-        write_stamps(&mut out, dirs, watched, |_| paths.next().unwrap_or(NONE));
+        write_stamps(&mut out, dirs, watched);
         let stamps_len = out.len() - stamps_off;
 
         out[..8].copy_from_slice(MAGIC);
@@ -579,16 +575,13 @@ impl Builder {
     }
 }
 
-fn write_stamps(
-    out: &mut Vec<u8>,
-    dirs: &[Stamp],
-    watched: &[Stamp],
-    mut path_id: impl FnMut(&Stamp) -> u32,
-) {
+/// The stamps section: paths inline (not in the string table), so it can be rewritten alone.
+fn write_stamps(out: &mut Vec<u8>, dirs: &[Stamp], watched: &[Stamp]) {
     for list in [dirs, watched] {
         put(out, list.len() as u64);
         for s in list {
-            put(out, u64::from(path_id(s)));
+            put(out, s.path.len() as u64);
+            out.extend_from_slice(s.path.as_bytes());
             put(out, s.size);
             put(out, s.mtime);
         }
@@ -601,30 +594,11 @@ fn set_word(out: &mut [u8], i: usize, w: usize) {
 
 /// The old index with new stamps when only they changed (a directory's mtime settled, a
 /// non-source file came or went): the symbols are the same, so only the last section is
-/// rewritten. `None` when a stamp's path is not in the old string table (a new directory):
-/// then the index is rebuilt.
+/// rewritten.
 fn restamp(old: &Segment, dirs: &[Stamp], watched: &[Stamp]) -> Option<Vec<u8>> {
-    // Stamp paths must be strings of the old table; look them up through a map of it.
-    let mut ids: FxHashMap<&str, u32> = FxHashMap::default();
-    for id in 0..old.n_strings as u32 {
-        if let Some(s) = old.string(id) {
-            ids.insert(s, id);
-        }
-    }
-    let mut missing = false;
-    let mut out = old.bytes.get(..old.stamps_off)?.to_vec();
-    write_stamps(&mut out, dirs, watched, |s| {
-        match ids.get(s.path.as_str()) {
-            Some(id) => *id,
-            None => {
-                missing = true;
-                NONE
-            }
-        }
-    });
-    if missing {
-        return None;
-    }
+    let mut out = Vec::with_capacity(old.stamps_off + 64 * (dirs.len() + watched.len()));
+    out.extend_from_slice(old.bytes.get(..old.stamps_off)?);
+    write_stamps(&mut out, dirs, watched);
     let len = out.len() - old.stamps_off;
     set_word(&mut out, HEADER_WORDS - 1, len);
     Some(out)
@@ -707,13 +681,6 @@ pub(crate) fn update(
     }
 
     let mut builder = Builder::default();
-    if let Some(old) = &old {
-        // Keep the stamp paths' strings even if no symbol needs them, so a later restamp
-        // finds them.
-        for s in old.dirs.iter().chain(&old.watched) {
-            builder.intern(&s.path);
-        }
-    }
     let next = AtomicUsize::new(0);
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::sync_channel::<(usize, Option<FileSymbols>)>(256);

@@ -117,13 +117,17 @@ fn visit(root: &Path, entry: &ignore::DirEntry, now: u64, out: &mut Walked) {
             return;
         };
         let mtime = entry.metadata().map_or(0, |m| settled(mtime_of(&m), now));
+        // Only ignore files that exist: creating one changes the directory's mtime.
         for name in IGNORE_FILES {
             let path = if rel.is_empty() {
                 (*name).to_owned()
             } else {
                 format!("{rel}/{name}")
             };
-            out.watched.push(stamp(root, path, now));
+            let s = stamp(root, path, now);
+            if s.size != ABSENT {
+                out.watched.push(s);
+            }
         }
         out.dirs.push(Stamp {
             path: rel,

@@ -76,14 +76,17 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     CREATE TABLE failing (test_id INTEGER PRIMARY KEY);
     ",
     // 2: the runners detected in the workspace, kept until a project may have appeared or
-    // changed near the top; files remember the generation they (re)appeared at.
+    // changed near the top.
     "
-    ALTER TABLE files ADD COLUMN born INTEGER NOT NULL DEFAULT 0;
     CREATE TABLE detected (
         key TEXT PRIMARY KEY,            -- what detection depends on outside the workspace
         generation INTEGER NOT NULL,
         runners TEXT NOT NULL            -- names, comma-separated
     ) WITHOUT ROWID;
+    ",
+    // 3: the generation each file (re)appeared at, so additions are told from edits.
+    "
+    ALTER TABLE files ADD COLUMN born INTEGER NOT NULL DEFAULT 0;
     ",
 ];
 
