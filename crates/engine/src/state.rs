@@ -136,7 +136,7 @@ pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Report, 
         },
         None => None,
     };
-    if lock.as_ref().is_some_and(|l| !l.waited.is_zero()) {
+    if lock.as_ref().is_some_and(|l| l.waited) {
         // Another run held the workspace: what it left, and what changed meanwhile, count.
         generation = store
             .as_mut()

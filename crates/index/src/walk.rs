@@ -83,8 +83,8 @@ pub(crate) fn walk(root: &Path, threads: usize) -> Result<Walked, IndexError> {
                 return true;
             }
             let name = e.file_name().to_string_lossy();
-            !NEVER.contains(&name.as_ref())
-                && !(name == "target" && e.path().join("CACHEDIR.TAG").exists())
+            let build_output = name == "target" && e.path().join("CACHEDIR.TAG").exists();
+            !NEVER.contains(&name.as_ref()) && !build_output
         })
         .build_parallel();
     walker.run(|| {

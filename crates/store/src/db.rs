@@ -173,8 +173,32 @@ fn try_open(path: &Path) -> Result<Connection, Open> {
     if version < MIGRATIONS.len() as i64 {
         migrate(&conn)?;
     }
+    // A file whose tables are not what its version says (written by a build of pith that
+    // never shipped, or edited by hand) is as unusable as a damaged one.
+    for probe in SCHEMA_PROBES {
+        if conn.prepare(probe).is_err() {
+            return Err(Open::Unusable(
+                "does not have the tables its version says".to_owned(),
+            ));
+        }
+    }
     Ok(conn)
 }
+
+/// One statement per table naming every column the store uses; preparing them checks the
+/// schema without reading a row.
+const SCHEMA_PROBES: &[&str] = &[
+    "SELECT key, value FROM meta LIMIT 0",
+    "SELECT path, size, mtime, hash, gen, racy, deleted, born FROM files LIMIT 0",
+    "SELECT id, generation, selection, requested, status, runner, passed, failed, skipped,
+         errors, recovered, duration_ms, started FROM runs LIMIT 0",
+    "SELECT name, run_id, status, lacks, interpreter FROM runners LIMIT 0",
+    "SELECT id, name FROM tests LIMIT 0",
+    "SELECT run_id, test_id, phase, outcome, seq, duration_ms, message, kind, frames, flaky,
+         new, failing_for FROM results LIMIT 0",
+    "SELECT test_id FROM failing LIMIT 0",
+    "SELECT key, generation, runners FROM detected LIMIT 0",
+];
 
 /// Brings the schema to the latest version, in one write transaction that re-reads the
 /// version, so two processes opening a new database at once apply each step once.

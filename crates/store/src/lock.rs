@@ -19,8 +19,8 @@ const POLL: Duration = Duration::from_millis(25);
 #[derive(Debug)]
 pub struct RunLock {
     _file: File,
-    /// How long it took to get.
-    pub waited: Duration,
+    /// Another run held it first: what that run did (and what changed meanwhile) is news.
+    pub waited: bool,
 }
 
 /// The outcome of asking for the lock.
@@ -43,6 +43,7 @@ pub(crate) fn acquire(dir: &Path, wait: Duration) -> Result<TryLock, StoreError>
         .open(&path)
         .map_err(|e| StoreError::io(format!("opening {}", path.display()), e))?;
     let start = Instant::now();
+    let mut waited = false;
     loop {
         // SAFETY: flock on a descriptor this function owns; no memory is involved.
         let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
@@ -53,7 +54,7 @@ pub(crate) fn acquire(dir: &Path, wait: Duration) -> Result<TryLock, StoreError>
             let _ = file.flush();
             return Ok(TryLock::Held(RunLock {
                 _file: file,
-                waited: start.elapsed(),
+                waited,
             }));
         }
         let err = std::io::Error::last_os_error();
@@ -64,6 +65,7 @@ pub(crate) fn acquire(dir: &Path, wait: Duration) -> Result<TryLock, StoreError>
         if !contended {
             return Err(StoreError::io(format!("locking {}", path.display()), err));
         }
+        waited = true;
         if start.elapsed() >= wait {
             let mut text = String::new();
             let _ = file.rewind();

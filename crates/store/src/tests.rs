@@ -328,6 +328,7 @@ fn a_second_run_waits_then_is_busy_and_a_released_lock_is_free() {
     let TryLock::Held(held) = s.lock_run(Duration::ZERO).unwrap() else {
         panic!("free lock")
     };
+    assert!(!held.waited, "nobody held it");
     let other = Store::open(&root).unwrap();
     match other.lock_run(Duration::from_millis(100)).unwrap() {
         TryLock::Busy { holder } => assert_eq!(holder, Some(std::process::id())),
@@ -500,4 +501,20 @@ fn ignore_rules_nest_like_git() {
     assert_eq!(s.scan().unwrap(), g + 1, "sub/.gitignore covers only sub/");
     std::fs::write(root.join("sub/keep.tmp"), "x").unwrap();
     assert_eq!(s.scan().unwrap(), g + 2, "a negated pattern re-includes");
+}
+
+#[test]
+fn a_database_without_the_tables_its_version_says_is_moved_aside() {
+    let (_d, root) = workspace();
+    drop(Store::open(&root).unwrap());
+    let conn = rusqlite::Connection::open(root.join(".pith/state.db")).unwrap();
+    conn.execute_batch("DROP TABLE detected").unwrap();
+    drop(conn);
+    let mut s = Store::open(&root).unwrap();
+    let w = s.take_warnings();
+    assert!(
+        w.len() == 1 && w[0].contains("tables its version says"),
+        "{w:?}"
+    );
+    assert_eq!(s.scan().unwrap(), 1);
 }
