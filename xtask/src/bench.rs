@@ -62,6 +62,12 @@ pub fn run(opts: &Options) -> Result<()> {
         let work = tmp.path().join("work").join(&s.source);
         if !work.exists() {
             copy_dir(&source, &work).with_context(|| format!("copying {}", s.source))?;
+            if s.kind.needs_node_modules() {
+                // The JS fixtures share one installed tree (scripts/setup/js.sh).
+                let modules = root.join("tests/fixtures/js/node_modules");
+                std::os::unix::fs::symlink(&modules, work.join("node_modules"))
+                    .with_context(|| format!("linking node_modules into {}", s.source))?;
+            }
         }
         let env: Vec<(&str, &Path)> = if s.kind.builds_rust() {
             vec![("CARGO_TARGET_DIR", &target_dir)]

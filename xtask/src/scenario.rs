@@ -7,6 +7,11 @@ pub enum Kind {
     Pytest,
     Cargo,
     Nextest,
+    Go,
+    Jest,
+    Vitest,
+    Node,
+    Maven,
 }
 
 impl Kind {
@@ -16,6 +21,11 @@ impl Kind {
             Kind::Pytest => &["python3", "-m", "pytest"],
             Kind::Cargo => &["cargo", "test"],
             Kind::Nextest => &["cargo", "nextest", "run"],
+            Kind::Go => &["go", "test", "./..."],
+            Kind::Jest => &["npx", "jest"],
+            Kind::Vitest => &["npx", "vitest", "run"],
+            Kind::Node => &["node", "--test"],
+            Kind::Maven => &["mvn", "test"],
         }
     }
 
@@ -25,7 +35,17 @@ impl Kind {
             Kind::Pytest => None,
             Kind::Cargo => Some("cargo"),
             Kind::Nextest => Some("nextest"),
+            Kind::Go => Some("go"),
+            Kind::Jest => Some("jest"),
+            Kind::Vitest => Some("vitest"),
+            Kind::Node => Some("node"),
+            Kind::Maven => Some("maven"),
         }
+    }
+
+    /// Whether the fixture uses the JS fixtures' shared, installed `node_modules`.
+    pub fn needs_node_modules(self) -> bool {
+        matches!(self, Kind::Jest | Kind::Vitest | Kind::Node)
     }
 
     /// Whether the scenario builds Rust (and so shares the bench's CARGO_TARGET_DIR).
@@ -64,6 +84,22 @@ pub fn all() -> Vec<Scenario> {
             });
         }
     }
+    // The other runners: one row per fixture scenario, raw command against `pith test`.
+    for (dir, label, kind) in [
+        ("go", "go", Kind::Go),
+        ("js/jest", "jest", Kind::Jest),
+        ("js/vitest", "vitest", Kind::Vitest),
+        ("js/node", "node", Kind::Node),
+        ("java/maven", "maven", Kind::Maven),
+    ] {
+        for name in RUST {
+            out.push(Scenario {
+                name: format!("{label}/{name}"),
+                source: format!("tests/fixtures/{dir}/{name}"),
+                kind,
+            });
+        }
+    }
     out.push(Scenario {
         name: "examples/demo".into(),
         source: "examples/demo".into(),
@@ -84,13 +120,21 @@ mod tests {
     #[test]
     fn every_rust_fixture_has_a_cargo_and_a_nextest_row() {
         let all = all();
-        assert_eq!(all.len(), 4 + 2 * 4 + 1);
+        assert_eq!(all.len(), 4 + 2 * 4 + 5 * 4 + 1);
         let green: Vec<_> = all
             .iter()
             .filter(|s| s.source.ends_with("rust/green"))
             .collect();
         assert_eq!(green.len(), 2);
         assert!(green.iter().all(|s| s.kind.builds_rust()));
+    }
+
+    #[test]
+    fn every_scenario_has_its_fixture() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        for s in all() {
+            assert!(root.join(&s.source).is_dir(), "{} has no fixture at {}", s.name, s.source);
+        }
     }
 
     #[test]
