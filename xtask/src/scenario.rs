@@ -131,9 +131,16 @@ mod tests {
 
     #[test]
     fn every_scenario_has_its_fixture() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .unwrap();
         for s in all() {
-            assert!(root.join(&s.source).is_dir(), "{} has no fixture at {}", s.name, s.source);
+            assert!(
+                root.join(&s.source).is_dir(),
+                "{} has no fixture at {}",
+                s.name,
+                s.source
+            );
         }
     }
 
