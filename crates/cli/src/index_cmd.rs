@@ -19,15 +19,8 @@ pub fn symbol(root: Option<PathBuf>, name: &str, kind: Option<&str>) -> ExitCode
         Ok(defs) => defs,
         Err(e) => return fail(e.to_string()),
     };
-    let shaped: Vec<pith_wire::SymbolDef> = defs
-        .iter()
-        .map(|d| pith_wire::SymbolDef {
-            kind: d.kind.name(),
-            file: &d.file,
-            line: d.line,
-            container: d.container.as_deref(),
-        })
-        .collect();
+    let shaped: Vec<pith_wire::SymbolDef> =
+        defs.iter().map(pith_engine::Definition::shaped).collect();
     let answer = pith_wire::symbol_answer(name.trim(), &shaped);
     print_line(&pith_wire::to_json(&answer));
     exit(answer.found())

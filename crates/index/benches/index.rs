@@ -83,15 +83,8 @@ fn main() {
             let t = Instant::now();
             let index = Index::open(&corpus).expect("index");
             let defs = index.definitions(name, None);
-            let shaped: Vec<pith_wire::SymbolDef> = defs
-                .iter()
-                .map(|d| pith_wire::SymbolDef {
-                    kind: d.kind.name(),
-                    file: &d.file,
-                    line: d.line,
-                    container: d.container.as_deref(),
-                })
-                .collect();
+            let shaped: Vec<pith_wire::SymbolDef> =
+                defs.iter().map(pith_index::Definition::shaped).collect();
             let line = pith_wire::to_json(&pith_wire::symbol_answer(name, &shaped));
             (t.elapsed(), line.len(), defs.len())
         });

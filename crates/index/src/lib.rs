@@ -145,6 +145,18 @@ pub struct Definition {
     pub container: Option<String>,
 }
 
+impl Definition {
+    /// The definition as the answer shaper takes it: one mapping for every front end.
+    pub fn shaped(&self) -> pith_wire::SymbolDef<'_> {
+        pith_wire::SymbolDef {
+            kind: self.kind.name(),
+            file: &self.file,
+            line: self.line,
+            container: self.container.as_deref(),
+        }
+    }
+}
+
 /// The uses of a name in one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileUses {

@@ -188,15 +188,8 @@ fn find_symbol(call: &Call) -> Result<String, ToolError> {
     let ws = call.workspace;
     let kind = args.string("kind")?;
     let defs = pith_engine::find_symbol(ws.root.as_deref(), &ws.cwd, &name, kind.as_deref())?;
-    let shaped: Vec<pith_wire::SymbolDef> = defs
-        .iter()
-        .map(|d| pith_wire::SymbolDef {
-            kind: d.kind.name(),
-            file: &d.file,
-            line: d.line,
-            container: d.container.as_deref(),
-        })
-        .collect();
+    let shaped: Vec<pith_wire::SymbolDef> =
+        defs.iter().map(pith_engine::Definition::shaped).collect();
     Ok(pith_wire::to_json(&pith_wire::symbol_answer(
         name.trim(),
         &shaped,
