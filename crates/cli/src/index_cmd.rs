@@ -2,13 +2,13 @@
 //! on stdout. Exit code 0 when something was found, 1 when nothing was (the answer is still
 //! printed), 2 when pith could not do its job.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use super::{fail, print_line};
+
 const EXIT_FOUND: u8 = 0;
 const EXIT_NOTHING_FOUND: u8 = 1;
-const EXIT_PITH_FAILED: u8 = 2;
 
 pub fn symbol(root: Option<PathBuf>, name: &str, kind: Option<&str>) -> ExitCode {
     let cwd = match std::env::current_dir() {
@@ -53,19 +53,4 @@ fn exit(found: bool) -> ExitCode {
     } else {
         EXIT_NOTHING_FOUND
     })
-}
-
-fn fail(message: String) -> ExitCode {
-    eprintln!("pith: {message}");
-    ExitCode::from(EXIT_PITH_FAILED)
-}
-
-/// Prints the answer; a reader that went away is not an error.
-fn print_line(line: &str) {
-    let mut out = std::io::stdout().lock();
-    if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {
-        if e.kind() != std::io::ErrorKind::BrokenPipe {
-            eprintln!("pith: cannot write the answer: {e}");
-        }
-    }
 }

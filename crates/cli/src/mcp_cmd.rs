@@ -6,9 +6,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use pith_mcp::init::{self, Scope};
+use super::fail;
 
-const EXIT_PITH_FAILED: u8 = 2;
+use pith_mcp::init::{self, Scope};
 
 pub fn mcp(root: Option<PathBuf>, slim: bool) -> ExitCode {
     match pith_mcp::serve(pith_mcp::Options { root, slim }) {
@@ -79,9 +79,4 @@ pub fn init(host: &str, print: bool, user: bool, root: Option<PathBuf>) -> ExitC
         }
     }
     ExitCode::SUCCESS
-}
-
-fn fail(message: String) -> ExitCode {
-    eprintln!("pith: {message}");
-    ExitCode::from(EXIT_PITH_FAILED)
 }
