@@ -108,11 +108,7 @@ impl Adapter for Cargo {
 
     fn run(&self, ctx: &Context<'_>, tests: &[String]) -> Result<Run, RunnerError> {
         let Some(cargo) = find_cargo() else {
-            return Ok(Run {
-                status: Some(Status::RunnerMissing),
-                hint: Some(CARGO_HINT.to_owned()),
-                ..Run::new(self.name())
-            });
+            return Ok(cargo_missing(self.name()));
         };
         if self.nextest && !nextest_installed() {
             return Ok(Run {
@@ -262,10 +258,28 @@ fn set_env(cmd: &mut Command) {
         .env("CARGO_TERM_PROGRESS_WHEN", "never");
 }
 
-fn spawn_error(cargo: &Path, source: std::io::Error) -> RunnerError {
-    RunnerError::Spawn {
-        program: cargo.display().to_string(),
-        source,
+/// Runs cargo; `Ok(Err(()))` when cargo itself is gone (removed since it was found).
+fn spawn(
+    cmd: Command,
+    ctx: &Context<'_>,
+    cargo: &Path,
+) -> Result<Result<crate::process::Captured, ()>, RunnerError> {
+    match crate::process::run(cmd, ctx.deadline, ctx.cancel) {
+        Ok(c) => Ok(Ok(c)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Err(())),
+        Err(source) => Err(RunnerError::Spawn {
+            program: cargo.display().to_string(),
+            source,
+        }),
+    }
+}
+
+/// The answer when cargo is not installed.
+fn cargo_missing(runner: &str) -> Run {
+    Run {
+        status: Some(Status::RunnerMissing),
+        hint: Some(CARGO_HINT.to_owned()),
+        ..Run::new(runner)
     }
 }
 

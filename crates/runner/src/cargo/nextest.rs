@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use pith_model::{Failure, Run, Status};
 
 use super::{diag, junit, TestId};
-use crate::process::{self, Captured, End};
+use crate::process::{Captured, End};
 use crate::{text, Context, RunnerError};
 
 /// nextest's exit codes (nextest-metadata's `NextestExitCode`).
@@ -63,17 +63,9 @@ pub(super) fn run(
         for id in &ids {
             cmd.arg("-E").arg(filterset(id));
         }
-        let cap = match process::run(cmd, ctx.deadline, ctx.cancel) {
+        let cap = match super::spawn(cmd, ctx, cargo)? {
             Ok(c) => c,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let run = Run {
-                    status: Some(Status::RunnerMissing),
-                    hint: Some(super::CARGO_HINT.to_owned()),
-                    ..Run::new("nextest")
-                };
-                return Ok((run, Vec::new()));
-            }
-            Err(e) => return Err(super::spawn_error(cargo, e)),
+            Err(()) => return Ok((super::cargo_missing("nextest"), Vec::new())),
         };
         elapsed += cap.elapsed;
         let stdout = cap.stdout_str();

@@ -82,17 +82,9 @@ fn invoke(
         }
         cmd.args(g.iter().map(|id| &id.test));
     }
-    let cap = match process::run(cmd, ctx.deadline, ctx.cancel) {
+    let cap = match super::spawn(cmd, ctx, cargo)? {
         Ok(c) => c,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let run = Run {
-                status: Some(Status::RunnerMissing),
-                hint: Some(super::CARGO_HINT.to_owned()),
-                ..Run::new("cargo")
-            };
-            return Ok((run, Vec::new()));
-        }
-        Err(e) => return Err(super::spawn_error(cargo, e)),
+        Err(()) => return Ok((super::cargo_missing("cargo"), Vec::new())),
     };
     let stdout = cap.stdout_str();
     let msgs = diag::parse(&stdout);
