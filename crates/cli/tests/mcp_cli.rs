@@ -621,3 +621,76 @@ fn init_never_writes_outside_the_workspace_without_user() {
     assert_eq!(code, 2);
     assert!(stderr.contains("hosts: claude, codex"), "{stderr}");
 }
+
+/// The answer text of a raw `tools/call` response line.
+fn raw_answer(line: &str) -> Value {
+    let v: Value = serde_json::from_str(line).unwrap();
+    let text = v["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{line}"));
+    serde_json::from_str(text).unwrap()
+}
+
+#[test]
+fn get_status_follows_edits_made_just_before_it_is_asked() {
+    let ws = tempfile::Builder::new()
+        .prefix("pith-it-")
+        .tempdir()
+        .unwrap();
+    let root = ws.path().canonicalize().unwrap();
+    std::fs::write(root.join("pytest.ini"), "[pytest]\n").unwrap();
+    std::fs::write(root.join("test_a.py"), "def test_a():\n    pass\n").unwrap();
+    let mut raw = Raw::handshake(&std::env::temp_dir(), &["--root", root.to_str().unwrap()]);
+    let mut id = 1;
+    let mut status = |raw: &mut Raw, since: u64| {
+        id += 1;
+        let line = raw.request(
+            id,
+            "tools/call",
+            json!({"name": "get_status", "arguments": {"since": since}}),
+        );
+        raw_answer(&line)["generation"].as_u64().unwrap()
+    };
+    let mut generation = status(&mut raw, 0);
+    assert_eq!(generation, 1);
+    // Each edit is asked about at once, with no pause for file events to arrive.
+    for i in 0..10 {
+        std::fs::write(
+            root.join("test_a.py"),
+            format!("def test_a():\n    assert {i}\n"),
+        )
+        .unwrap();
+        let next = status(&mut raw, generation);
+        assert_eq!(next, generation + 1, "edit {i}");
+        generation = next;
+    }
+    // A touch, a file in a cache and a file in pith's own state change nothing.
+    let times = std::fs::FileTimes::new().set_modified(std::time::SystemTime::now());
+    std::fs::File::options()
+        .write(true)
+        .open(root.join("test_a.py"))
+        .unwrap()
+        .set_times(times)
+        .unwrap();
+    std::fs::create_dir_all(root.join("__pycache__")).unwrap();
+    std::fs::write(root.join("__pycache__/test_a.pyc"), "x").unwrap();
+    assert_eq!(status(&mut raw, generation), generation);
+    // A new directory with a file, then its deletion.
+    std::fs::create_dir_all(root.join("pkg/sub")).unwrap();
+    std::fs::write(root.join("pkg/sub/test_b.py"), "def test_b():\n    pass\n").unwrap();
+    assert_eq!(status(&mut raw, generation), generation + 1);
+    std::fs::remove_dir_all(root.join("pkg")).unwrap();
+    assert_eq!(status(&mut raw, generation + 1), generation + 2);
+    // The CLI, scanning, agrees with the server.
+    let cli = cli_line(&root, &["status"]);
+    assert!(
+        cli.starts_with(&format!("{{\"generation\":{}", generation + 2)),
+        "{cli}"
+    );
+    let cookies: Vec<_> = std::fs::read_dir(root.join(".pith"))
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with("sync-"))
+        .collect();
+    assert!(cookies.is_empty(), "{cookies:?}");
+}

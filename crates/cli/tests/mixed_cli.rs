@@ -51,3 +51,26 @@ fn an_id_no_runner_claims_is_not_found() {
     assert_eq!((a.status(), a.code), ("TestsNotFound", 1), "{}", a.line);
     assert_eq!(a.json["notFound"][0], "no-such-id");
 }
+
+#[test]
+fn an_id_with_two_runners_shapes_goes_to_the_runner_that_owns_it() {
+    // A CMake + GoogleTest project beside a Go module named `calc`: `calc.TestAdd` is also a
+    // GoogleTest `Suite.Test`, but only Go has it, so only Go runs (nothing is built).
+    let ws = fixture("cpp/green");
+    let calc = ws.path().join("calc");
+    std::fs::create_dir_all(&calc).unwrap();
+    std::fs::write(calc.join("go.mod"), "module calc\n\ngo 1.22\n").unwrap();
+    std::fs::write(
+        calc.join("calc_test.go"),
+        "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif 1+1 != 2 {\n\t\tt.Fatal(\"math\")\n\t}\n}\n",
+    )
+    .unwrap();
+    let a = pith(ws.path(), &["calc.TestAdd"]);
+    assert_eq!(
+        (a.status(), a.code, a.json["runner"].as_str()),
+        ("TestsPassed", 0, Some("go")),
+        "{}",
+        a.line
+    );
+    assert_eq!(a.json["passed"], 1, "{}", a.line);
+}

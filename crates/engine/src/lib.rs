@@ -229,7 +229,7 @@ fn resolve_root(req: &TestRequest) -> Result<PathBuf, EngineError> {
 }
 
 /// The workspace root: `root` when given (relative to `cwd`), else found from `cwd`.
-fn resolve(root: Option<&Path>, cwd: &Path) -> Result<PathBuf, EngineError> {
+pub fn resolve(root: Option<&Path>, cwd: &Path) -> Result<PathBuf, EngineError> {
     match root {
         Some(root) => {
             let root = if root.is_absolute() {
@@ -250,7 +250,8 @@ fn resolve(root: Option<&Path>, cwd: &Path) -> Result<PathBuf, EngineError> {
 }
 
 /// Which adapters run, with the ids each is to re-run. With no ids, every adapter runs
-/// everything; with ids, only adapters that claim some of them run.
+/// everything; with ids, only adapters that claim some of them run, and an id that an adapter
+/// owns (see [`Adapter::owns`]) goes to its owners only.
 fn route<'a>(
     adapters: &'a [Box<dyn Adapter>],
     tests: &[String],
@@ -264,7 +265,18 @@ fn route<'a>(
     adapters
         .iter()
         .filter_map(|a| {
-            let mine: Vec<String> = tests.iter().filter(|t| a.claims(t)).cloned().collect();
+            let mine: Vec<String> = tests
+                .iter()
+                .filter(|t| {
+                    let owned = adapters.iter().any(|o| o.owns(t));
+                    if owned {
+                        a.owns(t)
+                    } else {
+                        a.claims(t)
+                    }
+                })
+                .cloned()
+                .collect();
             (!mine.is_empty()).then_some((a.as_ref(), mine))
         })
         .collect()
@@ -295,4 +307,72 @@ pub fn cache_dir() -> Result<PathBuf, EngineError> {
         source,
     })?;
     Ok(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An adapter that claims ids with a prefix and owns those with another.
+    struct Fake {
+        name: &'static str,
+        claims: &'static str,
+        owns: Option<&'static str>,
+    }
+
+    impl Adapter for Fake {
+        fn name(&self) -> &'static str {
+            self.name
+        }
+        fn claims(&self, id: &str) -> bool {
+            id.contains(self.claims)
+        }
+        fn owns(&self, id: &str) -> bool {
+            self.owns.is_some_and(|o| id.starts_with(o))
+        }
+        fn run(&self, _: &Context<'_>, _: &[String]) -> Result<pith_model::Run, RunnerError> {
+            unreachable!("routing runs nothing")
+        }
+    }
+
+    fn routed(adapters: &[Box<dyn Adapter>], ids: &[&str]) -> Vec<(&'static str, Vec<String>)> {
+        let ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+        route(adapters, &ids)
+            .into_iter()
+            .map(|(a, t)| (a.name(), t))
+            .collect()
+    }
+
+    #[test]
+    fn an_id_two_runners_claim_goes_to_the_one_that_owns_it() {
+        // A Go module `calc` beside a GoogleTest suite: `calc.TestAdd` has both shapes.
+        let adapters: Vec<Box<dyn Adapter>> = vec![
+            Box::new(Fake {
+                name: "go",
+                claims: ".Test",
+                owns: Some("calc."),
+            }),
+            Box::new(Fake {
+                name: "ctest",
+                claims: ".",
+                owns: None,
+            }),
+        ];
+        assert_eq!(
+            routed(&adapters, &["calc.TestAdd", "Sum.Ok"]),
+            [
+                ("go", vec!["calc.TestAdd".to_owned()]),
+                ("ctest", vec!["Sum.Ok".to_owned()])
+            ]
+        );
+        // Claimed by both and owned by neither: both run it, and each reports what it found.
+        assert_eq!(
+            routed(&adapters, &["other.TestX"]),
+            [
+                ("go", vec!["other.TestX".to_owned()]),
+                ("ctest", vec!["other.TestX".to_owned()])
+            ]
+        );
+        assert_eq!(routed(&adapters, &[]), [("go", vec![]), ("ctest", vec![])]);
+    }
 }

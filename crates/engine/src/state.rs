@@ -190,7 +190,7 @@ fn runner_names(store: &Store, root: &Path, generation: u64) -> Result<Vec<Strin
 /// The generation: from the watcher's dirty set when there is one, else by a scan.
 fn refresh(store: &mut Store, watcher: Option<&Watcher>) -> Result<u64, StoreError> {
     match watcher {
-        Some(w) => store.refresh(w.take()),
+        Some(w) => store.refresh(w.take_synced()),
         None => store.scan(),
     }
 }

@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
@@ -77,9 +77,11 @@ pub fn serve(options: Options) -> Result<(), ServeError> {
         Workspace {
             root: options.root,
             cwd,
+            watcher: OnceLock::new(),
         },
         options.slim,
     );
+    watch(Arc::clone(&server.workspace));
     let calls = Arc::clone(&server.calls);
     let result = runtime.block_on(async move {
         let running = tokio::select! {
@@ -102,6 +104,24 @@ pub fn serve(options: Options) -> Result<(), ServeError> {
     // A blocking stdin read cannot be cancelled; do not wait for it.
     runtime.shutdown_timeout(Duration::from_millis(100));
     result
+}
+
+/// Starts the workspace's file watcher on a thread of its own (watching a large tree takes a
+/// while, and the handshake must not wait for it). A workspace that cannot be watched (no
+/// root yet, the kernel's watch limit) is scanned on each question instead, as the CLI does.
+fn watch(workspace: Arc<Workspace>) {
+    std::thread::spawn(move || {
+        let root = match pith_engine::resolve(workspace.root.as_deref(), &workspace.cwd) {
+            Ok(root) => root,
+            Err(_) => return,
+        };
+        match pith_engine::Watcher::start(&root) {
+            Ok(w) => {
+                let _ = workspace.watcher.set(Arc::new(w));
+            }
+            Err(e) => eprintln!("pith: answering without a file watcher: {e}"),
+        }
+    });
 }
 
 /// Resolves once pith has received SIGINT, SIGTERM or SIGHUP.

@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
@@ -16,10 +16,18 @@ use crate::guide;
 
 /// Where tool calls look for the workspace, fixed when the server starts: `--root`, else the
 /// workspace found from the server's directory (as `pith test` run there would).
-#[derive(Debug, Clone)]
 pub(crate) struct Workspace {
     pub root: Option<PathBuf>,
     pub cwd: PathBuf,
+    /// The file watcher on the workspace, once it has started (it starts in the background:
+    /// a large tree takes a while to watch); until then, and without one, answers scan.
+    pub watcher: OnceLock<Arc<pith_engine::Watcher>>,
+}
+
+impl Workspace {
+    fn watcher(&self) -> Option<Arc<pith_engine::Watcher>> {
+        self.watcher.get().cloned()
+    }
 }
 
 /// One call of a tool.
@@ -143,6 +151,7 @@ fn run_tests(call: &Call) -> Result<String, ToolError> {
     };
     let state = pith_engine::StateOptions {
         since: args.count("since")?,
+        watcher: call.workspace.watcher(),
         ..pith_engine::StateOptions::default()
     };
     let report = pith_engine::run_tests_with(&req, &state)?;
@@ -156,7 +165,7 @@ fn get_status(call: &Call) -> Result<String, ToolError> {
         root: call.workspace.root.clone(),
         cwd: call.workspace.cwd.clone(),
         since: args.count("since")?,
-        watcher: None,
+        watcher: call.workspace.watcher(),
     };
     let state = pith_engine::status(&req)?;
     warn(&state.warnings);

@@ -47,6 +47,13 @@ pub trait Adapter: Send + Sync {
     /// Whether `id` is one of this runner's test ids (so a mixed workspace can route re-runs).
     fn claims(&self, id: &str) -> bool;
 
+    /// Whether `id` names something of this workspace's, not merely has this runner's shape
+    /// (a Go id under this module's path): when ids of two runners look alike (`calc.TestAdd`
+    /// is also a GoogleTest `Suite.Test`), the runner that owns the id takes it alone.
+    fn owns(&self, _id: &str) -> bool {
+        false
+    }
+
     /// Runs the tests named in `tests` (all tests when empty) and reports what happened.
     /// Expected outcomes of the code under test (failures, compile errors, crashes, timeouts,
     /// a missing runner) are a [`Run`], never an error; an error means pith itself failed.

@@ -2,12 +2,15 @@
 //! generated workspace of 10,000 files, unchanged and after one edit (and the full answer;
 //! interleaved, so all see the same machine), as a table of medians: wall time, and the CPU
 //! time (user + system) the process used, which other load on the machine disturbs less.
+//! Beside them, the same question asked of a running `pith mcp` (`get_status`, round trip
+//! over stdio), whose file watcher stands in for the scan.
 //! Builds the release `pith` binary first (or uses `PITH_BIN`). Target: 50 ms median wall
 //! time for the whole process. A benchmark, not a test: it reports, it does not fail on a
 //! slow machine.
 
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const FILES: usize = 10_000;
@@ -38,26 +41,34 @@ fn main() {
         status(&pith, &root, Some(generation));
     }
 
+    let mut server = Server::start(&pith, &root);
+    // The server's first question scans (its watcher reports everything as changed).
+    server.status(generation);
+
     let mut unchanged = Vec::new();
     let mut edited = Vec::new();
     let mut full = Vec::new();
+    let mut served_unchanged = Vec::new();
+    let mut served_edited = Vec::new();
     for i in 0..RUNS {
         let (t, g) = status(&pith, &root, Some(generation));
         assert_eq!(g, generation, "nothing changed");
         unchanged.push(t);
+        let (t, g) = server.status(generation);
+        assert_eq!(g, generation, "nothing changed (server)");
+        served_unchanged.push(t);
 
-        let file = root.join(format!(
-            "pkg_{:03}/module_{:03}.py",
-            i % DIRS,
-            i % (FILES / DIRS)
-        ));
-        let mut text = std::fs::read_to_string(&file).expect("read");
-        text.push_str(&format!("# edit {i}\n"));
-        std::fs::write(&file, text).expect("write");
+        edit(&root, i, "cli");
         let (t, g) = status(&pith, &root, Some(generation));
         assert_eq!(g, generation + 1, "one edit, one generation");
         generation = g;
         edited.push(t);
+
+        edit(&root, i, "server");
+        let (t, g) = server.status(generation);
+        assert_eq!(g, generation + 1, "one edit, one generation (server)");
+        generation = g;
+        served_edited.push(t);
 
         full.push(status(&pith, &root, None).0);
     }
@@ -68,11 +79,20 @@ fn main() {
     );
     println!("load average at the end: {}", load_average());
     println!();
+    println!(
+        "(MCP rows: one request's round trip to a running `pith mcp`; their CPU is the server's \
+         mean per request, as the kernel counts it in ticks)"
+    );
+    println!();
     println!("| case                         | wall median | wall min | CPU median |");
     println!("|------------------------------|-------------|----------|------------|");
     row("--since N, unchanged", &mut unchanged);
     row("--since N, one file edited", &mut edited);
     row("full answer, unchanged", &mut full);
+    mean_cpu(&mut served_unchanged);
+    mean_cpu(&mut served_edited);
+    row("MCP get_status, unchanged", &mut served_unchanged);
+    row("MCP get_status, one edit", &mut served_edited);
     println!(
         "| first scan (new database)    | {:>11} |          | {:>10} |",
         ms(first.0),
@@ -93,6 +113,16 @@ fn row(name: &str, times: &mut [Times]) {
     );
 }
 
+/// Replaces each CPU time by their mean: a process's CPU time is counted in clock ticks, too
+/// coarse for one request, but their sum is not.
+fn mean_cpu(times: &mut [Times]) {
+    let total: Duration = times.iter().map(|t| t.1).sum();
+    let mean = total / times.len().max(1) as u32;
+    for t in times {
+        t.1 = mean;
+    }
+}
+
 fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }
@@ -101,6 +131,103 @@ fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
         .unwrap_or_else(|_| "unknown".to_owned())
+}
+
+/// Appends a line to one of the files, as an agent's edit would.
+fn edit(root: &Path, i: usize, who: &str) {
+    let file = root.join(format!(
+        "pkg_{:03}/module_{:03}.py",
+        i % DIRS,
+        i % (FILES / DIRS)
+    ));
+    let mut text = std::fs::read_to_string(&file).expect("read");
+    text.push_str(&format!("# edit {i} by {who}\n"));
+    std::fs::write(&file, text).expect("write");
+}
+
+/// A running `pith mcp`, asked over JSON-RPC on its stdin and stdout.
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl Server {
+    fn start(pith: &Path, root: &Path) -> Server {
+        let mut child = Command::new(pith)
+            .args(["mcp", "--root"])
+            .arg(root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("start pith mcp");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut server = Server {
+            child,
+            stdin,
+            stdout,
+            next_id: 0,
+        };
+        server.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#);
+        server.line();
+        server.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        server
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").expect("write to pith mcp");
+        self.stdin.flush().expect("flush");
+    }
+
+    fn line(&mut self) -> String {
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).expect("read pith mcp");
+        assert!(!line.is_empty(), "pith mcp closed its stdout");
+        line
+    }
+
+    /// One `get_status` with `since`: the round trip and the server's CPU time, and the
+    /// generation answered.
+    fn status(&mut self, since: u64) -> (Times, u64) {
+        self.next_id += 1;
+        let request = format!(
+            r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"get_status","arguments":{{"since":{since}}}}}}}"#,
+            self.next_id
+        );
+        let cpu = process_cpu(self.child.id());
+        let start = Instant::now();
+        self.send(&request);
+        let line = self.line();
+        let took = (
+            start.elapsed(),
+            process_cpu(self.child.id()).saturating_sub(cpu),
+        );
+        (took, generation_in(&line.replace("\\\"", "\"")))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// User + system time of a running process, from `/proc/PID/stat` (clock ticks of 10 ms).
+fn process_cpu(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let after = stat.rsplit(')').next().unwrap_or("");
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    // utime and stime are fields 14 and 15; the split starts at field 3.
+    let ticks: u64 = [11, 12]
+        .iter()
+        .filter_map(|&i| fields.get(i)?.parse::<u64>().ok())
+        .sum();
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    Duration::from_nanos(ticks * 1_000_000_000 / hz)
 }
 
 /// User + system time of the children waited for so far.
@@ -130,17 +257,19 @@ fn status(pith: &Path, root: &Path, since: Option<u64>) -> (Times, u64) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let line = String::from_utf8_lossy(&out.stdout);
-    let generation = line
-        .split("\"generation\":")
+    (took, generation_in(&String::from_utf8_lossy(&out.stdout)))
+}
+
+/// The generation an answer states.
+fn generation_in(line: &str) -> u64 {
+    line.split("\"generation\":")
         .nth(1)
         .and_then(|rest| {
             rest.split(|c: char| !c.is_ascii_digit())
                 .next()
                 .and_then(|n| n.parse().ok())
         })
-        .unwrap_or_else(|| panic!("no generation in {line}"));
-    (took, generation)
+        .unwrap_or_else(|| panic!("no generation in {line}"))
 }
 
 /// A Python project: `pkg_NNN/module_NNN.py` files of a few hundred bytes to a few KiB, a

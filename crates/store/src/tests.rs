@@ -369,6 +369,12 @@ fn a_refresh_with_a_watcher_looks_only_at_what_changed() {
         "the first refresh scans all"
     );
     assert_eq!(s.refresh(Dirty::default()).unwrap(), 1);
+    // Nothing dirty means nothing is looked at: a change the watcher is not told of is not
+    // seen (a scan would see it).
+    std::fs::write(root.join("unseen.py"), "u\n").unwrap();
+    assert_eq!(s.refresh(Dirty::default()).unwrap(), 1);
+    std::fs::remove_file(root.join("unseen.py")).unwrap();
+    let _ = watcher.take();
 
     std::fs::write(root.join("src/a.py"), "a = 3\n").unwrap();
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
@@ -404,6 +410,63 @@ fn a_refresh_with_a_watcher_looks_only_at_what_changed() {
     };
     assert_eq!(s.refresh(scoped).unwrap(), 4);
     assert_eq!(s.scan().unwrap(), 4, "a full scan agrees");
+}
+
+#[test]
+fn a_synced_take_sees_every_change_made_before_it_without_waiting_for_events() {
+    let (_d, root) = workspace();
+    let mut s = Store::open(&root).unwrap();
+    let watcher = Watcher::start(&root).unwrap();
+    assert!(
+        watcher.take_synced().full,
+        "the first take asks for a full scan"
+    );
+    assert_eq!(s.scan().unwrap(), 1);
+    for i in 0..20 {
+        // Asked right after the write: the cookie makes the take wait for its event.
+        std::fs::write(root.join("src/a.py"), format!("a = {i}\n")).unwrap();
+        let dirty = watcher.take_synced();
+        assert!(!dirty.full, "{dirty:?}");
+        assert!(dirty.paths.contains("src/a.py"), "edit {i}: {dirty:?}");
+        assert!(
+            !dirty.paths.iter().any(|p| p.starts_with(".pith")),
+            "cookies are not changes: {dirty:?}"
+        );
+        assert_eq!(s.refresh(dirty).unwrap(), 2 + i);
+    }
+    // With nothing changed, a synced take is empty: no cookie is left behind to be seen.
+    let dirty = watcher.take_synced();
+    assert_eq!(dirty, Dirty::default());
+    let left: Vec<_> = std::fs::read_dir(root.join(crate::STATE_DIR))
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with("sync-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn the_watcher_ignores_tool_caches_and_generated_directories() {
+    let (_d, root) = workspace();
+    std::fs::create_dir_all(root.join("target/debug")).unwrap();
+    std::fs::write(
+        root.join("target/CACHEDIR.TAG"),
+        "Signature: 8a477f597d28d172789f06886806bc55\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("web/node_modules/x")).unwrap();
+    let _s = Store::open(&root).unwrap();
+    let watcher = Watcher::start(&root).unwrap();
+    let _ = watcher.take_synced();
+    std::fs::write(root.join("target/debug/out.o"), "o").unwrap();
+    std::fs::write(root.join("web/node_modules/x/i.js"), "x").unwrap();
+    std::fs::write(root.join("src/a.py"), "a = 9\n").unwrap();
+    let dirty = watcher.take_synced();
+    assert_eq!(
+        dirty.paths.into_iter().collect::<Vec<_>>(),
+        ["src/a.py"],
+        "only the source edit"
+    );
 }
 
 #[test]

@@ -13,7 +13,7 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::Match;
 
 /// Directories that are never source: version control, pith's own state, tool caches.
-const SKIP_DIRS: &[&str] = &[
+pub(crate) const SKIP_DIRS: &[&str] = &[
     ".git",
     ".hg",
     ".svn",
@@ -24,7 +24,7 @@ const SKIP_DIRS: &[&str] = &[
 ];
 /// Files whose presence marks a directory as generated: a cache (cargo's `target/`,
 /// `.pytest_cache/`, per the Cache Directory Tagging convention) or a virtualenv.
-const GENERATED_MARKERS: &[&str] = &["CACHEDIR.TAG", "pyvenv.cfg"];
+pub(crate) const GENERATED_MARKERS: &[&str] = &["CACHEDIR.TAG", "pyvenv.cfg"];
 
 /// One file the walk found.
 pub(crate) struct Found<'a> {

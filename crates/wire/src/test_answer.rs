@@ -215,8 +215,10 @@ pub fn test_answer(report: &Report) -> TestAnswer {
         interpreter: joined(|r| r.interpreter.as_ref()),
         counts: counts.settle(),
         recovered: report.recovered as usize,
-        // Busy ran nothing: how long it waited is no signal.
-        duration_s: (report.status() != Status::Busy).then(|| tenths(report.duration)),
+        // Busy ran nothing: how long it waited is no signal; nor is a duration that rounds to
+        // nothing (a report file that recorded none, a run under 50 ms).
+        duration_s: Some(tenths(report.duration))
+            .filter(|&d| d > 0.0 && report.status() != Status::Busy),
         running: runs
             .iter()
             .flat_map(|r| r.running.iter().cloned())

@@ -53,6 +53,19 @@ fn green() {
 }
 
 #[test]
+fn a_duration_that_rounds_to_nothing_is_absent() {
+    // A report file that recorded no time, and a run under 50 ms.
+    for secs in [0.0, 0.04] {
+        let run = Run {
+            passed: 2,
+            ..Run::new("junit")
+        };
+        let json = render(&report(run, secs));
+        assert_eq!(json, r#"{"status":"TestsPassed","runner":"junit","passed":2}"#);
+    }
+}
+
+#[test]
 fn one_failure_shows_project_frames_deepest_first() {
     let failure = Failure {
         test: "tests/test_more.py::WindowedTests::test_basic".into(),

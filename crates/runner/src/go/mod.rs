@@ -97,6 +97,11 @@ impl Adapter for Go {
             || (self.module.is_some() && is_import_path(id) && self.in_module(id))
     }
 
+    /// Claimed under the module's own path (known from `go.mod`).
+    fn owns(&self, id: &str) -> bool {
+        self.module.is_some() && self.claims(id)
+    }
+
     fn run(&self, ctx: &Context<'_>, tests: &[String]) -> Result<Run, RunnerError> {
         let Some(go) = find_go() else {
             return Ok(missing(GO_HINT.to_owned()));
