@@ -1,11 +1,10 @@
 //! The generic JUnit XML reader: Maven Surefire, Gradle, and whatever else writes the format
-//! (`pith test --report`). It reads `<testsuites>`/`<testsuite>` (nested or not, or a bare
+//! (`pith test --report`), and nextest's reports for the Rust adapter. It reads `<testsuites>`/`<testsuite>` (nested or not, or a bare
 //! `<testcase>`), `<testcase classname name time file line>` with `<failure>`, `<error>`,
 //! `<skipped>`, `<system-out>`/`<system-err>`, and Surefire's retry elements
 //! (`<flakyFailure>`, `<flakyError>`, `<rerunFailure>`, `<rerunError>`, each with its own
-//! `<stackTrace>` and output), into a neutral [`Report`] that says nothing about any one runner.
-//! It is a superset of what nextest writes, so the nextest adapter's own parser could move onto
-//! it. Best effort: a truncated document yields what was read, with [`Report::complete`] false;
+//! `<stackTrace>` and output, which nextest also writes for its retries), into a neutral
+//! [`Report`] that says nothing about any one runner. Best effort: a truncated document yields what was read, with [`Report::complete`] false;
 //! only input with no JUnit element at all is an error. Never panics.
 
 use quick_xml::events::{BytesStart, Event};

@@ -14,7 +14,6 @@
 
 mod diag;
 mod enrich;
-mod junit;
 mod libtest;
 mod nextest;
 mod panic;

@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 
 use pith_model::{Failure, Run, Status};
 
-use super::{diag, junit, TestId};
+use super::{diag, TestId};
+use crate::junit;
 use crate::process::{Captured, End};
 use crate::{text, Context, RunnerError};
 
@@ -96,9 +97,10 @@ pub(super) fn run(
             }
         }
 
+        // A file with no JUnit element in it is no report: judged as a missing one.
         let report = std::fs::read(&junit_path)
             .ok()
-            .map(|b| junit::parse(&String::from_utf8_lossy(&b)));
+            .and_then(|b| junit::read(&String::from_utf8_lossy(&b)).ok());
         let requested = selection.map(|_| ids.as_slice());
         let mut run = judge(ctx, &cap, &stderr, &msgs, report.as_ref(), requested);
         not_found.append(&mut run.not_found);
@@ -173,10 +175,24 @@ fn escape_matcher(s: &str) -> String {
     out
 }
 
+/// nextest's binary id: the `classname` of its test cases (the suite's name in older reports).
+fn binary_id(case: &junit::Case) -> &str {
+    if case.classname.is_empty() {
+        &case.suite
+    } else {
+        &case.classname
+    }
+}
+
+/// nextest's test id: binary id, a space, the test name.
+fn case_id(case: &junit::Case) -> String {
+    format!("{} {}", binary_id(case), case.name)
+}
+
 /// The signal a `test abort` failure names (`process aborted with signal 6 (SIGABRT)`).
 fn abort_signal(f: &junit::Fault) -> Option<String> {
     let msg = f.message.as_deref().unwrap_or(&f.text);
-    let aborted = f.kind.as_deref().is_some_and(|k| k.contains("abort"))
+    let aborted = f.type_name.as_deref().is_some_and(|k| k.contains("abort"))
         || msg.contains("aborted with signal");
     if !aborted {
         return None;
@@ -247,19 +263,14 @@ fn judge(
 
     let mut seen: HashSet<String> = HashSet::new();
     let mut crash_tails: Vec<String> = Vec::new();
-    for case in report.map(|r| r.cases.as_slice()).unwrap_or_default() {
-        let id = case.id();
+    for case in report.iter().flat_map(|r| r.cases()) {
+        let id = case_id(case);
         // With a selection, the report also lists ignored tests that were not asked for.
         if requested.is_some_and(|req| !req.iter().any(|r| r.full == id)) {
             continue;
         }
         seen.insert(id.clone());
-        let bin = if case.classname.is_empty() {
-            case.suite.as_str()
-        } else {
-            case.classname.as_str()
-        };
-        let pkg_dir = pkg_dirs.get(bin).copied();
+        let pkg_dir = pkg_dirs.get(binary_id(case)).copied();
         match case.outcome {
             junit::Outcome::Skipped => run.skipped += 1,
             junit::Outcome::Passed if case.flaky() => {
@@ -267,7 +278,7 @@ fn judge(
                 let retry = case
                     .retries
                     .iter()
-                    .find(|r| r.element.starts_with("flaky"))
+                    .find(|r| r.element.is_flaky())
                     .cloned()
                     .unwrap_or_default();
                 let mut f = output_failure(ctx, id, &retry, &retry.stderr, &retry.stdout, pkg_dir);
@@ -278,7 +289,7 @@ fn judge(
                 run.passed += 1;
                 run.outcomes.push(pith_model::TestOutcome::passed(id, None));
             }
-            junit::Outcome::Failed => {
+            junit::Outcome::Failed | junit::Outcome::Errored => {
                 let fault = case.fault.clone().unwrap_or_default();
                 match abort_signal(&fault) {
                     Some(sig) if killed && is_termination(&sig) => run.running.push(id),
@@ -413,6 +424,122 @@ fn output_failure(
 mod tests {
     use super::*;
 
+    /// nextest 0.9.151, `single` fixture (backtrace shortened).
+    const SINGLE: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="nextest-run" tests="4" skipped="1" failures="1" errors="0" uuid="f23db813-4a77-4f21-9566-1358e71a81f0" timestamp="2026-11-29T22:45:59.570+00:00" time="0.211">
+    <testsuite name="single" tests="4" skipped="1" errors="0" failures="1">
+        <testcase name="tests::adds" classname="single" timestamp="2026-11-29T22:45:59.570+00:00" time="0.011"/>
+        <testcase name="tests::slow" classname="single" time="0.000">
+            <skipped message="Skipped: test does not match the run-ignored option"/>
+        </testcase>
+        <testcase name="tests::adds_negative" classname="single" timestamp="2026-11-29T22:45:59.570+00:00" time="0.022"/>
+        <testcase name="tests::off_by_one" classname="single" timestamp="2026-11-29T22:45:59.581+00:00" time="0.198">
+            <failure message="thread &apos;tests::off_by_one&apos; (18914) panicked at src/lib.rs:11:5" type="test failure with exit code 101">thread &apos;tests::off_by_one&apos; (18914) panicked at src/lib.rs:11:5:
+assertion `left == right` failed
+  left: 4
+ right: 5
+stack backtrace:
+   3: core::panicking::assert_failed::&lt;i32, i32&gt;
+             at /rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/core/src/panicking.rs:394:5
+   4: single::check_sum
+             at ./src/lib.rs:11:5
+note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.</failure>
+            <system-out>
+running 1 test
+test tests::off_by_one ... FAILED
+
+test result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured; 3 filtered out; finished in 0.18s
+
+</system-out>
+            <system-err>
+thread &apos;tests::off_by_one&apos; (18914) panicked at src/lib.rs:11:5:
+assertion `left == right` failed
+  left: 4
+ right: 5
+stack backtrace:
+   3: core::panicking::assert_failed::&lt;i32, i32&gt;
+             at /rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/core/src/panicking.rs:394:5
+</system-err>
+        </testcase>
+    </testsuite>
+</testsuites>"#;
+
+    /// nextest 0.9.151: a test that called `std::process::abort()`.
+    const ABORT: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="nextest-run" tests="2" skipped="0" failures="1" errors="0" uuid="5e541c10-088c-4ff7-9bae-43099a5e4868" timestamp="2026-11-29T22:46:03.890+00:00" time="0.043">
+    <testsuite name="crash" tests="2" skipped="0" errors="0" failures="1">
+        <testcase name="tests::fine" classname="crash" timestamp="2026-11-29T22:46:03.891+00:00" time="0.036"/>
+        <testcase name="tests::aborts" classname="crash" timestamp="2026-11-29T22:46:03.891+00:00" time="0.038">
+            <failure message="process aborted with signal 6 (SIGABRT)" type="test abort">process aborted with signal 6 (SIGABRT)</failure>
+            <system-out>
+running 1 test
+</system-out>
+            <system-err></system-err>
+        </testcase>
+    </testsuite>
+</testsuites>"#;
+
+    /// A retried test (nextest's documented shape): flaky, then one that failed every try.
+    const RETRIES: &str = r#"<testsuites><testsuite name="b::api">
+<testcase name="flaky_one" classname="b::api"><flakyFailure message="first try" type="test failure"><stackTrace>boom</stackTrace><system-err>thread 'flaky_one' panicked at crates/b/tests/api.rs:3:5:
+first try failed
+</system-err></flakyFailure></testcase>
+<testcase name="always" classname="b::api"><failure message="m" type="test failure">last</failure><rerunFailure message="r" type="test failure"><system-out>retry out</system-out></rerunFailure><system-out>final out</system-out><system-err>final err</system-err></testcase>
+</testsuite></testsuites>"#;
+
+    #[test]
+    fn nextest_reports_read_through_the_shared_reader() {
+        let r = junit::read(SINGLE).unwrap();
+        assert!(r.complete);
+        let cases: Vec<&junit::Case> = r.cases().collect();
+        let ids: Vec<String> = cases.iter().map(|c| case_id(c)).collect();
+        assert_eq!(
+            ids,
+            [
+                "single tests::adds",
+                "single tests::slow",
+                "single tests::adds_negative",
+                "single tests::off_by_one"
+            ]
+        );
+        assert_eq!(cases[1].outcome, junit::Outcome::Skipped);
+        let c = cases[3];
+        assert_eq!(c.outcome, junit::Outcome::Failed);
+        let f = c.fault.as_ref().unwrap();
+        assert_eq!(
+            f.message.as_deref(),
+            Some("thread 'tests::off_by_one' (18914) panicked at src/lib.rs:11:5")
+        );
+        assert_eq!(abort_signal(f), None);
+        assert!(f.text.contains("assert_failed::<i32, i32>"));
+        assert!(c
+            .stderr
+            .contains("thread 'tests::off_by_one' (18914) panicked at src/lib.rs:11:5:\n"));
+        assert!(c.stdout.contains("running 1 test"));
+        assert!(!c.stdout.contains("panicked"));
+
+        let r = junit::read(ABORT).unwrap();
+        let cases: Vec<&junit::Case> = r.cases().collect();
+        assert_eq!(cases.len(), 2);
+        let f = cases[1].fault.as_ref().unwrap();
+        assert_eq!(abort_signal(f).as_deref(), Some("SIGABRT"));
+
+        let r = junit::read(RETRIES).unwrap();
+        let cases: Vec<&junit::Case> = r.cases().collect();
+        let flaky = cases[0];
+        assert_eq!(flaky.outcome, junit::Outcome::Passed);
+        assert!(flaky.flaky());
+        assert_eq!(flaky.retries[0].text, "boom");
+        assert!(flaky.retries[0].stderr.contains("first try failed"));
+        assert_eq!(flaky.stderr, "");
+        let always = cases[1];
+        assert_eq!(always.outcome, junit::Outcome::Failed);
+        assert!(!always.flaky());
+        assert_eq!(always.retries[0].stdout, "retry out");
+        assert_eq!(always.stdout, "final out");
+        assert_eq!(always.fault.as_ref().unwrap().text, "last");
+    }
+
     #[test]
     fn starting_line_gives_the_selection() {
         let err =
@@ -443,15 +570,14 @@ mod tests {
     #[test]
     fn abort_signals() {
         let f = junit::Fault {
-            element: "failure".into(),
             message: Some("process aborted with signal 6 (SIGABRT)".into()),
-            kind: Some("test abort".into()),
+            type_name: Some("test abort".into()),
             ..Default::default()
         };
         assert_eq!(abort_signal(&f).as_deref(), Some("SIGABRT"));
         let f = junit::Fault {
             message: Some("thread 'x' panicked at src/lib.rs:1:1".into()),
-            kind: Some("test failure with exit code 101".into()),
+            type_name: Some("test failure with exit code 101".into()),
             ..Default::default()
         };
         assert_eq!(abort_signal(&f), None);
