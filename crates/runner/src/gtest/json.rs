@@ -89,9 +89,7 @@ pub fn parse(text: &str) -> Result<Vec<Case>, ParseError> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn ids_and_verdicts() {
-        let text = r#"{"tests": 4, "name": "AllTests", "testsuites": [
+    const SAMPLE: &str = r#"{"tests": 4, "name": "AllTests", "testsuites": [
   {"name": "Nums/P", "testsuite": [
     {"name": "Even/1", "value_param": "1", "file": "/w/t.cc", "line": 11, "status": "RUN", "result": "COMPLETED", "time": "0.002s", "classname": "Nums/P",
      "failures": [{"failure": "/w/t.cc:11\nExpected equality of these values:\n  GetParam() % 2\n    Which is: 1\n  0", "type": ""}]}]},
@@ -99,7 +97,10 @@ mod tests {
     {"name": "Ok", "status": "RUN", "result": "COMPLETED", "classname": "Sum"},
     {"name": "Skip", "status": "RUN", "result": "SKIPPED", "classname": "Sum"},
     {"name": "DISABLED_Off", "status": "NOTRUN", "result": "SUPPRESSED", "classname": "Sum"}]}]}"#;
-        let cases = parse(text).unwrap();
+
+    #[test]
+    fn ids_and_verdicts() {
+        let cases = parse(SAMPLE).unwrap();
         let got: Vec<(&str, Verdict)> = cases.iter().map(|c| (c.id.as_str(), c.verdict)).collect();
         assert_eq!(
             got,
@@ -114,5 +115,23 @@ mod tests {
         assert!((cases[0].seconds - 0.002).abs() < 1e-9);
         assert!(parse("{\"testsuites\": 1}").is_err());
         assert!(parse("{\"tests\": 1, \"testsu").is_err());
+    }
+
+    proptest::proptest! {
+        /// GoogleTest writes the file at exit: a cut one (a crash while writing) is an error,
+        /// never a shorter list of passing tests.
+        #[test]
+        fn a_truncated_report_is_an_error(cut in 0usize..1000) {
+            let cut = SAMPLE.char_indices().map(|(i, _)| i).nth(cut).unwrap_or(SAMPLE.len());
+            if cut < SAMPLE.trim_end().len() {
+                proptest::prop_assert!(parse(&SAMPLE[..cut]).is_err());
+            }
+        }
+
+        #[test]
+        fn never_panics(s in "(?s).{0,400}") {
+            let _ = parse(&s);
+            let _ = parse(&format!("{{\"testsuites\": [{{\"testsuite\": [{s}"));
+        }
     }
 }
