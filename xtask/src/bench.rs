@@ -1,6 +1,7 @@
 //! The benchmark run: builds the release pith, copies each scenario's fixture to a temp area,
-//! runs the raw command and `pith test` on it side by side (warm-up, then alternating timed
-//! runs), and hands the measurements to `report`. Only the table goes to stdout.
+//! runs the raw commands and `pith test` on it side by side (warm-up, then alternating timed
+//! runs), or for a report row has pith read the report file, and hands the measurements to
+//! `report`. Only the tables go to stdout.
 
 use std::ffi::OsString;
 use std::fs;
@@ -10,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
-use crate::report::{self, Row, Side};
+use crate::report::{self, RawKind, Row, Side};
 use crate::scenario::{self, Kind, Scenario};
 use crate::tokens::Counter;
 
@@ -27,7 +28,8 @@ const WALL_TARGET: f64 = 1.10;
 
 pub fn run(opts: &Options) -> Result<()> {
     let root = repo_root();
-    let scenarios: Vec<Scenario> = scenario::all()
+    let samples = samples_dir(&root);
+    let scenarios: Vec<Scenario> = scenario::all(samples.as_deref())
         .into_iter()
         .filter(|s| scenario::selected(&s.name, &opts.filters))
         .collect();
@@ -36,9 +38,16 @@ pub fn run(opts: &Options) -> Result<()> {
     }
     let pith = build_pith(&root)?;
     let nextest = scenarios.iter().any(|s| s.kind == Kind::Nextest) && nextest_installed();
+    let cmake_missing = ["cmake", "ctest", "ninja"]
+        .into_iter()
+        .filter(|p| !on_path(p))
+        .collect::<Vec<_>>();
     let counter = Counter::new()?;
     let tmp = tempfile::Builder::new().prefix("pith-bench-").tempdir()?;
     let target_dir = tmp.path().join("cargo-target");
+    // pith's gtest adapter builds in its cache directory: one inside the temp area starts it
+    // with no build of its own and leaves nothing behind in the caller's cache.
+    let xdg_cache = tmp.path().join("xdg-cache");
     eprintln!("bench: working in {}", tmp.path().display());
 
     let mut rows = Vec::new();
@@ -58,23 +67,48 @@ pub fn run(opts: &Options) -> Result<()> {
             );
             continue;
         }
-        // One copy per fixture: a Rust fixture's cargo and nextest rows share its build.
-        let work = tmp.path().join("work").join(&s.source);
-        if !work.exists() {
-            copy_dir(&source, &work).with_context(|| format!("copying {}", s.source))?;
-            if s.kind.needs_node_modules() {
-                // The JS fixtures share one installed tree (scripts/setup/js.sh).
-                let modules = root.join("tests/fixtures/js/node_modules");
-                std::os::unix::fs::symlink(&modules, work.join("node_modules"))
-                    .with_context(|| format!("linking node_modules into {}", s.source))?;
+        if s.kind == Kind::Ctest && !cmake_missing.is_empty() {
+            eprintln!(
+                "bench: skipping {}: {} not on PATH (scripts/setup/cpp.sh)",
+                s.name,
+                cmake_missing.join(", ")
+            );
+            continue;
+        }
+        // One copy per fixture (a Rust fixture's cargo and nextest rows share its build), or
+        // one per side where sharing would let one side profit from the other's work.
+        let work = tmp.path().join("work");
+        let (raw_dir, pith_dir) = if s.kind.separate_copies() {
+            (
+                work.join("raw").join(&s.source),
+                work.join("pith").join(&s.source),
+            )
+        } else {
+            (work.join(&s.source), work.join(&s.source))
+        };
+        for dir in [&raw_dir, &pith_dir] {
+            if !dir.exists() {
+                copy_fixture(&root, s, dir)?;
             }
         }
         let env: Vec<(&str, &Path)> = if s.kind.builds_rust() {
             vec![("CARGO_TARGET_DIR", &target_dir)]
+        } else if s.kind == Kind::Ctest {
+            vec![("XDG_CACHE_HOME", &xdg_cache)]
         } else {
             Vec::new()
         };
-        rows.push(measure(s, &work, &pith, &env, opts.runs, &counter)?);
+        let row = match &s.report {
+            Some(file) => measure_report(s, file, &pith_dir, &pith, opts.runs, &counter)?,
+            None => {
+                let dirs = Dirs {
+                    raw: &raw_dir,
+                    pith: &pith_dir,
+                };
+                measure(s, dirs, &pith, &env, opts.runs, &counter)?
+            }
+        };
+        rows.push(row);
     }
 
     let table = report::markdown_table(&rows);
@@ -84,7 +118,7 @@ pub fn run(opts: &Options) -> Result<()> {
     }
     for r in rows
         .iter()
-        .filter(|r| r.note.is_none() && r.wall_ratio() > WALL_TARGET)
+        .filter(|r| r.raw_kind == RawKind::Run && r.note.is_none() && r.wall_ratio() > WALL_TARGET)
     {
         eprintln!(
             "bench: {}: pith takes {:.2}× the runner's wall time (target ≤ {WALL_TARGET:.2}×)",
@@ -95,34 +129,74 @@ pub fn run(opts: &Options) -> Result<()> {
     Ok(())
 }
 
+/// Where each side of a live row runs: one copy of the fixture, or one each.
+#[derive(Clone, Copy)]
+struct Dirs<'a> {
+    raw: &'a Path,
+    pith: &'a Path,
+}
+
+/// Copies a scenario's fixture to `dir`, linking in what it needs that a copy lacks.
+fn copy_fixture(root: &Path, s: &Scenario, dir: &Path) -> Result<()> {
+    copy_dir(&root.join(&s.source), dir).with_context(|| format!("copying {}", s.source))?;
+    if s.kind.needs_node_modules() {
+        // The JS fixtures share one installed tree (scripts/setup/js.sh).
+        let modules = root.join("tests/fixtures/js/node_modules");
+        std::os::unix::fs::symlink(&modules, dir.join("node_modules"))
+            .with_context(|| format!("linking node_modules into {}", s.source))?;
+    }
+    Ok(())
+}
+
 /// One scenario: a warm-up of each side, then `runs` timed runs alternating raw and pith.
+/// The warm-up is also where a cold build happens (cargo's, CMake's configure and build), so
+/// the timed runs are the edit loop's: an already-built tree, nothing changed.
 fn measure(
     s: &Scenario,
-    work: &Path,
+    dirs: Dirs<'_>,
     pith: &Path,
     env: &[(&str, &Path)],
     runs: usize,
     counter: &Counter,
 ) -> Result<Row> {
-    let raw_argv: Vec<OsString> = s.kind.raw_argv().iter().map(OsString::from).collect();
-    let mut pith_argv: Vec<OsString> =
-        vec![pith.into(), "test".into(), "--root".into(), work.into()];
+    let raw_cmds: Vec<Vec<OsString>> = s
+        .kind
+        .raw_commands()
+        .iter()
+        .map(|argv| argv.iter().map(OsString::from).collect())
+        .collect();
+    let mut pith_argv: Vec<OsString> = vec![
+        pith.into(),
+        "test".into(),
+        "--root".into(),
+        dirs.pith.into(),
+    ];
     if let Some(runner) = s.kind.pith_runner() {
         pith_argv.extend(["--runner".into(), runner.into()]);
     }
 
     eprintln!("bench: {}: warm-up", s.name);
-    run_once(&raw_argv, work, env)?;
-    run_once(&pith_argv, work, env)?;
+    run_raw(&raw_cmds, dirs.raw, env)?;
+    run_once(&pith_argv, dirs.pith, env)?;
     let (mut raw, mut pith_runs) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
     for i in 1..=runs {
         eprintln!("bench: {}: run {i}/{runs}", s.name);
-        raw.push(run_once(&raw_argv, work, env)?);
-        pith_runs.push(run_once(&pith_argv, work, env)?);
+        raw.push(run_raw(&raw_cmds, dirs.raw, env)?);
+        pith_runs.push(run_once(&pith_argv, dirs.pith, env)?);
+    }
+    if raw_cmds.len() > 1 {
+        // A configure step is what an agent may leave out once the tree is configured: what
+        // the rest costs says how much of the row's ratio is that step.
+        let rest: Vec<Duration> = raw.iter().map(|r| r.steps.iter().skip(1).sum()).collect();
+        eprintln!(
+            "bench: {}: raw steps (median): {}; all but the first {} ms",
+            s.name,
+            step_medians(&raw_cmds, &raw),
+            report::median(&rest).as_millis()
+        );
     }
 
     // Sizes come from the first timed run of each side: warm, like every later one.
-    let raw_text = [raw[0].stdout.as_slice(), raw[0].stderr.as_slice()].concat();
     let answer = &pith_runs[0];
     let note = report::answer_problem(
         raw[0].code,
@@ -136,20 +210,98 @@ fn measure(
             String::from_utf8_lossy(&answer.stderr).trim_end()
         );
     }
-    let walls = |runs: &[Sample]| report::median(&runs.iter().map(|r| r.wall).collect::<Vec<_>>());
+    let raw_walls: Vec<Duration> = raw.iter().map(RawRun::wall).collect();
+    let pith_walls: Vec<Duration> = pith_runs.iter().map(|r| r.wall).collect();
     Ok(Row {
         scenario: s.name.clone(),
         raw: Side {
-            bytes: raw_text.len(),
-            tokens: counter.count(&raw_text),
-            wall: walls(&raw),
+            bytes: raw[0].text.len(),
+            tokens: counter.count(&raw[0].text),
+            wall: report::median(&raw_walls),
         },
         pith: Side {
             bytes: answer.stdout.len(),
             tokens: counter.count(&answer.stdout),
-            wall: walls(&pith_runs),
+            wall: report::median(&pith_walls),
         },
         note,
+        raw_kind: RawKind::Run,
+    })
+}
+
+/// Each raw step's median wall time, for the table's note on what a sequence's time is made of.
+fn step_medians(cmds: &[Vec<OsString>], runs: &[RawRun]) -> String {
+    cmds.iter()
+        .enumerate()
+        .map(|(i, argv)| {
+            let walls: Vec<Duration> = runs
+                .iter()
+                .filter_map(|r| r.steps.get(i).copied())
+                .collect();
+            let argv: Vec<String> = argv
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect();
+            format!(
+                "`{}` {} ms",
+                argv.join(" "),
+                report::median(&walls).as_millis()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A report row: the raw side is the report file as the agent would read it; pith reads it
+/// with `pith test --report` in `workspace` (warm-up, then `runs` timed runs).
+fn measure_report(
+    s: &Scenario,
+    file: &Path,
+    workspace: &Path,
+    pith: &Path,
+    runs: usize,
+    counter: &Counter,
+) -> Result<Row> {
+    let text = fs::read(file).with_context(|| format!("reading {}", file.display()))?;
+    let argv: Vec<OsString> = vec![
+        pith.into(),
+        "test".into(),
+        "--root".into(),
+        workspace.into(),
+        "--report".into(),
+        file.into(),
+    ];
+    eprintln!("bench: {}: warm-up", s.name);
+    run_once(&argv, workspace, &[])?;
+    let mut samples = Vec::with_capacity(runs);
+    for i in 1..=runs {
+        eprintln!("bench: {}: run {i}/{runs}", s.name);
+        samples.push(run_once(&argv, workspace, &[])?);
+    }
+    let answer = &samples[0];
+    let note = report::malformed_answer(answer.code, &String::from_utf8_lossy(&answer.stdout));
+    if let Some(note) = &note {
+        eprintln!(
+            "bench: {}: {note}; pith's stderr:\n{}",
+            s.name,
+            String::from_utf8_lossy(&answer.stderr).trim_end()
+        );
+    }
+    let walls: Vec<Duration> = samples.iter().map(|r| r.wall).collect();
+    Ok(Row {
+        scenario: s.name.clone(),
+        raw: Side {
+            bytes: text.len(),
+            tokens: counter.count(&text),
+            wall: Duration::ZERO,
+        },
+        pith: Side {
+            bytes: answer.stdout.len(),
+            tokens: counter.count(&answer.stdout),
+            wall: report::median(&walls),
+        },
+        note,
+        raw_kind: RawKind::Report,
     })
 }
 
@@ -158,6 +310,42 @@ struct Sample {
     stdout: Vec<u8>,
     stderr: Vec<u8>,
     code: Option<i32>,
+}
+
+/// The raw side once.
+struct RawRun {
+    /// Each command's wall time, in order.
+    steps: Vec<Duration>,
+    /// What the agent reads: each command's stdout, then its stderr, command after command.
+    text: Vec<u8>,
+    /// The exit code of the last command run.
+    code: Option<i32>,
+}
+
+impl RawRun {
+    fn wall(&self) -> Duration {
+        self.steps.iter().sum()
+    }
+}
+
+/// Runs the raw commands in order while each succeeds, as `a && b && c` typed by an agent would.
+fn run_raw(cmds: &[Vec<OsString>], cwd: &Path, env: &[(&str, &Path)]) -> Result<RawRun> {
+    let mut run = RawRun {
+        steps: Vec::with_capacity(cmds.len()),
+        text: Vec::new(),
+        code: Some(0),
+    };
+    for argv in cmds {
+        let sample = run_once(argv, cwd, env)?;
+        run.steps.push(sample.wall);
+        run.text.extend(sample.stdout);
+        run.text.extend(sample.stderr);
+        run.code = sample.code;
+        if sample.code != Some(0) {
+            break;
+        }
+    }
+    Ok(run)
 }
 
 /// Runs `argv` (never through a shell) in `cwd`, capturing its output and wall time.
@@ -207,7 +395,13 @@ fn stripped(name: &str) -> bool {
                 | "FORCE_COLOR"
                 | "CLICOLOR_FORCE"
                 | "PY_COLORS"
+                | "CTEST_OUTPUT_ON_FAILURE"
+                | "CTEST_PARALLEL_LEVEL"
+                | "CMAKE_BUILD_PARALLEL_LEVEL"
+                | "CMAKE_GENERATOR"
         )
+        // Both would change what gtest runs or prints; pith drops them too.
+        || name.starts_with("GTEST_")
 }
 
 fn repo_root() -> PathBuf {
@@ -240,6 +434,28 @@ fn build_pith(root: &Path) -> Result<PathBuf> {
     Ok(pith)
 }
 
+/// The real public report samples: `$PITH_SAMPLES` as the test suite reads it, else
+/// `<repo>/../shared/samples`; `None` (and no report rows) when neither is there.
+fn samples_dir(root: &Path) -> Option<PathBuf> {
+    let dir = std::env::var_os("PITH_SAMPLES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("../shared/samples"));
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "bench: no report samples at {} (set PITH_SAMPLES): no report rows",
+            dir.display()
+        );
+        None
+    }
+}
+
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(program).is_file()))
+}
+
 fn nextest_installed() -> bool {
     Command::new("cargo")
         .args(["nextest", "--version"])
@@ -250,7 +466,8 @@ fn nextest_installed() -> bool {
         .is_ok_and(|s| s.success())
 }
 
-/// Copies a fixture, leaving out build and cache directories a developer's run may have left.
+/// Copies a fixture, leaving out build and cache directories a developer's run may have left
+/// (a `build/` only when it is a CMake build directory: pith would adopt it).
 fn copy_dir(from: &Path, to: &Path) -> Result<()> {
     fs::create_dir_all(to)?;
     for entry in fs::read_dir(from)? {
@@ -259,7 +476,8 @@ fn copy_dir(from: &Path, to: &Path) -> Result<()> {
         if matches!(
             name.to_str(),
             Some("target" | "__pycache__" | ".pytest_cache" | ".pith")
-        ) {
+        ) || (name == "build" && entry.path().join("CMakeCache.txt").is_file())
+        {
             continue;
         }
         let (src, dst) = (entry.path(), to.join(&name));
@@ -285,6 +503,9 @@ mod tests {
         let src = tmp.path().join("src");
         fs::create_dir_all(src.join("tests/__pycache__")).unwrap();
         fs::create_dir_all(src.join("target/debug")).unwrap();
+        fs::create_dir_all(src.join("build")).unwrap();
+        fs::write(src.join("build/CMakeCache.txt"), "").unwrap();
+        fs::create_dir_all(src.join("lib/build")).unwrap();
         fs::write(src.join("tests/test_a.py"), "def test_a(): pass\n").unwrap();
         fs::write(src.join("tests/__pycache__/x.pyc"), "").unwrap();
         let dst = tmp.path().join("dst/deep");
@@ -292,6 +513,31 @@ mod tests {
         assert!(dst.join("tests/test_a.py").is_file());
         assert!(!dst.join("tests/__pycache__").exists());
         assert!(!dst.join("target").exists());
+        assert!(!dst.join("build").exists());
+        assert!(dst.join("lib/build").is_dir());
+    }
+
+    #[test]
+    fn raw_commands_run_in_order_until_one_fails() {
+        let tmp = tempfile::tempdir().unwrap();
+        let argv = |v: &[&str]| v.iter().map(OsString::from).collect::<Vec<_>>();
+        let cmds = [
+            argv(&["echo", "one"]),
+            argv(&["ls", "no-such-file"]),
+            argv(&["echo", "never"]),
+        ];
+        let run = run_raw(&cmds, tmp.path(), &[]).unwrap();
+        assert_eq!(run.steps.len(), 2);
+        assert_ne!(run.code, Some(0));
+        let text = String::from_utf8_lossy(&run.text);
+        assert!(
+            text.starts_with("one\n") && text.contains("no-such-file"),
+            "{text}"
+        );
+        assert!(!text.contains("never"));
+        assert_eq!(run.wall(), run.steps[0] + run.steps[1]);
+        let ok = run_raw(&cmds[..1], tmp.path(), &[]).unwrap();
+        assert_eq!((ok.code, ok.steps.len()), (Some(0), 1));
     }
 
     #[test]
@@ -299,6 +545,7 @@ mod tests {
         assert!(stripped("CARGO_PKG_NAME"));
         assert!(stripped("CARGO_MANIFEST_DIR"));
         assert!(stripped("RUST_BACKTRACE"));
+        assert!(stripped("GTEST_FILTER") && stripped("CMAKE_GENERATOR"));
         assert!(!stripped("CARGO_HOME"));
         assert!(!stripped("CARGO_TARGET_DIR"));
         assert!(!stripped("PATH"));

@@ -14,9 +14,12 @@ use anyhow::{bail, Context, Result};
 const USAGE: &str = "\
 usage: cargo xtask bench [--runs N] [--scenario NAME]... [--markdown-out FILE]
 
-Runs each fixture's test runner as an agent would type it, and `pith test` on the same
+Runs each fixture's test runner as an agent would type it (for CTest: cmake's configure,
+build and ctest, outputs concatenated and times added), and `pith test` on the same
 workspace, and prints a markdown table of output size (bytes, o200k_base tokens) and median
-wall time. The table goes to stdout; progress goes to stderr.
+wall time. A second table has the report rows: real public reports ($PITH_SAMPLES, else
+../shared/samples: TRX, JUnit XML) read by `pith test --report` against the file itself, for
+runners that cannot run here (.NET). The tables go to stdout; progress goes to stderr.
 
   --runs N             timed runs per side, raw and pith alternating (default 5)
   --scenario NAME      only scenarios whose name contains NAME (repeatable)

@@ -1,5 +1,6 @@
 //! The benchmark's results and their rendering: one row per scenario, medians, the sanity
-//! check on pith's answer, and the markdown table. Pure: no processes, no files.
+//! check on pith's answer, and the markdown tables (live runs; report files read). Pure: no
+//! processes, no files.
 
 use std::time::Duration;
 
@@ -19,6 +20,16 @@ pub struct Row {
     pub pith: Side,
     /// Set when pith's answer disagrees with the raw run or is malformed.
     pub note: Option<String>,
+    pub raw_kind: RawKind,
+}
+
+/// What the raw side of a row is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RawKind {
+    /// The runner's commands, run and timed.
+    Run,
+    /// An existing report file the agent would read: nothing runs, so there is no raw wall time.
+    Report,
 }
 
 impl Row {
@@ -39,14 +50,29 @@ pub fn median(samples: &[Duration]) -> Duration {
     }
 }
 
-/// Why pith's answer cannot be trusted for this row, if it cannot: pith failed (exit 2 or a
-/// signal), printed something other than one line of JSON, or disagrees with the raw run on
-/// green (exit 0) versus not green (exit 1).
+/// Why pith's answer cannot be trusted for this row, if it cannot: it is malformed
+/// (`malformed_answer`) or disagrees with the raw run on green (exit 0) versus not green
+/// (exit 1).
 pub fn answer_problem(
     raw_code: Option<i32>,
     pith_code: Option<i32>,
     pith_stdout: &str,
 ) -> Option<String> {
+    if let Some(problem) = malformed_answer(pith_code, pith_stdout) {
+        return Some(problem);
+    }
+    let expected = if raw_code == Some(0) { 0 } else { 1 };
+    if pith_code != Some(expected) {
+        let raw = raw_code.map_or("signal".to_string(), |c| c.to_string());
+        let pith = pith_code.map_or("signal".to_string(), |c| c.to_string());
+        return Some(format!("raw exit {raw}, pith exit {pith}"));
+    }
+    None
+}
+
+/// Why pith's answer is no answer, if it is not: pith failed (exit 2 or a signal) or printed
+/// something other than one line of JSON. All a report row can check, having no raw run.
+pub fn malformed_answer(pith_code: Option<i32>, pith_stdout: &str) -> Option<String> {
     let Some(pith) = pith_code else {
         return Some("pith killed by a signal".into());
     };
@@ -56,11 +82,6 @@ pub fn answer_problem(
     let lines = pith_stdout.lines().count();
     if lines != 1 || !pith_stdout.trim_start().starts_with('{') {
         return Some(format!("pith printed {lines} lines, not one JSON line"));
-    }
-    let expected = if raw_code == Some(0) { 0 } else { 1 };
-    if pith != expected {
-        let raw = raw_code.map_or("signal".to_string(), |c| c.to_string());
-        return Some(format!("raw exit {raw}, pith exit {pith}"));
     }
     None
 }
@@ -75,21 +96,53 @@ const HEADER: [&str; 7] = [
     "pith wall / raw wall",
 ];
 
-/// The results as a markdown table, columns padded so it also reads well in a terminal.
+/// The report rows' columns: the raw side is a file read, so there is only pith's wall time.
+const REPORT_HEADER: [&str; 7] = [
+    "report file (read, not run)",
+    "file bytes",
+    "file tokens",
+    "pith bytes",
+    "pith tokens",
+    "ratio (file tokens / pith tokens)",
+    "pith wall (reading it)",
+];
+
+/// The results as markdown: a table of the live runs, then (after a blank line) one of the
+/// report files read, columns padded so they also read well in a terminal.
 pub fn markdown_table(rows: &[Row]) -> String {
-    let cells: Vec<[String; 7]> = rows.iter().map(row_cells).collect();
-    let mut widths = HEADER.map(|h| h.chars().count());
+    let live: Vec<Vec<String>> = rows
+        .iter()
+        .filter(|r| r.raw_kind == RawKind::Run)
+        .map(row_cells)
+        .collect();
+    let read: Vec<Vec<String>> = rows
+        .iter()
+        .filter(|r| r.raw_kind == RawKind::Report)
+        .map(row_cells)
+        .collect();
+    let mut tables = Vec::new();
+    if !live.is_empty() {
+        tables.push(render(&HEADER, live));
+    }
+    if !read.is_empty() {
+        tables.push(render(&REPORT_HEADER, read));
+    }
+    tables.join("\n")
+}
+
+fn render(header: &[&str], cells: Vec<Vec<String>>) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in &cells {
         for (w, c) in widths.iter_mut().zip(row) {
             *w = (*w).max(c.chars().count());
         }
     }
-    let line = |cells: [String; 7]| {
+    let line = |cells: &[String]| {
         let padded: Vec<String> = cells
             .iter()
-            .zip(widths)
+            .zip(&widths)
             .enumerate()
-            .map(|(i, (c, w))| {
+            .map(|(i, (c, &w))| {
                 let pad = " ".repeat(w - c.chars().count());
                 if i == 0 {
                     format!("{c}{pad}")
@@ -100,7 +153,7 @@ pub fn markdown_table(rows: &[Row]) -> String {
             .collect();
         format!("| {} |\n", padded.join(" | "))
     };
-    let mut out = line(HEADER.map(String::from));
+    let mut out = line(&header.iter().map(|h| h.to_string()).collect::<Vec<_>>());
     let rule: Vec<String> = widths
         .iter()
         .enumerate()
@@ -113,13 +166,13 @@ pub fn markdown_table(rows: &[Row]) -> String {
         })
         .collect();
     out.push_str(&format!("| {} |\n", rule.join(" | ")));
-    for row in cells {
+    for row in &cells {
         out.push_str(&line(row));
     }
     out
 }
 
-fn row_cells(r: &Row) -> [String; 7] {
+fn row_cells(r: &Row) -> Vec<String> {
     let scenario = match &r.note {
         Some(note) => format!("{} ⚠ {note}", r.scenario),
         None => r.scenario.clone(),
@@ -129,13 +182,16 @@ fn row_cells(r: &Row) -> [String; 7] {
     } else {
         format!("{:.1}×", r.raw.tokens as f64 / r.pith.tokens as f64)
     };
-    let wall = format!(
-        "{:.2} ({} / {} ms)",
-        r.wall_ratio(),
-        r.pith.wall.as_millis(),
-        r.raw.wall.as_millis()
-    );
-    [
+    let wall = match r.raw_kind {
+        RawKind::Run => format!(
+            "{:.2} ({} / {} ms)",
+            r.wall_ratio(),
+            r.pith.wall.as_millis(),
+            r.raw.wall.as_millis()
+        ),
+        RawKind::Report => format!("{} ms", r.pith.wall.as_millis()),
+    };
+    vec![
         scenario,
         r.raw.bytes.to_string(),
         r.raw.tokens.to_string(),
@@ -177,6 +233,7 @@ mod tests {
                 wall: ms(840),
             },
             note: None,
+            raw_kind: RawKind::Run,
         };
         let bad = Row {
             scenario: "rust/single (nextest)".into(),
@@ -202,6 +259,43 @@ mod tests {
     }
 
     #[test]
+    fn report_rows_get_their_own_table_without_a_raw_wall_time() {
+        let side = |bytes, tokens, wall| Side {
+            bytes,
+            tokens,
+            wall: ms(wall),
+        };
+        let run = Row {
+            scenario: "ctest/green".into(),
+            raw: side(900, 300, 1000),
+            pith: side(80, 25, 900),
+            note: None,
+            raw_kind: RawKind::Run,
+        };
+        let read = Row {
+            scenario: "trx/xunit-dotnet.trx".into(),
+            raw: side(21764, 7000, 0),
+            pith: side(700, 200, 12),
+            note: None,
+            raw_kind: RawKind::Report,
+        };
+        let table = markdown_table(&[read.clone(), run]);
+        let parts: Vec<&str> = table.split("\n\n").collect();
+        assert_eq!(parts.len(), 2, "{table}");
+        assert!(parts[0].starts_with("| scenario ") && parts[0].contains("| ctest/green "));
+        assert!(parts[1].starts_with("| report file (read, not run) "));
+        assert!(parts[1].contains(" 35.0× | "), "{}", parts[1]);
+        assert!(parts[1].lines().nth(2).unwrap().ends_with(" 12 ms |"));
+        assert!(!parts[1].contains("ctest/green"));
+        let only_read = markdown_table(&[read]);
+        assert_eq!(
+            only_read.lines().filter(|l| l.starts_with("| --")).count(),
+            1
+        );
+        assert!(only_read.starts_with("| report file"));
+    }
+
+    #[test]
     fn answer_problems() {
         let json = "{\"status\":\"green\"}\n";
         assert_eq!(answer_problem(Some(0), Some(0), json), None);
@@ -219,5 +313,7 @@ mod tests {
             Some("raw exit 0, pith exit 1".into())
         );
         assert!(answer_problem(Some(0), Some(0), "{}\n{}\n").is_some());
+        assert_eq!(malformed_answer(Some(1), json), None);
+        assert_eq!(malformed_answer(Some(2), json), Some("pith exit 2".into()));
     }
 }

@@ -1,5 +1,8 @@
-//! The benchmark's scenarios: which fixture, which raw command an agent would type, and which
-//! `pith test --runner` it is compared with.
+//! The benchmark's scenarios: which fixture, which raw commands an agent would type, and which
+//! `pith test --runner` it is compared with; or, for runners that cannot run here, which real
+//! report file pith reads in place of the agent reading it.
+
+use std::path::{Path, PathBuf};
 
 /// How a scenario's tests are run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -12,27 +15,43 @@ pub enum Kind {
     Vitest,
     Node,
     Maven,
+    Ctest,
+    /// No live run: the raw side is the agent reading an existing report file, the pith side
+    /// `pith test --report` on it.
+    Report,
 }
 
+/// CMake's configure, build and test steps, as a project's README tells an agent to type them.
+/// `-G Ninja` because it is the generator pith's gtest adapter picks when ninja is installed
+/// (the bench requires it), so both sides build with the same tool.
+const CTEST: &[&[&str]] = &[
+    &["cmake", "-S", ".", "-B", "build", "-G", "Ninja"],
+    &["cmake", "--build", "build"],
+    &["ctest", "--test-dir", "build", "--output-on-failure"],
+];
+
 impl Kind {
-    /// The runner's default command, as an agent would type it.
-    pub fn raw_argv(self) -> &'static [&'static str] {
+    /// The runner's default commands, as an agent would type them, run in order while each
+    /// succeeds (as `a && b` would); the agent reads all their output. Empty for a report row.
+    pub fn raw_commands(self) -> &'static [&'static [&'static str]] {
         match self {
-            Kind::Pytest => &["python3", "-m", "pytest"],
-            Kind::Cargo => &["cargo", "test"],
-            Kind::Nextest => &["cargo", "nextest", "run"],
-            Kind::Go => &["go", "test", "./..."],
-            Kind::Jest => &["npx", "jest"],
-            Kind::Vitest => &["npx", "vitest", "run"],
-            Kind::Node => &["node", "--test"],
-            Kind::Maven => &["mvn", "test"],
+            Kind::Pytest => &[&["python3", "-m", "pytest"]],
+            Kind::Cargo => &[&["cargo", "test"]],
+            Kind::Nextest => &[&["cargo", "nextest", "run"]],
+            Kind::Go => &[&["go", "test", "./..."]],
+            Kind::Jest => &[&["npx", "jest"]],
+            Kind::Vitest => &[&["npx", "vitest", "run"]],
+            Kind::Node => &[&["node", "--test"]],
+            Kind::Maven => &[&["mvn", "test"]],
+            Kind::Ctest => CTEST,
+            Kind::Report => &[],
         }
     }
 
     /// The `--runner` pith is told to use, if any.
     pub fn pith_runner(self) -> Option<&'static str> {
         match self {
-            Kind::Pytest => None,
+            Kind::Pytest | Kind::Report => None,
             Kind::Cargo => Some("cargo"),
             Kind::Nextest => Some("nextest"),
             Kind::Go => Some("go"),
@@ -40,6 +59,7 @@ impl Kind {
             Kind::Vitest => Some("vitest"),
             Kind::Node => Some("node"),
             Kind::Maven => Some("maven"),
+            Kind::Ctest => Some("ctest"),
         }
     }
 
@@ -52,36 +72,57 @@ impl Kind {
     pub fn builds_rust(self) -> bool {
         matches!(self, Kind::Cargo | Kind::Nextest)
     }
+
+    /// Whether raw and pith each get their own copy of the fixture. pith's gtest adapter builds
+    /// in a project's own `build/` once that is the project's CMake build directory, so on a
+    /// shared copy it would adopt the tree the raw side configured and never configure itself.
+    pub fn separate_copies(self) -> bool {
+        self == Kind::Ctest
+    }
 }
 
 #[derive(Clone, Debug)]
 pub struct Scenario {
     pub name: String,
-    /// The fixture directory, relative to the repository root.
+    /// The fixture directory, relative to the repository root: the workspace both sides run in.
     pub source: String,
     pub kind: Kind,
+    /// For a report row: the report file, read by the agent or by pith.
+    pub report: Option<PathBuf>,
 }
 
 const PYTHON: [&str; 4] = ["green", "plain", "helper50", "distinct100"];
 const RUST: [&str; 4] = ["green", "single", "helper50", "distinct100"];
 
-/// Every scenario, in table order.
-pub fn all() -> Vec<Scenario> {
+/// The workspace report rows run in: it holds the source files the TRX samples' stack traces
+/// name, so pith maps their frames as it would in the project that wrote them. The JUnit
+/// samples name no file here; for them it is just a workspace.
+const REPORT_ROOT: &str = "tests/fixtures/dotnet/traces";
+
+/// Every scenario, in table order; report rows for the samples under `samples` (the real
+/// public reports of `$PITH_SAMPLES`) when given.
+pub fn all(samples: Option<&Path>) -> Vec<Scenario> {
     let mut out = Vec::new();
+    let live = |name: String, source: String, kind| Scenario {
+        name,
+        source,
+        kind,
+        report: None,
+    };
     for name in PYTHON {
-        out.push(Scenario {
-            name: format!("python/{name}"),
-            source: format!("tests/fixtures/python/{name}"),
-            kind: Kind::Pytest,
-        });
+        out.push(live(
+            format!("python/{name}"),
+            format!("tests/fixtures/python/{name}"),
+            Kind::Pytest,
+        ));
     }
     for name in RUST {
         for (kind, label) in [(Kind::Cargo, "cargo test"), (Kind::Nextest, "nextest")] {
-            out.push(Scenario {
-                name: format!("rust/{name} ({label})"),
-                source: format!("tests/fixtures/rust/{name}"),
+            out.push(live(
+                format!("rust/{name} ({label})"),
+                format!("tests/fixtures/rust/{name}"),
                 kind,
-            });
+            ));
         }
     }
     // The other runners: one row per fixture scenario, raw command against `pith test`.
@@ -91,21 +132,50 @@ pub fn all() -> Vec<Scenario> {
         ("js/vitest", "vitest", Kind::Vitest),
         ("js/node", "node", Kind::Node),
         ("java/maven", "maven", Kind::Maven),
+        ("cpp", "ctest", Kind::Ctest),
     ] {
         for name in RUST {
-            out.push(Scenario {
-                name: format!("{label}/{name}"),
-                source: format!("tests/fixtures/{dir}/{name}"),
+            out.push(live(
+                format!("{label}/{name}"),
+                format!("tests/fixtures/{dir}/{name}"),
                 kind,
-            });
+            ));
         }
     }
-    out.push(Scenario {
-        name: "examples/demo".into(),
-        source: "examples/demo".into(),
-        kind: Kind::Pytest,
-    });
+    out.push(live(
+        "examples/demo".into(),
+        "examples/demo".into(),
+        Kind::Pytest,
+    ));
+    if let Some(samples) = samples {
+        for (dir, ext) in [("trx", "trx"), ("junit", "xml")] {
+            for file in files_with_ext(&samples.join(dir), ext) {
+                let Some(name) = file.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+                    continue;
+                };
+                out.push(Scenario {
+                    name: format!("{dir}/{name}"),
+                    source: REPORT_ROOT.into(),
+                    kind: Kind::Report,
+                    report: Some(file),
+                });
+            }
+        }
+    }
     out
+}
+
+/// The files directly in `dir` ending in `.ext`, sorted; none when `dir` cannot be read.
+fn files_with_ext(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == ext))
+        .collect();
+    files.sort();
+    files
 }
 
 /// Whether `name` is selected: no filters selects everything, else any filter is a substring.
@@ -119,8 +189,8 @@ mod tests {
 
     #[test]
     fn every_rust_fixture_has_a_cargo_and_a_nextest_row() {
-        let all = all();
-        assert_eq!(all.len(), 4 + 2 * 4 + 5 * 4 + 1);
+        let all = all(None);
+        assert_eq!(all.len(), 4 + 2 * 4 + 6 * 4 + 1);
         let green: Vec<_> = all
             .iter()
             .filter(|s| s.source.ends_with("rust/green"))
@@ -131,10 +201,8 @@ mod tests {
 
     #[test]
     fn every_scenario_has_its_fixture() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .parent()
-            .unwrap();
-        for s in all() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        for s in all(None) {
             assert!(
                 root.join(&s.source).is_dir(),
                 "{} has no fixture at {}",
@@ -142,6 +210,43 @@ mod tests {
                 s.source
             );
         }
+        assert!(root.join(REPORT_ROOT).is_dir());
+    }
+
+    #[test]
+    fn ctest_is_configure_build_test_and_gets_its_own_copies() {
+        let ctest: Vec<_> = all(None)
+            .into_iter()
+            .filter(|s| s.name.starts_with("ctest/"))
+            .collect();
+        assert_eq!(ctest.len(), 4);
+        assert!(ctest.iter().all(|s| s.kind.separate_copies()));
+        let steps = Kind::Ctest.raw_commands();
+        assert_eq!(steps.len(), 3);
+        assert_eq!(steps[2][0], "ctest");
+        assert!(Kind::Pytest.raw_commands().len() == 1 && !Kind::Pytest.separate_copies());
+    }
+
+    #[test]
+    fn report_rows_come_from_the_samples_directory() {
+        let tmp = tempfile::tempdir().unwrap();
+        for f in ["trx/b.trx", "trx/a.trx", "trx/notes.md", "junit/x.xml"] {
+            let path = tmp.path().join(f);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "").unwrap();
+        }
+        let reports: Vec<_> = all(Some(tmp.path()))
+            .into_iter()
+            .filter(|s| s.kind == Kind::Report)
+            .collect();
+        let names: Vec<_> = reports.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["trx/a.trx", "trx/b.trx", "junit/x.xml"]);
+        assert!(reports
+            .iter()
+            .all(|s| s.report.as_ref().is_some_and(|r| r.is_file())));
+        assert!(Kind::Report.raw_commands().is_empty());
+        // A samples directory that is not there adds nothing.
+        assert_eq!(all(Some(&tmp.path().join("none"))).len(), all(None).len());
     }
 
     #[test]

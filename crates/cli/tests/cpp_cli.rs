@@ -126,24 +126,8 @@ fn no_tests_is_not_green() {
 fn ids_from_an_answer_rerun_exactly_those_tests() {
     let ws = fixture("cpp/helper50");
     let first = pith(ws.path(), &[]);
-    let id = first.failures()[0]["test"].as_str().unwrap().to_owned();
-    let again = pith(ws.path(), &[&id]);
-    assert_eq!(again.json["failed"], 1, "{}", again.line);
-    assert!(
-        again.json.get("passed").is_none(),
-        "only the named test ran: {}",
-        again.line
-    );
-    assert_eq!(again.failures()[0]["test"], id.as_str());
-
-    let missing = pith(ws.path(), &["Sizes/AreaTest.Matches/50"]);
-    assert_eq!(
-        (missing.status(), missing.code),
-        ("TestsNotFound", 1),
-        "{}",
-        missing.line
-    );
-    assert_eq!(missing.json["notFound"][0], "Sizes/AreaTest.Matches/50");
+    common::assert_reruns_only(ws.path(), &[], &first, 0, &[]);
+    common::assert_not_found(ws.path(), &[], &["Sizes/AreaTest.Matches/50"]);
 }
 
 #[test]

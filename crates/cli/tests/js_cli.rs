@@ -226,34 +226,14 @@ fn ids_from_an_answer_rerun_exactly_those_tests() {
     for r in RUNNERS {
         let ws = workspace(r, "single");
         let first = pith(ws.path(), &[]);
-        let id = first.failures()[0]["test"].as_str().unwrap().to_owned();
-        let again = pith(ws.path(), &[&id]);
-        assert_eq!(again.json["failed"], 1, "{}", again.line);
-        assert!(
-            again.json.get("passed").is_none() && again.json.get("skipped").is_none(),
-            "only the named test ran: {}",
-            again.line
-        );
-        assert_eq!(again.failures()[0]["test"], id.as_str());
-
-        let missing = pith(
+        common::assert_reruns_only(ws.path(), &[], &first, 0, &[]);
+        common::assert_not_found(
             ws.path(),
+            &[],
             &[
                 "tests/prices.test.js > price > euros?",
                 "tests/nope.test.js > x",
             ],
-        );
-        assert_eq!(
-            (missing.status(), missing.code),
-            ("TestsNotFound", 1),
-            "{}",
-            missing.line
-        );
-        assert_eq!(
-            missing.json["notFound"].as_array().unwrap().len(),
-            2,
-            "{}",
-            missing.line
         );
     }
 }

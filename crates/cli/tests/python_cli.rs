@@ -194,34 +194,14 @@ fn hang_is_killed_at_the_timeout_and_named() {
 fn ids_from_an_answer_rerun_exactly_those_tests() {
     let ws = fixture("python/parametrized");
     let first = pith(ws.path(), &[]);
-    let id = first.failures()[1]["test"].as_str().unwrap().to_owned();
-    let again = pith(ws.path(), &[&id]);
-    assert_eq!(again.json["failed"], 1, "{}", again.line);
-    assert!(
-        again.json.get("passed").is_none(),
-        "only the named test ran: {}",
-        again.line
-    );
-    assert_eq!(again.failures()[0]["test"], id.as_str());
-
-    let missing = pith(
+    common::assert_reruns_only(ws.path(), &[], &first, 1, &[]);
+    common::assert_not_found(
         ws.path(),
+        &[],
         &[
             "tests/test_params.py::test_inc[9-9]",
             "tests/test_nope.py::test_x",
         ],
-    );
-    assert_eq!(
-        (missing.status(), missing.code),
-        ("TestsNotFound", 1),
-        "{}",
-        missing.line
-    );
-    assert_eq!(
-        missing.json["notFound"].as_array().unwrap().len(),
-        2,
-        "{}",
-        missing.line
     );
 }
 

@@ -135,25 +135,10 @@ fn no_tests_is_not_green() {
 fn ids_from_an_answer_rerun_exactly_those_tests() {
     for path in PATHS {
         let ws = fixture("rust/single");
-        let first = pith(ws.path(), &["--runner", path]);
-        let id = first.failures()[0]["test"].as_str().unwrap().to_owned();
-        let again = pith(ws.path(), &["--runner", path, &id]);
-        assert_eq!(again.json["failed"], 1, "{}", again.line);
-        assert!(
-            again.json.get("passed").is_none(),
-            "only the named test ran: {}",
-            again.line
-        );
-        assert_eq!(again.failures()[0]["test"], id.as_str());
-
-        let missing = pith(ws.path(), &["--runner", path, "single tests::no_such_test"]);
-        assert_eq!(
-            (missing.status(), missing.code),
-            ("TestsNotFound", 1),
-            "{}",
-            missing.line
-        );
-        assert_eq!(missing.json["notFound"][0], "single tests::no_such_test");
+        let runner = ["--runner", path];
+        let first = pith(ws.path(), &runner);
+        common::assert_reruns_only(ws.path(), &runner, &first, 0, &[]);
+        common::assert_not_found(ws.path(), &runner, &["single tests::no_such_test"]);
     }
 }
 

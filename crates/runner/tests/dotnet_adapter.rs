@@ -2,7 +2,9 @@
 //! platform from fixture project files we wrote, the `dotnet test` command lines and filters
 //! built for them, what a run does when `dotnet` is missing, and the TRX reader on the real
 //! report samples (`$PITH_SAMPLES/trx`) against a workspace holding the source files their
-//! stack traces name (tests/fixtures/dotnet/traces), so the suffix mapping runs for real.
+//! stack traces name (tests/fixtures/dotnet/traces), so the suffix mapping runs for real, and
+//! whole runs that hang, replayed by a stand-in `dotnet` from the files a real one leaves
+//! (tests/fixtures/dotnet/runs), through the adapter as it runs `dotnet`.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -75,6 +77,7 @@ fn args(d: &Dotnet, ids: &[&str]) -> Vec<String> {
         Path::new("/opt/dotnet/dotnet"),
         Path::new("/scratch/trx"),
         &ids,
+        Duration::from_secs(600),
     );
     assert_eq!(cmd.get_program(), OsStr::new("/opt/dotnet/dotnet"));
     cmd.get_args()
@@ -124,8 +127,14 @@ fn vstest_command_writes_trx_to_scratch_and_filters_by_name() {
             "--results-directory",
             "/scratch/trx",
             "--blame",
+            "--blame-hang",
+            "--blame-hang-timeout",
+            "285s",
+            "--blame-hang-dump-type",
+            "none",
         ],
-        "the only solution in the directory: dotnet test picks it"
+        "the only solution in the directory: dotnet test picks it; vstest stops a test \
+         that hangs for half the 600 s pith has left, less a margin, and names it"
     );
     assert_eq!(
         args(
@@ -134,7 +143,7 @@ fn vstest_command_writes_trx_to_scratch_and_filters_by_name() {
                 "Calc.Tests.CalculatorTests.Adds",
                 "Calc.Tests.CalculatorTests.AddsPairs(a: 2, b: 2, want: 5)"
             ]
-        )[6..],
+        )[11..],
         [
             "--filter",
             r"FullyQualifiedName=Calc.Tests.CalculatorTests.Adds|DisplayName=Calc.Tests.CalculatorTests.AddsPairs\(a: 2, b: 2, want: 5\)"
@@ -142,7 +151,7 @@ fn vstest_command_writes_trx_to_scratch_and_filters_by_name() {
     );
     let n = adapter("nunit");
     assert_eq!(
-        args(&n, &["Calc.Tests.CalculatorTests.Adds(2,2,5)"])[6..],
+        args(&n, &["Calc.Tests.CalculatorTests.Adds(2,2,5)"])[11..],
         [
             "--filter",
             r"FullyQualifiedName=Calc.Tests.CalculatorTests.Adds\(2,2,5\)"
@@ -185,7 +194,12 @@ fn mtp_commands_per_mode() {
 #[test]
 fn the_callers_shell_does_not_reach_dotnet() {
     let d = adapter("vstest");
-    let cmd = d.command(Path::new("/opt/dotnet/dotnet"), Path::new("/scratch"), &[]);
+    let cmd = d.command(
+        Path::new("/opt/dotnet/dotnet"),
+        Path::new("/scratch"),
+        &[],
+        Duration::from_secs(600),
+    );
     let envs: Vec<(String, Option<String>)> = cmd
         .get_envs()
         .map(|(k, v)| {
@@ -199,6 +213,11 @@ fn the_callers_shell_does_not_reach_dotnet() {
     assert_eq!(get("MSBUILDTERMINALLOGGER"), Some(Some("off".into())));
     assert_eq!(get("DOTNET_CLI_UI_LANGUAGE"), Some(Some("en".into())));
     assert_eq!(get("NO_COLOR"), Some(Some("1".into())));
+    // The blame collector's temporary Sequence file stays inside the run's scratch space.
+    assert_eq!(
+        get("VSTEST_DUMP_TEMP_PATH"),
+        Some(Some("/scratch/blame".into()))
+    );
 }
 
 #[test]
@@ -235,6 +254,253 @@ fn missing_dotnet_is_runner_missing_with_a_hint() {
         assert!(h.contains(hint), "{name}: {h}");
         assert!(h.contains("https://dot.net/download") && !h.contains('\n'));
     }
+}
+
+/// A stand-in for `dotnet` replaying the recorded run `tests/fixtures/dotnet/runs/<run>`: it
+/// copies the run's `results/` into the `--results-directory` it is given, prints its
+/// `console.txt`, records its arguments next to that directory, then exits with the run's
+/// code, or waits for pith's deadline when the run `hangs`.
+fn fake_dotnet(dir: &Path, run: &str) -> PathBuf {
+    let recorded = fixtures().join("runs").join(run);
+    assert!(recorded.is_dir(), "no recorded run {run}");
+    let script = format!(
+        r#"#!/bin/sh
+run='{}'
+results=
+prev=
+for a in "$@"; do
+  if [ "$prev" = "--results-directory" ]; then results=$a; fi
+  prev=$a
+done
+[ -n "$results" ] || exit 90
+printf '%s\n' "$@" > "$results/../argv.txt"
+if [ -d "$run/results" ]; then cp -R "$run/results/." "$results/"; fi
+cat "$run/console.txt"
+if [ -f "$run/hangs" ]; then exec sleep 60; fi
+exit "$(cat "$run/exit")"
+"#,
+        recorded.display()
+    );
+    let path = dir.join("dotnet");
+    std::fs::write(&path, script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// The recorded `run` replayed through the adapter on the fixture workspace `workspace`, with
+/// `budget` before pith's deadline: the run and the arguments `dotnet` was given.
+fn replay(workspace: &str, run: &str, budget: Duration, ids: &[&str]) -> (Run, Vec<String>) {
+    let root = fixtures().join(workspace);
+    let d = adapter(workspace);
+    let paths = PathMap::new(&root);
+    let scratch = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let bin = tempfile::tempdir().unwrap();
+    let program = fake_dotnet(bin.path(), run);
+    let ctx = Context {
+        root: &root,
+        paths: &paths,
+        deadline: Instant::now() + budget,
+        scratch: scratch.path(),
+        cache: cache.path(),
+        cancel: None,
+    };
+    let ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+    let run = d.run_with(&program, &ctx, &ids).unwrap();
+    let argv = std::fs::read_to_string(scratch.path().join("argv.txt")).unwrap_or_default();
+    (run, argv.lines().map(str::to_owned).collect())
+}
+
+/// The value after `flag` in `argv`.
+fn option<'a>(argv: &'a [String], flag: &str) -> Option<&'a str> {
+    let i = argv.iter().position(|a| a == flag)?;
+    argv.get(i + 1).map(String::as_str)
+}
+
+/// `27s` → 27.
+fn secs(v: &str) -> u64 {
+    v.strip_suffix('s')
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("not whole seconds: {v}"))
+}
+
+const HUNG: &str = "Hang.Tests.HangTests.WaitsFor(hours: 1)";
+
+fn sequence_fixture() -> String {
+    let path = fixtures().join(
+        "runs/blame-hang/results/runner_buildhost_2025-05-12_10_31_07/In/buildhost/Sequence_5c3e1f0a9b2d4e6f8a1b2c3d4e5f6a7b.xml",
+    );
+    String::from_utf8(std::fs::read(path).unwrap()).unwrap()
+}
+
+#[test]
+fn the_blame_sequence_file_is_read_and_a_cut_one_refused() {
+    let text = sequence_fixture();
+    let entries = dotnet::parse_sequence(&text).unwrap();
+    let names: Vec<(&str, Option<bool>)> = entries
+        .iter()
+        .map(|e| (e.display.as_str(), e.completed))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("Hang.Tests.HangTests.Adds", Some(true)),
+            (HUNG, Some(false))
+        ]
+    );
+    assert_eq!(entries[1].name, "Hang.Tests.HangTests.WaitsFor");
+    assert_eq!(
+        entries[1].source,
+        "/work/hang/tests/Hang.Tests/bin/Debug/net8.0/Hang.Tests.dll"
+    );
+    // Cut before its end, the file may be missing the very test that was running.
+    for at in [0, 3, 40, text.len() / 2, text.len() - 1] {
+        assert!(dotnet::parse_sequence(&text[..at]).is_err(), "cut at {at}");
+    }
+    assert!(matches!(
+        dotnet::parse_sequence(&sample("xunit-dotnet.trx")),
+        Err(dotnet::SequenceError::NotASequence)
+    ));
+}
+
+#[test]
+fn a_test_vstest_stops_for_hanging_is_named_and_timed_out() {
+    // 61 s left: vstest is told to stop a test after 27 s without progress.
+    let (run, argv) = replay("hang", "blame-hang", Duration::from_secs(61), &[]);
+    assert_eq!(
+        argv[..4],
+        [
+            "test",
+            "--logger",
+            "trx;LogFilePrefix=pith",
+            "--results-directory"
+        ]
+    );
+    assert!(argv.iter().any(|a| a == "--blame-hang"), "{argv:?}");
+    assert_eq!(option(&argv, "--blame-hang-dump-type"), Some("none"));
+    let t = secs(option(&argv, "--blame-hang-timeout").unwrap());
+    assert!((25..=27).contains(&t), "{argv:?}");
+
+    assert_eq!(run.status(), Status::TimedOut, "{run:#?}");
+    // The Sequence file's display name; vstest's console line names the same test by its
+    // fully qualified name, `Hang.Tests.HangTests.WaitsFor`, which is not a second test.
+    assert_eq!(run.running, [HUNG], "{run:#?}");
+    assert_eq!((run.passed, run.failed, run.skipped), (2, 1, 0), "{run:#?}");
+    let f = failure(&run, HUNG);
+    assert_eq!(f.kind.as_deref(), Some("timeout"));
+    assert!(
+        f.message.contains(&format!("no test finished for {t}s"))
+            && f.message.contains("vstest's blame-hang"),
+        "{}",
+        f.message
+    );
+    assert!(
+        run.build_errors.is_empty(),
+        "MSB4181 is the aborted run, not the build"
+    );
+    assert!(run.hint.is_none(), "the test is named: {run:#?}");
+    let tail = run.tail.as_deref().unwrap();
+    assert!(
+        tail.contains("The specified inactivity time of 27 seconds"),
+        "{tail}"
+    );
+
+    // Asked for by id, the hung test was found though no report has its result.
+    let (run, argv) = replay("hang", "blame-hang", Duration::from_secs(61), &[HUNG]);
+    assert_eq!(
+        option(&argv, "--filter"),
+        Some(r"DisplayName=Hang.Tests.HangTests.WaitsFor\(hours: 1\)")
+    );
+    assert_eq!(run.status(), Status::TimedOut);
+    assert_eq!(run.running, [HUNG]);
+    assert!(run.not_found.is_empty(), "{run:#?}");
+    assert_eq!((run.passed, run.failed), (0, 1), "{run:#?}");
+}
+
+#[test]
+fn the_deadline_reads_what_an_earlier_hang_stop_left() {
+    // Hang.Tests was stopped and named; Slow.Tests still runs when pith's deadline comes.
+    let (run, _) = replay("hang", "deadline-after-blame", Duration::from_secs(4), &[]);
+    assert_eq!(run.status(), Status::TimedOut, "{run:#?}");
+    assert_eq!(run.running, [HUNG], "{run:#?}");
+    assert_eq!(failure(&run, HUNG).kind.as_deref(), Some("timeout"));
+    assert_eq!(run.passed, 1, "Adds, from Hang.Tests' report: {run:#?}");
+    assert!(run.hint.is_none());
+}
+
+#[test]
+fn the_deadline_with_nothing_named_says_how_to_have_it_named() {
+    // 8 s left: vstest is told 1 s, but nothing has been stopped when pith's deadline comes.
+    let (run, argv) = replay("hang", "deadline", Duration::from_secs(8), &[]);
+    assert_eq!(
+        option(&argv, "--blame-hang-timeout"),
+        Some("1s"),
+        "{argv:?}"
+    );
+    assert_eq!(run.status(), Status::TimedOut, "{run:#?}");
+    assert!(
+        run.running.is_empty() && run.failures.is_empty(),
+        "{run:#?}"
+    );
+    let hint = run.hint.as_deref().unwrap();
+    assert!(
+        hint.contains("no running test named")
+            && hint.contains("after 1s without progress")
+            && hint.contains("longer --timeout"),
+        "{hint}"
+    );
+    assert!(run
+        .tail
+        .as_deref()
+        .unwrap()
+        .contains("Starting test execution"));
+
+    // Too little time left for a hang timeout at all: none is passed, and the hint says why.
+    let (run, argv) = replay("hang", "deadline", Duration::from_secs(3), &[]);
+    assert!(
+        !argv.iter().any(|a| a.starts_with("--blame-hang")),
+        "{argv:?}"
+    );
+    assert_eq!(run.status(), Status::TimedOut);
+    let hint = run.hint.as_deref().unwrap();
+    assert!(hint.contains("too little time"), "{hint}");
+}
+
+#[test]
+fn a_test_the_hang_dump_stops_is_named_on_mtp() {
+    let (run, argv) = replay("hang-mtp", "mtp-hang", Duration::from_secs(61), &[]);
+    assert_eq!(
+        argv[..4],
+        ["test", "--no-ansi", "--no-progress", "--report-xunit-trx"]
+    );
+    assert!(argv.iter().any(|a| a == "--hangdump"), "{argv:?}");
+    assert_eq!(option(&argv, "--hangdump-type"), Some("Mini"));
+    let t = secs(option(&argv, "--hangdump-timeout").unwrap());
+    assert!((25..=27).contains(&t), "{argv:?}");
+
+    assert_eq!(run.status(), Status::TimedOut, "{run:#?}");
+    assert_eq!(run.running, [HUNG], "{run:#?}");
+    let f = failure(&run, HUNG);
+    assert_eq!(f.kind.as_deref(), Some("timeout"));
+    assert!(
+        f.message.contains("the HangDump extension"),
+        "{}",
+        f.message
+    );
+}
+
+#[test]
+fn mtp_without_the_hang_dump_names_the_package_to_add() {
+    // No hang option is passed (mtp_commands_per_mode): one the test app does not have fails
+    // the run. Whatever pith's budget, nothing can name the test; the answer says what would.
+    let (run, _) = replay("mtp", "mtp-deadline", Duration::from_secs(3), &[]);
+    assert_eq!(run.status(), Status::TimedOut, "{run:#?}");
+    assert!(run.running.is_empty());
+    assert_eq!(
+        run.hint.as_deref(),
+        Some("no running test named: Microsoft.Testing.Platform names a hanging test only with the Microsoft.Testing.Extensions.HangDump package; add it to Calc.Tests.csproj")
+    );
 }
 
 #[test]
@@ -426,6 +692,20 @@ mod never_panics {
                 "<TestRun xmlns=\"http://microsoft.com/schemas/VisualStudio/TeamTest/2010\"><Results><UnitTestResult testId=\"a\" testName=\"A.B.C\" outcome=\"Failed\"><Output><ErrorInfo><Message>{s}</Message><StackTrace>   at A.B.C() in {s}:line 3</StackTrace></ErrorInfo></Output></UnitTestResult></Results></TestRun>"
             );
             let _ = dotnet::parse_trx(&wrapped, &traces());
+        }
+
+        #[test]
+        fn on_cuts_and_splices_of_a_sequence_file(at in 0usize..2000, junk in proptest::collection::vec(any::<u8>(), 0..32)) {
+            let text = sequence_fixture();
+            let mut cut = at.min(text.len());
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let _ = dotnet::parse_sequence(&text[..cut]);
+            let mut bytes = text.into_bytes();
+            let at = at.min(bytes.len());
+            bytes.splice(at..at, junk);
+            let _ = dotnet::parse_sequence(&String::from_utf8_lossy(&bytes));
         }
 
         #[test]

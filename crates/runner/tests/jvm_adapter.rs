@@ -1,9 +1,10 @@
 //! The JVM adapter against fixture projects (tests/fixtures/java): the real Maven and Surefire
 //! on a multi-module project (frames across modules, reports of earlier runs ignored) and on
-//! parametrized ids; Gradle, which the test machines do not have, through a stand-in wrapper
-//! script that writes a Gradle-shaped report, and through its absence (RunnerMissing). Each run
-//! copies its fixture to a temp dir, so no `target/` lands in the repo. Maven must be installed
-//! (scripts/setup/jvm.sh): these tests fail without it, they never skip.
+//! parametrized ids; Gradle through a stand-in wrapper script that writes the report Gradle 8
+//! writes for JUnit 5 (the real Gradle the test machines have, Debian's 4.4.1 on JUnit 4, is
+//! driven end to end in crates/cli/tests/jvm_cli.rs), and through its absence (RunnerMissing).
+//! Each run copies its fixture to a temp dir, so no `target/` lands in the repo. Maven must be
+//! installed (scripts/setup/jvm.sh): these tests fail without it, they never skip.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -218,8 +219,35 @@ fn gradle_reports_are_read_through_the_wrapper() {
     assert_eq!((again.passed, again.failed), (0, 1), "{again:#?}");
 }
 
+/// Set in the child process that runs with a PATH holding no Gradle.
+const NO_GRADLE_CHILD: &str = "PITH_TEST_NO_GRADLE_CHILD";
+
 #[test]
 fn gradle_without_wrapper_or_install_is_runner_missing() {
+    // The test machines have Gradle on PATH, and PATH is the whole process's: this test runs
+    // itself again in a child whose PATH is an empty directory, so other tests keep theirs.
+    if std::env::var_os(NO_GRADLE_CHILD).is_none() {
+        let empty = tempfile::tempdir().unwrap();
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "gradle_without_wrapper_or_install_is_runner_missing",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(NO_GRADLE_CHILD, "1")
+            .env("PATH", empty.path())
+            .output()
+            .unwrap();
+        let log = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "{log}");
+        assert!(log.contains("1 passed"), "the child ran nothing: {log}");
+        return;
+    }
     let f = fixture("gradle/fake");
     std::fs::remove_file(f.root.join("gradlew")).unwrap();
     let gradle = detected(&f.root);

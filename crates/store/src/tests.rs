@@ -470,6 +470,58 @@ fn the_watcher_ignores_tool_caches_and_generated_directories() {
 }
 
 #[test]
+fn build_output_beside_its_build_file_is_not_source() {
+    let (_d, root) = workspace();
+    for (file, out) in [
+        ("java/pom.xml", "java/target/classes/A.class"),
+        (
+            "kt/build.gradle.kts",
+            "kt/build/test-results/test/TEST-A.xml",
+        ),
+        ("kt/build.gradle.kts", "kt/.gradle/8.5/fileHashes/x.bin"),
+        ("cs/App.Tests.csproj", "cs/obj/project.assets.json"),
+        ("cs/App.Tests.csproj", "cs/bin/Debug/App.dll"),
+        ("cpp/CMakeLists.txt", "cpp/out/CMakeCache.txt"),
+    ] {
+        let p = root.join(file);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, "x\n").unwrap();
+        let o = root.join(out);
+        std::fs::create_dir_all(o.parent().unwrap()).unwrap();
+        std::fs::write(&o, "x\n").unwrap();
+    }
+    // A `build/` that no build file claims is somebody's source.
+    std::fs::create_dir_all(root.join("py/build")).unwrap();
+    std::fs::write(root.join("py/build/helpers.py"), "x\n").unwrap();
+    let mut s = Store::open(&root).unwrap();
+    let g = s.scan().unwrap();
+    for out in [
+        "java/target/classes/A.class",
+        "kt/build/test-results/test/TEST-A.xml",
+        "kt/.gradle/8.5/fileHashes/x.bin",
+        "cs/obj/project.assets.json",
+        "cs/bin/Debug/App.dll",
+        "cpp/out/CMakeCache.txt",
+        "cpp/out/more.o",
+    ] {
+        std::fs::write(root.join(out), "changed by a build\n").unwrap();
+    }
+    assert_eq!(s.scan().unwrap(), g, "a build's output is not a change");
+    std::fs::write(root.join("py/build/helpers.py"), "y\n").unwrap();
+    assert_eq!(s.scan().unwrap(), g + 1);
+
+    // The watcher drops the same events at the top level.
+    let _java = Store::open(&root.join("java")).unwrap();
+    let watcher = Watcher::start(&root.join("java")).unwrap();
+    let _ = watcher.take_synced();
+    std::fs::write(root.join("java/target/classes/A.class"), "again\n").unwrap();
+    std::fs::write(root.join("java/pom.xml"), "edited\n").unwrap();
+    let dirty = watcher.take_synced();
+    assert!(!dirty.full, "{dirty:?}");
+    assert_eq!(dirty.paths.into_iter().collect::<Vec<_>>(), ["pom.xml"]);
+}
+
+#[test]
 fn detected_runners_are_kept_until_a_file_near_the_top_changes() {
     let (_d, root) = workspace();
     std::fs::create_dir_all(root.join("a/b/c")).unwrap();

@@ -23,8 +23,66 @@ pub(crate) const SKIP_DIRS: &[&str] = &[
     "node_modules",
 ];
 /// Files whose presence marks a directory as generated: a cache (cargo's `target/`,
-/// `.pytest_cache/`, per the Cache Directory Tagging convention) or a virtualenv.
-pub(crate) const GENERATED_MARKERS: &[&str] = &["CACHEDIR.TAG", "pyvenv.cfg"];
+/// `.pytest_cache/`, per the Cache Directory Tagging convention), a virtualenv, a CMake build
+/// directory.
+pub(crate) const GENERATED_MARKERS: &[&str] = &["CACHEDIR.TAG", "pyvenv.cfg", "CMakeCache.txt"];
+/// Build files, and the output directories beside them that their tool writes (tests run by
+/// pith among what it writes): Maven's `target/`, Gradle's `build/` and `.gradle/`, .NET's
+/// `bin/` and `obj/`. Neither tags its output, and a project without a `.gitignore` would see
+/// its generation bumped by every run. A name ending in `*` is a suffix.
+const BUILD_OUTPUTS: &[(&str, &[&str])] = &[
+    ("pom.xml", &["target"]),
+    ("build.gradle", &["build", ".gradle"]),
+    ("build.gradle.kts", &["build", ".gradle"]),
+    ("settings.gradle", &["build", ".gradle"]),
+    ("settings.gradle.kts", &["build", ".gradle"]),
+    ("*.csproj", &["bin", "obj"]),
+    ("*.fsproj", &["bin", "obj"]),
+    ("*.vbproj", &["bin", "obj"]),
+];
+
+/// Whether `dir/name` is the output directory of a build file in `dir`.
+pub(crate) fn is_build_output(dir: &Path, name: &std::ffi::OsStr) -> bool {
+    let candidates: Vec<&str> = BUILD_OUTPUTS
+        .iter()
+        .filter(|(_, outputs)| outputs.iter().any(|o| name == *o))
+        .map(|(file, _)| *file)
+        .collect();
+    if candidates.is_empty() {
+        return false;
+    }
+    if candidates
+        .iter()
+        .any(|f| !f.starts_with('*') && dir.join(f).is_file())
+    {
+        return true;
+    }
+    candidates.iter().any(|f| f.starts_with('*'))
+        && std::fs::read_dir(dir).is_ok_and(|entries| {
+            let names: Vec<_> = entries.flatten().map(|e| e.file_name()).collect();
+            build_outputs(names.iter().map(|n| n.as_os_str()))
+                .iter()
+                .any(|o| name == *o)
+        })
+}
+
+/// The output directories of the build files among `names` (a directory's entries).
+fn build_outputs<'a>(names: impl Iterator<Item = &'a std::ffi::OsStr>) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    for name in names {
+        let Some(name) = name.to_str() else { continue };
+        for (file, dirs) in BUILD_OUTPUTS {
+            let matches = match file.strip_prefix('*') {
+                Some(suffix) => name.ends_with(suffix),
+                None => name == *file,
+            };
+            if matches {
+                out.extend_from_slice(dirs);
+            }
+        }
+    }
+    out
+}
 
 /// One file the walk found.
 pub(crate) struct Found<'a> {
@@ -227,7 +285,8 @@ fn read(
     };
     let entries: Vec<std::fs::DirEntry> = entries.flatten().collect();
     let is_root = job.prefix.is_empty();
-    let has = |n: &str| entries.iter().any(|e| e.file_name() == n);
+    let names: Vec<std::ffi::OsString> = entries.iter().map(|e| e.file_name()).collect();
+    let has = |n: &str| names.iter().any(|e| e == n);
     if !is_root && GENERATED_MARKERS.iter().any(|m| has(m)) {
         return Vec::new();
     }
@@ -243,10 +302,10 @@ fn read(
     } else {
         job.rules.clone()
     };
+    let outputs = build_outputs(names.iter().map(|n| n.as_os_str()));
     let mut children = Vec::new();
     let mut rel = job.prefix.clone();
-    for e in &entries {
-        let name = e.file_name();
+    for (e, name) in entries.iter().zip(&names) {
         let Ok(ft) = e.file_type() else {
             continue;
         };
@@ -256,7 +315,10 @@ fn read(
             continue;
         }
         if ft.is_dir() {
-            if SKIP_DIRS.iter().any(|s| name == *s) || ignored(rules.as_ref(), base, &rel, true) {
+            if SKIP_DIRS.iter().any(|s| name == *s)
+                || outputs.iter().any(|o| name == *o)
+                || ignored(rules.as_ref(), base, &rel, true)
+            {
                 continue;
             }
             children.push(Job {

@@ -194,7 +194,8 @@ fn arrived(state_dir: &Path, event: &notify::Event, cookies: &(Mutex<HashSet<Str
 
 /// The workspace-relative path of an event, unless it cannot be source: under version control
 /// or pith's state, a tool cache (`node_modules`, `__pycache__`), or a top-level directory
-/// marked generated (cargo's `target/`, a virtualenv), which a build floods with events.
+/// that is generated (cargo's `target/`, a virtualenv, Maven's `target/` beside `pom.xml`),
+/// which a build floods with events.
 /// `generated` remembers the top-level directories found marked.
 fn relevant(
     root: &Path,
@@ -216,6 +217,7 @@ fn relevant(
         if crate::walk::GENERATED_MARKERS
             .iter()
             .any(|m| dir.join(m).is_file())
+            || crate::walk::is_build_output(root, first)
         {
             generated.insert(first.to_owned());
             return None;

@@ -358,8 +358,10 @@ fn shape_failures(answer: &mut TestAnswer, failures: &[&Failure]) {
     }
 
     if failures.len() <= ALL_IN_FULL {
-        // Few enough to show every one; only frames are trimmed to fit.
-        for (frames, code) in [(FRAMES, FRAMES), (FRAMES, 1), (2, 1), (1, 1)] {
+        // Few enough to show every one; only frames are trimmed to fit, down to the deepest
+        // one's `file:line`. Ids and messages are never cut, so eight long ones may still not
+        // fit: faithful before small.
+        for (frames, code) in [(FRAMES, FRAMES), (FRAMES, 1), (2, 1), (1, 1), (1, 0)] {
             answer.failures = failures
                 .iter()
                 .map(|f| failure_out(f, frames, code))

@@ -53,6 +53,47 @@ fn green() {
 }
 
 #[test]
+fn a_few_long_failures_lose_their_source_lines_but_nothing_else() {
+    // Five distinct failures with long ids and messages (as xunit's are), together over the
+    // budget: each keeps its id, message and deepest `file:line`; the source lines go.
+    let failures: Vec<Failure> = (0..5)
+        .map(|i| Failure {
+            test: format!(
+                "DotnetTests.XUnitTests.CalculatorTests.Is_Even_Number_Long_Name(i: {i})"
+            ),
+            message: format!("Assert.True() Failure (Expected: True, Actual: False) case {i}"),
+            frames: vec![frame(
+                "reports/dotnet/DotnetTests.XUnitTests/CalculatorTests.cs",
+                60 + i,
+                Some("Assert.True(i % 2 == 0 && Calculator.IsEven(i));"),
+            )],
+            ..Failure::default()
+        })
+        .collect();
+    let run = Run {
+        failed: 5,
+        failures,
+        ..Run::new("dotnet")
+    };
+    let json = render(&report(run, 1.0));
+    // Still over the budget: ids and messages are never cut (the ladder beyond eight failures
+    // is what bounds the size).
+    assert!(
+        json.len() > MANY_FAILURES_BUDGET,
+        "{} bytes: {json}",
+        json.len()
+    );
+    assert!(!json.contains("Assert.True(i % 2"), "{json}");
+    for i in 0..5 {
+        assert!(
+            json.contains(&format!("CalculatorTests.cs:{}\"", 60 + i)),
+            "{json}"
+        );
+        assert!(json.contains(&format!("(i: {i})")), "{json}");
+    }
+}
+
+#[test]
 fn a_duration_that_rounds_to_nothing_is_absent() {
     // A report file that recorded no time, and a run under 50 ms.
     for secs in [0.0, 0.04] {
@@ -61,7 +102,10 @@ fn a_duration_that_rounds_to_nothing_is_absent() {
             ..Run::new("junit")
         };
         let json = render(&report(run, secs));
-        assert_eq!(json, r#"{"status":"TestsPassed","runner":"junit","passed":2}"#);
+        assert_eq!(
+            json,
+            r#"{"status":"TestsPassed","runner":"junit","passed":2}"#
+        );
     }
 }
 

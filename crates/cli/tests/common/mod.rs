@@ -141,6 +141,70 @@ pub fn pith_in(cwd: &Path, root: &Path, args: &[&str]) -> Answer {
     }
 }
 
+/// Re-runs the `index`th failure `first` shows, by its id (with `args` before it, e.g.
+/// `--runner`, and `unknown` ids after it): exactly that test runs, and fails again; the
+/// unknown ids are listed in `notFound`. Returns the id.
+pub fn assert_reruns_only(
+    root: &Path,
+    args: &[&str],
+    first: &Answer,
+    index: usize,
+    unknown: &[&str],
+) -> String {
+    let id = first.failures()[index]["test"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no failure {index}: {}", first.line))
+        .to_owned();
+    let again = pith(root, &[args, &[id.as_str()], unknown].concat());
+    assert_eq!(
+        (again.status(), again.code, again.json["failed"].as_u64()),
+        ("TestsFailed", 1, Some(1)),
+        "{}",
+        again.line
+    );
+    assert!(
+        again.json.get("passed").is_none() && again.json.get("skipped").is_none(),
+        "only the named test ran: {}",
+        again.line
+    );
+    assert_eq!(again.failures()[0]["test"], id.as_str(), "{}", again.line);
+    assert_eq!(
+        sorted_strings(&again.json["notFound"]),
+        sorted(unknown),
+        "{}",
+        again.line
+    );
+    id
+}
+
+fn sorted_strings(v: &serde_json::Value) -> Vec<&str> {
+    let mut out: Vec<&str> = v
+        .as_array()
+        .map(|a| a.iter().filter_map(|x| x.as_str()).collect())
+        .unwrap_or_default();
+    out.sort_unstable();
+    out
+}
+
+fn sorted<'a>(ids: &[&'a str]) -> Vec<&'a str> {
+    let mut out = ids.to_vec();
+    out.sort_unstable();
+    out
+}
+
+/// Ids that name no test (with `args` before them): `TestsNotFound`, exit 1, each listed in
+/// `notFound` (in any order).
+pub fn assert_not_found(root: &Path, args: &[&str], ids: &[&str]) {
+    let a = pith(root, &[args, ids].concat());
+    assert_eq!((a.status(), a.code), ("TestsNotFound", 1), "{}", a.line);
+    assert_eq!(
+        sorted_strings(&a.json["notFound"]),
+        sorted(ids),
+        "{}",
+        a.line
+    );
+}
+
 /// Rules every answer obeys: no colour codes, no absolute workspace paths, no nulls, no
 /// empty lists or objects.
 pub fn assert_clean(line: &str, root: &Path) {
@@ -173,9 +237,8 @@ fn assert_signal(v: &serde_json::Value, line: &str) {
         Object(o) => {
             assert!(!o.is_empty(), "empty object in answer: {line}");
             for (k, x) in o {
-                if k != "durationS" {
-                    assert!(x.as_u64() != Some(0), "zero count {k} in answer: {line}");
-                }
+                // Counts and durations alike: a 0 or a 0.0 is no signal.
+                assert!(x.as_f64() != Some(0.0), "zero {k} in answer: {line}");
                 assert_signal(x, line);
             }
         }

@@ -2,14 +2,23 @@
 //! ids become filters, per platform and test framework.
 //!
 //! - VSTest: `dotnet test [TARGET] --logger trx;LogFilePrefix=pith --results-directory DIR
-//!   --blame [--filter EXPR]`. `LogFilePrefix` rather than `LogFileName`: with a fixed file
-//!   name every test project of a solution overwrites the same report (microsoft/vstest#3026);
-//!   the prefix gives each its own file, and every `.trx` in DIR is read.
-//!   `--blame` makes VSTest name the test that was running when a test host crashed.
+//!   --blame [--blame-hang --blame-hang-timeout Ts --blame-hang-dump-type none] [--filter
+//!   EXPR]`. `LogFilePrefix` rather than `LogFileName`: with a fixed file name every test
+//!   project of a solution overwrites the same report (microsoft/vstest#3026); the prefix gives
+//!   each its own file, and every `.trx` in DIR is read. `--blame` makes VSTest name the test
+//!   that was running when a test host crashed; `--blame-hang` makes it kill a test host that
+//!   made no progress for T and name the test that hung, without a dump (none is read).
 //! - MTP, .NET 10 MTP mode (global.json): `dotnet test [--solution|--project TARGET]
-//!   --results-directory DIR --report-trx --no-ansi --no-progress [filters]`.
+//!   --no-ansi --no-progress --report-trx --results-directory DIR [--hangdump --hangdump-timeout
+//!   Ts --hangdump-type Mini] [filters]`.
 //! - MTP through the VSTest mode's bridge: `dotnet test [TARGET] -- --report-trx
-//!   --results-directory DIR [filters]` (MTP options go after the extra `--`).
+//!   --results-directory DIR [hang options] [filters]` (MTP options go after the extra `--`).
+//!
+//! MTP's hang options exist only in test projects that have the HangDump extension, and an
+//! unknown option fails the whole run, so they are passed only when every test project has it.
+//! Its dump type is `Mini`, the smallest every version accepts (`None` is recent).
+//!
+//! The hang timeout T: see [`hang_timeout`].
 //!
 //! xUnit v3 on MTP without the TrxReport extension writes its own TRX (`--report-xunit-trx`).
 //!
@@ -21,11 +30,18 @@
 
 use std::ffi::OsString;
 use std::path::Path;
+use std::time::Duration;
 
 use super::project::{Framework, Layout, Platform};
 
-/// The arguments after `dotnet`.
-pub fn args(layout: &Layout, results: &Path, ids: &[String]) -> Vec<OsString> {
+/// The arguments after `dotnet`. `hang`: the platform's own hang timeout, when there is one to
+/// set ([`hang_timeout`]).
+pub fn args(
+    layout: &Layout,
+    results: &Path,
+    ids: &[String],
+    hang: Option<Duration>,
+) -> Vec<OsString> {
     let mut a: Vec<OsString> = vec!["test".into()];
     let frameworks = layout.frameworks();
     let framework = match frameworks.as_slice() {
@@ -41,6 +57,15 @@ pub fn args(layout: &Layout, results: &Path, ids: &[String]) -> Vec<OsString> {
             a.push("--results-directory".into());
             a.push(results.into());
             a.push("--blame".into());
+            if let Some(t) = hang {
+                a.extend([
+                    "--blame-hang".into(),
+                    "--blame-hang-timeout".into(),
+                    seconds(t).into(),
+                    "--blame-hang-dump-type".into(),
+                    "none".into(),
+                ]);
+            }
             if let Some(expr) = vstest_filter(framework, ids) {
                 a.extend(["--filter".into(), expr.into()]);
             }
@@ -65,10 +90,42 @@ pub fn args(layout: &Layout, results: &Path, ids: &[String]) -> Vec<OsString> {
             a.push(trx_flag(layout).into());
             a.push("--results-directory".into());
             a.push(results.into());
+            if let Some(t) = hang.filter(|_| layout.hang_dump()) {
+                a.extend([
+                    "--hangdump".into(),
+                    "--hangdump-timeout".into(),
+                    seconds(t).into(),
+                    "--hangdump-type".into(),
+                    "Mini".into(),
+                ]);
+            }
             a.extend(mtp_filter(framework, ids).into_iter().map(OsString::from));
         }
     }
     a
+}
+
+/// The hang timeout to give the platform when `remaining` is left before pith's deadline, so
+/// that the platform, not pith, stops a hanging test and names it (VSTest's Sequence file,
+/// MTP's hang-dump list): pith's own kill leaves no such record.
+///
+/// Both platforms time inactivity, not the run: T counts from the last test that started or
+/// finished, and the build before the first test takes an unknown share of `remaining`. A T
+/// just under `remaining` (go's `-timeout` model) would therefore only ever fire for a test
+/// that hung in the first seconds. Half of what is left after a margin (a tenth, 5 to 30 s,
+/// for the platform to kill the host, write its reports and exit) names every hang that
+/// starts in the first half of the budget, which with the default 600 s leaves a 285 s hang
+/// threshold: a test that runs longer than that without any other test finishing is stopped
+/// and reported timed out. `None` when too little is left for the timeout to mean anything.
+pub fn hang_timeout(remaining: Duration) -> Option<Duration> {
+    let margin = (remaining / 10).clamp(Duration::from_secs(5), Duration::from_secs(30));
+    let t = Duration::from_secs(remaining.saturating_sub(margin).as_secs() / 2);
+    (t >= Duration::from_secs(1)).then_some(t)
+}
+
+/// `285s`: whole seconds, a form both platforms' timespan parsers accept.
+fn seconds(t: Duration) -> String {
+    format!("{}s", t.as_secs())
 }
 
 /// MTP's TRX option: the TrxReport extension's, unless every test project is xUnit v3 without
@@ -198,6 +255,110 @@ mod tests {
         );
         assert_eq!(escape(r"a|b&c=d!e~f\g"), r"a\|b\&c\=d\!e\~f\\g");
         assert_eq!(vstest_filter(Framework::Xunit, &[]), None);
+    }
+
+    fn layout(platform: Platform, packages: &[&str]) -> Layout {
+        Layout {
+            target: None,
+            target_is_solution: false,
+            test_projects: vec![super::super::project::Project {
+                path: "T.Tests.csproj".into(),
+                packages: packages.iter().map(|p| p.to_string()).collect(),
+                sdks: vec!["Microsoft.NET.Sdk".into()],
+                props: Vec::new(),
+            }],
+            platform,
+            sdk_version: None,
+            shared_packages: Vec::new(),
+        }
+    }
+
+    fn argv(layout: &Layout, hang: Option<u64>) -> Vec<String> {
+        args(layout, Path::new("/r"), &[], hang.map(Duration::from_secs))
+            .into_iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn hang_options_per_platform() {
+        let vstest = layout(Platform::Vstest, &["Microsoft.NET.Test.Sdk", "xunit"]);
+        assert_eq!(
+            argv(&vstest, Some(285)),
+            [
+                "test",
+                "--logger",
+                "trx;LogFilePrefix=pith",
+                "--results-directory",
+                "/r",
+                "--blame",
+                "--blame-hang",
+                "--blame-hang-timeout",
+                "285s",
+                "--blame-hang-dump-type",
+                "none",
+            ]
+        );
+        assert_eq!(argv(&vstest, None).last().unwrap(), "--blame");
+
+        let with_dump = layout(
+            Platform::Mtp { native: true },
+            &["xunit.v3", "Microsoft.Testing.Extensions.HangDump"],
+        );
+        assert_eq!(
+            argv(&with_dump, Some(27)),
+            [
+                "test",
+                "--no-ansi",
+                "--no-progress",
+                "--report-xunit-trx",
+                "--results-directory",
+                "/r",
+                "--hangdump",
+                "--hangdump-timeout",
+                "27s",
+                "--hangdump-type",
+                "Mini",
+            ]
+        );
+        let bridge = layout(
+            Platform::Mtp { native: false },
+            &[
+                "MSTest",
+                "Microsoft.Testing.Extensions.TrxReport",
+                "Microsoft.Testing.Extensions.HangDump",
+            ],
+        );
+        assert_eq!(
+            argv(&bridge, Some(27)),
+            [
+                "test",
+                "--",
+                "--report-trx",
+                "--results-directory",
+                "/r",
+                "--hangdump",
+                "--hangdump-timeout",
+                "27s",
+                "--hangdump-type",
+                "Mini",
+            ]
+        );
+        // Without the extension the option does not exist: it would fail the run.
+        let without = layout(Platform::Mtp { native: true }, &["xunit.v3"]);
+        assert!(!argv(&without, Some(27)).iter().any(|a| a.contains("hang")));
+    }
+
+    #[test]
+    fn hang_timeout_is_half_the_budget_after_a_margin() {
+        let secs = |s: u64| hang_timeout(Duration::from_secs(s)).map(|d| d.as_secs());
+        assert_eq!(secs(600), Some(285));
+        assert_eq!(secs(60), Some(27));
+        assert_eq!(secs(3600), Some(1785));
+        assert_eq!(secs(12), Some(3));
+        assert_eq!(secs(6), None);
+        assert_eq!(secs(0), None);
+        assert_eq!(seconds(Duration::from_millis(27_900)), "27s");
     }
 
     #[test]

@@ -8,7 +8,21 @@
 //!
 //! Stack frames from reports made elsewhere (`/_/src/...` deterministic paths, `C:\agent\...`)
 //! are mapped back into the workspace by suffix (`stack`).
+//!
+//! A hanging test is named the way the platform itself names it, since pith's own kill at the
+//! deadline leaves nothing behind (the TRX is written at the end, the blame Sequence file when
+//! the test host ends): pith gives the platform a hang timeout within its own deadline
+//! (`command::hang_timeout`), and the platform kills the hung test host and records the test,
+//! VSTest in its blame Sequence file, MTP's HangDump extension in its console and `_hang.log`.
+//! That run is TimedOut, with the hung tests `running` and failed with kind `timeout`. When
+//! pith's deadline comes first, whatever records exist are still read. When none names a test,
+//! the answer says so in its hint, with what would have named it: a longer `--timeout`, or on
+//! MTP without the HangDump package (the platform has no other way), that package and the
+//! projects that lack it. No "last test seen" is offered in its place: neither platform prints
+//! a test as it starts, so the last one printed finished, and naming it would send the reader
+//! to the wrong test.
 
+mod blame;
 mod command;
 mod message;
 mod msbuild;
@@ -17,16 +31,19 @@ mod stack;
 mod trx;
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use pith_model::{Failure, Phase, Run, Status};
 
 use crate::process::{self, Captured, End};
 use crate::{text, Adapter, Context, ParseError, PathMap, RunnerError};
 
-pub use command::{args as command_args, escape as filter_escape, vstest_filter};
+pub use blame::{parse_sequence, Entry as SequenceEntry, SequenceError};
+pub use command::{args as command_args, escape as filter_escape, hang_timeout, vstest_filter};
 pub use project::{Framework, Platform};
 
 const DOWNLOAD: &str = "https://dot.net/download";
+const HANG_DUMP_PACKAGE: &str = "Microsoft.Testing.Extensions.HangDump";
 
 /// Variables of the caller's shell that would change what `dotnet test` or the test platforms
 /// do, on top of every `VSTEST_*` and `TESTINGPLATFORM_*` one.
@@ -78,9 +95,25 @@ impl Dotnet {
             .collect()
     }
 
+    /// The hang timeout this workspace's platform is given with `remaining` left before pith's
+    /// deadline: none on MTP without the HangDump extension, which has no such option.
+    fn hang(&self, remaining: Duration) -> Option<Duration> {
+        let supported = match self.layout.platform {
+            Platform::Vstest | Platform::None => true,
+            Platform::Mtp { .. } => self.layout.hang_dump(),
+        };
+        command::hang_timeout(remaining).filter(|_| supported)
+    }
+
     /// The full command for `dotnet` at `program`, reports into `results`, running `ids`
-    /// (all tests when empty).
-    pub fn command(&self, program: &Path, results: &Path, ids: &[String]) -> std::process::Command {
+    /// (all tests when empty), with `remaining` left before pith's deadline.
+    pub fn command(
+        &self,
+        program: &Path,
+        results: &Path,
+        ids: &[String],
+        remaining: Duration,
+    ) -> std::process::Command {
         let mut cmd = crate::base_command(program, &self.dir);
         for (k, _) in std::env::vars_os() {
             let k_str = k.to_string_lossy();
@@ -97,8 +130,59 @@ impl Dotnet {
             .env("DOTNET_CLI_UI_LANGUAGE", "en")
             .env("DOTNET_SYSTEM_CONSOLE_ALLOW_ANSI_COLOR_REDIRECTION", "0")
             .env("MSBUILDTERMINALLOGGER", "off");
-        cmd.args(command::args(&self.layout, results, ids));
+        if matches!(self.layout.platform, Platform::Vstest | Platform::None) {
+            // The blame collector writes its Sequence file to a temporary directory before
+            // moving it into the results: there, the scratch directory keeps it from outliving
+            // the run, and a file the move did not reach is still found.
+            cmd.env("VSTEST_DUMP_TEMP_PATH", results.join("blame"));
+        }
+        cmd.args(command::args(
+            &self.layout,
+            results,
+            ids,
+            self.hang(remaining),
+        ));
         cmd
+    }
+
+    /// Runs the tests with `dotnet` at `program` (what [`Adapter::run`] does with the one it
+    /// finds).
+    pub fn run_with(
+        &self,
+        program: &Path,
+        ctx: &Context<'_>,
+        tests: &[String],
+    ) -> Result<Run, RunnerError> {
+        let results = ctx.scratch.join("dotnet-trx");
+        std::fs::create_dir_all(&results)
+            .map_err(|e| RunnerError::io(format!("creating {}", results.display()), e))?;
+        let remaining = ctx.deadline.saturating_duration_since(Instant::now());
+        let cmd = self.command(program, &results, tests, remaining);
+        let captured = match process::run(cmd, ctx.deadline, ctx.cancel) {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(self.missing()),
+            Err(source) => {
+                return Err(RunnerError::Spawn {
+                    program: program.display().to_string(),
+                    source,
+                })
+            }
+        };
+        let files = Files::under(&results);
+        let mut docs = Vec::new();
+        for file in &files.trx {
+            let bytes = std::fs::read(file)
+                .map_err(|e| RunnerError::io(format!("reading {}", file.display()), e))?;
+            if let Some(doc) = trx::parse(&String::from_utf8_lossy(&bytes)) {
+                docs.push(doc);
+            }
+        }
+        let evidence = Evidence::read(&files, &captured);
+        let watch = Watch {
+            layout: &self.layout,
+            hang: self.hang(remaining),
+        };
+        Ok(judge(ctx, &captured, &docs, &evidence, &watch, tests))
     }
 
     /// One line telling how to get what this workspace needs.
@@ -144,32 +228,10 @@ impl Adapter for Dotnet {
     }
 
     fn run(&self, ctx: &Context<'_>, tests: &[String]) -> Result<Run, RunnerError> {
-        let Some(program) = find_dotnet() else {
-            return Ok(self.missing());
-        };
-        let results = ctx.scratch.join("dotnet-trx");
-        std::fs::create_dir_all(&results)
-            .map_err(|e| RunnerError::io(format!("creating {}", results.display()), e))?;
-        let cmd = self.command(&program, &results, tests);
-        let captured = match process::run(cmd, ctx.deadline, ctx.cancel) {
-            Ok(c) => c,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(self.missing()),
-            Err(source) => {
-                return Err(RunnerError::Spawn {
-                    program: program.display().to_string(),
-                    source,
-                })
-            }
-        };
-        let mut docs = Vec::new();
-        for file in trx_files(&results) {
-            let bytes = std::fs::read(&file)
-                .map_err(|e| RunnerError::io(format!("reading {}", file.display()), e))?;
-            if let Some(doc) = trx::parse(&String::from_utf8_lossy(&bytes)) {
-                docs.push(doc);
-            }
+        match find_dotnet() {
+            Some(program) => self.run_with(&program, ctx, tests),
+            None => Ok(self.missing()),
         }
-        Ok(judge(ctx, &captured, &docs, tests))
     }
 }
 
@@ -198,25 +260,190 @@ fn is_test_id(id: &str) -> bool {
     segments.len() >= 2 && segments.iter().all(ident) && (segments.len() >= 3 || params)
 }
 
-/// Every `.trx` under `dir`, in a stable order.
-fn trx_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x.eq_ignore_ascii_case("trx")) {
-                out.push(p);
+/// The files a run left in its results directory that pith reads.
+#[derive(Debug, Default)]
+struct Files {
+    trx: Vec<PathBuf>,
+    /// VSTest's blame `Sequence_<guid>.xml`.
+    sequences: Vec<PathBuf>,
+    /// MTP's hang dump: `<process>_<pid>_hang.log` (the tests it found running) and `.dmp`.
+    hang_logs: Vec<PathBuf>,
+    hang_dumps: usize,
+}
+
+impl Files {
+    /// Every file of interest under `dir`, in a stable order.
+    fn under(dir: &Path) -> Files {
+        let mut out = Files::default();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                    continue;
+                }
+                let name = e.file_name().to_string_lossy().to_ascii_lowercase();
+                if name.ends_with(".trx") {
+                    out.trx.push(p);
+                } else if name.starts_with("sequence") && name.ends_with(".xml") {
+                    out.sequences.push(p);
+                } else if name.ends_with("_hang.log") {
+                    out.hang_logs.push(p);
+                } else if name.ends_with("_hang.dmp") {
+                    out.hang_dumps += 1;
+                }
             }
         }
+        out.trx.sort();
+        out.sequences.sort();
+        out.hang_logs.sort();
+        out
     }
-    out.sort();
-    out
+}
+
+/// A file pith reads whole to name tests; anything larger is not one the platforms write.
+const EVIDENCE_LIMIT: u64 = 64 * 1024 * 1024;
+
+fn read_small(path: &Path) -> Option<String> {
+    let len = std::fs::metadata(path).ok()?.len();
+    if len > EVIDENCE_LIMIT {
+        return None;
+    }
+    let bytes = std::fs::read(path).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// A test the platform recorded as started and not ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Unfinished {
+    /// Its pith id.
+    id: String,
+    /// The name the console's blame line uses for it (VSTest's fully qualified name).
+    name: String,
+}
+
+/// What the platforms recorded about tests that never finished, besides the TRX.
+#[derive(Debug, Default)]
+struct Evidence {
+    unfinished: Vec<Unfinished>,
+    /// MTP's hang dump fired (its files are there, or its console message).
+    mtp_hang: bool,
+}
+
+impl Evidence {
+    fn read(files: &Files, cap: &Captured) -> Evidence {
+        let sequences: Vec<String> = files
+            .sequences
+            .iter()
+            .filter_map(|p| read_small(p))
+            .collect();
+        let logs: Vec<String> = files
+            .hang_logs
+            .iter()
+            .filter_map(|p| read_small(p))
+            .collect();
+        let output = format!("{}\n{}", cap.stdout_str(), cap.stderr_str());
+        Evidence::from_texts(&sequences, &logs, files.hang_dumps > 0, &output)
+    }
+
+    /// From the texts of the Sequence files and hang logs, whether hang dumps exist, and the
+    /// console output. An unreadable Sequence file names nothing.
+    fn from_texts(sequences: &[String], logs: &[String], dumps: bool, output: &str) -> Evidence {
+        let mut ev = Evidence::default();
+        for text in sequences {
+            let Ok(entries) = blame::parse_sequence(text) else {
+                continue;
+            };
+            for e in blame::unfinished(&entries) {
+                ev.add(blame::sequence_id(e), e.name.trim().to_owned());
+            }
+        }
+        let mut listed = blame::mtp_console_list(output);
+        for text in logs {
+            listed.extend(blame::mtp_hang_log(text));
+        }
+        ev.mtp_hang = dumps || !logs.is_empty() || blame::mtp_hang(output);
+        for name in listed {
+            ev.add(name.clone(), name);
+        }
+        ev
+    }
+
+    fn add(&mut self, id: String, name: String) {
+        if !self.unfinished.iter().any(|u| u.id == id) {
+            self.unfinished.push(Unfinished { id, name });
+        }
+    }
+}
+
+/// What pith asked of the platform about hangs.
+struct Watch<'a> {
+    layout: &'a project::Layout,
+    /// The hang timeout given to the platform, if any.
+    hang: Option<Duration>,
+}
+
+impl Watch<'_> {
+    fn who(&self) -> &'static str {
+        match self.layout.platform {
+            Platform::Mtp { .. } => "the HangDump extension",
+            _ => "vstest's blame-hang",
+        }
+    }
+
+    /// The failure message of a test the platform's hang timeout stopped.
+    fn hung(&self) -> String {
+        match self.hang {
+            Some(t) => format!(
+                "timed out: no test finished for {}s (half of what pith's --timeout left), so {} stopped the test host during this test",
+                t.as_secs(),
+                self.who()
+            ),
+            None => format!(
+                "timed out: {} stopped the test host during this test (no progress for its hang timeout)",
+                self.who()
+            ),
+        }
+    }
+
+    /// Why no running test is named when pith's deadline ended the run, and how to have it
+    /// named.
+    fn unnamed_hint(&self) -> Option<String> {
+        if let Some(t) = self.hang {
+            return Some(format!(
+                "no running test named: {} names a test after {}s without progress, and pith's deadline came first; a longer --timeout leaves it the time",
+                self.who(),
+                t.as_secs()
+            ));
+        }
+        let mtp = matches!(self.layout.platform, Platform::Mtp { .. });
+        if !mtp || self.layout.hang_dump() {
+            return Some(format!(
+                "no running test named: the --timeout left too little time for {} to name a hanging test; a longer one lets it",
+                self.who()
+            ));
+        }
+        let missing = self.layout.without_hang_dump();
+        if missing.is_empty() {
+            return None;
+        }
+        let mut list: Vec<String> = missing
+            .iter()
+            .take(3)
+            .map(|p| p.display().to_string())
+            .collect();
+        if missing.len() > 3 {
+            list.push(format!("{} more", missing.len() - 3));
+        }
+        Some(format!(
+            "no running test named: Microsoft.Testing.Platform names a hanging test only with the {HANG_DUMP_PACKAGE} package; add it to {}",
+            list.join(", ")
+        ))
+    }
 }
 
 /// MTP exit codes that say something the TRX cannot.
@@ -226,8 +453,16 @@ mod mtp_exit {
     pub const HOST_CRASHED: i32 = 11;
 }
 
-/// What a finished `dotnet test` and its TRX reports say.
-fn judge(ctx: &Context<'_>, cap: &Captured, docs: &[trx::Trx], requested: &[String]) -> Run {
+/// What a finished `dotnet test`, its TRX reports and the platform's records of unfinished
+/// tests say.
+fn judge(
+    ctx: &Context<'_>,
+    cap: &Captured,
+    docs: &[trx::Trx],
+    evidence: &Evidence,
+    watch: &Watch<'_>,
+    requested: &[String],
+) -> Run {
     let mut run = Run::new("dotnet");
     run.duration = cap.elapsed;
     let output = format!("{}\n{}", cap.stdout_str(), cap.stderr_str());
@@ -238,11 +473,24 @@ fn judge(ctx: &Context<'_>, cap: &Captured, docs: &[trx::Trx], requested: &[Stri
         let t = text::tail(&ctx.paths.scrub(&output));
         (!t.is_empty()).then_some(t)
     };
-    let running = crash_running(&output, docs);
+    let running = running_tests(&output, docs, evidence);
+    // The platform's own hang timeout stopped a test host (pith's, or one the project set).
+    let hung = evidence.mtp_hang
+        || blame::vstest_hang(
+            &output,
+            docs.iter()
+                .flat_map(|d| d.run_infos.iter().map(|(_, t)| t.as_str())),
+        );
     let incomplete = docs.iter().any(|d| !d.complete);
     match cap.end {
         End::TimedOut | End::Cancelled => {
             run.status = Some(Status::TimedOut);
+            if hung {
+                stopped_failures(&mut run, &running, &watch.hung(), "timeout");
+            }
+            if running.is_empty() && cap.end == End::TimedOut {
+                run.hint = watch.unnamed_hint();
+            }
             run.running = running;
             run.tail = tail();
         }
@@ -276,9 +524,20 @@ fn judge(ctx: &Context<'_>, cap: &Captured, docs: &[trx::Trx], requested: &[Stri
                     tail: tail(),
                     ..Run::new("dotnet")
                 };
+            } else if hung {
+                // The test host was killed because of the hang, not a fault of its own.
+                run.status = Some(Status::TimedOut);
+                stopped_failures(&mut run, &running, &watch.hung(), "timeout");
+                run.running = running;
+                run.tail = tail();
             } else if crashed {
                 run.status = Some(Status::Crashed);
-                crash_failures(&mut run, &running);
+                stopped_failures(
+                    &mut run,
+                    &running,
+                    "the test host process crashed during this test",
+                    "crash",
+                );
                 run.running = running;
                 run.tail = tail();
             } else if code == mtp_exit::ZERO_TESTS {
@@ -298,6 +557,10 @@ fn judge(ctx: &Context<'_>, cap: &Captured, docs: &[trx::Trx], requested: &[Stri
             }
         }
     }
+    // A requested test that started and never ended was found, though no report has it.
+    let running = &run.running;
+    run.not_found
+        .retain(|r| !running.iter().any(|id| answers(r, id)));
     run
 }
 
@@ -311,13 +574,41 @@ fn aborted(doc: &trx::Trx) -> bool {
         })
 }
 
-/// The tests named as running when a test host died: VSTest's blame line ("The test running
-/// when the crash occurred:" followed by names), and results left in progress.
-fn crash_running(output: &str, docs: &[trx::Trx]) -> Vec<String> {
+/// The tests that started and never ended: those the platform recorded (blame Sequence
+/// files, the hang dump's list), those VSTest's blame line names ("The test running when the
+/// crash occurred:" followed by names, the Sequence file's fully qualified names, so only
+/// the ones no file already gave), and results a report left in progress.
+fn running_tests(output: &str, docs: &[trx::Trx], evidence: &Evidence) -> Vec<String> {
+    let mut out: Vec<String> = evidence.unfinished.iter().map(|u| u.id.clone()).collect();
+    for name in blame_line_names(output, docs) {
+        let known = evidence
+            .unfinished
+            .iter()
+            .any(|u| u.name == name || u.id == name);
+        if !known && !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    for d in docs {
+        for r in &d.results {
+            let o = r.outcome.to_ascii_lowercase();
+            if matches!(o.as_str(), "inprogress" | "aborted") {
+                let id = test_id(r, d);
+                if !out.contains(&id) {
+                    out.push(id);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The names after VSTest's blame line, in the console or a report's run infos.
+fn blame_line_names(output: &str, docs: &[trx::Trx]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let texts = std::iter::once(output.to_owned()).chain(
+    let texts = std::iter::once(output).chain(
         docs.iter()
-            .flat_map(|d| d.run_infos.iter().map(|(_, t)| t.clone())),
+            .flat_map(|d| d.run_infos.iter().map(|(_, t)| t.as_str())),
     );
     for text in texts {
         let mut lines = text.lines();
@@ -335,30 +626,20 @@ fn crash_running(output: &str, docs: &[trx::Trx]) -> Vec<String> {
             }
         }
     }
-    for d in docs {
-        for r in &d.results {
-            let o = r.outcome.to_ascii_lowercase();
-            if matches!(o.as_str(), "inprogress" | "aborted") {
-                let id = test_id(r, d);
-                if !out.contains(&id) {
-                    out.push(id);
-                }
-            }
-        }
-    }
     out
 }
 
-/// The crashed tests become failures, unless a report already has them.
-fn crash_failures(run: &mut Run, running: &[String]) {
+/// The tests a dead or killed test host was running become failures (`message`, `kind`),
+/// unless a report already has them.
+fn stopped_failures(run: &mut Run, running: &[String], message: &str, kind: &str) {
     for test in running {
         if run.failures.iter().any(|f| &f.test == test) {
             continue;
         }
         run.failures.push(Failure {
             test: test.clone(),
-            message: "the test host process crashed during this test".to_owned(),
-            kind: Some("crash".to_owned()),
+            message: message.to_owned(),
+            kind: Some(kind.to_owned()),
             ..Failure::default()
         });
         run.failed += 1;
@@ -540,7 +821,7 @@ pub fn parse_trx(text: &str, paths: &PathMap) -> Result<Run, ParseError> {
     run.duration = doc.results.iter().filter_map(|r| r.duration).sum();
     if aborted(&doc) {
         run.status = Some(Status::Crashed);
-        run.running = crash_running("", std::slice::from_ref(&doc));
+        run.running = running_tests("", std::slice::from_ref(&doc), &Evidence::default());
         let infos: Vec<&str> = doc.run_infos.iter().map(|(_, t)| t.as_str()).collect();
         let t = text::tail(&paths.scrub(&infos.join("\n")));
         run.tail = (!t.is_empty()).then_some(t);
@@ -551,6 +832,114 @@ pub fn parse_trx(text: &str, paths: &PathMap) -> Result<Run, ParseError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn captured(output: &str, end: End) -> Captured {
+        Captured {
+            stdout: output.as_bytes().to_vec(),
+            stderr: Vec::new(),
+            end,
+            elapsed: Duration::from_secs(1),
+        }
+    }
+
+    fn judged(
+        layout: &project::Layout,
+        hang: Option<Duration>,
+        cap: &Captured,
+        sequences: &[&str],
+        requested: &[&str],
+    ) -> Run {
+        let root = std::env::temp_dir();
+        let paths = PathMap::new(&root);
+        let ctx = Context {
+            root: &root,
+            paths: &paths,
+            deadline: Instant::now(),
+            scratch: &root,
+            cache: &root,
+            cancel: None,
+        };
+        let sequences: Vec<String> = sequences.iter().map(|s| s.to_string()).collect();
+        let evidence = Evidence::from_texts(&sequences, &[], false, &cap.stdout_str());
+        let watch = Watch { layout, hang };
+        let requested: Vec<String> = requested.iter().map(|s| s.to_string()).collect();
+        judge(&ctx, cap, &[], &evidence, &watch, &requested)
+    }
+
+    fn vstest() -> project::Layout {
+        project::Layout {
+            target: None,
+            target_is_solution: false,
+            test_projects: Vec::new(),
+            platform: Platform::Vstest,
+            sdk_version: None,
+            shared_packages: Vec::new(),
+        }
+    }
+
+    const SEQ: &str = r#"<TestSequence><Test Name="Ns.C.Ok" DisplayName="Ns.C.Ok" Source="t.dll" Completed="True" /><Test Name="Ns.C.Boom" DisplayName="Ns.C.Boom(n: 1)" Source="t.dll" Completed="False" /></TestSequence>"#;
+
+    #[test]
+    fn a_crash_is_named_from_the_sequence_file_once() {
+        let out = "The active test run was aborted. Reason: Test host process crashed\nThe test running when the crash occurred: \nNs.C.Boom\nThis test may, or may not be the source of the crash.\n";
+        let run = judged(&vstest(), None, &captured(out, End::Exited(1)), &[SEQ], &[]);
+        assert_eq!(run.status(), Status::Crashed, "{run:#?}");
+        assert_eq!(run.running, ["Ns.C.Boom(n: 1)"]);
+        assert_eq!(run.failures[0].kind.as_deref(), Some("crash"));
+        // Without the file, the console's name stands.
+        let run = judged(&vstest(), None, &captured(out, End::Exited(1)), &[], &[]);
+        assert_eq!(run.running, ["Ns.C.Boom"]);
+        // A truncated file names nothing.
+        let cut = &SEQ[..SEQ.len() - 16];
+        let run = judged(&vstest(), None, &captured(out, End::Exited(1)), &[cut], &[]);
+        assert_eq!(run.running, ["Ns.C.Boom"]);
+    }
+
+    #[test]
+    fn a_hang_stop_is_a_timeout_and_finds_the_requested_test() {
+        let out = "Data collector 'Blame' message: The specified inactivity time of 40 seconds has elapsed. Collecting hang dumps from testhost and its child processes.\nThe active test run was aborted. Reason: Test host process crashed\n";
+        let run = judged(
+            &vstest(),
+            Some(Duration::from_secs(40)),
+            &captured(out, End::Exited(1)),
+            &[SEQ],
+            &["Ns.C.Boom"],
+        );
+        assert_eq!(run.status(), Status::TimedOut, "{run:#?}");
+        assert_eq!(run.running, ["Ns.C.Boom(n: 1)"]);
+        assert!(
+            run.not_found.is_empty(),
+            "a case of the requested method ran: {run:#?}"
+        );
+        let f = &run.failures[0];
+        assert_eq!(f.kind.as_deref(), Some("timeout"));
+        assert!(
+            f.message.contains("no test finished for 40s"),
+            "{}",
+            f.message
+        );
+    }
+
+    #[test]
+    fn the_deadline_without_a_name_gives_a_hint() {
+        let cap = captured("Starting test execution, please wait...\n", End::TimedOut);
+        let run = judged(&vstest(), Some(Duration::from_secs(285)), &cap, &[], &[]);
+        assert_eq!(run.status(), Status::TimedOut);
+        assert_eq!(
+            run.hint.as_deref(),
+            Some("no running test named: vstest's blame-hang names a test after 285s without progress, and pith's deadline came first; a longer --timeout leaves it the time")
+        );
+        // Cancelled by the caller: nothing to advise.
+        let cap = captured("", End::Cancelled);
+        let run = judged(&vstest(), Some(Duration::from_secs(285)), &cap, &[], &[]);
+        assert_eq!(run.status(), Status::TimedOut);
+        assert!(run.hint.is_none());
+        // A Sequence file found after the kill names the test, and the hint is not needed.
+        let cap = captured("", End::TimedOut);
+        let run = judged(&vstest(), Some(Duration::from_secs(285)), &cap, &[SEQ], &[]);
+        assert_eq!(run.running, ["Ns.C.Boom(n: 1)"]);
+        assert!(run.hint.is_none() && run.failures.is_empty(), "{run:#?}");
+    }
 
     #[test]
     fn claims_dotnet_ids_only() {

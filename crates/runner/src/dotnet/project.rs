@@ -53,15 +53,19 @@ pub struct Project {
     pub props: Vec<(String, String)>,
 }
 
-/// Properties read from project files: the ones that pick the test platform, and the one that
-/// marks a test project.
+/// Properties read from project files: the ones that pick the test platform, the one that
+/// marks a test project, and MSTest.Sdk's switches for the HangDump extension.
 const PROPS: &[&str] = &[
     "TestingPlatformDotnetTestSupport",
     "EnableMSTestRunner",
     "EnableNUnitRunner",
     "UseMicrosoftTestingPlatformRunner",
     "IsTestProject",
+    "EnableMicrosoftTestingExtensionsHangDump",
+    "TestingExtensionsProfile",
 ];
+
+const HANG_DUMP: &str = "Microsoft.Testing.Extensions.HangDump";
 
 impl Project {
     fn prop(&self, name: &str) -> Option<&str> {
@@ -103,6 +107,21 @@ impl Project {
         }
     }
 
+    /// Has MTP's HangDump extension (`--hangdump`): the package, or MSTest.Sdk switching it on
+    /// by itself or through the profile with every Microsoft extension. `shared`: packages
+    /// Directory.Build.props adds to every project.
+    pub fn has_hang_dump(&self, shared: &[String]) -> bool {
+        self.packages
+            .iter()
+            .chain(shared)
+            .any(|p| p.eq_ignore_ascii_case(HANG_DUMP))
+            || (self.mstest_sdk()
+                && (self.flag("EnableMicrosoftTestingExtensionsHangDump")
+                    || self
+                        .prop("TestingExtensionsProfile")
+                        .is_some_and(|v| v.trim().eq_ignore_ascii_case("AllMicrosoft"))))
+    }
+
     fn references_test_sdk(&self) -> bool {
         self.has_package(|p| p == "microsoft.net.test.sdk")
     }
@@ -141,6 +160,10 @@ pub struct Layout {
     pub platform: Platform,
     /// The SDK version global.json pins, for the install hint.
     pub sdk_version: Option<String>,
+    /// Packages Directory.Build.props references for every project. Kept apart: such a file
+    /// may add test packages under a condition pith does not evaluate, so they do not make a
+    /// project a test project; they only count for the extensions a test project has.
+    pub shared_packages: Vec<String>,
 }
 
 impl Layout {
@@ -154,6 +177,25 @@ impl Layout {
             }
         }
         out
+    }
+
+    /// Every test project has MTP's HangDump extension, so `--hangdump` is an option for all
+    /// of them (for one without it, an unknown option that fails the run).
+    pub fn hang_dump(&self) -> bool {
+        !self.test_projects.is_empty()
+            && self
+                .test_projects
+                .iter()
+                .all(|p| p.has_hang_dump(&self.shared_packages))
+    }
+
+    /// The test projects without MTP's HangDump extension.
+    pub fn without_hang_dump(&self) -> Vec<&Path> {
+        self.test_projects
+            .iter()
+            .filter(|p| !p.has_hang_dump(&self.shared_packages))
+            .map(|p| p.path.as_path())
+            .collect()
     }
 }
 
@@ -196,7 +238,8 @@ pub fn read(dir: &Path) -> Option<Layout> {
         (Some(s), _) => (Some(rel(dir, s)), true),
         (None, _) => (Some(rel(dir, &top[0])), false),
     };
-    let dir_props = read_props_file(&dir.join("Directory.Build.props"));
+    let shared = read_props_file(&dir.join("Directory.Build.props"));
+    let dir_props = shared.props;
     let mut files = Vec::new();
     walk(dir, 0, &mut files);
     files.sort();
@@ -229,6 +272,7 @@ pub fn read(dir: &Path) -> Option<Layout> {
         test_projects,
         platform,
         sdk_version: global.sdk_version,
+        shared_packages: shared.packages,
     })
 }
 
@@ -260,10 +304,11 @@ fn read_project(path: &Path) -> Option<Project> {
     Some(parse_project(&text))
 }
 
-fn read_props_file(path: &Path) -> Vec<(String, String)> {
+/// Directory.Build.props: its properties and packages (nothing when there is none).
+fn read_props_file(path: &Path) -> Project {
     std::fs::read_to_string(path)
-        .map(|t| parse_project(&t).props)
-        .unwrap_or_default()
+        .map(|t| parse_project(&t))
+        .unwrap_or_else(|_| parse_project(""))
 }
 
 /// Package references, SDKs and the interesting properties of an MSBuild file. Conditions are
@@ -448,6 +493,35 @@ mod tests {
         // Truncated XML: what was read so far.
         let cut = parse_project(r#"<Project><ItemGroup><PackageReference Include="NUnit"/><Packa"#);
         assert_eq!(cut.framework(), Framework::Nunit);
+    }
+
+    #[test]
+    fn hang_dump_extension() {
+        let pkg = parse_project(
+            r#"<Project><ItemGroup><PackageReference Include="xunit.v3"/><PackageReference Include="microsoft.testing.extensions.hangdump"/></ItemGroup></Project>"#,
+        );
+        assert!(pkg.has_hang_dump(&[]));
+        let bare = parse_project(
+            r#"<Project><ItemGroup><PackageReference Include="xunit.v3"/></ItemGroup></Project>"#,
+        );
+        assert!(!bare.has_hang_dump(&[]));
+        assert!(bare.has_hang_dump(&["Microsoft.Testing.Extensions.HangDump".to_owned()]));
+        let sdk = |body: &str| {
+            parse_project(&format!(
+                r#"<Project Sdk="MSTest.Sdk/3.6.1"><PropertyGroup>{body}</PropertyGroup></Project>"#
+            ))
+        };
+        assert!(!sdk("").has_hang_dump(&[]));
+        assert!(sdk("<EnableMicrosoftTestingExtensionsHangDump>true</EnableMicrosoftTestingExtensionsHangDump>").has_hang_dump(&[]));
+        assert!(
+            sdk("<TestingExtensionsProfile>AllMicrosoft</TestingExtensionsProfile>")
+                .has_hang_dump(&[])
+        );
+        // The switch means nothing outside MSTest.Sdk.
+        let not_sdk = parse_project(
+            r#"<Project><PropertyGroup><EnableMicrosoftTestingExtensionsHangDump>true</EnableMicrosoftTestingExtensionsHangDump></PropertyGroup></Project>"#,
+        );
+        assert!(!not_sdk.has_hang_dump(&[]));
     }
 
     #[test]

@@ -66,13 +66,29 @@ fn groovy_str(s: &str) -> String {
     format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
 }
 
+/// The listener is added once the task graph is ready, after every build script and plugin
+/// configured the `Test` tasks: an action registered on the tasks themselves runs before the
+/// `java` plugin's, when Gradle 4 still has no classpath (null) and a classpath set then would
+/// replace the plugin's instead of adding to it. `whenReady` is in every Gradle version and
+/// touches only the tasks about to run. A failure to attach it costs the events, never the run.
+/// Projects on JUnit 4 or TestNG get the listener too: nothing there loads it.
+///
+/// The `Test` tasks are also never up to date nor taken from the build cache: Gradle skips a
+/// task whose inputs did not change and writes no reports, and the answer is about tests that
+/// ran now (without this, a second `pith test` on an unchanged project finds no tests).
 fn init_script(listener: &Path, events: &Path) -> String {
     format!(
         "// Written by pith for one run: its JUnit Platform listener on every test classpath.\n\
-         allprojects {{\n    \
-             tasks.withType(Test).configureEach {{\n        \
-                 classpath += files({})\n        \
-                 environment('PITH_JUNIT_EVENTS', {})\n    \
+         gradle.taskGraph.whenReady {{ graph ->\n    \
+             graph.allTasks.findAll {{ it instanceof Test }}.each {{ task ->\n        \
+                 task.outputs.upToDateWhen {{ false }}\n        \
+                 task.outputs.cacheIf {{ false }}\n        \
+                 try {{\n            \
+                     task.classpath += task.project.files({})\n            \
+                     task.environment('PITH_JUNIT_EVENTS', {})\n        \
+                 }} catch (Exception e) {{\n            \
+                     task.logger.info('pith: no test listener for ' + task.path + ': ' + e)\n        \
+                 }}\n    \
              }}\n\
          }}\n",
         groovy_str(&listener.display().to_string()),
@@ -141,10 +157,11 @@ mod tests {
         assert_eq!(cmd.get_program(), wrapper.as_os_str());
         let script = std::fs::read_to_string(s.path().join(INIT_SCRIPT)).unwrap();
         assert!(
-            script.contains("classpath += files('/c/jvm/l')"),
+            script.contains("classpath += task.project.files('/c/jvm/l')"),
             "{script}"
         );
         assert!(script.contains("it\\'s.txt'"), "{script}");
-        assert!(script.contains("tasks.withType(Test).configureEach"));
+        assert!(script.contains("gradle.taskGraph.whenReady"), "{script}");
+        assert!(script.contains("upToDateWhen { false }"), "{script}");
     }
 }

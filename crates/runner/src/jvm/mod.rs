@@ -714,6 +714,10 @@ fn noise(line: &str) -> bool {
         // Surefire's exception repeats the line above it; its advice misleads after System.exit.
         || l.starts_with("org.apache.maven.surefire.booter.SurefireBooterForkException")
         || l.starts_with("Error occurred in starting fork")
+        // Debian's `gradle` script probes the JVM with `java -version` before every build.
+        || l.starts_with("openjdk version \"")
+        || l.starts_with("OpenJDK Runtime Environment (build")
+        || l.starts_with("OpenJDK 64-Bit Server VM (build")
 }
 
 fn output_tail(paths: &PathMap, output: &str) -> Option<String> {
@@ -1115,6 +1119,18 @@ mod tests {
         assert!(!tail.contains("ForkStarter"), "{tail}");
         assert!(!tail.contains("Command was"), "{tail}");
         assert!(tail.contains("Process Exit Code: 3"), "{tail}");
+    }
+
+    #[test]
+    fn debian_gradle_jvm_probe_is_not_in_tails() {
+        // Debian's Gradle 4.4.1 script, a build script that does not compile.
+        let out = "openjdk version \"17.0.15\" 2025-04-15\nOpenJDK Runtime Environment (build 17.0.15+6-Debian-1deb12u1)\nOpenJDK 64-Bit Server VM (build 17.0.15+6-Debian-1deb12u1, mixed mode, sharing)\n\nFAILURE: Build failed with an exception.\n\n* What went wrong:\nA problem occurred evaluating root project 'x'.\n";
+        let tail = output_tail(&PathMap::new(Path::new("/ws")), out).unwrap();
+        assert!(
+            !tail.contains("openjdk") && !tail.contains("OpenJDK"),
+            "{tail}"
+        );
+        assert!(tail.contains("A problem occurred evaluating"), "{tail}");
     }
 
     #[test]
