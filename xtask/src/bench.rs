@@ -214,16 +214,8 @@ fn measure(
     let pith_walls: Vec<Duration> = pith_runs.iter().map(|r| r.wall).collect();
     Ok(Row {
         scenario: s.name.clone(),
-        raw: Side {
-            bytes: raw[0].text.len(),
-            tokens: counter.count(&raw[0].text),
-            wall: report::median(&raw_walls),
-        },
-        pith: Side {
-            bytes: answer.stdout.len(),
-            tokens: counter.count(&answer.stdout),
-            wall: report::median(&pith_walls),
-        },
+        raw: side(counter, &raw[0].text, report::median(&raw_walls)),
+        pith: side(counter, &answer.stdout, report::median(&pith_walls)),
         note,
         raw_kind: RawKind::Run,
     })
@@ -290,16 +282,8 @@ fn measure_report(
     let walls: Vec<Duration> = samples.iter().map(|r| r.wall).collect();
     Ok(Row {
         scenario: s.name.clone(),
-        raw: Side {
-            bytes: text.len(),
-            tokens: counter.count(&text),
-            wall: Duration::ZERO,
-        },
-        pith: Side {
-            bytes: answer.stdout.len(),
-            tokens: counter.count(&answer.stdout),
-            wall: report::median(&walls),
-        },
+        raw: side(counter, &text, Duration::ZERO),
+        pith: side(counter, &answer.stdout, report::median(&walls)),
         note,
         raw_kind: RawKind::Report,
     })
@@ -491,6 +475,15 @@ fn copy_dir(from: &Path, to: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// One side's row cells: the size of what it printed, and its median wall time.
+fn side(counter: &Counter, text: &[u8], wall: Duration) -> Side {
+    Side {
+        bytes: text.len(),
+        tokens: counter.count(text),
+        wall,
+    }
 }
 
 #[cfg(test)]

@@ -80,8 +80,8 @@ fn main() {
     println!("load average at the end: {}", load_average());
     println!();
     println!(
-        "(MCP rows: one request's round trip to a running `pith mcp`; their CPU is the server's \
-         mean per request, as the kernel counts it in ticks)"
+        "(MCP rows: one request's round trip to a running `pith mcp`; no CPU column: the \
+         server's threads also wake for the other rows' file events, between requests)"
     );
     println!();
     println!("| case                         | wall median | wall min | CPU median |");
@@ -89,10 +89,8 @@ fn main() {
     row("--since N, unchanged", &mut unchanged);
     row("--since N, one file edited", &mut edited);
     row("full answer, unchanged", &mut full);
-    mean_cpu(&mut served_unchanged);
-    mean_cpu(&mut served_edited);
-    row("MCP get_status, unchanged", &mut served_unchanged);
-    row("MCP get_status, one edit", &mut served_edited);
+    row_wall("MCP get_status, unchanged", &mut served_unchanged);
+    row_wall("MCP get_status, one edit", &mut served_edited);
     println!(
         "| first scan (new database)    | {:>11} |          | {:>10} |",
         ms(first.0),
@@ -113,14 +111,15 @@ fn row(name: &str, times: &mut [Times]) {
     );
 }
 
-/// Replaces each CPU time by their mean: a process's CPU time is counted in clock ticks, too
-/// coarse for one request, but their sum is not.
-fn mean_cpu(times: &mut [Times]) {
-    let total: Duration = times.iter().map(|t| t.1).sum();
-    let mean = total / times.len().max(1) as u32;
-    for t in times {
-        t.1 = mean;
-    }
+/// A row of wall times only.
+fn row_wall(name: &str, times: &mut [Duration]) {
+    times.sort();
+    println!(
+        "| {name:<28} | {:>11} | {:>8} | {:>10} |",
+        ms(times[times.len() / 2]),
+        ms(times[0]),
+        "-"
+    );
 }
 
 fn ms(d: Duration) -> String {
@@ -188,22 +187,17 @@ impl Server {
         line
     }
 
-    /// One `get_status` with `since`: the round trip and the server's CPU time, and the
-    /// generation answered.
-    fn status(&mut self, since: u64) -> (Times, u64) {
+    /// One `get_status` with `since`: the round trip, and the generation answered.
+    fn status(&mut self, since: u64) -> (Duration, u64) {
         self.next_id += 1;
         let request = format!(
             r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"get_status","arguments":{{"since":{since}}}}}}}"#,
             self.next_id
         );
-        let cpu = process_cpu(self.child.id());
         let start = Instant::now();
         self.send(&request);
         let line = self.line();
-        let took = (
-            start.elapsed(),
-            process_cpu(self.child.id()).saturating_sub(cpu),
-        );
+        let took = start.elapsed();
         (took, generation_in(&line.replace("\\\"", "\"")))
     }
 }
@@ -213,21 +207,6 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// User + system time of a running process, from `/proc/PID/stat` (clock ticks of 10 ms).
-fn process_cpu(pid: u32) -> Duration {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let after = stat.rsplit(')').next().unwrap_or("");
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    // utime and stime are fields 14 and 15; the split starts at field 3.
-    let ticks: u64 = [11, 12]
-        .iter()
-        .filter_map(|&i| fields.get(i)?.parse::<u64>().ok())
-        .sum();
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
-    Duration::from_nanos(ticks * 1_000_000_000 / hz)
 }
 
 /// User + system time of the children waited for so far.
