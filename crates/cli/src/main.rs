@@ -178,7 +178,7 @@ fn test(
         Ok(d) => d,
         Err(e) => return fail(format!("cannot read the current directory: {e}")),
     };
-    let progress: Option<Box<dyn Fn(&str) + Send + Sync>> = std::io::stderr()
+    let progress: Option<pith_engine::Progress> = std::io::stderr()
         .is_terminal()
         .then(|| Box::new(|runner: &str| eprintln!("pith: running {runner}…")) as _);
     let req = pith_engine::TestRequest {

@@ -21,6 +21,10 @@ pub use state::{
 pub use symbols::{find_symbol, find_usages, Definition, FileUses, Kind, SymbolError};
 pub use workspace::find_root;
 
+/// Where a run reports what it is doing (one short line at a time); the CLI shows it on a
+/// terminal.
+pub type Progress = Box<dyn Fn(&str) + Send + Sync>;
+
 /// Default bound on a whole test run.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 
@@ -68,7 +72,7 @@ pub struct TestRequest {
     /// Set by another thread to cancel the run (its process groups are killed).
     pub cancel: Option<Arc<AtomicBool>>,
     /// Told the name of each runner as it starts, for a human watching.
-    pub progress: Option<Box<dyn Fn(&str) + Send + Sync>>,
+    pub progress: Option<Progress>,
 }
 
 /// Runs the workspace's tests and reports what happened, recording the run in the workspace's

@@ -344,6 +344,7 @@ mod tests {
         let ws = Workspace {
             root: None,
             cwd: std::env::temp_dir(),
+            watcher: OnceLock::new(),
         };
         let cancel = Arc::new(AtomicBool::new(false));
         let args = args.as_object().unwrap().clone();

@@ -322,7 +322,7 @@ fn read(
                 continue;
             }
             children.push(Job {
-                abs: job.abs.join(&name),
+                abs: job.abs.join(name),
                 prefix: format!("{rel}/"),
                 rules: rules.clone(),
             });
