@@ -359,16 +359,24 @@ fn shape_failures(answer: &mut TestAnswer, failures: &[&Failure]) {
 
     if failures.len() <= ALL_IN_FULL {
         // Few enough to show every one; only frames are trimmed to fit, down to the deepest
-        // one's `file:line`. Ids and messages are never cut, so eight long ones may still not
-        // fit: faithful before small.
-        for (frames, code) in [(FRAMES, FRAMES), (FRAMES, 1), (2, 1), (1, 1), (1, 0)] {
-            answer.failures = failures
+        // one. Its source line goes too only when that makes the answer fit: ids and messages
+        // are never cut, so eight long ones may not fit at all, and then the line that often
+        // saves opening the file is worth its bytes. Faithful before small.
+        let shaped = |frames, code| -> Vec<FailureOut> {
+            failures
                 .iter()
                 .map(|f| failure_out(f, frames, code))
-                .collect();
+                .collect()
+        };
+        for (frames, code) in [(FRAMES, FRAMES), (FRAMES, 1), (2, 1), (1, 1)] {
+            answer.failures = shaped(frames, code);
             if size(answer) <= MANY_FAILURES_BUDGET {
-                break;
+                return;
             }
+        }
+        let with_lines = std::mem::replace(&mut answer.failures, shaped(1, 0));
+        if size(answer) > MANY_FAILURES_BUDGET {
+            answer.failures = with_lines;
         }
         return;
     }

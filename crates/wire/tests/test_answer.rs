@@ -52,21 +52,13 @@ fn green() {
     assert!(json.len() <= GREEN_BUDGET);
 }
 
-#[test]
-fn a_few_long_failures_lose_their_source_lines_but_nothing_else() {
-    // Five distinct failures with long ids and messages (as xunit's are), together over the
-    // budget: each keeps its id, message and deepest `file:line`; the source lines go.
+/// Five distinct failures, each with the same source line on its deepest frame.
+fn long_failures(message: &str, code: &str) -> Report {
     let failures: Vec<Failure> = (0..5)
         .map(|i| Failure {
-            test: format!(
-                "DotnetTests.XUnitTests.CalculatorTests.Is_Even_Number_Long_Name(i: {i})"
-            ),
-            message: format!("Assert.True() Failure (Expected: True, Actual: False) case {i}"),
-            frames: vec![frame(
-                "reports/dotnet/DotnetTests.XUnitTests/CalculatorTests.cs",
-                60 + i,
-                Some("Assert.True(i % 2 == 0 && Calculator.IsEven(i));"),
-            )],
+            test: format!("CalculatorTests.Even(i: {i})"),
+            message: format!("{message} {i}"),
+            frames: vec![frame("tests/CalculatorTests.cs", 60 + i, Some(code))],
             ..Failure::default()
         })
         .collect();
@@ -75,11 +67,16 @@ fn a_few_long_failures_lose_their_source_lines_but_nothing_else() {
         failures,
         ..Run::new("dotnet")
     };
-    let json = render(&report(run, 1.0));
-    // Still over the budget: ids and messages are never cut (the ladder beyond eight failures
-    // is what bounds the size).
+    report(run, 1.0)
+}
+
+#[test]
+fn a_few_failures_lose_their_source_lines_only_when_that_makes_them_fit() {
+    let code = "Assert.True(i % 2 == 0 && Calculator.IsEven(i), $\"{i} should be even by now\");";
+    // Without the source lines they fit: the lines go, ids, messages and locations stay.
+    let json = render(&long_failures("Assert.True() Failure", code));
     assert!(
-        json.len() > MANY_FAILURES_BUDGET,
+        json.len() <= MANY_FAILURES_BUDGET,
         "{} bytes: {json}",
         json.len()
     );
@@ -90,7 +87,21 @@ fn a_few_long_failures_lose_their_source_lines_but_nothing_else() {
             "{json}"
         );
         assert!(json.contains(&format!("(i: {i})")), "{json}");
+        assert!(
+            json.contains(&format!("Assert.True() Failure {i}")),
+            "{json}"
+        );
     }
+    // They would not fit either way: the lines are kept.
+    let long = "Assert.True() Failure (Expected: True, Actual: False): the value under test was \
+                not even, as the test expected it to be";
+    let json = render(&long_failures(long, code));
+    assert!(
+        json.len() > MANY_FAILURES_BUDGET,
+        "{} bytes: {json}",
+        json.len()
+    );
+    assert_eq!(json.matches("Assert.True(i % 2").count(), 5, "{json}");
 }
 
 #[test]
