@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 
 use crate::StoreError;
@@ -148,6 +149,10 @@ fn try_open(path: &Path) -> Result<Connection, Open> {
             | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
     conn.busy_timeout(BUSY_TIMEOUT)?;
+    // The last connection to close would checkpoint the WAL into the database and fsync both:
+    // several milliseconds on every `pith status` that wrote. The WAL is checkpointed instead
+    // when a write leaves it past `WAL_LIMIT` (see `write`) and after each recorded run.
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
     // The first read of the file: a file that is not SQLite fails here.
     let app: i32 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
     let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
@@ -256,6 +261,25 @@ pub(crate) fn generation(conn: &Connection) -> Result<u64, StoreError> {
 
 /// Runs `f` in a write transaction taken up front (`BEGIN IMMEDIATE`), so what it read stays
 /// true until it commits.
+/// Past this size the WAL is folded into the database after a write. Every process that
+/// opens the database reads the WAL back (short-lived processes leave no index of it behind),
+/// so its size is paid on every `pith status`; a checkpoint costs a few fsyncs, once in many
+/// writes.
+pub(crate) const WAL_LIMIT: u64 = 256 * 1024;
+
+/// Checkpoints and truncates the WAL when it has grown past [`WAL_LIMIT`]. Best effort and
+/// never waiting: a reader in another process keeps it for the next writer.
+fn bound_wal(conn: &Connection) {
+    let Some(db) = conn.path() else { return };
+    let wal = format!("{db}-wal");
+    if std::fs::metadata(&wal).map_or(0, |m| m.len()) <= WAL_LIMIT {
+        return;
+    }
+    let _ = conn.busy_timeout(Duration::ZERO);
+    let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+    let _ = conn.busy_timeout(BUSY_TIMEOUT);
+}
+
 pub(crate) fn write<T>(
     conn: &Connection,
     f: impl FnOnce(&Connection) -> Result<T, StoreError>,
@@ -263,7 +287,10 @@ pub(crate) fn write<T>(
     conn.execute_batch("BEGIN IMMEDIATE")?;
     match f(conn) {
         Ok(v) => match conn.execute_batch("COMMIT") {
-            Ok(()) => Ok(v),
+            Ok(()) => {
+                bound_wal(conn);
+                Ok(v)
+            }
             Err(e) => {
                 let _ = conn.execute_batch("ROLLBACK");
                 Err(e.into())

@@ -522,6 +522,26 @@ fn build_output_beside_its_build_file_is_not_source() {
 }
 
 #[test]
+fn the_wal_stays_bounded_across_short_lived_writers() {
+    // Each `pith status` is a process of its own, and none checkpoints when it closes.
+    let (_d, root) = workspace();
+    let wal = root.join(crate::STATE_DIR).join("state.db-wal");
+    let mut largest = 0;
+    for i in 0..300 {
+        let mut s = Store::open(&root).unwrap();
+        std::fs::write(root.join("src/a.py"), format!("a = {i}\n{}", "x".repeat(i))).unwrap();
+        assert_eq!(s.scan().unwrap(), i as u64 + 1);
+        drop(s);
+        largest = largest.max(std::fs::metadata(&wal).map_or(0, |m| m.len()));
+    }
+    assert!(largest > 0, "the WAL is kept between processes");
+    assert!(
+        largest <= crate::db::WAL_LIMIT + 64 * 1024,
+        "the WAL grew to {largest} bytes"
+    );
+}
+
+#[test]
 fn detected_runners_are_kept_until_a_file_near_the_top_changes() {
     let (_d, root) = workspace();
     std::fs::create_dir_all(root.join("a/b/c")).unwrap();
