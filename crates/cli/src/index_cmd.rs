@@ -35,13 +35,8 @@ pub fn usages(root: Option<PathBuf>, name: &str) -> ExitCode {
         Ok(files) => files,
         Err(e) => return fail(e.to_string()),
     };
-    let shaped: Vec<pith_wire::UsesInFile> = files
-        .iter()
-        .map(|f| pith_wire::UsesInFile {
-            file: &f.file,
-            lines: &f.lines,
-        })
-        .collect();
+    let shaped: Vec<pith_wire::UsesInFile> =
+        files.iter().map(pith_engine::FileUses::shaped).collect();
     let answer = pith_wire::usages_answer(name.trim(), &shaped);
     print_line(&pith_wire::to_json(&answer));
     exit(answer.count() > 0)

@@ -28,14 +28,10 @@ pub fn init(host: &str, print: bool, user: bool, root: Option<PathBuf>) -> ExitC
         Ok(d) => d,
         Err(e) => return fail(format!("cannot read the current directory: {e}")),
     };
-    let root = match root {
-        Some(r) if r.is_absolute() => r,
-        Some(r) => cwd.join(r),
-        None => pith_engine::find_root(&cwd).unwrap_or(cwd),
+    let root = match pith_engine::resolve(root.as_deref(), &cwd) {
+        Ok(root) => root,
+        Err(e) => return fail(e.to_string()),
     };
-    if !root.is_dir() {
-        return fail(format!("{} is not a directory", root.display()));
-    }
     let home = std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .map(PathBuf::from);

@@ -135,6 +135,7 @@ fn a_missing_runner_is_runner_missing_with_a_hint_and_exit_2() {
             && line.contains("cargo install cargo-nextest"),
         "{line}"
     );
+    assert_eq!(out.status.code(), Some(2), "{line}");
 }
 
 /// A directory holding `cargo` but not `cargo-nextest`, made of a symlink to the real cargo.

@@ -18,21 +18,7 @@ fn pith_at(cwd: &Path, root: &Path, args: &[&str]) -> Answer {
         .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"))
         .output()
         .expect("run pith");
-    let stdout = String::from_utf8(out.stdout).expect("utf-8 answer");
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(
-        stdout.ends_with('\n') && stdout.matches('\n').count() == 1,
-        "not one line: {stdout:?}\n{stderr}"
-    );
-    let line = stdout.trim_end_matches('\n').to_owned();
-    let json = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
-    common::assert_clean(&line, root);
-    Answer {
-        line,
-        json,
-        code: out.status.code().unwrap_or(-1),
-        stderr,
-    }
+    common::answer_of(out, root)
 }
 
 /// `pith <command> NAME --root ROOT [more]`.

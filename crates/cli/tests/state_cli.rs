@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{assert_clean, fixture, Answer};
+use common::{fixture, Answer};
 use pith_wire::{FAILURE_DETAIL_BUDGET, STATUS_BUDGET, UNCHANGED_BUDGET};
 
 const TEST_CENTS: &str = "tests/test_shop.py::test_cents";
@@ -35,27 +35,9 @@ fn command(root: &Path, sub: &str, args: &[&str], env: &[(&str, &str)]) -> Comma
     c
 }
 
-fn answer_of(out: std::process::Output, root: &Path) -> Answer {
-    let stdout = String::from_utf8(out.stdout).expect("utf-8 answer");
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(
-        stdout.ends_with('\n') && stdout.matches('\n').count() == 1,
-        "not one line: {stdout:?}\n{stderr}"
-    );
-    let line = stdout.trim_end_matches('\n').to_owned();
-    let json = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
-    assert_clean(&line, root);
-    Answer {
-        line,
-        json,
-        code: out.status.code().unwrap_or(-1),
-        stderr,
-    }
-}
-
 fn pith_env(root: &Path, sub: &str, args: &[&str], env: &[(&str, &str)]) -> Answer {
     let out = command(root, sub, args, env).output().expect("run pith");
-    answer_of(out, root)
+    common::answer_of(out, root)
 }
 
 fn pith(root: &Path, sub: &str, args: &[&str]) -> Answer {
@@ -132,25 +114,23 @@ fn generation_bumps_on_edit_not_on_touch() {
     assert_eq!(generation(&pith(root, "status", &[])), 2);
 
     // In a git repository, .pith/ is kept out through .git/info/exclude, not .gitignore.
-    if Command::new("git").arg("--version").output().is_ok() {
-        let git = |args: &[&str]| {
-            Command::new("git")
-                .args(args)
-                .current_dir(root)
-                .output()
-                .unwrap()
-        };
-        git(&["init", "-q"]);
-        assert_eq!(
-            generation(&pith(root, "status", &[])),
-            2,
-            ".git is not source"
-        );
-        let status = String::from_utf8(git(&["status", "--porcelain"]).stdout).unwrap();
-        assert!(!status.contains(".pith"), "{status}");
-        assert!(status.contains("shop.py"), "{status}");
-        assert!(!root.join(".gitignore").exists());
-    }
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .output()
+            .unwrap()
+    };
+    git(&["init", "-q"]);
+    assert_eq!(
+        generation(&pith(root, "status", &[])),
+        2,
+        ".git is not source"
+    );
+    let status = String::from_utf8(git(&["status", "--porcelain"]).stdout).unwrap();
+    assert!(!status.contains(".pith"), "{status}");
+    assert!(status.contains("shop.py"), "{status}");
+    assert!(!root.join(".gitignore").exists());
 }
 
 #[test]
@@ -438,7 +418,7 @@ fn a_second_run_waits_or_answers_busy() {
         "{}",
         waited.line
     );
-    let first = answer_of(slow.wait_with_output().unwrap(), root);
+    let first = common::answer_of(slow.wait_with_output().unwrap(), root);
     assert_eq!(
         (first.status(), first.code),
         ("TestsPassed", 0),

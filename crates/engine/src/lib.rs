@@ -42,7 +42,7 @@ pub enum EngineError {
         root: PathBuf,
         detected: String,
     },
-    #[error("unknown runner {0} (known: nextest, cargo, pytest)")]
+    #[error("unknown runner {0} (known: {known})", known = pith_runner::RUNNER_NAMES.join(", "))]
     UnknownRunner(String),
     #[error("pith's cache directory {path} is not usable: {source}")]
     Cache {
@@ -67,19 +67,12 @@ pub struct TestRequest {
     pub timeout: Option<Duration>,
     /// Test ids from an earlier answer; empty runs everything.
     pub tests: Vec<String>,
-    /// Run only this runner (`nextest`, `cargo`, `pytest`).
+    /// Run only this runner (one of [`pith_runner::RUNNER_NAMES`]).
     pub runner: Option<String>,
     /// Set by another thread to cancel the run (its process groups are killed).
     pub cancel: Option<Arc<AtomicBool>>,
     /// Told the name of each runner as it starts, for a human watching.
     pub progress: Option<Progress>,
-}
-
-/// Runs the workspace's tests and reports what happened, recording the run in the workspace's
-/// history ([`run_tests_with`] with default [`StateOptions`]). A red run is `Ok`; `Err` means
-/// pith could not do its job.
-pub fn run_tests(req: &TestRequest) -> Result<Report, EngineError> {
-    run_tests_with(req, &StateOptions::default())
 }
 
 /// Runs the selected runners: the part of a test run that does not involve the workspace state.
@@ -144,12 +137,7 @@ pub fn read_reports(
     cwd: &Path,
     files: &[PathBuf],
 ) -> Result<Report, EngineError> {
-    let req = TestRequest {
-        root: root.map(Path::to_path_buf),
-        cwd: cwd.to_path_buf(),
-        ..TestRequest::default()
-    };
-    let root = resolve_root(&req)?;
+    let root = resolve(root, cwd)?;
     let paths = PathMap::new(&root);
     let mut runs = Vec::new();
     for file in files {
@@ -228,21 +216,19 @@ fn detect_workspace(root: &Path, only: Option<&str>) -> Vec<Box<dyn Adapter>> {
     found
 }
 
-fn resolve_root(req: &TestRequest) -> Result<PathBuf, EngineError> {
-    resolve(req.root.as_deref(), &req.cwd)
-}
-
 /// The workspace root: `root` when given (relative to `cwd`), else found from `cwd`.
 pub fn resolve(root: Option<&Path>, cwd: &Path) -> Result<PathBuf, EngineError> {
+    root_of(root, cwd).map_err(EngineError::BadRoot)
+}
+
+/// [`resolve`], with the path that is not a directory as the error.
+fn root_of(root: Option<&Path>, cwd: &Path) -> Result<PathBuf, PathBuf> {
     match root {
+        // An absolute `root` replaces `cwd`.
         Some(root) => {
-            let root = if root.is_absolute() {
-                root.to_path_buf()
-            } else {
-                cwd.join(root)
-            };
+            let root = cwd.join(root);
             if !root.is_dir() {
-                return Err(EngineError::BadRoot(root));
+                return Err(root);
             }
             Ok(root.canonicalize().unwrap_or(root))
         }

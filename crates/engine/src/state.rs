@@ -97,13 +97,12 @@ pub fn failures(req: &FailuresRequest) -> Result<FailureDetails, EngineError> {
     Ok(details)
 }
 
-/// Runs the workspace's tests as [`crate::run_tests`] does, with the state options: the
-/// answer carries the generation it tested, `since` may answer `unchanged` without running,
+/// Runs the workspace's tests and reports what happened (a red run is `Ok`; `Err` means pith
+/// could not do its job), with the state options: the answer carries the generation it tested, `since` may answer `unchanged` without running,
 /// another run holding the workspace makes this one wait (up to the bound) or answer `Busy`.
 pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Report, EngineError> {
     let start = Instant::now();
     let root = resolve(req.root.as_deref(), &req.cwd)?;
-    let adapters = select_runners(&root, req.runner.as_deref())?;
     let mut warnings = Vec::new();
     let mut store = match Store::open(&root) {
         Ok(s) => Some(s),
@@ -120,6 +119,8 @@ pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Report, 
     if let Some(report) = replay(store.as_ref(), generation, opts.since, &selection) {
         return Ok(finish(report, store, warnings));
     }
+    // Detection reads the workspace's project files: only when something will run.
+    let adapters = select_runners(&root, req.runner.as_deref())?;
 
     let lock = match &store {
         Some(s) => match s.lock_run(opts.wait.unwrap_or(DEFAULT_WAIT)) {

@@ -62,19 +62,7 @@ fn open(root: Option<&Path>, cwd: &Path, name: &str) -> Result<pith_index::Index
     Ok(pith_index::Index::open(&root)?)
 }
 
-/// The workspace: `root` if given (relative to `cwd`), else the one `cwd` is in.
+/// The workspace, as every query finds it.
 fn workspace(root: Option<&Path>, cwd: &Path) -> Result<PathBuf, SymbolError> {
-    match root {
-        Some(root) => {
-            let root = cwd.join(root);
-            if !root.is_dir() {
-                return Err(SymbolError::BadRoot(root));
-            }
-            Ok(root.canonicalize().unwrap_or(root))
-        }
-        None => {
-            let cwd = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
-            Ok(crate::find_root(&cwd).unwrap_or(cwd))
-        }
-    }
+    crate::root_of(root, cwd).map_err(SymbolError::BadRoot)
 }

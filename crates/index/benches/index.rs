@@ -68,13 +68,8 @@ fn main() {
             let t = Instant::now();
             let index = Index::open(&corpus).expect("index");
             let files = index.usages(name);
-            let shaped: Vec<pith_wire::UsesInFile> = files
-                .iter()
-                .map(|f| pith_wire::UsesInFile {
-                    file: &f.file,
-                    lines: &f.lines,
-                })
-                .collect();
+            let shaped: Vec<pith_wire::UsesInFile> =
+                files.iter().map(pith_index::FileUses::shaped).collect();
             let answer = pith_wire::usages_answer(name, &shaped);
             let line = pith_wire::to_json(&answer);
             (t.elapsed(), line.len(), answer.count())

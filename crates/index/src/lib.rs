@@ -166,6 +166,16 @@ pub struct FileUses {
     pub lines: Vec<u32>,
 }
 
+impl FileUses {
+    /// The file's uses as the answer shaper takes them: one mapping for every front end.
+    pub fn shaped(&self) -> pith_wire::UsesInFile<'_> {
+        pith_wire::UsesInFile {
+            file: &self.file,
+            lines: &self.lines,
+        }
+    }
+}
+
 /// What bringing the index up to date did.
 #[derive(Debug, Clone, Default)]
 pub struct UpdateStats {

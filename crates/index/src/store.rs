@@ -771,55 +771,8 @@ pub(crate) fn prepare_dir(root: &Path, file: &Path) -> bool {
     if std::fs::create_dir_all(dir).is_err() {
         return false;
     }
-    exclude_from_git(root);
+    pith_store::keep_out_of_git(root);
     true
-}
-
-/// Appends `.pith/` to the repository's `info/exclude` (never to `.gitignore`, which belongs to
-/// the project) when the workspace is in a git repository.
-pub(crate) fn exclude_from_git(root: &Path) {
-    let Some(git) = root
-        .ancestors()
-        .map(|d| d.join(".git"))
-        .find(|g| g.exists())
-    else {
-        return;
-    };
-    let git_dir = if git.is_dir() {
-        git
-    } else {
-        // A worktree or submodule: `.git` is a file naming the real git directory, whose
-        // shared part (with `info/`) may be named by its `commondir` file.
-        let Some(dir) = std::fs::read_to_string(&git).ok().and_then(|s| {
-            let d = s
-                .lines()
-                .find_map(|l| l.strip_prefix("gitdir:"))?
-                .trim()
-                .to_owned();
-            Some(git.parent()?.join(d))
-        }) else {
-            return;
-        };
-        match std::fs::read_to_string(dir.join("commondir")) {
-            Ok(common) => dir.join(common.trim()),
-            Err(_) => dir,
-        }
-    };
-    let exclude = git_dir.join("info").join("exclude");
-    let current = std::fs::read_to_string(&exclude).unwrap_or_default();
-    if current
-        .lines()
-        .any(|l| matches!(l.trim(), ".pith/" | ".pith" | "/.pith/" | "/.pith"))
-    {
-        return;
-    }
-    let _ = std::fs::create_dir_all(git_dir.join("info"));
-    let sep = if current.is_empty() || current.ends_with('\n') {
-        ""
-    } else {
-        "\n"
-    };
-    let _ = std::fs::write(&exclude, format!("{current}{sep}.pith/\n"));
 }
 
 #[cfg(test)]
@@ -846,9 +799,10 @@ mod tests {
         let good = Builder::default().finish(&[], &[], &[]);
         assert!(Segment::from_bytes(good.clone()).is_some());
         for cut in [HEADER - 1, good.len() - 1] {
-            if cut < good.len() {
-                let _ = Segment::from_bytes(good[..cut].to_vec());
-            }
+            assert!(
+                Segment::from_bytes(good[..cut].to_vec()).is_none(),
+                "cut at {cut}"
+            );
         }
     }
 }

@@ -260,7 +260,7 @@ fn the_index_directory_is_kept_out_of_git() {
     std::fs::remove_dir_all(root.join(".pith")).unwrap();
     Index::open(root).unwrap();
     let exclude = std::fs::read_to_string(root.join(".git/info/exclude")).unwrap();
-    assert_eq!(exclude, "# git ls-files --others\n*.tmp\n.pith/\n");
+    assert_eq!(exclude, "# git ls-files --others\n*.tmp\n/.pith/\n");
     assert!(
         !root.join(".gitignore").exists(),
         "the project's .gitignore is not touched"

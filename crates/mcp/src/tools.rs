@@ -210,13 +210,8 @@ fn find_usages(call: &Call) -> Result<String, ToolError> {
     let name = args.required("name")?;
     let ws = call.workspace;
     let files = pith_engine::find_usages(ws.root.as_deref(), &ws.cwd, &name)?;
-    let shaped: Vec<pith_wire::UsesInFile> = files
-        .iter()
-        .map(|f| pith_wire::UsesInFile {
-            file: &f.file,
-            lines: &f.lines,
-        })
-        .collect();
+    let shaped: Vec<pith_wire::UsesInFile> =
+        files.iter().map(pith_engine::FileUses::shaped).collect();
     Ok(pith_wire::to_json(&pith_wire::usages_answer(
         name.trim(),
         &shaped,

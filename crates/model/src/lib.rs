@@ -207,7 +207,7 @@ impl TestOutcome {
 pub struct Run {
     /// Which runner ran: `nextest`, `cargo`, `pytest`, ...
     pub runner: String,
-    /// Set by the adapter; `None` lets [`Run::finish`] derive it from the evidence.
+    /// Set by the adapter; `None` lets [`Run::status`] derive it from the evidence.
     pub status: Option<Status>,
     /// Tests the runner set out to run, when it said so; more than passed + failed + skipped
     /// means some never finished.
@@ -242,6 +242,46 @@ impl Run {
         Run {
             runner: runner.into(),
             ..Run::default()
+        }
+    }
+
+    /// Adds `part` (the same runner's run of another batch: a package, a test binary) to this
+    /// run: counts, lists without repeats where one cause can be reported twice (build errors,
+    /// running tests), the worse status, and the later tail, hint and `lacks`.
+    pub fn absorb(&mut self, part: Run) {
+        self.selected = match (self.selected, part.selected) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+        self.passed += part.passed;
+        self.failed += part.failed;
+        self.skipped += part.skipped;
+        self.duration += part.duration;
+        self.failures.extend(part.failures);
+        self.outcomes.extend(part.outcomes);
+        for e in part.build_errors {
+            if !self.build_errors.contains(&e) {
+                self.build_errors.push(e);
+            }
+        }
+        for r in part.running {
+            if !self.running.contains(&r) {
+                self.running.push(r);
+            }
+        }
+        self.not_found.extend(part.not_found);
+        self.status = match (self.status, part.status) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        for (mine, theirs) in [
+            (&mut self.tail, part.tail),
+            (&mut self.hint, part.hint),
+            (&mut self.lacks, part.lacks),
+        ] {
+            if theirs.is_some() {
+                *mine = theirs;
+            }
         }
     }
 
@@ -374,6 +414,39 @@ pub struct FailureDetails {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn absorbing_a_part_keeps_its_hint_and_says_each_cause_once() {
+        let err = BuildError {
+            message: "E".into(),
+            ..BuildError::default()
+        };
+        let mut run = Run {
+            passed: 2,
+            selected: Some(2),
+            build_errors: vec![err.clone()],
+            running: vec!["a".into()],
+            ..Run::new("nextest")
+        };
+        run.absorb(Run {
+            status: Some(Status::RunnerMissing),
+            failed: 1,
+            selected: Some(1),
+            build_errors: vec![err],
+            running: vec!["a".into(), "b".into()],
+            hint: Some("cargo install cargo-nextest".into()),
+            lacks: Some("isolation".into()),
+            tail: Some("t".into()),
+            ..Run::new("nextest")
+        });
+        assert_eq!((run.passed, run.failed, run.selected), (2, 1, Some(3)));
+        assert_eq!(run.build_errors.len(), 1);
+        assert_eq!(run.running, ["a", "b"]);
+        assert_eq!(run.status, Some(Status::RunnerMissing));
+        assert_eq!(run.hint.as_deref(), Some("cargo install cargo-nextest"));
+        assert_eq!(run.lacks.as_deref(), Some("isolation"));
+        assert_eq!(run.tail.as_deref(), Some("t"));
+    }
 
     #[test]
     fn nothing_ran_is_not_green() {

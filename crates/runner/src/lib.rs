@@ -161,3 +161,41 @@ pub fn is_executable(p: &Path) -> bool {
     p.metadata()
         .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
+
+/// FNV-1a: a stable name for content (the cache directory of an embedded file, a build
+/// directory per workspace) that does not change between builds of pith, as std's hasher may.
+pub(crate) fn fnv1a(bytes: impl IntoIterator<Item = u8>) -> u64 {
+    bytes.into_iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Writes a file pith embeds (a pytest plugin, a JS reporter) to `cache/<kind>/<hash>/<name>`
+/// unless it is already there, and returns its path. The write is atomic, so concurrent runs
+/// never load half a file; the content's hash in the path keeps versions of pith apart.
+pub(crate) fn install_embedded(
+    cache: &Path,
+    kind: &str,
+    name: &str,
+    content: &str,
+) -> Result<std::path::PathBuf, RunnerError> {
+    let dir = cache
+        .join(kind)
+        .join(format!("{:016x}", fnv1a(content.bytes())));
+    let file = dir.join(name);
+    if std::fs::read(&file).is_ok_and(|b| b == content.as_bytes()) {
+        return Ok(file);
+    }
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| RunnerError::io(format!("creating {}", dir.display()), e))?;
+    static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
+    std::fs::write(&tmp, content)
+        .map_err(|e| RunnerError::io(format!("writing {}", tmp.display()), e))?;
+    std::fs::rename(&tmp, &file).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        RunnerError::io(format!("writing {}", file.display()), e)
+    })?;
+    Ok(file)
+}

@@ -1,7 +1,9 @@
 //! Turns the paths runners print (absolute, `./`-relative to a package, `file://`) into
 //! workspace-relative ones, and decides which frames are the project's own.
 
+use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use pith_model::Frame;
 
@@ -31,7 +33,13 @@ pub struct PathMap {
     root: PathBuf,
     /// Every spelling of the root that may appear in output, longest first, each ending in `/`.
     prefixes: Vec<String>,
+    /// The lines of files [`PathMap::fill_code`] has read, shared by its calls (adapters call
+    /// it per failure; a thousand failures in one file read it once).
+    sources: Arc<Mutex<HashMap<String, Option<Lines>>>>,
 }
+
+/// A source file's lines (`None` in the map: unreadable).
+type Lines = Arc<Vec<String>>;
 
 impl PathMap {
     pub fn new(root: &Path) -> Self {
@@ -53,6 +61,7 @@ impl PathMap {
         PathMap {
             root: root.to_path_buf(),
             prefixes,
+            sources: Arc::default(),
         }
     }
 
@@ -105,30 +114,38 @@ impl PathMap {
         }
     }
 
-    /// Fills in the source line of project frames that lack one, reading each file once.
-    /// Lines longer than [`CODE_CHARS`] are left out: a long line costs more than it tells.
+    /// Fills in the source line of project frames that lack one, reading each file once per
+    /// map. Lines longer than [`CODE_CHARS`] are left out: a long line costs more than it tells.
     pub fn fill_code(&self, frames: &mut [Frame]) {
-        let mut cache: std::collections::HashMap<String, Option<Vec<String>>> = Default::default();
         for f in frames
             .iter_mut()
             .filter(|f| f.project && f.code.is_none() && f.line > 0)
         {
-            let lines = cache.entry(f.file.clone()).or_insert_with(|| {
-                let bytes = std::fs::read(self.root.join(&f.file)).ok()?;
-                Some(
-                    String::from_utf8_lossy(&bytes)
-                        .lines()
-                        .map(str::to_owned)
-                        .collect(),
-                )
-            });
+            let lines = self.source_lines(&f.file);
             f.code = lines
-                .as_ref()
+                .as_deref()
                 .and_then(|l| l.get(f.line as usize - 1))
                 .map(|l| l.trim())
                 .filter(|l| !l.is_empty() && l.chars().count() <= CODE_CHARS)
                 .map(str::to_owned);
         }
+    }
+
+    /// The lines of a workspace-relative file, read on first use.
+    fn source_lines(&self, file: &str) -> Option<Lines> {
+        let mut sources = self.sources.lock().unwrap_or_else(|e| e.into_inner());
+        sources
+            .entry(file.to_owned())
+            .or_insert_with(|| {
+                let bytes = std::fs::read(self.root.join(file)).ok()?;
+                Some(Arc::new(
+                    String::from_utf8_lossy(&bytes)
+                        .lines()
+                        .map(str::to_owned)
+                        .collect(),
+                ))
+            })
+            .clone()
     }
 
     /// Free text (messages, diagnostics, tails) with colour removed and every absolute path

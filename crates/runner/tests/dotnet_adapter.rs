@@ -222,10 +222,8 @@ fn the_callers_shell_does_not_reach_dotnet() {
 
 #[test]
 fn missing_dotnet_is_runner_missing_with_a_hint() {
-    if pith_runner::on_path("dotnet").is_some() {
-        // This machine has an SDK: the run is real, and must not claim the runner is missing.
-        return;
-    }
+    // A `dotnet` that cannot be started, whatever this machine has installed.
+    let absent = Path::new("/nonexistent/dotnet");
     for (name, hint) in [
         ("vstest", "install the .NET SDK, tests run on vstest"),
         (
@@ -248,7 +246,7 @@ fn missing_dotnet_is_runner_missing_with_a_hint() {
             cache: cache.path(),
             cancel: None,
         };
-        let run = adapters[0].run(&ctx, &[]).unwrap();
+        let run = adapter(name).run_with(absent, &ctx, &[]).unwrap();
         assert_eq!(run.status(), Status::RunnerMissing, "{name}: {run:#?}");
         let h = run.hint.unwrap();
         assert!(h.contains(hint), "{name}: {h}");

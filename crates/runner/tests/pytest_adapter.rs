@@ -568,16 +568,6 @@ fn unknown_ids_are_not_found_and_the_rest_still_run() {
 }
 
 #[test]
-fn callers_pytest_addopts_does_not_change_the_result() {
-    let ws = Workspace::new("green");
-    std::env::set_var("PYTEST_ADDOPTS", "-k nothing_matches_this");
-    let run = ws.run(&[]);
-    std::env::remove_var("PYTEST_ADDOPTS");
-    assert_eq!(run.status(), Status::TestsPassed);
-    assert_eq!(run.passed, 3);
-}
-
-#[test]
 fn workspace_venv_is_used_and_named() {
     let ws = Workspace::new("green");
     let made = Command::new("python3")

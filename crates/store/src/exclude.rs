@@ -5,9 +5,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Adds `/<path to root>/.pith/` to the enclosing repository's `info/exclude` unless a line
-/// already says it. Does nothing outside a git repository; failures are silent (a missing
-/// line costs an untracked directory in `git status`, not correctness).
-pub(crate) fn keep_out_of_git(root: &Path) {
+/// already says it (or excludes every `.pith/`). Does nothing outside a git repository;
+/// failures are silent (a missing line costs an untracked directory in `git status`, not
+/// correctness). The code index, which also writes into `.pith/`, calls it too.
+pub fn keep_out_of_git(root: &Path) {
     let Some((top, git_dir)) = repository(root) else {
         return;
     };
@@ -26,7 +27,7 @@ pub(crate) fn keep_out_of_git(root: &Path) {
     let existing = std::fs::read_to_string(&file).unwrap_or_default();
     if existing.lines().any(|l| {
         let l = l.trim();
-        l == pattern || l == pattern.trim_end_matches('/')
+        l == pattern || l == pattern.trim_end_matches('/') || l == ".pith/" || l == ".pith"
     }) {
         return;
     }

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 
+pub use exclude::keep_out_of_git;
 pub use history::{Annotated, Retention};
 pub use lock::{RunLock, TryLock};
 pub use watch::{Dirty, Watcher};

@@ -159,13 +159,6 @@ impl Watcher {
             };
         }
     }
-
-    /// Whether anything changed since the last [`Watcher::take`], without taking it.
-    pub fn is_dirty(&self) -> bool {
-        self.dirty
-            .lock()
-            .map_or(true, |d| d.full || !d.paths.is_empty())
-    }
 }
 
 /// Records the arrival of this watcher's cookie files. Only their creation counts: a later

@@ -5,7 +5,6 @@
 use pith_model::{Failure, FailureDetails, Phase};
 use serde::Serialize;
 
-use crate::test_answer::is_zero_u32;
 use crate::FAILURE_DETAIL_BUDGET;
 
 /// Failures per page.
@@ -25,10 +24,10 @@ pub struct FailuresAnswer {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub failures: Vec<DetailOut>,
     /// Failures after this page.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub more_failures: usize,
     /// The `--page` that shows them.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub next_page: usize,
     /// Named tests that ran in that run and did not fail.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -54,12 +53,8 @@ pub struct DetailOut {
     pub flaky: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub new: bool,
-    #[serde(skip_serializing_if = "is_zero_u32")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub failing_for: u32,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 /// Shapes page `page` (1-based) of a run's failures. With `stacks`, every frame in full;
@@ -129,7 +124,7 @@ fn detail_out(f: &Failure, stacks: bool) -> DetailOut {
     out
 }
 
-fn frame(f: &pith_model::Frame, with_code: bool) -> String {
+pub(crate) fn frame(f: &pith_model::Frame, with_code: bool) -> String {
     match (&f.code, with_code) {
         (Some(code), true) => format!("{}:{} {}", f.file, f.line, code),
         _ => f.location(),

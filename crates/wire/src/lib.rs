@@ -43,3 +43,8 @@ pub fn to_json<T: serde::Serialize>(answer: &T) -> String {
     // Serializing plain structs of strings and numbers cannot fail.
     serde_json::to_string(answer).unwrap_or_else(|e| format!("{{\"error\":\"serialize: {e}\"}}"))
 }
+
+/// `skip_serializing_if` for counts: a zero count is no signal, so the field is left out.
+pub(crate) fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
+    *n == T::default()
+}

@@ -6,7 +6,7 @@
 use pith_model::{RunSummary, RunnerInfo, WorkspaceState};
 use serde::Serialize;
 
-use crate::test_answer::{is_zero_u32, tenths};
+use crate::test_answer::tenths;
 
 /// Changed files named in the answer; the rest are counted in `moreChanged`.
 const CHANGED_NAMED: usize = 3;
@@ -22,7 +22,7 @@ pub struct StatusAnswer {
     /// Files changed since the last run, most recent first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub changed: Vec<String>,
-    #[serde(skip_serializing_if = "is_zero_u64")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub more_changed: u64,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub runners: Vec<RunnerOut>,
@@ -33,20 +33,20 @@ pub struct StatusAnswer {
 pub struct LastRunOut {
     pub status: &'static str,
     /// How many generations the workspace moved on since the run.
-    #[serde(skip_serializing_if = "is_zero_u64")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub generations_behind: u64,
-    #[serde(skip_serializing_if = "is_zero_u32")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub passed: u32,
-    #[serde(skip_serializing_if = "is_zero_u32")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub failed: u32,
-    #[serde(skip_serializing_if = "is_zero_u32")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub skipped: u32,
-    #[serde(skip_serializing_if = "is_zero_u32")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub errors: u32,
-    #[serde(skip_serializing_if = "is_zero_u32")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub recovered: u32,
     /// It ran only this many requested test ids, not everything.
-    #[serde(skip_serializing_if = "is_zero_u32")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub requested: u32,
     pub duration_s: f64,
 }
@@ -62,10 +62,6 @@ pub struct RunnerOut {
     /// Its last run found it not installed.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub missing: bool,
-}
-
-fn is_zero_u64(n: &u64) -> bool {
-    *n == 0
 }
 
 /// Shapes the workspace state into the `pith status` answer.

@@ -43,7 +43,7 @@ pub struct SymbolAnswer {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub definitions: Vec<DefinitionOut>,
     /// Definitions not shown.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub more: usize,
 }
 
@@ -112,7 +112,7 @@ impl UsagesAnswer {
 pub struct FlatUsages {
     pub resolution: &'static str,
     pub symbol: String,
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub count: usize,
     /// Every use as `file:line`, in path order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -128,7 +128,7 @@ pub struct GroupedUsages {
     /// Busiest files first.
     pub files: Vec<FileOut>,
     /// Files with uses not shown.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub more_files: usize,
 }
 
@@ -209,10 +209,6 @@ fn grouped(symbol: &str, files: &[UsesInFile]) -> GroupedUsages {
         }
     }
     answer
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 fn size<T: Serialize>(answer: &T) -> usize {

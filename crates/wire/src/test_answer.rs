@@ -43,7 +43,7 @@ pub struct TestAnswer {
     #[serde(flatten)]
     pub counts: Counts,
     /// Tests that passed after failing in the run before.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub recovered: usize,
     /// Absent when nothing ran.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -56,14 +56,14 @@ pub struct TestAnswer {
     pub hint: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub build_errors: Vec<BuildErrorOut>,
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub more_build_errors: usize,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub failures: Vec<FailureOut>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub clusters: Vec<ClusterOut>,
     /// Failures neither shown in full nor counted in a shown cluster.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub more_failures: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tail: Option<String>,
@@ -76,16 +76,16 @@ pub struct TestAnswer {
 #[serde(rename_all = "camelCase")]
 pub struct Counts {
     /// Only when some selected tests never reported (a timeout, a crash).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub selected: usize,
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub passed: usize,
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub failed: usize,
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub skipped: usize,
     /// Modules that failed to collect.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub errors: usize,
 }
 
@@ -132,7 +132,7 @@ pub struct FailureOut {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub new: bool,
     /// Consecutive runs it has failed in, this one included.
-    #[serde(skip_serializing_if = "is_zero_u32")]
+    #[serde(skip_serializing_if = "crate::is_zero")]
     pub failing_for: u32,
 }
 
@@ -162,14 +162,6 @@ pub struct RunOut {
     pub status: &'static str,
     #[serde(flatten)]
     pub counts: Counts,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
-pub(crate) fn is_zero_u32(n: &u32) -> bool {
-    *n == 0
 }
 
 /// What failures are grouped by: the error's type (or, lacking one, its message) and where in
@@ -316,10 +308,7 @@ fn failure_out(f: &Failure, frames: usize, code_frames: usize) -> FailureOut {
         .rev()
         .take(frames)
         .enumerate()
-        .map(|(i, fr)| match (&fr.code, i < code_frames) {
-            (Some(code), true) => format!("{}:{} {}", fr.file, fr.line, code),
-            _ => fr.location(),
-        })
+        .map(|(i, fr)| crate::failures_answer::frame(fr, i < code_frames))
         .collect();
     FailureOut {
         test: f.test.clone(),
@@ -331,6 +320,10 @@ fn failure_out(f: &Failure, frames: usize, code_frames: usize) -> FailureOut {
         failing_for: f.failing_for,
     }
 }
+
+/// The trimming steps for a shown failure, as (frames kept, frames keeping their source line):
+/// source lines on outer frames go first, then outer frames.
+const LADDER: [(usize, usize); 4] = [(FRAMES, FRAMES), (FRAMES, 1), (2, 1), (1, 1)];
 
 struct Group<'a> {
     members: Vec<&'a Failure>,
@@ -368,7 +361,7 @@ fn shape_failures(answer: &mut TestAnswer, failures: &[&Failure]) {
                 .map(|f| failure_out(f, frames, code))
                 .collect()
         };
-        for (frames, code) in [(FRAMES, FRAMES), (FRAMES, 1), (2, 1), (1, 1)] {
+        for (frames, code) in LADDER {
             answer.failures = shaped(frames, code);
             if size(answer) <= MANY_FAILURES_BUDGET {
                 return;
@@ -387,7 +380,7 @@ fn shape_failures(answer: &mut TestAnswer, failures: &[&Failure]) {
     let mut cluster_order: Vec<usize> = (0..groups.len()).collect();
     cluster_order.sort_by_key(|&g| std::cmp::Reverse(groups[g].members.len()));
 
-    let ladder = [(FRAMES, FRAMES), (FRAMES, 1), (2, 1), (1, 1)];
+    let ladder = LADDER;
     let mut step = 0;
     let mut clusters = CLUSTERS;
     loop {

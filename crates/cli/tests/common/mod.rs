@@ -124,6 +124,12 @@ pub fn pith_in(cwd: &Path, root: &Path, args: &[&str]) -> Answer {
         .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"))
         .output()
         .expect("run pith");
+    answer_of(out, root)
+}
+
+/// A finished `pith` process's answer: exactly one line on stdout, clean (see
+/// [`assert_clean`]) for the workspace at `root`.
+pub fn answer_of(out: std::process::Output, root: &Path) -> Answer {
     let stdout = String::from_utf8(out.stdout).expect("utf-8 answer");
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(

@@ -63,10 +63,6 @@ impl Cargo {
     pub fn with_nextest(nextest: bool) -> Self {
         Cargo { nextest }
     }
-
-    pub fn uses_nextest(&self) -> bool {
-        self.nextest
-    }
 }
 
 /// Whether `cargo-nextest` is on PATH or in cargo's own bin directory (where cargo looks for
@@ -123,7 +119,7 @@ impl Adapter for Cargo {
             } else {
                 plain::run(ctx, &cargo, None)?
             };
-            merge(&mut run, part);
+            run.absorb(part);
             enrich::frames(ctx, &cargo, &mut run, &arts);
             return Ok(run);
         }
@@ -147,7 +143,7 @@ impl Adapter for Cargo {
             } else {
                 plain::run(ctx, &cargo, Some(&other))?
             };
-            merge(&mut run, part);
+            run.absorb(part);
             artifacts.extend(arts);
         }
         if !doc.is_empty() && std::time::Instant::now() < ctx.deadline {
@@ -155,7 +151,7 @@ impl Adapter for Cargo {
             let (mut part, _) = plain::run(ctx, &cargo, Some(&doc))?;
             // Only the doctests ran without nextest: the rest kept its isolation.
             part.lacks = None;
-            merge(&mut run, part);
+            run.absorb(part);
         }
         enrich::frames(ctx, &cargo, &mut run, &artifacts);
         Ok(run)
@@ -279,37 +275,6 @@ fn cargo_missing(runner: &str) -> Run {
         status: Some(Status::RunnerMissing),
         hint: Some(CARGO_HINT.to_owned()),
         ..Run::new(runner)
-    }
-}
-
-/// Adds `part` to `run`: counts, lists, the worse status.
-fn merge(run: &mut Run, part: Run) {
-    run.selected = match (run.selected, part.selected) {
-        (Some(a), Some(b)) => Some(a + b),
-        (a, b) => a.or(b),
-    };
-    run.passed += part.passed;
-    run.failed += part.failed;
-    run.skipped += part.skipped;
-    run.duration += part.duration;
-    run.failures.extend(part.failures);
-    run.outcomes.extend(part.outcomes);
-    for e in part.build_errors {
-        if !run.build_errors.contains(&e) {
-            run.build_errors.push(e);
-        }
-    }
-    run.running.extend(part.running);
-    run.not_found.extend(part.not_found);
-    run.status = match (run.status, part.status) {
-        (Some(a), Some(b)) => Some(a.max(b)),
-        (a, b) => a.or(b),
-    };
-    if part.tail.is_some() {
-        run.tail = part.tail;
-    }
-    if part.lacks.is_some() {
-        run.lacks = part.lacks;
     }
 }
 

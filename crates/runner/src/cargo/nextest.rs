@@ -129,13 +129,7 @@ fn tool_config(junit: &Path) -> String {
 }
 
 fn absolute(p: &Path) -> PathBuf {
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map(|d| d.join(p))
-            .unwrap_or_else(|_| p.to_path_buf())
-    }
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
 /// The expressions nextest echoes under "operator didn't match any binary IDs" (it checks

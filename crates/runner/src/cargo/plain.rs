@@ -26,7 +26,7 @@ pub(super) fn run(
     run.lacks = Some("isolation".to_owned());
     let Some(ids) = selection else {
         let (part, artifacts) = invoke(ctx, cargo, None)?;
-        super::merge(&mut run, part);
+        run.absorb(part);
         return Ok((run, artifacts));
     };
     // One cargo invocation per binary.
@@ -46,7 +46,7 @@ pub(super) fn run(
         }
         let (part, arts) = invoke(ctx, cargo, Some(&group))?;
         let stop = part.status == Some(Status::TimedOut);
-        super::merge(&mut run, part);
+        run.absorb(part);
         artifacts.extend(arts);
         if stop {
             break;

@@ -38,8 +38,7 @@ use pith_model::{Failure, Phase, Run, Status};
 use crate::process::{self, Captured, End};
 use crate::{text, Adapter, Context, ParseError, PathMap, RunnerError};
 
-pub use blame::{parse_sequence, Entry as SequenceEntry, SequenceError};
-pub use command::{args as command_args, escape as filter_escape, hang_timeout, vstest_filter};
+pub use blame::{parse_sequence, SequenceError};
 pub use project::{Framework, Platform};
 
 const DOWNLOAD: &str = "https://dot.net/download";

@@ -129,7 +129,7 @@ impl Adapter for Go {
                 break;
             }
             let part = self.go_test(ctx, &go, &dirs, pattern.as_deref(), &pkgs, Some(&sel))?;
-            merge(&mut run, part);
+            run.absorb(part);
         }
         Ok(run)
     }
@@ -449,37 +449,6 @@ fn quote_meta(s: &str) -> String {
         out.push(c);
     }
     out
-}
-
-/// Adds `part` to `run`: counts, lists, the worse status.
-fn merge(run: &mut Run, part: Run) {
-    run.passed += part.passed;
-    run.failed += part.failed;
-    run.skipped += part.skipped;
-    run.duration += part.duration;
-    run.failures.extend(part.failures);
-    run.outcomes.extend(part.outcomes);
-    for e in part.build_errors {
-        if !run.build_errors.contains(&e) {
-            run.build_errors.push(e);
-        }
-    }
-    for r in part.running {
-        if !run.running.contains(&r) {
-            run.running.push(r);
-        }
-    }
-    run.not_found.extend(part.not_found);
-    run.status = match (run.status, part.status) {
-        (Some(a), Some(b)) => Some(a.max(b)),
-        (a, b) => a.or(b),
-    };
-    if part.tail.is_some() {
-        run.tail = part.tail;
-    }
-    if part.hint.is_some() {
-        run.hint = part.hint;
-    }
 }
 
 #[cfg(test)]

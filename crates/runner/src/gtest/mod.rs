@@ -107,7 +107,7 @@ impl Ctest {
             .collect();
         cache.join("ctest").join(format!(
             "{name}-{:016x}",
-            fnv1a(canon.to_string_lossy().as_bytes())
+            crate::fnv1a(canon.to_string_lossy().bytes())
         ))
     }
 }
@@ -125,13 +125,6 @@ fn same_dir(a: &Path, b: &Path) -> bool {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
     }
-}
-
-/// FNV-1a: a stable hash for the cache directory's name.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
 }
 
 fn jobs() -> String {
@@ -354,7 +347,7 @@ impl BuildLock {
             .map_err(|e| RunnerError::io(format!("creating {}", dir.display()), e))?;
         let path = dir.join(format!(
             "{:016x}.lock",
-            fnv1a(build.to_string_lossy().as_bytes())
+            crate::fnv1a(build.to_string_lossy().bytes())
         ));
         let file = std::fs::OpenOptions::new()
             .create(true)

@@ -93,10 +93,6 @@ impl Js {
             script: package::Script::default(),
         }
     }
-
-    pub fn runner(&self) -> Runner {
-        self.runner
-    }
 }
 
 /// A test id: `file > names...`.
@@ -155,7 +151,7 @@ impl Adapter for Js {
             Runner::Vitest => ("pith_vitest_reporter.mjs", VITEST_REPORTER),
             Runner::Node => ("pith_node_reporter.mjs", NODE_REPORTER),
         };
-        let reporter = install(ctx.cache, file, content)?;
+        let reporter = crate::install_embedded(ctx.cache, "js", file, content)?;
         let events = ctx.scratch.join(format!("{}-events.jsonl", self.name()));
         let json = ctx.scratch.join(format!("{}.json", self.name()));
         for f in [&events, &json] {
@@ -349,37 +345,6 @@ fn install_command(dir: &Path) -> &'static str {
     } else {
         "npm install"
     }
-}
-
-/// FNV-1a: a stable content hash for the reporters' cache directory.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
-/// Writes a reporter to `cache/js/<hash>/<name>` unless it is already there, atomically, and
-/// returns its path.
-fn install(cache: &Path, name: &str, content: &str) -> Result<PathBuf, RunnerError> {
-    let dir = cache
-        .join("js")
-        .join(format!("{:016x}", fnv1a(content.as_bytes())));
-    let file = dir.join(name);
-    if std::fs::read(&file).is_ok_and(|b| b == content.as_bytes()) {
-        return Ok(file);
-    }
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| RunnerError::io(format!("creating {}", dir.display()), e))?;
-    static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
-    std::fs::write(&tmp, content)
-        .map_err(|e| RunnerError::io(format!("writing {}", tmp.display()), e))?;
-    std::fs::rename(&tmp, &file).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        RunnerError::io(format!("writing {}", file.display()), e)
-    })?;
-    Ok(file)
 }
 
 /// Requested ids, split for the runner.

@@ -47,12 +47,7 @@ const CLASS: &str = "dev/pith/PithListener.class";
 
 /// FNV-1a over every source: the cache directory changes when the listener does.
 fn hash() -> u64 {
-    SOURCES
-        .iter()
-        .flat_map(|(n, s)| n.bytes().chain(s.bytes()))
-        .fold(0xcbf2_9ce4_8422_2325, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-        })
+    crate::fnv1a(SOURCES.iter().flat_map(|(n, s)| n.bytes().chain(s.bytes())))
 }
 
 /// The classpath directory holding the compiled listener, compiling it on first use. `None`

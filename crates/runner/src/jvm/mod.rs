@@ -87,10 +87,6 @@ impl Jvm {
             dir: dir.to_path_buf(),
         }
     }
-
-    pub fn tool(&self) -> Tool {
-        self.tool
-    }
 }
 
 impl Adapter for Jvm {
@@ -196,13 +192,7 @@ const JAVA_HINT: &str =
     "no Java runtime found: install a JDK (e.g. apt-get install default-jdk) or set JAVA_HOME";
 
 fn absolute(p: &Path) -> PathBuf {
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map(|d| d.join(p))
-            .unwrap_or_else(|_| p.to_path_buf())
-    }
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
 /// What a command builder needs.
@@ -891,13 +881,10 @@ fn judge(
     let load_tail = text::tail(&ctx.paths.scrub(&t.load_traces.join("\n")));
     drop(t);
 
-    let errors = if compile_failed(&output) {
-        build::parse(&output, ctx.paths)
-    } else {
-        Vec::new()
-    };
     let build_failed = compile_failed(&output);
-    run.build_errors = errors;
+    if build_failed {
+        run.build_errors = build::parse(&output, ctx.paths);
+    }
 
     match cap.end {
         End::TimedOut | End::Cancelled => {

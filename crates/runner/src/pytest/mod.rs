@@ -313,35 +313,13 @@ fn runner_missing(hint: String, interpreter: Option<String>) -> Run {
     }
 }
 
-/// FNV-1a: a stable content hash for the plugin's cache directory.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
 /// Writes the plugin to `cache/pytest/<hash>/pith_plugin.py` unless it is already there, and
-/// returns its directory. The write is atomic, so concurrent runs never import half a file.
+/// returns its directory.
 fn install_plugin(cache: &Path) -> Result<PathBuf, RunnerError> {
-    let dir = cache
-        .join("pytest")
-        .join(format!("{:016x}", fnv1a(PLUGIN.as_bytes())));
-    let file = dir.join(format!("{PLUGIN_MODULE}.py"));
-    if std::fs::read(&file).is_ok_and(|b| b == PLUGIN.as_bytes()) {
-        return Ok(dir);
-    }
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| RunnerError::io(format!("creating {}", dir.display()), e))?;
-    static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = dir.join(format!(".{PLUGIN_MODULE}.{}.{n}.tmp", std::process::id()));
-    std::fs::write(&tmp, PLUGIN)
-        .map_err(|e| RunnerError::io(format!("writing {}", tmp.display()), e))?;
-    std::fs::rename(&tmp, &file).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        RunnerError::io(format!("writing {}", file.display()), e)
-    })?;
-    Ok(dir)
+    let file = crate::install_embedded(cache, "pytest", &format!("{PLUGIN_MODULE}.py"), PLUGIN)?;
+    Ok(file
+        .parent()
+        .map_or_else(|| cache.to_path_buf(), Path::to_path_buf))
 }
 
 /// Workspace-relative ids as pytest in a package directory `rel_dir` takes them, with the way
