@@ -2,6 +2,7 @@
 //! computed in one place: find the workspace, pick its runners, run them, merge their results.
 //! The engine does no printing and no serialization; progress goes through a callback.
 
+mod detect;
 mod state;
 mod symbols;
 mod workspace;
@@ -11,8 +12,9 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use detect::Found;
 use pith_model::{Report, Run};
-use pith_runner::{Adapter, Context, PathMap, RunnerError};
+use pith_runner::{Context, PathMap, RunnerError};
 
 pub use state::{
     failures, run_tests_with, status, FailuresRequest, StateOptions, StatusRequest, Watcher,
@@ -79,7 +81,7 @@ pub struct TestRequest {
 fn execute(
     req: &TestRequest,
     root: &Path,
-    adapters: &[Box<dyn Adapter>],
+    found: &[Found],
     start: Instant,
 ) -> Result<Report, EngineError> {
     let root = root.to_path_buf();
@@ -92,8 +94,9 @@ fn execute(
             source,
         })?;
     let paths = PathMap::new(&root);
-    let ctx = Context {
+    let base = Context {
         root: &root,
+        dir: &root,
         paths: &paths,
         deadline: start + req.timeout.unwrap_or(DEFAULT_TIMEOUT),
         scratch: scratch.path(),
@@ -102,23 +105,26 @@ fn execute(
     };
 
     let mut runs = Vec::new();
-    for (adapter, tests) in route(adapters, &req.tests) {
+    for (project, tests) in route(found, &req.tests) {
         if let Some(progress) = &req.progress {
-            progress(adapter.name());
+            match &project.rel {
+                Some(rel) => progress(&format!("{} in {rel}", project.adapter.name())),
+                None => progress(project.adapter.name()),
+            }
         }
-        runs.push(adapter.run(&ctx, &tests)?);
+        let ctx = Context {
+            dir: &project.dir,
+            ..base
+        };
+        let mut run = project.adapter.run(&ctx, &tests)?;
+        run.dir = project.rel.clone();
+        runs.push(run);
     }
     if let Some(first) = runs.first_mut() {
-        first.not_found.extend(unclaimed(adapters, &req.tests));
+        first.not_found.extend(unclaimed(found, &req.tests));
     } else {
         // Every id was unclaimed: nothing ran, and the answer says which ids matched nothing.
-        let mut run = Run::new(
-            adapters
-                .iter()
-                .map(|a| a.name())
-                .collect::<Vec<_>>()
-                .join(","),
-        );
+        let mut run = Run::new(names_of(found).join(","));
         run.not_found = req.tests.clone();
         runs.push(run);
     }
@@ -157,63 +163,39 @@ pub fn read_reports(
     })
 }
 
-fn select_runners(root: &Path, only: Option<&str>) -> Result<Vec<Box<dyn Adapter>>, EngineError> {
+fn select_runners(root: &Path, only: Option<&str>) -> Result<Vec<Found>, EngineError> {
     if let Some(name) = only.filter(|n| !pith_runner::RUNNER_NAMES.contains(n)) {
         return Err(EngineError::UnknownRunner(name.to_owned()));
     }
-    let adapters = detect_workspace(root, only);
-    if !adapters.is_empty() {
-        return Ok(adapters);
+    let found = detect_workspace(root, only);
+    if !found.is_empty() {
+        return Ok(found);
     }
     let all = detect_workspace(root, None);
     match only {
         Some(name) if !all.is_empty() => Err(EngineError::RunnerNotDetected {
             name: name.to_owned(),
             root: root.to_path_buf(),
-            detected: all.iter().map(|a| a.name()).collect::<Vec<_>>().join(", "),
+            detected: names_of(&all).join(", "),
         }),
         _ => Err(EngineError::NoRunner(root.to_path_buf())),
     }
 }
 
-/// Directories never searched for projects: dependencies, build output, environments.
-const NOT_PROJECTS: &[&str] = &[
-    "node_modules",
-    "target",
-    "build",
-    "dist",
-    "vendor",
-    "venv",
-    "__pycache__",
-];
-
-/// The runners of the workspace: those of the root, then those of its immediate
-/// subdirectories (a repository with a Rust crate, `python/` and `web/`), one per runner name,
-/// the root's first. Deeper projects belong to a runner at a higher level (a Cargo member, a
-/// Maven module) or are fixtures, not the workspace's own tests.
-fn detect_workspace(root: &Path, only: Option<&str>) -> Vec<Box<dyn Adapter>> {
-    let mut found = pith_runner::detect(root, only);
-    let mut subdirs: Vec<PathBuf> = std::fs::read_dir(root)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-        .filter(|e| {
-            let name = e.file_name();
-            let name = name.to_string_lossy();
-            !name.starts_with('.') && !NOT_PROJECTS.contains(&name.as_ref())
-        })
-        .map(|e| e.path())
-        .collect();
-    subdirs.sort();
-    for dir in subdirs {
-        for adapter in pith_runner::detect(&dir, only) {
-            if !found.iter().any(|a| a.name() == adapter.name()) {
-                found.push(adapter);
-            }
+/// The names of the runners found, each once, in the order found.
+fn names_of(found: &[Found]) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    for f in found {
+        if !names.contains(&f.adapter.name()) {
+            names.push(f.adapter.name());
         }
     }
-    found
+    names
+}
+
+/// Every project of the workspace with the adapter that runs it (see [`detect`]).
+fn detect_workspace(root: &Path, only: Option<&str>) -> Vec<Found> {
+    detect::projects(root, only)
 }
 
 /// The workspace root: `root` when given (relative to `cwd`), else found from `cwd`.
@@ -239,47 +221,59 @@ fn root_of(root: Option<&Path>, cwd: &Path) -> Result<PathBuf, PathBuf> {
     }
 }
 
-/// Which adapters run, with the ids each is to re-run. With no ids, every adapter runs
-/// everything; with ids, only adapters that claim some of them run, and an id that an adapter
-/// owns (see [`Adapter::owns`]) goes to its owners only.
-fn route<'a>(
-    adapters: &'a [Box<dyn Adapter>],
-    tests: &[String],
-) -> Vec<(&'a dyn Adapter, Vec<String>)> {
+/// Which projects run, with the ids each is to re-run. With no ids, every project runs
+/// everything; with ids, only projects whose adapter claims some of them run. An id that an
+/// adapter owns (see [`Adapter::owns`]) goes to its owners only; an id several projects of one
+/// runner claim goes to the one whose directory it lies in (`a/tests/t.py::x` to `a/`).
+fn route<'a>(found: &'a [Found], tests: &[String]) -> Vec<(&'a Found, Vec<String>)> {
     if tests.is_empty() {
-        return adapters.iter().map(|a| (a.as_ref(), Vec::new())).collect();
+        return found.iter().map(|f| (f, Vec::new())).collect();
     }
-    if let [only] = adapters {
-        return vec![(only.as_ref(), tests.to_vec())];
+    if let [only] = found {
+        return vec![(only, tests.to_vec())];
     }
-    adapters
+    let takes = |f: &Found, t: &str| {
+        let owned = found.iter().any(|o| o.adapter.owns(t));
+        let mine = if owned {
+            f.adapter.owns(t)
+        } else {
+            f.adapter.claims(t)
+        };
+        if !mine {
+            return false;
+        }
+        // Among projects of one runner that all take it, the deepest directory holding it.
+        let inside = |o: &Found| o.rel.as_deref().is_none_or(|r| within(t, r));
+        let mut rivals = found
+            .iter()
+            .filter(|o| o.adapter.name() == f.adapter.name() && o.adapter.claims(t));
+        let best = rivals
+            .clone()
+            .filter(|o| inside(o))
+            .max_by_key(|o| o.rel.as_ref().map_or(0, String::len))
+            .or_else(|| rivals.next());
+        best.is_none_or(|b| std::ptr::eq(b, f))
+    };
+    found
         .iter()
-        .filter_map(|a| {
-            let mine: Vec<String> = tests
-                .iter()
-                .filter(|t| {
-                    let owned = adapters.iter().any(|o| o.owns(t));
-                    if owned {
-                        a.owns(t)
-                    } else {
-                        a.claims(t)
-                    }
-                })
-                .cloned()
-                .collect();
-            (!mine.is_empty()).then_some((a.as_ref(), mine))
+        .filter_map(|f| {
+            let mine: Vec<String> = tests.iter().filter(|t| takes(f, t)).cloned().collect();
+            (!mine.is_empty()).then_some((f, mine))
         })
         .collect()
 }
 
-fn unclaimed<'a>(
-    adapters: &'a [Box<dyn Adapter>],
-    tests: &'a [String],
-) -> impl Iterator<Item = String> + 'a {
-    let single = adapters.len() == 1;
+/// Whether the id `t` names something under the workspace-relative directory `dir`.
+fn within(t: &str, dir: &str) -> bool {
+    t.strip_prefix(dir)
+        .is_some_and(|rest| rest.starts_with('/'))
+}
+
+fn unclaimed<'a>(found: &'a [Found], tests: &'a [String]) -> impl Iterator<Item = String> + 'a {
+    let single = found.len() == 1;
     tests
         .iter()
-        .filter(move |t| !single && !adapters.iter().any(|a| a.claims(t)))
+        .filter(move |t| !single && !found.iter().any(|f| f.adapter.claims(t)))
         .cloned()
 }
 
@@ -302,6 +296,7 @@ pub fn cache_dir() -> Result<PathBuf, EngineError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pith_runner::Adapter;
 
     /// An adapter that claims ids with a prefix and owns those with another.
     struct Fake {
@@ -325,28 +320,74 @@ mod tests {
         }
     }
 
-    fn routed(adapters: &[Box<dyn Adapter>], ids: &[&str]) -> Vec<(&'static str, Vec<String>)> {
+    fn routed(found: &[Found], ids: &[&str]) -> Vec<(&'static str, Vec<String>)> {
         let ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
-        route(adapters, &ids)
+        route(found, &ids)
             .into_iter()
-            .map(|(a, t)| (a.name(), t))
+            .map(|(f, t)| (f.adapter.name(), t))
             .collect()
+    }
+
+    fn at(rel: Option<&str>, adapter: Fake) -> Found {
+        Found {
+            dir: PathBuf::from("/ws").join(rel.unwrap_or("")),
+            rel: rel.map(str::to_owned),
+            adapter: Box::new(adapter),
+        }
+    }
+
+    #[test]
+    fn an_id_goes_to_the_project_whose_directory_holds_it() {
+        let py = || Fake {
+            name: "pytest",
+            claims: ".py",
+            owns: None,
+        };
+        let found = vec![at(Some("a"), py()), at(Some("b"), py())];
+        let r = route(
+            &found,
+            &[
+                "b/t.py::x".to_owned(),
+                "a/t.py::y".to_owned(),
+                "c.py::z".to_owned(),
+            ],
+        );
+        let dirs: Vec<(Option<&str>, Vec<String>)> = r
+            .iter()
+            .map(|(f, t)| (f.rel.as_deref(), t.clone()))
+            .collect();
+        assert_eq!(
+            dirs,
+            [
+                (
+                    Some("a"),
+                    vec!["a/t.py::y".to_owned(), "c.py::z".to_owned()]
+                ),
+                (Some("b"), vec!["b/t.py::x".to_owned()]),
+            ]
+        );
     }
 
     #[test]
     fn an_id_two_runners_claim_goes_to_the_one_that_owns_it() {
         // A Go module `calc` beside a GoogleTest suite: `calc.TestAdd` has both shapes.
-        let adapters: Vec<Box<dyn Adapter>> = vec![
-            Box::new(Fake {
-                name: "go",
-                claims: ".Test",
-                owns: Some("calc."),
-            }),
-            Box::new(Fake {
-                name: "ctest",
-                claims: ".",
-                owns: None,
-            }),
+        let adapters = vec![
+            at(
+                None,
+                Fake {
+                    name: "go",
+                    claims: ".Test",
+                    owns: Some("calc."),
+                },
+            ),
+            at(
+                None,
+                Fake {
+                    name: "ctest",
+                    claims: ".",
+                    owns: None,
+                },
+            ),
         ];
         assert_eq!(
             routed(&adapters, &["calc.TestAdd", "Sum.Ok"]),

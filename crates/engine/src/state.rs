@@ -13,7 +13,9 @@ use pith_model::{FailureDetails, Report, Run, RunSummary, Status, WorkspaceState
 pub use pith_store::Watcher;
 use pith_store::{Retention, Store, StoreError, TryLock};
 
-use crate::{detect_workspace, execute, resolve, select_runners, EngineError, TestRequest};
+use crate::{
+    detect_workspace, execute, names_of, resolve, select_runners, EngineError, TestRequest,
+};
 
 /// How long a test run waits for another pith run in the same workspace before answering
 /// `Busy`.
@@ -126,8 +128,8 @@ pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Report, 
         Some(s) => match s.lock_run(opts.wait.unwrap_or(DEFAULT_WAIT)) {
             Ok(TryLock::Held(lock)) => Some(lock),
             Ok(TryLock::Busy { holder }) => {
-                let names: Vec<&str> = adapters.iter().map(|a| a.name()).collect();
-                let report = busy(&names.join(","), holder, generation, start.elapsed());
+                let names = names_of(&adapters).join(",");
+                let report = busy(&names, holder, generation, start.elapsed());
                 return Ok(finish(report, store, warnings));
             }
             Err(e) => {
@@ -179,9 +181,9 @@ fn runner_names(store: &Store, root: &Path, generation: u64) -> Result<Vec<Strin
     if let Some(names) = store.cached_runners(&key)? {
         return Ok(names);
     }
-    let names: Vec<String> = detect_workspace(root, None)
-        .iter()
-        .map(|a| a.name().to_owned())
+    let names: Vec<String> = names_of(&detect_workspace(root, None))
+        .into_iter()
+        .map(str::to_owned)
         .collect();
     // Best effort: a busy database only costs the next status another detection.
     let _ = store.cache_runners(&key, generation, &names);

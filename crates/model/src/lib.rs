@@ -14,6 +14,11 @@ pub enum Status {
     /// Some requested test ids matched nothing (the rest may have passed).
     TestsNotFound,
     TestsFailed,
+    /// The runner's own evidence says the run is not green, and no failing test explains it:
+    /// a non-zero exit after every test passed (a coverage threshold, a session-finish check),
+    /// tests selected that never reported (a run that stopped early, even with exit 0), or
+    /// the runner's own totals disagreeing with its records. `Run::doubt` says which.
+    RunnerFailed,
     /// A test module failed to import or parse: its tests never ran.
     CollectionFailed,
     /// The code did not compile: no test ran.
@@ -36,6 +41,7 @@ impl Status {
             Status::NoTestsRan => "NoTestsRan",
             Status::TestsNotFound => "TestsNotFound",
             Status::TestsFailed => "TestsFailed",
+            Status::RunnerFailed => "RunnerFailed",
             Status::CollectionFailed => "CollectionFailed",
             Status::BuildFailed => "BuildFailed",
             Status::Crashed => "Crashed",
@@ -47,11 +53,12 @@ impl Status {
 
     /// The status a [`Status::name`] names.
     pub fn from_name(name: &str) -> Option<Status> {
-        const ALL: [Status; 10] = [
+        const ALL: [Status; 11] = [
             Status::TestsPassed,
             Status::NoTestsRan,
             Status::TestsNotFound,
             Status::TestsFailed,
+            Status::RunnerFailed,
             Status::CollectionFailed,
             Status::BuildFailed,
             Status::Crashed,
@@ -201,12 +208,59 @@ impl TestOutcome {
     }
 }
 
+/// What a runner's exit code means, as the runner documents its codes. Each adapter maps its
+/// runner's codes; the status rule in [`Run::status`] checks the records against it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ExitMeaning {
+    /// Every selected test passed.
+    Passed,
+    /// Some test failed (or failed to build or collect).
+    Failed,
+    /// Nothing was selected or collected.
+    NoTests,
+    /// The run was stopped before it ended (a signal, Ctrl-C, `pytest.exit`).
+    Interrupted,
+    /// The runner rejected its arguments or configuration.
+    UsageError,
+    /// A code the runner does not document for a test outcome (an internal error, a plugin's
+    /// or a threshold's own code).
+    Other,
+}
+
+impl ExitMeaning {
+    const fn says(self) -> &'static str {
+        match self {
+            ExitMeaning::Passed => "",
+            ExitMeaning::Failed => " (tests failed)",
+            ExitMeaning::NoTests => " (no tests)",
+            ExitMeaning::Interrupted => " (interrupted)",
+            ExitMeaning::UsageError => " (usage error)",
+            ExitMeaning::Other => "",
+        }
+    }
+}
+
+/// How the runner process ended by itself: its code and what the code means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Exit {
+    pub code: i32,
+    pub meaning: ExitMeaning,
+}
+
+impl Exit {
+    pub const fn new(code: i32, meaning: ExitMeaning) -> Self {
+        Exit { code, meaning }
+    }
+}
+
 /// What one runner did in one run: counts, failures, and the raw evidence when the run did not
 /// end normally. Adapters produce it; the engine merges several into a [`Report`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Run {
     /// Which runner ran: `nextest`, `cargo`, `pytest`, ...
     pub runner: String,
+    /// The project directory it ran in, workspace-relative; `None` at the workspace root.
+    pub dir: Option<String>,
     /// Set by the adapter; `None` lets [`Run::status`] derive it from the evidence.
     pub status: Option<Status>,
     /// Tests the runner set out to run, when it said so; more than passed + failed + skipped
@@ -231,6 +285,14 @@ pub struct Run {
     pub lacks: Option<String>,
     /// The interpreter used, only when it is not the one the user's shell would pick.
     pub interpreter: Option<String>,
+    /// How the runner process ended, when it exited by itself (not killed by pith or a
+    /// signal, not read from a report file). Evidence: an exit that does not say green is never
+    /// a green run.
+    pub exit: Option<Exit>,
+    /// Set by an adapter when the runner's own account disagrees with the records in a way
+    /// only the adapter can see (its totals count more tests or failures than reported, it
+    /// says the run failed with no failing test): one line, never green.
+    pub reason: Option<String>,
     /// Per-test outcomes, when the adapter reports them (at least the passed tests; failed
     /// ones may be here too, with their durations). Feeds the history: recovered and flaky
     /// tests. Empty when the adapter does not report them.
@@ -249,6 +311,9 @@ impl Run {
     /// run: counts, lists without repeats where one cause can be reported twice (build errors,
     /// running tests), the worse status, and the later tail, hint and `lacks`.
     pub fn absorb(&mut self, part: Run) {
+        // The part's own doubt is kept as a reason: absorbing it into the whole must not
+        // lose it (the whole's counts may hide one part's missing tests).
+        let doubt = part.doubt();
         self.selected = match (self.selected, part.selected) {
             (Some(a), Some(b)) => Some(a + b),
             (a, b) => a.or(b),
@@ -274,6 +339,14 @@ impl Run {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
         };
+        self.exit = match (self.exit, part.exit) {
+            (Some(a), Some(b)) if a.meaning == ExitMeaning::Passed => Some(b),
+            (Some(a), _) => Some(a),
+            (None, b) => b,
+        };
+        if self.reason.is_none() {
+            self.reason = doubt;
+        }
         for (mine, theirs) in [
             (&mut self.tail, part.tail),
             (&mut self.hint, part.hint),
@@ -293,10 +366,68 @@ impl Run {
             .count()
     }
 
+    /// Tests the runner set out to run that reported no outcome.
+    pub fn unreported(&self) -> u32 {
+        self.selected
+            .unwrap_or(0)
+            .saturating_sub(self.passed + self.failed + self.skipped)
+    }
+
+    /// Why the runner's own evidence says this run is not green although no test failed, in
+    /// one line; `None` when it agrees. Checked in this order: the adapter's reason (totals
+    /// that disagree), tests selected that never reported, an exit code that does not say
+    /// green.
+    pub fn doubt(&self) -> Option<String> {
+        if let Some(r) = &self.reason {
+            return Some(r.clone());
+        }
+        let missing = self.unreported();
+        if missing > 0 && self.running.is_empty() {
+            let selected = self.selected.unwrap_or(0);
+            let exit = self
+                .exit
+                .map(|e| format!("; {} exited {}", self.runner, e.code))
+                .unwrap_or_default();
+            return Some(format!(
+                "{missing} of {selected} selected tests never reported{exit}"
+            ));
+        }
+        let exit = self.exit?;
+        let explained = match exit.meaning {
+            ExitMeaning::Passed => true,
+            ExitMeaning::NoTests => self.passed == 0 && self.failed == 0,
+            _ => self.failed > 0 || !self.failures.is_empty() || !self.build_errors.is_empty(),
+        };
+        (!explained).then(|| {
+            format!(
+                "{} exited {}{} though no test failed",
+                self.runner,
+                exit.code,
+                exit.meaning.says()
+            )
+        })
+    }
+
     /// The status implied by the evidence, unless an adapter set a stronger one. This is where
-    /// "never a false green" is enforced for every runner alike.
+    /// "never a false green" is enforced for every runner alike: green needs the records to
+    /// say so, the runner's exit to say so, every selected test to have reported, and the
+    /// runner's totals to agree (the adapter's `reason`).
     pub fn status(&self) -> Status {
-        let derived = if !self.build_errors.is_empty() {
+        let derived = self.evidence();
+        let derived = if derived <= Status::NoTestsRan && self.doubt().is_some() {
+            Status::RunnerFailed
+        } else {
+            derived
+        };
+        match self.status {
+            Some(s) => s.max(derived),
+            None => derived,
+        }
+    }
+
+    /// The status the records alone imply.
+    fn evidence(&self) -> Status {
+        if !self.build_errors.is_empty() {
             Status::BuildFailed
         } else if self.collection_errors() > 0 {
             Status::CollectionFailed
@@ -308,10 +439,6 @@ impl Run {
             Status::NoTestsRan
         } else {
             Status::TestsPassed
-        };
-        match self.status {
-            Some(s) => s.max(derived),
-            None => derived,
         }
     }
 }
@@ -339,9 +466,13 @@ impl Report {
         if let Some(u) = &self.unchanged {
             return u.status;
         }
+        // A project without tests beside projects that ran some does not make the workspace's
+        // verdict: the runner said it had nothing to run (a doubtful exit is RunnerFailed).
+        let ran = self.runs.iter().any(|r| r.status() != Status::NoTestsRan);
         self.runs
             .iter()
             .map(Run::status)
+            .filter(|s| !ran || *s != Status::NoTestsRan)
             .max()
             .unwrap_or(Status::NoTestsRan)
     }
@@ -477,6 +608,100 @@ mod tests {
         assert_eq!(run.status(), Status::BuildFailed);
         run.status = Some(Status::TimedOut);
         assert_eq!(run.status(), Status::TimedOut);
+    }
+
+    #[test]
+    fn an_exit_that_does_not_say_green_is_never_green() {
+        let mut run = Run {
+            passed: 3,
+            exit: Some(Exit::new(1, ExitMeaning::Failed)),
+            ..Run::new("pytest")
+        };
+        assert_eq!(run.status(), Status::RunnerFailed);
+        assert_eq!(
+            run.doubt().as_deref(),
+            Some("pytest exited 1 (tests failed) though no test failed")
+        );
+        run.exit = Some(Exit::new(0, ExitMeaning::Passed));
+        assert_eq!(run.status(), Status::TestsPassed);
+        // A failing test explains a failing exit.
+        run.exit = Some(Exit::new(1, ExitMeaning::Failed));
+        run.failed = 1;
+        assert_eq!(run.status(), Status::TestsFailed);
+        assert_eq!(run.doubt(), None);
+        // "No tests" explains itself only when nothing ran.
+        let none = Run {
+            exit: Some(Exit::new(5, ExitMeaning::NoTests)),
+            ..Run::new("pytest")
+        };
+        assert_eq!(none.status(), Status::NoTestsRan);
+        let odd = Run {
+            passed: 2,
+            exit: Some(Exit::new(5, ExitMeaning::NoTests)),
+            ..Run::new("pytest")
+        };
+        assert_eq!(odd.status(), Status::RunnerFailed);
+        let usage = Run {
+            exit: Some(Exit::new(4, ExitMeaning::UsageError)),
+            ..Run::new("pytest")
+        };
+        assert_eq!(usage.status(), Status::RunnerFailed);
+    }
+
+    #[test]
+    fn tests_that_never_reported_are_never_green_whatever_the_exit() {
+        let run = Run {
+            selected: Some(3),
+            passed: 1,
+            exit: Some(Exit::new(0, ExitMeaning::Passed)),
+            ..Run::new("pytest")
+        };
+        assert_eq!(run.status(), Status::RunnerFailed);
+        assert_eq!(
+            run.doubt().as_deref(),
+            Some("2 of 3 selected tests never reported; pytest exited 0")
+        );
+        // The runner's own totals, as the adapter read them.
+        let totals = Run {
+            passed: 4,
+            reason: Some("jest reported success:false".into()),
+            ..Run::new("jest")
+        };
+        assert_eq!(totals.status(), Status::RunnerFailed);
+        // A part's doubt survives being absorbed into a whole that looks complete.
+        let mut whole = Run {
+            passed: 5,
+            selected: Some(5),
+            ..Run::new("go")
+        };
+        whole.absorb(Run {
+            passed: 1,
+            exit: Some(Exit::new(1, ExitMeaning::Failed)),
+            ..Run::new("go")
+        });
+        assert_eq!(whole.status(), Status::RunnerFailed);
+    }
+
+    #[test]
+    fn a_project_without_tests_does_not_make_the_workspace_verdict() {
+        let green = Run {
+            passed: 2,
+            ..Run::new("cargo")
+        };
+        let empty = Run {
+            exit: Some(Exit::new(0, ExitMeaning::Passed)),
+            ..Run::new("go")
+        };
+        let report = Report {
+            runs: vec![green, empty.clone()],
+            ..Default::default()
+        };
+        assert_eq!(report.status(), Status::TestsPassed);
+        let report = Report {
+            runs: vec![empty],
+            ..Default::default()
+        };
+        assert_eq!(report.status(), Status::NoTestsRan);
     }
 
     #[test]

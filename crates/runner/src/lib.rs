@@ -28,6 +28,9 @@ pub use paths::PathMap;
 pub struct Context<'a> {
     /// The workspace root; every path in the answer is relative to it.
     pub root: &'a Path,
+    /// The project being run: the workspace root, or a project directory below it (a Cargo
+    /// workspace in `rust/`). Runners start there.
+    pub dir: &'a Path,
     pub paths: &'a PathMap,
     /// When the whole run must be over; adapters pass it to [`process::run`].
     pub deadline: Instant,
@@ -102,6 +105,16 @@ pub const RUNNER_NAMES: &[&str] = &[
 /// The runners this workspace uses, in a fixed order. `only` keeps just the named one (for
 /// Rust, `nextest` or `cargo` also picks the path, whatever is installed).
 pub fn detect(root: &Path, only: Option<&str>) -> Vec<Box<dyn Adapter>> {
+    detect_in(root, only, false)
+}
+
+/// [`detect`] for a directory below the workspace root: a weak sign of a project (a stray
+/// `test_*.py` file, a `pyproject.toml` that configures no tests) is not enough there.
+pub fn detect_nested(dir: &Path, only: Option<&str>) -> Vec<Box<dyn Adapter>> {
+    detect_in(dir, only, true)
+}
+
+fn detect_in(root: &Path, only: Option<&str>, strict: bool) -> Vec<Box<dyn Adapter>> {
     let mut found: Vec<Box<dyn Adapter>> = Vec::new();
     if let Some(a) = cargo::detect(root) {
         match only {
@@ -112,7 +125,12 @@ pub fn detect(root: &Path, only: Option<&str>) -> Vec<Box<dyn Adapter>> {
         }
     }
     let mut others: Vec<Box<dyn Adapter>> = Vec::new();
-    if let Some(a) = pytest::detect(root) {
+    let python = if strict {
+        pytest::detect_strict(root)
+    } else {
+        pytest::detect(root)
+    };
+    if let Some(a) = python {
         others.push(Box::new(a));
     }
     others.extend(go::detect(root));
@@ -128,23 +146,15 @@ pub fn detect(root: &Path, only: Option<&str>) -> Vec<Box<dyn Adapter>> {
     found
 }
 
-/// Environment every runner gets, whatever the caller's shell has: no colour, no pager, no
-/// terminal tricks. Adapters add their own on top.
+/// A runner command in `cwd`. The environment is the caller's: the tests see what they would
+/// see run by hand, so pith never changes an outcome (a test of colour handling passes or
+/// fails as it does without pith). Colour is stripped from what pith reads
+/// ([`text::strip_ansi`]) or switched off through the runner's own reporter options; adapters
+/// remove only the variables that would redirect the runner's own reporting (`PYTEST_ADDOPTS`,
+/// `NEXTEST_*`).
 pub fn base_command(program: impl AsRef<std::ffi::OsStr>, cwd: &Path) -> Command {
     let mut cmd = Command::new(program);
     cmd.current_dir(cwd);
-    for var in [
-        "CLICOLOR_FORCE",
-        "FORCE_COLOR",
-        "PY_COLORS",
-        "CARGO_TERM_COLOR",
-        "TERM",
-    ] {
-        cmd.env_remove(var);
-    }
-    cmd.env("NO_COLOR", "1")
-        .env("TERM", "dumb")
-        .env("CLICOLOR", "0");
     cmd
 }
 

@@ -1,13 +1,19 @@
-//! Runs one runner process in its own process group with a deadline, capturing its output.
-//! Owns every kill pith does: at the deadline, on Ctrl-C, or when the caller cancels, the whole
-//! group goes, so no test process outlives pith.
+//! Runs one runner process in its own process group with a deadline, capturing its output in
+//! bounded memory. Owns every kill pith does: at the deadline, on Ctrl-C, when the caller
+//! cancels, and when pith itself dies (a watchdog process kills the group if pith is killed
+//! with SIGKILL), so no test process outlives pith.
+//!
+//! One thread does everything: it polls both pipes, the deadline and the cancel flag, so a
+//! runner that floods its output cannot delay the kill, and what is kept of each stream is
+//! bounded ([`HEAD_BYTES`] from its start, [`TAIL_BYTES`] from its end) whatever it prints.
+//! A caller that needs all of a structured stream (`go test -json`) takes it line by line.
 
+use std::collections::VecDeque;
 use std::io::Read;
+use std::os::fd::{AsRawFd, RawFd};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Mutex, OnceLock};
-use std::thread;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -18,6 +24,14 @@ const GRACE: Duration = Duration::from_secs(3);
 /// How long to wait for output pipes after the process ended; a grandchild that escaped the
 /// group may hold them open forever.
 const PIPE_DRAIN: Duration = Duration::from_secs(2);
+/// Bytes of each stream kept from its start: usage errors and the first failure are there.
+pub const HEAD_BYTES: usize = 1 << 20;
+/// Bytes of each stream kept from its end: summaries, tails and crash dumps are there.
+pub const TAIL_BYTES: usize = 4 << 20;
+/// The longest line handed to a line sink; the rest of a longer line is dropped.
+pub const LINE_BYTES: usize = 1 << 20;
+/// Bytes read from one pipe before the deadline is looked at again.
+const READ_SLICE: usize = 1 << 20;
 
 /// How the process ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,10 +45,25 @@ pub enum End {
     Cancelled,
 }
 
+impl End {
+    /// The exit code, when the process exited by itself.
+    pub fn code(self) -> Option<i32> {
+        match self {
+            End::Exited(c) => Some(c),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct Captured {
+    /// What was kept of stdout: all of it, or its head and tail around a one-line note of what
+    /// was left out (see [`Captured::stdout_dropped`]). Empty when a line sink took stdout.
     pub stdout: Vec<u8>,
     pub stderr: Vec<u8>,
+    /// Bytes of stdout left out of [`Captured::stdout`].
+    pub stdout_dropped: u64,
+    pub stderr_dropped: u64,
     pub end: End,
     pub elapsed: Duration,
 }
@@ -78,9 +107,30 @@ pub fn was_interrupted() -> bool {
 /// Runs `cmd` to completion or until `deadline`, in a new process group, stdin closed.
 /// `cancel`, when set by another thread, kills the group as well.
 pub fn run(
+    cmd: Command,
+    deadline: Instant,
+    cancel: Option<&AtomicBool>,
+) -> std::io::Result<Captured> {
+    run_with(cmd, deadline, cancel, None)
+}
+
+/// [`run`], handing every line of stdout (without its newline, cut at [`LINE_BYTES`]) to
+/// `lines` as it arrives instead of keeping it: for structured streams that must be read
+/// whole (`go test -json`, cargo's JSON messages) in bounded memory.
+pub fn run_lines(
+    cmd: Command,
+    deadline: Instant,
+    cancel: Option<&AtomicBool>,
+    lines: &mut dyn FnMut(&[u8]),
+) -> std::io::Result<Captured> {
+    run_with(cmd, deadline, cancel, Some(lines))
+}
+
+fn run_with(
     mut cmd: Command,
     deadline: Instant,
     cancel: Option<&AtomicBool>,
+    mut lines: Option<&mut dyn FnMut(&[u8])>,
 ) -> std::io::Result<Captured> {
     let start = Instant::now();
     cmd.stdin(Stdio::null())
@@ -89,106 +139,350 @@ pub fn run(
         .process_group(0);
     let mut child = cmd.spawn()?;
     let pgid = child.id() as libc::pid_t;
+    let mut watchdog = Watchdog::start(pgid);
 
-    let stdout = Arc::new(Mutex::new(Vec::new()));
-    let stderr = Arc::new(Mutex::new(Vec::new()));
-    let (done_tx, done_rx) = mpsc::channel::<()>();
-    let mut readers = 0;
-    if let Some(out) = child.stdout.take() {
-        readers += 1;
-        spawn_reader(out, Arc::clone(&stdout), done_tx.clone());
-    }
-    if let Some(err) = child.stderr.take() {
-        readers += 1;
-        spawn_reader(err, Arc::clone(&stderr), done_tx.clone());
-    }
-    drop(done_tx);
-
-    let (exit_tx, exit_rx) = mpsc::channel::<std::io::Result<ExitStatus>>();
-    thread::spawn(move || {
-        let _ = exit_tx.send(child.wait());
-    });
+    let mut out = Stream::new(child.stdout.take().map(Pipe::new), lines.is_some());
+    let mut err = Stream::new(child.stderr.take().map(Pipe::new), false);
 
     let mut killed: Option<End> = None;
-    let status = loop {
+    let mut termed_at: Option<Instant> = None;
+    let mut status: Option<ExitStatus> = None;
+    let mut drain_until: Option<Instant> = None;
+    loop {
         let now = Instant::now();
-        let stop = if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) || was_interrupted() {
-            Some(End::Cancelled)
-        } else if now >= deadline {
-            Some(End::TimedOut)
-        } else {
-            None
-        };
-        if let (Some(why), None) = (stop, killed) {
-            killed = Some(why);
-            signal_group(pgid, libc::SIGTERM);
-            match exit_rx.recv_timeout(GRACE) {
-                Ok(status) => break status,
-                Err(_) => {
-                    signal_group(pgid, libc::SIGKILL);
-                    break exit_rx
-                        .recv()
-                        .unwrap_or_else(|_| Err(std::io::Error::other("waiter lost")));
-                }
+        if status.is_none() {
+            let stop = if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) || was_interrupted() {
+                Some(End::Cancelled)
+            } else if now >= deadline {
+                Some(End::TimedOut)
+            } else {
+                None
+            };
+            if let (Some(why), None) = (stop, killed) {
+                killed = Some(why);
+                termed_at = Some(now);
+                signal_group(pgid, libc::SIGTERM);
+            }
+            if termed_at.is_some_and(|t| now >= t + GRACE) {
+                signal_group(pgid, libc::SIGKILL);
+                termed_at = None;
+            }
+            if let Some(s) = child.try_wait()? {
+                // Whatever the leader left behind in its group (workers, test processes) goes
+                // too.
+                signal_group(pgid, libc::SIGKILL);
+                status = Some(s);
+                drain_until = Some(Instant::now() + PIPE_DRAIN);
             }
         }
-        let wait = deadline
-            .saturating_duration_since(now)
-            .min(Duration::from_millis(100));
-        match exit_rx.recv_timeout(wait.max(Duration::from_millis(1))) {
-            Ok(status) => break status,
-            Err(RecvTimeoutError::Timeout) => continue,
-            Err(RecvTimeoutError::Disconnected) => break Err(std::io::Error::other("waiter lost")),
-        }
-    };
-    // Whatever the leader left behind in its group (workers, test processes) goes too.
-    signal_group(pgid, libc::SIGKILL);
-
-    let drain_until = Instant::now() + PIPE_DRAIN;
-    for _ in 0..readers {
-        if done_rx
-            .recv_timeout(drain_until.saturating_duration_since(Instant::now()))
-            .is_err()
-        {
+        let open = out.is_open() || err.is_open();
+        if status.is_some() && (!open || drain_until.is_some_and(|d| Instant::now() >= d)) {
             break;
         }
+        // Wake for output, or in time to look at the process, the deadline and the flags.
+        let mut wait = Duration::from_millis(50);
+        if status.is_none() && killed.is_none() {
+            wait = wait.min(deadline.saturating_duration_since(now));
+        }
+        if open {
+            poll(&[out.fd(), err.fd()], wait);
+        } else {
+            std::thread::sleep(wait.max(Duration::from_millis(1)));
+        }
+        out.read(&mut lines);
+        err.read(&mut None);
     }
-    let status = status?;
+    if let Some(w) = watchdog.as_mut() {
+        w.release();
+    }
+    let status = status.ok_or_else(|| std::io::Error::other("runner status lost"))?;
     let end = killed.unwrap_or_else(|| match (status.code(), status.signal()) {
         (Some(code), _) => End::Exited(code),
         (None, Some(sig)) => End::Signaled(sig),
         (None, None) => End::Exited(-1),
     });
-    let take =
-        |b: &Arc<Mutex<Vec<u8>>>| std::mem::take(&mut *b.lock().unwrap_or_else(|e| e.into_inner()));
+    if let Some(sink) = lines.as_mut() {
+        out.flush_line(sink);
+    }
+    let (stdout, stdout_dropped) = out.kept.finish();
+    let (stderr, stderr_dropped) = err.kept.finish();
     Ok(Captured {
-        stdout: take(&stdout),
-        stderr: take(&stderr),
+        stdout,
+        stderr,
+        stdout_dropped,
+        stderr_dropped,
         end,
         elapsed: start.elapsed(),
     })
 }
 
-fn spawn_reader(
-    mut src: impl Read + Send + 'static,
-    sink: Arc<Mutex<Vec<u8>>>,
-    done: mpsc::Sender<()>,
-) {
-    thread::spawn(move || {
-        let mut buf = [0u8; 16 * 1024];
-        loop {
-            match src.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => sink
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .extend_from_slice(&buf[..n]),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => break,
+/// One of the runner's output pipes, read without blocking.
+struct Pipe {
+    reader: Box<dyn Read>,
+    fd: RawFd,
+}
+
+impl Pipe {
+    fn new<R: Read + AsRawFd + 'static>(r: R) -> Self {
+        let fd = r.as_raw_fd();
+        // SAFETY: fcntl on a descriptor this process owns; failure leaves it blocking, which
+        // poll still guards (a read is only attempted when poll says data is there).
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            if flags >= 0 {
+                libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
             }
         }
-        let _ = done.send(());
-    });
+        Pipe {
+            reader: Box::new(r),
+            fd,
+        }
+    }
+}
+
+/// A pipe and what is kept of it.
+struct Stream {
+    pipe: Option<Pipe>,
+    kept: Bounded,
+    /// The line being assembled for a line sink.
+    line: Vec<u8>,
+    /// The current line passed [`LINE_BYTES`]: the rest of it is skipped.
+    line_cut: bool,
+    /// Whether a line sink takes this stream (it is then not kept).
+    sunk: bool,
+}
+
+impl Stream {
+    fn new(pipe: Option<Pipe>, sunk: bool) -> Self {
+        Stream {
+            pipe,
+            kept: Bounded::default(),
+            line: Vec::new(),
+            line_cut: false,
+            sunk,
+        }
+    }
+
+    fn is_open(&self) -> bool {
+        self.pipe.is_some()
+    }
+
+    fn fd(&self) -> RawFd {
+        self.pipe.as_ref().map_or(-1, |p| p.fd)
+    }
+
+    /// Reads what is there now, up to [`READ_SLICE`] bytes.
+    fn read(&mut self, sink: &mut Option<&mut dyn FnMut(&[u8])>) {
+        let mut buf = [0u8; 64 * 1024];
+        let mut taken = 0;
+        while taken < READ_SLICE {
+            let Some(pipe) = self.pipe.as_mut() else {
+                return;
+            };
+            match pipe.reader.read(&mut buf) {
+                Ok(0) => {
+                    self.pipe = None;
+                    return;
+                }
+                Ok(n) => {
+                    taken += n;
+                    match (self.sunk, sink.as_mut()) {
+                        (true, Some(sink)) => self.feed(&buf[..n], *sink),
+                        _ => self.kept.push(&buf[..n]),
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return,
+                Err(_) => {
+                    self.pipe = None;
+                    return;
+                }
+            }
+        }
+    }
+
+    fn feed(&mut self, mut bytes: &[u8], sink: &mut dyn FnMut(&[u8])) {
+        while let Some(i) = bytes.iter().position(|&b| b == b'\n') {
+            self.take(&bytes[..i]);
+            sink(&self.line);
+            self.line.clear();
+            self.line_cut = false;
+            bytes = &bytes[i + 1..];
+        }
+        self.take(bytes);
+    }
+
+    fn take(&mut self, part: &[u8]) {
+        let room = LINE_BYTES.saturating_sub(self.line.len());
+        if part.len() > room {
+            self.line_cut = true;
+        }
+        self.line.extend_from_slice(&part[..part.len().min(room)]);
+    }
+
+    /// Hands a last line without a newline to the sink.
+    fn flush_line(&mut self, sink: &mut dyn FnMut(&[u8])) {
+        if self.sunk && (!self.line.is_empty() || self.line_cut) {
+            sink(&self.line);
+            self.line.clear();
+        }
+    }
+}
+
+/// A stream's bytes in bounded memory: the first [`HEAD_BYTES`] and the last [`TAIL_BYTES`],
+/// with a count of what fell between them.
+#[derive(Default)]
+struct Bounded {
+    head: Vec<u8>,
+    tail: VecDeque<u8>,
+    dropped: u64,
+}
+
+impl Bounded {
+    fn push(&mut self, mut bytes: &[u8]) {
+        if self.head.len() < HEAD_BYTES {
+            let n = bytes.len().min(HEAD_BYTES - self.head.len());
+            self.head.extend_from_slice(&bytes[..n]);
+            bytes = &bytes[n..];
+        }
+        if bytes.len() >= TAIL_BYTES {
+            self.dropped += (self.tail.len() + bytes.len() - TAIL_BYTES) as u64;
+            self.tail.clear();
+            self.tail.extend(&bytes[bytes.len() - TAIL_BYTES..]);
+            return;
+        }
+        let over = (self.tail.len() + bytes.len()).saturating_sub(TAIL_BYTES);
+        if over > 0 {
+            self.tail.drain(..over);
+            self.dropped += over as u64;
+        }
+        self.tail.extend(bytes);
+    }
+
+    /// The kept bytes, with a line saying how many were left out between head and tail.
+    fn finish(self) -> (Vec<u8>, u64) {
+        let mut out = self.head;
+        if self.dropped > 0 {
+            // The cut lands mid-line: the note gets lines of its own.
+            out.extend_from_slice(
+                format!("\n[pith: {} bytes of output left out]\n", self.dropped).as_bytes(),
+            );
+        }
+        out.extend(self.tail);
+        (out, self.dropped)
+    }
+}
+
+/// Waits until one of `fds` (negative ones ignored) is readable or closed, or `wait` passes.
+fn poll(fds: &[RawFd], wait: Duration) {
+    let mut pfds: Vec<libc::pollfd> = fds
+        .iter()
+        .map(|&fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    let ms = wait.as_millis().clamp(1, 1000) as libc::c_int;
+    // SAFETY: `pfds` is a valid array of `pfds.len()` pollfd structs for the whole call.
+    unsafe {
+        libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, ms);
+    }
+}
+
+/// A process that kills the runner's group if pith dies without doing so itself (SIGKILL, a
+/// crash): it waits on a pipe only pith can write to; end-of-file means pith is gone. Forked
+/// from pith, not the runner, so the tests never see it.
+struct Watchdog {
+    pid: libc::pid_t,
+    fd: RawFd,
+}
+
+impl Watchdog {
+    fn start(pgid: libc::pid_t) -> Option<Watchdog> {
+        let mut fds = [0 as libc::c_int; 2];
+        // SAFETY: pipe2 writes two descriptors into `fds`.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            return None;
+        }
+        let [read_end, write_end] = fds;
+        // SAFETY: after fork the child calls only async-signal-safe functions (dup2, close,
+        // signal, read, killpg, _exit) and never returns into Rust code.
+        match unsafe { libc::fork() } {
+            -1 => {
+                // SAFETY: closing descriptors this process owns.
+                unsafe {
+                    libc::close(read_end);
+                    libc::close(write_end);
+                }
+                None
+            }
+            0 => unsafe { watchdog_main(read_end, pgid) },
+            pid => {
+                // SAFETY: the read end belongs to the watchdog now.
+                unsafe { libc::close(read_end) };
+                Some(Watchdog { pid, fd: write_end })
+            }
+        }
+    }
+}
+
+impl Watchdog {
+    /// The run is over and its group handled: the watchdog leaves without killing anything.
+    fn release(&mut self) {
+        if self.fd < 0 {
+            return;
+        }
+        // SAFETY: write/close on our own descriptor; waitpid on our own child.
+        unsafe {
+            libc::write(self.fd, b"x".as_ptr().cast(), 1);
+            libc::close(self.fd);
+            let mut status = 0;
+            while libc::waitpid(self.pid, &mut status, 0) == -1
+                && *libc::__errno_location() == libc::EINTR
+            {}
+        }
+        self.fd = -1;
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+/// The watchdog's whole life, in the forked child.
+unsafe fn watchdog_main(read_end: RawFd, pgid: libc::pid_t) -> ! {
+    // Only the pipe stays open: the runner's output pipes and pith's stdout (the MCP channel)
+    // must not be held by the watchdog.
+    libc::dup2(read_end, 0);
+    if libc::syscall(
+        libc::SYS_close_range,
+        1 as libc::c_uint,
+        libc::c_uint::MAX,
+        0,
+    ) != 0
+    {
+        for fd in 1..4096 {
+            libc::close(fd);
+        }
+    }
+    // Ctrl-C reaches pith's whole group; pith kills the runner itself then.
+    libc::signal(libc::SIGINT, libc::SIG_IGN);
+    libc::signal(libc::SIGHUP, libc::SIG_IGN);
+    libc::signal(libc::SIGTERM, libc::SIG_IGN);
+    let mut byte = 0u8;
+    loop {
+        match libc::read(0, (&mut byte as *mut u8).cast(), 1) {
+            -1 if *libc::__errno_location() == libc::EINTR => continue,
+            1 => libc::_exit(0),
+            _ => {
+                libc::killpg(pgid, libc::SIGKILL);
+                libc::_exit(0)
+            }
+        }
+    }
 }
 
 fn signal_group(pgid: libc::pid_t, sig: libc::c_int) {
@@ -216,6 +510,7 @@ pub fn signal_name(sig: i32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::thread;
 
     fn sh(script: &str) -> Command {
         let mut c = Command::new("sh");
@@ -267,6 +562,125 @@ mod tests {
             !marker.exists(),
             "a process of the group outlived the deadline"
         );
+    }
+
+    #[test]
+    fn a_flood_of_output_is_kept_bounded_and_the_deadline_holds() {
+        // ~40 MB in, then silence until the deadline.
+        let start = Instant::now();
+        let out = run(
+            sh("head -c 40000000 /dev/zero | tr '\\0' x; echo; echo last line; sleep 30"),
+            Instant::now() + Duration::from_secs(3),
+            None,
+        )
+        .unwrap();
+        assert_eq!(out.end, End::TimedOut);
+        assert!(
+            start.elapsed() < Duration::from_secs(9),
+            "{:?}",
+            start.elapsed()
+        );
+        assert!(
+            out.stdout.len() <= HEAD_BYTES + TAIL_BYTES + 64,
+            "{}",
+            out.stdout.len()
+        );
+        assert_eq!(
+            out.stdout_dropped as usize,
+            40_000_000 + 1 + "last line\n".len() - HEAD_BYTES - TAIL_BYTES
+        );
+        let text = out.stdout_str();
+        assert!(text.starts_with("xxx"));
+        assert!(
+            text.ends_with("x\nlast line\n"),
+            "{}",
+            &text[text.len() - 40..]
+        );
+        assert!(text.contains("bytes of output left out]"));
+    }
+
+    #[test]
+    fn a_line_sink_sees_every_line_and_nothing_is_kept() {
+        let mut seen: Vec<String> = Vec::new();
+        let out = run_lines(
+            sh("i=0; while [ $i -lt 2000 ]; do echo line $i; i=$((i+1)); done; printf tail; echo err >&2"),
+            Instant::now() + Duration::from_secs(20),
+            None,
+            &mut |l| seen.push(String::from_utf8_lossy(l).into_owned()),
+        )
+        .unwrap();
+        assert_eq!(out.end, End::Exited(0));
+        assert_eq!(seen.len(), 2001);
+        assert_eq!(seen[1999], "line 1999");
+        assert_eq!(seen[2000], "tail");
+        assert!(out.stdout.is_empty());
+        assert_eq!(out.stderr_str(), "err\n");
+    }
+
+    fn sleeper() -> std::process::Child {
+        Command::new("sleep")
+            .arg("30")
+            .process_group(0)
+            .spawn()
+            .unwrap()
+    }
+
+    #[test]
+    fn the_watchdog_leaves_quietly_after_a_normal_run() {
+        let mut group = sleeper();
+        let w = Watchdog::start(group.id() as libc::pid_t).unwrap();
+        let pid = w.pid;
+        drop(w);
+        // Reaped, and the group it guarded untouched.
+        assert_eq!(
+            unsafe { libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG) },
+            -1
+        );
+        thread::sleep(Duration::from_millis(200));
+        assert!(
+            group.try_wait().unwrap().is_none(),
+            "the watchdog killed a live run"
+        );
+        group.kill().unwrap();
+        group.wait().unwrap();
+    }
+
+    #[test]
+    fn the_watchdog_kills_the_group_when_pith_is_gone() {
+        let mut group = sleeper();
+        let mut w = Watchdog::start(group.id() as libc::pid_t).unwrap();
+        // What pith's death does: the write end closes without a word.
+        unsafe {
+            libc::close(w.fd);
+            libc::waitpid(w.pid, std::ptr::null_mut(), 0);
+        }
+        w.fd = -1;
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while group.try_wait().unwrap().is_none() {
+            assert!(Instant::now() < deadline, "the group outlived pith");
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    #[test]
+    fn bounded_keeps_head_and_tail_exactly() {
+        let mut b = Bounded::default();
+        let data: Vec<u8> = (0..(HEAD_BYTES + TAIL_BYTES + 1000))
+            .map(|i| (i % 251) as u8)
+            .collect();
+        for chunk in data.chunks(7777) {
+            b.push(chunk);
+        }
+        let (out, dropped) = b.finish();
+        assert_eq!(dropped, 1000);
+        assert_eq!(&out[..HEAD_BYTES], &data[..HEAD_BYTES]);
+        assert_eq!(
+            &out[out.len() - TAIL_BYTES..],
+            &data[data.len() - TAIL_BYTES..]
+        );
+        let mut small = Bounded::default();
+        small.push(b"abc");
+        assert_eq!(small.finish(), (b"abc".to_vec(), 0));
     }
 
     #[test]

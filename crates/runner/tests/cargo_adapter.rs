@@ -61,6 +61,7 @@ fn run_in(f: &Fixture, nextest: bool, tests: &[&str], deadline: Duration) -> Run
     let cache = tempfile::tempdir().unwrap();
     let ctx = Context {
         root: &f.root,
+        dir: &f.root,
         paths: &paths,
         deadline: Instant::now() + deadline,
         scratch: scratch.path(),

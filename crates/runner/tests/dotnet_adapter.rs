@@ -240,6 +240,7 @@ fn missing_dotnet_is_runner_missing_with_a_hint() {
         let cache = tempfile::tempdir().unwrap();
         let ctx = Context {
             root: &root,
+            dir: &root,
             paths: &paths,
             deadline: Instant::now() + Duration::from_secs(60),
             scratch: scratch.path(),
@@ -298,6 +299,7 @@ fn replay(workspace: &str, run: &str, budget: Duration, ids: &[&str]) -> (Run, V
     let program = fake_dotnet(bin.path(), run);
     let ctx = Context {
         root: &root,
+        dir: &root,
         paths: &paths,
         deadline: Instant::now() + budget,
         scratch: scratch.path(),

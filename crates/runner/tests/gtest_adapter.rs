@@ -59,6 +59,7 @@ fn run_in(f: &Fixture, tests: &[&str], deadline: Duration) -> Run {
     let scratch = tempfile::tempdir().unwrap();
     let ctx = Context {
         root: &f.root,
+        dir: &f.root,
         paths: &paths,
         deadline: Instant::now() + deadline,
         scratch: scratch.path(),

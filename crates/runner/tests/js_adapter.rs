@@ -96,6 +96,7 @@ impl Workspace {
         let paths = PathMap::new(self.root());
         let ctx = Context {
             root: self.root(),
+            dir: self.root(),
             paths: &paths,
             deadline: Instant::now() + limit,
             scratch: self.scratch.path(),
@@ -426,6 +427,7 @@ fn a_missing_runner_says_how_to_install_it() {
     let scratch = tempfile::tempdir().unwrap();
     let ctx = Context {
         root: dir.path(),
+        dir: dir.path(),
         paths: &paths,
         deadline: Instant::now() + Duration::from_secs(30),
         scratch: scratch.path(),

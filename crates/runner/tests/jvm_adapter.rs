@@ -75,6 +75,7 @@ fn run_with(adapter: &dyn Adapter, root: &Path, tests: &[&str]) -> Run {
     let scratch = tempfile::tempdir().unwrap();
     let ctx = Context {
         root,
+        dir: root,
         paths: &paths,
         deadline: Instant::now() + Duration::from_secs(300),
         scratch: scratch.path(),

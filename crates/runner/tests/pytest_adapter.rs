@@ -79,6 +79,7 @@ impl Workspace {
         let paths = PathMap::new(self.root());
         let ctx = Context {
             root: self.root(),
+            dir: self.root(),
             paths: &paths,
             deadline: Instant::now() + limit,
             scratch: self.scratch.path(),
@@ -650,6 +651,7 @@ fn cancel_stops_the_run() {
     let cancel = AtomicBool::new(true);
     let ctx = Context {
         root: ws.root(),
+        dir: ws.root(),
         paths: &paths,
         deadline: Instant::now() + Duration::from_secs(120),
         scratch: ws.scratch.path(),

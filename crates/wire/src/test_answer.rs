@@ -65,6 +65,10 @@ pub struct TestAnswer {
     /// Failures neither shown in full nor counted in a shown cluster.
     #[serde(skip_serializing_if = "crate::is_zero")]
     pub more_failures: usize,
+    /// Why the runner's own evidence says the run is not green when no test failure explains
+    /// it (an exit code, tests that never reported, totals that disagree).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tail: Option<String>,
     /// Per-runner results, only when more than one runner ran.
@@ -159,6 +163,9 @@ pub struct BuildErrorOut {
 #[serde(rename_all = "camelCase")]
 pub struct RunOut {
     pub runner: String,
+    /// The project's directory, when not the workspace root.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dir: Option<String>,
     pub status: &'static str,
     #[serde(flatten)]
     pub counts: Counts,
@@ -196,11 +203,7 @@ pub fn test_answer(report: &Report) -> TestAnswer {
         generation: report.generation,
         unchanged: false,
         status: report.status().name(),
-        runner: runs
-            .iter()
-            .map(|r| r.runner.as_str())
-            .collect::<Vec<_>>()
-            .join(","),
+        runner: runner_names(runs),
         // What a weaker runner cannot tell (crash and hang attribution, durations) matters
         // only when the run is not green; on a green run it is noise in every answer.
         lacks: joined(|r| r.lacks.as_ref()).filter(|_| !report.status().is_green()),
@@ -229,11 +232,16 @@ pub fn test_answer(report: &Report) -> TestAnswer {
         failures: Vec::new(),
         clusters: Vec::new(),
         more_failures: 0,
+        reason: {
+            let doubts: Vec<String> = runs.iter().filter_map(Run::doubt).collect();
+            (!doubts.is_empty()).then(|| doubts.join("; "))
+        },
         tail: joined(|r| r.tail.as_ref()),
         runs: if runs.len() > 1 {
             runs.iter()
                 .map(|r| RunOut {
                     runner: r.runner.clone(),
+                    dir: r.dir.clone(),
                     status: r.status().name(),
                     counts: Counts::of(r).settle(),
                 })
@@ -244,6 +252,17 @@ pub fn test_answer(report: &Report) -> TestAnswer {
     };
     shape_failures(&mut answer, &all_failures);
     answer
+}
+
+/// The runners that ran, each named once, in the order they ran.
+fn runner_names(runs: &[Run]) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for r in runs {
+        if !names.contains(&r.runner.as_str()) {
+            names.push(&r.runner);
+        }
+    }
+    names.join(",")
 }
 
 /// Seconds rounded to a tenth.
@@ -277,6 +296,7 @@ fn unchanged_answer(generation: u64, u: &RunSummary) -> TestAnswer {
         failures: Vec::new(),
         clusters: Vec::new(),
         more_failures: 0,
+        reason: None,
         tail: None,
         runs: Vec::new(),
     }

@@ -232,7 +232,7 @@ fn is_doctest_name(name: &str) -> bool {
 /// cargo (or nextest) in the workspace root with the environment pith sets, backtraces off:
 /// symbolizing one costs ~200 ms per test process, and nextest runs each test in its own.
 fn command(cargo: &Path, ctx: &Context<'_>) -> Command {
-    let mut cmd = crate::base_command(cargo, ctx.root);
+    let mut cmd = crate::base_command(cargo, ctx.dir);
     set_env(&mut cmd);
     cmd.env("RUST_BACKTRACE", "0");
     cmd

@@ -836,6 +836,8 @@ mod tests {
         Captured {
             stdout: output.as_bytes().to_vec(),
             stderr: Vec::new(),
+            stdout_dropped: 0,
+            stderr_dropped: 0,
             end,
             elapsed: Duration::from_secs(1),
         }
@@ -852,6 +854,7 @@ mod tests {
         let paths = PathMap::new(&root);
         let ctx = Context {
             root: &root,
+            dir: &root,
             paths: &paths,
             deadline: Instant::now(),
             scratch: &root,

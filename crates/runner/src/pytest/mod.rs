@@ -76,6 +76,25 @@ pub fn detect(dir: &Path) -> Option<Pytest> {
     })
 }
 
+/// [`detect`], requiring signs of pytest tests rather than of any Python package: pytest's own
+/// configuration, a `conftest.py`, or test files in the directory or its `tests/`.
+pub fn detect_strict(dir: &Path) -> Option<Pytest> {
+    has_pytest_tests(dir).then(|| detect(dir)).flatten()
+}
+
+fn has_pytest_tests(dir: &Path) -> bool {
+    let configured = |file: &str, section: &str| {
+        std::fs::read_to_string(dir.join(file)).is_ok_and(|t| t.contains(section))
+    };
+    dir.join("pytest.ini").is_file()
+        || dir.join("conftest.py").is_file()
+        || configured("pyproject.toml", "[tool.pytest")
+        || configured("setup.cfg", "[tool:pytest]")
+        || configured("tox.ini", "[pytest]")
+        || has_test_files(dir)
+        || has_test_files(&dir.join("tests"))
+}
+
 fn is_python_project(root: &Path) -> bool {
     PROJECT_FILES.iter().any(|f| root.join(f).is_file())
         || has_test_files(root)

@@ -1,0 +1,237 @@
+//! Finds every project of every ecosystem under the workspace root, so no suite is left unrun:
+//! sibling packages with no marker above them, Go modules side by side, a nested Cargo
+//! workspace, a Python package beside a Rust crate. A project nested in one its ecosystem's
+//! runner already runs (a Cargo member, a Maven module, a package pytest recurses into) is not
+//! run twice.
+
+use std::path::{Path, PathBuf};
+
+use pith_runner::Adapter;
+
+/// Directories never searched for projects: dependencies, build output, environments, and the
+/// places projects keep data rather than suites (Go's `testdata`, test fixtures, examples).
+const NOT_SEARCHED: &[&str] = &[
+    "node_modules",
+    "target",
+    "build",
+    "dist",
+    "out",
+    "vendor",
+    "third_party",
+    "venv",
+    "env",
+    "site-packages",
+    "__pycache__",
+    "testdata",
+    "fixtures",
+    "__fixtures__",
+    "test-fixtures",
+    "examples",
+];
+
+/// How deep below the root projects are looked for: deeper ones are generated or vendored far
+/// more often than they are a suite of the workspace's.
+const MAX_DEPTH: usize = 6;
+
+/// A project found, with the adapter that runs it.
+pub(crate) struct Found {
+    /// Absolute.
+    pub dir: PathBuf,
+    /// Workspace-relative; `None` at the root.
+    pub rel: Option<String>,
+    pub adapter: Box<dyn Adapter>,
+}
+
+/// Every project under `root`, the root's first, then by path; `only` keeps one runner.
+pub(crate) fn projects(root: &Path, only: Option<&str>) -> Vec<Found> {
+    let mut found: Vec<Found> = Vec::new();
+    for dir in project_dirs(root) {
+        let rel = dir
+            .strip_prefix(root)
+            .ok()
+            .map(|r| r.to_string_lossy().into_owned())
+            .filter(|r| !r.is_empty());
+        let adapters = if rel.is_none() {
+            pith_runner::detect(&dir, only)
+        } else {
+            pith_runner::detect_nested(&dir, only)
+        };
+        for adapter in adapters {
+            if found
+                .iter()
+                .any(|f| covers(f.adapter.name(), &f.dir, adapter.name(), &dir))
+            {
+                continue;
+            }
+            found.push(Found {
+                dir: dir.clone(),
+                rel: rel.clone(),
+                adapter,
+            });
+        }
+    }
+    found
+}
+
+/// Directories to look for projects in: the root, then every directory below it that git
+/// would see (ignores honoured), breadth first and sorted, so an ancestor comes before what it
+/// may cover.
+fn project_dirs(root: &Path) -> Vec<PathBuf> {
+    let walk = ignore::WalkBuilder::new(root)
+        .max_depth(Some(MAX_DEPTH))
+        .hidden(true)
+        .parents(true)
+        .git_ignore(true)
+        .git_global(false)
+        .git_exclude(true)
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(|e| {
+            e.depth() == 0
+                || (e.file_type().is_some_and(|t| t.is_dir())
+                    && !NOT_SEARCHED.contains(&e.file_name().to_string_lossy().as_ref())
+                    && !is_generated(e.path()))
+        })
+        .build();
+    let mut dirs: Vec<(usize, PathBuf)> = walk
+        .flatten()
+        .filter(|e| e.file_type().is_some_and(|t| t.is_dir()))
+        .map(|e| (e.depth(), e.into_path()))
+        .collect();
+    dirs.sort();
+    dirs.into_iter().map(|(_, d)| d).collect()
+}
+
+/// A virtualenv, a cache or a CMake build tree: generated, never a project of its own.
+fn is_generated(dir: &Path) -> bool {
+    ["pyvenv.cfg", "CACHEDIR.TAG", "CMakeCache.txt"]
+        .iter()
+        .any(|m| dir.join(m).exists())
+}
+
+/// Runner families: one family's runner at a directory runs the family's projects below it.
+fn family(runner: &str) -> &str {
+    match runner {
+        "nextest" | "cargo" => "rust",
+        "jest" | "vitest" | "node" => "js",
+        "maven" | "gradle" => "jvm",
+        other => other,
+    }
+}
+
+/// Whether the runner `outer` at `outer_dir` already runs what `inner` found at `dir`.
+fn covers(outer: &str, outer_dir: &Path, inner: &str, dir: &Path) -> bool {
+    if family(outer) != family(inner) || !dir.starts_with(outer_dir) {
+        return false;
+    }
+    match family(inner) {
+        // Each go.mod is a module of its own: `./...` stops at a nested one.
+        "go" => false,
+        // A Cargo workspace of its own is not a member of the one above.
+        "rust" => !declares_workspace(dir),
+        // pytest recurses, jest/vitest/node search the tree, a Maven or Gradle build takes its
+        // modules, CMake its subdirectories, a solution its projects.
+        _ => true,
+    }
+}
+
+fn declares_workspace(dir: &Path) -> bool {
+    std::fs::read_to_string(dir.join("Cargo.toml"))
+        .is_ok_and(|s| s.lines().any(|l| l.trim() == "[workspace]"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    fn found(root: &Path) -> Vec<(String, Option<String>)> {
+        projects(root, None)
+            .into_iter()
+            .map(|f| (f.adapter.name().to_owned(), f.rel))
+            .collect()
+    }
+
+    #[test]
+    fn sibling_projects_without_a_marker_above_all_run() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        write(root, "a/pytest.ini", "[pytest]\n");
+        write(root, "a/test_a.py", "def test_a(): pass\n");
+        write(root, "b/tests/test_b.py", "def test_b(): pass\n");
+        write(root, "svc/one/go.mod", "module one\n");
+        write(root, "svc/two/go.mod", "module two\n");
+        let f = found(root);
+        assert!(f.contains(&("pytest".into(), Some("a".into()))), "{f:?}");
+        assert!(f.contains(&("pytest".into(), Some("b".into()))), "{f:?}");
+        assert!(f.contains(&("go".into(), Some("svc/one".into()))), "{f:?}");
+        assert!(f.contains(&("go".into(), Some("svc/two".into()))), "{f:?}");
+    }
+
+    #[test]
+    fn nested_projects_a_runner_already_runs_are_not_run_twice() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        write(
+            root,
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"crates/a\"]\n",
+        );
+        write(root, "crates/a/Cargo.toml", "[package]\nname = \"a\"\n");
+        write(
+            root,
+            "tools/x/Cargo.toml",
+            "[workspace]\n[package]\nname = \"x\"\n",
+        );
+        write(root, "conftest.py", "");
+        write(root, "pkg/sub/conftest.py", "");
+        write(root, "pkg/sub/test_s.py", "");
+        write(root, "go.mod", "module m\n");
+        write(root, "inner/go.mod", "module m/inner\n");
+        // Data, not suites.
+        write(root, "testdata/x/go.mod", "module x\n");
+        write(root, "tests/fixtures/p/pytest.ini", "");
+        write(root, "examples/demo/pytest.ini", "");
+        let f = found(root);
+        let rust: Vec<_> = f.iter().filter(|(n, _)| family(n) == "rust").collect();
+        assert_eq!(rust.len(), 2, "{f:?}");
+        assert_eq!(rust[1].1.as_deref(), Some("tools/x"));
+        assert_eq!(f.iter().filter(|(n, _)| n == "pytest").count(), 1, "{f:?}");
+        let go: Vec<_> = f.iter().filter(|(n, _)| n == "go").collect();
+        assert_eq!(go.len(), 2, "{f:?}");
+        assert_eq!(go[1].1.as_deref(), Some("inner"));
+    }
+
+    #[test]
+    fn ignored_and_generated_directories_are_not_searched() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        write(root, ".gitignore", "scratch/\n");
+        write(root, "scratch/go.mod", "module s\n");
+        write(root, ".venv/pyvenv.cfg", "");
+        write(root, "env2/pyvenv.cfg", "");
+        write(root, "env2/lib/test_x.py", "");
+        write(root, ".hidden/go.mod", "module h\n");
+        assert!(found(root).is_empty(), "{:?}", found(root));
+    }
+
+    #[test]
+    fn a_python_file_deep_in_the_tree_is_not_a_project_without_tests() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        write(root, "Cargo.toml", "[package]\nname = \"r\"\n");
+        // A maturin binding's pyproject.toml: no pytest configuration, no test files.
+        write(
+            root,
+            "bindings/py/pyproject.toml",
+            "[project]\nname = \"r\"\n",
+        );
+        let f = found(root);
+        assert_eq!(f.len(), 1, "{f:?}");
+    }
+}
