@@ -388,7 +388,7 @@ fn stripped(name: &str) -> bool {
         || name.starts_with("GTEST_")
 }
 
-fn repo_root() -> PathBuf {
+pub(crate) fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("xtask lives one level below the repository root")
@@ -396,7 +396,7 @@ fn repo_root() -> PathBuf {
 }
 
 /// Builds `target/release/pith` (cargo's own output goes to stderr) and returns its path.
-fn build_pith(root: &Path) -> Result<PathBuf> {
+pub(crate) fn build_pith(root: &Path) -> Result<PathBuf> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     eprintln!("bench: cargo build --release -p pith");
     let status = Command::new(cargo)

@@ -1,7 +1,9 @@
 //! `cargo xtask`: the project's own maintenance tasks. This module owns the command line and
-//! dispatch; the only task today is `bench`, pith's token and wall-time benchmark.
+//! dispatch: `bench`, pith's token and wall-time benchmark, and `memory`, pith's peak memory
+//! under a flood of runner output.
 
 mod bench;
+mod memory;
 mod report;
 mod scenario;
 mod tokens;
@@ -13,6 +15,7 @@ use anyhow::{bail, Context, Result};
 
 const USAGE: &str = "\
 usage: cargo xtask bench [--runs N] [--scenario NAME]... [--markdown-out FILE]
+       cargo xtask memory
 
 Runs each fixture's test runner as an agent would type it (for CTest: cmake's configure,
 build and ctest, outputs concatenated and times added), and `pith test` on the same
@@ -24,6 +27,9 @@ runners that cannot run here (.NET). The tables go to stdout; progress goes to s
   --runs N             timed runs per side, raw and pith alternating (default 5)
   --scenario NAME      only scenarios whose name contains NAME (repeatable)
   --markdown-out FILE  also write the table to FILE
+
+`memory` runs `pith test` on projects whose one test prints 100 MB, or prints without end
+under `--timeout 5`, and prints pith's own peak RSS (VmHWM), wall time and status per runner.
 ";
 
 fn main() -> ExitCode {
@@ -39,6 +45,7 @@ fn main() -> ExitCode {
 fn run(mut args: impl Iterator<Item = String>) -> Result<()> {
     match args.next().as_deref() {
         Some("bench") => bench::run(&parse_bench_args(args)?),
+        Some("memory") => memory::run(&bench::build_pith(&bench::repo_root())?),
         Some("-h" | "--help") => {
             eprint!("{USAGE}");
             Ok(())

@@ -281,29 +281,56 @@ fn hang_is_stopped_before_the_deadline_and_named() {
     assert_eq!(a.json["passed"], 2, "{}", a.line);
 }
 
-#[test]
-fn saved_stream_is_read_without_running_anything() {
-    let samples = std::env::var_os("PITH_SAMPLES")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| common::repo_root().join("../shared/samples"));
-    let file = samples.join("go/go-test.json");
-    assert!(
-        file.is_file(),
-        "report samples not found at {} (set PITH_SAMPLES)",
-        samples.display()
-    );
+// Where the external corpus of real reports is, if anywhere.
+#[allow(dead_code)]
+mod samples {
+    include!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/reports/samples.rs"
+    ));
+}
+
+/// `pith test --report FILE` run from an empty directory: its answer, checked clean and parsed.
+fn report_answer(file: &std::path::Path) -> (String, serde_json::Value) {
+    assert!(file.is_file(), "{}", file.display());
     let ws = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_pith"))
         .args(["test", "--report"])
-        .arg(&file)
+        .arg(file)
         .current_dir(ws.path())
         .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"))
         .output()
         .unwrap();
     let line = String::from_utf8(out.stdout).unwrap();
-    let line = line.trim_end();
-    common::assert_clean(line, ws.path());
-    let json: serde_json::Value = serde_json::from_str(line).unwrap();
+    let line = line.trim_end().to_owned();
+    common::assert_clean(&line, ws.path());
+    let json: serde_json::Value = serde_json::from_str(&line).unwrap();
+    (line, json)
+}
+
+#[test]
+fn saved_stream_is_read_without_running_anything() {
+    let file = common::repo_root().join("tests/fixtures/reports/go/saved-stream.json");
+    let (line, json) = report_answer(&file);
+    assert_eq!(json["status"], "TestsFailed", "{line}");
+    assert_eq!(
+        (json["passed"].as_u64(), json["failed"].as_u64()),
+        (Some(6), Some(4)),
+        "{line}"
+    );
+    assert!(
+        !line.contains("/home/"),
+        "another machine's paths leak: {line}"
+    );
+}
+
+/// The same over the external corpus's stream, where it is.
+#[test]
+fn saved_stream_of_the_corpus_is_read_without_running_anything() {
+    let Some(dir) = samples::dir() else {
+        return;
+    };
+    let (line, json) = report_answer(&dir.join("go/go-test.json"));
     assert_eq!(json["status"], "TestsFailed", "{line}");
     assert_eq!(
         (json["passed"].as_u64(), json["failed"].as_u64()),

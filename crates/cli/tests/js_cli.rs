@@ -238,6 +238,9 @@ fn ids_from_an_answer_rerun_exactly_those_tests() {
     }
 }
 
+/// The runners' own markers of a parent run and the caller's colour setting change nothing in
+/// the answer: pith removes the markers (they would make the runner report to a parent that is
+/// not there) and strips colour from what it reads.
 #[test]
 fn the_callers_shell_does_not_change_the_answer() {
     for r in RUNNERS {
@@ -248,20 +251,43 @@ fn the_callers_shell_does_not_change_the_answer() {
             .args(["test", "--root"])
             .arg(ws.path())
             .env("FORCE_COLOR", "3")
-            .env("NODE_OPTIONS", "--require /nonexistent/preload.js")
             .env("NODE_ENV", "production")
             .env("NODE_TEST_CONTEXT", "child-v8")
+            .env("JEST_WORKER_ID", "7")
+            .env("VITEST_WORKER_ID", "3")
+            .env("VITEST", "true")
             .env("CI", "true")
             .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"))
             .output()
             .unwrap();
-        let line = String::from_utf8(out.stdout).unwrap();
-        let hostile = common::Answer {
-            line: line.trim_end().to_owned(),
-            json: serde_json::from_str(line.trim_end()).unwrap(),
-            code: out.status.code().unwrap(),
-            stderr: String::new(),
-        };
+        let hostile = common::answer_of(out, ws.path());
         assert_eq!(plain.stable(), hostile.stable(), "{r}");
+    }
+}
+
+/// The caller's `NODE_OPTIONS` reaches the tests as in a raw run: a preload that does not
+/// exist breaks the run, and the answer says so rather than running without it.
+#[test]
+fn the_callers_node_options_are_the_tests_own() {
+    for r in RUNNERS {
+        let ws = workspace(r, "green");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_pith"))
+            .args(["test", "--root"])
+            .arg(ws.path())
+            .env("NODE_OPTIONS", "--require /nonexistent/preload.js")
+            .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"))
+            .output()
+            .unwrap();
+        let a = common::answer_of(out, ws.path());
+        assert_ne!(a.status(), "TestsPassed", "{r}: {}", a.line);
+        assert_eq!(a.code, 1, "{r}: {}", a.line);
+        assert!(
+            a.json["tail"]
+                .as_str()
+                .unwrap_or("")
+                .contains("Cannot find module '/nonexistent/preload.js'"),
+            "{r}: {}",
+            a.line
+        );
     }
 }

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use pith_runner::Adapter;
 
 /// Directories never searched for projects: dependencies, build output, environments, and the
-/// places projects keep data rather than suites (Go's `testdata`, test fixtures, examples).
+/// places projects keep data or tools rather than suites (Go's `testdata`, test fixtures,
+/// examples, cargo-fuzz's `fuzz/` crate, whose targets need a nightly toolchain and run under a
+/// fuzzer, not a test runner).
 const NOT_SEARCHED: &[&str] = &[
     "node_modules",
     "target",
@@ -27,6 +29,7 @@ const NOT_SEARCHED: &[&str] = &[
     "__fixtures__",
     "test-fixtures",
     "examples",
+    "fuzz",
 ];
 
 /// How deep below the root projects are looked for: deeper ones are generated or vendored far

@@ -104,8 +104,17 @@ fn execute(
         cancel: req.cancel.as_deref(),
     };
 
+    // No runner's test id begins with `-` (they begin with a path, a package or a suite): such
+    // an id is an option in disguise and never reaches a runner, whatever each adapter does.
+    let (dashed, ids): (Vec<String>, Vec<String>) =
+        req.tests.iter().cloned().partition(|t| t.starts_with('-'));
     let mut runs = Vec::new();
-    for (project, tests) in route(found, &req.tests) {
+    let routed = if ids.is_empty() && !dashed.is_empty() {
+        Vec::new()
+    } else {
+        route(found, &ids)
+    };
+    for (project, tests) in routed {
         if let Some(progress) = &req.progress {
             match &project.rel {
                 Some(rel) => progress(&format!("{} in {rel}", project.adapter.name())),
@@ -121,7 +130,8 @@ fn execute(
         runs.push(run);
     }
     if let Some(first) = runs.first_mut() {
-        first.not_found.extend(unclaimed(found, &req.tests));
+        first.not_found.extend(unclaimed(found, &ids));
+        first.not_found.extend(dashed);
     } else {
         // Every id was unclaimed: nothing ran, and the answer says which ids matched nothing.
         let mut run = Run::new(names_of(found).join(","));
@@ -155,7 +165,11 @@ pub fn read_reports(
         runs.push(pith_runner::report::read(&file, &paths)?);
     }
     // A report's duration is the one it recorded, not the time pith took to read it.
-    let duration = runs.iter().map(|r| r.duration).sum();
+    // Saturating: a report from elsewhere may record any time at all.
+    let duration = runs
+        .iter()
+        .map(|r| r.duration)
+        .fold(Duration::ZERO, Duration::saturating_add);
     Ok(Report {
         runs,
         duration,

@@ -1,8 +1,11 @@
-//! The workspace state in the engine's queries: every test run is numbered with the content
-//! generation it tested and recorded in the history (which annotates its failures), a run
-//! asked `since` a generation at which nothing changed answers `unchanged` without running,
-//! one run at a time holds the workspace, and `status` and `failures` answer from the store.
-//! A damaged state never fails a test run: the run goes on without it, with a warning.
+//! The workspace state in the engine's queries: every test run is numbered with the generation
+//! it tested (the workspace's files, ignored inputs included, and the toolchains, virtualenvs
+//! and packages outside them) and recorded in the history with the environment it ran in
+//! (which annotates its failures), a run asked `since` a generation at which nothing changed
+//! answers `unchanged` without running when the same selection ran on those inputs in the same
+//! environment, one run at a time holds the workspace, and `status` and `failures` answer from
+//! the store. A damaged state (or a `.pith` that is a link, never followed) never fails a test
+//! run: the run goes on without it, with a warning.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -225,8 +228,8 @@ fn keep<T>(r: Result<T, StoreError>, warnings: &mut Vec<String>) -> Option<T> {
 }
 
 /// The answer without running, when nothing changed since `since` and this selection's last
-/// run tested that very content. Verdicts that depend on more than the content (a missing
-/// runner, a deadline) are never replayed.
+/// run in this environment (the same variables) tested that very generation. Verdicts that
+/// depend on more than the inputs (a missing runner, a deadline) are never replayed.
 fn replay(
     store: Option<&Store>,
     generation: Option<u64>,

@@ -100,6 +100,12 @@ pub(crate) struct NameRecord {
 impl Segment {
     /// The index at `path`, or `None` when it is missing, of another version or damaged.
     pub(crate) fn open(path: &Path) -> Option<Segment> {
+        // Never read through a link: `.pith` or the index itself pointing out of the workspace.
+        let linked =
+            |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+        if linked(path) || path.parent().is_some_and(linked) {
+            return None;
+        }
         let file = std::fs::File::open(path).ok()?;
         // SAFETY: the index file is only ever replaced by rename, never written in place, so
         // the mapped bytes do not change under us (short of another program truncating it).
@@ -760,18 +766,20 @@ pub(crate) fn save(root: &Path, file: &Path, bytes: &[u8]) -> bool {
     true
 }
 
-/// Creates the index's directory (keeping it out of git when new); whether it exists.
+/// Creates the index's directory, pith's state directory (keeping it out of git when new);
+/// whether it is there to write in. A `.pith` that is a symbolic link is never written
+/// through (see `pith_store::state_dir`): the index is then answered from memory.
 pub(crate) fn prepare_dir(root: &Path, file: &Path) -> bool {
-    let Some(dir) = file.parent() else {
+    let existed = std::fs::symlink_metadata(root.join(pith_store::STATE_DIR)).is_ok();
+    let Ok(dir) = pith_store::state_dir(root) else {
         return false;
     };
-    if dir.is_dir() {
-        return true;
-    }
-    if std::fs::create_dir_all(dir).is_err() {
+    if file.parent() != Some(dir.as_path()) {
         return false;
     }
-    pith_store::keep_out_of_git(root);
+    if !existed {
+        pith_store::keep_out_of_git(root);
+    }
     true
 }
 

@@ -359,3 +359,19 @@ fn an_ignore_file_change_is_noticed_without_a_directory_change() {
     assert!(at(&index, "main").is_empty(), "app/ is ignored now");
     assert_eq!(index.stats().removed, 1);
 }
+
+/// A `.pith` that is a symbolic link is never written or read through, wherever it points: the
+/// index is answered from memory.
+#[test]
+fn a_linked_state_directory_is_not_followed() {
+    let ws = workspace();
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), ws.path().join(".pith")).unwrap();
+    let index = Index::open(ws.path()).unwrap();
+    assert_eq!(at(&index, "parse_port"), ["src/net.rs:1"]);
+    assert_eq!(
+        std::fs::read_dir(elsewhere.path()).unwrap().count(),
+        0,
+        "nothing written through the link"
+    );
+}

@@ -72,8 +72,10 @@ several runners each id goes to the runner that claims it.
 const RUNNERS: &str = "\
 # Runners
 - The workspace is the nearest ancestor of the server's directory with a project marker \
-(a Cargo member climbs to its workspace root). Runners of the root and of its immediate \
-subdirectories run one after another into one answer; `runs` then has one entry per runner.
+(a Cargo member climbs to its workspace root). Every project found below it runs (sibling \
+packages, several Go modules, a nested Cargo workspace), one after another into one answer; \
+`runs` then has one entry per project, with its `dir`. Test fixtures, examples, `testdata`, \
+dependencies and ignored directories are not searched.
 - Rust: cargo-nextest when installed, else plain `cargo test`, answered with \
 `\"lacks\":\"isolation\"`: a crash or hang takes its whole test binary down. nextest does not \
 run doctests.
@@ -82,9 +84,11 @@ virtualenv, else .venv/ or venv/, else python3; named in `interpreter`). Works w
 pytest-xdist.
 - pith never edits the project: its runner configuration comes from pith's cache and \
 scratch directories. A run is killed, with its whole process group, after 600 s.
-- `status` is one of TestsPassed, TestsFailed, BuildFailed, CollectionFailed, TimedOut, \
-Crashed, NoTestsRan, TestsNotFound, RunnerMissing. A `hint` says what to do when a runner is \
-missing or misconfigured.
+- `status` is one of TestsPassed, TestsFailed, RunnerFailed, BuildFailed, CollectionFailed, \
+TimedOut, Crashed, NoTestsRan, TestsNotFound, RunnerMissing. RunnerFailed: the runner's own \
+exit code or totals say the run is not green though no test failed (a coverage threshold, a \
+run that stopped early); `reason` says which, `tail` shows the runner's words. A `hint` says \
+what to do when a runner is missing or misconfigured.
 ";
 
 #[cfg(test)]

@@ -231,7 +231,7 @@ impl ExitMeaning {
     const fn says(self) -> &'static str {
         match self {
             ExitMeaning::Passed => "",
-            ExitMeaning::Failed => " (tests failed)",
+            ExitMeaning::Failed => "",
             ExitMeaning::NoTests => " (no tests)",
             ExitMeaning::Interrupted => " (interrupted)",
             ExitMeaning::UsageError => " (usage error)",
@@ -321,7 +321,7 @@ impl Run {
         self.passed += part.passed;
         self.failed += part.failed;
         self.skipped += part.skipped;
-        self.duration += part.duration;
+        self.duration = self.duration.saturating_add(part.duration);
         self.failures.extend(part.failures);
         self.outcomes.extend(part.outcomes);
         for e in part.build_errors {
@@ -378,6 +378,19 @@ impl Run {
     /// that disagree), tests selected that never reported, an exit code that does not say
     /// green.
     pub fn doubt(&self) -> Option<String> {
+        if self.reason.is_some() {
+            return self.reason.clone();
+        }
+        // A status worse than RunnerFailed (a build failure, a crash, a timeout) is its own
+        // explanation of the exit: saying the exit is unexplained beside it would mislead.
+        if self.status.max(Some(self.evidence())) > Some(Status::RunnerFailed) {
+            return None;
+        }
+        self.unexplained()
+    }
+
+    /// [`Run::doubt`] before weighing the status: what the runner's evidence contradicts.
+    fn unexplained(&self) -> Option<String> {
         if let Some(r) = &self.reason {
             return Some(r.clone());
         }
@@ -396,6 +409,8 @@ impl Run {
         let explained = match exit.meaning {
             ExitMeaning::Passed => true,
             ExitMeaning::NoTests => self.passed == 0 && self.failed == 0,
+            // Ids that match nothing are a usage error to several runners (pytest exits 4).
+            ExitMeaning::UsageError if !self.not_found.is_empty() => true,
             _ => self.failed > 0 || !self.failures.is_empty() || !self.build_errors.is_empty(),
         };
         (!explained).then(|| {
@@ -414,7 +429,7 @@ impl Run {
     /// runner's totals to agree (the adapter's `reason`).
     pub fn status(&self) -> Status {
         let derived = self.evidence();
-        let derived = if derived <= Status::NoTestsRan && self.doubt().is_some() {
+        let derived = if derived <= Status::NoTestsRan && self.unexplained().is_some() {
             Status::RunnerFailed
         } else {
             derived
@@ -620,7 +635,7 @@ mod tests {
         assert_eq!(run.status(), Status::RunnerFailed);
         assert_eq!(
             run.doubt().as_deref(),
-            Some("pytest exited 1 (tests failed) though no test failed")
+            Some("pytest exited 1 though no test failed")
         );
         run.exit = Some(Exit::new(0, ExitMeaning::Passed));
         assert_eq!(run.status(), Status::TestsPassed);
@@ -646,6 +661,32 @@ mod tests {
             ..Run::new("pytest")
         };
         assert_eq!(usage.status(), Status::RunnerFailed);
+    }
+
+    #[test]
+    fn a_worse_status_is_its_own_explanation_of_the_exit() {
+        let crashed = Run {
+            status: Some(Status::Crashed),
+            exit: Some(Exit::new(101, ExitMeaning::Failed)),
+            ..Run::new("cargo")
+        };
+        assert_eq!(crashed.status(), Status::Crashed);
+        assert_eq!(crashed.doubt(), None);
+        let build = Run {
+            build_errors: vec![BuildError::default()],
+            exit: Some(Exit::new(101, ExitMeaning::Failed)),
+            ..Run::new("cargo")
+        };
+        assert_eq!(build.doubt(), None);
+        // What the adapter itself saw is said whatever the status.
+        let told = Run {
+            reason: Some("the binary exited 0 with 2 tests unreported".into()),
+            ..crashed
+        };
+        assert_eq!(
+            told.doubt().as_deref(),
+            Some("the binary exited 0 with 2 tests unreported")
+        );
     }
 
     #[test]

@@ -6,6 +6,15 @@
 //! `<stackTrace>` and output, which nextest also writes for its retries), into a neutral
 //! [`Report`] that says nothing about any one runner. Best effort: a truncated document yields what was read, with [`Report::complete`] false;
 //! only input with no JUnit element at all is an error. Never panics.
+//!
+//! The document is read as a stream ([`read_from`]), invalid UTF-8 replaced, and every text
+//! kept (a failure's trace, a test's output) is bounded to its head and its tail around a note
+//! of what was left out: a test that logs 300 KB before failing keeps the message it printed
+//! last. Entities other than XML's five are never expanded (a billion-laughs document reads as
+//! the little it is). What the report says of itself is kept too: the counts each
+//! `<testsuite>`/`<testsuites>` declares and the `<failure>`/`<error>` a suite carries outside
+//! any test case (a class-level setup failure), so [`Report::disagreement`] can tell when the
+//! runner counted more failures or tests than its cases show.
 
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
@@ -94,6 +103,9 @@ pub struct Case {
     pub retries: Vec<Fault>,
     /// `<skipped message>`.
     pub skip_message: Option<String>,
+    /// Final `<failure>`/`<error>` elements after the first (pytest writes a teardown error
+    /// after a failure): the first stands, these still count in the suite's totals.
+    pub extra_faults: u32,
     pub stdout: String,
     pub stderr: String,
 }
@@ -118,6 +130,11 @@ pub struct Suite {
     /// Suite-level output (Gradle and Surefire put some here).
     pub stdout: String,
     pub stderr: String,
+    /// The index in [`Report::suites`] of the suite this one is nested in.
+    pub parent: Option<usize>,
+    /// `<failure>`/`<error>` elements of the suite itself, outside any test case: a class
+    /// whose setup failed before any test ran, a crash some writers report at suite level.
+    pub faults: Vec<Fault>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -127,16 +144,93 @@ pub struct Report {
     pub suites: Vec<Suite>,
     /// The document was read to its end, every element closed, without an XML error.
     pub complete: bool,
+    /// The counts the `<testsuites>` root declares (`tests`, `failures`, `errors`).
+    pub tests: Option<u32>,
+    pub failures: Option<u32>,
+    pub errors: Option<u32>,
 }
 
 impl Report {
     pub fn cases(&self) -> impl Iterator<Item = &Case> + '_ {
         self.suites.iter().flat_map(|s| s.cases.iter())
     }
+
+    /// Where the report's own totals count more failures (failures and errors together: writers
+    /// file one cause under either) or more tests than its test cases and suite-level faults
+    /// show, one line naming the suite; `None` when every count agrees. Counts below what the
+    /// cases show are not doubted: some writers leave the errors out of `failures`, none count
+    /// a failure that did not happen. A nested suite's counts include its children's.
+    pub fn disagreement(&self) -> Option<String> {
+        let n = self.suites.len();
+        // What the cases show, per suite and its descendants: (tests, failures + errors).
+        let mut shown = vec![(0u64, 0u64); n];
+        for (i, s) in self.suites.iter().enumerate() {
+            let tests = s.cases.len() as u64;
+            let bad = s
+                .cases
+                .iter()
+                .map(|c| u64::from(c.is_failure()) + u64::from(c.extra_faults))
+                .sum::<u64>()
+                + s.faults.len() as u64;
+            let mut at = Some(i);
+            let mut hops = 0;
+            while let Some(j) = at.filter(|&j| j < n && hops <= n) {
+                shown[j].0 += tests;
+                shown[j].1 += bad;
+                at = self.suites[j].parent;
+                hops += 1;
+            }
+        }
+        let check = |name: &str,
+                     tests: Option<u32>,
+                     failures: Option<u32>,
+                     errors: Option<u32>,
+                     (shown_tests, shown_bad): (u64, u64)| {
+            let declared_bad = u64::from(failures.unwrap_or(0)) + u64::from(errors.unwrap_or(0));
+            let who = if name.is_empty() {
+                "the report".to_owned()
+            } else {
+                format!("suite {name}")
+            };
+            if declared_bad > shown_bad {
+                return Some(format!(
+                    "{who} counts {declared_bad} failed or errored tests, its test cases show {shown_bad}"
+                ));
+            }
+            match tests.map(u64::from) {
+                Some(t) if t > shown_tests => Some(format!(
+                    "{who} counts {t} tests, its test cases show {shown_tests}"
+                )),
+                _ => None,
+            }
+        };
+        let total = shown
+            .iter()
+            .zip(&self.suites)
+            .filter(|(_, s)| s.parent.is_none())
+            .fold((0, 0), |a, (c, _)| (a.0 + c.0, a.1 + c.1));
+        check("", self.tests, self.failures, self.errors, total).or_else(|| {
+            self.suites
+                .iter()
+                .zip(&shown)
+                .find_map(|(s, c)| check(&s.name, s.tests, s.failures, s.errors, *c))
+        })
+    }
 }
 
-/// Bound on any one collected text, so a test printing gigabytes cannot exhaust memory.
-const TEXT_LIMIT: usize = 256 * 1024;
+impl Case {
+    /// Failed or errored (not skipped, not passed after a retry).
+    pub fn is_failure(&self) -> bool {
+        matches!(self.outcome, Outcome::Failed | Outcome::Errored)
+    }
+}
+
+/// Bytes kept from the start of any one collected text (a trace's message and first frames).
+const TEXT_HEAD: usize = 64 * 1024;
+/// Bytes kept from its end (what a test printed last: its panic, its assertion).
+const TEXT_TAIL: usize = 192 * 1024;
+/// Stands where a text's middle was left out.
+pub const CUT_NOTE: &str = "\n[… output cut by pith …]\n";
 
 /// Which text we are collecting.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -162,7 +256,14 @@ struct State {
 
 /// Reads a JUnit XML document. Errors only when no JUnit element could be read at all.
 pub fn read(xml: &str) -> Result<Report, ParseError> {
-    let mut reader = Reader::from_str(xml);
+    read_from(xml.as_bytes())
+}
+
+/// [`read`] from a stream (a report file), in memory bounded by what is kept of it, not by its
+/// size: the longest single text node is the most held at once. Invalid UTF-8 is replaced;
+/// an I/O error ends the reading like a truncation.
+pub fn read_from(input: impl std::io::Read) -> Result<Report, ParseError> {
+    let mut reader = Reader::from_reader(std::io::BufReader::new(Lossy::new(input)));
     reader.config_mut().check_end_names = false;
     let mut st = State {
         report: Report::default(),
@@ -174,8 +275,10 @@ pub fn read(xml: &str) -> Result<Report, ParseError> {
         depth: 0,
     };
     let mut error: Option<String> = None;
+    let mut buf: Vec<u8> = Vec::new();
     loop {
-        match reader.read_event() {
+        buf.clear();
+        match reader.read_event_into(&mut buf) {
             Err(e) => {
                 error = Some(e.to_string());
                 break;
@@ -190,6 +293,8 @@ pub fn read(xml: &str) -> Result<Report, ParseError> {
             Ok(Event::Text(t)) => st.push_text(&t.xml10_content()),
             Ok(Event::CData(t)) => st.push_text(&t.xml10_content()),
             Ok(Event::GeneralRef(r)) => {
+                // Only character references and XML's five entities: a DTD's own entities
+                // (billion laughs) are never expanded.
                 let s = match r.resolve_char_ref() {
                     Ok(Some(c)) => c.to_string(),
                     Ok(None) => quick_xml::escape::resolve_predefined_entity(&r)
@@ -207,6 +312,9 @@ pub fn read(xml: &str) -> Result<Report, ParseError> {
     if st.case.is_some() {
         st.finish_case();
     }
+    if let Some(f) = st.fault.take() {
+        st.attach_suite_fault(f);
+    }
     if !st.junit {
         return Err(ParseError::Malformed(match error {
             Some(e) => format!("not JUnit XML: {e}"),
@@ -214,7 +322,214 @@ pub fn read(xml: &str) -> Result<Report, ParseError> {
         }));
     }
     st.report.complete = error.is_none() && !unclosed;
-    Ok(st.report)
+    let mut report = st.report;
+    for s in &mut report.suites {
+        settle(&mut s.stdout);
+        settle(&mut s.stderr);
+        for f in &mut s.faults {
+            settle_fault(f);
+        }
+        for c in &mut s.cases {
+            settle(&mut c.stdout);
+            settle(&mut c.stderr);
+            c.fault
+                .iter_mut()
+                .chain(c.retries.iter_mut())
+                .for_each(settle_fault);
+        }
+    }
+    Ok(report)
+}
+
+fn settle_fault(f: &mut Fault) {
+    settle(&mut f.text);
+    settle(&mut f.stdout);
+    settle(&mut f.stderr);
+}
+
+/// Bytes kept of each end of a passing or skipped test's output.
+const PASSED_HEAD: usize = 4 * 1024;
+const PASSED_TAIL: usize = 4 * 1024;
+
+/// Keeps `head` bytes of `t`'s start and `tail` of its end around [`CUT_NOTE`].
+fn cut_to(t: &mut String, head: usize, tail: usize) {
+    if t.len() <= head + tail + CUT_NOTE.len() {
+        return;
+    }
+    let h = floor_boundary(t, head);
+    let from = ceil_boundary(t, t.len() - tail);
+    let mut kept = String::with_capacity(h + CUT_NOTE.len() + (t.len() - from));
+    kept.push_str(&t[..h]);
+    kept.push_str(CUT_NOTE);
+    kept.push_str(&t[from..]);
+    // A new string: the old one's capacity (the whole log) is given back.
+    *t = kept;
+}
+
+/// Trims a cut text's tail to [`TEXT_TAIL`] (while reading it may hold up to twice that).
+fn settle(t: &mut String) {
+    if let Some(h) = note_at(t) {
+        let tail_at = h + CUT_NOTE.len();
+        if t.len() - tail_at > TEXT_TAIL {
+            let from = ceil_boundary(t, t.len() - TEXT_TAIL);
+            t.replace_range(tail_at..from, "");
+        }
+    }
+}
+
+/// Where [`CUT_NOTE`] is in a text that was cut: right after its head, which ends on the char
+/// boundary at or below [`TEXT_HEAD`].
+fn note_at(t: &str) -> Option<usize> {
+    (TEXT_HEAD.saturating_sub(3)..=TEXT_HEAD)
+        .find(|&i| t.get(i..).is_some_and(|x| x.starts_with(CUT_NOTE)))
+}
+
+/// A byte stream as valid UTF-8: invalid sequences become U+FFFD (as `from_utf8_lossy` would),
+/// a sequence split across reads is joined. The XML reader requires UTF-8; a test's output in
+/// a report need not be.
+pub(crate) struct Lossy<R> {
+    inner: R,
+    /// Converted bytes not yet handed out, from `pos`.
+    ready: Vec<u8>,
+    pos: usize,
+    /// An incomplete sequence at the end of the last read.
+    carry: Vec<u8>,
+    done: bool,
+}
+
+impl<R: std::io::Read> Lossy<R> {
+    pub(crate) fn new(inner: R) -> Self {
+        Lossy {
+            inner,
+            ready: Vec::new(),
+            pos: 0,
+            carry: Vec::new(),
+            done: false,
+        }
+    }
+
+    fn fill(&mut self) -> std::io::Result<()> {
+        let mut chunk = std::mem::take(&mut self.carry);
+        let start = chunk.len();
+        chunk.resize(start + 64 * 1024, 0);
+        let n = loop {
+            match self.inner.read(&mut chunk[start..]) {
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                other => break other?,
+            }
+        };
+        chunk.truncate(start + n);
+        self.ready.clear();
+        self.pos = 0;
+        if n == 0 {
+            self.done = true;
+            self.ready
+                .extend_from_slice(String::from_utf8_lossy(&chunk).as_bytes());
+            return Ok(());
+        }
+        let mut rest: &[u8] = &chunk;
+        loop {
+            match std::str::from_utf8(rest) {
+                Ok(s) => {
+                    self.ready.extend_from_slice(s.as_bytes());
+                    break;
+                }
+                Err(e) => {
+                    let (good, bad) = rest.split_at(e.valid_up_to());
+                    self.ready.extend_from_slice(good);
+                    match e.error_len() {
+                        Some(len) => {
+                            self.ready.extend_from_slice("\u{fffd}".as_bytes());
+                            rest = &bad[len..];
+                        }
+                        None => {
+                            self.carry = bad.to_vec();
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for Lossy<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        while self.pos >= self.ready.len() {
+            if self.done {
+                return Ok(0);
+            }
+            self.fill()?;
+        }
+        let n = out.len().min(self.ready.len() - self.pos);
+        out[..n].copy_from_slice(&self.ready[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+/// The largest char boundary of `s` at or below `i`.
+fn floor_boundary(s: &str, i: usize) -> usize {
+    let mut i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// The smallest char boundary of `s` at or above `i`.
+fn ceil_boundary(s: &str, i: usize) -> usize {
+    let mut i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+/// Appends `s` to `target`, keeping at most [`TEXT_HEAD`] bytes of its start and [`TEXT_TAIL`]
+/// of its end around [`CUT_NOTE`]. Amortized: the tail may grow to twice its bound before it
+/// is trimmed, so many small pieces (entities) cost no more than one large one.
+fn push_bounded(target: &mut String, s: &str) {
+    let note = note_at(target);
+    if note.is_none() && target.len() + s.len() <= TEXT_HEAD + TEXT_TAIL {
+        target.push_str(s);
+        return;
+    }
+    // The last TEXT_TAIL bytes of `a` followed by `b`.
+    let tail_of = |a: &str, b: &str| -> String {
+        let b = &b[ceil_boundary(b, b.len().saturating_sub(TEXT_TAIL))..];
+        let keep_a = TEXT_TAIL.saturating_sub(b.len());
+        let a = &a[ceil_boundary(a, a.len().saturating_sub(keep_a))..];
+        let mut t = String::with_capacity(a.len() + b.len());
+        t.push_str(a);
+        t.push_str(b);
+        t
+    };
+    match note {
+        Some(h) => {
+            let tail_at = h + CUT_NOTE.len();
+            target.push_str(&s[ceil_boundary(s, s.len().saturating_sub(TEXT_TAIL))..]);
+            if target.len() - tail_at > 2 * TEXT_TAIL {
+                let from = ceil_boundary(target, target.len() - TEXT_TAIL);
+                target.replace_range(tail_at..from, "");
+            }
+        }
+        None if target.len() >= TEXT_HEAD => {
+            let h = floor_boundary(target, TEXT_HEAD);
+            let rest = target.split_off(h);
+            let tail = tail_of(&rest, s);
+            target.push_str(CUT_NOTE);
+            target.push_str(&tail);
+        }
+        None => {
+            let take = floor_boundary(s, TEXT_HEAD - target.len());
+            target.push_str(&s[..take]);
+            let tail = tail_of("", &s[take..]);
+            target.push_str(CUT_NOTE);
+            target.push_str(&tail);
+        }
+    }
 }
 
 fn attr(e: &BytesStart<'_>, key: &str) -> Option<String> {
@@ -234,9 +549,20 @@ impl State {
     fn open(&mut self, e: &BytesStart<'_>, empty: bool) {
         let name = e.local_name().as_ref().to_owned();
         match name.as_str() {
-            "testsuites" => self.junit = true,
+            "testsuites" => {
+                if !self.junit {
+                    self.report.tests = number(e, "tests");
+                    self.report.failures = number(e, "failures");
+                    self.report.errors = number(e, "errors");
+                }
+                self.junit = true;
+            }
             "testsuite" if self.case.is_none() => {
                 self.junit = true;
+                if let Some(f) = self.fault.take() {
+                    self.attach_suite_fault(f);
+                }
+                let parent = self.open.last().copied();
                 self.report.suites.push(Suite {
                     name: attr(e, "name").unwrap_or_default(),
                     file: attr(e, "file"),
@@ -244,6 +570,7 @@ impl State {
                     failures: number(e, "failures"),
                     errors: number(e, "errors"),
                     skipped: number(e, "skipped"),
+                    parent,
                     ..Suite::default()
                 });
                 self.open.push(self.report.suites.len() - 1);
@@ -264,7 +591,14 @@ impl State {
                     ..Case::default()
                 });
             }
-            n if self.case.is_some() && self.fault.is_none() && FaultElement::of(n).is_some() => {
+            n if self.fault.is_none()
+                && match FaultElement::of(n) {
+                    Some(_) if self.case.is_some() => true,
+                    // A suite's own failure: only a final verdict, retries need a case.
+                    Some(f) => !self.open.is_empty() && !f.is_retry(),
+                    None => false,
+                } =>
+            {
                 self.fault = Some(Fault {
                     element: FaultElement::of(n).unwrap_or_default(),
                     message: attr(e, "message"),
@@ -305,11 +639,16 @@ impl State {
                 }
             }
             "testsuite" if self.case.is_none() => {
+                if let Some(f) = self.fault.take() {
+                    self.attach_suite_fault(f);
+                }
                 self.open.pop();
             }
             n if FaultElement::of(n).is_some() => {
-                if let (Some(c), Some(f)) = (self.case.as_mut(), self.fault.take()) {
-                    attach(c, f);
+                match (self.case.as_mut(), self.fault.take()) {
+                    (Some(c), Some(f)) => attach(c, f),
+                    (None, Some(f)) => self.attach_suite_fault(f),
+                    _ => {}
                 }
                 self.sink = Sink::None;
             }
@@ -330,6 +669,14 @@ impl State {
         };
         if let Some(f) = self.fault.take() {
             attach(&mut c, f);
+        }
+        if !c.is_failure() {
+            // A passing test's output explains no failure: its first and last lines are
+            // enough (how it began and ended), so a report of thousands of chatty tests holds
+            // kilobytes per test, not its whole log.
+            for t in [&mut c.stdout, &mut c.stderr] {
+                cut_to(t, PASSED_HEAD, PASSED_TAIL);
+            }
         }
         self.sink = Sink::None;
         let i = match self.open.last() {
@@ -362,17 +709,13 @@ impl State {
             },
             _ => return,
         };
-        if target.len() < TEXT_LIMIT {
-            let room = TEXT_LIMIT - target.len();
-            if s.len() <= room {
-                target.push_str(s);
-            } else {
-                let mut end = room;
-                while !s.is_char_boundary(end) {
-                    end -= 1;
-                }
-                target.push_str(&s[..end]);
-            }
+        push_bounded(target, s);
+    }
+
+    /// A `<failure>`/`<error>` read outside any test case, to the innermost open suite.
+    fn attach_suite_fault(&mut self, f: Fault) {
+        if let Some(&i) = self.open.last() {
+            self.report.suites[i].faults.push(f);
         }
     }
 }
@@ -384,6 +727,7 @@ fn attach(c: &mut Case, f: Fault) {
     }
     if c.fault.is_some() {
         // A second verdict (pytest writes a teardown error after a failure): the first stands.
+        c.extra_faults = c.extra_faults.saturating_add(1);
         return;
     }
     c.outcome = match f.element {
@@ -398,7 +742,15 @@ fn attach(c: &mut Case, f: Fault) {
 /// `classname name`; Java, JavaScript and Python stack frames that point into the workspace
 /// become project frames.
 pub fn parse_report(text: &str, paths: &crate::PathMap) -> Result<pith_model::Run, ParseError> {
-    let report = read(text)?;
+    parse_report_from(text.as_bytes(), paths)
+}
+
+/// [`parse_report`] from a stream (a report file), in memory bounded by what is kept of it.
+pub fn parse_report_from(
+    input: impl std::io::Read,
+    paths: &crate::PathMap,
+) -> Result<pith_model::Run, ParseError> {
+    let report = read_from(input)?;
     Ok(crate::jvm::report_run(&report, paths))
 }
 
@@ -487,5 +839,163 @@ mod tests {
         assert_eq!(c.len(), 2);
         assert_eq!(c[1].outcome, Outcome::Failed);
         assert_eq!(c[1].fault.as_ref().unwrap().text, "at x");
+    }
+
+    #[test]
+    fn suite_level_faults_and_counts_are_kept() {
+        let xml = r#"<testsuites tests="3" failures="0" errors="2"><testsuite name="demo.SetupTest" tests="2" errors="1" failures="0">
+<error message="no database" type="java.lang.IllegalStateException">java.lang.IllegalStateException: no database
+	at demo.SetupTest.setUp(SetupTest.java:4)</error>
+<testcase name="a" classname="demo.SetupTest"/><testcase name="b" classname="demo.SetupTest"/>
+<system-err>warming up</system-err>
+</testsuite><testsuite name="demo.Other" tests="1"><testcase name="c" classname="demo.Other"/></testsuite></testsuites>"#;
+        let r = read(xml).unwrap();
+        assert!(r.complete);
+        assert_eq!((r.tests, r.failures, r.errors), (Some(3), Some(0), Some(2)));
+        assert_eq!(r.suites[0].faults.len(), 1);
+        let f = &r.suites[0].faults[0];
+        assert_eq!(f.message.as_deref(), Some("no database"));
+        assert!(f.text.contains("SetupTest.java:4"));
+        assert_eq!(r.suites[0].stderr, "warming up");
+        assert!(r.cases().all(|c| c.outcome == Outcome::Passed));
+        // The suite's own error counts; the root counts one more than anything shows.
+        assert_eq!(
+            r.disagreement().as_deref(),
+            Some("the report counts 2 failed or errored tests, its test cases show 1")
+        );
+    }
+
+    #[test]
+    fn counts_that_agree_raise_no_doubt_nested_or_not() {
+        let xml = r#"<testsuites tests="3" failures="1"><testsuite name="outer" tests="3" failures="1"><testcase name="a" classname="x"/>
+<testsuite name="inner" tests="2" failures="1"><testcase name="b" classname="y"><failure>bad</failure></testcase><testcase name="c" classname="y"><skipped/></testcase></testsuite>
+</testsuite></testsuites>"#;
+        let r = read(xml).unwrap();
+        assert_eq!(r.suites[1].parent, Some(0));
+        assert_eq!(r.disagreement(), None);
+        // pytest: a test that failed and then errored in teardown counts in both totals.
+        let twice = r#"<testsuite name="pytest" tests="1" failures="1" errors="1"><testcase name="t" classname="m"><failure>f</failure><error>e</error></testcase></testsuite>"#;
+        assert_eq!(read(twice).unwrap().disagreement(), None);
+        // Fewer declared than shown is not doubted (writers that leave errors out).
+        let fewer = r#"<testsuite name="s" tests="1" failures="0"><testcase name="a" classname="k"><error/></testcase><testcase name="b" classname="k"/></testsuite>"#;
+        assert_eq!(read(fewer).unwrap().disagreement(), None);
+        let missing = r#"<testsuite name="s" tests="3" failures="0"><testcase name="a" classname="k"/></testsuite>"#;
+        assert_eq!(
+            read(missing).unwrap().disagreement().as_deref(),
+            Some("suite s counts 3 tests, its test cases show 1")
+        );
+        let counted = r#"<testsuite name="demo.T" tests="1" failures="1" errors="0"><testcase name="a" classname="demo.T"/></testsuite>"#;
+        assert_eq!(
+            read(counted).unwrap().disagreement().as_deref(),
+            Some("suite demo.T counts 1 failed or errored tests, its test cases show 0")
+        );
+    }
+
+    #[test]
+    fn a_long_log_keeps_its_head_and_the_failure_printed_last() {
+        let log: String = (0..9000)
+            .map(|i| format!("log line number {i} padding padding\n"))
+            .collect();
+        assert!(log.len() > 300 * 1024);
+        let xml = format!(
+            "<testsuite name=\"s\"><testcase name=\"t\" classname=\"k\"><failure message=\"m\">trace</failure><system-out>{log}the real failure &amp; its reason</system-out></testcase></testsuite>"
+        );
+        let r = read(&xml).unwrap();
+        let out = &r.suites[0].cases[0].stdout;
+        assert!(
+            out.len() <= TEXT_HEAD + TEXT_TAIL + CUT_NOTE.len(),
+            "{}",
+            out.len()
+        );
+        assert!(out.starts_with("log line number 0 "), "{}", &out[..40]);
+        assert!(
+            out.ends_with("the real failure & its reason"),
+            "{}",
+            &out[out.len() - 60..]
+        );
+        assert_eq!(out.matches(CUT_NOTE).count(), 1);
+        // Many small pieces (one per entity) are kept the same way.
+        let many = format!(
+            "<testcase name=\"t\"><system-err>{}END</system-err></testcase>",
+            "&lt;x&gt;".repeat(200_000)
+        );
+        let r = read(&many).unwrap();
+        let err = &r.suites[0].cases[0].stderr;
+        assert!(err.len() <= TEXT_HEAD + TEXT_TAIL + CUT_NOTE.len());
+        assert!(
+            err.starts_with("<x><x>") && err.ends_with("<x>END"),
+            "{}",
+            &err[err.len() - 20..]
+        );
+        assert_eq!(err.matches(CUT_NOTE).count(), 1);
+    }
+
+    #[test]
+    fn a_passing_tests_output_keeps_its_first_and_last_lines() {
+        let log: String = (0..2000).map(|i| format!("line {i}\n")).collect();
+        let xml = format!(
+            "<testsuite name=\"s\"><testcase name=\"p\" classname=\"k\"><system-out>running 1 test\n{log}test result: ok.</system-out></testcase><testcase name=\"f\" classname=\"k\"><failure/><system-out>{log}</system-out></testcase></testsuite>"
+        );
+        let r = read(&xml).unwrap();
+        let passed = &r.suites[0].cases[0].stdout;
+        assert!(
+            passed.len() <= PASSED_HEAD + PASSED_TAIL + CUT_NOTE.len(),
+            "{}",
+            passed.len()
+        );
+        assert!(passed.starts_with("running 1 test\n") && passed.ends_with("test result: ok."));
+        // A failing test's output is kept up to the larger bound.
+        assert_eq!(r.suites[0].cases[1].stdout, log);
+    }
+
+    #[test]
+    fn bounded_pushes_respect_characters() {
+        for head in [0usize, 1, 2, 3] {
+            let mut t = "é".repeat(TEXT_HEAD / 2 - head);
+            for _ in 0..3 {
+                push_bounded(&mut t, &"ü€".repeat(TEXT_TAIL / 2));
+            }
+            push_bounded(&mut t, "end");
+            assert!(t.ends_with("end"));
+            assert_eq!(t.matches(CUT_NOTE).count(), 1);
+            assert!(t.len() <= TEXT_HEAD + 2 * TEXT_TAIL + CUT_NOTE.len() + 8);
+            settle(&mut t);
+            assert!(t.len() <= TEXT_HEAD + TEXT_TAIL + CUT_NOTE.len() + 8);
+            assert!(t.ends_with("end"));
+        }
+    }
+
+    #[test]
+    fn invalid_utf8_and_entity_bombs_read_as_what_they_are() {
+        let mut bytes =
+            b"<testsuite name=\"s\"><testcase name=\"t\" classname=\"k\"><system-out>ok \xff\xfe "
+                .to_vec();
+        bytes.extend_from_slice("é".as_bytes());
+        bytes.extend_from_slice(b"</system-out></testcase></testsuite>");
+        let r = read_from(&bytes[..]).unwrap();
+        assert!(r.complete);
+        assert_eq!(r.suites[0].cases[0].stdout, "ok \u{fffd}\u{fffd} é");
+        // A character split across reads is joined.
+        struct OneByte<'a>(&'a [u8]);
+        impl std::io::Read for OneByte<'_> {
+            fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+                if self.0.is_empty() || out.is_empty() {
+                    return Ok(0);
+                }
+                out[0] = self.0[0];
+                self.0 = &self.0[1..];
+                Ok(1)
+            }
+        }
+        let r = read_from(OneByte(&bytes)).unwrap();
+        assert_eq!(r.suites[0].cases[0].stdout, "ok \u{fffd}\u{fffd} é");
+
+        let bomb = r#"<?xml version="1.0"?>
+<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]>
+<testsuite name="s"><testcase name="t" classname="k"><failure message="&lol3;">&lol3;</failure></testcase></testsuite>"#;
+        let r = read(bomb).unwrap();
+        let f = r.suites[0].cases[0].fault.as_ref().unwrap();
+        assert!(f.text.len() < 100, "{}", f.text.len());
     }
 }

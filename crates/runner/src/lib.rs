@@ -4,6 +4,7 @@
 
 pub mod cargo;
 pub mod dotnet;
+pub mod fuzzing;
 pub mod go;
 pub mod gtest;
 pub mod js;

@@ -33,6 +33,9 @@ pub const LINE_BYTES: usize = 1 << 20;
 /// Bytes read from one pipe before the deadline is looked at again.
 const READ_SLICE: usize = 1 << 20;
 
+/// Where [`run_lines`] hands each line of stdout.
+type LineSink<'a> = &'a mut dyn FnMut(&[u8]);
+
 /// How the process ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum End {
@@ -130,7 +133,7 @@ fn run_with(
     mut cmd: Command,
     deadline: Instant,
     cancel: Option<&AtomicBool>,
-    mut lines: Option<&mut dyn FnMut(&[u8])>,
+    mut lines: Option<LineSink<'_>>,
 ) -> std::io::Result<Captured> {
     let start = Instant::now();
     cmd.stdin(Stdio::null())
@@ -272,7 +275,7 @@ impl Stream {
     }
 
     /// Reads what is there now, up to [`READ_SLICE`] bytes.
-    fn read(&mut self, sink: &mut Option<&mut dyn FnMut(&[u8])>) {
+    fn read(&mut self, sink: &mut Option<LineSink<'_>>) {
         let mut buf = [0u8; 64 * 1024];
         let mut taken = 0;
         while taken < READ_SLICE {

@@ -1,6 +1,7 @@
 //! `pith test --report PATH...`: existing report files (CI artifacts, runners pith does not
 //! drive) read into the same answer without running anything. The format is told from the
-//! content, never from the file name.
+//! content, never from the file name. Only regular files are read, up to [`REPORT_LIMIT`]
+//! (a FIFO, a device or a directory is refused at once), JUnit XML and TRX as a stream.
 
 use std::path::{Path, PathBuf};
 
@@ -124,6 +125,15 @@ pub fn parse(format: Format, text: &str, paths: &PathMap) -> Result<Run, ParseEr
     }
 }
 
+/// The largest report file `--report` reads. Reports of whole CI runs reach tens of MB; a
+/// larger file is not a report of tests, and reading it would cost its size in memory for the
+/// formats that cannot be streamed (JSON).
+pub const REPORT_LIMIT: u64 = 256 << 20;
+
+/// Bytes read from the start of a file to tell its format (an XML report's root element comes
+/// after at most a declaration, comments and a doctype).
+const SNIFF_BYTES: u64 = 1 << 20;
+
 /// Why a report file could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
@@ -132,54 +142,299 @@ pub enum ReportError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// A FIFO, a device, a socket or a directory: nothing a runner writes a report as, and
+    /// reading one could block forever (a FIFO with no writer) or never end (`/dev/zero`).
+    #[error("{path}: not a regular file ({kind}); --report reads report files only")]
+    NotAFile { path: PathBuf, kind: &'static str },
+    #[error("{path}: {size} bytes, over the {limit} MB --report reads", limit = REPORT_LIMIT >> 20)]
+    TooLarge { path: PathBuf, size: u64 },
     #[error("{path}: not a report pith knows (JUnit XML, TRX, go test -json, jest/vitest JSON, GoogleTest JSON)")]
     Unknown { path: PathBuf },
     #[error("{path}: {source}")]
     Parse { path: PathBuf, source: ParseError },
 }
 
-/// Reads one report file.
-pub fn read(path: &Path, paths: &PathMap) -> Result<Run, ReportError> {
-    let bytes = std::fs::read(path).map_err(|source| ReportError::Io {
+/// What kind of file `t` is, in words, when it is not a regular file.
+fn not_regular(t: std::fs::FileType) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_file() {
+        None
+    } else if t.is_dir() {
+        Some("a directory")
+    } else if t.is_fifo() {
+        Some("a FIFO")
+    } else if t.is_socket() {
+        Some("a socket")
+    } else if t.is_char_device() {
+        Some("a character device")
+    } else if t.is_block_device() {
+        Some("a block device")
+    } else {
+        Some("not a file")
+    }
+}
+
+/// Opens `path` for reading if it is a regular file within [`REPORT_LIMIT`]. The type is
+/// checked before opening (opening a FIFO blocks until a writer comes; opening a socket fails
+/// obscurely) and again on the open file, which is opened without blocking, so a path swapped
+/// for a FIFO in between cannot block either.
+fn open_report(path: &Path) -> Result<(std::fs::File, u64), ReportError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let io = |source| ReportError::Io {
         path: path.to_path_buf(),
         source,
-    })?;
+    };
+    let check = |meta: &std::fs::Metadata| -> Result<u64, ReportError> {
+        if let Some(kind) = not_regular(meta.file_type()) {
+            return Err(ReportError::NotAFile {
+                path: path.to_path_buf(),
+                kind,
+            });
+        }
+        if meta.len() > REPORT_LIMIT {
+            return Err(ReportError::TooLarge {
+                path: path.to_path_buf(),
+                size: meta.len(),
+            });
+        }
+        Ok(meta.len())
+    };
+    check(&std::fs::metadata(path).map_err(io)?)?;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .map_err(io)?;
+    let len = check(&file.metadata().map_err(io)?)?;
+    Ok((file, len))
+}
+
+/// Reads one report file: regular files only, at most [`REPORT_LIMIT`] bytes. JUnit XML and
+/// TRX are parsed as a stream (what is held is what is kept of them: each text cut to its head
+/// and tail); the JSON formats are read whole.
+pub fn read(path: &Path, paths: &PathMap) -> Result<Run, ReportError> {
+    use std::io::{Read, Seek};
+    let io = |source| ReportError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let (mut file, _) = open_report(path)?;
+    let mut head = Vec::new();
+    (&mut file)
+        .take(SNIFF_BYTES)
+        .read_to_end(&mut head)
+        .map_err(io)?;
+    let head_text = String::from_utf8_lossy(&head);
+    let xml = head_text
+        .trim_start_matches(|c: char| c == '\u{feff}' || c.is_whitespace())
+        .starts_with('<');
+    let parse_err = |source| ReportError::Parse {
+        path: path.to_path_buf(),
+        source,
+    };
+    if xml {
+        let format = sniff_xml(&head_text).ok_or_else(|| ReportError::Unknown {
+            path: path.to_path_buf(),
+        })?;
+        file.rewind().map_err(io)?;
+        let input = file.take(REPORT_LIMIT);
+        return match format {
+            Format::Junit => crate::junit::parse_report_from(input, paths).map_err(parse_err),
+            Format::Trx => crate::dotnet::parse_trx_from(input, paths).map_err(parse_err),
+            _ => Err(ReportError::Unknown {
+                path: path.to_path_buf(),
+            }),
+        };
+    }
+    let mut bytes = head;
+    file.take(REPORT_LIMIT.saturating_sub(bytes.len() as u64))
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
     let text = String::from_utf8_lossy(&bytes);
     let format = sniff(&text).ok_or_else(|| ReportError::Unknown {
         path: path.to_path_buf(),
     })?;
-    parse(format, &text, paths).map_err(|source| ReportError::Parse {
-        path: path.to_path_buf(),
-        source,
-    })
+    parse(format, &text, paths).map_err(parse_err)
+}
+
+#[cfg(test)]
+mod read_tests {
+    use super::*;
+
+    fn paths() -> PathMap {
+        PathMap::new(Path::new("/ws"))
+    }
+
+    #[test]
+    fn only_regular_files_are_read() {
+        let d = tempfile::tempdir().unwrap();
+        let fifo = d.path().join("fifo.xml");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        // A FIFO with no writer: an error at once, not a read that never returns.
+        let e = read(&fifo, &paths()).unwrap_err();
+        assert!(
+            matches!(e, ReportError::NotAFile { kind: "a FIFO", .. }),
+            "{e}"
+        );
+        assert!(e.to_string().contains("not a regular file (a FIFO)"), "{e}");
+        let e = read(Path::new("/dev/zero"), &paths()).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ReportError::NotAFile {
+                    kind: "a character device",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let e = read(d.path(), &paths()).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ReportError::NotAFile {
+                    kind: "a directory",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let sock = d.path().join("s.sock");
+        let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+        let e = read(&sock, &paths()).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ReportError::NotAFile {
+                    kind: "a socket",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        // A symlink to a FIFO is a FIFO.
+        let link = d.path().join("link.xml");
+        std::os::unix::fs::symlink(&fifo, &link).unwrap();
+        assert!(matches!(
+            read(&link, &paths()),
+            Err(ReportError::NotAFile { .. })
+        ));
+        let e = read(&d.path().join("absent.xml"), &paths()).unwrap_err();
+        assert!(matches!(e, ReportError::Io { .. }), "{e}");
+    }
+
+    #[test]
+    fn a_file_over_the_limit_is_refused_before_it_is_read() {
+        let d = tempfile::tempdir().unwrap();
+        let big = d.path().join("big.xml");
+        let f = std::fs::File::create(&big).unwrap();
+        // Sparse: no disk is used, and none of it is read.
+        f.set_len(REPORT_LIMIT + 1).unwrap();
+        let e = read(&big, &paths()).unwrap_err();
+        assert!(matches!(e, ReportError::TooLarge { .. }), "{e}");
+        assert!(
+            e.to_string().contains("over the 256 MB --report reads"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn xml_reports_stream_and_json_reads_whole() {
+        let d = tempfile::tempdir().unwrap();
+        let junit = d.path().join("r.xml");
+        std::fs::write(
+            &junit,
+            "\u{feff}<?xml version=\"1.0\"?>\n<testsuite name=\"a.B\" tests=\"1\"><testcase classname=\"a.B\" name=\"c\"/></testsuite>",
+        )
+        .unwrap();
+        let run = read(&junit, &paths()).unwrap();
+        assert_eq!((run.runner.as_str(), run.passed), ("junit", 1));
+        let trx = d.path().join("r.trx");
+        std::fs::write(&trx, "<TestRun xmlns=\"http://microsoft.com/schemas/VisualStudio/TeamTest/2010\"><Results><UnitTestResult testId=\"a\" testName=\"A.B.C\" outcome=\"Passed\"/></Results></TestRun>").unwrap();
+        assert_eq!(read(&trx, &paths()).unwrap().passed, 1);
+        let other = d.path().join("r.html");
+        std::fs::write(&other, "<html/>").unwrap();
+        assert!(matches!(
+            read(&other, &paths()),
+            Err(ReportError::Unknown { .. })
+        ));
+        let go = d.path().join("go.json");
+        std::fs::write(
+            &go,
+            "{\"Action\":\"pass\",\"Package\":\"x\",\"Test\":\"TestA\",\"Elapsed\":0.1}\n",
+        )
+        .unwrap();
+        assert_eq!(read(&go, &paths()).unwrap().runner, "go");
+    }
 }
 
 #[cfg(test)]
 mod sniff_tests {
     use super::*;
 
-    /// The real report samples (`$PITH_SAMPLES`, else `<repo>/../shared/samples`).
-    fn samples() -> PathBuf {
-        let dir = std::env::var_os("PITH_SAMPLES")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| {
-                Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/samples")
-            });
-        assert!(
-            dir.is_dir(),
-            "report samples not found at {} (set PITH_SAMPLES)",
-            dir.display()
-        );
-        dir
+    // Where the external corpus of real reports is, if anywhere.
+    #[allow(dead_code)]
+    mod samples {
+        include!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/reports/samples.rs"
+        ));
     }
 
-    fn sniff_sample(rel: &str) -> Option<Format> {
-        let bytes = std::fs::read(samples().join(rel)).unwrap();
+    /// One of our own reports (tests/fixtures/reports), sniffed.
+    fn sniff_ours(rel: &str) -> Option<Format> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/reports")
+            .join(rel);
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         sniff(&String::from_utf8_lossy(&bytes))
     }
 
     #[test]
+    fn our_reports_are_told_apart() {
+        // A BOM, comments before the root, MTP's and mstest.exe's TRX, empty runs.
+        for trx in [
+            "xunit-vstest.trx",
+            "xunit-v3-mtp.trx",
+            "xunit-v2-integration.trx",
+            "nunit-vstest.trx",
+            "mstest-legacy.trx",
+            "empty.trx",
+            "empty-definitions.trx",
+        ] {
+            assert_eq!(
+                sniff_ours(&format!("trx/{trx}")),
+                Some(Format::Trx),
+                "{trx}"
+            );
+        }
+        for xml in [
+            "plain-junit4.xml",
+            "TEST-org.acme.ledger.RetryingClientTest.xml",
+        ] {
+            assert_eq!(
+                sniff_ours(&format!("junit/{xml}")),
+                Some(Format::Junit),
+                "{xml}"
+            );
+        }
+        // A multi-suite report as Python's junit writers start it: single-quoted declaration.
+        assert_eq!(
+            sniff("<?xml version='1.0' encoding='utf-8'?>\n<testsuites tests=\"1\" failures=\"0\"><testsuite name=\"a.B\" tests=\"1\"><testcase name=\"c\" classname=\"a.B\" /></testsuite></testsuites>"),
+            Some(Format::Junit)
+        );
+        // A shell trace line and build-output events ahead of the test events.
+        assert_eq!(sniff_ours("go/saved-stream.json"), Some(Format::GoJson));
+    }
+
+    /// The same over the external corpus, where it is.
+    #[test]
     fn real_samples_are_told_apart() {
+        if samples::dir().is_none() {
+            return;
+        }
+        let sniff_sample = |rel: &str| sniff(&samples::read(rel).unwrap());
         for trx in [
             "xunit-dotnet.trx",
             "xunit-v3-mtp.trx",

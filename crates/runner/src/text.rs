@@ -120,6 +120,53 @@ pub fn tail(s: &str) -> String {
     picked.join("\n")
 }
 
+/// Lines from the end of output that come before the ones a tail keeps, when looking for why.
+const WHY_WINDOW: usize = 80;
+/// A tail without a telling line keeps this many of the last lines.
+const WHY_FALLBACK_LINES: usize = 5;
+
+/// The tail of a run that is not green though no test failed: from the end of `s`, only the
+/// lines that say why (an error, a failure, a threshold, an exit), in order, within the tail's
+/// bounds; without such a line, the last few lines. A coverage table or a page of progress
+/// dots before pytest's `FAIL Required test coverage of 90% not reached` is not the reason.
+pub fn why_tail(s: &str) -> String {
+    let clean = strip_ansi(s);
+    let lines: Vec<&str> = clean
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    let window = &lines[lines.len().saturating_sub(WHY_WINDOW)..];
+    let telling: Vec<&str> = window.iter().copied().filter(|l| tells_why(l)).collect();
+    if telling.is_empty() {
+        let last = &window[window.len().saturating_sub(WHY_FALLBACK_LINES)..];
+        return tail(&last.join("\n"));
+    }
+    tail(&telling.join("\n"))
+}
+
+fn tells_why(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    [
+        "fail",
+        "error",
+        "threshold",
+        "not reached",
+        "not met",
+        "exception",
+        "abort",
+        "exit",
+        "interrupt",
+        "timeout",
+        "timed out",
+        "killed",
+        "panic",
+        "fatal",
+    ]
+    .iter()
+    .any(|k| lower.contains(k))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,7 +201,38 @@ mod tests {
         assert!(t.starts_with("line 30"));
     }
 
+    #[test]
+    fn why_tail_keeps_the_lines_that_say_why() {
+        let mut out = String::from(
+            "........ [ 96%]\nERROR: Coverage failure: total of 97 is less than fail-under=100\n",
+        );
+        for i in 0..15 {
+            out.push_str(&format!(
+                "src/pkg/mod{i}.py     12      0      0      0   100%\n"
+            ));
+        }
+        out.push_str("TOTAL 425 10 98 5 97%\nFAIL Required test coverage of 100% not reached. Total coverage: 97.13%\n297 passed in 1.73s\n");
+        assert_eq!(
+            why_tail(&out),
+            "ERROR: Coverage failure: total of 97 is less than fail-under=100\nFAIL Required test coverage of 100% not reached. Total coverage: 97.13%"
+        );
+        // Nothing telling: the last lines.
+        let plain: String = (0..30).map(|i| format!("line {i}\n")).collect();
+        assert_eq!(
+            why_tail(&plain),
+            "line 25\nline 26\nline 27\nline 28\nline 29"
+        );
+        assert_eq!(why_tail(""), "");
+    }
+
     proptest! {
+        #[test]
+        fn why_tail_is_bounded(s in "(?s).{0,5000}") {
+            let t = why_tail(&s);
+            prop_assert!(t.len() <= TAIL_BYTES);
+            prop_assert!(t.lines().count() <= TAIL_LINES);
+        }
+
         #[test]
         fn tail_is_bounded(s in ".{0,5000}") {
             let t = tail(&s);

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use pith_model::{BuildError, Run, Status};
+use pith_model::{BuildError, Exit, ExitMeaning, Run, Status};
 use pith_runner::cargo::{self, Cargo};
 use pith_runner::{Adapter, Context, PathMap};
 
@@ -56,12 +56,17 @@ fn adapter(nextest: bool) -> Cargo {
 }
 
 fn run_in(f: &Fixture, nextest: bool, tests: &[&str], deadline: Duration) -> Run {
-    let paths = PathMap::new(&f.root);
+    run_at(&f.root, &f.root, nextest, tests, deadline)
+}
+
+/// Runs the project in `dir`, answering for the workspace at `root`.
+fn run_at(root: &Path, dir: &Path, nextest: bool, tests: &[&str], deadline: Duration) -> Run {
+    let paths = PathMap::new(root);
     let scratch = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
     let ctx = Context {
-        root: &f.root,
-        dir: &f.root,
+        root,
+        dir,
         paths: &paths,
         deadline: Instant::now() + deadline,
         scratch: scratch.path(),
@@ -71,7 +76,7 @@ fn run_in(f: &Fixture, nextest: bool, tests: &[&str], deadline: Duration) -> Run
     let tests: Vec<String> = tests.iter().map(|s| s.to_string()).collect();
     let run = adapter(nextest).run(&ctx, &tests).unwrap();
     assert_eq!(run.runner, if nextest { "nextest" } else { "cargo" });
-    if !nextest {
+    if !nextest && run.exit.is_some() {
         assert_eq!(run.lacks.as_deref(), Some("isolation"));
     }
     run
@@ -117,8 +122,15 @@ fn single_failure_with_helper_and_test_frames() {
         assert_eq!(run.status(), Status::TestsFailed, "{run:#?}");
         assert_eq!(run.failed, 1);
         assert_eq!(run.skipped, 1);
-        // Plain cargo also runs the doctest.
-        assert_eq!(run.passed, if nextest { 2 } else { 3 }, "{run:#?}");
+        // The doctest runs too: nextest cannot run it, `cargo test --doc` does after it.
+        assert_eq!(run.passed, 3, "{run:#?}");
+        assert_eq!(
+            run.exit,
+            Some(Exit::new(
+                if nextest { 100 } else { 101 },
+                ExitMeaning::Failed
+            ))
+        );
         assert_eq!(ids(&run), ["single tests::off_by_one"]);
         let f = &run.failures[0];
         assert_eq!(
@@ -128,7 +140,8 @@ fn single_failure_with_helper_and_test_frames() {
         assert_eq!(f.kind.as_deref(), Some("panic"));
         assert_eq!(
             project_frames(&run, "single tests::off_by_one"),
-            ["src/lib.rs:34", "src/lib.rs:11"]
+            ["src/lib.rs:34", "src/lib.rs:11"],
+            "nextest: {nextest}"
         );
         let top = f.top_project_frame().unwrap();
         assert_eq!(top.code.as_deref(), Some("assert_eq!(add(a, b), want);"));
@@ -222,6 +235,64 @@ fn green_passes() {
         let run = run("green", nextest, &[]);
         assert_eq!(run.status(), Status::TestsPassed, "{run:#?}");
         assert_eq!((run.passed, run.failed, run.skipped), (2, 0, 0));
+        assert_eq!(run.exit, Some(Exit::new(0, ExitMeaning::Passed)));
+        assert_eq!(run.selected, Some(2));
+    }
+}
+
+#[test]
+fn project_in_a_subdirectory_runs_there_with_workspace_paths() {
+    for nextest in BOTH {
+        // A workspace root with no marker, the Cargo project in `rust/`. Renamed: copies of
+        // one package in the shared target dir get the same binaries, and other tests run
+        // `single` at the same time.
+        let f = fixture("single");
+        let root = f.root.parent().unwrap().join("ws");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::rename(&f.root, root.join("rust")).unwrap();
+        for file in ["Cargo.toml", "src/lib.rs"] {
+            let p = root.join("rust").join(file);
+            let text = std::fs::read_to_string(&p).unwrap();
+            std::fs::write(&p, text.replace("single", "single_sub")).unwrap();
+        }
+        let run = run_at(
+            &root,
+            &root.join("rust"),
+            nextest,
+            &[],
+            Duration::from_secs(300),
+        );
+        assert_eq!(run.status(), Status::TestsFailed, "{run:#?}");
+        assert_eq!(
+            project_frames(&run, "single_sub tests::off_by_one"),
+            ["rust/src/lib.rs:34", "rust/src/lib.rs:11"]
+        );
+        let again = run_at(
+            &root,
+            &root.join("rust"),
+            nextest,
+            &["single_sub tests::off_by_one"],
+            Duration::from_secs(300),
+        );
+        assert_eq!((again.passed, again.failed), (0, 1), "{again:#?}");
+    }
+}
+
+#[test]
+fn ids_that_look_like_options_never_reach_the_runner() {
+    for nextest in BOTH {
+        let ids = [
+            "-x",
+            "--help",
+            "single --help",
+            "-p tests::adds",
+            "single -x",
+        ];
+        let run = run("single", nextest, &ids);
+        assert_eq!(run.status(), Status::TestsNotFound, "{run:#?}");
+        assert_eq!(run.not_found, ids, "{run:#?}");
+        assert_eq!(run.passed + run.failed + run.skipped, 0, "{run:#?}");
+        assert_eq!(run.exit, None, "nothing ran: {run:#?}");
     }
 }
 

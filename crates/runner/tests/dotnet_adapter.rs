@@ -1,10 +1,11 @@
 //! The .NET adapter without a .NET SDK (none is installed here): detection and the test
 //! platform from fixture project files we wrote, the `dotnet test` command lines and filters
-//! built for them, what a run does when `dotnet` is missing, and the TRX reader on the real
-//! report samples (`$PITH_SAMPLES/trx`) against a workspace holding the source files their
-//! stack traces name (tests/fixtures/dotnet/traces), so the suffix mapping runs for real, and
-//! whole runs that hang, replayed by a stand-in `dotnet` from the files a real one leaves
-//! (tests/fixtures/dotnet/runs), through the adapter as it runs `dotnet`.
+//! built for them, what a run does when `dotnet` is missing, the TRX reader on our own reports
+//! (tests/fixtures/reports/trx) and, where the external corpus is, on the real report samples
+//! (`trx/` in it), each against a workspace holding the source files its stack traces name
+//! (tests/fixtures/reports/trx-workspace, tests/fixtures/dotnet/traces) so the suffix mapping
+//! runs for real, and whole runs that hang, replayed by a stand-in `dotnet` from the files a
+//! real one leaves (tests/fixtures/dotnet/runs), through the adapter as it runs `dotnet`.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -18,19 +19,16 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/dotnet")
 }
 
-/// The real report samples: `$PITH_SAMPLES`, else `<repo>/../shared/samples`.
-fn samples() -> PathBuf {
-    let dir = std::env::var_os("PITH_SAMPLES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/samples"));
-    assert!(
-        dir.join("trx").is_dir(),
-        "report samples not found at {} (set PITH_SAMPLES)",
-        dir.display()
-    );
-    dir
+// Where the external corpus of real reports is, if anywhere.
+#[allow(dead_code)]
+mod samples {
+    include!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/reports/samples.rs"
+    ));
 }
 
+/// The public TRX samples of the external corpus (`trx/` in it).
 const SAMPLES: [&str; 7] = [
     "xunit-dotnet.trx",
     "xunit-v3-mtp.trx",
@@ -41,15 +39,64 @@ const SAMPLES: [&str; 7] = [
     "xunit-netcoreapp3.1.trx",
 ];
 
+/// Whether the external corpus is here; the tests over it return early when it is not.
+fn corpus() -> bool {
+    samples::dir().is_some()
+}
+
+/// A sample of the corpus; only called once `corpus()` said it is here.
 fn sample(name: &str) -> String {
-    let bytes = std::fs::read(samples().join("trx").join(name)).unwrap();
+    samples::read(&format!("trx/{name}")).expect("the corpus is here")
+}
+
+/// Our own TRX reports (tests/fixtures/reports/trx), modelled on the shapes the samples show.
+const OURS: [&str; 7] = [
+    "xunit-vstest.trx",
+    "xunit-v3-mtp.trx",
+    "xunit-v2-integration.trx",
+    "nunit-vstest.trx",
+    "mstest-legacy.trx",
+    "empty.trx",
+    "empty-definitions.trx",
+];
+
+fn reports() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/reports")
+}
+
+fn ours(name: &str) -> String {
+    let path = reports().join("trx").join(name);
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
+/// The workspace holding the source files our reports' stack traces name.
+fn our_workspace() -> PathMap {
+    PathMap::new(&reports().join("trx-workspace"))
+}
+
+fn parse_ours(name: &str) -> Run {
+    dotnet::parse_trx(&ours(name), &our_workspace()).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Every TRX text: ours, and the corpus's where it is.
+fn every_report() -> &'static [String] {
+    static ALL: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| {
+        let mut all: Vec<String> = OURS.iter().map(|n| ours(n)).collect();
+        if corpus() {
+            all.extend(SAMPLES.iter().map(|n| sample(n)));
+        }
+        all
+    })
+}
+
+/// The workspace holding the source files the samples' stack traces name.
 fn traces() -> PathMap {
     PathMap::new(&fixtures().join("traces"))
 }
 
+/// A sample of the corpus, read against `traces()`.
 fn parse(name: &str) -> Run {
     dotnet::parse_trx(&sample(name), &traces()).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
@@ -212,11 +259,76 @@ fn the_callers_shell_does_not_reach_dotnet() {
     let get = |k: &str| envs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
     assert_eq!(get("MSBUILDTERMINALLOGGER"), Some(Some("off".into())));
     assert_eq!(get("DOTNET_CLI_UI_LANGUAGE"), Some(Some("en".into())));
-    assert_eq!(get("NO_COLOR"), Some(Some("1".into())));
     // The blame collector's temporary Sequence file stays inside the run's scratch space.
     assert_eq!(
         get("VSTEST_DUMP_TEMP_PATH"),
         Some(Some("/scratch/blame".into()))
+    );
+    // An exit code the platform is told to hide, a host that waits for a debugger: removed.
+    assert_eq!(get("TESTINGPLATFORM_EXITCODE_IGNORE"), Some(None));
+    assert_eq!(get("VSTEST_HOST_DEBUG"), Some(None));
+    // Nothing else: the test host sees the caller's colour, telemetry and banner settings.
+    let others: Vec<&(String, Option<String>)> = envs
+        .iter()
+        .filter(|(k, v)| {
+            v.is_some()
+                && ![
+                    "MSBUILDTERMINALLOGGER",
+                    "DOTNET_CLI_UI_LANGUAGE",
+                    "VSTEST_DUMP_TEMP_PATH",
+                ]
+                .contains(&k.as_str())
+        })
+        .collect();
+    assert!(others.is_empty(), "{others:?}");
+    let removed: Vec<&str> = envs
+        .iter()
+        .filter(|(_, v)| v.is_none())
+        .map(|(k, _)| k.as_str())
+        .collect();
+    assert!(
+        !removed.contains(&"NO_COLOR") && !removed.contains(&"TERM"),
+        "{removed:?}"
+    );
+}
+
+#[test]
+fn an_id_that_looks_like_an_option_never_reaches_dotnet() {
+    let root = fixtures().join("vstest");
+    let paths = PathMap::new(&root);
+    let scratch = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let ctx = Context {
+        root: &root,
+        dir: &root,
+        paths: &paths,
+        deadline: Instant::now() + Duration::from_secs(60),
+        scratch: scratch.path(),
+        cache: cache.path(),
+        cancel: None,
+    };
+    // `dotnet` cannot start: had it been run, the answer would be RunnerMissing.
+    let run = adapter("vstest")
+        .run_with(
+            Path::new("/nonexistent/dotnet"),
+            &ctx,
+            &["-x".into(), "--help".into()],
+        )
+        .unwrap();
+    assert_eq!(run.status(), Status::TestsNotFound, "{run:#?}");
+    assert_eq!(run.not_found, ["-x", "--help"]);
+    // Metacharacters in a theory case's name stay inside the one filter argument, escaped.
+    let d = adapter("vstest");
+    let a = args(
+        &d,
+        &[r#"Calc.Tests.CalculatorTests.Echoes(s: "a|b&c=(d)")"#],
+    );
+    assert_eq!(
+        a[11..],
+        [
+            "--filter",
+            r#"DisplayName=Calc.Tests.CalculatorTests.Echoes\(s: "a\|b\&c\=\(d\)"\)"#
+        ]
     );
 }
 
@@ -359,7 +471,7 @@ fn the_blame_sequence_file_is_read_and_a_cut_one_refused() {
         assert!(dotnet::parse_sequence(&text[..at]).is_err(), "cut at {at}");
     }
     assert!(matches!(
-        dotnet::parse_sequence(&sample("xunit-dotnet.trx")),
+        dotnet::parse_sequence(&ours("xunit-vstest.trx")),
         Err(dotnet::SequenceError::NotASequence)
     ));
 }
@@ -504,7 +616,25 @@ fn mtp_without_the_hang_dump_names_the_package_to_add() {
 }
 
 #[test]
+fn every_report_of_ours_parses() {
+    for name in OURS {
+        let run = parse_ours(name);
+        assert_eq!(run.runner, "dotnet");
+        let tail_ok = run.tail.as_ref().is_none_or(|t| t.len() <= 1500);
+        assert!(tail_ok, "{name}");
+    }
+    // No Results at all; empty Results and TestDefinitions.
+    for name in ["empty.trx", "empty-definitions.trx"] {
+        let run = parse_ours(name);
+        assert_eq!(run.status(), Status::NoTestsRan, "{name}: {run:#?}");
+    }
+}
+
+#[test]
 fn every_sample_parses() {
+    if !corpus() {
+        return;
+    }
     for name in SAMPLES {
         let run = parse(name);
         assert_eq!(run.runner, "dotnet");
@@ -518,7 +648,53 @@ fn every_sample_parses() {
 }
 
 #[test]
+fn xunit_vstest_report() {
+    let run = parse_ours("xunit-vstest.trx");
+    assert_eq!((run.passed, run.failed, run.skipped), (3, 4, 1), "{run:#?}");
+    assert_eq!(run.status(), Status::TestsFailed);
+
+    let f = failure(&run, "Ledger.Tests.MoneyTests.Rounds_Half_Up");
+    assert_eq!(
+        f.message,
+        "Assert.Equal() Failure (Expected: 251, Actual: 250)"
+    );
+    assert_eq!(f.kind.as_deref(), Some("Assert.Equal"));
+    // C:\agent\_work\3\s\tests\Ledger.Tests\MoneyTests.cs:line 16, found here by its longest
+    // suffix.
+    assert_eq!(
+        frames(f),
+        ["tests/Ledger.Tests/MoneyTests.cs:16 Assert.Equal(251, new Money(2505).RoundHalfEven(10));"]
+    );
+
+    let f = failure(&run, "Ledger.Tests.MoneyTests.Split_By_Zero");
+    assert_eq!(
+        f.message,
+        "System.DivideByZeroException : Attempted to divide by zero."
+    );
+    assert_eq!(f.kind.as_deref(), Some("System.DivideByZeroException"));
+    assert_eq!(
+        frames(f),
+        [
+            "tests/Ledger.Tests/MoneyTests.cs:22 var parts = new Money(100).Split(0);",
+            "src/Ledger/Money.cs:9 var share = Cents / parts;",
+        ],
+        "outermost first"
+    );
+
+    // Theory cases keep their display names; one the author chose stays as it is.
+    failure(&run, "Ledger.Tests.MoneyTests.Is_Positive(cents: -5)");
+    let custom = failure(&run, "Balance never negative(start: -1)");
+    assert_eq!(
+        custom.message,
+        "Assert.True() Failure (Expected: True, Actual: False)"
+    );
+}
+
+#[test]
 fn xunit_vstest_sample() {
+    if !corpus() {
+        return;
+    }
     let run = parse("xunit-dotnet.trx");
     assert_eq!((run.passed, run.failed, run.skipped), (5, 5, 1), "{run:#?}");
     assert_eq!(run.status(), Status::TestsFailed);
@@ -564,7 +740,38 @@ fn xunit_vstest_sample() {
 }
 
 #[test]
+fn xunit_v3_mtp_report_maps_deterministic_paths() {
+    let run = parse_ours("xunit-v3-mtp.trx");
+    assert_eq!((run.passed, run.failed, run.skipped), (2, 2, 1), "{run:#?}");
+    let f = failure(&run, "Ledger.V3Tests.ClockTests.Parses_Iso_Dates");
+    assert_eq!(
+        f.message,
+        "Assert.Equal() Failure: Values differ (Expected: 29, Actual: 1)"
+    );
+    // /_/tests/Ledger.V3Tests/ClockTests.cs:line 18
+    assert_eq!(
+        frames(f),
+        ["tests/Ledger.V3Tests/ClockTests.cs:18 Assert.Equal(29, date.AddDays(1).Day);"]
+    );
+    // The runtime's own frames stay, outside the project.
+    assert!(f.frames.iter().any(|fr| !fr.project
+        && fr
+            .file
+            .starts_with("System.RuntimeMethodHandle.InvokeMethod")));
+    // A class cleanup failure is a result of its own, without an error: teardown, "failed".
+    let cleanup = failure(
+        &run,
+        "[Test Class Cleanup Failure (Ledger.V3Tests.ClockTests.Parses_Iso_Dates)]",
+    );
+    assert_eq!(cleanup.phase, Phase::Teardown);
+    assert_eq!(cleanup.message, "failed");
+}
+
+#[test]
 fn xunit_v3_mtp_sample_maps_deterministic_paths() {
+    if !corpus() {
+        return;
+    }
     let run = parse("xunit-v3-mtp.trx");
     assert_eq!((run.passed, run.failed, run.skipped), (1, 3, 0), "{run:#?}");
     let f = failure(&run, "DotnetTests.XUnitV3Tests.FixtureTests.Failing_Test");
@@ -591,7 +798,35 @@ fn xunit_v3_mtp_sample_maps_deterministic_paths() {
 }
 
 #[test]
+fn nunit_report_ids_join_class_and_case() {
+    let run = parse_ours("nunit-vstest.trx");
+    assert_eq!((run.passed, run.failed, run.skipped), (3, 3, 1), "{run:#?}");
+    let f = failure(&run, "Ledger.NUnit.RatesTests.Rejects_Unknown_Currency");
+    assert_eq!(f.message, "Expected: True, But was: False");
+    assert_eq!(
+        frames(f),
+        ["tests/Ledger.NUnit/RatesTests.cs:18 Assert.That(known.Contains(\"XXX\"), Is.True);"]
+    );
+    // A case's arguments, quotes and all, after the class.
+    let f = failure(&run, "Ledger.NUnit.RatesTests.Converts(\"EUR\",2)");
+    assert_eq!(f.message, "Expected: 2m, But was: 1.9m");
+    let f = failure(&run, "Ledger.NUnit.RatesTests.Loads_Rates_File");
+    assert_eq!(f.kind.as_deref(), Some("System.IO.FileNotFoundException"));
+    // The longest existing suffix wins over the decoy Rates.cs at the root.
+    assert_eq!(
+        frames(f),
+        [
+            "tests/Ledger.NUnit/RatesTests.cs:31 var rates = Rates.Load(\"rates.csv\");",
+            "src/Ledger/Rates.cs:10 foreach (var line in File.ReadLines(path))",
+        ]
+    );
+}
+
+#[test]
 fn nunit_sample_ids_join_class_and_case() {
+    if !corpus() {
+        return;
+    }
     let run = parse("nunit-netcoreapp3.1.trx");
     assert_eq!((run.passed, run.failed, run.skipped), (2, 3, 1), "{run:#?}");
     let f = failure(&run, "SampleProject.NUnit.TestServiceTests.FailTest");
@@ -620,7 +855,48 @@ fn nunit_sample_ids_join_class_and_case() {
 }
 
 #[test]
+fn xunit_v2_and_mstest_reports() {
+    let run = parse_ours("xunit-v2-integration.trx");
+    assert_eq!((run.passed, run.failed, run.skipped), (1, 2, 1), "{run:#?}");
+    let f = failure(&run, "Ledger.Integration.ImportTests.Imports_Legacy_File");
+    // Its test file is not in this workspace; Rates.cs is.
+    assert_eq!(
+        frames(f),
+        ["src/Ledger/Rates.cs:20 throw new InvalidDataException(\"missing header row\");"]
+    );
+    failure(
+        &run,
+        "Ledger.Integration.ImportTests.Accepts_Encoding(name: \"latin1\")",
+    );
+
+    let run = parse_ours("mstest-legacy.trx");
+    // Timeout fails; Inconclusive is not a pass.
+    assert_eq!((run.passed, run.failed, run.skipped), (2, 2, 1), "{run:#?}");
+    let f = failure(&run, "Ledger.Specs.CheckoutFeature.RefundTwice");
+    assert_eq!(
+        f.message,
+        "Test method Ledger.Specs.CheckoutFeature.RefundTwice threw exception: Ledger.Specs.Support.RefundRejectedException: refund already issued"
+    );
+    assert_eq!(
+        f.kind.as_deref(),
+        Some("Ledger.Specs.Support.RefundRejectedException")
+    );
+    // None of its files is here: every frame is a library frame.
+    assert!(f.project_frames().next().is_none(), "{f:#?}");
+    assert_eq!(
+        f.frames.last().unwrap().file,
+        "E:\\ci\\checkout-specs\\Ledger.Specs\\CheckoutSteps.cs"
+    );
+    let timeout = failure(&run, "Ledger.Specs.CheckoutFeature.ApplyExpiredCoupon");
+    assert_eq!(timeout.message, "timed out");
+    assert_eq!(timeout.kind.as_deref(), Some("Timeout"));
+}
+
+#[test]
 fn xunit_v2_and_mstest_samples() {
+    if !corpus() {
+        return;
+    }
     let run = parse("xunit-netcoreapp3.1.trx");
     assert_eq!((run.passed, run.failed, run.skipped), (2, 3, 1), "{run:#?}");
     let f = failure(
@@ -661,9 +937,17 @@ fn xunit_v2_and_mstest_samples() {
 
 #[test]
 fn truncated_and_foreign_documents_are_errors() {
-    let text = sample("xunit-dotnet.trx");
-    let cut = &text[..text.len() / 2];
-    assert!(dotnet::parse_trx(cut, &traces()).is_err());
+    let mut texts = vec![ours("xunit-vstest.trx")];
+    if corpus() {
+        texts.push(sample("xunit-dotnet.trx"));
+    }
+    for text in texts {
+        let mut half = text.len() / 2;
+        while !text.is_char_boundary(half) {
+            half -= 1;
+        }
+        assert!(dotnet::parse_trx(&text[..half], &our_workspace()).is_err());
+    }
     assert!(dotnet::parse_trx("<testsuites/>", &traces()).is_err());
     assert!(dotnet::parse_trx("", &traces()).is_err());
 }
@@ -676,8 +960,9 @@ mod never_panics {
         #![proptest_config(ProptestConfig::with_cases(64))]
 
         #[test]
-        fn on_truncations_of_every_sample(cut in 0usize..30000, which in 0usize..7) {
-            let text = sample(SAMPLES[which]);
+        fn on_truncations_of_every_report(cut in 0usize..30000, which in 0usize..14) {
+            let all = every_report();
+            let text = &all[which % all.len()];
             let mut at = cut.min(text.len());
             while !text.is_char_boundary(at) {
                 at -= 1;
@@ -709,9 +994,9 @@ mod never_panics {
         }
 
         #[test]
-        fn on_bytes_spliced_into_a_sample(at in 0usize..20000, junk in proptest::collection::vec(any::<u8>(), 0..64)) {
-            let text = sample("xunit-v3-mtp.trx");
-            let mut bytes = text.into_bytes();
+        fn on_bytes_spliced_into_a_report(at in 0usize..20000, junk in proptest::collection::vec(any::<u8>(), 0..64), which in 0usize..14) {
+            let all = every_report();
+            let mut bytes = all[which % all.len()].clone().into_bytes();
             let at = at.min(bytes.len());
             bytes.splice(at..at, junk);
             let _ = dotnet::parse_trx(&String::from_utf8_lossy(&bytes), &traces());

@@ -1,11 +1,12 @@
 //! The go adapter against real fixture modules (tests/fixtures/go) with the installed Go (these
-//! tests fail without it, they never skip), and `parse_json` on a real stream from another
-//! machine. Each run copies its fixture to a temp dir, so nothing lands in the repository.
+//! tests fail without it, they never skip), and `parse_json` on saved streams from another
+//! machine: ours (tests/fixtures/reports/go) and, where the external corpus is, a real one.
+//! Each run copies its fixture to a temp dir, so nothing lands in the repository.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use pith_model::{BuildError, Failure, Frame, Phase, Run, Status};
+use pith_model::{BuildError, Exit, ExitMeaning, Failure, Frame, Phase, Run, Status};
 use pith_runner::{go, Context, PathMap};
 
 struct Fixture {
@@ -133,6 +134,58 @@ fn green() {
             "example.com/green.TestAddNegative"
         ]
     );
+}
+
+/// go's exit code is part of the run: 0 on a green run, 1 when a test failed.
+#[test]
+fn the_exit_code_is_evidence() {
+    let green = run("green", &[]);
+    assert_eq!(green.exit, Some(Exit::new(0, ExitMeaning::Passed)));
+    assert_eq!(green.doubt(), None);
+    let red = run("single", &[]);
+    assert_eq!(red.exit, Some(Exit::new(1, ExitMeaning::Failed)));
+    assert_eq!(red.doubt(), None, "the failure explains the exit");
+}
+
+/// A module below the workspace root (the engine runs every go.mod in its own directory):
+/// go runs there, ids are the module's import paths, paths are workspace-relative.
+#[test]
+fn a_module_below_the_workspace_root_answers_in_workspace_paths() {
+    let ws = tempfile::Builder::new()
+        .prefix("pith-go-")
+        .tempdir()
+        .unwrap();
+    let dir = ws.path().join("svc/shop");
+    copy_dir(&fixtures().join("multi"), &dir);
+    let paths = PathMap::new(ws.path());
+    let scratch = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let ctx = Context {
+        root: ws.path(),
+        dir: &dir,
+        paths: &paths,
+        deadline: Instant::now() + Duration::from_secs(300),
+        scratch: scratch.path(),
+        cache: cache.path(),
+        cancel: None,
+    };
+    let adapters = go::detect(&dir);
+    assert!(adapters[0].owns("example.com/shop/cart.TestMelon"));
+    let run = adapters[0].run(&ctx, &[]).unwrap();
+    assert_hygiene(&run, ws.path());
+    assert_eq!((run.passed, run.failed), (2, 2), "{run:#?}");
+    let pear = failure(&run, "example.com/shop/price.TestPear");
+    assert_eq!(
+        pear.top_project_frame().map(Frame::location).as_deref(),
+        Some("svc/shop/price/price_test.go:13")
+    );
+    let melon = failure(&run, "example.com/shop/cart.TestMelon");
+    let at: Vec<String> = melon.project_frames().map(Frame::location).collect();
+    assert_eq!(at[0], "svc/shop/cart/cart_test.go:12", "{at:?}");
+    let again = adapters[0]
+        .run(&ctx, &["example.com/shop/price.TestPear".to_owned()])
+        .unwrap();
+    assert_eq!((again.passed, again.failed), (0, 1), "{again:#?}");
 }
 
 #[test]
@@ -543,21 +596,63 @@ fn a_broken_go_mod_is_not_green() {
     );
 }
 
-fn samples() -> PathBuf {
-    let dir = std::env::var_os("PITH_SAMPLES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/samples"));
-    assert!(
-        dir.join("go/go-test.json").is_file(),
-        "report samples not found at {} (set PITH_SAMPLES)",
-        dir.display()
-    );
-    dir
+// Where the external corpus of real reports is, if anywhere.
+#[allow(dead_code)]
+mod samples {
+    include!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/reports/samples.rs"
+    ));
+}
+
+/// Our own saved stream (tests/fixtures/reports/go), modelled on what real ones show.
+fn our_stream() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/reports/go/saved-stream.json");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 #[test]
+fn saved_stream_of_ours_from_another_machine() {
+    // GOPATH-less packages (`_/home/ci/src/ledger/money`) from another machine, a shell trace
+    // line and the test binary's link warning (build output of a build that passed) ahead of
+    // the events, package-level output, table-driven subtests.
+    let text = our_stream();
+    let ws = tempfile::tempdir().unwrap();
+    let run = go::parse_json(&text, &PathMap::new(ws.path())).unwrap();
+    assert_eq!(run.status(), Status::TestsFailed, "{run:#?}");
+    assert_eq!((run.passed, run.failed, run.skipped), (6, 4, 2), "{run:#?}");
+    assert!(run.build_errors.is_empty(), "{run:#?}");
+    let f = failure(&run, "money.TestRoundHalfUp");
+    assert_eq!(f.message, "RoundHalfUp(2.505) = 2.50, want 2.51");
+    assert_eq!(frames(f), ["money_test.go:27"]);
+    // A subtest whose own name holds ` / `; the parent that failed only through its subtests
+    // is not a failure of its own.
+    assert!(run
+        .failures
+        .iter()
+        .any(|f| f.test == "money.TestConvert/10_/_3_EUR"));
+    assert!(!run.failures.iter().any(|f| f.test == "money.TestConvert"));
+    for f in &run.failures {
+        assert!(!f.test.contains("/home/"), "{f:?}");
+    }
+
+    // In a workspace that has the file where the package was, the base names land there.
+    let ws = tempfile::tempdir().unwrap();
+    let dir = ws.path().join("ledger/money");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("money_test.go"), "package money\n").unwrap();
+    let run = go::parse_json(&text, &PathMap::new(ws.path())).unwrap();
+    let f = failure(&run, "money.TestRoundHalfUp");
+    assert_eq!(frames(f), ["ledger/money/money_test.go:27"]);
+}
+
+/// The same over the external corpus's stream, where it is.
+#[test]
 fn saved_stream_from_another_machine() {
-    let text = std::fs::read_to_string(samples().join("go/go-test.json")).unwrap();
+    let Some(text) = samples::read("go/go-test.json") else {
+        return;
+    };
     let ws = tempfile::tempdir().unwrap();
     let run = go::parse_json(&text, &PathMap::new(ws.path())).unwrap();
     assert_eq!(run.status(), Status::TestsFailed);
@@ -594,8 +689,12 @@ fn saved_streams_that_are_not_streams_are_errors() {
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
     #[test]
-    fn parse_json_never_panics_on_truncations(cut in 0usize..11_000) {
-        let text = std::fs::read_to_string(samples().join("go/go-test.json")).unwrap();
+    fn parse_json_never_panics_on_truncations(cut in 0usize..13_000, sample in proptest::bool::ANY) {
+        // Our stream, or the corpus's where it is.
+        let text = sample
+            .then(|| samples::read("go/go-test.json"))
+            .flatten()
+            .unwrap_or_else(our_stream);
         let mut end = cut.min(text.len());
         while !text.is_char_boundary(end) {
             end -= 1;

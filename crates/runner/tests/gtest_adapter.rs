@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use pith_model::{Phase, Run, Status};
+use pith_model::{Exit, ExitMeaning, Phase, Run, Status};
 use pith_runner::gtest::{self, Ctest};
 use pith_runner::{Context, PathMap};
 
@@ -137,6 +137,26 @@ fn projects_own_build_directory_is_used_when_it_is_one() {
         own.join("calc_test").is_file(),
         "built in the project's build/"
     );
+}
+
+/// ctest's exit code is part of the run (0 all passed, 8 some test failed), and its totals
+/// agree with what was read.
+#[test]
+fn the_exit_code_and_ctests_totals_are_evidence() {
+    let green = run("green", &[]);
+    assert_eq!(
+        green.exit,
+        Some(Exit::new(0, ExitMeaning::Passed)),
+        "{green:#?}"
+    );
+    assert_eq!(green.doubt(), None, "{green:#?}");
+    let red = run("single", &[]);
+    assert_eq!(
+        red.exit,
+        Some(Exit::new(8, ExitMeaning::Failed)),
+        "{red:#?}"
+    );
+    assert_eq!(red.doubt(), None, "{red:#?}");
 }
 
 #[test]

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Once;
 use std::time::{Duration, Instant};
 
-use pith_model::{Failure, Phase, Run, Status};
+use pith_model::{Exit, ExitMeaning, Failure, Phase, Run, Status};
 use pith_runner::js::{self, Js, Runner};
 use pith_runner::{Adapter, Context, PathMap};
 use tempfile::TempDir;
@@ -450,4 +450,97 @@ fn only_javascript_ids_are_claimed() {
     assert!(adapter.claims("tests/a.test.js"));
     assert!(!adapter.claims("tests/test_a.py::test_x"));
     assert!(!adapter.claims("mycrate tests::it_works"));
+}
+
+#[test]
+fn the_runners_exit_and_totals_are_evidence() {
+    for r in RUNNERS {
+        let (_ws, green) = run_fixture(r, "green");
+        assert_eq!(
+            green.exit,
+            Some(Exit::new(0, ExitMeaning::Passed)),
+            "{r}: {green:#?}"
+        );
+        let (_ws, red) = run_fixture(r, "single");
+        assert_eq!(
+            red.exit,
+            Some(Exit::new(1, ExitMeaning::Failed)),
+            "{r}: {red:#?}"
+        );
+        assert_eq!(red.reason, None, "{r}: the records explain the exit");
+        if r != "node" {
+            // jest and vitest say how many tests the run held, skipped ones included.
+            assert_eq!(green.selected, Some(3), "{r}");
+            assert_eq!(red.selected, Some(4), "{r}");
+        }
+    }
+}
+
+/// Reads pith's reporter's records from the scratch directory, one JSON value per line.
+fn records(ws: &Workspace, runner: &str) -> Vec<serde_json::Value> {
+    ws.report(&format!("{runner}.events.jsonl"))
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+#[test]
+fn a_test_that_patches_fs_cannot_lose_the_reporters_records() {
+    let (ws, run) = run_fixture("jest", "patched_fs");
+    assert_eq!(run.status(), Status::TestsFailed, "{run:#?}");
+    assert_eq!((run.passed, run.failed), (2, 1), "{run:#?}");
+    failure(&run, "tests/patch.test.js > fails after the patch");
+    let recs = records(&ws, "jest");
+    assert!(
+        recs.iter().any(|r| r["e"] == "case"
+            && r["names"][0] == "fails after the patch"
+            && r["status"] == "failed"),
+        "the failure was recorded after the patch: {recs:#?}"
+    );
+    assert!(
+        recs.iter().any(|r| r["e"] == "end"),
+        "the run's end was recorded: {recs:#?}"
+    );
+    assert!(!recs.iter().any(|r| r["e"] == "fault"), "{recs:#?}");
+}
+
+#[test]
+fn tests_that_share_a_name_are_each_counted() {
+    let ws = Workspace::new("node", "green");
+    std::fs::write(
+        ws.root().join("tests/twice.test.js"),
+        "import { test } from 'node:test';\nimport assert from 'node:assert';\n\
+         for (const ok of [true, false, true]) test('same', () => assert.ok(ok));\n",
+    )
+    .unwrap();
+    let run = ws.run(&[]);
+    assert_eq!((run.passed, run.failed), (5, 1), "{run:#?}");
+    assert_eq!(run.failures[0].test, "tests/twice.test.js > same");
+    let again = ws.run(&["tests/twice.test.js > same"]);
+    assert_eq!((again.passed, again.failed), (2, 1), "{again:#?}");
+    assert_eq!(again.status(), Status::TestsFailed);
+}
+
+#[test]
+fn project_files_cannot_stand_in_for_pith_reporters() {
+    // jest's case is the `patched_fs` fixture, which holds a `pith_jest_reporter.cjs`.
+    for r in ["vitest", "node"] {
+        let ws = Workspace::new(r, "green");
+        for name in [
+            "pith_vitest_reporter.mjs",
+            "pith_node_reporter.mjs",
+            "pith_node_exit.cjs",
+        ] {
+            for dir in [ws.root().to_path_buf(), ws.root().join("tests")] {
+                std::fs::write(
+                    dir.join(name),
+                    "throw new Error('a project file stood in for pith');\n",
+                )
+                .unwrap();
+            }
+        }
+        let run = ws.run(&[]);
+        assert_eq!(run.status(), Status::TestsPassed, "{r}: {run:#?}");
+        assert_eq!(run.passed, 3, "{r}");
+    }
 }

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use pith_model::{Run, Status};
+use pith_model::{Exit, ExitMeaning, Run, Status};
 use pith_runner::jvm::{self, Jvm, Tool};
 use pith_runner::{Adapter, Context, PathMap};
 
@@ -51,12 +51,13 @@ fn copy_dir(from: &Path, to: &Path) {
 fn maven_installed() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
+        // Maven's own JVM starts faster without the optimizing compiler: each fixture says so
+        // in its `.mvn/jvm.config` (the project's own setting), so nothing in the environment
+        // of the tests differs from a caller's.
         assert!(
             pith_runner::on_path("mvn").is_some(),
             "Maven is not installed: run scripts/setup/jvm.sh"
         );
-        // Maven's own JVM starts faster without the optimizing compiler; results do not change.
-        std::env::set_var("MAVEN_OPTS", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
     });
 }
 
@@ -169,6 +170,15 @@ fn parametrized_ids_rerun_just_that_invocation_and_unknown_ids_are_not_found() {
     let class = run_with(&maven, &f.root, &["src/test/java/demo/CalcTest.java"]);
     assert_eq!((class.passed, class.skipped), (3, 1), "{class:#?}");
     assert_eq!(class.status(), Status::TestsPassed);
+    // Maven's exit and Surefire's totals were read, and agree with the reports.
+    assert_eq!(class.exit, Some(Exit::new(0, ExitMeaning::Passed)));
+    assert_eq!(class.reason, None);
+
+    // An id that looks like an option names nothing, and nothing runs for it.
+    let dashed = run_with(&maven, &f.root, &["-Dtest=demo.CalcTest", "--version"]);
+    assert_eq!(dashed.status(), Status::TestsNotFound, "{dashed:#?}");
+    assert_eq!(dashed.not_found, ["-Dtest=demo.CalcTest", "--version"]);
+    assert_eq!(dashed.exit, None, "Maven never ran: {dashed:#?}");
 }
 
 #[test]

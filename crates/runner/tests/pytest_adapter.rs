@@ -9,7 +9,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Once;
 use std::time::{Duration, Instant};
 
-use pith_model::{Failure, Phase, Run, Status};
+use pith_model::{Exit, ExitMeaning, Failure, Phase, Run, Status};
 use pith_runner::pytest::{self, Pytest};
 use pith_runner::{Adapter, Context, PathMap};
 use tempfile::TempDir;
@@ -294,7 +294,7 @@ fn xdist_records_come_from_the_controller_only() {
     assert_eq!(
         records
             .lines()
-            .filter(|l| l.contains("\"when\": \"call\""))
+            .filter(|l| l.contains("\"when\":\"call\""))
             .count(),
         8
     );
@@ -436,6 +436,81 @@ fn no_tests_is_not_green() {
     let (_ws, run) = run_fixture("empty");
     assert_eq!(run.status(), Status::NoTestsRan);
     assert_eq!((run.passed, run.failed), (0, 0));
+    assert_eq!(run.exit, Some(Exit::new(5, ExitMeaning::NoTests)));
+}
+
+#[test]
+fn the_exit_is_evidence_when_every_test_passed() {
+    let ws = Workspace::new("green");
+    // A project check after the tests fails the run.
+    std::fs::write(
+        ws.root().join("conftest.py"),
+        "def pytest_sessionfinish(session, exitstatus):\n    session.exitstatus = 1\n",
+    )
+    .unwrap();
+    let run = ws.run(&[]);
+    assert_eq!(
+        run.exit,
+        Some(Exit::new(1, ExitMeaning::Failed)),
+        "{run:#?}"
+    );
+    assert_eq!((run.passed, run.failed, run.selected), (3, 0, Some(3)));
+    assert_eq!(run.status(), Status::RunnerFailed);
+    assert_eq!(
+        run.doubt().as_deref(),
+        Some("pytest exited 1 though no test failed")
+    );
+    assert!(
+        run.tail.as_deref().unwrap().contains("3 passed"),
+        "{run:#?}"
+    );
+    // A plugin's own code, after a normal end: not a crash, and not green either.
+    std::fs::write(
+        ws.root().join("conftest.py"),
+        "def pytest_sessionfinish(session, exitstatus):\n    session.exitstatus = 7\n",
+    )
+    .unwrap();
+    let run = ws.run(&[]);
+    assert_eq!(run.exit, Some(Exit::new(7, ExitMeaning::Other)), "{run:#?}");
+    assert_eq!(run.status(), Status::RunnerFailed, "{run:#?}");
+}
+
+#[test]
+fn ids_that_look_like_options_never_reach_pytest_as_options() {
+    let ws = Workspace::new("green");
+    std::fs::write(ws.root().join("args.txt"), "--collect-only\n").unwrap();
+    let run = ws.run(&["-x", "--co", "@args.txt"]);
+    assert_eq!(run.status(), Status::TestsNotFound, "{run:#?}");
+    assert_eq!(run.not_found, ["-x", "--co", "@args.txt"]);
+    assert_eq!(run.passed, 0);
+}
+
+#[test]
+fn records_stay_small_whatever_a_failing_test_prints() {
+    let ws = Workspace::new("green");
+    std::fs::write(
+        ws.root().join("tests/test_noisy.py"),
+        r#"import importlib, sys
+
+
+def test_noisy(tmp_path):
+    sys.stdout.write("x" * (20 << 20))
+    (tmp_path / "table.py").write_text(
+        "def check():\n    raise ValueError('long line')  # " + "y" * (5 << 20) + "\n"
+    )
+    sys.path.insert(0, str(tmp_path))
+    importlib.import_module("table").check()
+"#,
+    )
+    .unwrap();
+    let run = ws.run(&[]);
+    assert_eq!(run.status(), Status::TestsFailed, "{:#?}", run.failures);
+    let f = failure(&run, "tests/test_noisy.py::test_noisy", Phase::Call);
+    assert_eq!(f.message, "ValueError: long line");
+    let size = std::fs::metadata(ws.scratch.path().join("pytest-1.jsonl"))
+        .unwrap()
+        .len();
+    assert!(size < 64 << 10, "the records file is {size} bytes");
 }
 
 #[test]
@@ -443,6 +518,8 @@ fn green_is_green() {
     let (_ws, run) = run_fixture("green");
     assert_eq!(run.status(), Status::TestsPassed);
     assert_eq!((run.passed, run.failed, run.skipped), (3, 0, 0));
+    assert_eq!(run.selected, Some(3));
+    assert_eq!(run.exit, Some(Exit::new(0, ExitMeaning::Passed)));
     assert!(run.failures.is_empty());
     assert_eq!(run.tail, None);
 }
@@ -508,9 +585,11 @@ fn hang_under_xdist_names_the_test_and_its_line() {
     let ws = Workspace::new("hang");
     std::fs::write(ws.root().join("pytest.ini"), "[pytest]\naddopts = -n 2\n").unwrap();
     let adapter = pytest::detect(ws.root()).unwrap();
-    let run = ws.run_with(&adapter, &[], Duration::from_secs(10));
+    // Bringing up two workers takes a few seconds, many more on a loaded machine: the deadline
+    // must fall after the test started for it to be named.
+    let run = ws.run_with(&adapter, &[], Duration::from_secs(30));
     assert_eq!(run.status(), Status::TimedOut, "{run:#?}");
-    assert_eq!(run.running, ["tests/test_hang.py::test_sleeps"]);
+    assert_eq!(run.running, ["tests/test_hang.py::test_sleeps"], "{run:#?}");
     assert_eq!(run.passed, 2);
     let tail = run.tail.as_deref().unwrap();
     assert!(

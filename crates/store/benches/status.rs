@@ -1,12 +1,16 @@
 //! `cargo bench -p pith-store`: the whole-process cost of `pith status --since N` on a
-//! generated workspace of 10,000 files, unchanged and after one edit (and the full answer;
-//! interleaved, so all see the same machine), as a table of medians: wall time, and the CPU
-//! time (user + system) the process used, which other load on the machine disturbs less.
-//! Beside them, the same question asked of a running `pith mcp` (`get_status`, round trip
-//! over stdio), whose file watcher stands in for the scan.
-//! Builds the release `pith` binary first (or uses `PITH_BIN`). Target: 50 ms median wall
-//! time for the whole process. A benchmark, not a test: it reports, it does not fail on a
-//! slow machine.
+//! generated workspace of 10,000 files (plus what a real one carries beside them: an ignored
+//! `data/` of 2,000 files the generation covers, a `.venv` and ignored build output it does
+//! not walk), unchanged and after one edit (and the full answer; interleaved, so all see the
+//! same machine), as a table of medians: wall time, and the CPU time (user + system) the
+//! process used, which other load on the machine disturbs less. Beside them, the same question
+//! asked of a running `pith mcp` (`get_status`, round trip over stdio), whose file watcher
+//! stands in for the scan.
+//! Builds the release `pith` binary first (or uses `PITH_BIN`). With `PITH_BASELINE` naming
+//! another `pith` binary (an earlier build), both are measured in the same run, interleaved,
+//! each on its own copy of the workspace, and the table puts their medians side by side.
+//! Target: 50 ms median wall time for the whole process. A benchmark, not a test: it reports,
+//! it does not fail on a slow machine.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -15,67 +19,129 @@ use std::time::{Duration, Instant};
 
 const FILES: usize = 10_000;
 const DIRS: usize = 100;
+const DATA_FILES: usize = 2_000;
+/// Rounds of every case, unless `PITH_BENCH_RUNS` says otherwise.
 const RUNS: usize = 31;
 
 /// Wall time and CPU time of one process.
 type Times = (Duration, Duration);
 
-fn main() {
-    let pith = pith_binary();
-    let dir = tempfile::Builder::new()
-        .prefix("pith-bench-")
-        .tempdir()
-        .expect("temp dir");
-    let root = dir.path().canonicalize().expect("canonical temp dir");
-    let started = Instant::now();
-    generate(&root);
-    eprintln!(
-        "generated {FILES} files in {DIRS} directories in {:.1} s",
-        started.elapsed().as_secs_f64()
-    );
+/// One binary under measurement, on its own workspace.
+struct Subject {
+    label: &'static str,
+    pith: PathBuf,
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    generation: u64,
+    server: Option<Server>,
+    first: Times,
+    unchanged: Vec<Times>,
+    edited: Vec<Times>,
+    full: Vec<Times>,
+    served_unchanged: Vec<Duration>,
+    served_edited: Vec<Duration>,
+}
 
-    // The first status scans and hashes everything (the database is created).
-    let (first, mut generation) = status(&pith, &root, None);
-    // Warm up the page cache and the database.
-    for _ in 0..3 {
-        status(&pith, &root, Some(generation));
+impl Subject {
+    fn new(label: &'static str, pith: PathBuf) -> Subject {
+        let dir = tempfile::Builder::new()
+            .prefix("pith-bench-")
+            .tempdir()
+            .expect("temp dir");
+        let root = dir.path().canonicalize().expect("canonical temp dir");
+        let started = Instant::now();
+        generate(&root);
+        eprintln!(
+            "{label}: generated {FILES} files in {DIRS} directories (+ {DATA_FILES} ignored data \
+             files, a .venv, ignored build output) in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+        // The first status scans and hashes everything (the database is created).
+        let (first, generation) = status(&pith, &root, None);
+        let mut subject = Subject {
+            label,
+            pith,
+            _dir: dir,
+            root,
+            generation,
+            server: None,
+            first,
+            unchanged: Vec::new(),
+            edited: Vec::new(),
+            full: Vec::new(),
+            served_unchanged: Vec::new(),
+            served_edited: Vec::new(),
+        };
+        // Warm up the page cache and the database.
+        for _ in 0..3 {
+            status(&subject.pith, &subject.root, Some(subject.generation));
+        }
+        let mut server = Server::start(&subject.pith, &subject.root);
+        // The server's first question scans (its watcher reports everything as changed).
+        server.status(subject.generation);
+        subject.server = Some(server);
+        subject
     }
 
-    let mut server = Server::start(&pith, &root);
-    // The server's first question scans (its watcher reports everything as changed).
-    server.status(generation);
-
-    let mut unchanged = Vec::new();
-    let mut edited = Vec::new();
-    let mut full = Vec::new();
-    let mut served_unchanged = Vec::new();
-    let mut served_edited = Vec::new();
-    for i in 0..RUNS {
-        let (t, g) = status(&pith, &root, Some(generation));
-        assert_eq!(g, generation, "nothing changed");
-        unchanged.push(t);
-        let (t, g) = server.status(generation);
-        assert_eq!(g, generation, "nothing changed (server)");
-        served_unchanged.push(t);
+    /// One round of every case.
+    fn round(&mut self, i: usize) {
+        let (pith, root) = (self.pith.clone(), self.root.clone());
+        let server = self.server.as_mut().expect("server");
+        let (t, g) = status(&pith, &root, Some(self.generation));
+        assert_eq!(g, self.generation, "{}: nothing changed", self.label);
+        self.unchanged.push(t);
+        let (t, g) = server.status(self.generation);
+        assert_eq!(
+            g, self.generation,
+            "{}: nothing changed (server)",
+            self.label
+        );
+        self.served_unchanged.push(t);
 
         edit(&root, i, "cli");
-        let (t, g) = status(&pith, &root, Some(generation));
-        assert_eq!(g, generation + 1, "one edit, one generation");
-        generation = g;
-        edited.push(t);
+        let (t, g) = status(&pith, &root, Some(self.generation));
+        assert_eq!(
+            g,
+            self.generation + 1,
+            "{}: one edit, one generation",
+            self.label
+        );
+        self.generation = g;
+        self.edited.push(t);
 
         edit(&root, i, "server");
-        let (t, g) = server.status(generation);
-        assert_eq!(g, generation + 1, "one edit, one generation (server)");
-        generation = g;
-        served_edited.push(t);
+        let (t, g) = server.status(self.generation);
+        assert_eq!(
+            g,
+            self.generation + 1,
+            "{}: one edit, one generation (server)",
+            self.label
+        );
+        self.generation = g;
+        self.served_edited.push(t);
 
-        full.push(status(&pith, &root, None).0);
+        self.full.push(status(&pith, &root, None).0);
+    }
+}
+
+fn main() {
+    let pith = pith_binary();
+    let mut subjects = Vec::new();
+    if let Some(base) = std::env::var_os("PITH_BASELINE") {
+        subjects.push(Subject::new("before", PathBuf::from(base)));
+    }
+    subjects.push(Subject::new("after", pith));
+    for i in 0..runs() {
+        for s in &mut subjects {
+            s.round(i);
+        }
     }
 
     println!();
     println!(
-        "pith status, {FILES} files, whole process, {RUNS} runs each (target: median wall <= 50 ms)"
+        "pith status, {FILES} files (+ {DATA_FILES} ignored data files, a .venv, ignored build \
+         output), whole process, {} runs each (target: median wall <= 50 ms)",
+        runs()
     );
     println!("load average at the end: {}", load_average());
     println!();
@@ -84,42 +150,88 @@ fn main() {
          server's threads also wake for the other rows' file events, between requests)"
     );
     println!();
-    println!("| case                         | wall median | wall min | CPU median |");
-    println!("|------------------------------|-------------|----------|------------|");
-    row("--since N, unchanged", &mut unchanged);
-    row("--since N, one file edited", &mut edited);
-    row("full answer, unchanged", &mut full);
-    row_wall("MCP get_status, unchanged", &mut served_unchanged);
-    row_wall("MCP get_status, one edit", &mut served_edited);
-    println!(
-        "| first scan (new database)    | {:>11} |          | {:>10} |",
-        ms(first.0),
-        ms(first.1)
+    let labels: Vec<&str> = subjects.iter().map(|s| s.label).collect();
+    let mut head = String::from("| case                         |");
+    let mut rule = String::from("|------------------------------|");
+    for l in &labels {
+        let (median, min, cpu) = (
+            format!("wall median ({l})"),
+            format!("wall min ({l})"),
+            format!("CPU median ({l})"),
+        );
+        head.push_str(&format!(" {median:>20} | {min:>17} | {cpu:>19} |"));
+        rule.push_str("----------------------|-------------------|---------------------|");
+    }
+    println!("{head}");
+    println!("{rule}");
+    let pick = |f: fn(&mut Subject) -> &mut Vec<Times>, subjects: &mut Vec<Subject>| {
+        subjects
+            .iter_mut()
+            .map(|s| summary(f(s)))
+            .collect::<Vec<_>>()
+    };
+    row(
+        "--since N, unchanged",
+        &pick(|s| &mut s.unchanged, &mut subjects),
     );
+    row(
+        "--since N, one file edited",
+        &pick(|s| &mut s.edited, &mut subjects),
+    );
+    row(
+        "full answer, unchanged",
+        &pick(|s| &mut s.full, &mut subjects),
+    );
+    let walls = |f: fn(&mut Subject) -> &mut Vec<Duration>, subjects: &mut Vec<Subject>| {
+        subjects
+            .iter_mut()
+            .map(|s| summary_wall(f(s)))
+            .collect::<Vec<_>>()
+    };
+    row(
+        "MCP get_status, unchanged",
+        &walls(|s| &mut s.served_unchanged, &mut subjects),
+    );
+    row(
+        "MCP get_status, one edit",
+        &walls(|s| &mut s.served_edited, &mut subjects),
+    );
+    let firsts: Vec<[String; 3]> = subjects
+        .iter()
+        .map(|s| [ms(s.first.0), String::new(), ms(s.first.1)])
+        .collect();
+    row("first scan (new database)", &firsts);
 }
 
-fn row(name: &str, times: &mut [Times]) {
+/// Wall median, wall min and CPU median, formatted.
+fn summary(times: &mut [Times]) -> [String; 3] {
     let mid = times.len() / 2;
     times.sort_by_key(|t| t.0);
     let (wall_median, wall_min) = (times[mid].0, times[0].0);
     times.sort_by_key(|t| t.1);
-    println!(
-        "| {name:<28} | {:>11} | {:>8} | {:>10} |",
-        ms(wall_median),
-        ms(wall_min),
-        ms(times[mid].1)
-    );
+    [ms(wall_median), ms(wall_min), ms(times[mid].1)]
 }
 
-/// A row of wall times only.
-fn row_wall(name: &str, times: &mut [Duration]) {
+/// Wall times only.
+fn summary_wall(times: &mut [Duration]) -> [String; 3] {
     times.sort();
-    println!(
-        "| {name:<28} | {:>11} | {:>8} | {:>10} |",
-        ms(times[times.len() / 2]),
-        ms(times[0]),
-        "-"
-    );
+    [ms(times[times.len() / 2]), ms(times[0]), "-".to_owned()]
+}
+
+fn row(name: &str, cells: &[[String; 3]]) {
+    let mut line = format!("| {name:<28} |");
+    for [median, min, cpu] in cells {
+        line.push_str(&format!(" {median:>20} | {min:>17} | {cpu:>19} |"));
+    }
+    println!("{line}");
+}
+
+fn runs() -> usize {
+    std::env::var("PITH_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(RUNS)
 }
 
 fn ms(d: Duration) -> String {
@@ -252,10 +364,35 @@ fn generation_in(line: &str) -> u64 {
 }
 
 /// A Python project: `pkg_NNN/module_NNN.py` files of a few hundred bytes to a few KiB, a
-/// `.gitignore`, and ignored build output that must not be looked at.
+/// `.gitignore`, ignored build output and a `.venv` that must not be walked, and an ignored
+/// `data/` of small JSON files that the tests could read (walked since the generation covers
+/// ignored inputs).
 fn generate(root: &Path) {
     std::fs::write(root.join("pyproject.toml"), "[project]\nname = \"bench\"\n").unwrap();
-    std::fs::write(root.join(".gitignore"), "/build/\n*.log\n").unwrap();
+    std::fs::write(root.join(".gitignore"), "/build/\n*.log\n/data/\n/.venv/\n").unwrap();
+    for d in 0..20 {
+        let dir = root.join(format!("data/set_{d:02}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in 0..DATA_FILES / 20 {
+            std::fs::write(
+                dir.join(format!("case_{f:03}.json")),
+                format!("{{\"set\": {d}, \"case\": {f}, \"expected\": {}}}\n", d * f),
+            )
+            .unwrap();
+        }
+    }
+    let venv = root.join(".venv");
+    std::fs::create_dir_all(venv.join("bin")).unwrap();
+    std::fs::write(venv.join("pyvenv.cfg"), "home = /usr/bin\n").unwrap();
+    let _ = std::os::unix::fs::symlink("/usr/bin/python3", venv.join("bin/python"));
+    let site = venv.join("lib/python3.12/site-packages");
+    for p in 0..40 {
+        let pkg = site.join(format!("package_{p:02}"));
+        std::fs::create_dir_all(&pkg).unwrap();
+        for m in 0..25 {
+            std::fs::write(pkg.join(format!("m{m}.py")), "x = 1\n").unwrap();
+        }
+    }
     let per_dir = FILES / DIRS;
     for d in 0..DIRS {
         let dir = root.join(format!("pkg_{d:03}"));

@@ -89,6 +89,18 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     "
     ALTER TABLE files ADD COLUMN born INTEGER NOT NULL DEFAULT 0;
     ",
+    // 4: what the tests read from outside the workspace's files (toolchains, virtualenvs,
+    // installed packages), fingerprinted by stat; and the process environment each run saw.
+    "
+    CREATE TABLE inputs (
+        key TEXT PRIMARY KEY,            -- kind:path, e.g. toolchain:/usr/bin/python3.12
+        hash INTEGER NOT NULL,           -- of the stats that make it up
+        gen INTEGER NOT NULL,            -- the generation of its last change
+        deleted INTEGER NOT NULL DEFAULT 0
+    ) WITHOUT ROWID;
+    CREATE INDEX inputs_by_gen ON inputs (gen);
+    ALTER TABLE runs ADD COLUMN env INTEGER NOT NULL DEFAULT 0;
+    ",
 ];
 
 /// Why a database file cannot be used as it is.
@@ -118,6 +130,19 @@ pub(crate) fn is_corruption(e: &rusqlite::Error) -> bool {
 /// Opens the database in `dir`, moving an unusable file aside (with a warning) first.
 pub(crate) fn open(dir: &Path, warnings: &mut Vec<String>) -> Result<Connection, StoreError> {
     let path = dir.join(DB_FILE);
+    // A link would have SQLite write wherever it points: moved aside (the link itself, its
+    // target untouched), like a damaged file.
+    if let Some(link) = [DB_FILE, "state.db-wal", "state.db-shm"]
+        .into_iter()
+        .find(|f| is_link(&dir.join(f)))
+    {
+        let why = if link == DB_FILE {
+            "is a symbolic link".to_owned()
+        } else {
+            format!("has a symbolic link beside it ({link})")
+        };
+        move_aside(dir, &why, warnings)?;
+    }
     match try_open(&path) {
         Ok(conn) => Ok(conn),
         Err(Open::Failed(e)) => Err(e),
@@ -141,12 +166,19 @@ pub(crate) fn reset(dir: &Path, warnings: &mut Vec<String>) -> Result<Connection
     open(dir, warnings)
 }
 
+fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
 fn try_open(path: &Path) -> Result<Connection, Open> {
+    // NOFOLLOW: a link anywhere in the path is refused (the WAL and shared-memory files are
+    // always opened without following), should one appear after the check above.
     let conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_NOFOLLOW,
     )?;
     conn.busy_timeout(BUSY_TIMEOUT)?;
     // The last connection to close would checkpoint the WAL into the database and fsync both:
@@ -196,13 +228,14 @@ const SCHEMA_PROBES: &[&str] = &[
     "SELECT key, value FROM meta LIMIT 0",
     "SELECT path, size, mtime, hash, gen, racy, deleted, born FROM files LIMIT 0",
     "SELECT id, generation, selection, requested, status, runner, passed, failed, skipped,
-         errors, recovered, duration_ms, started FROM runs LIMIT 0",
+         errors, recovered, duration_ms, started, env FROM runs LIMIT 0",
     "SELECT name, run_id, status, lacks, interpreter FROM runners LIMIT 0",
     "SELECT id, name FROM tests LIMIT 0",
     "SELECT run_id, test_id, phase, outcome, seq, duration_ms, message, kind, frames, flaky,
          new, failing_for FROM results LIMIT 0",
     "SELECT test_id FROM failing LIMIT 0",
     "SELECT key, generation, runners FROM detected LIMIT 0",
+    "SELECT key, hash, gen, deleted FROM inputs LIMIT 0",
 ];
 
 /// Brings the schema to the latest version, in one write transaction that re-reads the
@@ -232,15 +265,24 @@ fn migrate(conn: &Connection) -> Result<(), rusqlite::Error> {
 fn move_aside(dir: &Path, why: &str, warnings: &mut Vec<String>) -> Result<(), StoreError> {
     let path = dir.join(DB_FILE);
     let n = (1..)
-        .find(|n| !dir.join(format!("{DB_FILE}.corrupt-{n}")).exists())
+        .find(|n| std::fs::symlink_metadata(dir.join(format!("{DB_FILE}.corrupt-{n}"))).is_err())
         .unwrap_or(0);
     let aside = format!("{DB_FILE}.corrupt-{n}");
     let target: PathBuf = dir.join(&aside);
-    std::fs::rename(&path, &target)
-        .map_err(|e| StoreError::io(format!("moving {} aside", path.display()), e))?;
+    match std::fs::rename(&path, &target) {
+        Ok(()) => {}
+        // Only a WAL or shared-memory file was a link.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => {
+            return Err(StoreError::io(
+                format!("moving {} aside", path.display()),
+                e,
+            ))
+        }
+    }
     for suffix in ["-wal", "-shm"] {
         let side = dir.join(format!("{DB_FILE}{suffix}"));
-        if side.exists() {
+        if std::fs::symlink_metadata(&side).is_ok() {
             let _ = std::fs::rename(&side, dir.join(format!("{aside}{suffix}")));
         }
     }

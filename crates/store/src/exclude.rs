@@ -24,6 +24,11 @@ pub fn keep_out_of_git(root: &Path) {
     pattern.push('/');
     let info = git_dir.join("info");
     let file = info.join("exclude");
+    // A link here (an unpacked archive can carry one; a clone cannot) is not written through.
+    let link = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+    if link(&info) || link(&file) {
+        return;
+    }
     let existing = std::fs::read_to_string(&file).unwrap_or_default();
     if existing.lines().any(|l| {
         let l = l.trim();
@@ -34,9 +39,11 @@ pub fn keep_out_of_git(root: &Path) {
     if std::fs::create_dir_all(&info).is_err() {
         return;
     }
+    use std::os::unix::fs::OpenOptionsExt;
     let Ok(mut f) = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
+        .custom_flags(libc::O_NOFOLLOW)
         .open(&file)
     else {
         return;

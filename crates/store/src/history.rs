@@ -58,8 +58,17 @@ pub struct Annotated {
 /// One earlier run of one test.
 struct Past {
     generation: i64,
+    /// The identity of the process environment it ran in.
+    env: i64,
     failed: bool,
     passed: bool,
+}
+
+impl Past {
+    /// Whether it ran on the same inputs: the same generation in the same environment.
+    fn same_inputs(&self, generation: i64, env: i64) -> bool {
+        self.generation == generation && self.env == env
+    }
 }
 
 fn phase_code(p: Phase) -> i64 {
@@ -89,11 +98,12 @@ fn millis(d: Duration) -> i64 {
 }
 
 impl Store {
-    /// Records a finished run of the content at `generation`: its summary and every test's
-    /// result. Annotates the report's failures from the runs before (`flaky` when the test's
-    /// outcome changed between runs of the same content, else `failing_for` when it also
-    /// failed in its previous run, else `new`) and sets `recovered`. One transaction: a run is
-    /// recorded whole or not at all.
+    /// Records a finished run of the content at `generation`, in this process's environment:
+    /// its summary and every test's result. Annotates the report's failures from the runs
+    /// before (`flaky` when the test's outcome changed between runs of the same inputs — the
+    /// same generation in the same environment —, else `failing_for` when it also failed in
+    /// its previous run, else `new`) and sets `recovered`. One transaction: a run is recorded
+    /// whole or not at all.
     pub fn record(
         &mut self,
         generation: u64,
@@ -102,8 +112,17 @@ impl Store {
         report: &mut Report,
     ) -> Result<Annotated, StoreError> {
         let status = report.status();
+        let env = self.env.identity;
         let annotated = db::write(&self.conn, |c| {
-            record(c, generation as i64, selection, requested, status, report)
+            record(
+                c,
+                generation as i64,
+                env,
+                selection,
+                requested,
+                status,
+                report,
+            )
         })?;
         report.recovered = annotated.recovered;
         Ok(annotated)
@@ -114,9 +133,11 @@ impl Store {
         Ok(last_run(&self.conn, None)?.map(|(_, s)| s))
     }
 
-    /// The latest recorded run of exactly this selection.
+    /// The latest recorded run of exactly this selection in this process's environment (the
+    /// same variables, [`VOLATILE`](crate::environment) ones aside): the one whose verdict a
+    /// replay may repeat.
     pub fn last_run_of(&self, selection: &str) -> Result<Option<RunSummary>, StoreError> {
-        Ok(last_run(&self.conn, Some(selection))?.map(|(_, s)| s))
+        Ok(last_run(&self.conn, Some((selection, self.env.identity)))?.map(|(_, s)| s))
     }
 
     /// What the latest run of runner `name` said about how it resolved.
@@ -245,6 +266,7 @@ impl Store {
 fn record(
     c: &Connection,
     generation: i64,
+    env: i64,
     selection: &str,
     requested: u32,
     status: Status,
@@ -271,8 +293,8 @@ fn record(
         .map_or(0, |d| d.as_secs() as i64);
     c.prepare_cached(
         "INSERT INTO runs (generation, selection, requested, status, runner, passed, failed,
-             skipped, errors, recovered, duration_ms, started)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0, ?10, ?11)",
+             skipped, errors, recovered, duration_ms, started, env)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0, ?10, ?11, ?12)",
     )?
     .execute(params![
         generation,
@@ -285,7 +307,8 @@ fn record(
         sums.2,
         sums.3,
         millis(report.duration),
-        started
+        started,
+        env
     ])?;
     let run_id = c.last_insert_rowid();
 
@@ -319,7 +342,7 @@ fn record(
         for f in &mut run.failures {
             let tid = test_id(c, &f.test)?;
             let past = history(c, tid, run_id)?;
-            annotate(f, &past, generation, had_full_run);
+            annotate(f, &past, generation, env, had_full_run);
             insert.execute(params![
                 run_id,
                 tid,
@@ -393,7 +416,7 @@ fn test_id(c: &Connection, name: &str) -> Result<i64, StoreError> {
 /// The test's results in the runs before `run_id`, most recent first, one entry per run.
 fn history(c: &Connection, tid: i64, run_id: i64) -> Result<Vec<Past>, StoreError> {
     let mut stmt = c.prepare_cached(
-        "SELECT runs.generation, max(r.outcome = 1), max(r.outcome = 0)
+        "SELECT runs.generation, runs.env, max(r.outcome = 1), max(r.outcome = 0)
          FROM results r JOIN runs ON runs.id = r.run_id
          WHERE r.test_id = ?1 AND r.run_id < ?2
          GROUP BY r.run_id ORDER BY r.run_id DESC LIMIT ?3",
@@ -402,8 +425,9 @@ fn history(c: &Connection, tid: i64, run_id: i64) -> Result<Vec<Past>, StoreErro
         .query_map(params![tid, run_id, LOOKBACK], |r| {
             Ok(Past {
                 generation: r.get(0)?,
-                failed: r.get(1)?,
-                passed: r.get(2)?,
+                env: r.get(1)?,
+                failed: r.get(2)?,
+                passed: r.get(3)?,
             })
         })?
         .collect::<Result<Vec<_>, _>>()?;
@@ -411,18 +435,20 @@ fn history(c: &Connection, tid: i64, run_id: i64) -> Result<Vec<Past>, StoreErro
 }
 
 /// What the history says of a failure, at most one thing: flaky (its outcome changed
-/// between runs of the same content, or the runner saw it pass on a retry), else how many
-/// consecutive runs it has failed in, else new (it did not fail in its previous run, or did
-/// not exist in an earlier full run).
-fn annotate(f: &mut Failure, past: &[Past], generation: i64, had_full_run: bool) {
+/// between runs of the same inputs — generation and environment —, or the runner saw it pass
+/// on a retry), else how many consecutive runs it has failed in, else new (it did not fail in
+/// its previous run, or did not exist in an earlier full run). A failure that follows a pass
+/// on other inputs (an edited file, an ignored data file, a toolchain update, another
+/// variable) is what the change did, not flakiness.
+fn annotate(f: &mut Failure, past: &[Past], generation: i64, env: i64, had_full_run: bool) {
     let passed_here = past
         .iter()
-        .any(|p| p.generation == generation && p.passed && !p.failed);
+        .any(|p| p.same_inputs(generation, env) && p.passed && !p.failed);
     let flipped = past.iter().any(|p| {
         p.failed
             && past
                 .iter()
-                .any(|q| q.generation == p.generation && q.passed && !q.failed)
+                .any(|q| q.same_inputs(p.generation, p.env) && q.passed && !q.failed)
     });
     f.flaky = f.flaky || passed_here || flipped;
     f.new = false;
@@ -440,7 +466,8 @@ fn annotate(f: &mut Failure, past: &[Past], generation: i64, had_full_run: bool)
 
 type RunRow = (i64, RunSummary);
 
-fn last_run(c: &Connection, selection: Option<&str>) -> Result<Option<RunRow>, StoreError> {
+/// The latest run, or the latest of a selection in an environment.
+fn last_run(c: &Connection, selection: Option<(&str, i64)>) -> Result<Option<RunRow>, StoreError> {
     const COLUMNS: &str = "id, generation, status, runner, passed, failed, skipped, errors,
         recovered, duration_ms, requested";
     let map = |r: &rusqlite::Row<'_>| -> rusqlite::Result<RunRow> {
@@ -471,11 +498,12 @@ fn last_run(c: &Connection, selection: Option<&str>) -> Result<Option<RunRow>, S
             ))?
             .query_row([], map)
             .optional()?,
-        Some(sel) => c
+        Some((sel, env)) => c
             .prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM runs WHERE selection = ?1 ORDER BY id DESC LIMIT 1"
+                "SELECT {COLUMNS} FROM runs WHERE selection = ?1 AND env = ?2
+                 ORDER BY id DESC LIMIT 1"
             ))?
-            .query_row([sel], map)
+            .query_row(params![sel, env], map)
             .optional()?,
     };
     Ok(row)
@@ -526,6 +554,8 @@ fn prune(c: &Connection, retention: Retention) -> Result<bool, StoreError> {
             "DELETE FROM tests WHERE id NOT IN (SELECT test_id FROM results)
                  AND id NOT IN (SELECT test_id FROM failing);
              DELETE FROM files WHERE deleted = 1
+                 AND gen <= (SELECT coalesce(min(generation), 0) FROM runs);
+             DELETE FROM inputs WHERE deleted = 1
                  AND gen <= (SELECT coalesce(min(generation), 0) FROM runs);",
         )?;
     }

@@ -5,8 +5,13 @@
 //! The database is WAL-mode SQLite with a versioned schema (`user_version`), written only in
 //! short transactions, so two pith processes never corrupt it and a `kill -9` loses nothing
 //! committed. A file that is not pith's database is moved aside with a one-line warning.
+//!
+//! `.pith/` is never followed out of the workspace: a `.pith` that is a symbolic link (to
+//! anywhere) is refused, so pith runs without state and says why; a link among the files in
+//! it is moved aside (the database's) or replaced (the lock's), never written through.
 
 mod db;
+mod environment;
 mod exclude;
 mod frames;
 mod history;
@@ -39,6 +44,11 @@ pub enum StoreError {
     Sql(#[from] rusqlite::Error),
     #[error("cannot watch the workspace: {0}")]
     Watch(#[from] notify::Error),
+    #[error(
+        "{0} is a symbolic link; pith keeps its state only in a real directory of the \
+         workspace and does not follow it (remove the link to let pith keep state)"
+    )]
+    Link(String),
 }
 
 impl StoreError {
@@ -62,6 +72,39 @@ pub struct Store {
     root: PathBuf,
     dir: PathBuf,
     warnings: Vec<String>,
+    /// The process environment, as the generation's inputs and the history's runs see it.
+    pub(crate) env: environment::Environment,
+}
+
+/// The workspace's state directory, created when missing. A `.pith` that is a symbolic link
+/// (or anything but a directory) is an error: pith never reads or writes through it, wherever
+/// it points. The code index, which also keeps a file in `.pith/`, should ask here first.
+pub fn state_dir(root: &Path) -> Result<PathBuf, StoreError> {
+    let dir = root.join(STATE_DIR);
+    let check = |dir: &Path| -> Result<bool, StoreError> {
+        match std::fs::symlink_metadata(dir) {
+            Ok(m) if m.file_type().is_symlink() => Err(StoreError::Link(STATE_DIR.to_owned())),
+            Ok(m) if m.is_dir() => Ok(true),
+            Ok(_) => Err(StoreError::io(
+                format!("using {}", dir.display()),
+                std::io::Error::other("not a directory"),
+            )),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(StoreError::io(format!("using {}", dir.display()), e)),
+        }
+    };
+    if check(&dir)? {
+        return Ok(dir);
+    }
+    match std::fs::create_dir(&dir) {
+        Ok(()) => Ok(dir),
+        // Made meanwhile by another process (or swapped for a link): judged again.
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            check(&dir)?;
+            Ok(dir)
+        }
+        Err(e) => Err(StoreError::io(format!("creating {}", dir.display()), e)),
+    }
 }
 
 impl Store {
@@ -69,12 +112,7 @@ impl Store {
     /// canonical directory. A database file that is damaged, foreign or from a newer pith is
     /// moved aside; the warning saying so is in [`Store::take_warnings`].
     pub fn open(root: &Path) -> Result<Store, StoreError> {
-        let dir = root.join(STATE_DIR);
-        match std::fs::create_dir(&dir) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && dir.is_dir() => {}
-            Err(e) => return Err(StoreError::io(format!("creating {}", dir.display()), e)),
-        }
+        let dir = state_dir(root)?;
         exclude::keep_out_of_git(root);
         let mut warnings = Vec::new();
         let conn = db::open(&dir, &mut warnings)?;
@@ -83,6 +121,7 @@ impl Store {
             root: root.to_path_buf(),
             dir,
             warnings,
+            env: environment::Environment::from_process(),
         })
     }
 
@@ -108,20 +147,22 @@ impl Store {
         db::generation(&self.conn)
     }
 
-    /// Files changed (edited, added or deleted) after generation `since`: how many, and the
-    /// first `limit` of them, most recently changed first.
+    /// Files changed (edited, added or deleted) after generation `since`, and inputs outside
+    /// them (`toolchain:/usr/bin/python3.12`, `venv:.venv`, `packages:~/.local/lib/...`): how
+    /// many, and the first `limit` of them, most recently changed first.
     pub fn changed_since(
         &self,
         since: u64,
         limit: usize,
     ) -> Result<(u64, Vec<String>), StoreError> {
-        scan::changed_since(&self.conn, since, limit)
+        scan::changed_since(&self.conn, &self.env, since, limit)
     }
 
     /// Runner names detected earlier under `key` (a fingerprint of what detection reads
     /// outside the workspace), unless a project may have appeared or changed since: a file
     /// near the top (three levels deep or less, where projects are marked) was added or
-    /// deleted, or one that configures rather than implements (not a source file) was edited.
+    /// deleted, or one that configures rather than implements (not a source file) was edited,
+    /// or a toolchain or installed package changed (a runner may have been installed).
     pub fn cached_runners(&self, key: &str) -> Result<Option<Vec<String>>, StoreError> {
         use rusqlite::OptionalExtension;
         let row: Option<(i64, String)> = self
@@ -132,6 +173,13 @@ impl Store {
         let Some((generation, runners)) = row else {
             return Ok(None);
         };
+        let inputs_changed: bool = self
+            .conn
+            .prepare_cached("SELECT EXISTS (SELECT 1 FROM inputs WHERE gen > ?1)")?
+            .query_row([generation], |r| r.get(0))?;
+        if inputs_changed {
+            return Ok(None);
+        }
         let mut stmt = self.conn.prepare_cached(
             "SELECT path, born > ?1 OR deleted FROM files WHERE gen > ?1
                  AND length(path) - length(replace(path, '/', '')) <= 2",

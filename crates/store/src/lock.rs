@@ -33,15 +33,32 @@ pub enum TryLock {
     },
 }
 
+/// Opens the lock file without following a link: one found there (pith never makes one) is
+/// removed and the file made afresh, so the pid is never written wherever it pointed.
+fn open(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let attempt = || {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)
+    };
+    match attempt() {
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            std::fs::remove_file(path)?;
+            attempt()
+        }
+        other => other,
+    }
+}
+
 pub(crate) fn acquire(dir: &Path, wait: Duration) -> Result<TryLock, StoreError> {
     let path = dir.join(LOCK_FILE);
-    let mut file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
-        .map_err(|e| StoreError::io(format!("opening {}", path.display()), e))?;
+    let mut file =
+        open(&path).map_err(|e| StoreError::io(format!("opening {}", path.display()), e))?;
     let start = Instant::now();
     let mut waited = false;
     loop {

@@ -1,9 +1,10 @@
-//! The generation: a counter that increases exactly when the workspace's source content
-//! changes. A scan walks the files git would see (tracked and untracked-not-ignored: the walk
-//! honours `.gitignore`, `.ignore`, `.git/info/exclude` and the global excludes, and skips
-//! `.git/`, `.pith/` and tool caches), trusts size + mtime when both match what was recorded,
-//! and hashes the content (xxh3) otherwise, so a `touch` changes nothing. Each file's row keeps
-//! the generation of its last change, deleted files stay as tombstones, so "changed since
+//! The generation: a counter that increases exactly when something a test run reads changes:
+//! the workspace's files (see `walk`: ignored inputs included, build output, caches and
+//! dependency trees not) and the inputs outside them (see `environment`: toolchains,
+//! virtualenvs, installed packages). A scan trusts a file's size + mtime when both match what
+//! was recorded, and hashes the content (xxh3) otherwise, so a `touch` changes nothing (files
+//! above [`BIG_FILE`] are fingerprinted by their stat instead). Each file's and input's row
+//! keeps the generation of its last change, deleted ones stay as tombstones, so "changed since
 //! generation G" is one query.
 
 use std::collections::{HashMap, HashSet};
@@ -15,6 +16,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, OptionalExtension};
 
+use crate::environment::{self, Environment, Input};
 use crate::watch::Dirty;
 use crate::{db, walk, Store, StoreError};
 
@@ -23,6 +25,10 @@ use crate::{db, walk, Store, StoreError};
 const RACY_NS: i64 = 2_000_000_000;
 /// Above this many dirty paths a refresh walks everything instead.
 const SCOPED_LIMIT: usize = 2000;
+/// Files larger than this (data sets, model weights, archives: mostly ignored files) are
+/// fingerprinted by size and mtime rather than read whole on every change; a `touch`
+/// of one counts as a change.
+const BIG_FILE: i64 = 8 << 20;
 
 /// The recorded files by workspace-relative path.
 type Known = HashMap<String, Record, xxhash_rust::xxh3::Xxh3Builder>;
@@ -85,18 +91,17 @@ impl Store {
     /// Looks at the workspace's files and returns the current generation, increasing it when
     /// their content changed since the last look (the first look makes generation 1).
     pub fn scan(&mut self) -> Result<u64, StoreError> {
-        scan(&self.conn, &self.root, None)
+        scan(&self.conn, &self.root, &self.env, None)
     }
 
     /// Like [`Store::scan`], but looks only at what a [`crate::Watcher`] saw change; with
-    /// nothing dirty it reads the generation without touching the files.
+    /// nothing dirty it looks at no file of the workspace. The inputs outside it (which no
+    /// watcher sees) and the dependency trees inside it (whose events the watcher drops) are
+    /// measured every time: a few dozen `stat`s.
     pub fn refresh(&mut self, dirty: Dirty) -> Result<u64, StoreError> {
         let generation = self.generation()?;
         if dirty.full || generation == 0 || dirty.paths.len() > SCOPED_LIMIT {
             return self.scan();
-        }
-        if dirty.paths.is_empty() {
-            return Ok(generation);
         }
         if dirty
             .paths
@@ -107,24 +112,45 @@ impl Store {
             return self.scan();
         }
         let scope = Scope::of(&dirty.paths);
-        scan(&self.conn, &self.root, Some(scope))
+        scan(&self.conn, &self.root, &self.env, Some(scope))
     }
 }
 
-fn scan(conn: &Connection, root: &Path, scope: Option<Scope>) -> Result<u64, StoreError> {
-    // The walk (on its own threads) and the read of the records (here) overlap.
+fn scan(
+    conn: &Connection,
+    root: &Path,
+    env: &Environment,
+    scope: Option<Scope>,
+) -> Result<u64, StoreError> {
+    // The walk (on its own threads) overlaps the read of the records and the measuring of
+    // the inputs known or found in the environment (here); the dependency trees the walk met
+    // are measured after it.
     let (loaded, walked) = std::thread::scope(|s| {
         let walker = s.spawn(|| stat_all(root, scope.as_ref()));
-        let loaded = load(conn, scope.as_ref());
+        let loaded = load(conn, scope.as_ref()).map(|(generation, known, inputs_known)| {
+            let inputs =
+                environment::measure_all(root, env, inputs_known.keys().map(String::as_str));
+            (generation, known, inputs_known, inputs)
+        });
         (loaded, walker.join())
     });
-    let (generation, mut known) = loaded?;
-    let walked = walked.map_err(|_| {
+    let (generation, mut known, inputs_known, mut inputs) = loaded?;
+    let (walked, trees) = walked.map_err(|_| {
         StoreError::io(
             format!("walking {}", root.display()),
             std::io::Error::other("the walk failed"),
         )
     })?;
+    environment::measure_trees(root, &trees, &mut inputs);
+    let inputs_changed: Vec<&Input> = inputs
+        .iter()
+        .filter(|i| inputs_known.get(&i.key) != Some(&i.hash))
+        .collect();
+    let measured: HashSet<&str> = inputs.iter().map(|i| i.key.as_str()).collect();
+    let inputs_gone: Vec<&String> = inputs_known
+        .keys()
+        .filter(|k| !measured.contains(k.as_str()))
+        .collect();
     let mut candidates: Vec<(Seen, Option<Record>)> = Vec::new();
     for f in walked {
         match known.remove(f.rel.as_str()) {
@@ -134,7 +160,12 @@ fn scan(conn: &Connection, root: &Path, scope: Option<Scope>) -> Result<u64, Sto
     }
     let deleted: Vec<String> = known.into_keys().collect();
     let observed = hash_all(root, candidates);
-    if generation > 0 && observed.is_empty() && deleted.is_empty() {
+    if generation > 0
+        && observed.is_empty()
+        && deleted.is_empty()
+        && inputs_changed.is_empty()
+        && inputs_gone.is_empty()
+    {
         return Ok(generation);
     }
     // Another process may have recorded the same changes since `load`: decide against the
@@ -173,8 +204,41 @@ fn scan(conn: &Connection, root: &Path, scope: Option<Scope>) -> Result<u64, Sto
                 gone.push(p);
             }
         }
+        let mut get_input = c.prepare_cached("SELECT hash, deleted FROM inputs WHERE key = ?1")?;
+        let mut input_updates: Vec<&Input> = Vec::new();
+        for i in &inputs_changed {
+            let row: Option<(i64, bool)> = get_input
+                .query_row([&i.key], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()?;
+            if row != Some((i.hash, false)) {
+                changed = true;
+                input_updates.push(i);
+            }
+        }
+        let mut inputs_tomb: Vec<&String> = Vec::new();
+        for k in &inputs_gone {
+            let row: Option<(i64, bool)> = get_input
+                .query_row([k], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()?;
+            if matches!(row, Some((_, false))) {
+                changed = true;
+                inputs_tomb.push(k);
+            }
+        }
         let next = if changed { generation + 1 } else { generation };
         let next_sql = next as i64;
+        let mut upsert_input = c.prepare_cached(
+            "INSERT INTO inputs (key, hash, gen, deleted) VALUES (?1, ?2, ?3, 0)
+             ON CONFLICT (key) DO UPDATE SET hash = ?2, gen = ?3, deleted = 0",
+        )?;
+        for i in input_updates {
+            upsert_input.execute(rusqlite::params![i.key, i.hash, next_sql])?;
+        }
+        let mut tomb_input =
+            c.prepare_cached("UPDATE inputs SET deleted = 1, gen = ?2 WHERE key = ?1")?;
+        for k in inputs_tomb {
+            tomb_input.execute(rusqlite::params![k, next_sql])?;
+        }
         let mut upsert = c.prepare_cached(
             "INSERT INTO files (path, size, mtime, hash, gen, racy, deleted, born)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, ?5)
@@ -207,11 +271,21 @@ fn scan(conn: &Connection, root: &Path, scope: Option<Scope>) -> Result<u64, Sto
     })
 }
 
-/// The generation and the live rows (all of them, or those in `scope`), read consistently.
-fn load(conn: &Connection, scope: Option<&Scope>) -> Result<(u64, Known), StoreError> {
+/// The live inputs' fingerprints by key.
+type KnownInputs = HashMap<String, i64>;
+
+/// The generation, the live file rows (all of them, or those in `scope`) and every live
+/// input's row, read consistently.
+fn load(conn: &Connection, scope: Option<&Scope>) -> Result<(u64, Known, KnownInputs), StoreError> {
     conn.execute_batch("BEGIN")?;
     let result = (|| {
         let generation = db::generation(conn)?;
+        let mut inputs = KnownInputs::new();
+        let mut stmt = conn.prepare_cached("SELECT key, hash FROM inputs WHERE deleted = 0")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            inputs.insert(r.get(0)?, r.get(1)?);
+        }
         let mut known = Known::with_hasher(xxhash_rust::xxh3::Xxh3Builder::new());
         let mut add = |r: &rusqlite::Row<'_>| -> rusqlite::Result<()> {
             known.insert(
@@ -249,7 +323,7 @@ fn load(conn: &Connection, scope: Option<&Scope>) -> Result<(u64, Known), StoreE
                 }
             }
         }
-        Ok((generation, known))
+        Ok((generation, known, inputs))
     })();
     let _ = conn.execute_batch("COMMIT");
     result
@@ -263,23 +337,54 @@ struct Seen {
     symlink: bool,
 }
 
-/// Every file of the workspace (or of `scope`) with its size and mtime.
-fn stat_all(root: &Path, scope: Option<&Scope>) -> Vec<Seen> {
+/// The dependency trees a walk met, by workspace-relative path.
+type Trees = Vec<(String, walk::Tree)>;
+
+/// Every file of the workspace (or of `scope`) with its size and mtime (a symlink's are its
+/// target's, so an edit through it is seen without reading past it), and the dependency trees
+/// met. An empty scope looks at nothing.
+fn stat_all(root: &Path, scope: Option<&Scope>) -> (Vec<Seen>, Trees) {
+    if scope.is_some_and(|s| s.paths.is_empty()) {
+        return (Vec::new(), Vec::new());
+    }
     let out: Mutex<Vec<Seen>> = Mutex::new(Vec::new());
+    let trees: Mutex<Trees> = Mutex::new(Vec::new());
     let wanted = |rel: &str| scope.is_none_or(|s| s.covers(rel));
-    let visit = |f: walk::Found<'_>| {
+    let file = |f: walk::Found<'_>| {
+        let symlink = f.file_type.is_symlink();
+        let target = if symlink {
+            std::fs::metadata(root.join(f.rel)).ok()
+        } else {
+            None
+        };
+        let meta = target.as_ref().unwrap_or(&f.meta);
         let seen = Seen {
             rel: f.rel.to_owned(),
-            size: f.meta.len() as i64,
-            mtime: f.meta.mtime().saturating_mul(1_000_000_000) + f.meta.mtime_nsec(),
-            symlink: f.file_type.is_symlink(),
+            size: meta.len() as i64,
+            mtime: meta.mtime().saturating_mul(1_000_000_000) + meta.mtime_nsec(),
+            symlink,
         };
         if let Ok(mut v) = out.lock() {
             v.push(seen);
         }
     };
-    walk::walk(root, &wanted, &visit);
-    out.into_inner().unwrap_or_default()
+    let tree = |rel: &str, kind: walk::Tree| {
+        if let Ok(mut t) = trees.lock() {
+            t.push((rel.to_owned(), kind));
+        }
+    };
+    walk::walk(
+        root,
+        &walk::Visitor {
+            wanted: &wanted,
+            file: &file,
+            tree: &tree,
+        },
+    );
+    (
+        out.into_inner().unwrap_or_default(),
+        trees.into_inner().unwrap_or_default(),
+    )
 }
 
 /// Hashes the files whose stat did not vouch for their record (on several threads when there
@@ -289,9 +394,13 @@ fn hash_all(root: &Path, candidates: Vec<(Seen, Option<Record>)>) -> Vec<Observe
     let one = |(f, record): (Seen, Option<Record>)| -> Option<Observed> {
         let path = root.join(&f.rel);
         let hash = if f.symlink {
+            // Where it points, and the stat of what it points at: never read through.
             std::fs::read_link(&path)
                 .map(|t| hash_bytes(t.as_os_str().as_encoded_bytes()) ^ 1)
                 .unwrap_or(0)
+                ^ stat_hash(f.size, f.mtime)
+        } else if f.size > BIG_FILE {
+            stat_hash(f.size, f.mtime) ^ 2
         } else {
             hash_file(&path)
         };
@@ -335,6 +444,13 @@ fn hash_all(root: &Path, candidates: Vec<(Seen, Option<Record>)>) -> Vec<Observe
     })
 }
 
+fn stat_hash(size: i64, mtime: i64) -> i64 {
+    let mut b = [0u8; 16];
+    b[..8].copy_from_slice(&size.to_le_bytes());
+    b[8..].copy_from_slice(&mtime.to_le_bytes());
+    hash_bytes(&b)
+}
+
 fn hash_bytes(b: &[u8]) -> i64 {
     xxhash_rust::xxh3::xxh3_64(b) as i64
 }
@@ -363,23 +479,35 @@ fn now_ns() -> i64 {
         .map_or(0, |d| d.as_nanos() as i64)
 }
 
-/// Files changed after generation `since`: how many, and the first `limit`, most recent first.
+/// Files and inputs changed after generation `since`: how many, and the first `limit`, most
+/// recent first (inputs shown as [`Environment::display`] says).
 pub(crate) fn changed_since(
     conn: &Connection,
+    env: &Environment,
     since: u64,
     limit: usize,
 ) -> Result<(u64, Vec<String>), StoreError> {
     let since = since as i64;
     let count: i64 = conn
-        .prepare_cached("SELECT count(*) FROM files WHERE gen > ?1")?
+        .prepare_cached(
+            "SELECT (SELECT count(*) FROM files WHERE gen > ?1)
+                  + (SELECT count(*) FROM inputs WHERE gen > ?1)",
+        )?
         .query_row([since], |r| r.get(0))?;
     if count == 0 {
         return Ok((0, Vec::new()));
     }
-    let mut stmt = conn
-        .prepare_cached("SELECT path FROM files WHERE gen > ?1 ORDER BY gen DESC, path LIMIT ?2")?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT path, gen, 0 FROM files WHERE gen > ?1
+         UNION ALL SELECT key, gen, 1 FROM inputs WHERE gen > ?1
+         ORDER BY 2 DESC, 1 LIMIT ?2",
+    )?;
     let names = stmt
-        .query_map(rusqlite::params![since, limit as i64], |r| r.get(0))?
+        .query_map(rusqlite::params![since, limit as i64], |r| {
+            let name: String = r.get(0)?;
+            let input: bool = r.get(2)?;
+            Ok(if input { env.display(&name) } else { name })
+        })?
         .collect::<Result<Vec<String>, _>>()?;
     Ok((count.max(0) as u64, names))
 }

@@ -1,11 +1,37 @@
-//! The store on real temporary workspaces: generations, history, pruning, damage, locking.
+//! The store on real temporary workspaces: generations (files, ignored inputs, the
+//! environment outside the workspace), history, pruning, damage, locking, links.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use pith_model::{Failure, Frame, Report, Run, Status, TestOutcome};
 
-use crate::{Dirty, Retention, Store, TryLock, Watcher};
+use crate::environment::Environment;
+use crate::{Dirty, Retention, Store, StoreError, TryLock, Watcher};
+
+/// An environment with no toolchain and no home: the machine's own (which other processes
+/// may update while the tests run) never reaches the generation.
+fn bare_env() -> Environment {
+    env_of(&[
+        ("PATH", "/nonexistent-pith-test-path"),
+        ("HOME", "/nonexistent-pith-test-home"),
+    ])
+}
+
+fn env_of(vars: &[(&str, &str)]) -> Environment {
+    Environment::from_vars(
+        vars.iter()
+            .map(|(k, v)| (OsString::from(k), OsString::from(v))),
+    )
+}
+
+/// The store of `root`, in [`bare_env`].
+fn open(root: &Path) -> Store {
+    let mut s = Store::open(root).unwrap();
+    s.env = bare_env();
+    s
+}
 
 fn workspace() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -31,7 +57,7 @@ fn set_mtime(path: &Path, secs: i64) {
 #[test]
 fn generation_counts_content_changes_only() {
     let (_d, root) = workspace();
-    let mut s = Store::open(&root).unwrap();
+    let mut s = open(&root);
     assert_eq!(s.generation().unwrap(), 0);
     assert_eq!(s.scan().unwrap(), 1);
     assert_eq!(s.scan().unwrap(), 1, "nothing changed");
@@ -58,38 +84,479 @@ fn generation_counts_content_changes_only() {
 
     // Durable: another process (connection) sees the same generation.
     drop(s);
-    let mut again = Store::open(&root).unwrap();
+    let mut again = open(&root);
     assert_eq!(again.scan().unwrap(), 5);
 }
 
 #[test]
-fn ignored_files_state_and_caches_do_not_count() {
+fn outputs_caches_and_dependency_trees_do_not_count() {
     let (_d, root) = workspace();
-    std::fs::write(root.join(".gitignore"), "*.log\n/build/\n").unwrap();
-    let mut s = Store::open(&root).unwrap();
-    let g = s.scan().unwrap();
-    std::fs::write(root.join("run.log"), "x").unwrap();
-    std::fs::create_dir_all(root.join("build")).unwrap();
-    std::fs::write(root.join("build/out.o"), "x").unwrap();
-    std::fs::create_dir_all(root.join("src/__pycache__")).unwrap();
-    std::fs::write(root.join("src/__pycache__/a.cpython-312.pyc"), "x").unwrap();
-    std::fs::create_dir_all(root.join("target/debug")).unwrap();
     std::fs::write(
-        root.join("target/CACHEDIR.TAG"),
-        "Signature: 8a477f597d28d172789f06886806bc55",
+        root.join(".gitignore"),
+        "*.log\n/build/\n.coverage\n/coverage.xml\n/htmlcov/\n.venv/\nnode_modules/\n",
     )
     .unwrap();
-    std::fs::write(root.join("target/debug/bin"), "x").unwrap();
-    std::fs::create_dir_all(root.join(".venv/bin")).unwrap();
-    std::fs::write(root.join(".venv/pyvenv.cfg"), "home = /usr\n").unwrap();
-    std::fs::write(root.join(".venv/bin/python"), "x").unwrap();
+    let write = |rel: &str, text: &str| {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    // Dependency trees exist before the first scan: making one is a change (below).
+    write(".venv/pyvenv.cfg", "home = /usr/bin\n");
+    write(
+        ".venv/lib/python3.12/site-packages/pkg/__init__.py",
+        "x = 1\n",
+    );
+    write("web/node_modules/left-pad/index.js", "module.exports = 1\n");
+    write("web/node_modules/.package-lock.json", "{}\n");
+    let mut s = open(&root);
+    let g = s.scan().unwrap();
+    write("run.log", "x");
+    write("build/out.o", "x");
+    write(".coverage", "x");
+    write("coverage.xml", "<coverage/>");
+    write("htmlcov/index.html", "x");
+    write("src/__pycache__/a.cpython-312.pyc", "x");
+    write(
+        "target/CACHEDIR.TAG",
+        "Signature: 8a477f597d28d172789f06886806bc55",
+    );
+    write("target/debug/bin", "x");
+    write(
+        ".venv/lib/python3.12/site-packages/pkg/__init__.py",
+        "x = 2\n",
+    );
+    write(
+        ".venv/lib/python3.12/site-packages/pkg/__pycache__/m.pyc",
+        "x",
+    );
+    write("web/node_modules/left-pad/index.js", "module.exports = 2\n");
     assert_eq!(
         s.scan().unwrap(),
         g,
-        "only ignored and generated files were written"
+        "only output, caches and files inside dependency trees were written"
     );
     std::fs::write(root.join(".github.yml"), "x").unwrap();
     assert_eq!(s.scan().unwrap(), g + 1, "hidden files are source");
+    // A tool's output name that is not ignored is somebody's source.
+    write("docs/coverage.xml", "<mine/>");
+    assert_eq!(s.scan().unwrap(), g + 2);
+}
+
+#[test]
+fn ignored_inputs_count() {
+    let (_d, root) = workspace();
+    std::fs::write(
+        root.join(".gitignore"),
+        "data.json\n.env\nlocal_settings.py\n/fixtures/\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("data.json"), r#"{"price": 3}"#).unwrap();
+    std::fs::write(root.join(".env"), "MODE=a\n").unwrap();
+    std::fs::create_dir_all(root.join("fixtures/big")).unwrap();
+    std::fs::write(root.join("fixtures/big/rows.csv"), "a,b\n").unwrap();
+    let mut s = open(&root);
+    let g = s.scan().unwrap();
+    std::fs::write(root.join("data.json"), r#"{"price": 4}"#).unwrap();
+    assert_eq!(s.scan().unwrap(), g + 1, "an ignored data file is an input");
+    assert_eq!(
+        s.changed_since(g, 10).unwrap(),
+        (1, vec!["data.json".to_owned()])
+    );
+    std::fs::write(root.join(".env"), "MODE=b\n").unwrap();
+    assert_eq!(s.scan().unwrap(), g + 2);
+    std::fs::write(root.join("local_settings.py"), "DEBUG = True\n").unwrap();
+    assert_eq!(s.scan().unwrap(), g + 3, "a new ignored file too");
+    std::fs::write(root.join("fixtures/big/rows.csv"), "a,c\n").unwrap();
+    assert_eq!(s.scan().unwrap(), g + 4, "inside an ignored directory too");
+    set_mtime(&root.join("data.json"), 1_000_000);
+    assert_eq!(s.scan().unwrap(), g + 4, "a touch is still not a change");
+}
+
+#[test]
+fn a_file_read_through_a_link_counts_when_its_target_changes() {
+    let (_d, root) = workspace();
+    let outside = tempfile::tempdir().unwrap();
+    let data = outside.path().join("data.json");
+    std::fs::write(&data, "[1]").unwrap();
+    std::os::unix::fs::symlink(&data, root.join("data.json")).unwrap();
+    let mut s = open(&root);
+    let g = s.scan().unwrap();
+    assert_eq!(s.scan().unwrap(), g);
+    std::fs::write(&data, "[1, 2]").unwrap();
+    assert_eq!(
+        s.scan().unwrap(),
+        g + 1,
+        "the target's stat is part of the link's"
+    );
+}
+
+#[test]
+fn a_big_file_is_fingerprinted_by_its_stat() {
+    let (_d, root) = workspace();
+    let big = root.join("weights.bin");
+    std::fs::write(&big, vec![7u8; (8 << 20) + 1]).unwrap();
+    let mut s = open(&root);
+    let g = s.scan().unwrap();
+    set_mtime(&big, 1_000_000);
+    assert_eq!(
+        s.scan().unwrap(),
+        g + 1,
+        "not read again: its new mtime is a change"
+    );
+    assert_eq!(s.scan().unwrap(), g + 1);
+}
+
+/// A virtualenv at `dir` for Python 3.12, its interpreter a link to `python`.
+fn make_venv(dir: &Path, python: &Path) {
+    std::fs::create_dir_all(dir.join("bin")).unwrap();
+    std::fs::create_dir_all(dir.join("lib/python3.12/site-packages/pkg")).unwrap();
+    std::fs::write(dir.join("pyvenv.cfg"), "home = /usr/bin\n").unwrap();
+    std::os::unix::fs::symlink(python, dir.join("bin/python")).unwrap();
+}
+
+/// An executable file (a stand-in for a toolchain binary) with `text`, replaced whole as an
+/// installer does (a new file renamed over the old one).
+fn install(path: &Path, text: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let tmp = path.with_extension("new");
+    std::fs::write(&tmp, text).unwrap();
+    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::rename(&tmp, path).unwrap();
+}
+
+#[test]
+fn a_package_installed_in_a_workspace_virtualenv_counts() {
+    let (_d, root) = workspace();
+    let tools = tempfile::tempdir().unwrap();
+    let python = tools.path().join("python3.12");
+    install(&python, "#!/bin/sh\n");
+    make_venv(&root.join(".venv"), &python);
+    let mut s = open(&root);
+    let g = s.scan().unwrap();
+    let site = root.join(".venv/lib/python3.12/site-packages");
+    std::fs::write(site.join("pkg/mod.py"), "edited\n").unwrap();
+    assert_eq!(s.scan().unwrap(), g, "files inside the tree are not walked");
+
+    std::fs::create_dir_all(site.join("requests-2.32.0.dist-info")).unwrap();
+    assert_eq!(s.scan().unwrap(), g + 1, "a package installed");
+    assert_eq!(
+        s.changed_since(g, 10).unwrap(),
+        (1, vec!["venv:.venv".to_owned()])
+    );
+    assert_eq!(s.scan().unwrap(), g + 1);
+
+    // The Python under the venv upgraded in place.
+    install(&python, "#!/bin/sh\n# 3.12.9\n");
+    assert_eq!(s.scan().unwrap(), g + 2, "its interpreter changed");
+
+    // A watcher's refresh with nothing dirty still measures it (its events are dropped).
+    std::fs::remove_dir(site.join("requests-2.32.0.dist-info")).unwrap();
+    assert_eq!(s.refresh(Dirty::default()).unwrap(), g + 3);
+    std::fs::remove_dir_all(root.join(".venv")).unwrap();
+    assert_eq!(
+        s.refresh(Dirty::default()).unwrap(),
+        g + 4,
+        "a venv removed"
+    );
+    assert_eq!(s.scan().unwrap(), g + 4);
+}
+
+#[test]
+fn an_install_into_node_modules_counts() {
+    let (_d, root) = workspace();
+    std::fs::create_dir_all(root.join("node_modules/jest")).unwrap();
+    std::fs::write(root.join("node_modules/.package-lock.json"), "{}").unwrap();
+    let mut s = open(&root);
+    let g = s.scan().unwrap();
+    std::fs::write(root.join("node_modules/jest/index.js"), "x").unwrap();
+    assert_eq!(s.scan().unwrap(), g);
+    std::fs::write(root.join("node_modules/.package-lock.json"), "{\"v\": 2}").unwrap();
+    assert_eq!(s.scan().unwrap(), g + 1, "npm recorded an install");
+    std::fs::create_dir_all(root.join("node_modules/vitest")).unwrap();
+    assert_eq!(s.scan().unwrap(), g + 2, "a package added");
+}
+
+#[test]
+fn the_active_virtualenv_and_the_toolchains_on_path_count() {
+    let (_d, root) = workspace();
+    let machine = tempfile::tempdir().unwrap();
+    let m = machine.path().canonicalize().unwrap();
+    let bin = m.join("bin");
+    install(&bin.join("python3.12"), "#!/bin/sh\n");
+    std::os::unix::fs::symlink("python3.12", bin.join("python3")).unwrap();
+    install(&bin.join("node"), "node 20\n");
+    std::fs::create_dir_all(m.join("lib/python3.12/site-packages")).unwrap();
+    let home = m.join("home");
+    std::fs::create_dir_all(home.join(".local/lib/python3.12/site-packages")).unwrap();
+    let venv = m.join("venvs/app");
+    make_venv(&venv, &bin.join("python3.12"));
+    let path = bin.to_str().unwrap();
+    let env = env_of(&[
+        ("PATH", path),
+        ("HOME", home.to_str().unwrap()),
+        ("VIRTUAL_ENV", venv.to_str().unwrap()),
+    ]);
+    let mut s = open(&root);
+    s.env = env.clone();
+    let g = s.scan().unwrap();
+    assert_eq!(s.scan().unwrap(), g, "measuring changes nothing");
+
+    install(&bin.join("node"), "node 22\n");
+    assert_eq!(s.scan().unwrap(), g + 1, "a toolchain binary replaced");
+    let (_, changed) = s.changed_since(g, 10).unwrap();
+    assert_eq!(
+        changed,
+        [format!("toolchain:{}", bin.join("node").display())]
+    );
+
+    std::fs::create_dir_all(m.join("lib/python3.12/site-packages/numpy")).unwrap();
+    assert_eq!(s.scan().unwrap(), g + 2, "the installation's packages");
+    std::fs::create_dir_all(home.join(".local/lib/python3.12/site-packages/attrs")).unwrap();
+    assert_eq!(s.scan().unwrap(), g + 3, "the user's packages");
+    let (_, changed) = s.changed_since(g + 2, 10).unwrap();
+    assert_eq!(
+        changed,
+        ["packages:~/.local/lib/python3.12/site-packages"],
+        "the home directory is shown as ~"
+    );
+    std::fs::create_dir_all(venv.join("lib/python3.12/site-packages/six")).unwrap();
+    assert_eq!(s.scan().unwrap(), g + 4, "the active virtualenv's packages");
+
+    // Another process with another PATH measures its own toolchain and re-measures the first
+    // one's: both agree the generation stands.
+    let other_bin = m.join("other/bin");
+    install(&other_bin.join("node"), "node 18\n");
+    let mut other = open(&root);
+    other.env = env_of(&[("PATH", other_bin.to_str().unwrap())]);
+    assert_eq!(other.scan().unwrap(), g + 5, "a toolchain not seen before");
+    assert_eq!(s.scan().unwrap(), g + 5);
+    assert_eq!(other.scan().unwrap(), g + 5);
+    std::fs::remove_file(bin.join("node")).unwrap();
+    assert_eq!(
+        other.scan().unwrap(),
+        g + 6,
+        "a toolchain uninstalled, seen by any process"
+    );
+}
+
+#[test]
+fn rustup_and_pyenv_selection_counts() {
+    let (_d, root) = workspace();
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path().canonicalize().unwrap();
+    install(
+        &h.join(".rustup/toolchains/stable-x86_64-unknown-linux-gnu/bin/rustc"),
+        "1.80",
+    );
+    std::fs::write(
+        h.join(".rustup/settings.toml"),
+        "default_toolchain = \"stable\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(h.join(".pyenv/versions/3.12.1/lib/python3.12/site-packages")).unwrap();
+    install(&h.join(".pyenv/versions/3.12.1/bin/python"), "3.12.1");
+    std::fs::write(h.join(".pyenv/version"), "3.12.1\n").unwrap();
+    let mut s = open(&root);
+    s.env = env_of(&[("HOME", h.to_str().unwrap())]);
+    let g = s.scan().unwrap();
+    install(
+        &h.join(".rustup/toolchains/stable-x86_64-unknown-linux-gnu/bin/rustc"),
+        "1.81",
+    );
+    assert_eq!(s.scan().unwrap(), g + 1, "rustup update");
+    install(
+        &h.join(".rustup/toolchains/nightly-x86_64-unknown-linux-gnu/bin/rustc"),
+        "1.83",
+    );
+    assert_eq!(s.scan().unwrap(), g + 2, "a toolchain installed");
+    std::fs::write(
+        h.join(".rustup/settings.toml"),
+        "default_toolchain = \"nightly\"\n",
+    )
+    .unwrap();
+    assert_eq!(s.scan().unwrap(), g + 3, "rustup default");
+    std::fs::write(h.join(".pyenv/version"), "3.11.9\n").unwrap();
+    assert_eq!(s.scan().unwrap(), g + 4, "pyenv global");
+    std::fs::create_dir_all(h.join(".pyenv/versions/3.12.1/lib/python3.12/site-packages/pytest"))
+        .unwrap();
+    assert_eq!(
+        s.scan().unwrap(),
+        g + 5,
+        "a package installed into a pyenv version"
+    );
+    install(&h.join(".pyenv/versions/3.12.1/bin/python"), "3.12.2");
+    assert_eq!(s.scan().unwrap(), g + 6, "a pyenv version rebuilt");
+    // In the workspace, the toolchain files are files: ignored or not, they count.
+    std::fs::write(root.join(".gitignore"), ".python-version\n").unwrap();
+    let g = s.scan().unwrap();
+    std::fs::write(root.join(".python-version"), "3.12\n").unwrap();
+    std::fs::write(root.join("rust-toolchain.toml"), "[toolchain]\n").unwrap();
+    assert_eq!(s.scan().unwrap(), g + 1);
+}
+
+#[test]
+fn an_input_that_cannot_be_measured_is_a_change_every_time() {
+    let (_d, root) = workspace();
+    let outside = tempfile::tempdir().unwrap();
+    let venv = outside.path().join("venv");
+    std::fs::create_dir_all(&venv).unwrap();
+    std::fs::write(venv.join("pyvenv.cfg"), "home = /usr/bin\n").unwrap();
+    // `lib` is a link to itself: it exists, and it cannot be read.
+    std::os::unix::fs::symlink("lib", venv.join("lib")).unwrap();
+    let mut s = open(&root);
+    s.env = env_of(&[("VIRTUAL_ENV", venv.to_str().unwrap())]);
+    let g = s.scan().unwrap();
+    assert_eq!(s.scan().unwrap(), g + 1, "when unsure, run");
+    assert_eq!(s.scan().unwrap(), g + 2);
+    std::fs::remove_file(venv.join("lib")).unwrap();
+    std::fs::create_dir_all(venv.join("lib/python3.12/site-packages")).unwrap();
+    assert_eq!(s.scan().unwrap(), g + 3);
+    assert_eq!(s.scan().unwrap(), g + 3, "readable again: stable again");
+}
+
+#[test]
+fn a_state_directory_that_is_a_link_is_never_followed() {
+    let (_d, root) = workspace();
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("elsewhere");
+    std::fs::create_dir_all(&target).unwrap();
+    // Even a link to a directory inside the workspace is refused.
+    std::fs::create_dir_all(root.join("inside")).unwrap();
+    for to in [target.clone(), root.join("inside")] {
+        std::os::unix::fs::symlink(&to, root.join(".pith")).unwrap();
+        match Store::open(&root) {
+            Err(e @ StoreError::Link(_)) => {
+                let text = e.to_string();
+                assert!(text.starts_with(".pith is a symbolic link"), "{text}");
+            }
+            Err(e) => panic!("{e}"),
+            Ok(_) => panic!(
+                "opened a state directory through a link to {}",
+                to.display()
+            ),
+        }
+        assert!(crate::state_dir(&root).is_err());
+        assert_eq!(
+            std::fs::read_dir(&to).unwrap().count(),
+            0,
+            "nothing written there"
+        );
+        std::fs::remove_file(root.join(".pith")).unwrap();
+    }
+    // A `.pith` that is a file is no state directory either.
+    std::fs::write(root.join(".pith"), "x").unwrap();
+    assert!(Store::open(&root).is_err());
+}
+
+#[test]
+fn links_inside_the_state_directory_are_not_written_through() {
+    let (_d, root) = workspace();
+    let outside = tempfile::tempdir().unwrap();
+    let precious = outside.path().join("precious.db");
+    let other = rusqlite::Connection::open(&precious).unwrap();
+    other
+        .execute_batch("CREATE TABLE keep (x); INSERT INTO keep VALUES (1);")
+        .unwrap();
+    drop(other);
+    let before = std::fs::read(&precious).unwrap();
+    std::fs::create_dir_all(root.join(".pith")).unwrap();
+    std::os::unix::fs::symlink(&precious, root.join(".pith/state.db")).unwrap();
+    let lock_target = outside.path().join("lock");
+    std::fs::write(&lock_target, "mine\n").unwrap();
+    std::os::unix::fs::symlink(&lock_target, root.join(".pith/run.lock")).unwrap();
+
+    let mut s = open(&root);
+    let w = s.take_warnings();
+    assert!(
+        w.len() == 1 && w[0].contains("state.db is a symbolic link") && w[0].contains("corrupt-1"),
+        "{w:?}"
+    );
+    assert_eq!(s.scan().unwrap(), 1);
+    let TryLock::Held(lock) = s.lock_run(Duration::ZERO).unwrap() else {
+        panic!("free lock")
+    };
+    drop(lock);
+    assert!(!root
+        .join(".pith/state.db")
+        .symlink_metadata()
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(!root
+        .join(".pith/run.lock")
+        .symlink_metadata()
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(
+        std::fs::read(&precious).unwrap(),
+        before,
+        "the link's target is untouched"
+    );
+    assert_eq!(std::fs::read_to_string(&lock_target).unwrap(), "mine\n");
+    assert!(
+        !outside.path().join("precious.db-wal").exists(),
+        "no WAL beside the target"
+    );
+    drop(s);
+
+    // A link beside the database: the set is moved aside.
+    let wal_target = outside.path().join("wal");
+    std::fs::write(&wal_target, "").unwrap();
+    let wal = root.join(".pith/state.db-wal");
+    let _ = std::fs::remove_file(&wal);
+    std::os::unix::fs::symlink(&wal_target, &wal).unwrap();
+    let mut s = open(&root);
+    let w = s.take_warnings();
+    assert!(w.len() == 1 && w[0].contains("state.db-wal"), "{w:?}");
+    s.scan().unwrap();
+    assert_eq!(std::fs::read(&wal_target).unwrap(), b"", "never written");
+}
+
+#[test]
+fn flaky_needs_the_same_inputs() {
+    let (_d, root) = workspace();
+    let mut s = open(&root);
+    // Passed, then failed at another generation: what the change did.
+    record(&mut s, 1, &[], &["t::a"]);
+    let r = record(&mut s, 2, &["t::a"], &[]);
+    let f = &r.runs[0].failures[0];
+    assert!(!f.flaky && f.new, "{f:?}");
+    // Passed at generation 3 in one environment, failed at 3 in another: not flaky either.
+    record(&mut s, 3, &[], &["t::a"]);
+    s.env = env_of(&[("PATH", "/nonexistent-pith-test-path"), ("FEATURE", "on")]);
+    let r = record(&mut s, 3, &["t::a"], &[]);
+    let f = &r.runs[0].failures[0];
+    assert!(!f.flaky && f.new, "{f:?}");
+    // The same generation and environment as a pass: flaky.
+    s.env = bare_env();
+    let r = record(&mut s, 3, &["t::a"], &[]);
+    assert!(r.runs[0].failures[0].flaky);
+}
+
+#[test]
+fn a_replay_needs_the_same_environment() {
+    let (_d, root) = workspace();
+    let mut s = open(&root);
+    let mut r = report(&[], &["t::a"]);
+    s.record(1, "", 0, &mut r).unwrap();
+    assert!(s.last_run_of("").unwrap().is_some());
+    s.env = env_of(&[("DATABASE_URL", "postgres://other")]);
+    assert!(
+        s.last_run_of("").unwrap().is_none(),
+        "another environment never ran"
+    );
+    // Variables a shell changes on its own do not make another environment.
+    s.env = env_of(&[
+        ("PATH", "/nonexistent-pith-test-path"),
+        ("HOME", "/nonexistent-pith-test-home"),
+        ("OLDPWD", "/somewhere"),
+        ("SHLVL", "3"),
+        ("PITH_HISTORY_RUNS", "5"),
+    ]);
+    assert!(s.last_run_of("").unwrap().is_some());
 }
 
 #[test]
@@ -101,15 +568,15 @@ fn the_state_directory_is_excluded_from_git_once() {
         "# git ls-files --others\n*.swp",
     )
     .unwrap();
-    Store::open(&root).unwrap();
-    Store::open(&root).unwrap();
+    open(&root);
+    open(&root);
     let text = std::fs::read_to_string(root.join(".git/info/exclude")).unwrap();
     assert_eq!(text, "# git ls-files --others\n*.swp\n/.pith/\n");
     assert!(!root.join(".gitignore").exists());
 
     // A project in a subdirectory of the repository gets an anchored path.
     std::fs::create_dir_all(root.join("py")).unwrap();
-    Store::open(&root.join("py")).unwrap();
+    open(&root.join("py"));
     let text = std::fs::read_to_string(root.join(".git/info/exclude")).unwrap();
     assert!(text.ends_with("/.pith/\n/py/.pith/\n"), "{text}");
 }
@@ -123,7 +590,7 @@ fn a_damaged_or_foreign_database_is_moved_aside_with_one_warning() {
         "this is not a database, it is a text file\n".repeat(200),
     )
     .unwrap();
-    let mut s = Store::open(&root).unwrap();
+    let mut s = open(&root);
     let w = s.take_warnings();
     assert_eq!(w.len(), 1, "{w:?}");
     assert!(
@@ -144,7 +611,7 @@ fn a_damaged_or_foreign_database_is_moved_aside_with_one_warning() {
         .execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1);")
         .unwrap();
     drop(other);
-    let mut s = Store::open(&root).unwrap();
+    let mut s = open(&root);
     let w = s.take_warnings();
     assert!(
         w[0].contains("not pith's database") && w[0].contains("corrupt-2"),
@@ -202,7 +669,7 @@ fn record(s: &mut Store, generation: u64, failing: &[&str], passing: &[&str]) ->
 #[test]
 fn history_says_new_failing_for_flaky_and_recovered() {
     let (_d, root) = workspace();
-    let mut s = Store::open(&root).unwrap();
+    let mut s = open(&root);
     let first = record(&mut s, 1, &["t::a"], &["t::b", "t::c"]);
     let f = &first.runs[0].failures[0];
     assert!(
@@ -252,7 +719,7 @@ fn history_says_new_failing_for_flaky_and_recovered() {
 #[test]
 fn the_last_run_of_a_selection_is_found() {
     let (_d, root) = workspace();
-    let mut s = Store::open(&root).unwrap();
+    let mut s = open(&root);
     let mut r = report(&[], &["t::a"]);
     s.record(1, "pytest\u{1f}t::a", 1, &mut r).unwrap();
     let mut r = report(&["t::b"], &["t::a"]);
@@ -270,7 +737,7 @@ fn the_last_run_of_a_selection_is_found() {
 #[test]
 fn pruning_keeps_the_newest_runs_within_both_bounds() {
     let (_d, root) = workspace();
-    let mut s = Store::open(&root).unwrap();
+    let mut s = open(&root);
     for g in 1..=6 {
         record(&mut s, g, &["t::a"], &["t::b"]);
     }
@@ -305,7 +772,7 @@ fn pruning_keeps_the_newest_runs_within_both_bounds() {
 #[test]
 fn pruning_never_waits_for_a_writer() {
     let (_d, root) = workspace();
-    let mut s = Store::open(&root).unwrap();
+    let mut s = open(&root);
     record(&mut s, 1, &[], &["t::a"]);
     record(&mut s, 1, &[], &["t::a"]);
     let other = rusqlite::Connection::open(root.join(".pith/state.db")).unwrap();
@@ -324,12 +791,12 @@ fn pruning_never_waits_for_a_writer() {
 #[test]
 fn a_second_run_waits_then_is_busy_and_a_released_lock_is_free() {
     let (_d, root) = workspace();
-    let s = Store::open(&root).unwrap();
+    let s = open(&root);
     let TryLock::Held(held) = s.lock_run(Duration::ZERO).unwrap() else {
         panic!("free lock")
     };
     assert!(!held.waited, "nobody held it");
-    let other = Store::open(&root).unwrap();
+    let other = open(&root);
     match other.lock_run(Duration::from_millis(100)).unwrap() {
         TryLock::Busy { holder } => assert_eq!(holder, Some(std::process::id())),
         TryLock::Held(_) => panic!("flock is per open file: the second must be refused"),
@@ -344,14 +811,14 @@ fn a_second_run_waits_then_is_busy_and_a_released_lock_is_free() {
 #[test]
 fn concurrent_scans_bump_once() {
     let (_d, root) = workspace();
-    Store::open(&root).unwrap().scan().unwrap();
+    open(&root).scan().unwrap();
     for i in 0..20 {
         std::fs::write(root.join(format!("src/f{i}.py")), format!("{i}\n")).unwrap();
     }
     let handles: Vec<_> = (0..4)
         .map(|_| {
             let root = root.clone();
-            std::thread::spawn(move || Store::open(&root).unwrap().scan().unwrap())
+            std::thread::spawn(move || open(&root).scan().unwrap())
         })
         .collect();
     let gens: Vec<u64> = handles.into_iter().map(|h| h.join().unwrap()).collect();
@@ -362,7 +829,7 @@ fn concurrent_scans_bump_once() {
 fn a_refresh_with_a_watcher_looks_only_at_what_changed() {
     let (_d, root) = workspace();
     let watcher = Watcher::start(&root).unwrap();
-    let mut s = Store::open(&root).unwrap();
+    let mut s = open(&root);
     assert_eq!(
         s.refresh(watcher.take()).unwrap(),
         1,
@@ -415,7 +882,7 @@ fn a_refresh_with_a_watcher_looks_only_at_what_changed() {
 #[test]
 fn a_synced_take_sees_every_change_made_before_it_without_waiting_for_events() {
     let (_d, root) = workspace();
-    let mut s = Store::open(&root).unwrap();
+    let mut s = open(&root);
     let watcher = Watcher::start(&root).unwrap();
     assert!(
         watcher.take_synced().full,
@@ -455,7 +922,7 @@ fn the_watcher_ignores_tool_caches_and_generated_directories() {
     )
     .unwrap();
     std::fs::create_dir_all(root.join("web/node_modules/x")).unwrap();
-    let _s = Store::open(&root).unwrap();
+    let _s = open(&root);
     let watcher = Watcher::start(&root).unwrap();
     let _ = watcher.take_synced();
     std::fs::write(root.join("target/debug/out.o"), "o").unwrap();
@@ -493,7 +960,7 @@ fn build_output_beside_its_build_file_is_not_source() {
     // A `build/` that no build file claims is somebody's source.
     std::fs::create_dir_all(root.join("py/build")).unwrap();
     std::fs::write(root.join("py/build/helpers.py"), "x\n").unwrap();
-    let mut s = Store::open(&root).unwrap();
+    let mut s = open(&root);
     let g = s.scan().unwrap();
     for out in [
         "java/target/classes/A.class",
@@ -511,7 +978,7 @@ fn build_output_beside_its_build_file_is_not_source() {
     assert_eq!(s.scan().unwrap(), g + 1);
 
     // The watcher drops the same events at the top level.
-    let _java = Store::open(&root.join("java")).unwrap();
+    let _java = open(&root.join("java"));
     let watcher = Watcher::start(&root.join("java")).unwrap();
     let _ = watcher.take_synced();
     std::fs::write(root.join("java/target/classes/A.class"), "again\n").unwrap();
@@ -528,7 +995,7 @@ fn the_wal_stays_bounded_across_short_lived_writers() {
     let wal = root.join(crate::STATE_DIR).join("state.db-wal");
     let mut largest = 0;
     for i in 0..300 {
-        let mut s = Store::open(&root).unwrap();
+        let mut s = open(&root);
         std::fs::write(root.join("src/a.py"), format!("a = {i}\n{}", "x".repeat(i))).unwrap();
         assert_eq!(s.scan().unwrap(), i as u64 + 1);
         drop(s);
@@ -546,7 +1013,7 @@ fn detected_runners_are_kept_until_a_file_near_the_top_changes() {
     let (_d, root) = workspace();
     std::fs::create_dir_all(root.join("a/b/c")).unwrap();
     std::fs::write(root.join("a/b/c/deep.py"), "x\n").unwrap();
-    let mut s = Store::open(&root).unwrap();
+    let mut s = open(&root);
     let g = s.scan().unwrap();
     assert_eq!(s.cached_runners("k").unwrap(), None);
     s.cache_runners("k", g, &["nextest".into(), "pytest".into()])
@@ -603,7 +1070,7 @@ fn an_older_schema_is_migrated_in_place() {
     old.execute("UPDATE meta SET value = 7 WHERE key = 'generation'", [])
         .unwrap();
     drop(old);
-    let mut s = Store::open(&root).unwrap();
+    let mut s = open(&root);
     assert!(s.take_warnings().is_empty());
     assert_eq!(s.generation().unwrap(), 7, "kept");
     s.cache_runners("k", 7, &["pytest".into()]).unwrap();
@@ -618,34 +1085,38 @@ fn an_older_schema_is_migrated_in_place() {
 fn ignore_rules_nest_like_git() {
     let dir = tempfile::tempdir().unwrap();
     let top = dir.path().canonicalize().unwrap();
-    // The repository's top ignores *.bak; the workspace is its `app/` directory.
+    // The repository's top ignores *.log; the workspace is its `app/` directory.
     std::fs::create_dir_all(top.join(".git/info")).unwrap();
-    std::fs::write(top.join(".git/info/exclude"), "secret.txt\n").unwrap();
-    std::fs::write(top.join(".gitignore"), "*.bak\n").unwrap();
+    std::fs::write(top.join(".git/info/exclude"), "dist/\nsecret.txt\n").unwrap();
+    std::fs::write(top.join(".gitignore"), "*.log\n").unwrap();
     let root = top.join("app");
     std::fs::create_dir_all(root.join("sub/deeper")).unwrap();
+    std::fs::create_dir_all(root.join("dist")).unwrap();
     std::fs::write(root.join("main.py"), "x\n").unwrap();
-    std::fs::write(root.join("sub/.gitignore"), "*.tmp\n!keep.tmp\n").unwrap();
-    let mut s = Store::open(&root).unwrap();
+    std::fs::write(root.join("sub/.gitignore"), "*.swp\n!keep.swp\n").unwrap();
+    let mut s = open(&root);
     let g = s.scan().unwrap();
-    for ignored in ["a.bak", "secret.txt", "sub/x.tmp", "sub/deeper/y.tmp"] {
-        std::fs::write(root.join(ignored), "x").unwrap();
-        assert_eq!(s.scan().unwrap(), g, "{ignored} is ignored");
+    // Output names, ignored by the rules above the root, below it, or in info/exclude.
+    for output in ["a.log", "dist/bundle.js", "sub/x.swp", "sub/deeper/y.swp"] {
+        std::fs::write(root.join(output), "x").unwrap();
+        assert_eq!(s.scan().unwrap(), g, "{output} is ignored output");
     }
-    std::fs::write(root.join("x.tmp"), "x").unwrap();
+    std::fs::write(root.join("x.swp"), "x").unwrap();
     assert_eq!(s.scan().unwrap(), g + 1, "sub/.gitignore covers only sub/");
-    std::fs::write(root.join("sub/keep.tmp"), "x").unwrap();
+    std::fs::write(root.join("sub/keep.swp"), "x").unwrap();
     assert_eq!(s.scan().unwrap(), g + 2, "a negated pattern re-includes");
+    std::fs::write(root.join("secret.txt"), "x").unwrap();
+    assert_eq!(s.scan().unwrap(), g + 3, "an ignored input is an input");
 }
 
 #[test]
 fn a_database_without_the_tables_its_version_says_is_moved_aside() {
     let (_d, root) = workspace();
-    drop(Store::open(&root).unwrap());
+    drop(open(&root));
     let conn = rusqlite::Connection::open(root.join(".pith/state.db")).unwrap();
     conn.execute_batch("DROP TABLE detected").unwrap();
     drop(conn);
-    let mut s = Store::open(&root).unwrap();
+    let mut s = open(&root);
     let w = s.take_warnings();
     assert!(
         w.len() == 1 && w[0].contains("tables its version says"),

@@ -1,9 +1,14 @@
-//! The workspace walk behind a scan: every file git would see (tracked and untracked-not-ignored:
-//! `.gitignore` and `.ignore` at every level, `.git/info/exclude`, the global excludes, and the
-//! `.gitignore` files of directories above the root inside the repository), skipping `.git/`,
-//! `.pith/`, tool caches and generated directories. Directories are shared among threads; each
-//! file is stat'ed relative to its directory's descriptor (no path lookup), which is most of
-//! what a scan of an unchanged workspace costs.
+//! The workspace walk behind a scan: every file a test could read, which is more than git sees:
+//! an ignored `.env`, `local_settings.py` or `fixtures/data.json` is an input too. Skipped are
+//! `.git/`, `.pith/`, tool caches and generated directories (tagged, or beside the build file
+//! whose tool writes them), dependency trees (virtualenvs, `node_modules/`: the walk reports
+//! them and `environment` fingerprints them instead), and — only when ignored (`.gitignore` and
+//! `.ignore` at every level, `.git/info/exclude`, the global excludes, and the `.gitignore`
+//! files of directories above the root inside the repository) — what builds, test runs,
+//! editors and package managers write ([`OUTPUT_DIRS`], [`is_output_file`]), so a run's own
+//! output never counts as a change. Directories are shared among threads; each file is stat'ed
+//! relative to its directory's descriptor (no path lookup), which is most of what a scan of an
+//! unchanged workspace costs.
 
 use std::fs::{FileType, Metadata};
 use std::path::{Path, PathBuf};
@@ -22,10 +27,74 @@ pub(crate) const SKIP_DIRS: &[&str] = &[
     "__pycache__",
     "node_modules",
 ];
-/// Files whose presence marks a directory as generated: a cache (cargo's `target/`,
-/// `.pytest_cache/`, per the Cache Directory Tagging convention), a virtualenv, a CMake build
-/// directory.
-pub(crate) const GENERATED_MARKERS: &[&str] = &["CACHEDIR.TAG", "pyvenv.cfg", "CMakeCache.txt"];
+/// Entries whose presence marks a directory as generated: a cache (cargo's `target/`,
+/// `.pytest_cache/`, per the Cache Directory Tagging convention), a virtualenv (`pyvenv.cfg`;
+/// a conda environment's `conda-meta/`), a CMake build directory.
+pub(crate) const GENERATED_MARKERS: &[&str] =
+    &["CACHEDIR.TAG", "pyvenv.cfg", "conda-meta", "CMakeCache.txt"];
+/// Markers among [`GENERATED_MARKERS`] of a Python environment, which tests import from.
+const ENVIRONMENT_MARKERS: &[&str] = &["pyvenv.cfg", "conda-meta"];
+/// Ignored directories that hold what a tool wrote, not what a test reads: build and coverage
+/// output, tool and editor caches and settings, installed dependencies (their lockfiles are
+/// files of the workspace; what an install changes is fingerprinted apart). Inputs written there
+/// by hand would be missed, so only ignored directories of these names are skipped: a tracked
+/// `build/` or `coverage/` (the coverage.py repository's package) is source.
+const OUTPUT_DIRS: &[&str] = &[
+    // build and packaging output
+    "build",
+    "dist",
+    "out",
+    "_build",
+    ".build",
+    ".eggs",
+    "dist-newstyle",
+    ".stack-work",
+    "DerivedData",
+    // coverage and test reports
+    "coverage",
+    "htmlcov",
+    ".nyc_output",
+    "TestResults",
+    ".benchmarks",
+    // tool caches and the scratch files runs leave
+    ".cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytype",
+    ".pyre",
+    ".tox",
+    ".nox",
+    ".next",
+    ".nuxt",
+    ".svelte-kit",
+    ".turbo",
+    ".parcel-cache",
+    ".angular",
+    ".gradle",
+    ".kotlin",
+    ".dart_tool",
+    ".terraform",
+    "tmp",
+    "temp",
+    "log",
+    "logs",
+    // editors
+    ".idea",
+    ".vscode",
+    ".vs",
+    ".fleet",
+    // installed dependencies
+    "vendor",
+    "bower_components",
+    "jspm_packages",
+    ".yarn",
+    ".pnpm-store",
+    ".bundle",
+    "Pods",
+];
+/// Ignored directories of these names are virtualenvs even without a `pyvenv.cfg` (one made by
+/// an old `virtualenv`).
+const VENV_NAMES: &[&str] = &[".venv", "venv"];
 /// Build files, and the output directories beside them that their tool writes (tests run by
 /// pith among what it writes): Maven's `target/`, Gradle's `build/` and `.gradle/`, .NET's
 /// `bin/` and `obj/`. Neither tags its output, and a project without a `.gitignore` would see
@@ -82,6 +151,48 @@ fn build_outputs<'a>(names: impl Iterator<Item = &'a std::ffi::OsStr>) -> Vec<&'
         }
     }
     out
+}
+
+/// Whether an ignored file of this name is one a tool writes (coverage data, logs, compiled
+/// bytecode, editor swap files, lint caches) rather than one a test reads.
+fn is_output_file(name: &str) -> bool {
+    const EXACT: &[&str] = &[
+        ".coverage",
+        "coverage.xml",
+        "coverage.json",
+        "coverage.out",
+        "lcov.info",
+        "nohup.out",
+        ".DS_Store",
+        "Thumbs.db",
+        ".eslintcache",
+        ".stylelintcache",
+        ".phpunit.result.cache",
+    ];
+    const SUFFIXES: &[&str] = &[
+        ".log",
+        ".pyc",
+        ".pyo",
+        ".swp",
+        ".swo",
+        ".swx",
+        "~",
+        ".tsbuildinfo",
+        ".lcov",
+    ];
+    EXACT.contains(&name)
+        || name.starts_with(".coverage.")
+        || name.starts_with(".#")
+        || SUFFIXES.iter().any(|s| name.ends_with(s))
+}
+
+/// A dependency tree the walk does not enter, whose state the environment fingerprints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tree {
+    /// A virtualenv or conda environment.
+    Venv,
+    /// A `node_modules/` directory.
+    NodeModules,
 }
 
 /// One file the walk found.
@@ -198,6 +309,8 @@ struct Job {
     /// Workspace-relative with a trailing `/`, `""` for the root.
     prefix: String,
     rules: Option<Arc<Rules>>,
+    /// The directory is ignored (so is all it holds: git cannot re-include below it).
+    ignored: bool,
 }
 
 struct Queue {
@@ -206,14 +319,19 @@ struct Queue {
     wake: Condvar,
 }
 
-/// Walks `root` on several threads, calling `visit` for every file (and symlink) kept.
-/// `wanted(rel)` prunes the walk to part of the tree (a directory is entered when it or a
-/// path under it is wanted).
-pub(crate) fn walk(
-    root: &Path,
-    wanted: &(dyn Fn(&str) -> bool + Sync),
-    visit: &(dyn Fn(Found<'_>) + Sync),
-) {
+/// What a walk calls back with.
+pub(crate) struct Visitor<'a> {
+    /// Prunes the walk to part of the tree (a directory is entered when it or a path under it
+    /// is wanted).
+    pub wanted: &'a (dyn Fn(&str) -> bool + Sync),
+    /// Every file (and symlink) kept.
+    pub file: &'a (dyn Fn(Found<'_>) + Sync),
+    /// Every dependency tree met (workspace-relative), which the walk does not enter.
+    pub tree: &'a (dyn Fn(&str, Tree) + Sync),
+}
+
+/// Walks `root` on several threads, calling `v` back.
+pub(crate) fn walk(root: &Path, v: &Visitor<'_>) {
     let base = Base::load(root);
     let queue = Queue {
         state: Mutex::new((
@@ -221,6 +339,7 @@ pub(crate) fn walk(
                 abs: root.to_path_buf(),
                 prefix: String::new(),
                 rules: None,
+                ignored: false,
             }],
             0,
         )),
@@ -229,18 +348,13 @@ pub(crate) fn walk(
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
     std::thread::scope(|s| {
         for _ in 1..threads {
-            s.spawn(|| work(&queue, &base, wanted, visit));
+            s.spawn(|| work(&queue, &base, v));
         }
-        work(&queue, &base, wanted, visit);
+        work(&queue, &base, v);
     });
 }
 
-fn work(
-    queue: &Queue,
-    base: &Base,
-    wanted: &(dyn Fn(&str) -> bool + Sync),
-    visit: &(dyn Fn(Found<'_>) + Sync),
-) {
+fn work(queue: &Queue, base: &Base, v: &Visitor<'_>) {
     loop {
         let job = {
             let Ok(mut st) = queue.state.lock() else {
@@ -264,7 +378,7 @@ fn work(
             queue.wake.notify_all();
             return;
         };
-        let children = read(&job, base, wanted, visit);
+        let children = read(&job, base, v);
         if let Ok(mut st) = queue.state.lock() {
             st.0.extend(children);
             st.1 -= 1;
@@ -274,12 +388,7 @@ fn work(
 }
 
 /// Reads one directory: visits its files, returns its subdirectories to read.
-fn read(
-    job: &Job,
-    base: &Base,
-    wanted: &(dyn Fn(&str) -> bool + Sync),
-    visit: &(dyn Fn(Found<'_>) + Sync),
-) -> Vec<Job> {
+fn read(job: &Job, base: &Base, v: &Visitor<'_>) -> Vec<Job> {
     let Ok(entries) = std::fs::read_dir(&job.abs) else {
         return Vec::new();
     };
@@ -288,6 +397,9 @@ fn read(
     let names: Vec<std::ffi::OsString> = entries.iter().map(|e| e.file_name()).collect();
     let has = |n: &str| names.iter().any(|e| e == n);
     if !is_root && GENERATED_MARKERS.iter().any(|m| has(m)) {
+        if ENVIRONMENT_MARKERS.iter().any(|m| has(m)) {
+            (v.tree)(job.prefix.trim_end_matches('/'), Tree::Venv);
+        }
         return Vec::new();
     }
     let rules = if has(".gitignore") || has(".ignore") {
@@ -311,30 +423,46 @@ fn read(
         };
         rel.truncate(job.prefix.len());
         rel.push_str(&name.to_string_lossy());
-        if !wanted(&rel) {
+        if !(v.wanted)(&rel) {
             continue;
         }
         if ft.is_dir() {
-            if SKIP_DIRS.iter().any(|s| name == *s)
-                || outputs.iter().any(|o| name == *o)
-                || ignored(rules.as_ref(), base, &rel, true)
-            {
+            if name == "node_modules" {
+                (v.tree)(&rel, Tree::NodeModules);
                 continue;
+            }
+            if SKIP_DIRS.iter().any(|s| name == *s) || outputs.iter().any(|o| name == *o) {
+                continue;
+            }
+            let ignored = job.ignored || ignored(rules.as_ref(), base, &rel, true);
+            if ignored {
+                if VENV_NAMES.iter().any(|n| name == *n) {
+                    (v.tree)(&rel, Tree::Venv);
+                    continue;
+                }
+                let s = name.to_string_lossy();
+                if OUTPUT_DIRS.contains(&s.as_ref()) || s.ends_with(".egg-info") {
+                    continue;
+                }
             }
             children.push(Job {
                 abs: job.abs.join(name),
                 prefix: format!("{rel}/"),
                 rules: rules.clone(),
+                ignored,
             });
         } else if ft.is_file() || ft.is_symlink() {
-            if ignored(rules.as_ref(), base, &rel, false) {
+            // Only a name tools write needs the ignore rules' verdict.
+            if is_output_file(&name.to_string_lossy())
+                && (job.ignored || ignored(rules.as_ref(), base, &rel, false))
+            {
                 continue;
             }
             // Relative to the directory's descriptor: no path lookup.
             let Ok(meta) = e.metadata() else {
                 continue;
             };
-            visit(Found {
+            (v.file)(Found {
                 rel: &rel,
                 meta,
                 file_type: ft,

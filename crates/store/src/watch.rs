@@ -130,8 +130,20 @@ impl Watcher {
         let n = self.next_cookie.fetch_add(1, Ordering::Relaxed);
         let name = format!("{COOKIE}{}-{n}", std::process::id());
         let path = self.root.join(crate::STATE_DIR).join(&name);
-        let synced = std::fs::write(&path, b"").is_ok() && self.wait_for(&name);
-        let _ = std::fs::remove_file(&path);
+        // Never through a link: `.pith` must be the workspace's own directory, and the cookie
+        // a new file.
+        let state_is_dir = std::fs::symlink_metadata(path.parent().unwrap_or(&self.root))
+            .is_ok_and(|m| m.is_dir());
+        let written = state_is_dir
+            && std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+                .is_ok();
+        let synced = written && self.wait_for(&name);
+        if written {
+            let _ = std::fs::remove_file(&path);
+        }
         let mut dirty = self.take();
         if !synced {
             dirty.full = true;
@@ -209,7 +221,7 @@ fn relevant(
         let dir = root.join(first);
         if crate::walk::GENERATED_MARKERS
             .iter()
-            .any(|m| dir.join(m).is_file())
+            .any(|m| dir.join(m).symlink_metadata().is_ok())
             || crate::walk::is_build_output(root, first)
         {
             generated.insert(first.to_owned());

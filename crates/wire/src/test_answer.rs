@@ -22,6 +22,10 @@ const CLUSTERS: usize = 5;
 /// A cluster's representative message is cut here: it names the cause, the shown failures
 /// carry full messages.
 const CLUSTER_ERROR_CHARS: usize = 120;
+/// A `reason` is one line; an adapter's own words (a runner's summary) are cut here.
+const REASON_CHARS: usize = 240;
+/// Projects listed in `runs` at most.
+const RUNS_SHOWN: usize = 6;
 /// Build errors shown; the rest are counted.
 const BUILD_ERRORS: usize = 5;
 
@@ -71,9 +75,13 @@ pub struct TestAnswer {
     pub reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tail: Option<String>,
-    /// Per-runner results, only when more than one runner ran.
+    /// Per-project results, only when more than one project ran: every one up to
+    /// [`RUNS_SHOWN`], beyond that the ones not green first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub runs: Vec<RunOut>,
+    /// Projects that ran and are not in `runs`.
+    #[serde(skip_serializing_if = "crate::is_zero")]
+    pub more_runs: usize,
 }
 
 #[derive(Debug, Default, Clone, Serialize)]
@@ -192,11 +200,23 @@ pub fn test_answer(report: &Report) -> TestAnswer {
     }
     let all_failures: Vec<&Failure> = runs.iter().flat_map(|r| &r.failures).collect();
     let build_errors = dedup_build_errors(runs.iter().flat_map(|r| &r.build_errors));
+    // A project without tests beside projects that ran some does not make the verdict (see
+    // `Report::status`), so its words are not the answer's either.
+    let status = report.status();
+    let speaks = |r: &&Run| status == Status::NoTestsRan || r.status() != Status::NoTestsRan;
+    // Several projects of one runner say the same thing once (`lacks` of two plain-cargo
+    // workspaces is one `isolation`).
     let joined = |f: fn(&Run) -> Option<&String>| {
-        let parts: Vec<&str> = runs
+        let mut parts: Vec<&str> = Vec::new();
+        for p in runs
             .iter()
+            .filter(speaks)
             .filter_map(|r| f(r).map(String::as_str))
-            .collect();
+        {
+            if !parts.contains(&p) {
+                parts.push(p);
+            }
+        }
         (!parts.is_empty()).then(|| parts.join("\n"))
     };
     let mut answer = TestAnswer {
@@ -234,22 +254,30 @@ pub fn test_answer(report: &Report) -> TestAnswer {
         more_failures: 0,
         reason: {
             let doubts: Vec<String> = runs.iter().filter_map(Run::doubt).collect();
-            (!doubts.is_empty()).then(|| doubts.join("; "))
+            (!doubts.is_empty()).then(|| cut(&doubts.join("; "), REASON_CHARS))
         },
         tail: joined(|r| r.tail.as_ref()),
-        runs: if runs.len() > 1 {
-            runs.iter()
-                .map(|r| RunOut {
-                    runner: r.runner.clone(),
-                    dir: r.dir.clone(),
-                    status: r.status().name(),
-                    counts: Counts::of(r).settle(),
-                })
-                .collect()
-        } else {
-            Vec::new()
-        },
+        runs: Vec::new(),
+        more_runs: 0,
     };
+    if runs.len() > 1 {
+        // Beyond the cap, the projects that are not green come first; order is kept otherwise.
+        let mut order: Vec<&Run> = runs.iter().collect();
+        if order.len() > RUNS_SHOWN {
+            order.sort_by_key(|r| r.status().is_green() || r.status() == Status::NoTestsRan);
+        }
+        answer.more_runs = order.len().saturating_sub(RUNS_SHOWN);
+        answer.runs = order
+            .into_iter()
+            .take(RUNS_SHOWN)
+            .map(|r| RunOut {
+                runner: r.runner.clone(),
+                dir: r.dir.clone(),
+                status: r.status().name(),
+                counts: Counts::of(r).settle(),
+            })
+            .collect();
+    }
     shape_failures(&mut answer, &all_failures);
     answer
 }
@@ -299,6 +327,7 @@ fn unchanged_answer(generation: u64, u: &RunSummary) -> TestAnswer {
         reason: None,
         tail: None,
         runs: Vec::new(),
+        more_runs: 0,
     }
 }
 
@@ -457,7 +486,14 @@ fn cut(s: &str, max: usize) -> String {
     }
 }
 
+/// The bytes the failure budget bounds: all but the raw tail and the per-project list, which
+/// have bounds of their own (the number of projects is the workspace's, not the failures').
 fn size(answer: &TestAnswer) -> usize {
     let tail = answer.tail.as_ref().map_or(0, String::len);
-    crate::to_json(answer).len() - tail
+    let runs = if answer.runs.is_empty() {
+        0
+    } else {
+        crate::to_json(&answer.runs).len() + ",\"runs\":".len()
+    };
+    crate::to_json(answer).len() - tail - runs
 }

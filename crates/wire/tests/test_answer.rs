@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use pith_model::{BuildError, Failure, Frame, Phase, Report, Run, Status};
+use pith_model::{BuildError, Exit, ExitMeaning, Failure, Frame, Phase, Report, Run, Status};
 use pith_wire::{
     test_answer, to_json, GREEN_BUDGET, MANY_FAILURES_BUDGET, ONE_CAUSE_BUDGET, ONE_FAILURE_BUDGET,
 };
@@ -50,6 +50,83 @@ fn green() {
     let json = render(&report(run, 16.24));
     insta::assert_snapshot!(json, @r#"{"status":"TestsPassed","runner":"pytest","passed":765,"skipped":3,"durationS":16.2}"#);
     assert!(json.len() <= GREEN_BUDGET);
+}
+
+#[test]
+fn a_runner_that_says_red_without_a_failing_test_is_runner_failed_with_its_reason() {
+    let run = Run {
+        passed: 3,
+        exit: Some(Exit::new(1, ExitMeaning::Failed)),
+        tail: Some("FAIL Required test coverage of 90% not reached. Total coverage: 62.50%".into()),
+        ..Run::new("pytest")
+    };
+    let json = render(&report(run, 1.94));
+    insta::assert_snapshot!(json, @r#"{"status":"RunnerFailed","runner":"pytest","passed":3,"durationS":1.9,"reason":"pytest exited 1 though no test failed","tail":"FAIL Required test coverage of 90% not reached. Total coverage: 62.50%"}"#);
+
+    let stopped = Run {
+        selected: Some(3),
+        passed: 1,
+        exit: Some(Exit::new(0, ExitMeaning::Passed)),
+        ..Run::new("jest")
+    };
+    let json = render(&report(stopped, 0.5));
+    insta::assert_snapshot!(json, @r#"{"status":"RunnerFailed","runner":"jest","selected":3,"passed":1,"durationS":0.5,"reason":"2 of 3 selected tests never reported; jest exited 0"}"#);
+}
+
+#[test]
+fn several_projects_of_one_runner_are_named_once_and_told_apart_by_dir() {
+    let a = Run {
+        passed: 1,
+        dir: Some("a".into()),
+        ..Run::new("pytest")
+    };
+    let b = Run {
+        passed: 1,
+        failed: 1,
+        dir: Some("b".into()),
+        failures: vec![Failure {
+            test: "b/t.py::x".into(),
+            message: "AssertionError".into(),
+            frames: vec![frame("b/t.py", 3, None)],
+            ..Failure::default()
+        }],
+        ..Run::new("pytest")
+    };
+    let json = to_json(&test_answer(&Report {
+        runs: vec![a, b],
+        duration: Duration::from_secs(1),
+        ..Report::default()
+    }));
+    insta::assert_snapshot!(json, @r#"{"status":"TestsFailed","runner":"pytest","passed":2,"failed":1,"durationS":1.0,"failures":[{"test":"b/t.py::x","message":"AssertionError","frames":["b/t.py:3"]}],"runs":[{"runner":"pytest","dir":"a","status":"TestsPassed","passed":1},{"runner":"pytest","dir":"b","status":"TestsFailed","passed":1,"failed":1}]}"#);
+}
+
+#[test]
+fn many_projects_list_the_ones_not_green_first_and_count_the_rest() {
+    let mut runs: Vec<Run> = (0..8)
+        .map(|i| Run {
+            passed: 1,
+            dir: Some(format!("mod{i}")),
+            ..Run::new("go")
+        })
+        .collect();
+    // A module without tests says why on its own account; that is not the answer's tail.
+    runs.push(Run {
+        dir: Some("assets".into()),
+        tail: Some("no packages to test".into()),
+        ..Run::new("go")
+    });
+    runs[6].failed = 1;
+    runs[6].failures.push(Failure {
+        test: "m/mod6.TestX".into(),
+        message: "boom".into(),
+        ..Failure::default()
+    });
+    let json = to_json(&test_answer(&Report {
+        runs,
+        duration: Duration::from_secs(2),
+        ..Report::default()
+    }));
+    insta::assert_snapshot!(json, @r#"{"status":"TestsFailed","runner":"go","passed":8,"failed":1,"durationS":2.0,"failures":[{"test":"m/mod6.TestX","message":"boom"}],"runs":[{"runner":"go","dir":"mod6","status":"TestsFailed","passed":1,"failed":1},{"runner":"go","dir":"mod0","status":"TestsPassed","passed":1},{"runner":"go","dir":"mod1","status":"TestsPassed","passed":1},{"runner":"go","dir":"mod2","status":"TestsPassed","passed":1},{"runner":"go","dir":"mod3","status":"TestsPassed","passed":1},{"runner":"go","dir":"mod4","status":"TestsPassed","passed":1}],"moreRuns":3}"#);
 }
 
 /// Five distinct failures, each with the same source line on its deepest frame.

@@ -114,17 +114,41 @@ pub fn pith(root: &Path, args: &[&str]) -> Answer {
 
 /// Runs `pith test --root ROOT ARGS...` from `cwd`.
 pub fn pith_in(cwd: &Path, root: &Path, args: &[&str]) -> Answer {
-    let out = Command::new(env!("CARGO_BIN_EXE_pith"))
-        .arg("test")
+    let out = pith_command(cwd, root, args).output().expect("run pith");
+    answer_of(out, root)
+}
+
+/// `pith test --root ROOT ARGS...` from `cwd`, with the harness's cache and cargo target dir.
+pub fn pith_command(cwd: &Path, root: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pith"));
+    cmd.arg("test")
         .arg("--root")
         .arg(root)
         .args(args)
         .current_dir(cwd)
         .env("CARGO_TARGET_DIR", shared_target())
-        .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"))
-        .output()
-        .expect("run pith");
-    answer_of(out, root)
+        .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"));
+    cmd
+}
+
+/// [`pith`] with `env` set on top of the harness's environment and `unset` removed from it:
+/// the caller's environment is the tests', so it is set on pith's process only.
+pub fn pith_with(root: &Path, args: &[&str], env: &[(&str, &str)], unset: &[&str]) -> Answer {
+    let mut cmd = pith_command(root, root, args);
+    for k in unset {
+        cmd.env_remove(k);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    answer_of(cmd.output().expect("run pith"), root)
+}
+
+/// The strings of a JSON list (none when it is absent), in order.
+pub fn strings(v: &serde_json::Value) -> Vec<&str> {
+    v.as_array()
+        .map(|a| a.iter().filter_map(|x| x.as_str()).collect())
+        .unwrap_or_default()
 }
 
 /// A finished `pith` process's answer: exactly one line on stdout, clean (see
@@ -184,10 +208,7 @@ pub fn assert_reruns_only(
 }
 
 fn sorted_strings(v: &serde_json::Value) -> Vec<&str> {
-    let mut out: Vec<&str> = v
-        .as_array()
-        .map(|a| a.iter().filter_map(|x| x.as_str()).collect())
-        .unwrap_or_default();
+    let mut out = strings(v);
     out.sort_unstable();
     out
 }

@@ -21,8 +21,12 @@ pub struct Artifact {
     pub binary_id: String,
     /// Set for executables (test binaries, bins, examples).
     pub executable: Option<PathBuf>,
-    /// Built with the test harness (`profile.test`).
+    /// Built for testing (`profile.test`; a `harness = false` target too).
     pub test: bool,
+    /// The target's doc comments are tested (`cargo test --doc`): libraries only.
+    pub doctest: bool,
+    /// The target's root source file.
+    pub src_path: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -118,6 +122,10 @@ struct Target {
     kind: Vec<String>,
     #[serde(default)]
     name: String,
+    #[serde(default)]
+    doctest: bool,
+    #[serde(default)]
+    src_path: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -169,20 +177,41 @@ pub fn is_message(line: &str) -> bool {
     t.starts_with('{') && t.contains("\"reason\"")
 }
 
+/// Compiler errors kept at most: a broken macro can emit thousands, an answer shows a few.
+const MAX_ERRORS: usize = 1000;
+
 /// Reads every cargo message in `out`, skipping everything else.
 pub fn parse(out: &str) -> Messages {
     let mut m = Messages::default();
-    for line in out.lines().filter(|l| is_message(l)) {
+    for line in out.lines() {
+        m.line(line);
+    }
+    m
+}
+
+impl Messages {
+    /// One line of cargo's stdout: read when it is one of cargo's messages. Returns whether
+    /// it was.
+    pub fn line(&mut self, line: &str) -> bool {
+        if !is_message(line) {
+            return false;
+        }
         let Ok(msg) = serde_json::from_str::<Msg>(line.trim()) else {
-            continue;
+            return false;
         };
-        m.any = true;
+        self.any = true;
+        self.take(msg);
+        true
+    }
+
+    fn take(&mut self, msg: Msg) {
+        let m = self;
         match msg.reason.as_str() {
             "compiler-artifact" => {
                 let (Some(id), Some(manifest), Some(target)) =
                     (&msg.package_id, &msg.manifest_path, &msg.target)
                 else {
-                    continue;
+                    return;
                 };
                 let package = package_name(id, manifest);
                 let kind = TargetKind::from_kinds(&target.kind);
@@ -198,15 +227,20 @@ pub fn parse(out: &str) -> Messages {
                     target: target.name.clone(),
                     executable: msg.executable.as_deref().map(PathBuf::from),
                     test: msg.profile.as_ref().is_some_and(|p| p.test),
+                    doctest: kind == TargetKind::Lib && target.doctest,
+                    src_path: target.src_path.as_deref().map(PathBuf::from),
                 };
                 if !m.artifacts.contains(&art) {
                     m.artifacts.push(art);
                 }
             }
             "compiler-message" => {
-                let Some(rm) = msg.message else { continue };
-                if rm.level != "error" || rm.message.starts_with("aborting due to") {
-                    continue;
+                let Some(rm) = msg.message else { return };
+                if rm.level != "error"
+                    || rm.message.starts_with("aborting due to")
+                    || m.errors.len() >= MAX_ERRORS
+                {
+                    return;
                 }
                 let mut spans = Vec::new();
                 let primary = rm.spans.iter().find(|s| s.is_primary).or(rm.spans.first());
@@ -244,7 +278,6 @@ pub fn parse(out: &str) -> Messages {
             _ => {}
         }
     }
-    m
 }
 
 /// The package name from a package id: `path+file:///ws/crates/a#0.1.0` (name = last path

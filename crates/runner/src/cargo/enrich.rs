@@ -81,7 +81,7 @@ pub(super) fn frames(ctx: &Context<'_>, cargo: &Path, run: &mut Run, artifacts: 
             None => jobs.push((art, vec![id.test])),
         }
     }
-    let outputs: Vec<Option<String>> = std::thread::scope(|s| {
+    let outputs: Vec<Option<Vec<libtest::Block>>> = std::thread::scope(|s| {
         let handles: Vec<_> = jobs
             .iter()
             .map(|(art, names)| s.spawn(move || rerun(cargo, art, names, deadline, ctx.cancel)))
@@ -92,9 +92,9 @@ pub(super) fn frames(ctx: &Context<'_>, cargo: &Path, run: &mut Run, artifacts: 
             .collect()
     });
     let mut again: HashMap<String, Again> = HashMap::new();
-    for ((art, names), stdout) in jobs.iter().zip(outputs) {
-        if let Some(stdout) = stdout {
-            again.extend(read(ctx, art, names, &stdout));
+    for ((art, names), blocks) in jobs.iter().zip(outputs) {
+        if let Some(blocks) = blocks {
+            again.extend(read(ctx, art, names, blocks));
         }
     }
     merge(&mut run.failures, &again);
@@ -117,6 +117,7 @@ fn panics_in_own_body(ctx: &Context<'_>, sources: &mut Sources, f: &Failure) -> 
     };
     let name = id.test.rsplit("::").next().unwrap_or(&id.test);
     let lines = sources.0.entry(file.to_owned()).or_insert_with(|| {
+        // A frame's file is relative to the workspace root, not to the Cargo project.
         let text = std::fs::read_to_string(ctx.root.join(file)).ok()?;
         Some(text.lines().map(str::to_owned).collect())
     });
@@ -156,7 +157,7 @@ fn select(failures: &[Failure]) -> Vec<usize> {
         .enumerate()
         .filter(|(_, f)| {
             f.kind.as_deref() == Some("panic")
-                && TestId::parse(&f.test).is_some_and(|id| !id.is_doc())
+                && TestId::parse(&f.test).is_some_and(|id| !id.is_doc() && !id.is_whole())
         })
         .map(|(i, _)| i)
         .collect();
@@ -180,15 +181,15 @@ fn select(failures: &[Failure]) -> Vec<usize> {
 
 /// Runs `names` of one test binary with backtraces, as cargo would run it: cwd the package
 /// directory, cargo's runtime variables set. libtest's default capture prints each failed
-/// test's output (panic and backtrace) in its `---- NAME stdout ----` section. Its stdout,
-/// when it ran to its end.
+/// test's output (panic and backtrace) in its `---- NAME stdout ----` section. Its blocks, read
+/// line by line, when it ran to its end.
 fn rerun(
     cargo: &Path,
     art: &Artifact,
     names: &[String],
     deadline: Instant,
     cancel: Option<&AtomicBool>,
-) -> Option<String> {
+) -> Option<Vec<libtest::Block>> {
     let exe = art.executable.as_deref()?;
     let mut cmd = crate::base_command(exe, &art.package_dir);
     super::set_env(&mut cmd);
@@ -202,15 +203,24 @@ fn rerun(
         cmd.env("CARGO_PKG_VERSION", v);
     }
     cmd.arg("--exact").args(names);
-    let cap = process::run(cmd, deadline, cancel).ok()?;
-    matches!(cap.end, End::Exited(_)).then(|| cap.stdout_str())
+    let mut parser = libtest::Parser::new();
+    let cap = process::run_lines(cmd, deadline, cancel, &mut |l| {
+        parser.line(&String::from_utf8_lossy(l));
+    })
+    .ok()?;
+    matches!(cap.end, End::Exited(_)).then(|| parser.finish().blocks)
 }
 
 /// The panics among `names` in one binary's re-run output, by test id.
-fn read(ctx: &Context<'_>, art: &Artifact, names: &[String], stdout: &str) -> Vec<(String, Again)> {
+fn read(
+    ctx: &Context<'_>,
+    art: &Artifact,
+    names: &[String],
+    blocks: Vec<libtest::Block>,
+) -> Vec<(String, Again)> {
     let pkg_dir = Some(art.package_dir.as_path());
     let mut out = Vec::new();
-    for block in libtest::parse(stdout) {
+    for block in blocks {
         for (name, outcome) in &block.results {
             if *outcome != Outcome::Failed || !names.contains(name) {
                 continue;

@@ -1,6 +1,12 @@
 //! `cargo nextest run` with a tool config that adds a `pith` profile (inheriting the user's
 //! default profile) writing a JUnit report into the scratch directory. The project is never
-//! edited.
+//! edited. The report is read in bounded memory ([`xmlcut`]); cargo's JSON messages on stdout
+//! line by line.
+//!
+//! The report keeps passing tests' output too: a libtest test that reported no result before
+//! its process exited 0 (`std::process::exit(0)` in a test) passed for nextest, yet what came
+//! after the exit never ran, so it is a failure here, as the binary's death is under plain
+//! `cargo test`.
 //!
 //! What nextest does at pith's deadline (observed with nextest 0.9.151): each test runs in its
 //! own process group, so pith's SIGTERM reaches nextest (and cargo) but not the test; nextest
@@ -13,34 +19,62 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use pith_model::{Failure, Run, Status};
+use pith_model::{Exit, ExitMeaning, Failure, Run, Status};
 
-use super::{diag, TestId};
+use super::{diag, xmlcut, TestId};
 use crate::junit;
 use crate::process::{Captured, End};
 use crate::{text, Context, RunnerError};
 
-/// nextest's exit codes (nextest-metadata's `NextestExitCode`).
+/// nextest's exit codes (nextest-metadata 0.15's `NextestExitCode`; "unknown/unexpected
+/// failures will always result in exit code 1"), plus clap's 2 for a command line it rejects.
 mod exit {
     pub const OK: i32 = 0;
+    pub const USAGE: i32 = 2;
     pub const NO_TESTS_RUN: i32 = 4;
-    pub const RECOMMENDED_VERSION_NOT_MET: i32 = 10;
-    pub const INVALID_FILTERSET: i32 = 94;
     pub const REQUIRED_VERSION_NOT_MET: i32 = 92;
+    pub const INVALID_FILTERSET: i32 = 94;
+    pub const EXPERIMENTAL_FEATURE_NOT_ENABLED: i32 = 95;
+    pub const SETUP_ERROR: i32 = 96;
     pub const TEST_RUN_FAILED: i32 = 100;
     pub const BUILD_FAILED: i32 = 101;
+    pub const CARGO_METADATA_FAILED: i32 = 102;
     pub const TEST_LIST_CREATION_FAILED: i32 = 104;
-    pub const INCOMPLETE_RUN: i32 = 106;
+    pub const SETUP_SCRIPT_FAILED: i32 = 105;
+}
+
+/// What a nextest exit code says about the run.
+fn exit_of(code: i32) -> Exit {
+    let meaning = match code {
+        exit::OK => ExitMeaning::Passed,
+        exit::NO_TESTS_RUN => ExitMeaning::NoTests,
+        exit::TEST_RUN_FAILED
+        | exit::BUILD_FAILED
+        | exit::TEST_LIST_CREATION_FAILED
+        | exit::SETUP_SCRIPT_FAILED
+        | exit::CARGO_METADATA_FAILED => ExitMeaning::Failed,
+        exit::USAGE
+        | exit::INVALID_FILTERSET
+        | exit::EXPERIMENTAL_FEATURE_NOT_ENABLED
+        | exit::SETUP_ERROR
+        | exit::REQUIRED_VERSION_NOT_MET => ExitMeaning::UsageError,
+        _ => ExitMeaning::Other,
+    };
+    Exit::new(code, meaning)
 }
 
 const PROFILE: &str = "pith";
 const NEXTEST_HINT: &str = "update cargo-nextest: cargo install cargo-nextest --locked";
 
+/// The run, the artifacts cargo built, and the `harness = false` binaries nextest found no
+/// test in (it runs only what a binary lists; cargo runs such a binary whole).
+pub(super) type Outcome = (Run, Vec<diag::Artifact>, Vec<String>);
+
 pub(super) fn run(
     ctx: &Context<'_>,
     cargo: &Path,
     selection: Option<&[TestId]>,
-) -> Result<(Run, Vec<diag::Artifact>), RunnerError> {
+) -> Result<Outcome, RunnerError> {
     let scratch = absolute(ctx.scratch);
     let junit_path = scratch.join("nextest-junit.xml");
     let config = scratch.join("nextest-pith.toml");
@@ -56,7 +90,8 @@ pub(super) fn run(
         cmd.args(["nextest", "run", "--workspace", "--no-fail-fast"])
             .arg("--tool-config-file")
             .arg(format!("pith:{}", config.display()))
-            .args(["--profile", PROFILE, "--cargo-message-format", "json"]);
+            .args(["--profile", PROFILE, "--cargo-message-format", "json"])
+            .args(["--color", "never"]);
         if selection.is_some() {
             // A test asked for by id runs even if the profile's default filter leaves it out.
             cmd.arg("--ignore-default-filter");
@@ -64,14 +99,15 @@ pub(super) fn run(
         for id in &ids {
             cmd.arg("-E").arg(filterset(id));
         }
-        let cap = match super::spawn(cmd, ctx, cargo)? {
+        let mut msgs = diag::Messages::default();
+        let cap = match super::spawn_lines(cmd, ctx, cargo, &mut |line: &[u8]| {
+            msgs.line(&String::from_utf8_lossy(line));
+        })? {
             Ok(c) => c,
-            Err(()) => return Ok((super::cargo_missing("nextest"), Vec::new())),
+            Err(()) => return Ok((super::cargo_missing("nextest"), Vec::new(), Vec::new())),
         };
         elapsed += cap.elapsed;
-        let stdout = cap.stdout_str();
         let stderr = cap.stderr_str();
-        let msgs = diag::parse(&stdout);
 
         // nextest refuses a filterset naming a binary id it does not know: those ids are not
         // found, and the rest run again (the build is fresh by then).
@@ -91,22 +127,54 @@ pub(super) fn run(
                     let mut run = Run::new("nextest");
                     run.not_found = not_found;
                     run.duration = elapsed;
-                    return Ok((run, Vec::new()));
+                    return Ok((run, Vec::new(), Vec::new()));
                 }
                 continue;
             }
         }
 
         // A file with no JUnit element in it is no report: judged as a missing one.
-        let report = std::fs::read(&junit_path)
-            .ok()
-            .and_then(|b| junit::read(&String::from_utf8_lossy(&b)).ok());
+        let report = xmlcut::read(&junit_path).and_then(|x: String| junit::read(&x).ok());
         let requested = selection.map(|_| ids.as_slice());
-        let mut run = judge(ctx, &cap, &stderr, &msgs, report.as_ref(), requested);
+        let customs = super::harness_free(&msgs.artifacts);
+        let mut run = judge(
+            ctx,
+            &cap,
+            &stderr,
+            &msgs,
+            report.as_ref(),
+            requested,
+            &customs,
+        );
         not_found.append(&mut run.not_found);
         run.not_found = not_found;
         run.duration = elapsed;
-        return Ok((run, msgs.artifacts));
+        // Binaries nextest listed no test in, when it got to run tests at all.
+        let unseen: Vec<String> = match &report {
+            // Unless nothing ran at all, or the deadline came.
+            Some(r)
+                if selection.is_none()
+                    && !matches!(
+                        run.status,
+                        Some(
+                            Status::TimedOut
+                                | Status::BuildFailed
+                                | Status::CollectionFailed
+                                | Status::RunnerMissing
+                        )
+                    ) =>
+            {
+                let listed: HashSet<&str> = r.cases().map(binary_id).collect();
+                let mut u: Vec<String> = customs
+                    .into_iter()
+                    .filter(|c| !listed.contains(c.as_str()))
+                    .collect();
+                u.sort();
+                u
+            }
+            _ => Vec::new(),
+        };
+        return Ok((run, msgs.artifacts, unseen));
     }
 }
 
@@ -121,7 +189,8 @@ fn tool_config(junit: &Path) -> String {
          \n\
          [profile.{PROFILE}.junit]\n\
          path = {}\n\
-         store-success-output = false\n\
+         # Passing tests' output says whether libtest reported them before they exited.\n\
+         store-success-output = true\n\
          store-failure-output = true\n\
          report-skipped = \"ignored\"\n",
         super::toml_str(junit.as_os_str())
@@ -199,7 +268,7 @@ fn abort_signal(f: &junit::Fault) -> Option<String> {
 }
 
 /// How many tests nextest set out to run: `Starting 3 tests across 1 binary (1 test skipped)`.
-fn starting_count(stderr: &str) -> Option<u32> {
+pub(crate) fn starting_count(stderr: &str) -> Option<u32> {
     stderr.lines().find_map(|l| {
         let rest = l.trim_start().strip_prefix("Starting ")?;
         let (n, rest) = rest.split_once(' ')?;
@@ -209,7 +278,7 @@ fn starting_count(stderr: &str) -> Option<u32> {
 
 /// Tests nextest's own output names as killed by a termination signal:
 /// `     SIGTERM [   5.842s] (2/2) hang tests::sleeps_forever`.
-fn killed_in_stderr(stderr: &str) -> Vec<String> {
+pub(crate) fn killed_in_stderr(stderr: &str) -> Vec<String> {
     let mut out = Vec::new();
     for line in stderr.lines() {
         let t = line.trim();
@@ -238,6 +307,44 @@ fn is_termination(sig: &str) -> bool {
     matches!(sig, "SIGTERM" | "SIGKILL" | "SIGINT" | "SIGHUP")
 }
 
+/// A passing libtest test whose process ended before libtest reported it: its output began
+/// (`running 1 test`) but has no `test result:` line.
+fn stopped_early(case: &junit::Case) -> bool {
+    let out = &case.stdout;
+    out.lines().any(|l| l.starts_with("running "))
+        && !out.lines().any(|l| l.starts_with("test result: "))
+}
+
+/// Where the report's own counts disagree with the cases it lists.
+fn totals_disagree(report: &junit::Report) -> Option<String> {
+    if !report.complete {
+        return Some("nextest's JUnit report is incomplete".to_owned());
+    }
+    for s in &report.suites {
+        let failed = s
+            .cases
+            .iter()
+            .filter(|c| matches!(c.outcome, junit::Outcome::Failed | junit::Outcome::Errored))
+            .count() as u32;
+        let listed = s.cases.len() as u32;
+        if s.tests.is_some_and(|t| t != listed) {
+            return Some(format!(
+                "nextest's report counts {} tests in {}, lists {listed}",
+                s.tests.unwrap_or(0),
+                s.name
+            ));
+        }
+        let declared = s.failures.unwrap_or(0) + s.errors.unwrap_or(0);
+        if (s.failures.is_some() || s.errors.is_some()) && declared != failed {
+            return Some(format!(
+                "nextest's report counts {declared} failures in {}, lists {failed}",
+                s.name
+            ));
+        }
+    }
+    None
+}
+
 fn judge(
     ctx: &Context<'_>,
     cap: &Captured,
@@ -245,9 +352,11 @@ fn judge(
     msgs: &diag::Messages,
     report: Option<&junit::Report>,
     requested: Option<&[TestId]>,
+    customs: &HashSet<String>,
 ) -> Run {
     let mut run = Run::new("nextest");
     run.selected = starting_count(stderr);
+    run.exit = cap.end.code().map(exit_of);
     let killed = matches!(cap.end, End::TimedOut | End::Cancelled);
     let pkg_dirs: HashMap<&str, &Path> = msgs
         .artifacts
@@ -278,6 +387,16 @@ fn judge(
                 let mut f = output_failure(ctx, id, &retry, &retry.stderr, &retry.stdout, pkg_dir);
                 f.flaky = true;
                 run.failures.push(f);
+            }
+            junit::Outcome::Passed if !customs.contains(binary_id(case)) && stopped_early(case) => {
+                run.failed += 1;
+                run.failures.push(Failure {
+                    test: id,
+                    message: "test process exited 0 before libtest reported the test (process::exit in a test?)"
+                        .to_owned(),
+                    kind: Some("exit".to_owned()),
+                    ..Failure::default()
+                });
             }
             junit::Outcome::Passed => {
                 run.passed += 1;
@@ -321,32 +440,31 @@ fn judge(
     if killed && report.is_none() {
         run.running = killed_in_stderr(stderr);
     }
+    if !killed {
+        run.reason = report.and_then(totals_disagree);
+    }
 
     let errors = super::build_errors(ctx, &msgs.errors);
     let build_failed = !errors.is_empty() || msgs.build_success == Some(false);
     run.build_errors = errors;
+    let tail = || super::tail_of(ctx, stderr);
 
     if killed {
         run.status = Some(Status::TimedOut);
-        run.tail = super::tail_of(ctx, stderr);
+        run.tail = tail();
     } else if build_failed || cap.end == End::Exited(exit::BUILD_FAILED) {
         run.status = Some(Status::BuildFailed);
         if run.build_errors.is_empty() {
-            run.tail = super::tail_of(ctx, stderr);
+            run.tail = tail();
         }
     } else {
         match cap.end {
-            End::Exited(
-                exit::OK
-                | exit::NO_TESTS_RUN
-                | exit::TEST_RUN_FAILED
-                | exit::RECOMMENDED_VERSION_NOT_MET
-                | exit::INCOMPLETE_RUN,
-            ) if report.is_some() || cap.end != End::Exited(exit::TEST_RUN_FAILED) => {}
+            End::Exited(exit::OK | exit::NO_TESTS_RUN) => {}
+            End::Exited(exit::TEST_RUN_FAILED) if report.is_some() => {}
             End::Exited(exit::TEST_RUN_FAILED) => {
                 // Failed, but the report is missing: say so rather than guess.
                 run.status = Some(Status::TestsFailed);
-                run.tail = super::tail_of(ctx, stderr);
+                run.tail = tail();
             }
             End::Exited(exit::INVALID_FILTERSET) if requested.is_some() => {
                 // The filterset could not be applied: nothing requested was run.
@@ -355,28 +473,35 @@ fn judge(
                     .iter()
                     .map(|id| id.full.clone())
                     .collect();
-                run.tail = super::tail_of(ctx, stderr);
+                run.tail = tail();
                 return run;
             }
             End::Exited(exit::REQUIRED_VERSION_NOT_MET) => {
                 run.status = Some(Status::RunnerMissing);
                 run.hint = Some(NEXTEST_HINT.to_owned());
-                run.tail = super::tail_of(ctx, stderr);
+                run.tail = tail();
             }
             End::Exited(exit::TEST_LIST_CREATION_FAILED) => {
-                // A test binary could not list its tests: none of them ran.
+                // A test binary could not list its tests (one without libtest's harness that
+                // does not answer `--list`, or that failed doing so): none of them ran.
                 run.status = Some(Status::CollectionFailed);
-                run.tail = super::tail_of(ctx, stderr);
+                run.tail = tail();
+            }
+            End::Exited(exit::CARGO_METADATA_FAILED | exit::SETUP_SCRIPT_FAILED) => {
+                // The project could not be set up to run (a bad manifest, a failing setup
+                // script): no test ran, the output says why.
+                run.status = Some(Status::BuildFailed);
+                run.tail = tail();
             }
             End::Signaled(_) => {
                 run.status = Some(Status::Crashed);
-                run.tail = super::tail_of(ctx, stderr);
+                run.tail = tail();
             }
             _ => {
-                // nextest or cargo could not set the run up (bad manifest, broken config,
-                // failing setup script): no test ran, the output says why.
-                run.status = Some(Status::BuildFailed);
-                run.tail = super::tail_of(ctx, stderr);
+                // nextest itself could not do its job (a configuration it rejects, an internal
+                // error): never green, and its own words say why. `Run::status` judges the
+                // exit against the records.
+                run.tail = tail();
             }
         }
     }
@@ -386,6 +511,9 @@ fn judge(
                 .map_or(Status::Crashed, |s| s.max(Status::Crashed)),
         );
         run.tail = super::tail_of(ctx, &crash_tails.join("\n"));
+    }
+    if run.reason.is_some() && run.tail.is_none() {
+        run.tail = tail();
     }
     if let Some(req) = requested {
         if !killed && !build_failed {

@@ -1,21 +1,51 @@
 //! Plain `cargo test --message-format json`: cargo's JSON messages on stdout interleaved with
-//! libtest's human output, and cargo's `Running`/`Doc-tests` lines on stderr naming each block's
-//! binary in order. One test binary is one process, so a crash or a hang takes its unreported
-//! tests with it; those are named by asking the binary itself (`--list --format terse`).
+//! libtest's human output, and cargo's `Running`/`Doc-tests` lines on stderr naming each
+//! binary in the order it ran, with how it failed. stdout is read line by line, never kept
+//! whole. One test binary is one process, so a crash or a hang takes its unreported tests with
+//! it; those are named by asking the binary itself (`--list --format terse`).
+//!
+//! A `harness = false` binary prints no libtest block (or one of its own making), so blocks
+//! are matched to the binaries cargo announced knowing which binaries may print none (see
+//! [`align`]); such a binary counts as one test named by its binary id (`pkg::NAME`), failed
+//! when cargo says it exited non-zero, with its own output as the message and tail. Any
+//! binary that exited non-zero without a failing test to show for it is a failure of its own:
+//! cargo's exit is evidence.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use pith_model::{Run, Status};
+use pith_model::{Exit, ExitMeaning, Failure, Run, Status};
 
-use super::libtest::{self, Announced, Outcome};
+use super::libtest::{self, Announced, Failed, Outcome, Ran};
 use super::{diag, TargetKind, TestId};
-use crate::process::{self, Captured, End};
-use crate::{Context, RunnerError};
+use crate::process::{Captured, End};
+use crate::{text, Context, RunnerError};
 
 /// How long listing a test binary's tests may take after a crash or the deadline.
 const LIST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// cargo's exit codes: 0 when every test binary passed, 101 for a failed test binary or build
+/// (cargo's error code), 1 for a command line clap rejected.
+pub(super) fn exit_of(code: i32) -> Exit {
+    let meaning = match code {
+        0 => ExitMeaning::Passed,
+        101 => ExitMeaning::Failed,
+        1 => ExitMeaning::UsageError,
+        _ => ExitMeaning::Other,
+    };
+    Exit::new(code, meaning)
+}
+
+/// What one `cargo test` runs.
+#[derive(Clone, Copy)]
+enum Scope<'a> {
+    Workspace,
+    /// Every doctest of the workspace.
+    Doc,
+    /// Tests of one binary (or the whole binary, for an id naming only it).
+    Group(&'a [TestId]),
+}
 
 pub(super) fn run(
     ctx: &Context<'_>,
@@ -25,7 +55,7 @@ pub(super) fn run(
     let mut run = Run::new("cargo");
     run.lacks = Some("isolation".to_owned());
     let Some(ids) = selection else {
-        let (part, artifacts) = invoke(ctx, cargo, None)?;
+        let (part, artifacts) = invoke(ctx, cargo, Scope::Workspace)?;
         run.absorb(part);
         return Ok((run, artifacts));
     };
@@ -40,40 +70,70 @@ pub(super) fn run(
         }
     }
     let mut artifacts = Vec::new();
-    for (_, group) in groups {
-        if Instant::now() >= ctx.deadline {
-            break;
+    let mut unrun: Vec<String> = Vec::new();
+    for (_, group) in &groups {
+        if Instant::now() >= ctx.deadline || run.status == Some(Status::TimedOut) {
+            // Never started: said, not dropped.
+            unrun.extend(group.iter().map(|id| id.full.clone()));
+            continue;
         }
-        let (part, arts) = invoke(ctx, cargo, Some(&group))?;
-        let stop = part.status == Some(Status::TimedOut);
-        run.absorb(part);
+        let (part, arts) = invoke(ctx, cargo, Scope::Group(group))?;
+        super::absorb_keeping_tails(&mut run, part);
         artifacts.extend(arts);
-        if stop {
-            break;
-        }
+    }
+    if !unrun.is_empty() {
+        run.status = Some(
+            run.status
+                .map_or(Status::TimedOut, |s| s.max(Status::TimedOut)),
+        );
+        run.running.extend(unrun);
     }
     Ok((run, artifacts))
+}
+
+/// Every doctest of the workspace (`cargo test --doc`): what nextest never runs.
+pub(super) fn run_doc(ctx: &Context<'_>, cargo: &Path) -> Result<Run, RunnerError> {
+    let (mut run, _) = invoke(ctx, cargo, Scope::Doc)?;
+    // Only doctests ran this way; the answer's other tests kept their isolation.
+    run.lacks = None;
+    Ok(run)
 }
 
 /// One `cargo test`: its run and the artifacts cargo announced.
 fn invoke(
     ctx: &Context<'_>,
     cargo: &Path,
-    group: Option<&[TestId]>,
+    scope: Scope<'_>,
 ) -> Result<(Run, Vec<diag::Artifact>), RunnerError> {
     let mut cmd = super::command(cargo, ctx);
     cmd.arg("test");
-    match group.and_then(|g| g.first()) {
-        Some(first) => {
-            let (pkg, target) = first.target();
-            cmd.arg("-p").arg(pkg).args(target);
-        }
-        None => {
+    let group = match scope {
+        Scope::Workspace => {
             cmd.arg("--workspace");
+            None
         }
-    }
-    cmd.args(["--no-fail-fast", "--message-format", "json"]);
-    if let Some(g) = group {
+        Scope::Doc => {
+            cmd.args(["--workspace", "--doc"]);
+            None
+        }
+        Scope::Group(g) => {
+            if let Some(first) = g.first() {
+                let (pkg, target) = first.target();
+                cmd.arg("-p").arg(pkg).args(target);
+            }
+            Some(g)
+        }
+    };
+    cmd.args([
+        "--no-fail-fast",
+        "--message-format",
+        "json",
+        "--color",
+        "never",
+    ]);
+    // A whole binary runs as cargo runs it, without arguments (a harness-less binary would take
+    // them for its own).
+    if let Some(g) = group.filter(|g| !g.iter().any(TestId::is_whole)) {
         cmd.arg("--");
         // libtest's `--exact` never matches a doctest (observed with Rust 1.95): doctests are
         // filtered by substring, and results not asked for are dropped below.
@@ -82,13 +142,20 @@ fn invoke(
         }
         cmd.args(g.iter().map(|id| &id.test));
     }
-    let cap = match super::spawn(cmd, ctx, cargo)? {
+    let mut msgs = diag::Messages::default();
+    let mut parser = libtest::Parser::new();
+    let cap = match super::spawn_lines(cmd, ctx, cargo, &mut |line: &[u8]| {
+        let line = String::from_utf8_lossy(line);
+        if !msgs.line(&line) {
+            parser.line(&line);
+        }
+    })? {
         Ok(c) => c,
         Err(()) => return Ok((super::cargo_missing("cargo"), Vec::new())),
     };
-    let stdout = cap.stdout_str();
-    let msgs = diag::parse(&stdout);
-    let mut run = judge(ctx, &cap, &stdout, &msgs, group);
+    let out = parser.finish();
+    let customs = super::harness_free(&msgs.artifacts);
+    let mut run = judge(ctx, &cap, &msgs, &out, group, &customs);
     run.duration = cap.elapsed;
     Ok((run, msgs.artifacts))
 }
@@ -125,7 +192,8 @@ fn resolve(ctx: &Context<'_>, who: Option<&Announced>, artifacts: &[diag::Artifa
                     Binary {
                         id: if id.is_empty() { "?".into() } else { id },
                         pkg_dir: None,
-                        exe: Some(ctx.root.join(path)),
+                        // cargo shows it relative to where it ran.
+                        exe: Some(ctx.dir.join(path)),
                     }
                 }
             }
@@ -152,31 +220,167 @@ fn resolve(ctx: &Context<'_>, who: Option<&Announced>, artifacts: &[diag::Artifa
     }
 }
 
+/// Which block each binary printed (`None`: none). cargo runs every test executable, then
+/// every crate's doctests, and rustdoc always prints a block, so the last blocks are the
+/// doctests'. Among executables, one printed no block only if it has no libtest harness or
+/// died before its first line: when there are fewer blocks than executables, that many are
+/// taken as blockless, `harness = false` ones first (those that failed as no libtest binary
+/// does first), then others that failed, then the last ones.
+fn align(ran: &[Ran], custom: &[bool], blocks: usize) -> Vec<Option<usize>> {
+    let docs: Vec<usize> = (0..ran.len())
+        .filter(|&i| matches!(ran[i].who, Announced::Doc(_)))
+        .collect();
+    let exes: Vec<usize> = (0..ran.len())
+        .filter(|&i| matches!(ran[i].who, Announced::Exe(_)))
+        .collect();
+    let mut slot = vec![None; ran.len()];
+    let doc_blocks = docs.len().min(blocks);
+    let exe_blocks = blocks - doc_blocks;
+    for (j, &i) in docs.iter().rev().take(doc_blocks).enumerate() {
+        slot[i] = Some(blocks - 1 - j);
+    }
+    let missing = exes.len().saturating_sub(exe_blocks);
+    let rank = |i: usize| -> u8 {
+        let not_libtest = matches!(ran[i].failed, Some(Failed::Status(c)) if c != 101);
+        match (custom[i], not_libtest, ran[i].failed.is_some()) {
+            (true, true, _) => 0,
+            (true, false, _) => 1,
+            (false, true, _) => 2,
+            (false, false, true) => 3,
+            (false, false, false) => 4,
+        }
+    };
+    // Within a rank the first ones, but among binaries that did not fail the last ones: a run
+    // cut short never reached them.
+    let mut order: Vec<(u8, isize, usize)> = exes
+        .iter()
+        .enumerate()
+        .map(|(k, &i)| {
+            let r = rank(i);
+            (r, if r == 4 { -(k as isize) } else { k as isize }, i)
+        })
+        .collect();
+    order.sort_unstable();
+    let blockless: HashSet<usize> = order.iter().take(missing).map(|&(.., i)| i).collect();
+    let mut next = 0;
+    for &i in &exes {
+        if blockless.contains(&i) || next >= exe_blocks {
+            continue;
+        }
+        slot[i] = Some(next);
+        next += 1;
+    }
+    slot
+}
+
 fn judge(
     ctx: &Context<'_>,
     cap: &Captured,
-    stdout: &str,
     msgs: &diag::Messages,
+    out: &libtest::Output,
     group: Option<&[TestId]>,
+    customs: &HashSet<String>,
 ) -> Run {
     let mut run = Run::new("cargo");
     run.lacks = Some("isolation".to_owned());
+    run.exit = cap.end.code().map(exit_of);
     let stderr = cap.stderr_str();
-    let blocks = libtest::parse(stdout);
-    let announced = libtest::announced(&stderr);
-    let signaled = libtest::signaled(&stderr);
+    let ran = libtest::binaries(&stderr);
     let killed = matches!(cap.end, End::TimedOut | End::Cancelled);
-    // Binaries that never started (after a timeout) are not counted: unknown, not zero.
-    run.selected = Some(blocks.iter().map(|b| b.declared).sum());
+    let bins: Vec<Binary> = ran
+        .iter()
+        .map(|r| resolve(ctx, Some(&r.who), &msgs.artifacts))
+        .collect();
+    let custom: Vec<bool> = bins.iter().map(|b| customs.contains(&b.id)).collect();
+    let slots = align(&ran, &custom, out.blocks.len());
     let names: Option<Vec<String>> = group.map(|g| g.iter().map(|id| id.test.clone()).collect());
+    // Asked for: the test, or its whole binary.
+    let wanted = |bin: &str, id: &str| {
+        group.is_none_or(|g| {
+            g.iter()
+                .any(|r| r.full == id || (r.is_whole() && r.binary == bin))
+        })
+    };
 
+    // Binaries that never started (after a timeout) are not counted: unknown, not zero.
+    let mut selected: u32 = 0;
     let mut reported: HashSet<String> = HashSet::new();
     let mut crashed = false;
-    for (i, block) in blocks.iter().enumerate() {
-        let bin = resolve(ctx, announced.get(i), &msgs.artifacts);
+    let mut signaled = false;
+    let mut tails: Vec<String> = Vec::new();
+    // Each binary in the order cargo ran it, then any block no announcement accounts for.
+    let mut order: Vec<(Option<usize>, Option<usize>)> =
+        (0..ran.len()).map(|i| (Some(i), slots[i])).collect();
+    for k in 0..out.blocks.len() {
+        if !slots.contains(&Some(k)) {
+            order.push((None, Some(k)));
+        }
+    }
+    let unknown = Binary {
+        id: "?".into(),
+        pkg_dir: None,
+        exe: None,
+    };
+    for (i, slot) in order {
+        let bin = i.map_or(&unknown, |i| &bins[i]);
+        let r = i.map(|i| &ran[i]);
+        let last = i.is_some_and(|i| i + 1 == ran.len());
+        if let Some(sig) = r.and_then(|r| match &r.failed {
+            Some(Failed::Signal(s)) => Some(s.clone()),
+            _ => None,
+        }) {
+            signaled = true;
+            tails.push(format!("{}: {sig}", bin.id));
+        }
+        let Some(k) = slot else {
+            // A binary without a libtest block: one test, named by its binary id.
+            let Some(r) = r else { continue };
+            if matches!(r.who, Announced::Doc(_)) && r.failed.is_none() {
+                continue;
+            }
+            if !wanted(&bin.id, &bin.id) {
+                continue;
+            }
+            if killed && last {
+                run.running.push(bin.id.clone());
+                continue;
+            }
+            selected += 1;
+            reported.insert(bin.id.clone());
+            // What it printed on stdout lies between two blocks, and is its own only when no
+            // other blockless binary ran in between.
+            let at = next_block(&slots, i.unwrap_or(0));
+            let alone = (0..ran.len())
+                .filter(|&j| slots[j].is_none() && next_block(&slots, j) == at)
+                .count()
+                == 1;
+            let gap = match out.gaps.get(at) {
+                Some(g) if alone => g.as_str(),
+                _ => "",
+            };
+            match &r.failed {
+                None => {
+                    run.passed += 1;
+                    run.outcomes
+                        .push(pith_model::TestOutcome::passed(bin.id.clone(), None));
+                }
+                Some(how) => {
+                    run.failed += 1;
+                    let (f, tail) =
+                        binary_failure(ctx, &bin.id, how, &r.stderr, gap, bin.pkg_dir.as_deref());
+                    run.failures.push(f);
+                    tails.extend(tail);
+                }
+            }
+            continue;
+        };
+        let block = &out.blocks[k];
+        selected += block.declared;
         for (name, outcome) in &block.results {
             let id = format!("{} {name}", bin.id);
-            if group.is_some_and(|g| !g.iter().any(|r| r.full == id)) {
+            if !wanted(&bin.id, &id) {
+                // Filtered by substring (doctests) but not asked for: not selected either.
+                selected = selected.saturating_sub(1);
                 continue;
             }
             reported.insert(id.clone());
@@ -195,20 +399,52 @@ fn judge(
             }
         }
         if block.finished {
+            // Every test reported and none failed, yet the binary failed: its exit is a
+            // failure of its own (a harness of its own exiting non-zero, a crash after the
+            // last test).
+            let any_failed = block.results.iter().any(|(_, o)| *o == Outcome::Failed);
+            if let (Some(r), false) = (r, any_failed) {
+                if let Some(how) = &r.failed {
+                    if wanted(&bin.id, &bin.id) {
+                        let (f, tail) = binary_failure(
+                            ctx,
+                            &bin.id,
+                            how,
+                            &r.stderr,
+                            "",
+                            bin.pkg_dir.as_deref(),
+                        );
+                        run.failed += 1;
+                        selected += 1;
+                        run.failures.push(f);
+                        tails.extend(tail);
+                    }
+                }
+            }
             continue;
         }
         // The binary died (a signal, `process::exit`) or was killed at the deadline.
-        let last = i + 1 == blocks.len();
-        let died = bin.exe.as_ref().is_some_and(|exe| {
-            signaled
-                .iter()
-                .any(|(e, _)| Path::new(e).file_name() == exe.file_name())
-        });
+        let died = r.is_some_and(|r| r.failed.is_some());
         if killed && !last && !died {
             continue;
         }
         if !killed {
             crashed = true;
+            let ended = match r.and_then(|r| r.failed.as_ref()) {
+                None => Some("exited 0".to_owned()),
+                Some(Failed::Status(c)) => Some(format!("exited {c}")),
+                Some(Failed::Reported) => Some("exited 101".to_owned()),
+                // The signal is in the tail.
+                Some(Failed::Signal(_)) => None,
+            };
+            if let (Some(ended), None) = (ended, &run.reason) {
+                let left =
+                    block.declared as usize - block.results.len().min(block.declared as usize);
+                run.reason = Some(format!(
+                    "{} {ended} with {left} of its {} tests unreported",
+                    bin.id, block.declared
+                ));
+            }
         }
         if let Some(exe) = &bin.exe {
             for name in list(ctx, exe, bin.pkg_dir.as_deref(), names.as_deref()) {
@@ -218,30 +454,34 @@ fn judge(
             }
         }
     }
+    run.selected = Some(selected);
 
     run.build_errors = super::build_errors(ctx, &msgs.errors);
     let build_failed = !run.build_errors.is_empty() || msgs.build_success == Some(false);
     let failed_exit = !matches!(cap.end, End::Exited(0));
+    let stderr_tail = || super::tail_of(ctx, &stderr);
     if killed {
         run.status = Some(Status::TimedOut);
-        run.tail = super::tail_of(ctx, &stderr);
+        run.tail = stderr_tail();
     } else if build_failed {
         run.status = Some(Status::BuildFailed);
         if run.build_errors.is_empty() {
-            run.tail = super::tail_of(ctx, &stderr);
+            run.tail = stderr_tail();
         }
-    } else if blocks.is_empty() && failed_exit {
+    } else if out.blocks.is_empty() && ran.is_empty() && failed_exit {
         if group.is_some() && no_such_target(&stderr) {
             // `-p` or `--test` named something this workspace does not have.
         } else {
             // No compiler message, no test: a bad manifest, a missing dependency, a failing
             // build script. cargo's own words say which.
             run.status = Some(Status::BuildFailed);
-            run.tail = super::tail_of(ctx, &stderr);
+            run.tail = stderr_tail();
         }
-    } else if crashed || !signaled.is_empty() || matches!(cap.end, End::Signaled(_)) {
+    } else if crashed || signaled || matches!(cap.end, End::Signaled(_)) {
         run.status = Some(Status::Crashed);
-        run.tail = super::tail_of(ctx, &stderr);
+        run.tail = stderr_tail();
+    } else if !tails.is_empty() {
+        run.tail = super::tail_of(ctx, &tails.join("\n"));
     }
     if let Some(g) = group {
         if !killed && !build_failed && run.status != Some(Status::BuildFailed) {
@@ -252,7 +492,72 @@ fn judge(
                 .collect();
         }
     }
+    let unexplained = run.failures.is_empty()
+        && run.build_errors.is_empty()
+        && run.running.is_empty()
+        && run.not_found.is_empty();
+    if run.tail.is_none() && failed_exit && unexplained {
+        // A non-zero exit nothing above explains: cargo's own last words.
+        run.tail = stderr_tail();
+    }
     run
+}
+
+/// The index of the first block printed after binary `i`: the gap before it holds what a
+/// blockless binary `i` printed on stdout.
+fn next_block(slots: &[Option<usize>], i: usize) -> usize {
+    slots[..i]
+        .iter()
+        .flatten()
+        .map(|k| k + 1)
+        .max()
+        .unwrap_or(0)
+}
+
+/// A binary that failed as a whole: its own output says why (a panic in its `main`, its last
+/// words on stderr), else how it ended. Also the tail that shows its output.
+fn binary_failure(
+    ctx: &Context<'_>,
+    id: &str,
+    how: &Failed,
+    stderr: &str,
+    stdout: &str,
+    pkg_dir: Option<&Path>,
+) -> (Failure, Option<String>) {
+    let ended = match how {
+        Failed::Reported => "exit status 101".to_owned(),
+        Failed::Status(c) => format!("exit status {c}"),
+        Failed::Signal(s) => s.clone(),
+    };
+    let all = format!("{stderr}\n{stdout}");
+    let tail = super::tail_of(ctx, &format!("{stdout}\n{stderr}\n{id}: {ended}"));
+    if super::panic::parse(&all).is_some() {
+        let mut f = super::failure(ctx, id.to_owned(), &all, pkg_dir, None);
+        if let Failed::Signal(s) = how {
+            f.kind = Some(s.clone());
+        }
+        return (f, tail);
+    }
+    let last = |s: &str| {
+        s.lines()
+            .rev()
+            .map(str::trim)
+            .find(|l| !l.is_empty() && !l.starts_with("[… "))
+            .map(|l| text::cut_chars(&ctx.paths.scrub(l), text::MESSAGE_CHARS).into_owned())
+    };
+    let message = last(stderr)
+        .or_else(|| last(stdout))
+        .unwrap_or_else(|| ended.clone());
+    let f = Failure {
+        test: id.to_owned(),
+        message,
+        kind: Some(match how {
+            Failed::Signal(s) => s.clone(),
+            _ => ended,
+        }),
+        ..Failure::default()
+    };
+    (f, tail)
 }
 
 fn no_such_target(stderr: &str) -> bool {
@@ -271,13 +576,79 @@ fn list(
     pkg_dir: Option<&Path>,
     names: Option<&[String]>,
 ) -> Vec<String> {
-    let mut cmd = crate::base_command(exe, pkg_dir.unwrap_or(ctx.root));
+    let mut cmd = crate::base_command(exe, pkg_dir.unwrap_or(ctx.dir));
     cmd.args(["--list", "--format", "terse"]);
     if let Some(n) = names {
         cmd.arg("--exact").args(n);
     }
-    match process::run(cmd, Instant::now() + LIST_TIMEOUT, None) {
-        Ok(c) if c.success() => libtest::list(&c.stdout_str()),
+    let mut found = Vec::new();
+    let ended = crate::process::run_lines(cmd, Instant::now() + LIST_TIMEOUT, None, &mut |l| {
+        found.extend(libtest::list(&String::from_utf8_lossy(l)));
+    });
+    match ended {
+        Ok(c) if c.success() => found,
         _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ran(who: &str, failed: Option<Failed>) -> Ran {
+        Ran {
+            who: match who.strip_prefix("doc:") {
+                Some(d) => Announced::Doc(d.into()),
+                None => Announced::Exe(who.into()),
+            },
+            failed,
+            stderr: String::new(),
+        }
+    }
+
+    #[test]
+    fn blocks_align_one_to_one_when_every_binary_printed_one() {
+        let r = [ran("a", None), ran("b", None), ran("doc:a", None)];
+        assert_eq!(align(&r, &[false; 3], 3), [Some(0), Some(1), Some(2)]);
+    }
+
+    #[test]
+    fn a_harness_free_binary_printing_no_block_is_skipped() {
+        // lib, custom (failed with exit 1), api, doctests: three blocks.
+        let r = [
+            ran("lib", None),
+            ran("custom", Some(Failed::Status(1))),
+            ran("api", Some(Failed::Reported)),
+            ran("doc:x", None),
+        ];
+        let custom = [false, true, false, false];
+        assert_eq!(align(&r, &custom, 3), [Some(0), None, Some(1), Some(2)]);
+        // The same binary printing libtest-like output of its own keeps its block.
+        assert_eq!(align(&r, &custom, 4), [Some(0), Some(1), Some(2), Some(3)]);
+    }
+
+    #[test]
+    fn without_manifest_knowledge_the_binary_that_failed_unlike_libtest_is_blockless() {
+        let r = [
+            ran("lib", None),
+            ran("odd", Some(Failed::Status(1))),
+            ran("api", None),
+        ];
+        assert_eq!(align(&r, &[false; 3], 2), [Some(0), None, Some(1)]);
+    }
+
+    #[test]
+    fn cut_short_runs_lose_their_last_binaries() {
+        let r = [ran("a", None), ran("b", None), ran("c", None)];
+        assert_eq!(align(&r, &[false; 3], 1), [Some(0), None, None]);
+        assert_eq!(align(&r, &[false; 3], 0), [None, None, None]);
+    }
+
+    #[test]
+    fn cargo_exit_codes() {
+        assert_eq!(exit_of(0).meaning, ExitMeaning::Passed);
+        assert_eq!(exit_of(101).meaning, ExitMeaning::Failed);
+        assert_eq!(exit_of(1).meaning, ExitMeaning::UsageError);
+        assert_eq!(exit_of(3).meaning, ExitMeaning::Other);
     }
 }

@@ -21,19 +21,24 @@
 //! projects that lack it. No "last test seen" is offered in its place: neither platform prints
 //! a test as it starts, so the last one printed finished, and naming it would send the reader
 //! to the wrong test.
+//!
+//! The platform's own account is evidence: `dotnet test`'s exit code (per platform, see
+//! `exit_meaning`), and each TRX's `ResultSummary` outcome, `Counters` and error `RunInfo`s
+//! against its results (`doc_doubt`); a disagreement is never green. TRX files are read as a
+//! stream within a size limit.
 
-mod blame;
+pub(crate) mod blame;
 mod command;
 mod message;
 mod msbuild;
 mod project;
 mod stack;
-mod trx;
+pub(crate) mod trx;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use pith_model::{Failure, Phase, Run, Status};
+use pith_model::{Exit, ExitMeaning, Failure, Phase, Run, Status};
 
 use crate::process::{self, Captured, End};
 use crate::{text, Adapter, Context, ParseError, PathMap, RunnerError};
@@ -44,12 +49,16 @@ pub use project::{Framework, Platform};
 const DOWNLOAD: &str = "https://dot.net/download";
 const HANG_DUMP_PACKAGE: &str = "Microsoft.Testing.Extensions.HangDump";
 
-/// Variables of the caller's shell that would change what `dotnet test` or the test platforms
-/// do, on top of every `VSTEST_*` and `TESTINGPLATFORM_*` one.
+/// Variables of the caller's shell removed from `dotnet test`'s environment, each because it
+/// would falsify what pith reads: an exit code the platform is told to hide (exit codes are
+/// evidence), or a test host that waits for a debugger to attach (a hang pith would answer as
+/// a timeout). Every other variable is the caller's, as the tests would see it run by hand.
 const SCRUBBED_ENV: &[&str] = &[
-    "DOTNET_CLI_TEST_TRACEFILE",
-    "MSBUILDTERMINALLOGGER",
-    "DOTNET_CLI_UI_LANGUAGE",
+    "TESTINGPLATFORM_EXITCODE_IGNORE",
+    "TESTINGPLATFORM_LAUNCH_ATTACH_DEBUGGER",
+    "VSTEST_HOST_DEBUG",
+    "VSTEST_RUNNER_DEBUG",
+    "VSTEST_DATACOLLECTOR_DEBUG",
 ];
 
 /// `dotnet test` in a directory with a solution or project file and at least one test project.
@@ -114,20 +123,16 @@ impl Dotnet {
         remaining: Duration,
     ) -> std::process::Command {
         let mut cmd = crate::base_command(program, &self.dir);
-        for (k, _) in std::env::vars_os() {
-            let k_str = k.to_string_lossy();
-            if k_str.starts_with("VSTEST_") || k_str.starts_with("TESTINGPLATFORM_") {
-                cmd.env_remove(&k);
-            }
-        }
         for var in SCRUBBED_ENV {
             cmd.env_remove(var);
         }
-        cmd.env("DOTNET_CLI_TELEMETRY_OPTOUT", "1")
-            .env("DOTNET_NOLOGO", "1")
-            .env("DOTNET_SKIP_FIRST_TIME_EXPERIENCE", "1")
-            .env("DOTNET_CLI_UI_LANGUAGE", "en")
-            .env("DOTNET_SYSTEM_CONSOLE_ALLOW_ANSI_COLOR_REDIRECTION", "0")
+        // What pith reads besides the TRX is console text: the crash and hang lines of VSTest
+        // and MTP, and MSBuild's `error CS...` lines. The CLI, MSBuild and VSTest print it in
+        // the language this variable names (the user's otherwise), and MSBuild's terminal
+        // logger, when forced on, rewrites those lines in place. Both are read by the .NET
+        // tooling; a test host inherits them, and a test that asserts on its UI culture could
+        // see the language (the one variable pith sets that a test might observe).
+        cmd.env("DOTNET_CLI_UI_LANGUAGE", "en")
             .env("MSBUILDTERMINALLOGGER", "off");
         if matches!(self.layout.platform, Platform::Vstest | Platform::None) {
             // The blame collector writes its Sequence file to a temporary directory before
@@ -152,6 +157,27 @@ impl Dotnet {
         ctx: &Context<'_>,
         tests: &[String],
     ) -> Result<Run, RunnerError> {
+        // An id is never an option, nor a filter that could be read as one: `-x` names no
+        // test, and when nothing else was asked for, nothing runs.
+        let (dashed, ids): (Vec<String>, Vec<String>) =
+            tests.iter().cloned().partition(|t| t.starts_with('-'));
+        if !tests.is_empty() && ids.is_empty() {
+            return Ok(Run {
+                not_found: dashed,
+                ..Run::new("dotnet")
+            });
+        }
+        let mut run = self.run_ids(program, ctx, &ids)?;
+        run.not_found.extend(dashed);
+        Ok(run)
+    }
+
+    fn run_ids(
+        &self,
+        program: &Path,
+        ctx: &Context<'_>,
+        tests: &[String],
+    ) -> Result<Run, RunnerError> {
         let results = ctx.scratch.join("dotnet-trx");
         std::fs::create_dir_all(&results)
             .map_err(|e| RunnerError::io(format!("creating {}", results.display()), e))?;
@@ -169,14 +195,25 @@ impl Dotnet {
         };
         let files = Files::under(&results);
         let mut docs = Vec::new();
+        let mut unread: Vec<String> = Vec::new();
         for file in &files.trx {
-            let bytes = std::fs::read(file)
+            let f = std::fs::File::open(file)
                 .map_err(|e| RunnerError::io(format!("reading {}", file.display()), e))?;
-            if let Some(doc) = trx::parse(&String::from_utf8_lossy(&bytes)) {
+            let len = f.metadata().map_or(0, |m| m.len());
+            if len > TRX_LIMIT {
+                unread.push(format!(
+                    "a TRX report of {} MB is over pith's {} MB limit and was not read",
+                    len >> 20,
+                    TRX_LIMIT >> 20
+                ));
+                continue;
+            }
+            if let Some(doc) = trx::parse_from(std::io::Read::take(f, TRX_LIMIT)) {
                 docs.push(doc);
             }
         }
-        let evidence = Evidence::read(&files, &captured);
+        let mut evidence = Evidence::read(&files, &captured);
+        evidence.unread = unread;
         let watch = Watch {
             layout: &self.layout,
             hang: self.hang(remaining),
@@ -186,19 +223,23 @@ impl Dotnet {
 
     /// One line telling how to get what this workspace needs.
     pub fn install_hint(&self) -> String {
-        let sdk = match (&self.layout.sdk_version, self.layout.platform) {
-            (Some(v), _) => format!("the .NET SDK {v} (global.json)"),
-            (None, Platform::Mtp { native: true }) => {
-                "the .NET 10 SDK or later (global.json selects Microsoft.Testing.Platform)"
-                    .to_owned()
-            }
-            _ => "the .NET SDK".to_owned(),
-        };
-        format!(
-            "dotnet not found: install {sdk}, tests run on {}: {DOWNLOAD}",
-            self.layout.platform.name()
-        )
+        install_hint(&self.layout)
     }
+}
+
+/// One line telling how to get what the workspace of `layout` needs.
+fn install_hint(layout: &project::Layout) -> String {
+    let sdk = match (&layout.sdk_version, layout.platform) {
+        (Some(v), _) => format!("the .NET SDK {v} (global.json)"),
+        (None, Platform::Mtp { native: true }) => {
+            "the .NET 10 SDK or later (global.json selects Microsoft.Testing.Platform)".to_owned()
+        }
+        _ => "the .NET SDK".to_owned(),
+    };
+    format!(
+        "dotnet not found: install {sdk}, tests run on {}: {DOWNLOAD}",
+        layout.platform.name()
+    )
 }
 
 /// `dotnet` on PATH, else in `$DOTNET_ROOT` or `~/.dotnet` (where the install script puts it).
@@ -331,7 +372,14 @@ struct Evidence {
     unfinished: Vec<Unfinished>,
     /// MTP's hang dump fired (its files are there, or its console message).
     mtp_hang: bool,
+    /// TRX reports that were not read (over [`TRX_LIMIT`]), each said in one line.
+    unread: Vec<String>,
 }
+
+/// The largest TRX report read. A TRX holds each failure's message and trace (cut to a
+/// bounded length as it is read), so one this large is a run of millions of tests or output
+/// gone wild; it is not read, and the run is not green.
+const TRX_LIMIT: u64 = 256 << 20;
 
 impl Evidence {
     fn read(files: &Files, cap: &Captured) -> Evidence {
@@ -452,6 +500,69 @@ mod mtp_exit {
     pub const HOST_CRASHED: i32 = 11;
 }
 
+/// What `dotnet test`'s exit code means on `platform`. VSTest (and MTP through VSTest's
+/// bridge, where MSBuild runs the test apps) exits 0 when every test passed and 1 otherwise.
+/// `dotnet test` in MTP mode passes on the test apps' code when they all exit with the same
+/// one, else 1 (dotnet/sdk#47550, #52402); MTP's codes are documented at
+/// https://aka.ms/testingplatform/exitcodes: 2 a test failed, 3 the session was aborted, 5
+/// invalid arguments, 8 zero tests ran, 13 stopped at `--maximum-failed-tests`.
+fn exit_meaning(platform: Platform, code: i32) -> ExitMeaning {
+    match (platform, code) {
+        (_, 0) => ExitMeaning::Passed,
+        (Platform::Mtp { native: true }, 2 | 13) => ExitMeaning::Failed,
+        (Platform::Mtp { native: true }, 3) => ExitMeaning::Interrupted,
+        (Platform::Mtp { native: true }, 5) => ExitMeaning::UsageError,
+        (Platform::Mtp { native: true }, 8) => ExitMeaning::NoTests,
+        (Platform::Mtp { native: true }, _) => ExitMeaning::Other,
+        (_, 1) => ExitMeaning::Failed,
+        _ => ExitMeaning::Other,
+    }
+}
+
+/// `dotnet` started but could not run `dotnet test` here: no SDK that global.json accepts, or
+/// none at all (the muxer alone).
+fn sdk_missing(output: &str) -> bool {
+    output.contains("A compatible .NET SDK was not found")
+        || output.contains("No .NET SDKs were found")
+        || output.contains("The application 'test' does not exist")
+        || output.contains("A compatible installed .NET SDK for global.json version")
+}
+
+/// Where a TRX's own account disagrees with its results, in one line: its counters count more
+/// failed tests than its results show, its summary says the run failed (or errored) with no
+/// failed result, or a run info is an error. `None` when it agrees.
+fn doc_doubt(doc: &trx::Trx) -> Option<String> {
+    let failed = doc
+        .results
+        .iter()
+        .filter(|r| verdict_of(&r.outcome.to_ascii_lowercase()) == Verdict::Failed)
+        .count() as u64;
+    let c = &doc.counters;
+    let counted: u64 = [c.failed, c.error, c.timeout, c.aborted]
+        .iter()
+        .map(|n| u64::from(n.unwrap_or(0)))
+        .sum();
+    if counted > failed {
+        return Some(format!(
+            "the TRX counts {counted} failed tests, its results show {failed}"
+        ));
+    }
+    let outcome = doc.summary_outcome.as_deref().unwrap_or("");
+    if failed == 0
+        && ["failed", "error", "timeout"]
+            .iter()
+            .any(|o| outcome.eq_ignore_ascii_case(o))
+    {
+        return Some(format!(
+            "the TRX says the run {outcome} though no test failed"
+        ));
+    }
+    doc.run_infos
+        .iter()
+        .find(|(o, _)| o.eq_ignore_ascii_case("error"))
+        .map(|(_, t)| text::first_line(&format!("the TRX reports an error: {}", t.trim())))
+}
+
 /// What a finished `dotnet test`, its TRX reports and the platform's records of unfinished
 /// tests say.
 fn judge(
@@ -468,6 +579,16 @@ fn judge(
     let mut locator = stack::Locator::new(ctx.paths);
     let read: Vec<Doc> = docs.iter().map(|d| read_doc(d, &mut locator)).collect();
     tally(&mut run, read, requested, ctx.paths);
+    run.exit = cap
+        .end
+        .code()
+        .map(|c| Exit::new(c, exit_meaning(watch.layout.platform, c)));
+    // The reports' own totals and summaries must agree with their results.
+    run.reason = evidence
+        .unread
+        .first()
+        .cloned()
+        .or_else(|| docs.iter().find_map(doc_doubt));
     let tail = || {
         let t = text::tail(&ctx.paths.scrub(&output));
         (!t.is_empty()).then_some(t)
@@ -505,6 +626,14 @@ fn judge(
         }
         End::Exited(code) => {
             run.build_errors = msbuild::errors(&output, ctx.paths);
+            if !docs.is_empty() {
+                // Tests ran, so the build did not fail before them: an error MSBuild prints
+                // without a compiler's or NuGet's code is a step after the tests (coverlet's
+                // coverage threshold, an Exec task) failing the run, not the build. The exit
+                // says not green; the tail says why.
+                run.build_errors
+                    .retain(|e| e.code.as_deref().is_some_and(|c| !c.starts_with("MSB")));
+            }
             let lower = output.to_ascii_lowercase();
             let crashed = docs.iter().any(aborted)
                 || lower.contains("test host process crashed")
@@ -513,6 +642,14 @@ fn judge(
                 || (code == mtp_exit::SESSION_FAILED && run.failed == 0);
             if !run.build_errors.is_empty() {
                 // BuildFailed, from the evidence; projects that did build may have run.
+            } else if docs.is_empty() && sdk_missing(&output) {
+                // The muxer started; the SDK the workspace asks for is not there.
+                return Run {
+                    status: Some(Status::RunnerMissing),
+                    hint: Some(install_hint(watch.layout)),
+                    tail: tail(),
+                    ..Run::new("dotnet")
+                };
             } else if lower.contains("unknown option") && lower.contains("report-") {
                 return Run {
                     status: Some(Status::RunnerMissing),
@@ -541,20 +678,23 @@ fn judge(
                 run.tail = tail();
             } else if code == mtp_exit::ZERO_TESTS {
                 run.status = Some(Status::NoTestsRan);
-            } else if docs.is_empty() || incomplete {
-                // No (whole) report: whatever ran, pith cannot tell.
-                run.status = Some(if code == 0 && docs.is_empty() {
-                    Status::NoTestsRan
-                } else {
-                    Status::Crashed
-                });
+            } else if incomplete {
+                // A report cut off before its end: its writer died.
+                run.status = Some(Status::Crashed);
+                run.tail = tail();
+            } else if docs.is_empty() && code == 0 {
+                run.status = Some(Status::NoTestsRan);
                 run.tail = tail();
             } else if code != 0 && run.failed == 0 && run.failures.is_empty() {
-                // The runner says the run failed, the reports name no failure.
-                run.status = Some(Status::Crashed);
+                // The runner says the run failed and no report names a failure (a coverage
+                // threshold, a restore that failed, no report at all): its exit makes the run
+                // RunnerFailed; the console says why.
                 run.tail = tail();
             }
         }
+    }
+    if run.reason.is_some() && run.tail.is_none() {
+        run.tail = tail();
     }
     // A requested test that started and never ended was found, though no report has it.
     let running = &run.running;
@@ -667,6 +807,16 @@ struct Doc {
     total: Option<u32>,
 }
 
+/// What a TRX result outcome (lowercase) says of its test.
+fn verdict_of(outcome: &str) -> Verdict {
+    match outcome {
+        "passed" | "passedbutrunaborted" | "completed" | "warning" => Verdict::Passed,
+        "notexecuted" | "inconclusive" | "pending" => Verdict::Skipped,
+        "inprogress" => Verdict::Running,
+        _ => Verdict::Failed,
+    }
+}
+
 fn read_doc(doc: &trx::Trx, locator: &mut stack::Locator<'_>) -> Doc {
     let outcomes = doc
         .results
@@ -674,12 +824,7 @@ fn read_doc(doc: &trx::Trx, locator: &mut stack::Locator<'_>) -> Doc {
         .map(|r| {
             let id = test_id(r, doc);
             let outcome = r.outcome.to_ascii_lowercase();
-            let verdict = match outcome.as_str() {
-                "passed" | "passedbutrunaborted" | "completed" | "warning" => Verdict::Passed,
-                "notexecuted" | "inconclusive" | "pending" => Verdict::Skipped,
-                "inprogress" => Verdict::Running,
-                _ => Verdict::Failed,
-            };
+            let verdict = verdict_of(&outcome);
             let failure = (verdict == Verdict::Failed).then(|| {
                 let phase = if outcome == "notrunnable" {
                     Phase::Collect
@@ -806,7 +951,13 @@ fn failure(
 /// Reads an existing TRX report (for `pith test --report`). A document that is not TRX, or
 /// that ends before its end (a truncated upload), is an error rather than a partial answer.
 pub fn parse_trx(text: &str, paths: &PathMap) -> Result<Run, ParseError> {
-    let doc = trx::parse(text).ok_or_else(|| ParseError::Malformed("not a TRX document".into()))?;
+    parse_trx_from(text.as_bytes(), paths)
+}
+
+/// [`parse_trx`] from a stream (a report file), in memory bounded by what is kept of it.
+pub fn parse_trx_from(input: impl std::io::Read, paths: &PathMap) -> Result<Run, ParseError> {
+    let doc =
+        trx::parse_from(input).ok_or_else(|| ParseError::Malformed("not a TRX document".into()))?;
     if !doc.complete {
         return Err(ParseError::Malformed(format!(
             "TRX document ends early (after {} results)",
@@ -817,7 +968,17 @@ pub fn parse_trx(text: &str, paths: &PathMap) -> Result<Run, ParseError> {
     let mut locator = stack::Locator::new(paths);
     let read = read_doc(&doc, &mut locator);
     tally(&mut run, vec![read], &[], paths);
-    run.duration = doc.results.iter().filter_map(|r| r.duration).sum();
+    run.duration = doc
+        .results
+        .iter()
+        .filter_map(|r| r.duration)
+        .fold(Duration::ZERO, Duration::saturating_add);
+    run.reason = doc_doubt(&doc);
+    if run.reason.is_some() {
+        let infos: Vec<&str> = doc.run_infos.iter().map(|(_, t)| t.as_str()).collect();
+        let t = text::tail(&paths.scrub(&infos.join("\n")));
+        run.tail = (!t.is_empty()).then_some(t);
+    }
     if aborted(&doc) {
         run.status = Some(Status::Crashed);
         run.running = running_tests("", std::slice::from_ref(&doc), &Evidence::default());

@@ -40,6 +40,10 @@ pub struct Counters {
     pub total: Option<u32>,
     pub passed: Option<u32>,
     pub failed: Option<u32>,
+    /// Results that errored, timed out or were aborted: failures under other names.
+    pub error: Option<u32>,
+    pub timeout: Option<u32>,
+    pub aborted: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -68,8 +72,17 @@ enum Sink {
 
 /// Reads a TRX document. `None` when it is not one (no `<TestRun>` root).
 pub fn parse(xml: &str) -> Option<Trx> {
-    let mut reader = quick_xml::Reader::from_str(xml);
+    parse_from(xml.as_bytes())
+}
+
+/// [`parse`] from a stream (a report file): what is held is what is kept of it (texts cut to
+/// [`TEXT_LIMIT`]), not the file. Invalid UTF-8 is replaced; an I/O error ends the reading
+/// like a truncation.
+pub fn parse_from(input: impl std::io::Read) -> Option<Trx> {
+    let mut reader =
+        quick_xml::Reader::from_reader(std::io::BufReader::new(crate::junit::Lossy::new(input)));
     reader.config_mut().check_end_names = false;
+    let mut buf: Vec<u8> = Vec::new();
     let mut trx = Trx::default();
     let mut path: Vec<String> = Vec::new();
     let mut open: Vec<TestResult> = Vec::new();
@@ -78,7 +91,11 @@ pub fn parse(xml: &str) -> Option<Trx> {
     let mut sink = Sink::None;
     let mut rooted = false;
     // An XML error ends the reading: what was read so far is kept.
-    while let Ok(ev) = reader.read_event() {
+    loop {
+        buf.clear();
+        let Ok(ev) = reader.read_event_into(&mut buf) else {
+            break;
+        };
         let is_start = matches!(ev, Event::Start(_));
         match ev {
             Event::Eof => {
@@ -194,6 +211,9 @@ fn open_element(
                 total: n("total"),
                 passed: n("passed"),
                 failed: n("failed"),
+                error: n("error"),
+                timeout: n("timeout"),
+                aborted: n("aborted"),
             };
         }
         "RunInfo" => *run_info = Some((attr(e, "outcome").unwrap_or_default(), String::new())),
@@ -273,7 +293,8 @@ pub fn parse_duration(s: &str) -> Option<Duration> {
     if !secs.is_finite() || secs < 0.0 || h > 1_000_000 || m > 1_000_000 || days > 1_000_000 {
         return None;
     }
-    Some(Duration::from_secs((days * 24 + h) * 3600 + m * 60) + Duration::from_secs_f64(secs))
+    Duration::from_secs((days * 24 + h) * 3600 + m * 60)
+        .checked_add(Duration::try_from_secs_f64(secs).ok()?)
 }
 
 #[cfg(test)]

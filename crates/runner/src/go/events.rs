@@ -1,9 +1,14 @@
-//! The `go test -json` event stream (cmd/test2json) read into per-package state: which tests
-//! ran and how each ended, what each printed, and the build output of packages that did not
-//! compile. Tolerant by construction: a line that is not an event is kept as plain text (old Go
-//! wrote build errors there), a truncated stream leaves tests without an end, and no input makes
-//! it panic.
+//! The `go test -json` event stream (cmd/test2json) read into per-package state, one line at a
+//! time as go prints it: which tests ran and how each ended, what each printed, and the build
+//! output of packages that did not compile. Tolerant by construction: a line that is not an
+//! event is kept as plain text (old Go wrote build errors there), a truncated stream leaves
+//! tests without an end, and no input makes it panic.
+//!
+//! Memory is bounded whatever the tests print: each test keeps the head and the tail of its
+//! output, a test that passed or was skipped keeps none (nothing is read from it), and once the
+//! whole stream keeps [`STREAM_BYTES`] every output keeps only a small head and tail.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 
 use serde::Deserialize;
@@ -15,17 +20,33 @@ const HEAD_BYTES: usize = 64 * 1024;
 const TAIL_BYTES: usize = 192 * 1024;
 /// Longest single line kept; go splits nothing, a test may print megabytes on one line.
 const LINE_BYTES: usize = 16 * 1024;
+/// Output bytes the whole stream keeps before every output is held to [`TIGHT_HEAD`] +
+/// [`TIGHT_TAIL`]: thousands of failing tests that each print a lot stay bounded too.
+#[cfg(not(test))]
+const STREAM_BYTES: usize = 48 << 20;
+#[cfg(test)]
+const STREAM_BYTES: usize = 1 << 20;
+const TIGHT_HEAD: usize = 4 * 1024;
+const TIGHT_TAIL: usize = 12 * 1024;
 
+/// One event, borrowing from its line where it can: a stream is read event by event, often
+/// millions of them, and most fields are only looked at.
 #[derive(Deserialize)]
 #[serde(rename_all = "PascalCase")]
-struct RawEvent {
-    action: Option<String>,
-    package: Option<String>,
-    test: Option<String>,
-    output: Option<String>,
+struct RawEvent<'a> {
+    #[serde(borrow)]
+    action: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    package: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    test: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    output: Option<Cow<'a, str>>,
     elapsed: Option<f64>,
-    import_path: Option<String>,
-    failed_build: Option<String>,
+    #[serde(borrow)]
+    import_path: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    failed_build: Option<Cow<'a, str>>,
 }
 
 /// How a test or a package ended.
@@ -49,15 +70,42 @@ pub struct Lines {
 }
 
 impl Lines {
+    #[cfg(test)]
     fn push_output(&mut self, out: &str) {
+        self.push_bounded(out, false);
+    }
+
+    /// Appends `out`; `tight` holds what is kept to the small head and tail.
+    fn push_bounded(&mut self, out: &str, tight: bool) {
         let mut rest = out;
         while let Some(i) = rest.find('\n') {
             self.partial_push(&rest[..i]);
             let line = std::mem::take(&mut self.partial);
-            self.push_line(line);
+            self.push_line_capped(line, tight);
             rest = &rest[i + 1..];
         }
         self.partial_push(rest);
+    }
+
+    /// Bytes kept.
+    pub fn bytes(&self) -> usize {
+        self.head_bytes + self.tail_bytes + self.partial.len()
+    }
+
+    /// Forgets everything kept (what a passed test printed is never read).
+    fn clear(&mut self) {
+        *self = Lines::default();
+    }
+
+    /// The last line printed, ended or not.
+    fn last(&self) -> Option<&str> {
+        if !self.partial.is_empty() {
+            return Some(&self.partial);
+        }
+        self.tail
+            .back()
+            .or_else(|| self.head.last())
+            .map(String::as_str)
     }
 
     fn partial_push(&mut self, s: &str) {
@@ -73,16 +121,21 @@ impl Lines {
         }
     }
 
-    fn push_line(&mut self, line: String) {
+    fn push_line_capped(&mut self, line: String, tight: bool) {
+        let (head_cap, tail_cap) = if tight {
+            (TIGHT_HEAD, TIGHT_TAIL)
+        } else {
+            (HEAD_BYTES, TAIL_BYTES)
+        };
         let line = line.strip_suffix('\r').map(str::to_owned).unwrap_or(line);
-        if self.tail.is_empty() && self.head_bytes + line.len() <= HEAD_BYTES {
+        if self.tail.is_empty() && self.head_bytes + line.len() <= head_cap {
             self.head_bytes += line.len() + 1;
             self.head.push(line);
             return;
         }
         self.tail_bytes += line.len() + 1;
         self.tail.push_back(line);
-        while self.tail_bytes > TAIL_BYTES {
+        while self.tail_bytes > tail_cap {
             match self.tail.pop_front() {
                 Some(l) => {
                     self.tail_bytes -= l.len() + 1;
@@ -142,8 +195,8 @@ impl Package {
         }
     }
 
-    fn test(&mut self, name: &str) -> &mut Test {
-        let i = match self.index.get(name) {
+    fn test_index(&mut self, name: &str) -> usize {
+        match self.index.get(name) {
             Some(&i) => i,
             None => {
                 self.tests.push(Test {
@@ -156,8 +209,7 @@ impl Package {
                 self.index.insert(name.to_owned(), self.tests.len() - 1);
                 self.tests.len() - 1
             }
-        };
-        &mut self.tests[i]
+        }
     }
 
     pub fn get(&self, name: &str) -> Option<&Test> {
@@ -193,6 +245,8 @@ pub struct Stream {
     pub text: Lines,
     /// Events read.
     pub events: usize,
+    /// Output bytes kept across every test and package (see [`STREAM_BYTES`]).
+    kept: usize,
 }
 
 impl Stream {
@@ -203,6 +257,11 @@ impl Stream {
             s.line(line);
         }
         s
+    }
+
+    /// Reads one line of a stream as go prints it (without its newline).
+    pub fn push(&mut self, line: &[u8]) {
+        self.line(&String::from_utf8_lossy(line));
     }
 
     fn line(&mut self, line: &str) {
@@ -217,43 +276,56 @@ impl Stream {
         match event {
             Some(e) if e.action.is_some() => self.event(e),
             Some(_) => {}
-            None => self.text.push_line(line.to_owned()),
+            None => {
+                let before = self.text.bytes();
+                self.text
+                    .push_line_capped(line.to_owned(), self.kept > STREAM_BYTES);
+                self.kept = (self.kept + self.text.bytes()).saturating_sub(before);
+            }
         }
     }
 
-    fn event(&mut self, e: RawEvent) {
+    fn event(&mut self, e: RawEvent<'_>) {
         self.events += 1;
         let action = e.action.as_deref().unwrap_or("");
         if action == "build-output" || action == "build-fail" {
             let Some(path) = e.import_path.filter(|p| !p.is_empty()) else {
                 return;
             };
-            let i = match self.build_index.get(&path) {
+            let i = match self.build_index.get(path.as_ref()) {
                 Some(&i) => i,
                 None => {
                     self.builds.push(Build::default());
-                    self.build_index.insert(path, self.builds.len() - 1);
+                    self.build_index
+                        .insert(path.into_owned(), self.builds.len() - 1);
                     self.builds.len() - 1
                 }
             };
+            let tight = self.kept > STREAM_BYTES;
             let b = &mut self.builds[i];
+            let before = b.output.bytes();
             match action {
                 "build-fail" => b.failed = true,
-                _ => b.output.push_output(e.output.as_deref().unwrap_or("")),
+                _ => b
+                    .output
+                    .push_bounded(e.output.as_deref().unwrap_or(""), tight),
             }
+            self.kept = (self.kept + b.output.bytes()).saturating_sub(before);
             return;
         }
         let Some(name) = e.package.filter(|p| !p.is_empty()) else {
             return;
         };
-        let i = match self.index.get(&name) {
+        let i = match self.index.get(name.as_ref()) {
             Some(&i) => i,
             None => {
-                self.packages.push(Package::new(name.clone()));
-                self.index.insert(name, self.packages.len() - 1);
+                self.packages.push(Package::new(name.to_string()));
+                self.index
+                    .insert(name.into_owned(), self.packages.len() - 1);
                 self.packages.len() - 1
             }
         };
+        let tight = self.kept > STREAM_BYTES;
         let pkg = &mut self.packages[i];
         let outcome = match action {
             "pass" => Some(Outcome::Pass),
@@ -261,39 +333,77 @@ impl Stream {
             "skip" => Some(Outcome::Skip),
             _ => None,
         };
-        match e.test.as_deref().filter(|t| !t.is_empty()) {
+        let (before, after) = match e.test.as_deref().filter(|t| !t.is_empty()) {
             Some(test) => {
-                let t = pkg.test(test);
+                let ti = pkg.test_index(test);
+                // The test binary ended while this test ran (`syscall.Exit(0)`, a binary that
+                // exits 0 with a parallel test still waiting): test2json gives the package's
+                // own result line and end to the test it thinks is running. The package ended;
+                // the test did not.
+                let misattributed = outcome.is_some()
+                    && pkg.tests[ti]
+                        .output
+                        .last()
+                        .is_some_and(|l| is_result_of(l, &pkg.name));
+                if misattributed {
+                    pkg.outcome = outcome;
+                    pkg.elapsed = e.elapsed;
+                }
+                let t = &mut pkg.tests[ti];
+                let before = t.output.bytes();
                 match action {
-                    "output" => t.output.push_output(e.output.as_deref().unwrap_or("")),
+                    "output" => t
+                        .output
+                        .push_bounded(e.output.as_deref().unwrap_or(""), tight),
                     "pause" => t.paused = true,
                     "cont" | "run" => t.paused = false,
                     _ => {}
                 }
-                if let Some(o) = outcome {
-                    t.outcome = Some(o);
-                    t.paused = false;
-                    t.elapsed = e.elapsed;
+                match outcome {
+                    Some(o) if !misattributed => {
+                        t.outcome = Some(o);
+                        t.paused = false;
+                        t.elapsed = e.elapsed;
+                        if o != Outcome::Fail {
+                            // Nothing is read from what a passed or skipped test printed.
+                            t.output.clear();
+                        }
+                    }
+                    _ => {}
                 }
+                (before, t.output.bytes())
             }
             None => {
+                let before = pkg.output.bytes();
                 if action == "output" {
-                    pkg.output.push_output(e.output.as_deref().unwrap_or(""));
+                    pkg.output
+                        .push_bounded(e.output.as_deref().unwrap_or(""), tight);
                 }
                 if let Some(o) = outcome {
                     pkg.outcome = Some(o);
                     pkg.elapsed = e.elapsed;
                     if let Some(fb) = e.failed_build.filter(|f| !f.is_empty()) {
-                        pkg.failed_build = Some(fb);
+                        pkg.failed_build = Some(fb.into_owned());
                     }
                 }
+                (before, pkg.output.bytes())
             }
-        }
+        };
+        self.kept = (self.kept + after).saturating_sub(before);
     }
 
     pub fn package(&self, name: &str) -> Option<&Package> {
         self.index.get(name).map(|&i| &self.packages[i])
     }
+}
+
+/// go's result line for `pkg`: `ok  \tpkg\t0.01s`, `FAIL\tpkg\t0.01s`.
+fn is_result_of(line: &str, pkg: &str) -> bool {
+    ["ok  \t", "FAIL\t"].iter().any(|p| {
+        line.strip_prefix(p)
+            .and_then(|rest| rest.strip_prefix(pkg))
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('\t'))
+    })
 }
 
 #[cfg(test)]
@@ -322,6 +432,36 @@ mod tests {
         assert_eq!(p.outcome, Some(Outcome::Fail));
         assert_eq!(s.text.all(), ["# p", "a.go:1:2: oops"]);
         assert_eq!(s.events, 5);
+    }
+
+    /// A flood across many failing tests: past the stream's budget each keeps a small head and
+    /// tail, its last line (where a test says why) included; passed tests keep nothing.
+    #[test]
+    fn a_stream_keeps_a_bounded_total() {
+        let mut s = Stream::default();
+        let line = "y".repeat(999);
+        for t in 0..100 {
+            let ev = |action: &str, out: &str| {
+                format!(
+                    "{{\"Action\":\"{action}\",\"Package\":\"p\",\"Test\":\"Test{t}\",\"Output\":\"{out}\"}}"
+                )
+            };
+            s.push(ev("run", "").as_bytes());
+            for _ in 0..100 {
+                s.push(ev("output", &format!("{line}\\n")).as_bytes());
+            }
+            s.push(ev("output", &format!("    t_test.go:9: why {t}\\n")).as_bytes());
+            s.push(ev(if t % 2 == 0 { "fail" } else { "pass" }, "").as_bytes());
+        }
+        let p = s.package("p").unwrap();
+        let kept: usize = p.tests.iter().map(|t| t.output.bytes()).sum();
+        assert!(
+            kept <= STREAM_BYTES + 100 * (TIGHT_HEAD + TIGHT_TAIL + LINE_BYTES),
+            "{kept}"
+        );
+        assert_eq!(p.get("Test1").unwrap().output.bytes(), 0);
+        let last = p.get("Test98").unwrap().output.all();
+        assert_eq!(*last.last().unwrap(), "    t_test.go:9: why 98");
     }
 
     #[test]

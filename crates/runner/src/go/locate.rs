@@ -1,8 +1,11 @@
-//! Where a Go package's files are. `t.Errorf` lines name a file by its base name
-//! (`calc_test.go:12`), so every location goes through the package's directory: from `go list`
-//! in a run; for a saved report, from the workspace's go.mod, a `_/abs/dir` local import path,
-//! or else a search of the workspace for the one file of that name under the import path's
-//! trailing directories.
+//! Where a Go package's files are, and which tests it declares. `t.Errorf` lines name a file by
+//! its base name (`calc_test.go:12`), so every location goes through the package's directory:
+//! from `go list` in a run; for a saved report, from the workspace's go.mod, a `_/abs/dir` local
+//! import path, or else a search of the workspace for the one file of that name under the import
+//! path's trailing directories. `go list` also names each package's module (a `go.work` may put
+//! another module's packages in reach) and the test files the build compiles, whose `func
+//! TestX` declarations say which tests a package has: a binary that reports fewer never ran
+//! them all.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -13,19 +16,81 @@ const SKIPPED_DIRS: &[&str] = &["vendor", "node_modules", "testdata", "target"];
 /// Entries visited at most when searching: a huge tree is not worth the wait.
 const SEARCH_LIMIT: usize = 200_000;
 
+/// The `go list` template pith reads: one package a line, tab-separated.
+pub const LIST_FORMAT: &str = "{{.ImportPath}}\t{{.Dir}}\t{{with .Module}}{{.Path}}{{end}}\t{{join .TestGoFiles \",\"}}\t{{join .XTestGoFiles \",\"}}";
+
+/// One package as `go list` (with [`LIST_FORMAT`]) describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    pub pkg: String,
+    pub dir: PathBuf,
+    /// The module it belongs to (`None` outside module mode).
+    pub module: Option<String>,
+    /// Its `_test.go` files the build compiles (build constraints applied), base names.
+    pub test_files: Vec<String>,
+}
+
+impl Listed {
+    /// One line of `go list -f LIST_FORMAT` output.
+    pub fn parse(line: &str) -> Option<Listed> {
+        let mut parts = line.trim_end_matches(['\r', '\n']).split('\t');
+        let pkg = parts.next()?.trim();
+        let dir = parts.next()?.trim();
+        if pkg.is_empty() || dir.is_empty() {
+            return None;
+        }
+        let module = parts
+            .next()
+            .map(str::trim)
+            .filter(|m| !m.is_empty())
+            .map(str::to_owned);
+        let test_files = parts
+            .flat_map(|p| p.split(','))
+            .map(str::trim)
+            .filter(|f| f.ends_with("_test.go") && !f.contains('/'))
+            .map(str::to_owned)
+            .collect();
+        Some(Listed {
+            pkg: pkg.to_owned(),
+            dir: PathBuf::from(dir),
+            module,
+            test_files,
+        })
+    }
+}
+
 pub struct Dirs {
     root: PathBuf,
     /// Import path → absolute directory, as `go list` said.
     known: HashMap<String, PathBuf>,
+    /// Import path → its compiled test files, as `go list` said.
+    tests: HashMap<String, Vec<String>>,
     /// The module path and its directory.
     module: Option<(String, PathBuf)>,
     /// File name → workspace-relative directories holding one; built on first use.
     index: OnceLock<HashMap<String, Vec<String>>>,
 }
 
+/// Largest source file read (a test file for its declarations, a go.mod): past it, a file is
+/// generated data, not something to read whole.
+const SOURCE_BYTES: u64 = 8 << 20;
+
+/// A source file's text, when it is a regular file of at most [`SOURCE_BYTES`].
+pub fn read_source(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() > SOURCE_BYTES {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    file.take(SOURCE_BYTES).read_to_end(&mut bytes).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
 /// The module path declared in `dir/go.mod`.
 pub fn module_path(dir: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(dir.join("go.mod")).ok()?;
+    let text = read_source(&dir.join("go.mod"))?;
     text.lines().find_map(|l| {
         let l = l.split("//").next().unwrap_or("").trim();
         let rest = l.strip_prefix("module")?;
@@ -38,19 +103,24 @@ pub fn module_path(dir: &Path) -> Option<String> {
 }
 
 impl Dirs {
-    /// From `go list -e -f '{{.ImportPath}}\t{{.Dir}}'` output run in the module at `dir`.
+    /// From `go list -e -f LIST_FORMAT` output run in the module at `dir`.
+    #[cfg(test)]
     pub fn listed(listing: &str, dir: &Path, root: &Path) -> Dirs {
-        let known = listing
-            .lines()
-            .filter_map(|l| {
-                let (pkg, d) = l.split_once('\t')?;
-                let (pkg, d) = (pkg.trim(), d.trim());
-                (!pkg.is_empty() && !d.is_empty()).then(|| (pkg.to_owned(), PathBuf::from(d)))
-            })
-            .collect();
+        Dirs::of(listing.lines().filter_map(Listed::parse), dir, root)
+    }
+
+    /// From the packages `go list` named, run in the module at `dir`.
+    pub fn of(listed: impl IntoIterator<Item = Listed>, dir: &Path, root: &Path) -> Dirs {
+        let mut known = HashMap::new();
+        let mut tests = HashMap::new();
+        for l in listed {
+            tests.insert(l.pkg.clone(), l.test_files);
+            known.insert(l.pkg, l.dir);
+        }
         Dirs {
             root: root.to_path_buf(),
             known,
+            tests,
             module: module_path(dir).map(|m| (m, dir.to_path_buf())),
             index: OnceLock::new(),
         }
@@ -61,9 +131,30 @@ impl Dirs {
         Dirs {
             root: root.to_path_buf(),
             known: HashMap::new(),
+            tests: HashMap::new(),
             module: module_path(root).map(|m| (m, root.to_path_buf())),
             index: OnceLock::new(),
         }
+    }
+
+    /// The top-level tests `pkg` declares (`func TestX(`, `func FuzzX(`) in the test files the
+    /// build compiles, as `go list` named them; `None` when `go list` did not describe it.
+    /// Examples are left out: go runs only those with an output comment.
+    pub fn declared(&self, pkg: &str) -> Option<Vec<String>> {
+        let files = self.tests.get(pkg)?;
+        let dir = self.known.get(pkg)?;
+        let mut out: Vec<String> = Vec::new();
+        for f in files {
+            let Some(text) = read_source(&dir.join(f)) else {
+                continue;
+            };
+            for name in text.lines().filter_map(declared_test) {
+                if !out.iter().any(|o| o == name) {
+                    out.push(name.to_owned());
+                }
+            }
+        }
+        Some(out)
     }
 
     /// Whether `go list` named `pkg`.
@@ -160,6 +251,16 @@ impl Dirs {
     }
 }
 
+/// The test a top-level declaration line declares: `func TestX(t *testing.T) {` → `TestX`.
+/// `TestMain` runs the tests; it is not one.
+fn declared_test(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("func ")?;
+    let (name, _) = rest.split_once('(')?;
+    let name = name.trim();
+    (name != "TestMain" && !name.starts_with("Example") && super::output::is_test_func(name))
+        .then_some(name)
+}
+
 fn walk(dir: &Path, rel: &str, index: &mut HashMap<String, Vec<String>>, budget: &mut usize) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -233,6 +334,42 @@ mod tests {
             Some(d.path().join("a/a_test.go"))
         );
         assert_eq!(dirs.file("x", "runtime/panic.go"), None);
+    }
+
+    #[test]
+    fn listed_lines_name_module_and_compiled_test_files() {
+        let l =
+            Listed::parse("example.com/m/a\t/ws/a\texample.com/m\ta_test.go,b_test.go\tx_test.go")
+                .unwrap();
+        assert_eq!(l.pkg, "example.com/m/a");
+        assert_eq!(l.module.as_deref(), Some("example.com/m"));
+        assert_eq!(l.test_files, ["a_test.go", "b_test.go", "x_test.go"]);
+        let bare = Listed::parse("p\t/ws/p\t\t\t").unwrap();
+        assert_eq!((bare.module, bare.test_files.len()), (None, 0));
+        assert_eq!(Listed::parse("only-a-path"), None);
+        assert_eq!(Listed::parse("\t/ws"), None);
+    }
+
+    #[test]
+    fn declared_tests_are_read_from_the_compiled_test_files() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(
+            d.path().join("a_test.go"),
+            "package a\n\nfunc TestMain(m *testing.M) {}\nfunc TestA(t *testing.T) {}\nfunc Testlower(t *testing.T) {}\nfunc helper() {}\nfunc (s *S) TestMethod() {}\nfunc FuzzB(f *testing.F) {}\nfunc ExampleC() {}\n\tfunc TestIndented() {}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            d.path().join("skipped_test.go"),
+            "func TestNotCompiled(t *testing.T) {}\n",
+        )
+        .unwrap();
+        let dirs = Dirs::listed(
+            &format!("p\t{}\tm\ta_test.go\t\n", d.path().display()),
+            d.path(),
+            d.path(),
+        );
+        assert_eq!(dirs.declared("p").unwrap(), ["TestA", "FuzzB"]);
+        assert_eq!(dirs.declared("q"), None);
     }
 
     #[test]

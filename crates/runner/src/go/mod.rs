@@ -13,24 +13,34 @@
 //! entry (go does not tell them apart), located through the package's directory, which
 //! `go list` gives once per run.
 //!
-//! Re-running: ids are grouped by package and subtest depth, and each group runs as
-//! `go test -json -run '^TestA$/^sub$' <packages>` (names escaped, one alternation per level);
-//! a level-wise pattern may select siblings that were not asked for, so results are kept only
-//! for the requested tests and their subtests. Ids whose package `go list` does not know, or
-//! whose test did not run in a package that ran to its end, are `not_found`.
+//! Re-running: ids are grouped by package and parent test, and each group runs as
+//! `go test -json -run '^TestA$/^(x|y)$' <packages>` (names escaped, anchored at every level),
+//! which selects exactly the requested tests and their subtests; results are kept only for
+//! those all the same. Ids whose package `go list` does not know, or whose test did not run in
+//! a package that ran to its end, are `not_found`; an id that starts with `-` is never passed on.
 //!
 //! `-timeout` is set from pith's deadline (less a margin, rounded down to two significant
 //! digits so go's test cache, which keys on the flag's value, still hits), so go's own timeout
 //! panic, which names the running tests, arrives before pith kills the process group. go's
 //! test cache is kept: a cached result replays the run it records, output included.
+//!
+//! Every module of a workspace is a project of its own (the engine runs each `go.mod` in its
+//! directory): ids under a module nested inside this one belong to that module, and under a
+//! `go.work` only this module's packages run here (go 1.26 keeps `./...` inside the module;
+//! `go list` names each package's module, and when another module's packages show up the
+//! packages are passed by name instead), so no package runs twice.
+//!
+//! go's output is read line by line as it comes ([`process::run_lines`]), never held whole: a
+//! test that prints without end costs the bounded head and tail of its output, no more.
 
-mod events;
+pub(crate) mod events;
 mod locate;
 mod output;
 mod verdict;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use pith_model::{Run, Status};
@@ -45,10 +55,15 @@ use verdict::{Judge, Requested, Selection};
 const GO_HINT: &str = "install Go: https://go.dev/dl/";
 /// Where Go's installer puts it, for a caller whose PATH lacks it.
 const GO_INSTALL: &str = "/usr/local/go/bin/go";
-/// Variables of the caller's shell that would change what `go test` does (`-count`,
-/// `-failfast`, `-run` and the like can ride in GOFLAGS): pith's answer must not depend on
-/// them.
-const SCRUBBED_ENV: &[&str] = &["GOFLAGS"];
+/// Flags GOFLAGS may carry that change which tests run or how go reports them: pith selects
+/// tests itself and reads go's JSON, so these are taken out of the GOFLAGS go sees. Every other
+/// flag (`-tags`, `-mod`, `-race`, `-count=1`, `-short`...) stays: it is part of how the
+/// project builds and tests, and the tests see GOFLAGS as the caller set it, less these.
+const SELECTION_FLAGS: &[&str] = &[
+    "run", "skip", "list", "failfast", "fuzz", "bench", "json", "c", "o",
+];
+/// Entries walked at most looking for modules nested in this one.
+const NESTED_SEARCH_LIMIT: usize = 100_000;
 
 /// `go test` in a Go module (a directory with a `go.mod`).
 #[derive(Debug, Clone)]
@@ -56,6 +71,9 @@ pub struct Go {
     dir: PathBuf,
     /// The module path from go.mod: ids of this module start with it.
     module: Option<String>,
+    /// Paths of the modules nested below this one's directory (their own `go.mod`): their
+    /// packages are theirs, though their paths may extend this module's. Found on first use.
+    nested: OnceLock<Vec<String>>,
 }
 
 /// The adapters this ecosystem contributes for the project in `dir`.
@@ -73,14 +91,52 @@ impl Go {
         Go {
             dir: dir.to_path_buf(),
             module: locate::module_path(dir),
+            nested: OnceLock::new(),
         }
     }
 
     fn in_module(&self, pkg: &str) -> bool {
-        self.module
-            .as_deref()
-            .is_none_or(|m| pkg == m || pkg.strip_prefix(m).is_some_and(|r| r.starts_with('/')))
+        let under = |m: &str| pkg == m || pkg.strip_prefix(m).is_some_and(|r| r.starts_with('/'));
+        self.module.as_deref().is_none_or(under)
+            && !self
+                .nested
+                .get_or_init(|| nested_modules(&self.dir))
+                .iter()
+                .any(|m| under(m))
     }
+}
+
+/// The module paths of the `go.mod` files below `dir` (not `dir`'s own), where go's `./...`
+/// would stop: directories go ignores (`testdata`, `vendor`, names starting with `.` or `_`)
+/// are not searched.
+fn nested_modules(dir: &Path) -> Vec<String> {
+    fn walk(dir: &Path, out: &mut Vec<String>, budget: &mut usize) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            if *budget == 0 {
+                return;
+            }
+            *budget -= 1;
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with(['.', '_'])
+                || ["testdata", "vendor", "node_modules"].contains(&name.as_ref())
+                || !e.file_type().is_ok_and(|t| t.is_dir())
+            {
+                continue;
+            }
+            let sub = e.path();
+            if sub.join("go.mod").is_file() {
+                out.extend(locate::module_path(&sub));
+            }
+            walk(&sub, out, budget);
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, &mut out, &mut NESTED_SEARCH_LIMIT.clone());
+    out
 }
 
 impl Adapter for Go {
@@ -93,8 +149,13 @@ impl Adapter for Go {
         if id.is_empty() || id.contains(char::is_whitespace) {
             return false;
         }
-        splits(id).any(|(pkg, _)| self.in_module(pkg))
-            || (self.module.is_some() && is_import_path(id) && self.in_module(id))
+        // Read as a test wherever it can be one: `example.com/m/inner.TestI` is a test of the
+        // nested module's package, never a package of this one.
+        let mut tests = splits(id).peekable();
+        if tests.peek().is_some() {
+            return tests.any(|(pkg, _)| self.in_module(pkg));
+        }
+        self.module.is_some() && is_import_path(id) && self.in_module(id)
     }
 
     /// Claimed under the module's own path (known from `go.mod`).
@@ -107,12 +168,28 @@ impl Adapter for Go {
             return Ok(missing(GO_HINT.to_owned()));
         };
         let listed = match self.list(ctx, &go)? {
-            Listing::Ok(text) => text,
+            Listing::Ok(listed) => listed,
             Listing::Stop(run) => return Ok(*run),
         };
-        let dirs = locate::Dirs::listed(&listed, &self.dir, ctx.root);
+        // Under a go.work, packages of other modules may be in reach: only this module's run.
+        let foreign = |l: &locate::Listed| {
+            l.module
+                .as_deref()
+                .is_some_and(|m| self.module.as_deref().is_some_and(|own| m != own))
+        };
+        let own: Vec<String> = listed
+            .iter()
+            .filter(|l| !foreign(l))
+            .map(|l| l.pkg.clone())
+            .collect();
+        let whole = if listed.iter().any(foreign) && !own.is_empty() {
+            own
+        } else {
+            vec!["./...".to_owned()]
+        };
+        let dirs = locate::Dirs::of(listed, &self.dir, ctx.root);
         if tests.is_empty() {
-            return self.go_test(ctx, &go, &dirs, None, &["./...".to_owned()], None);
+            return self.go_test(ctx, &go, &dirs, None, &whole, None);
         }
         let mut run = Run::new("go");
         let mut reqs: Vec<Requested> = Vec::new();
@@ -136,17 +213,23 @@ impl Adapter for Go {
 }
 
 enum Listing {
-    Ok(String),
+    Ok(Vec<locate::Listed>),
     /// go could not list the module at all: this is the answer.
     Stop(Box<Run>),
 }
 
 impl Go {
-    /// `go list` once per run: every package's directory, to locate `file.go:12` lines.
+    /// `go list` once per run: every package's directory, to locate `file.go:12` lines, its
+    /// module and its compiled test files. Read line by line: a module of many thousands of
+    /// packages costs what is kept of each, not the text.
     fn list(&self, ctx: &Context<'_>, go: &Path) -> Result<Listing, RunnerError> {
         let mut cmd = command(go, &self.dir);
-        cmd.args(["list", "-e", "-f", "{{.ImportPath}}\t{{.Dir}}", "./..."]);
-        let out = match process::run(cmd, ctx.deadline, ctx.cancel) {
+        cmd.args(["list", "-e", "-f", locate::LIST_FORMAT, "./..."]);
+        let mut listed: Vec<locate::Listed> = Vec::new();
+        let mut sink = |line: &[u8]| {
+            listed.extend(locate::Listed::parse(&String::from_utf8_lossy(line)));
+        };
+        let out = match process::run_lines(cmd, ctx.deadline, ctx.cancel, &mut sink) {
             Ok(o) => o,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(Listing::Stop(Box::new(missing(GO_HINT.to_owned()))))
@@ -166,7 +249,7 @@ impl Go {
             return Ok(Listing::Stop(Box::new(run)));
         }
         // Anything else go list cannot do, go test will say in its own words.
-        Ok(Listing::Ok(out.stdout_str()))
+        Ok(Listing::Ok(listed))
     }
 
     /// One `go test -json` over `pkgs`, judged.
@@ -187,7 +270,8 @@ impl Go {
             cmd.arg(format!("-run={p}"));
         }
         cmd.args(pkgs);
-        let out = match process::run(cmd, ctx.deadline, ctx.cancel) {
+        let mut stream = events::Stream::default();
+        let out = match process::run_lines(cmd, ctx.deadline, ctx.cancel, &mut |l| stream.push(l)) {
             Ok(o) => o,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(missing(GO_HINT.to_owned()))
@@ -198,7 +282,6 @@ impl Go {
         if let Some(hint) = toolchain_hint(&stderr) {
             return Ok(missing(hint));
         }
-        let stream = events::Stream::parse(&out.stdout_str());
         let judge = Judge {
             paths: ctx.paths,
             dirs,
@@ -249,15 +332,47 @@ fn find_go() -> Option<PathBuf> {
     })
 }
 
-/// go in `dir` with the environment pith sets: never a toolchain download (the answer is
-/// about the Go that is installed), no flags from the caller's shell.
+/// go in `dir`, in the caller's environment but for two things the tests could see:
+/// - GOFLAGS loses the flags that would choose tests or reshape go's report behind pith's back
+///   ([`SELECTION_FLAGS`]); the rest of it is the project's build, kept.
+/// - GOTOOLCHAIN is `local` unless the caller chose a policy: with go's default (`auto`) a
+///   go.mod asking for a newer Go makes go download a toolchain from the network mid-run; pith
+///   answers about the Go that is installed, with a hint when it is too old.
 fn command(go: &Path, dir: &Path) -> Command {
     let mut cmd = crate::base_command(go, dir);
-    for var in SCRUBBED_ENV {
-        cmd.env_remove(var);
+    if let Some(flags) = std::env::var_os("GOFLAGS") {
+        let flags = flags.to_string_lossy();
+        let kept = kept_goflags(&flags);
+        if kept != flags.trim() {
+            if kept.is_empty() {
+                cmd.env_remove("GOFLAGS");
+            } else {
+                cmd.env("GOFLAGS", kept);
+            }
+        }
     }
-    cmd.env("GOTOOLCHAIN", "local");
+    if std::env::var_os("GOTOOLCHAIN").is_none_or(|v| v.is_empty()) {
+        cmd.env("GOTOOLCHAIN", "local");
+    }
     cmd
+}
+
+/// GOFLAGS (space-separated `-flag=value` entries) without the [`SELECTION_FLAGS`], and
+/// without what runs a test more than once (`-count` other than 1, `-cpu` with several
+/// values): each run reports under the one name, and the last would hide a failing one.
+fn kept_goflags(flags: &str) -> String {
+    flags
+        .split_whitespace()
+        .filter(|f| {
+            let name = f.trim_start_matches('-');
+            let (name, value) = name.split_once('=').unwrap_or((name, ""));
+            let name = name.strip_prefix("test.").unwrap_or(name);
+            let repeats =
+                (name == "count" && value != "1") || (name == "cpu" && value.contains(','));
+            !(SELECTION_FLAGS.contains(&name) || repeats)
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn missing(hint: String) -> Run {
@@ -330,8 +445,12 @@ fn is_import_path(p: &str) -> bool {
             .all(|c| c.is_alphanumeric() || "-._~/+!".contains(c))
 }
 
-/// A requested id as a package `go list` knows and a test name (or the package alone).
+/// A requested id as a package `go list` knows and a test name (or the package alone). An id
+/// that starts with `-` is never one: it would reach go as an option.
 fn resolve(id: &str, dirs: &locate::Dirs) -> Option<Requested> {
+    if id.starts_with('-') {
+        return None;
+    }
     if dirs.knows(id) {
         return Some(Requested {
             id: id.to_owned(),
@@ -378,15 +497,23 @@ fn plan(reqs: &[Requested]) -> Vec<(Option<String>, Vec<String>, Selection)> {
             .filter(|r| !mine.iter().any(|o| under(r, o)))
             .copied()
             .collect();
-        let mut depths: Vec<usize> = roots.iter().map(|r| name(r).split('/').count()).collect();
-        depths.sort_unstable();
-        depths.dedup();
-        for d in depths {
-            let group: Vec<&Requested> = roots
-                .iter()
-                .filter(|r| name(r).split('/').count() == d)
-                .copied()
-                .collect();
+        // One pattern per parent: `^TestA$/^(x|y)$` selects exactly those subtests, where one
+        // per depth (`^(TestA|TestB)$/^(x|y)$`) would also run TestA/y and TestB/x.
+        let parent = |r: &Requested| {
+            let n = name(r);
+            n.rsplit_once('/')
+                .map(|(p, _)| p.to_owned())
+                .unwrap_or_default()
+        };
+        let mut parents: Vec<String> = Vec::new();
+        for r in &roots {
+            let p = parent(r);
+            if !parents.contains(&p) {
+                parents.push(p);
+            }
+        }
+        for p in parents {
+            let group: Vec<&Requested> = roots.iter().filter(|r| parent(r) == p).copied().collect();
             let names: Vec<String> = group.iter().map(|r| name(r)).collect();
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
             let mut sel: Vec<Requested> = group.iter().map(|r| (*r).clone()).collect();
@@ -411,8 +538,8 @@ fn plan(reqs: &[Requested]) -> Vec<(Option<String>, Vec<String>, Selection)> {
     out
 }
 
-/// go's `-run` pattern for test names of one depth: each level an anchored alternation of the
-/// names at that level, regexp metacharacters escaped.
+/// go's `-run` pattern for test names that share their parent: each level an anchored
+/// alternation of the names at that level, regexp metacharacters escaped.
 fn run_pattern(names: &[&str]) -> String {
     let depth = names
         .iter()
@@ -459,7 +586,54 @@ mod tests {
         Go {
             dir: PathBuf::from("/ws"),
             module: module.map(str::to_owned),
+            nested: OnceLock::new(),
         }
+    }
+
+    #[test]
+    fn ids_of_a_nested_module_are_not_the_outer_modules() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("go.mod"), "module example.com/m\n").unwrap();
+        std::fs::create_dir_all(d.path().join("inner")).unwrap();
+        std::fs::write(
+            d.path().join("inner/go.mod"),
+            "module example.com/m/inner\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(d.path().join("testdata/x")).unwrap();
+        std::fs::write(
+            d.path().join("testdata/x/go.mod"),
+            "module example.com/m/td\n",
+        )
+        .unwrap();
+        let outer = Go::new(d.path());
+        let inner = Go::new(&d.path().join("inner"));
+        assert!(outer.owns("example.com/m.TestA"));
+        assert!(outer.owns("example.com/m/pkg.TestA"));
+        assert!(outer.owns("example.com/m/td.TestA"));
+        assert!(!outer.owns("example.com/m/inner.TestI"));
+        assert!(!outer.claims("example.com/m/inner/sub.TestI"));
+        assert!(inner.owns("example.com/m/inner/sub.TestI"));
+    }
+
+    #[test]
+    fn goflags_keep_the_build_and_lose_the_selection() {
+        assert_eq!(
+            kept_goflags("-tags=integration -run=TestA -count=1 -mod=vendor --failfast -test.skip=X -count=3 -race -cpu=1,4 -vet=off"),
+            "-tags=integration -count=1 -mod=vendor -race -vet=off"
+        );
+        assert_eq!(kept_goflags("  "), "");
+    }
+
+    #[test]
+    fn an_id_that_looks_like_an_option_is_never_resolved() {
+        let dirs = locate::Dirs::listed(
+            "-run\t/ws\n-x.TestA\t/ws\n",
+            Path::new("/ws"),
+            Path::new("/ws"),
+        );
+        assert!(resolve("-run", &dirs).is_none());
+        assert!(resolve("-x.TestA", &dirs).is_none());
     }
 
     #[test]
@@ -530,6 +704,21 @@ mod tests {
         assert_eq!(plan[1].2.ids.len(), 2);
         assert_eq!(plan[2].0, None);
         assert_eq!(plan[2].1, ["w"]);
+
+        // Subtests of two parents: one exact pattern each, never a cross product.
+        let reqs = [
+            r("p.TestA/x", "p", Some("TestA/x")),
+            r("p.TestB/y", "p", Some("TestB/y")),
+            r("p.TestA/z", "p", Some("TestA/z")),
+        ];
+        let patterns: Vec<Option<String>> = super::plan(&reqs).into_iter().map(|p| p.0).collect();
+        assert_eq!(
+            patterns,
+            [
+                Some("^TestA$/^(x|z)$".to_owned()),
+                Some("^TestB$/^y$".to_owned())
+            ]
+        );
     }
 
     #[test]

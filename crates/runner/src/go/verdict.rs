@@ -2,13 +2,19 @@
 //! through their packages' directories, build errors deduplicated across the packages that
 //! repeat them, and the abnormal ends (a panic, go's own timeout, a binary that died mid-test,
 //! a package that failed outside any test, a stream cut short) told apart, never green.
+//!
+//! Completeness is checked against what the packages declare: a test binary that ended without
+//! running every `func TestX` its compiled test files declare (a `TestMain` that never calls
+//! `m.Run`, or exits 0 before it) is not green, whatever go's exit says; and go's exit code
+//! itself is part of the run ([`Run::exit`]).
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use pith_model::{
-    BuildError, Failure, Frame, Outcome as ModelOutcome, Phase, Run, Status, TestOutcome,
+    BuildError, Exit, ExitMeaning, Failure, Frame, Outcome as ModelOutcome, Phase, Run, Status,
+    TestOutcome,
 };
 
 use super::events::{Outcome, Package, Stream, Test};
@@ -106,16 +112,45 @@ impl Judge<'_> {
             self.package(pkg, &mut run, &mut st);
         }
         self.build_errors(stream, &mut run, &st);
+        let mut never_ran: Vec<String> = Vec::new();
         if let Some(sel) = self.selection {
             for r in &sel.ids {
                 let Some(name) = &r.name else { continue };
-                let complete = stream.package(&r.pkg).is_some_and(|p| {
+                let Some(p) = stream.package(&r.pkg).filter(|p| {
                     p.outcome.is_some() && !p.build_failed() && !st.cut_short.contains(&p.name)
-                });
-                if complete && stream.package(&r.pkg).and_then(|p| p.get(name)).is_none() {
+                }) else {
+                    continue;
+                };
+                if p.get(name).is_some() {
+                    continue;
+                }
+                if let Some((_, by)) = st.stopped_by.iter().find(|(pkg, _)| *pkg == p.name) {
+                    never_ran.push(format!(
+                        "{} never ran: {by}, run beside it, stopped the test binary",
+                        r.id
+                    ));
+                    continue;
+                }
+                // A test the package declares whose binary never ran it is no missing id.
+                let top = name.split('/').next().unwrap_or(name);
+                let declared = self
+                    .dirs
+                    .declared(&r.pkg)
+                    .is_some_and(|d| d.iter().any(|n| n == top));
+                if declared && p.get(top).is_none() {
+                    never_ran.push(format!(
+                        "{} never ran {top}, which it declares",
+                        self.pkg_name(&p.name)
+                    ));
+                    st.tail.extend(compact(&owned(&p.output.all())));
+                } else {
                     run.not_found.push(r.id.clone());
                 }
             }
+        }
+        self.completeness(stream, &mut st, &mut never_ran);
+        if !never_ran.is_empty() {
+            run.reason = Some(never_ran.join("; "));
         }
         self.ending(stream, &mut run, &mut st);
         self.declarations(stream, &mut run);
@@ -132,12 +167,64 @@ impl Judge<'_> {
         for (f, n) in run.failures.iter_mut().zip(sizes) {
             f.frames = all.by_ref().take(n).collect();
         }
+        // go's exit also answers for tests run beside the requested ones; when one of those
+        // failed, it says nothing about the answer's.
+        run.exit = self
+            .end
+            .and_then(End::code)
+            .filter(|_| !st.unselected_failed)
+            .map(|c| Exit::new(c, exit_meaning(c, self.stderr)));
+        if st.tail.is_empty() && run.doubt().is_some() {
+            // Not green on the exit alone: what go printed on its own account explains it.
+            st.tail.extend(self.stderr_lines());
+            st.tail
+                .extend(stream.text.all().iter().map(|l| l.to_string()));
+        }
         if !st.tail.is_empty() && run.tail.is_none() {
             let t = text::tail(&self.paths.scrub(&st.tail.join("\n")));
             run.tail = (!t.is_empty()).then_some(t);
         }
         run.status = st.status;
         run
+    }
+
+    /// Packages run whole that ended without running every test their compiled test files
+    /// declare: `TestMain` returned or exited before `m.Run`, or the binary stopped early with
+    /// a zero exit. Each is one line of `never_ran`.
+    fn completeness(&self, stream: &Stream, st: &mut State, never_ran: &mut Vec<String>) {
+        for pkg in &stream.packages {
+            let whole = self
+                .selection
+                .is_none_or(|s| s.ids.iter().any(|r| r.pkg == pkg.name && r.name.is_none()));
+            if !whole
+                || pkg.outcome.is_none()
+                || pkg.build_failed()
+                || st.cut_short.contains(&pkg.name)
+            {
+                continue;
+            }
+            let Some(declared) = self.dirs.declared(&pkg.name) else {
+                continue;
+            };
+            let missing: Vec<&String> = declared.iter().filter(|n| pkg.get(n).is_none()).collect();
+            if missing.is_empty() {
+                continue;
+            }
+            let names: Vec<&str> = missing.iter().take(3).map(|n| n.as_str()).collect();
+            let more = if missing.len() > names.len() {
+                ", …"
+            } else {
+                ""
+            };
+            never_ran.push(format!(
+                "{} never ran {} of its {} tests ({}{more})",
+                self.pkg_name(&pkg.name),
+                missing.len(),
+                declared.len(),
+                names.join(", ")
+            ));
+            st.tail.extend(compact(&owned(&pkg.output.all())));
+        }
     }
 
     /// One package that built: its tests counted, its failures described.
@@ -176,14 +263,21 @@ impl Judge<'_> {
             .rposition(|t| t.outcome == Some(Outcome::Fail) && !parents.contains(t.name.as_str()));
         for (i, t) in pkg.tests.iter().enumerate() {
             if !keeps(&t.name) {
+                // A sibling the level-wise `-run` pattern also selected: its failure is not
+                // the answer's, but it explains go's exit, and a panic or an exit in it stopped
+                // the binary before the requested tests after it.
+                let died = t.outcome.is_none() && !t.paused && pkg.outcome.is_some();
+                if t.outcome == Some(Outcome::Fail) || died {
+                    st.unselected_failed = true;
+                    if died || output::crash(&t.output.all()).is_some() {
+                        st.stopped_by.push((pkg.name.clone(), t.name.clone()));
+                    }
+                }
                 continue;
             }
             let children = parents.contains(t.name.as_str());
             let id = self.id(&pkg.name, &t.name);
-            let duration = t
-                .elapsed
-                .filter(|e| e.is_finite() && *e >= 0.0)
-                .map(Duration::from_secs_f64);
+            let duration = t.elapsed.and_then(|e| Duration::try_from_secs_f64(e).ok());
             match t.outcome {
                 Some(Outcome::Pass) if !children => {
                     run.passed += 1;
@@ -606,7 +700,10 @@ impl Judge<'_> {
                 st.tail.extend(self.stderr_lines());
             }
             Some(End::Exited(code))
-                if code != 0 && run.status() <= Status::TestsNotFound && st.status.is_none() =>
+                if code != 0
+                    && run.status() <= Status::TestsNotFound
+                    && st.status.is_none()
+                    && !st.unselected_failed =>
             {
                 // go failed and the stream says nothing failed: go itself could not run the
                 // tests (a broken go.mod, a missing module, a bad package pattern).
@@ -638,20 +735,28 @@ impl Judge<'_> {
                 }
                 st.tail.extend(self.stderr_lines());
             }
-            None => {
+            None | Some(End::Exited(_)) => {
+                // go ends every package it starts with the package's own result: one without
+                // it stopped mid-run (a saved report cut short, a stream go could not finish).
                 for p in stream
                     .packages
                     .iter()
                     .filter(|p| p.outcome.is_none() && !p.build_failed())
                 {
                     st.raise(Status::Crashed);
-                    let why = format!("the report ends before {} finished", self.pkg_name(&p.name));
+                    let why = match self.end {
+                        None => {
+                            format!("the report ends before {} finished", self.pkg_name(&p.name))
+                        }
+                        Some(_) => {
+                            format!("go test ended before {} finished", self.pkg_name(&p.name))
+                        }
+                    };
                     if !st.tail.contains(&why) {
                         st.tail.push(why);
                     }
                 }
             }
-            _ => {}
         }
         if st.status.is_some() && st.tail.is_empty() {
             st.tail.extend(self.stderr_lines());
@@ -674,6 +779,11 @@ struct State {
     /// Packages whose binary stopped before running everything.
     cut_short: Vec<String>,
     tail: Vec<String>,
+    /// A test that was not requested (run by a level-wise pattern) failed: go's exit covers
+    /// more than the answer's tests.
+    unselected_failed: bool,
+    /// (package, test) where a test that was not requested stopped the binary.
+    stopped_by: Vec<(String, String)>,
 }
 
 impl State {
@@ -688,6 +798,23 @@ fn outcome(test: String, outcome: ModelOutcome, duration: Option<Duration>) -> T
         outcome,
         duration,
     }
+}
+
+/// What go test's exit code says: 0 every package passed; 1 a test or a build failed (go uses
+/// it for everything that is not a usage error, "no packages to test" included); 2 the go
+/// command's usage error.
+fn exit_meaning(code: i32, stderr: &str) -> ExitMeaning {
+    match code {
+        0 => ExitMeaning::Passed,
+        1 if stderr.lines().any(|l| l.trim() == "no packages to test") => ExitMeaning::NoTests,
+        1 => ExitMeaning::Failed,
+        2 => ExitMeaning::UsageError,
+        _ => ExitMeaning::Other,
+    }
+}
+
+fn owned(lines: &[&str]) -> Vec<String> {
+    lines.iter().map(|l| l.to_string()).collect()
 }
 
 /// `a/b` is under `a`.
@@ -754,7 +881,7 @@ fn test_funcs(dir: &Path) -> HashMap<String, (String, u32)> {
         .collect();
     files.sort();
     for file in files {
-        let Ok(text) = std::fs::read_to_string(&file) else {
+        let Some(text) = super::locate::read_source(&file) else {
             continue;
         };
         for (i, l) in text.lines().enumerate() {

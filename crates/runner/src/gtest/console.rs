@@ -3,9 +3,92 @@
 //! ctest announces each test (`Start 3: Sum.Bad`), prefixes every line the test prints with its
 //! number (`3: [ RUN      ] Sum.Bad`), and ends it with a result line
 //! (` 3/12 Test  #3: Sum.Bad ....***Failed    0.04 sec`, `***Exception: SegFault`,
-//! `***Timeout`, `***Not Run (Disabled)`). Verbose mode streams the output as it comes, so a
-//! run killed at pith's deadline or a binary that crashed still says which gtest test was
+//! `Subprocess aborted***Exception:`, `***Timeout`, `***Not Run (Disabled)`), then its totals
+//! (`67% tests passed, 1 tests failed out of 3`). Verbose mode streams the output as it comes,
+//! so a run killed at pith's deadline or a binary that crashed still says which gtest test was
 //! running: the last `[ RUN ]` without its `[ OK ]`/`[ FAILED ]`/`[ SKIPPED ]`.
+//!
+//! ctest's output is read line by line as it comes ([`CtestReader`]), in bounded memory: each
+//! test keeps the head and the tail of what it printed (gtest's banner is at the head, its
+//! summary and a crash at the tail), less once the whole run keeps [`RUN_BYTES`].
+
+use std::collections::VecDeque;
+
+/// Bytes of one test's output kept from its start, and from its end.
+const HEAD_BYTES: usize = 1 << 20;
+const TAIL_BYTES: usize = 1 << 20;
+/// Output bytes the whole run keeps before every test's output is held to the tight bounds.
+const RUN_BYTES: usize = 48 << 20;
+const TIGHT_HEAD: usize = 16 * 1024;
+const TIGHT_TAIL: usize = 48 * 1024;
+/// Longest line kept.
+const LINE_BYTES: usize = 16 * 1024;
+/// Bytes of ctest's own last lines kept for a tail.
+const LAST_BYTES: usize = 64 * 1024;
+
+/// What one test printed: its first and its last lines, the middle of a flood left out.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Output {
+    head: Vec<String>,
+    head_bytes: usize,
+    tail: VecDeque<String>,
+    tail_bytes: usize,
+    /// Lines left out between head and tail.
+    pub dropped: usize,
+}
+
+impl Output {
+    fn push(&mut self, line: &str, tight: bool) {
+        let (head_cap, tail_cap) = if tight {
+            (TIGHT_HEAD, TIGHT_TAIL)
+        } else {
+            (HEAD_BYTES, TAIL_BYTES)
+        };
+        let line = cut(line).to_owned();
+        if self.tail.is_empty() && self.head_bytes + line.len() <= head_cap {
+            self.head_bytes += line.len() + 1;
+            self.head.push(line);
+            return;
+        }
+        self.tail_bytes += line.len() + 1;
+        self.tail.push_back(line);
+        while self.tail_bytes > tail_cap {
+            match self.tail.pop_front() {
+                Some(l) => {
+                    self.tail_bytes -= l.len() + 1;
+                    self.dropped += 1;
+                }
+                None => break,
+            }
+        }
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.head_bytes + self.tail_bytes
+    }
+
+    /// Every kept line, in order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &str> + Clone + '_ {
+        self.head.iter().chain(self.tail.iter()).map(String::as_str)
+    }
+
+    #[cfg(test)]
+    pub fn get(&self, i: usize) -> Option<&str> {
+        self.iter().nth(i)
+    }
+}
+
+/// `line` cut at [`LINE_BYTES`] on a character boundary.
+fn cut(line: &str) -> &str {
+    if line.len() <= LINE_BYTES {
+        return line;
+    }
+    let mut end = LINE_BYTES;
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    &line[..end]
+}
 
 /// How ctest says a test ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,7 +113,7 @@ pub struct CtestTest {
     /// `None`: it started and never ended (the run was killed).
     pub ended: Option<Ended>,
     /// What the test printed, without ctest's prefix and bookkeeping lines.
-    pub output: Vec<String>,
+    pub output: Output,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -38,6 +121,32 @@ pub struct CtestRun {
     pub tests: Vec<CtestTest>,
     /// `No tests were found!!!`
     pub no_tests: bool,
+    /// ctest's own totals: `(failed, out of)` from `67% tests passed, 1 tests failed out of 3`.
+    pub totals: Option<(u32, u32)>,
+    /// ctest's last lines that are not a test's output, for a tail.
+    pub last: Vec<String>,
+}
+
+impl CtestRun {
+    /// The tests that ran, as ctest counts them in its totals (disabled ones are not), and how
+    /// many of them failed (a crash, a timeout and a test that could not start included).
+    pub fn counted(&self) -> (u32, u32) {
+        let ran: Vec<&CtestTest> = self
+            .tests
+            .iter()
+            .filter(|t| t.ended.as_ref().is_some_and(|e| *e != Ended::Disabled))
+            .collect();
+        let failed = ran
+            .iter()
+            .filter(|t| {
+                matches!(
+                    t.ended,
+                    Some(Ended::Failed(_) | Ended::Crashed(_) | Ended::Timeout | Ended::NotRun(_))
+                )
+            })
+            .count();
+        (failed as u32, ran.len() as u32)
+    }
 }
 
 /// ctest's own lines inside a test's prefixed output.
@@ -48,41 +157,87 @@ const CTEST_LINES: &[&str] = &[
     "Environment variables:",
 ];
 
-pub fn parse_ctest(output: &str) -> CtestRun {
-    let mut run = CtestRun::default();
-    let index = |run: &CtestRun, n: u32| run.tests.iter().rposition(|t| t.number == n);
-    for raw in output.lines() {
-        let line = raw.trim_end_matches('\r');
+/// `ctest -V` output read line by line as it comes, in bounded memory.
+#[derive(Default)]
+pub struct CtestReader {
+    run: CtestRun,
+    /// Output bytes kept across every test.
+    kept: usize,
+    last: VecDeque<String>,
+    last_bytes: usize,
+}
+
+impl CtestReader {
+    /// One line of ctest's output, without its newline.
+    pub fn line(&mut self, raw: &str) {
+        let line = crate::text::strip_ansi(raw.trim_end_matches('\r'));
+        let line = cut(&line);
         let t = line.trim();
+        let index = |run: &CtestRun, n: u32| run.tests.iter().rposition(|t| t.number == n);
         if t.contains("No tests were found!!!") {
-            run.no_tests = true;
+            self.run.no_tests = true;
         } else if let Some((n, name)) = start_line(t) {
-            run.tests.push(CtestTest {
+            self.run.tests.push(CtestTest {
                 number: n,
                 name: name.to_owned(),
                 ended: None,
-                output: Vec::new(),
+                output: Output::default(),
             });
         } else if let Some((n, name, ended)) = result_line(t) {
-            match index(&run, n) {
-                Some(i) => run.tests[i].ended = Some(ended),
+            match index(&self.run, n) {
+                Some(i) => self.run.tests[i].ended = Some(ended),
                 // Not announced (a quiet run): known from its result alone.
-                None => run.tests.push(CtestTest {
+                None => self.run.tests.push(CtestTest {
                     number: n,
                     name: name.to_owned(),
                     ended: Some(ended),
-                    output: Vec::new(),
+                    output: Output::default(),
                 }),
             }
         } else if let Some((n, text)) = prefixed(line) {
-            if let Some(i) = index(&run, n) {
+            if let Some(i) = index(&self.run, n) {
                 if !CTEST_LINES.iter().any(|p| text.starts_with(p)) {
-                    run.tests[i].output.push(text.to_owned());
+                    let out = &mut self.run.tests[i].output;
+                    let before = out.bytes();
+                    out.push(text, self.kept > RUN_BYTES);
+                    self.kept = (self.kept + out.bytes()).saturating_sub(before);
                 }
+            }
+            return;
+        } else if let Some(totals) = totals_line(t) {
+            self.run.totals = Some(totals);
+        }
+        self.last_bytes += line.len() + 1;
+        self.last.push_back(line.to_owned());
+        while self.last_bytes > LAST_BYTES {
+            match self.last.pop_front() {
+                Some(l) => self.last_bytes -= l.len() + 1,
+                None => break,
             }
         }
     }
-    run
+
+    pub fn finish(mut self) -> CtestRun {
+        self.run.last = self.last.into_iter().collect();
+        self.run
+    }
+}
+
+#[cfg(test)]
+pub fn parse_ctest(output: &str) -> CtestRun {
+    let mut r = CtestReader::default();
+    for l in output.lines() {
+        r.line(l);
+    }
+    r.finish()
+}
+
+/// `67% tests passed, 1 tests failed out of 3` → (1, 3).
+fn totals_line(t: &str) -> Option<(u32, u32)> {
+    let (_, rest) = t.split_once("% tests passed, ")?;
+    let (failed, rest) = rest.split_once(" tests failed out of ")?;
+    let total = rest.split_whitespace().next()?;
+    Some((failed.trim().parse().ok()?, total.parse().ok()?))
 }
 
 /// `Start 12: name`
@@ -113,8 +268,14 @@ fn result_line(t: &str) -> Option<(u32, &str, Ended)> {
         .trim();
     let ended = if status == "Passed" {
         Ended::Passed
-    } else if let Some(s) = status.strip_prefix("***Exception:") {
-        Ended::Crashed(s.trim().to_owned())
+    } else if let Some((before, after)) = status.split_once("***Exception:") {
+        // `***Exception: SegFault`, or the words before it: `Subprocess aborted***Exception:`.
+        let word = if after.trim().is_empty() {
+            before
+        } else {
+            after
+        };
+        Ended::Crashed(word.trim().to_owned())
     } else if status.starts_with("***Timeout") {
         Ended::Timeout
     } else if status.starts_with("***Skipped") {
@@ -154,6 +315,9 @@ pub struct Console {
     pub failed_suites: Vec<String>,
     /// gtest's banner was seen: this is a gtest binary.
     pub gtest: bool,
+    /// gtest's closing summary was seen (`[==========] 3 tests from 1 test suite ran.`): it
+    /// ran to its end, where it writes its report.
+    pub finished: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -179,7 +343,7 @@ fn marker_id(rest: &str) -> &str {
     rest[..end].trim()
 }
 
-pub fn parse_gtest(lines: &[String]) -> Console {
+pub fn parse_gtest<'a>(lines: impl IntoIterator<Item = &'a str>) -> Console {
     let mut c = Console::default();
     let mut current: Option<String> = None;
     let mut block: Option<String> = None;
@@ -192,7 +356,6 @@ pub fn parse_gtest(lines: &[String]) -> Console {
         }
     };
     for line in lines {
-        let line = line.as_str();
         if let Some((tag, rest)) = marker(line) {
             if !matches!(
                 tag,
@@ -206,7 +369,12 @@ pub fn parse_gtest(lines: &[String]) -> Console {
             }
             flush(&mut c, &current, &mut block);
             match tag {
-                "==========" => c.gtest = true,
+                "==========" => {
+                    c.gtest = true;
+                    if rest.contains(" ran.") {
+                        c.finished = true;
+                    }
+                }
                 "RUN" => {
                     let id = marker_id(rest).to_owned();
                     c.tests.push((id.clone(), None));
@@ -323,10 +491,10 @@ test 13
             ]
         );
         assert_eq!(
-            run.tests[0].output[0],
+            run.tests[0].output.get(0).unwrap(),
             "Running main() from ./googletest/src/gtest_main.cc"
         );
-        let g = parse_gtest(&run.tests[0].output);
+        let g = parse_gtest(run.tests[0].output.iter());
         assert!(g.gtest);
         assert_eq!(g.tests, [("Sum.Bad".to_owned(), Some(ConsoleEnd::Failed))]);
         assert_eq!(g.failures.len(), 1);
@@ -334,11 +502,59 @@ test 13
             .1
             .starts_with("/p/t.cc:3: Failure\nExpected equality"));
         assert!(g.failures[0].1.ends_with("/p/t.cc:5: from Bad"));
-        let w = parse_gtest(&run.tests[2].output);
+        let w = parse_gtest(run.tests[2].output.iter());
         assert_eq!(w.tests.last(), Some(&("W.Crash".to_owned(), None)));
-        let h = parse_gtest(&run.tests[3].output);
+        let h = parse_gtest(run.tests[3].output.iter());
         assert_eq!(h.tests, [("H.Forever".to_owned(), None)]);
         assert!(parse_ctest("No tests were found!!!\n").no_tests);
+    }
+
+    #[test]
+    fn aborts_totals_and_gtests_own_end() {
+        let run = parse_ctest(
+            "test 2
+    Start 2: aborts
+2: [==========] Running 2 tests from 1 test suite.
+2: [ RUN      ] Abort.Dies
+1/2 Test #2: aborts ...........................Subprocess aborted***Exception:   0.02 sec
+test 1
+    Start 1: noexit
+1: [==========] Running 1 test from 1 test suite.
+1: [ RUN      ] N.One
+1: [       OK ] N.One (0 ms)
+1: [==========] 1 test from 1 test suite ran. (0 ms total)
+2/2 Test #1: noexit ...........................   Passed    0.02 sec
+
+50% tests passed, 1 tests failed out of 2
+",
+        );
+        assert_eq!(
+            run.tests[0].ended,
+            Some(Ended::Crashed("Subprocess aborted".into()))
+        );
+        assert_eq!(run.totals, Some((1, 2)));
+        assert_eq!(run.counted(), (1, 2));
+        assert!(!parse_gtest(run.tests[0].output.iter()).finished);
+        assert!(parse_gtest(run.tests[1].output.iter()).finished);
+        assert!(run.last.iter().any(|l| l.contains("tests failed out of")));
+    }
+
+    #[test]
+    fn a_flood_keeps_the_head_and_the_tail_of_each_test() {
+        let mut r = CtestReader::default();
+        r.line("    Start 1: loud");
+        r.line("1: [==========] Running 1 test from 1 test suite.");
+        for i in 0..200_000 {
+            r.line(&format!("1: line {i} {}", "x".repeat(40)));
+        }
+        r.line("1: [==========] 1 test from 1 test suite ran. (5 ms total)");
+        r.line("1/1 Test #1: loud ...   Passed    0.50 sec");
+        let run = r.finish();
+        let out = &run.tests[0].output;
+        assert!(out.bytes() <= HEAD_BYTES + TAIL_BYTES, "{}", out.bytes());
+        assert!(out.dropped > 0);
+        let g = parse_gtest(out.iter());
+        assert!(g.gtest && g.finished);
     }
 
     #[test]
@@ -358,7 +574,7 @@ s.cc:3: Skipped
             .lines()
             .map(str::to_owned)
             .collect();
-        let g = parse_gtest(&out);
+        let g = parse_gtest(out.iter().map(String::as_str));
         assert_eq!(g.outside, ["s.cc:2: Failure\nFailed\ndb down"]);
         assert_eq!(g.failed_suites, ["F"]);
         assert_eq!(
@@ -376,10 +592,10 @@ s.cc:3: Skipped
         fn never_panics(s in "(?s).{0,600}") {
             let run = parse_ctest(&s);
             for t in &run.tests {
-                let _ = parse_gtest(&t.output);
+                let _ = parse_gtest(t.output.iter());
             }
             let lines: Vec<String> = s.lines().map(str::to_owned).collect();
-            let _ = parse_gtest(&lines);
+            let _ = parse_gtest(lines.iter().map(String::as_str));
             let _ = parse_ctest(&format!("Start 1: a\n1: {s}\n1/1 Test #1: a ...{s}"));
         }
     }

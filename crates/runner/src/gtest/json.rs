@@ -31,7 +31,42 @@ pub struct Case {
     pub seconds: f64,
 }
 
+/// One report file: its cases and gtest's own totals over them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Report {
+    pub cases: Vec<Case>,
+    /// The top-level `tests` count: every reportable test, disabled ones included.
+    pub tests: Option<u64>,
+    /// The top-level `failures` count: tests that failed.
+    pub failures: Option<u64>,
+}
+
+impl Report {
+    /// Where gtest's own totals disagree with the cases read, one line saying how.
+    pub fn disagreement(&self) -> Option<String> {
+        let failed = self
+            .cases
+            .iter()
+            .filter(|c| c.verdict == Verdict::Failed)
+            .count() as u64;
+        let total = self.cases.len() as u64;
+        match (self.tests, self.failures) {
+            (Some(t), _) if t != total => Some(format!(
+                "the GoogleTest report counts {t} tests, {total} are in it"
+            )),
+            (_, Some(f)) if f > failed => Some(format!(
+                "the GoogleTest report counts {f} failed tests, {failed} failures are in it"
+            )),
+            _ => None,
+        }
+    }
+}
+
 pub fn parse(text: &str) -> Result<Vec<Case>, ParseError> {
+    parse_report(text).map(|r| r.cases)
+}
+
+pub fn parse_report(text: &str) -> Result<Report, ParseError> {
     let doc: Value = serde_json::from_str(text.trim_start_matches('\u{feff}'))
         .map_err(|e| ParseError::Malformed(format!("GoogleTest JSON: {e}")))?;
     let suites = doc
@@ -82,7 +117,11 @@ pub fn parse(text: &str) -> Result<Vec<Case>, ParseError> {
             });
         }
     }
-    Ok(cases)
+    Ok(Report {
+        cases,
+        tests: doc.get("tests").and_then(Value::as_u64),
+        failures: doc.get("failures").and_then(Value::as_u64),
+    })
 }
 
 #[cfg(test)]
@@ -114,6 +153,12 @@ mod tests {
         assert_eq!(cases[0].line, Some(11));
         assert!((cases[0].seconds - 0.002).abs() < 1e-9);
         assert!(parse("{\"testsuites\": 1}").is_err());
+        assert_eq!(parse_report(SAMPLE).unwrap().disagreement(), None);
+        let short = SAMPLE.replacen("\"tests\": 4", "\"tests\": 5", 1);
+        assert_eq!(
+            parse_report(&short).unwrap().disagreement().as_deref(),
+            Some("the GoogleTest report counts 5 tests, 4 are in it")
+        );
         assert!(parse("{\"tests\": 1, \"testsu").is_err());
     }
 

@@ -6,7 +6,14 @@
 //! `gtest_discover_tests` makes it). CTest's own JUnit leaves failure messages empty, so it is
 //! not used. Verbose mode streams each test's output as it runs: when a binary crashes (no
 //! JSON) or pith kills the run at its deadline, the last `[ RUN ]` without an end names the
-//! test; console failure texts stand in for a missing JSON.
+//! test; console failure texts stand in for a missing JSON. ctest's output is read line by line
+//! as it comes, each JSON report up to [`JSON_BYTES`]: memory stays bounded whatever the tests
+//! print.
+//!
+//! Evidence beyond the records: ctest's exit code (0 all passed, 8 some test failed), its own
+//! totals (`1 tests failed out of 3`) against the tests read, each report's totals against its
+//! cases, and gtest's closing summary: a gtest binary that exits 0 without it stopped before
+//! the end (no report written), and is not green.
 //!
 //! Build directory: the project's own `build/` when it already is this project's CMake build
 //! directory (its `CMakeCache.txt` names this source directory), else one in pith's cache keyed
@@ -22,26 +29,48 @@
 mod console;
 mod diag;
 mod failure;
-mod json;
+pub(crate) mod json;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use pith_model::{Failure, Phase, Run, Status};
+use pith_model::{Exit, ExitMeaning, Failure, Phase, Run, Status};
 
 use crate::process::{self, Captured, End};
 use crate::{text, Adapter, Context, ParseError, PathMap, RunnerError};
 
-use console::{ConsoleEnd, CtestRun, Ended};
+use console::{ConsoleEnd, CtestReader, CtestRun, Ended};
 
 const CMAKE_HINT: &str =
     "cmake not found: install CMake (it brings ctest): sudo apt-get install cmake, or https://cmake.org/download";
 
-/// Variables of the caller's shell that would change which tests run or what they print, on top
-/// of every `GTEST_*` one.
-const SCRUBBED_ENV: &[&str] = &["CTEST_OUTPUT_ON_FAILURE", "CTEST_PARALLEL_LEVEL"];
+/// GoogleTest's variables that choose which tests run or reshape how gtest reports them, taken
+/// out of the caller's environment: pith selects tests itself and reads gtest's JSON. The rest
+/// (`GTEST_SHUFFLE`, `GTEST_DEATH_TEST_STYLE`, `GTEST_BREAK_ON_FAILURE`...) is how the project's
+/// tests behave and stays as the caller set it.
+const GTEST_REPORTING_ENV: &[&str] = &[
+    "GTEST_FILTER",
+    "GTEST_ALSO_RUN_DISABLED_TESTS",
+    "GTEST_TOTAL_SHARDS",
+    "GTEST_SHARD_INDEX",
+    "GTEST_SHARD_STATUS_FILE",
+    "GTEST_REPEAT",
+    "GTEST_FAIL_FAST",
+    "GTEST_LIST_TESTS",
+    "GTEST_OUTPUT",
+    "GTEST_BRIEF",
+    "GTEST_COLOR",
+    "GTEST_PRINT_TIME",
+    "GTEST_PRINT_UTF8",
+    "GTEST_STREAM_RESULT_TO",
+    "GTEST_FLAGFILE",
+];
+/// Largest GoogleTest JSON report read; a larger one is not read, and says so.
+const JSON_BYTES: u64 = 32 << 20;
+/// Largest `ctest --show-only=json-v1` listing read.
+const LISTING_BYTES: usize = 64 << 20;
 
 /// CTest in a CMake project.
 pub struct Ctest {
@@ -227,14 +256,23 @@ impl Adapter for Ctest {
         out_spec.push("/");
         let mut spec = std::ffi::OsString::from("json:");
         spec.push(out_spec);
-        cmd.env("GTEST_OUTPUT", spec).env("GTEST_COLOR", "no");
+        // Colour is not switched off here: ctest's pipe is no terminal, so gtest prints none,
+        // and what pith reads is stripped of escapes anyway.
+        cmd.env("GTEST_OUTPUT", spec);
         if let Some(f) = &gtest_filter {
             cmd.env("GTEST_FILTER", f);
         }
-        let cap = run_process(cmd, ctx, &ctest)?;
-        let cases = read_json_dir(&json_dir);
+        let mut reader = CtestReader::default();
+        let cap = process::run_lines(cmd, ctx.deadline, ctx.cancel, &mut |l| {
+            reader.line(&String::from_utf8_lossy(l))
+        })
+        .map_err(|source| RunnerError::Spawn {
+            program: ctest.display().to_string(),
+            source,
+        })?;
+        let reports = read_json_dir(&json_dir);
         // Every requested id the run did not report is not found, whatever the selection said.
-        let mut run = judge(ctx, &cap, cases, tests);
+        let mut run = judge(ctx, &cap, reader.finish(), reports, tests);
         run.duration = start.elapsed();
         Ok(run)
     }
@@ -276,26 +314,22 @@ impl Ctest {
     }
 }
 
-/// cmake or ctest with the environment pith sets, whatever the caller's shell has.
+/// cmake or ctest in the caller's environment, less gtest's selection and reporting variables
+/// ([`GTEST_REPORTING_ENV`]), which pith sets itself where it needs them.
 fn command(program: &Path, cwd: &Path) -> Command {
     let mut cmd = crate::base_command(program, cwd);
-    for (k, _) in std::env::vars_os() {
-        if k.to_string_lossy().starts_with("GTEST_") {
-            cmd.env_remove(&k);
-        }
-    }
-    for var in SCRUBBED_ENV {
+    for var in GTEST_REPORTING_ENV {
         cmd.env_remove(var);
     }
-    cmd.env("CMAKE_COLOR_DIAGNOSTICS", "OFF");
     cmd
 }
 
-/// cmake configuring or building: compilers in the C locale, so diagnostics quote with `'`
-/// and read the same on every machine. (The tests themselves keep the caller's locale.)
+/// cmake configuring or building (no test runs under it): compilers in the C locale, so
+/// diagnostics quote with `'` and read the same on every machine, and without colour. The
+/// tests themselves keep the caller's locale and colour settings.
 fn build_command(program: &Path, cwd: &Path) -> Command {
     let mut cmd = command(program, cwd);
-    cmd.env("LC_ALL", "C");
+    cmd.env("LC_ALL", "C").env("CMAKE_COLOR_DIAGNOSTICS", "OFF");
     cmd
 }
 
@@ -379,8 +413,26 @@ struct Listed {
 fn list_tests(ctx: &Context<'_>, ctest: &Path, build: &Path) -> Result<Vec<Listed>, RunnerError> {
     let mut cmd = command(ctest, build);
     cmd.arg("--test-dir").arg(build).arg("--show-only=json-v1");
-    let cap = run_process(cmd, ctx, ctest)?;
-    Ok(parse_listing(&cap.stdout_str()))
+    // The listing is one JSON document, read whole up to a bound: past it, nothing is listed
+    // and every id is not found, never a wrong selection.
+    let mut text: Vec<u8> = Vec::new();
+    let mut over = false;
+    process::run_lines(cmd, ctx.deadline, ctx.cancel, &mut |l| {
+        if text.len() + l.len() < LISTING_BYTES {
+            text.extend_from_slice(l);
+            text.push(b'\n');
+        } else {
+            over = true;
+        }
+    })
+    .map_err(|source| RunnerError::Spawn {
+        program: ctest.display().to_string(),
+        source,
+    })?;
+    if over {
+        return Ok(Vec::new());
+    }
+    Ok(parse_listing(&String::from_utf8_lossy(&text)))
 }
 
 fn parse_listing(text: &str) -> Vec<Listed> {
@@ -460,9 +512,19 @@ fn regex_escape(s: &str) -> String {
     out
 }
 
-fn read_json_dir(dir: &Path) -> Vec<json::Case> {
+/// The GoogleTest reports the run wrote: their cases, and one line for each that could not be
+/// read whole (too large, not a gtest report) or whose totals disagree with its cases.
+#[derive(Default)]
+struct Reports {
+    cases: Vec<json::Case>,
+    doubts: Vec<String>,
+}
+
+fn read_json_dir(dir: &Path) -> Reports {
+    use std::io::Read;
+    let mut out = Reports::default();
     let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
+        return out;
     };
     let mut files: Vec<PathBuf> = entries
         .flatten()
@@ -470,12 +532,44 @@ fn read_json_dir(dir: &Path) -> Vec<json::Case> {
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
     files.sort();
-    files
-        .iter()
-        .filter_map(|f| std::fs::read(f).ok())
-        .filter_map(|b| json::parse(&String::from_utf8_lossy(&b)).ok())
-        .flatten()
-        .collect()
+    for f in files {
+        let name = f
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut bytes = Vec::new();
+        // Regular files only, and no more than the bound: a report is data pith reads, not a
+        // stream it waits on.
+        let read = std::fs::File::open(&f).and_then(|file| {
+            if !file.metadata()?.is_file() {
+                return Err(std::io::Error::other("not a regular file"));
+            }
+            file.take(JSON_BYTES + 1).read_to_end(&mut bytes)
+        });
+        match read {
+            Err(_) => continue,
+            Ok(n) if n as u64 > JSON_BYTES => {
+                out.doubts.push(format!(
+                    "the GoogleTest report {name} is larger than {} MB and was not read",
+                    JSON_BYTES >> 20
+                ));
+                continue;
+            }
+            Ok(_) => {}
+        }
+        match json::parse_report(&String::from_utf8_lossy(&bytes)) {
+            Ok(r) => {
+                if let Some(d) = r.disagreement() {
+                    out.doubts.push(format!("{name}: {d}"));
+                }
+                out.cases.extend(r.cases);
+            }
+            Err(_) => out
+                .doubts
+                .push(format!("the GoogleTest report {name} is unreadable")),
+        }
+    }
+    out
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -518,7 +612,7 @@ impl Outcome {
 fn signal_of(word: &str) -> String {
     match word {
         "SegFault" => "SIGSEGV".to_owned(),
-        "Child aborted" => "SIGABRT".to_owned(),
+        "Child aborted" | "Subprocess aborted" => "SIGABRT".to_owned(),
         "Illegal" => "SIGILL".to_owned(),
         "Numerical" => "SIGFPE".to_owned(),
         "Bus error" => "SIGBUS".to_owned(),
@@ -528,7 +622,7 @@ fn signal_of(word: &str) -> String {
 }
 
 /// The first line of a test's output worth showing as its failure message.
-fn output_message(lines: &[String]) -> Option<String> {
+fn output_message(lines: &console::Output) -> Option<String> {
     lines
         .iter()
         .map(|l| l.trim())
@@ -544,7 +638,7 @@ fn ctest_outcomes(
     by_id: &HashMap<&str, &json::Case>,
     seen: &mut HashSet<String>,
 ) -> Vec<Outcome> {
-    let g = console::parse_gtest(&t.output);
+    let g = console::parse_gtest(t.output.iter());
     let mut out: Vec<Outcome> = Vec::new();
     for (id, end) in &g.tests {
         if !seen.insert(id.clone()) {
@@ -698,9 +792,16 @@ fn case_outcome(case: &json::Case, paths: &PathMap) -> Outcome {
 }
 
 /// What `ctest -V`'s output and the gtest JSON reports say, as a [`Run`].
-fn judge(ctx: &Context<'_>, cap: &Captured, cases: Vec<json::Case>, requested: &[String]) -> Run {
-    let output = format!("{}\n{}", cap.stdout_str(), cap.stderr_str());
-    let ct: CtestRun = console::parse_ctest(&output);
+fn judge(
+    ctx: &Context<'_>,
+    cap: &Captured,
+    ct: CtestRun,
+    reports: Reports,
+    requested: &[String],
+) -> Run {
+    let Reports { cases, doubts } = reports;
+    // ctest's own words (its results, totals and list of failures) and what it said on stderr.
+    let output = format!("{}\n{}", ctest_words(&ct.last).join("\n"), cap.stderr_str());
     let mut by_id: HashMap<&str, &json::Case> = HashMap::new();
     for c in &cases {
         by_id.entry(c.id.as_str()).or_insert(c);
@@ -710,8 +811,15 @@ fn judge(ctx: &Context<'_>, cap: &Captured, cases: Vec<json::Case>, requested: &
     let mut crash_tail: Option<String> = None;
     for t in &ct.tests {
         let more = ctest_outcomes(ctx, t, &by_id, &mut seen);
-        if crash_tail.is_none() && more.iter().any(|o| o.crashed) {
-            crash_tail = output_tail(ctx.paths, t.output.iter().map(String::as_str));
+        // A process that died, or left a test unfinished: what it printed last says why.
+        let ended_early = |o: &Outcome| {
+            o.crashed
+                || o.failure
+                    .as_ref()
+                    .is_some_and(|f| f.kind.as_deref() == Some("exit"))
+        };
+        if crash_tail.is_none() && more.iter().any(ended_early) {
+            crash_tail = output_tail(ctx.paths, t.output.iter());
         }
         outcomes.extend(more);
     }
@@ -778,7 +886,7 @@ fn judge(ctx: &Context<'_>, cap: &Captured, cases: Vec<json::Case>, requested: &
                 .tests
                 .iter()
                 .filter(|t| t.ended.is_none())
-                .flat_map(|t| t.output.iter().map(String::as_str));
+                .flat_map(|t| t.output.iter());
             run.tail = output_tail(ctx.paths, unfinished).or_else(tail);
         }
         End::Signaled(sig) => {
@@ -788,7 +896,7 @@ fn judge(ctx: &Context<'_>, cap: &Captured, cases: Vec<json::Case>, requested: &
         }
         End::Exited(_) if crashed => {
             run.status = Some(Status::Crashed);
-            run.tail = crash_tail;
+            run.tail = crash_tail.clone();
         }
         End::Exited(code) => {
             if ct.tests.is_empty() && !ct.no_tests && code != 0 {
@@ -798,7 +906,96 @@ fn judge(ctx: &Context<'_>, cap: &Captured, cases: Vec<json::Case>, requested: &
             }
         }
     }
+    if let Some(code) = cap.end.code() {
+        run.exit = Some(Exit::new(code, exit_meaning(code, &ct)));
+    }
+    let mut reasons: Vec<String> = Vec::new();
+    if let Some((failed, total)) = ct.totals {
+        let (read_failed, read_total) = ct.counted();
+        if (failed, total) != (read_failed, read_total) {
+            reasons.push(format!(
+                "ctest counted {failed} failed of {total} tests; pith read {read_failed} of {read_total}"
+            ));
+        }
+    }
+    let mut unfinished: Vec<&str> = Vec::new();
+    for t in &ct.tests {
+        // A gtest binary that exited 0 without gtest's closing summary stopped before its end
+        // (`_exit` in a tear-down, a destructor), where gtest writes its report; a test it left
+        // running is a failure already.
+        let g = console::parse_gtest(t.output.iter());
+        if t.ended == Some(Ended::Passed)
+            && g.gtest
+            && !g.finished
+            && g.tests.iter().all(|(_, end)| end.is_some())
+        {
+            unfinished.push(&t.name);
+        }
+    }
+    if !unfinished.is_empty() {
+        reasons.push(format!(
+            "{} exited 0 before GoogleTest's end (no summary, no report)",
+            unfinished.join(", ")
+        ));
+        if run.tail.is_none() {
+            let lines = ct
+                .tests
+                .iter()
+                .filter(|t| unfinished.contains(&t.name.as_str()))
+                .flat_map(|t| t.output.iter());
+            run.tail = output_tail(ctx.paths, lines);
+        }
+    }
+    reasons.extend(doubts);
+    if !reasons.is_empty() {
+        run.reason = Some(reasons.join("; "));
+    }
+    if run.tail.is_none() && run.doubt().is_some() {
+        run.tail = crash_tail.or_else(tail);
+    }
     run
+}
+
+/// ctest's own lines worth a tail: results, totals, the lists of tests that failed or did not
+/// run; not its bookkeeping (build directory paths, timings, hints).
+fn ctest_words(lines: &[String]) -> Vec<&str> {
+    const NOISE: &[&str] = &[
+        "Internal ctest changing into directory",
+        "Start ",
+        "UpdateCTestConfiguration",
+        "Test project ",
+        "Constructing a list of tests",
+        "Done constructing a list of tests",
+        "Updating test list for fixtures",
+        "Added ",
+        "Checking test dependency graph",
+        "Total Test time",
+        "Output from these tests are in",
+        "Use \"--rerun-failed",
+        "Errors while running CTest",
+    ];
+    lines
+        .iter()
+        .map(|l| l.trim_end())
+        .filter(|l| {
+            let t = l.trim_start();
+            let numbered = t
+                .strip_prefix("test ")
+                .is_some_and(|n| n.trim().parse::<u32>().is_ok());
+            !(t.is_empty() || numbered || NOISE.iter().any(|n| t.starts_with(n)))
+        })
+        .collect()
+}
+
+/// What ctest's exit code says: 0 every test passed (or none was found); 8 some test failed
+/// (ctest's "tests failed" bit); anything else is ctest's own failure.
+fn exit_meaning(code: i32, ct: &CtestRun) -> ExitMeaning {
+    match code {
+        0 if ct.no_tests => ExitMeaning::NoTests,
+        0 => ExitMeaning::Passed,
+        8 => ExitMeaning::Failed,
+        _ => ExitMeaning::Other,
+    }
 }
 
 /// The end of what tests printed, without gtest's banners and separators (`Running main()`,
@@ -818,7 +1015,7 @@ fn output_tail<'a>(paths: &PathMap, lines: impl Iterator<Item = &'a str>) -> Opt
 
 /// The test count in gtest's banner (`[==========] Running 3 tests from 1 test suite.`); a
 /// CTest test that is not a gtest binary counts as one.
-fn announced(output: &[String]) -> u32 {
+fn announced(output: &console::Output) -> u32 {
     output
         .iter()
         .find_map(|l| {
@@ -840,7 +1037,10 @@ pub fn parse_json(text: &str, paths: &PathMap) -> Result<Run, ParseError> {
             _ => run.failed += 1,
         }
         run.failures.extend(o.failure);
-        run.duration += Duration::from_secs_f64(c.seconds);
+        // A report from elsewhere may say anything: a time no Duration holds counts as none.
+        run.duration = run
+            .duration
+            .saturating_add(Duration::try_from_secs_f64(c.seconds).unwrap_or_default());
     }
     Ok(run)
 }

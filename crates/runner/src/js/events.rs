@@ -1,6 +1,9 @@
 //! The records pith's jest and vitest reporters stream (one JSON object per line, written as
 //! files and tests start and finish): what finished, what was running when the run was killed,
-//! and the errors vitest reports outside any test. A truncated last line is ignored.
+//! the errors vitest reports outside any test, and the reporter's own faults (a record it could
+//! not write). A truncated last line is ignored. Every test occurrence is kept: jest's reporter
+//! writes each test again when its file ends (older jests report tests only then), and that
+//! final list replaces the file's streamed one.
 
 use serde_json::Value;
 
@@ -28,6 +31,12 @@ pub(crate) struct Events {
     /// Tests that started and never finished: `(file, names)`.
     pub started: Vec<(String, Vec<String>)>,
     pub unhandled: Vec<Unhandled>,
+    /// Why vitest ended the run (`passed`, `failed`, `interrupted`), when it said.
+    pub end_reason: Option<String>,
+    /// Records the reporter could not write, with the first error.
+    pub faults: Option<(u64, String)>,
+    /// Files whose final list of tests (jest) replaced the streamed one.
+    finals: Vec<String>,
 }
 
 impl Events {
@@ -70,11 +79,20 @@ impl Events {
 pub(crate) fn parse(text: &str, flavour: Flavour) -> Events {
     let mut ev = Events::default();
     for line in text.lines() {
+        ev.line(line, flavour);
+    }
+    ev
+}
+
+impl Events {
+    /// Reads one record (a line of the stream).
+    pub(crate) fn line(&mut self, line: &str, flavour: Flavour) {
+        let ev = self;
         let Ok(v) = serde_json::from_str::<Value>(line) else {
-            continue;
+            return;
         };
         let Some(kind) = v.get("e").and_then(Value::as_str) else {
-            continue;
+            return;
         };
         ev.any = true;
         let path = v.get("path").and_then(Value::as_str).unwrap_or("");
@@ -93,14 +111,22 @@ pub(crate) fn parse(text: &str, flavour: Flavour) -> Events {
             }
             "start" => {
                 ev.suite(path);
-                let entry = (path.to_owned(), names());
-                if !ev.started.contains(&entry) {
-                    ev.started.push(entry);
-                }
+                ev.started.push((path.to_owned(), names()));
             }
             "case" => {
                 let names = names();
-                ev.started.retain(|(f, n)| !(f == path && *n == names));
+                if let Some(i) = ev
+                    .started
+                    .iter()
+                    .position(|(f, n)| f == path && *n == names)
+                {
+                    ev.started.remove(i);
+                }
+                let last = v.get("final").and_then(Value::as_bool) == Some(true);
+                if last && !ev.finals.iter().any(|f| f == path) {
+                    ev.finals.push(path.to_owned());
+                    ev.suite(path).cases.clear();
+                }
                 let status = report::status(
                     v.get("status").and_then(Value::as_str).unwrap_or(""),
                     flavour,
@@ -133,8 +159,21 @@ pub(crate) fn parse(text: &str, flavour: Flavour) -> Events {
                     ev.done.push(path.to_owned());
                 }
             }
+            "fault" => {
+                let n = v.get("count").and_then(Value::as_u64).unwrap_or(1);
+                let error = v
+                    .get("error")
+                    .and_then(Value::as_str)
+                    .unwrap_or("a record could not be written")
+                    .to_owned();
+                ev.faults = Some(match ev.faults.take() {
+                    Some((m, first)) => (m.max(n), first),
+                    None => (n, error),
+                });
+            }
             "end" => {
                 ev.ended = true;
+                ev.end_reason = v.get("reason").and_then(Value::as_str).map(str::to_owned);
                 for e in v
                     .get("errors")
                     .and_then(Value::as_array)
@@ -153,7 +192,6 @@ pub(crate) fn parse(text: &str, flavour: Flavour) -> Events {
             _ => {}
         }
     }
-    ev
 }
 
 #[cfg(test)]
@@ -187,6 +225,31 @@ mod tests {
         );
         assert_eq!(ev.suites[0].cases[0].status, CaseStatus::Passed);
         assert_eq!(ev.suites[2].error.as_deref(), Some("Cannot find module"));
+    }
+
+    #[test]
+    fn every_occurrence_counts_and_the_final_list_replaces_the_stream() {
+        let stream = r#"{"e":"start","path":"/ws/a.test.js","names":["v"]}
+{"e":"case","status":"passed","path":"/ws/a.test.js","names":["v"]}
+{"e":"start","path":"/ws/a.test.js","names":["v"]}
+{"e":"case","status":"failed","messages":["Error: x"],"path":"/ws/a.test.js","names":["v"]}
+{"e":"start","path":"/ws/a.test.js","names":["v"]}
+{"e":"fault","count":2,"error":"EBADF"}
+{"e":"done","path":"/ws/a.test.js","error":null}
+{"e":"case","status":"failed","messages":["Error: x"],"path":"/ws/a.test.js","names":["v"],"final":true}
+{"e":"case","status":"passed","path":"/ws/a.test.js","names":["v"],"final":true}
+{"e":"case","status":"passed","path":"/ws/a.test.js","names":["v"],"final":true}
+{"e":"end","errors":[],"reason":"failed"}"#;
+        let ev = parse(stream, Flavour::Jest);
+        let st: Vec<CaseStatus> = ev.suites[0].cases.iter().map(|c| c.status).collect();
+        assert_eq!(
+            st,
+            [CaseStatus::Failed, CaseStatus::Passed, CaseStatus::Passed]
+        );
+        assert_eq!(ev.faults, Some((2, "EBADF".to_owned())));
+        assert_eq!(ev.end_reason.as_deref(), Some("failed"));
+        // Every start has its result in the final list.
+        assert!(ev.unfinished("/ws/a.test.js").is_empty());
     }
 
     #[test]

@@ -1,34 +1,52 @@
 //! JavaScript: jest, vitest and node's built-in test runner, each the project's own (jest and
-//! vitest from its `node_modules/.bin`, `node` from PATH), chosen from `package.json`.
+//! vitest from its `node_modules/.bin`, `node` from PATH), chosen from `package.json`, run with
+//! the options of its `test` script (see `package`).
 //!
 //! jest and vitest write their `--json` reports to the scratch directory; pith's reporter for
-//! each (embedded here, written to the cache) streams starts and results as JSON lines beside
+//! each (embedded here, written to pith's cache under a content-hash path, loaded by absolute
+//! path so no project file can stand in for it) streams starts and results as JSON lines beside
 //! it, so a run killed at the deadline or dying in band still tells what finished and what was
-//! running. node's test runner is read through pith's own reporter alone. Nothing is written
+//! running. node's test runner is read through pith's own reporter alone, with an exit hook in
+//! each test process telling which files ended through `process.exit()`. Nothing is written
 //! into the project: jest runs with `--ci` and vitest with `--update=none` (or `CI=1` before
-//! vitest 4), so missing snapshots fail instead of being written.
+//! vitest 4), so missing snapshots fail instead of being written, and coverage reports go to
+//! the scratch directory.
+//!
+//! The tests see the caller's environment: pith adds no variable (its reporters find their
+//! record files from the report paths pith gives the runner) and removes only the runner's own
+//! markers of a parent run (`NODE_TEST_CONTEXT`, `JEST_WORKER_ID`, `VITEST_*`), which would
+//! make the runner report to a parent that is not there. Colour is switched off through
+//! vitest's `--no-color` (jest and node colour only a terminal) and stripped from all pith reads.
+//!
+//! The verdict takes the runner's exit code and its own totals as evidence (see `verdict` and
+//! `judge`): a run whose report was never written, whose totals count more tests than it
+//! reported, or whose files ended through `process.exit()` is not green.
 //!
 //! Test ids are `<file> > <describe> > ... > <test>` (vitest's own separator), the file
-//! workspace-relative; a file alone names all its tests. Re-runs give the runner the files and
-//! a full-name pattern (jest `-t`, vitest `-t`, node `--test-name-pattern`), then keep only the
-//! tests asked for: the patterns can match more (jest's is case-insensitive, node 20's matches
-//! each level's own name).
+//! workspace-relative; a file alone names all its tests. Tests that share a name are each
+//! counted, and an id names all of them. Re-runs give the runner the files (absolute paths,
+//! after `--` where the runner has it) and a full-name pattern (jest `-t`, vitest `-t`, node
+//! `--test-name-pattern`), every character of the names escaped, then keep only the tests asked
+//! for: the patterns can match more (jest's is case-insensitive, node 20's matches each level's
+//! own name). An id that starts with `-` is never passed on: it names no test.
 //!
 //! Killed at the deadline: jest reports each test as it starts, so the running test is named;
 //! vitest batches its test events in the worker, so a test stuck in synchronous code is named by
 //! its file; node's child processes send nothing while blocked, so the same holds for node.
 
-mod events;
-mod node;
+pub(crate) mod events;
+pub(crate) mod node;
 mod package;
-mod report;
+mod read;
+pub(crate) mod report;
 mod stack;
+mod verdict;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use pith_model::{Failure, Phase, Run, Status};
+use pith_model::{Exit, ExitMeaning, Failure, Phase, Run, Status};
 
 use crate::process::{self, Captured, End};
 use crate::{Adapter, Context, PathMap, RunnerError};
@@ -41,26 +59,22 @@ use report::{CaseStatus, Flavour, Suite};
 const JEST_REPORTER: &str = include_str!("pith_jest_reporter.cjs");
 const VITEST_REPORTER: &str = include_str!("pith_vitest_reporter.mjs");
 const NODE_REPORTER: &str = include_str!("pith_node_reporter.mjs");
-/// Where pith's jest and vitest reporters write their records.
-const EVENTS_ENV: &str = "PITH_EVENTS";
+const NODE_EXIT_HOOK: &str = include_str!("pith_node_exit.cjs");
 /// Separates a test id's file and names.
 pub const SEP: &str = " > ";
 /// Extensions of the files a test id can start with.
 const EXTENSIONS: &[&str] = &[".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"];
 
-/// Variables of the caller's shell that would change what the runners do or where they report
-/// (a pith run inside a node test, a jest worker, a production `NODE_ENV`). The test script's own
-/// assignments are set again after.
-const SCRUBBED_ENV: &[&str] = &[
+/// Variables a runner sets for the processes it starts: inherited from a caller that is itself
+/// a test (a pith run inside a node test, a jest worker), they would make the runner act as a
+/// child reporting to a parent that is not there.
+const RUNNER_ENV: &[&str] = &[
     "NODE_TEST_CONTEXT",
-    "NODE_OPTIONS",
-    "NODE_ENV",
     "JEST_WORKER_ID",
     "VITEST",
     "VITEST_MODE",
     "VITEST_POOL_ID",
     "VITEST_WORKER_ID",
-    "CI",
 ];
 
 /// A JavaScript project's runner.
@@ -114,9 +128,23 @@ fn id_file(id: &str) -> &str {
 pub fn is_test_id(id: &str) -> bool {
     let file = id_file(id);
     !file.contains("::")
+        && !file.starts_with('-')
         && EXTENSIONS
             .iter()
             .any(|e| file.len() > e.len() && file.ends_with(e))
+}
+
+/// Where one run's files are.
+struct Files {
+    reporter: PathBuf,
+    /// The runner's own JSON report (jest, vitest).
+    json: PathBuf,
+    /// pith's reporter's records: beside the JSON report, where the reporters look for them.
+    events: PathBuf,
+    /// node: the exit hook, and where it records files that ended through `process.exit()`.
+    exit_hook: PathBuf,
+    exits: PathBuf,
+    coverage: PathBuf,
 }
 
 impl Adapter for Js {
@@ -151,13 +179,28 @@ impl Adapter for Js {
             Runner::Vitest => ("pith_vitest_reporter.mjs", VITEST_REPORTER),
             Runner::Node => ("pith_node_reporter.mjs", NODE_REPORTER),
         };
-        let reporter = crate::install_embedded(ctx.cache, "js", file, content)?;
-        let events = ctx.scratch.join(format!("{}-events.jsonl", self.name()));
         let json = ctx.scratch.join(format!("{}.json", self.name()));
-        for f in [&events, &json] {
+        let files = Files {
+            reporter: crate::install_embedded(ctx.cache, "js", file, content)?,
+            events: ctx.scratch.join(format!("{}.events.jsonl", self.name())),
+            json,
+            exit_hook: ctx.scratch.join("pith_node_exit.cjs"),
+            exits: ctx.scratch.join("node-exits.jsonl"),
+            coverage: ctx.scratch.join("coverage"),
+        };
+        for f in [&files.events, &files.json, &files.exits] {
             let _ = std::fs::remove_file(f);
         }
-        let cmd = self.command(ctx, &program, &reporter, &events, &json, sel.as_ref());
+        if self.runner == Runner::Node {
+            // The hook carries the path it records to: nothing in the tests' environment.
+            let dest = serde_json::to_string(&files.exits.to_string_lossy())
+                .unwrap_or_else(|_| "\"\"".to_owned());
+            let hook = NODE_EXIT_HOOK.replace("\"__PITH_EXITS__\"", &dest);
+            std::fs::write(&files.exit_hook, hook).map_err(|e| {
+                RunnerError::io(format!("writing {}", files.exit_hook.display()), e)
+            })?;
+        }
+        let cmd = self.command(ctx, &program, &files, sel.as_ref());
         let captured = match process::run(cmd, ctx.deadline, ctx.cancel) {
             Ok(c) => c,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -173,22 +216,29 @@ impl Adapter for Js {
                 })
             }
         };
-        let events_text = read_lossy(&events);
         let outcome = match self.runner {
-            Runner::Node => node_outcome(&events_text),
+            Runner::Node => node_outcome(&files),
             Runner::Jest | Runner::Vitest => {
                 let flavour = if self.runner == Runner::Jest {
                     Flavour::Jest
                 } else {
                     Flavour::Vitest
                 };
-                let json_text = std::fs::read(&json)
-                    .ok()
-                    .map(|b| String::from_utf8_lossy(&b).into_owned());
-                outcome(flavour, json_text.as_deref(), &events_text)
+                outcome(flavour, &files)
             }
         };
         let mut run = self.judge(ctx, outcome, &captured, sel.as_ref());
+        let unhonoured = self.script.unhonoured();
+        if !unhonoured.is_empty() {
+            let why = format!(
+                "pith could not honour {} from the test script",
+                unhonoured.join(", ")
+            );
+            run.reason = Some(match run.reason.take() {
+                Some(r) => format!("{r}; {why}"),
+                None => why,
+            });
+        }
         let mut all = not_found;
         all.append(&mut run.not_found);
         run.not_found = all;
@@ -203,12 +253,6 @@ fn missing(runner: Runner, hint: String) -> Run {
         hint: Some(hint),
         ..Run::new(runner.name())
     }
-}
-
-fn read_lossy(p: &Path) -> String {
-    std::fs::read(p)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default()
 }
 
 impl Js {
@@ -251,17 +295,24 @@ impl Js {
         &self,
         ctx: &Context<'_>,
         program: &Path,
-        reporter: &Path,
-        events: &Path,
-        json: &Path,
+        files: &Files,
         sel: Option<&Selection>,
     ) -> Command {
-        let mut cmd = crate::base_command(program, &self.dir);
-        for var in SCRUBBED_ENV {
+        // `node --expose-gc node_modules/.bin/jest`: node with those options runs the runner.
+        let mut cmd = match (self.runner, self.script.node.is_empty()) {
+            (Runner::Jest | Runner::Vitest, false) => {
+                let node = crate::on_path("node").unwrap_or_else(|| PathBuf::from("node"));
+                let mut c = crate::base_command(node, &self.dir);
+                c.args(&self.script.node).arg(program);
+                c
+            }
+            _ => crate::base_command(program, &self.dir),
+        };
+        for var in RUNNER_ENV {
             cmd.env_remove(var);
         }
-        cmd.env("FORCE_COLOR", "0").env(EVENTS_ENV, events);
-        let files: Vec<String> = sel
+        let full = sel.is_none();
+        let targets: Vec<String> = sel
             .map(|s| {
                 s.files
                     .iter()
@@ -271,57 +322,73 @@ impl Js {
             .unwrap_or_default();
         match self.runner {
             Runner::Jest => {
-                cmd.args(["--ci", "--json", "--testLocationInResults", "--no-watchman"])
-                    .arg(format!("--outputFile={}", json.display()))
-                    .arg("--reporters=default")
-                    .arg(format!("--reporters={}", reporter.display()))
-                    .args(&self.script.args);
+                cmd.args(self.script.args(full))
+                    .args(["--ci", "--json", "--testLocationInResults", "--no-watchman"])
+                    .arg(format!("--outputFile={}", files.json.display()))
+                    .arg(format!("--coverageDirectory={}", files.coverage.display()));
+                let reporter = format!("--reporters={}", files.reporter.display());
+                if self.script.has_reporters() {
+                    cmd.arg(reporter);
+                } else if !package::config_has_reporters(&self.dir, &self.script) {
+                    // jest's `--reporters` replaces the configuration's: where the project
+                    // configures its own, they run as configured and pith reads the JSON alone.
+                    cmd.arg("--reporters=default").arg(reporter);
+                }
                 if let Some(sel) = sel {
+                    // A re-run of some tests is not judged by whole-suite coverage thresholds.
+                    cmd.arg("--coverage=false");
                     if let Some(p) = sel.full_name_pattern() {
                         cmd.arg(format!("--testNamePattern={p}"));
                     }
-                    cmd.arg("--runTestsByPath").arg("--").args(&files);
+                    cmd.arg("--runTestsByPath").arg("--").args(&targets);
                 }
             }
             Runner::Vitest => {
                 cmd.arg("run")
+                    .args(self.script.args(full))
                     .arg("--reporter=json")
-                    .arg(format!("--outputFile.json={}", json.display()))
-                    .arg(format!("--reporter={}", reporter.display()))
-                    .args(["--includeTaskLocation", "--no-cache"]);
+                    .arg(format!("--outputFile.json={}", files.json.display()))
+                    .arg(format!("--reporter={}", files.reporter.display()))
+                    .args(["--includeTaskLocation", "--no-cache", "--no-color"])
+                    .arg(format!(
+                        "--coverage.reportsDirectory={}",
+                        files.coverage.display()
+                    ));
                 if Self::vitest_major(program).is_some_and(|m| m >= 4) {
                     cmd.arg("--update=none");
                 } else {
                     // Before vitest 4 only CI mode keeps new snapshots from being written.
                     cmd.env("CI", "1");
                 }
-                cmd.args(&self.script.args);
-                match sel {
-                    Some(sel) => {
-                        if let Some(p) = sel.full_name_pattern() {
-                            cmd.arg(format!("--testNamePattern={p}"));
-                        }
-                        cmd.args(&files);
+                if let Some(sel) = sel {
+                    cmd.arg("--coverage.enabled=false");
+                    if let Some(p) = sel.full_name_pattern() {
+                        cmd.arg(format!("--testNamePattern={p}"));
                     }
-                    None => {
-                        cmd.args(&self.script.paths);
-                    }
+                    // Absolute paths: never read as options.
+                    cmd.args(&targets);
                 }
             }
             Runner::Node => {
-                cmd.args(&self.script.args)
-                    .arg("--test")
-                    .arg(format!("--test-reporter={}", reporter.display()))
-                    .arg(format!("--test-reporter-destination={}", events.display()));
+                let words = self.script.options(full);
+                let paths = self.script.paths();
+                cmd.args(&words);
+                cmd.arg("--require").arg(&files.exit_hook);
+                cmd.arg("--test")
+                    .arg(format!("--test-reporter={}", files.reporter.display()))
+                    .arg(format!(
+                        "--test-reporter-destination={}",
+                        files.events.display()
+                    ));
                 match sel {
                     Some(sel) => {
                         if let Some(p) = sel.node_pattern() {
                             cmd.arg(format!("--test-name-pattern={p}"));
                         }
-                        cmd.args(&files);
+                        cmd.args(&targets);
                     }
                     None => {
-                        cmd.args(&self.script.paths);
+                        cmd.args(&paths);
                     }
                 }
             }
@@ -368,7 +435,8 @@ impl Selection {
         for raw in ids {
             let id = raw.trim().trim_start_matches("./").to_owned();
             let file = id_file(&id).to_owned();
-            if !root.join(&file).is_file() {
+            // An id is never an option, whatever file it might also name.
+            if file.starts_with('-') || !root.join(&file).is_file() {
                 gone.push(raw.clone());
                 continue;
             }
@@ -462,6 +530,24 @@ struct Outcome {
     more_output: String,
     /// What the files that did not load printed, when the runner kept it apart (node).
     load_output: String,
+    /// The runner wrote its own JSON report (jest, vitest).
+    json: bool,
+    /// pith's reporter recorded the end of the run.
+    ended: bool,
+    /// What the runner's JSON report says of the whole run.
+    totals: report::Totals,
+    /// Records pith's reporter could not write (how many, the first error), or could not be
+    /// read back (too long).
+    faults: Option<(u64, String)>,
+    /// vitest's word for how the run ended (`interrupted` when it stopped early).
+    end_reason: Option<String>,
+    /// node: its summary, and how many results it counts that pith received.
+    node: Option<(node::Summary, u32)>,
+    /// node: files whose process ended through `process.exit(0)`, with how many of their
+    /// tests node reported and how many started without a result.
+    exited: Vec<(String, usize, usize)>,
+    /// node: what it said outside any test (asynchronous activity after a test, thresholds).
+    diagnostics: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -513,14 +599,32 @@ fn vitest_worker_death(text: &str) -> bool {
 
 /// jest or vitest: the JSON report when the runner wrote one, else the streamed records; the
 /// records also tell what was running.
-fn outcome(flavour: Flavour, json: Option<&str>, events_text: &str) -> Outcome {
-    let ev = events::parse(events_text, flavour);
-    let mut out = Outcome::default();
+fn outcome(flavour: Flavour, files: &Files) -> Outcome {
+    let mut ev = events::Events::default();
+    let too_long = read::each_line(&files.events, |l| ev.line(l, flavour));
+    let json = read::json_capped(&files.json);
+    let mut out = from_records(flavour, json.as_deref(), ev);
+    if too_long > 0 && out.faults.is_none() {
+        out.faults = Some((too_long, "a record was too long to read".to_owned()));
+    }
+    out
+}
+
+/// [`outcome`] from the JSON report's text and the records already read.
+fn from_records(flavour: Flavour, json: Option<&str>, ev: events::Events) -> Outcome {
+    let mut out = Outcome {
+        ended: ev.ended,
+        faults: ev.faults.clone(),
+        end_reason: ev.end_reason.clone(),
+        ..Outcome::default()
+    };
     match json.map(|j| report::parse_json(j, flavour)) {
         Some(Ok(r)) => {
             out.suites = r.suites;
             out.snapshot_failure = r.snapshot_failure;
+            out.totals = r.totals;
             out.report = true;
+            out.json = true;
             // vitest's report drops the error types of files that failed to load; its
             // records keep them.
             for s in &mut out.suites {
@@ -593,8 +697,28 @@ fn outcome(flavour: Flavour, json: Option<&str>, events_text: &str) -> Outcome {
     out
 }
 
-fn node_outcome(text: &str) -> Outcome {
-    let ev = node::parse(text);
+fn node_outcome(files: &Files) -> Outcome {
+    let mut p = node::Parser::default();
+    let too_long = read::each_line(&files.events, |l| p.line(l));
+    let mut exits: Vec<(String, i64)> = Vec::new();
+    read::each_line(&files.exits, |l| exits.extend(node::exit_record(l)));
+    node_from_records(p.ev, &exits, too_long)
+}
+
+/// [`node_outcome`] from the records read: the reporter's, the exit hook's (file, exit code),
+/// and how many lines were too long to read.
+fn node_from_records(ev: node::NodeEvents, exits: &[(String, i64)], too_long: u64) -> Outcome {
+    let mut exited: Vec<(String, usize, usize)> = Vec::new();
+    for (file, code) in exits {
+        if *code == 0 && !exited.iter().any(|(f, _, _)| f == file) {
+            let reported = ev
+                .suites
+                .iter()
+                .find(|s| s.file == *file)
+                .map_or(0, |s| s.cases.len());
+            exited.push((file.clone(), reported, ev.unfinished_in(file)));
+        }
+    }
     let running = ev.running();
     let crashed = ev
         .crashed
@@ -615,6 +739,7 @@ fn node_outcome(text: &str) -> Outcome {
         .stderr
         .iter()
         .map(|(_, s)| s.as_str())
+        .chain(ev.diagnostics.iter().map(String::as_str))
         .collect::<Vec<_>>()
         .join("\n");
     let load_output = ev
@@ -637,10 +762,15 @@ fn node_outcome(text: &str) -> Outcome {
     Outcome {
         suites: ev.suites.clone(),
         report: ev.any,
+        ended: ev.summary.tests.is_some(),
         running,
         crashed,
         more_output,
         load_output,
+        faults: (too_long > 0).then(|| (too_long, "a record was too long to read".to_owned())),
+        node: Some((ev.summary, ev.counted)),
+        exited,
+        diagnostics: ev.diagnostics.clone(),
         ..Outcome::default()
     }
 }
@@ -888,6 +1018,21 @@ impl Js {
             End::Exited(c) => c,
             _ => unreachable!("handled above"),
         };
+        // The exit is evidence, unless the failure of a test pith did not ask for (a pattern
+        // matching more than the ids) explains it.
+        let mut meaning =
+            verdict::exit_meaning(self.runner, code, &output, self.script.failure_exit_code());
+        if meaning == ExitMeaning::Failed
+            && outcome.json
+            && outcome.totals.tests == Some(0)
+            && outcome.suites.is_empty()
+        {
+            // vitest says nothing of an empty run when its JSON reporter is on: its report does.
+            meaning = ExitMeaning::NoTests;
+        }
+        if !(code != 0 && t.dropped_failure) {
+            run.exit = Some(Exit::new(code, meaning));
+        }
         if !outcome.crashed.is_empty() {
             run.status = Some(Status::Crashed);
             for c in &outcome.crashed {
@@ -949,19 +1094,50 @@ impl Js {
             run.tail = tail();
             return run;
         }
+        let full = sel.is_none();
+        let thresholds = verdict::threshold_lines(&output);
+        let judged = Judged {
+            runner: self.runner,
+            code,
+            meaning,
+            failing: run.failed > 0 || !run.failures.is_empty(),
+            dropped_failure: t.dropped_failure,
+            force_exit: self
+                .script
+                .options(true)
+                .iter()
+                .any(|w| w == "--test-force-exit"),
+            thresholds: &thresholds,
+        };
+        let doubts = doubts(&judged, &outcome, &|f| rel_file(paths, dir, f));
+        if full && run.selected.is_none() {
+            run.selected = outcome.totals.tests;
+        }
+        if !doubts.is_empty() {
+            run.reason = Some(doubts.join("; "));
+            if self.runner != Runner::Node && !outcome.json {
+                // What was running when the run stopped early.
+                run.running = dedup(outcome.running.iter().map(id_of));
+            }
+        }
         let status = run.status();
         if t.pending > 0 && status < Status::TestsFailed {
             // Tests that never finished and nothing that says why.
             run.status = Some(Status::Crashed);
             run.tail = tail();
-        } else if code != 0 && status == Status::TestsPassed && !t.dropped_failure {
-            // Every test passed and the runner still failed: snapshots under --ci, coverage
-            // thresholds, an error outside the tests.
+        } else if outcome.snapshot_failure && status <= Status::RunnerFailed && run.failed == 0 {
             run.status = Some(Status::TestsFailed);
             run.tail = tail();
-        } else if outcome.snapshot_failure && status == Status::TestsPassed {
-            run.status = Some(Status::TestsFailed);
-            run.tail = tail();
+        } else if status == Status::RunnerFailed {
+            // The runner's own lines that say why: its threshold lines when it printed some
+            // (not the coverage table and PASS lines around them), else the lines of its
+            // output's end that name an error or failure.
+            let why = if thresholds.is_empty() {
+                crate::text::why_tail(&paths.scrub(&output))
+            } else {
+                crate::text::tail(&thresholds.join("\n"))
+            };
+            run.tail = (!why.is_empty()).then_some(why);
         } else if status == Status::NoTestsRan {
             run.tail = tail();
         } else if run.collection_errors() > 0 {
@@ -978,6 +1154,133 @@ impl Js {
         }
         run
     }
+}
+
+/// What [`doubts`] weighs besides the records.
+struct Judged<'a> {
+    runner: Runner,
+    code: i32,
+    meaning: ExitMeaning,
+    /// Some test or file failed in the records kept.
+    failing: bool,
+    /// A test pith did not ask for failed (a pattern matched more than the ids).
+    dropped_failure: bool,
+    /// The script runs node with `--test-force-exit`.
+    force_exit: bool,
+    /// The runner's own lines saying a coverage threshold was not met.
+    thresholds: &'a [String],
+}
+
+/// Where the runner's own account says the run is not green though no test failed, one line
+/// each: a run that stopped before its end, totals that count more than was reported, a failed
+/// verdict with no failure, files that ended through `process.exit()`, records pith's reporter
+/// could not write. `rel` makes a runner's path workspace-relative.
+fn doubts(j: &Judged<'_>, outcome: &Outcome, rel: &dyn Fn(&str) -> String) -> Vec<String> {
+    let name = j.runner.name();
+    let (code, failing) = (j.code, j.failing);
+    let mut doubts: Vec<String> = Vec::new();
+    if code != 0 && !failing {
+        // The first threshold line names the cause; the tail has them all.
+        if let Some(first) = j.thresholds.first() {
+            match j.thresholds.len() - 1 {
+                0 => doubts.push(first.clone()),
+                more => doubts.push(format!("{first} (and {more} more)")),
+            }
+        }
+    }
+    if j.runner != Runner::Node
+        && !outcome.json
+        && !outcome.ended
+        && j.meaning != ExitMeaning::NoTests
+    {
+        // jest and vitest write their report when the run ends: without it, and without the
+        // reporter's end record, the runner stopped before its end (a test called
+        // `process.exit()`).
+        doubts.push(match outcome.running.first() {
+            Some((file, names)) => format!(
+                "{name} exited {code} before its run ended, while {} was running",
+                test_id(&rel(file), names)
+            ),
+            None => format!("{name} exited {code} before its run ended: it wrote no report"),
+        });
+    }
+    if outcome.end_reason.as_deref() == Some("interrupted") && !failing {
+        doubts.push(format!("{name} interrupted the run"));
+    }
+    let tot = &outcome.totals;
+    let recorded: usize = outcome.suites.iter().map(|s| s.cases.len()).sum();
+    if let Some(n) = tot.tests.filter(|&n| n as usize > recorded) {
+        doubts.push(format!("{name} counted {n} tests but reported {recorded}"));
+    }
+    let file_errors =
+        outcome.suites.iter().filter(|s| s.error.is_some()).count() + outcome.crashed.len();
+    if let Some(n) = tot.runtime_errors.filter(|&n| n as usize > file_errors) {
+        doubts.push(format!(
+            "{name} counted {n} test files that failed to run but reported {file_errors}"
+        ));
+    }
+    let failed_recorded = outcome
+        .suites
+        .iter()
+        .flat_map(|s| &s.cases)
+        .filter(|c| c.status == CaseStatus::Failed)
+        .count();
+    if let Some(n) = tot.failed.filter(|&n| n as usize > failed_recorded) {
+        doubts.push(format!(
+            "{name} counted {n} failed tests but reported {failed_recorded}"
+        ));
+    }
+    if tot.success == Some(false)
+        && j.meaning != ExitMeaning::NoTests
+        && !failing
+        && !outcome.snapshot_failure
+        && j.thresholds.is_empty()
+        && file_errors == 0
+        && !j.dropped_failure
+    {
+        doubts.push(format!(
+            "{name} reported success:false with no failing test"
+        ));
+    }
+    if tot.interrupted && !failing {
+        doubts.push(format!("{name} reported the run as interrupted"));
+    }
+    if let Some((summary, counted)) = outcome.node {
+        match summary.tests {
+            Some(n) if n > counted => {
+                doubts.push(format!("node counted {n} tests but reported {counted}"))
+            }
+            // `--test-force-exit` may end node before its reporter wrote the summary.
+            None if code == 0 && !j.force_exit => {
+                doubts.push(format!("node exited {code} without its summary"));
+            }
+            _ => {}
+        }
+        let node_failed = summary.fail.unwrap_or(0) + summary.cancelled.unwrap_or(0);
+        if node_failed > 0 && !failing && !j.dropped_failure {
+            doubts.push(format!(
+                "node counted {node_failed} failed tests, none reported"
+            ));
+        }
+        if !failing && code != 0 {
+            doubts.extend(outcome.diagnostics.first().cloned());
+        }
+    }
+    for (file, reported, unfinished) in &outcome.exited {
+        if *reported == 0 || *unfinished > 0 {
+            doubts.push(format!(
+                "{} ended through process.exit(0) before node reported its tests",
+                rel(file)
+            ));
+        }
+    }
+    if let Some((n, e)) = outcome.faults.as_ref().filter(|_| !outcome.json) {
+        doubts.push(format!(
+            "pith's reporter lost {n} records: {}",
+            crate::text::first_line(e)
+        ));
+    }
+    doubts
 }
 
 trait EndExt {
@@ -1055,6 +1358,20 @@ fn parse_report(text: &str, paths: &PathMap, runner: Runner) -> Result<Run, crat
     }
     if r.snapshot_failure && run.status() == Status::TestsPassed {
         run.status = Some(Status::TestsFailed);
+    }
+    // The report's own totals are evidence too.
+    let name = runner.name();
+    let recorded: usize = r.suites.iter().map(|s| s.cases.len()).sum();
+    let failing = run.failed > 0 || !run.failures.is_empty();
+    if run.selected.is_none() {
+        run.selected = r.totals.tests;
+    }
+    if let Some(n) = r.totals.tests.filter(|&n| n as usize > recorded) {
+        run.reason = Some(format!("{name} counted {n} tests but reported {recorded}"));
+    } else if r.totals.success == Some(false) && !failing && !r.snapshot_failure {
+        run.reason = Some(format!(
+            "{name} reported success:false with no failing test"
+        ));
     }
     Ok(run)
 }
@@ -1196,6 +1513,152 @@ mod tests {
         );
         assert_eq!(run.status(), Status::TestsFailed);
         assert!(parse_vitest("not json", &paths).is_err());
+        // A saved report whose own totals count more than it lists is not green.
+        let short = r#"{"numTotalTests":2,"success":true,"testResults":[{"name":"/ws/a.test.js","status":"passed","message":"","assertionResults":[
+            {"ancestorTitles":[],"title":"ok","status":"passed","failureMessages":[]}]}]}"#;
+        let run = parse_vitest(short, &paths).unwrap();
+        assert_eq!(run.status(), Status::RunnerFailed);
+        assert_eq!(
+            run.doubt().as_deref(),
+            Some("vitest counted 2 tests but reported 1")
+        );
+    }
+
+    fn judged(runner: Runner, code: i32, thresholds: &[String]) -> Judged<'_> {
+        Judged {
+            runner,
+            code,
+            meaning: verdict::exit_meaning(runner, code, "", None),
+            failing: false,
+            dropped_failure: false,
+            force_exit: false,
+            thresholds,
+        }
+    }
+
+    fn passed(file: &str, n: usize) -> Suite {
+        Suite {
+            file: file.to_owned(),
+            cases: (0..n)
+                .map(|i| report::Case {
+                    names: vec![format!("t{i}")],
+                    status: CaseStatus::Passed,
+                    messages: Vec::new(),
+                })
+                .collect(),
+            error: None,
+        }
+    }
+
+    #[test]
+    fn the_runners_own_account_is_checked_against_the_records() {
+        let rel = |f: &str| f.trim_start_matches("/ws/").to_owned();
+        let complete = Outcome {
+            suites: vec![passed("/ws/a.test.js", 3)],
+            json: true,
+            ended: true,
+            totals: report::Totals {
+                success: Some(true),
+                tests: Some(3),
+                failed: Some(0),
+                runtime_errors: Some(0),
+                interrupted: false,
+            },
+            ..Outcome::default()
+        };
+        assert!(doubts(&judged(Runner::Jest, 0, &[]), &complete, &rel).is_empty());
+        let lost = Outcome {
+            totals: report::Totals {
+                tests: Some(5),
+                failed: Some(1),
+                success: Some(false),
+                ..complete.totals
+            },
+            ..Outcome::default()
+        };
+        let lost = Outcome {
+            suites: complete.suites.clone(),
+            json: true,
+            ended: true,
+            ..lost
+        };
+        assert_eq!(
+            doubts(&judged(Runner::Jest, 1, &[]), &lost, &rel),
+            [
+                "jest counted 5 tests but reported 3",
+                "jest counted 1 failed tests but reported 0",
+                "jest reported success:false with no failing test"
+            ]
+        );
+        let threshold = [
+            "Jest: Coverage for lines (50%) does not meet \"global\" threshold (90%)".to_owned(),
+        ];
+        assert_eq!(
+            doubts(&judged(Runner::Jest, 1, &threshold), &complete, &rel),
+            [threshold[0].as_str()]
+        );
+        // No report and no end record: the run stopped early.
+        let stopped = Outcome {
+            suites: vec![passed("/ws/a.test.js", 1)],
+            running: vec![("/ws/a.test.js".to_owned(), vec!["two".to_owned()])],
+            faults: Some((2, "EBADF: bad file descriptor".to_owned())),
+            ..Outcome::default()
+        };
+        assert_eq!(
+            doubts(&judged(Runner::Jest, 0, &[]), &stopped, &rel),
+            [
+                "jest exited 0 before its run ended, while a.test.js > two was running",
+                "pith's reporter lost 2 records: EBADF: bad file descriptor"
+            ]
+        );
+    }
+
+    #[test]
+    fn nodes_summary_and_early_exits_are_checked() {
+        let rel = |f: &str| f.trim_start_matches("/ws/").to_owned();
+        let summary = node::Summary {
+            tests: Some(4),
+            pass: Some(4),
+            fail: Some(0),
+            ..node::Summary::default()
+        };
+        let run = Outcome {
+            suites: vec![passed("/ws/b.test.js", 1)],
+            report: true,
+            ended: true,
+            node: Some((summary, 2)),
+            exited: vec![("/ws/a.test.js".to_owned(), 0, 0)],
+            ..Outcome::default()
+        };
+        assert_eq!(
+            doubts(&judged(Runner::Node, 0, &[]), &run, &rel),
+            [
+                "node counted 4 tests but reported 2",
+                "a.test.js ended through process.exit(0) before node reported its tests"
+            ]
+        );
+        // A file that reported its tests before `--test-force-exit` ended it is complete.
+        let forced = Outcome {
+            node: Some((node::Summary::default(), 2)),
+            exited: vec![("/ws/a.test.js".to_owned(), 2, 0)],
+            ..run
+        };
+        let j = Judged {
+            force_exit: true,
+            ..judged(Runner::Node, 0, &[])
+        };
+        assert!(doubts(&j, &forced, &rel).is_empty());
+    }
+
+    #[test]
+    fn ids_that_start_with_a_dash_name_nothing() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("-x.test.js"), "").unwrap();
+        let ids = ["-x.test.js".to_owned(), "--help".to_owned()];
+        let (sel, gone) = Selection::of(&ids, d.path());
+        assert!(sel.files.is_empty());
+        assert_eq!(gone, ids);
+        assert!(!is_test_id("--config.test.js"));
     }
 
     proptest::proptest! {
@@ -1207,8 +1670,8 @@ mod tests {
             let _ = worker_death(&s);
             let _ = jest_suite_reason(&s);
             let _ = syntax_location(&s, &paths, Path::new("/ws"));
-            let _ = outcome(Flavour::Vitest, Some(&s), &s);
-            let _ = node_outcome(&s);
+            let _ = from_records(Flavour::Vitest, Some(&s), events::parse(&s, Flavour::Vitest));
+            let _ = node_from_records(node::parse(&s), &[(s.clone(), 0)], 0);
             let _ = is_test_id(&s);
         }
     }

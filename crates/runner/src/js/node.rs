@@ -7,10 +7,31 @@
 //! Suites and parent tests whose only failure is their children's (`subtestsFailed`) are
 //! dropped: the children are reported. A child process blocked in synchronous code sends
 //! nothing until it ends, so a run killed then can only name the file.
+//!
+//! node's own summary (`tests`, `pass`, `fail`, `cancelled`...) is kept to check the records
+//! against; it counts a file that reported no test of its own as one test. A file whose process
+//! ended through `process.exit()` loses the results it had not sent yet: pith's exit hook
+//! (loaded into each test process with `--require`) records such exits apart.
 
 use serde_json::Value;
 
 use super::report::{Case, CaseStatus, Suite};
+
+/// Bytes of each file's stderr kept from its start (load errors are there) and from its end
+/// (crash dumps are there).
+const STDERR_HEAD: usize = 64 << 10;
+const STDERR_TAIL: usize = 64 << 10;
+
+/// node's summary at the end of a run, as it printed it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Summary {
+    pub tests: Option<u32>,
+    pub pass: Option<u32>,
+    pub fail: Option<u32>,
+    pub cancelled: Option<u32>,
+    pub skipped: Option<u32>,
+    pub todo: Option<u32>,
+}
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct NodeEvents {
@@ -18,11 +39,23 @@ pub(crate) struct NodeEvents {
     pub suites: Vec<Suite>,
     /// Files whose process died of a signal: `(file, signal)`.
     pub crashed: Vec<(String, String)>,
-    /// Each file's stderr, in order.
+    /// Each file's stderr, in order (its head and tail when long).
     pub stderr: Vec<(String, String)>,
+    /// node's summary, when the run got that far.
+    pub summary: Summary,
+    /// Files node reported as a test of their own (they reported no test inside), and whether
+    /// that passed.
+    pub file_results: Vec<(String, bool)>,
+    /// What node said outside any test (asynchronous activity after a test ended, coverage
+    /// thresholds), a few lines.
+    pub diagnostics: Vec<String>,
+    /// Results received that node's summary counts as tests (files' own included).
+    pub counted: u32,
     started: Vec<(String, Vec<String>)>,
     files_started: Vec<String>,
     files_done: Vec<String>,
+    /// Bytes of stderr left out per file.
+    stderr_dropped: Vec<(String, u64)>,
 }
 
 impl NodeEvents {
@@ -35,6 +68,35 @@ impl NodeEvents {
             ..Suite::default()
         });
         self.suites.last_mut().expect("just pushed")
+    }
+
+    /// Adds to a file's stderr, keeping its head and its tail.
+    fn push_stderr(&mut self, file: &str, msg: &str) {
+        let i = match self.stderr.iter().position(|(f, _)| f == file) {
+            Some(i) => i,
+            None => {
+                self.stderr.push((file.to_owned(), String::new()));
+                self.stderr.len() - 1
+            }
+        };
+        let s = &mut self.stderr[i].1;
+        s.push_str(msg);
+        if s.len() > STDERR_HEAD + 2 * STDERR_TAIL {
+            let mut head = STDERR_HEAD;
+            while !s.is_char_boundary(head) {
+                head -= 1;
+            }
+            let mut tail = s.len() - STDERR_TAIL;
+            while !s.is_char_boundary(tail) {
+                tail += 1;
+            }
+            let cut = (tail - head) as u64;
+            s.replace_range(head..tail, "\n[...]\n");
+            match self.stderr_dropped.iter_mut().find(|(f, _)| f == file) {
+                Some((_, n)) => *n += cut,
+                None => self.stderr_dropped.push((file.to_owned(), cut)),
+            }
+        }
     }
 
     pub fn stderr_of(&self, file: &str) -> String {
@@ -112,31 +174,63 @@ impl Stacks {
 }
 
 pub(crate) fn parse(text: &str) -> NodeEvents {
-    let mut ev = NodeEvents::default();
-    let mut queued = Stacks::default();
-    let mut reported = Stacks::default();
+    let mut p = Parser::default();
     for line in text.lines() {
+        p.line(line);
+    }
+    p.ev
+}
+
+/// Reads the reporter's records one line at a time.
+#[derive(Default)]
+pub(crate) struct Parser {
+    pub ev: NodeEvents,
+    queued: Stacks,
+    reported: Stacks,
+}
+
+/// Diagnostics kept for the answer's evidence.
+const DIAGNOSTICS: usize = 20;
+
+impl Parser {
+    pub(crate) fn line(&mut self, line: &str) {
+        let Parser {
+            ev,
+            queued,
+            reported,
+        } = self;
         let Ok(v) = serde_json::from_str::<Value>(line) else {
-            continue;
+            return;
         };
         let Some(kind) = v.get("type").and_then(Value::as_str) else {
-            continue;
+            return;
         };
         ev.any = true;
+        let nesting = v.get("nesting").and_then(Value::as_i64).unwrap_or(0);
         let Some(file) = v.get("file").and_then(Value::as_str).map(str::to_owned) else {
-            continue;
+            if kind == "test:diagnostic" && nesting == 0 {
+                let msg = v.get("message").and_then(Value::as_str).unwrap_or("");
+                if msg.starts_with("Error") {
+                    ev.diagnostic(msg);
+                } else {
+                    summary_line(&mut ev.summary, msg);
+                }
+            }
+            return;
         };
         let name = v.get("name").and_then(Value::as_str).unwrap_or("");
-        let nesting = v.get("nesting").and_then(Value::as_i64).unwrap_or(0);
-        let file_level = nesting == 0
-            && v.get("line").and_then(Value::as_u64) == Some(1)
-            && (name == file || file.ends_with(&format!("/{name}")));
+        // The file's own test: named by its path (its `line` is 1, or that of the hook that
+        // failed in it).
+        let file_level = nesting == 0 && (name == file || file.ends_with(&format!("/{name}")));
         match kind {
             "test:stderr" => {
                 let msg = v.get("message").and_then(Value::as_str).unwrap_or("");
-                match ev.stderr.iter_mut().find(|(f, _)| *f == file) {
-                    Some((_, s)) => s.push_str(msg),
-                    None => ev.stderr.push((file.clone(), msg.to_owned())),
+                ev.push_stderr(&file, msg);
+            }
+            "test:diagnostic" => {
+                let msg = v.get("message").and_then(Value::as_str).unwrap_or("");
+                if msg.starts_with("Error") {
+                    ev.diagnostic(msg);
                 }
             }
             "test:dequeue" | "test:start" if file_level => {
@@ -150,9 +244,7 @@ pub(crate) fn parse(text: &str) -> NodeEvents {
                 if !ev.files_started.contains(&file) {
                     ev.files_started.push(file.clone());
                 }
-                if !ev.started.contains(&(file.clone(), names.clone())) {
-                    ev.started.push((file.clone(), names));
-                }
+                ev.started.push((file.clone(), names));
             }
             "test:start" => {
                 reported.push(&file, nesting, name);
@@ -162,17 +254,21 @@ pub(crate) fn parse(text: &str) -> NodeEvents {
                     ev.files_done.push(file.clone());
                 }
                 ev.suite(&file);
+                if kind != "test:complete" {
+                    ev.file_results.push((file.clone(), kind == "test:pass"));
+                    ev.counted += 1;
+                }
                 if kind == "test:fail" {
-                    file_failed(&mut ev, &file, v.get("error"));
+                    file_failed(ev, &file, v.get("error"));
                 }
             }
             "test:complete" => {
                 let names = queued.names(&file, nesting, name);
-                ev.started.retain(|(f, n)| !(*f == file && *n == names));
+                ev.finished(&file, &names);
             }
             "test:pass" | "test:fail" => {
                 let names = reported.names(&file, nesting, name);
-                ev.started.retain(|(f, n)| !(*f == file && *n == names));
+                ev.finished(&file, &names);
                 let error = v.get("error").filter(|e| !e.is_null());
                 let failure_type = error
                     .and_then(|e| e.get("failureType"))
@@ -187,9 +283,12 @@ pub(crate) fn parse(text: &str) -> NodeEvents {
                 } else {
                     CaseStatus::Failed
                 };
+                if !suite {
+                    ev.counted += 1;
+                }
                 let repeats_children = failure_type == Some("subtestsFailed");
                 if (suite && status != CaseStatus::Failed) || repeats_children {
-                    continue;
+                    return;
                 }
                 let messages = match (status, error) {
                     (CaseStatus::Failed, Some(e)) => vec![error_text(e)],
@@ -204,7 +303,62 @@ pub(crate) fn parse(text: &str) -> NodeEvents {
             _ => {}
         }
     }
-    ev
+}
+
+impl NodeEvents {
+    /// Keeps an error node reported outside any test (a few of them).
+    fn diagnostic(&mut self, msg: &str) {
+        if self.diagnostics.len() < DIAGNOSTICS {
+            self.diagnostics.push(crate::text::first_line(msg));
+        }
+    }
+
+    /// A test of `file` named `names` ended: one occurrence of it is no longer running.
+    fn finished(&mut self, file: &str, names: &[String]) {
+        if let Some(i) = self
+            .started
+            .iter()
+            .position(|(f, n)| f == file && n == names)
+        {
+            self.started.remove(i);
+        }
+    }
+
+    /// Tests that started in `file` and never finished.
+    pub fn unfinished_in(&self, file: &str) -> usize {
+        self.started.iter().filter(|(f, _)| f == file).count()
+    }
+}
+
+/// A record of pith's exit hook: the test file whose process ended through `process.exit()`,
+/// and the code it exited with.
+pub(crate) fn exit_record(line: &str) -> Option<(String, i64)> {
+    let v: Value = serde_json::from_str(line).ok()?;
+    if v.get("type").and_then(Value::as_str) != Some("pith:exit") {
+        return None;
+    }
+    let file = v.get("file").and_then(Value::as_str)?.to_owned();
+    Some((file, v.get("code").and_then(Value::as_i64).unwrap_or(0)))
+}
+
+/// One line of node's closing summary (`tests 7`, `fail 2`).
+fn summary_line(s: &mut Summary, msg: &str) {
+    let Some((key, n)) = msg.trim().split_once(' ') else {
+        return;
+    };
+    let Ok(n) = n.trim().parse::<u32>() else {
+        return;
+    };
+    let slot = match key {
+        "tests" => &mut s.tests,
+        "pass" => &mut s.pass,
+        "fail" => &mut s.fail,
+        "cancelled" => &mut s.cancelled,
+        "skipped" => &mut s.skipped,
+        "todo" => &mut s.todo,
+        _ => return,
+    };
+    *slot = Some(n);
 }
 
 /// The file's own test failed: its process died, or it did not load.
@@ -218,13 +372,61 @@ fn file_failed(ev: &mut NodeEvents, file: &str, error: Option<&Value>) {
         ev.crashed.push((file.to_owned(), sig.to_owned()));
         return;
     }
+    if get("failureType").and_then(Value::as_str) == Some("hookFailed") {
+        // A file-level hook (`after`, `before`) failed: its own error says why.
+        if let Some(e) = error {
+            ev.suite(file).error = Some(error_text(e));
+            return;
+        }
+    }
     let code = get("exitCode").and_then(Value::as_i64);
+    if code == Some(1) && async_after_end(ev, file) {
+        return;
+    }
     let stderr = ev.stderr_of(file);
     let text = load_error(&stderr).unwrap_or_else(|| match code {
         Some(c) => format!("Error: the test file exited with code {c}"),
         None => "Error: the test file failed".to_owned(),
     });
     ev.suite(file).error = Some(text);
+}
+
+/// node failed the file because a test of it "generated asynchronous activity after the test
+/// ended" (a rejection or an exception once it had passed): that test failed, with node's words.
+/// Returns whether any test of `file` was named so.
+fn async_after_end(ev: &mut NodeEvents, file: &str) -> bool {
+    let mut hit = false;
+    for d in ev.diagnostics.clone() {
+        if !d.contains("generated asynchronous activity after the test ended") {
+            continue;
+        }
+        let Some((name, after)) = d
+            .strip_prefix("Error: Test \"")
+            .and_then(|r| r.split_once("\" at "))
+        else {
+            continue;
+        };
+        let loc = after.split(' ').next().unwrap_or("");
+        let mut parts = loc.split(':');
+        let path = parts.next().unwrap_or("");
+        let line = parts
+            .next()
+            .and_then(|n| n.parse::<u32>().ok())
+            .unwrap_or(1);
+        if path.is_empty() || !(file == path || file.ends_with(&format!("/{path}"))) {
+            continue;
+        }
+        let case =
+            ev.suite(file).cases.iter_mut().rev().find(|c| {
+                c.status == CaseStatus::Passed && c.names.last().is_some_and(|n| n == name)
+            });
+        if let Some(c) = case {
+            c.status = CaseStatus::Failed;
+            c.messages = vec![format!("{d}\n    at {file}:{line}:1")];
+            hit = true;
+        }
+    }
+    hit
 }
 
 /// An error's text (`Name: message` and the stack), from the underlying error node wraps in
@@ -326,6 +528,71 @@ mod tests {
             ev.crashed,
             [("/ws/d.test.mjs".to_owned(), "SIGABRT".to_owned())]
         );
+    }
+
+    #[test]
+    fn summary_counts_and_exits() {
+        let stream = r#"{"type":"test:pass","name":"same","nesting":0,"file":"/ws/a.test.js","line":3}
+{"type":"test:fail","name":"same","nesting":0,"file":"/ws/a.test.js","line":3,"error":{"failureType":"testCodeFailure","name":"Error","message":"x","stack":"Error: x"}}
+{"type":"test:fail","name":"/ws/a.test.js","nesting":0,"file":"/ws/a.test.js","line":2,"error":{"failureType":"hookFailed","cause":{"name":"Error","message":"after boom","stack":"Error: after boom\n    at /ws/a.test.js:2:21"}}}
+{"type":"test:pass","name":"/ws/b.test.js","nesting":0,"file":"/ws/b.test.js","line":1}
+{"type":"test:diagnostic","nesting":0,"message":"Error: Test \"late\" at a.test.js:2:1 generated asynchronous activity after the test ended."}
+{"type":"test:diagnostic","nesting":0,"message":"tests 5"}
+{"type":"test:diagnostic","nesting":0,"message":"pass 2"}
+{"type":"test:diagnostic","nesting":0,"message":"fail 3"}"#;
+        let ev = parse(stream);
+        assert_eq!(ev.suites[0].cases.len(), 2, "both occurrences of 'same'");
+        assert!(ev.suites[0]
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("after boom"));
+        assert_eq!(
+            ev.file_results,
+            [
+                ("/ws/a.test.js".to_owned(), false),
+                ("/ws/b.test.js".to_owned(), true)
+            ]
+        );
+        assert_eq!(ev.counted, 4);
+        assert_eq!(
+            (ev.summary.tests, ev.summary.pass, ev.summary.fail),
+            (Some(5), Some(2), Some(3))
+        );
+        assert_eq!(ev.diagnostics.len(), 1);
+        assert_eq!(
+            exit_record(r#"{"type":"pith:exit","file":"/ws/a.test.js","code":0}"#),
+            Some(("/ws/a.test.js".to_owned(), 0))
+        );
+        assert_eq!(exit_record(r#"{"type":"test:pass"}"#), None);
+    }
+
+    #[test]
+    fn activity_after_a_test_ended_fails_that_test() {
+        let stream = r#"{"type":"test:pass","name":"rej","nesting":0,"file":"/ws/tests/c.test.js","line":3}
+{"type":"test:diagnostic","nesting":0,"message":"Error: Test \"rej\" at tests/c.test.js:3:1 generated asynchronous activity after the test ended. This activity created the error \"Error: rejected\" and would have caused the test to fail, but instead triggered an unhandledRejection event."}
+{"type":"test:fail","name":"/ws/tests/c.test.js","nesting":0,"file":"/ws/tests/c.test.js","line":1,"error":{"message":"test failed","failureType":"testCodeFailure","exitCode":1}}"#;
+        let ev = parse(stream);
+        let c = &ev.suites[0];
+        assert_eq!(c.error, None);
+        assert_eq!(c.cases[0].status, CaseStatus::Failed);
+        assert!(c.cases[0].messages[0].starts_with(
+            "Error: Test \"rej\" at tests/c.test.js:3:1 generated asynchronous activity"
+        ));
+        assert!(c.cases[0].messages[0].ends_with("at /ws/tests/c.test.js:3:1"));
+    }
+
+    #[test]
+    fn a_flood_of_stderr_keeps_its_head_and_tail() {
+        let mut ev = NodeEvents::default();
+        ev.push_stderr("/ws/a.test.js", "Error: first\n");
+        for _ in 0..100 {
+            ev.push_stderr("/ws/a.test.js", &"x".repeat(10_000));
+        }
+        ev.push_stderr("/ws/a.test.js", "\nlast words");
+        let s = ev.stderr_of("/ws/a.test.js");
+        assert!(s.len() <= STDERR_HEAD + 2 * STDERR_TAIL + 16, "{}", s.len());
+        assert!(s.starts_with("Error: first") && s.ends_with("last words"));
     }
 
     #[test]

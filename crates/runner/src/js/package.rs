@@ -1,6 +1,14 @@
 //! `package.json`: which test runner a JavaScript project uses, and what its `test` script adds
-//! to the runner's command (environment assignments like `NODE_OPTIONS=...`, a `--config`, the
-//! files `node --test` is given). pith runs the runner itself, never the script through a shell.
+//! to the runner's command (environment assignments like `NODE_OPTIONS=...`, node options
+//! before the runner, and every option of the runner itself). pith runs the runner itself,
+//! never the script through a shell.
+//!
+//! The script is honoured: every option is kept, in the order written, except the few pith
+//! sets itself (its reports, watch mode), and options pith cannot honour without editing the
+//! project or never running the tests (`--updateSnapshot`, `--listTests`) are named so the
+//! answer says so instead of dropping them. Options that select tests (name patterns, path
+//! filters, `--onlyChanged`, shards) and coverage options apply to full runs only: a re-run of
+//! named tests is selected by its ids, and a global coverage threshold cannot judge a subset.
 
 use std::path::Path;
 
@@ -29,11 +37,138 @@ impl Runner {
 pub struct Script {
     /// `VAR=value` assignments before the command (also through `cross-env`).
     pub env: Vec<(String, String)>,
-    /// Options pith passes on (jest/vitest: the config file and project selection; node: every
-    /// node option but the test runner's reporters and watch mode).
-    pub args: Vec<String>,
-    /// Positional arguments: the files or globs `node --test` runs, vitest's file filters.
-    pub paths: Vec<String>,
+    /// node options written before the runner's own script (`node --expose-gc
+    /// node_modules/.bin/jest`): pith runs `node <these> <the runner's script>` likewise.
+    pub node: Vec<String>,
+    /// The runner's words after its name (for `node --test`, every node option and file), in
+    /// the order written, each with what it is to pith.
+    pub words: Vec<Word>,
+}
+
+/// One word of the script after the runner's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word {
+    pub text: String,
+    pub role: Role,
+}
+
+/// What an option (with its value) or a positional argument of the script is to pith.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Passed on in every run.
+    Keep,
+    /// Selects tests (a name pattern, `--onlyChanged`, a shard): full runs only.
+    Select,
+    /// A positional argument (a file, a glob, a path filter): full runs only.
+    Path,
+    /// Coverage and its thresholds: full runs only.
+    Coverage,
+    /// pith sets its own (reports, the CI switch) or runs once (watch mode): dropped.
+    Managed,
+    /// Cannot be honoured (it would write into the project, or run no test): the run is not
+    /// green and the answer names it.
+    Unhonoured,
+}
+
+impl Script {
+    /// The words passed on: all kept ones, and in a full run also those that select tests or
+    /// configure coverage.
+    pub fn args(&self, full: bool) -> Vec<String> {
+        self.words
+            .iter()
+            .filter(|w| match w.role {
+                Role::Keep => true,
+                Role::Select | Role::Path | Role::Coverage => full,
+                Role::Managed | Role::Unhonoured => false,
+            })
+            .map(|w| w.text.clone())
+            .collect()
+    }
+
+    /// [`Script::args`] without the positional arguments (node's options, which must come
+    /// before its files).
+    pub fn options(&self, full: bool) -> Vec<String> {
+        self.words
+            .iter()
+            .filter(|w| match w.role {
+                Role::Keep => true,
+                Role::Select | Role::Coverage => full,
+                Role::Path | Role::Managed | Role::Unhonoured => false,
+            })
+            .map(|w| w.text.clone())
+            .collect()
+    }
+
+    /// Options pith could not honour, as written (with their values).
+    pub fn unhonoured(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut i = 0;
+        while let Some(w) = self.words.get(i) {
+            if w.role == Role::Unhonoured {
+                let mut text = w.text.clone();
+                while let Some(v) = self
+                    .words
+                    .get(i + 1)
+                    .filter(|v| v.role == Role::Unhonoured && !v.text.starts_with('-'))
+                {
+                    text.push(' ');
+                    text.push_str(&v.text);
+                    i += 1;
+                }
+                out.push(text);
+            }
+            i += 1;
+        }
+        out
+    }
+
+    /// Whether an option the script passes on is `name` (any of its spellings).
+    fn has(&self, names: &[&str]) -> bool {
+        self.words
+            .iter()
+            .filter(|w| w.role != Role::Managed && w.role != Role::Unhonoured)
+            .any(|w| names.contains(&option_name(&w.text)))
+    }
+
+    /// Whether the script names reporters of its own (jest `--reporters`, vitest
+    /// `--reporter`): pith adds its own to them.
+    pub fn has_reporters(&self) -> bool {
+        self.has(&["reporters", "reporter"])
+    }
+
+    /// The exit code jest uses for failed tests when the script sets one
+    /// (`--testFailureExitCode`).
+    pub fn failure_exit_code(&self) -> Option<i32> {
+        let i = self
+            .words
+            .iter()
+            .position(|w| option_name(&w.text) == "testFailureExitCode")?;
+        let w = &self.words[i].text;
+        let value = match w.split_once('=') {
+            Some((_, v)) => v,
+            None => self.words.get(i + 1)?.text.as_str(),
+        };
+        value.trim().parse().ok()
+    }
+
+    /// The positional arguments (node's files and globs).
+    pub fn paths(&self) -> Vec<String> {
+        self.words
+            .iter()
+            .filter(|w| w.role == Role::Path)
+            .map(|w| w.text.clone())
+            .collect()
+    }
+}
+
+/// An option's name without dashes, `no-` and value: `--no-coverage=x` → `coverage`.
+pub(crate) fn option_name(word: &str) -> &str {
+    if !word.starts_with('-') {
+        return "";
+    }
+    let name = word.trim_start_matches('-');
+    let name = name.split('=').next().unwrap_or(name);
+    name.strip_prefix("no-").unwrap_or(name)
 }
 
 /// The project's runner and its script, from `dir/package.json`. The `test` script decides when
@@ -76,6 +211,37 @@ pub fn read(dir: &Path) -> Option<(Runner, Script)> {
     } else {
         None
     }
+}
+
+/// Whether jest's configuration for `dir` declares reporters of its own: the `--config` the
+/// script names (a file, or JSON given inline), else `jest.config.*`, else `package.json`'s
+/// `jest` key. A configuration file is code, so a mention of `reporters` in it counts.
+pub fn config_has_reporters(dir: &Path, script: &Script) -> bool {
+    let mentions = |text: &str| text.contains("reporters");
+    let words = &script.words;
+    if let Some(i) = words
+        .iter()
+        .position(|w| matches!(option_name(&w.text), "config" | "c"))
+    {
+        let value = match words[i].text.split_once('=') {
+            Some((_, v)) => Some(v.to_owned()),
+            None => words.get(i + 1).map(|w| w.text.clone()),
+        };
+        return match value {
+            Some(v) if v.trim_start().starts_with('{') => mentions(&v),
+            Some(v) => std::fs::read_to_string(dir.join(v)).is_ok_and(|t| mentions(&t)),
+            None => false,
+        };
+    }
+    for ext in ["js", "ts", "mjs", "cjs", "cts", "mts", "json"] {
+        if let Ok(text) = std::fs::read_to_string(dir.join(format!("jest.config.{ext}"))) {
+            return mentions(&text);
+        }
+    }
+    std::fs::read(dir.join("package.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+        .is_some_and(|v| v.get("jest").and_then(|j| j.get("reporters")).is_some())
 }
 
 /// The runner a script runs, with what it adds: the first command segment that runs one.
@@ -154,36 +320,159 @@ fn runner_word(w: &str) -> Option<Runner> {
 
 /// node options whose value is the next word.
 const NODE_VALUE_OPTIONS: &[&str] = &[
-    "--import",
-    "--require",
-    "-r",
-    "--loader",
-    "--experimental-loader",
-    "--test-concurrency",
-    "--test-timeout",
-    "--test-name-pattern",
-    "--test-skip-pattern",
-    "--test-reporter",
-    "--test-reporter-destination",
-    "--test-shard",
-    "--env-file",
-    "--conditions",
-    "-C",
-    "--input-type",
+    "import",
+    "require",
+    "r",
+    "loader",
+    "experimental-loader",
+    "test-concurrency",
+    "test-timeout",
+    "test-name-pattern",
+    "test-skip-pattern",
+    "test-reporter",
+    "test-reporter-destination",
+    "test-shard",
+    "test-coverage-include",
+    "test-coverage-exclude",
+    "test-coverage-lines",
+    "test-coverage-branches",
+    "test-coverage-functions",
+    "test-isolation",
+    "test-global-setup",
+    "env-file",
+    "env-file-if-exists",
+    "conditions",
+    "C",
+    "input-type",
+    "max-old-space-size",
+    "stack-size",
+    "title",
+    "watch-path",
+    "localstorage-file",
 ];
 
-/// jest and vitest options pith passes on, and whether each takes the next word.
-const RUNNER_OPTIONS: &[&str] = &[
-    "--config",
-    "-c",
-    "--selectProjects",
-    "--project",
-    "--rootDir",
-    "--root",
-    "-r",
-    "--dir",
-    "--environment",
-    "--env",
+/// jest options whose value is the next word (yargs string, number and array options; an
+/// array option is taken to hold one value).
+const JEST_VALUE_OPTIONS: &[&str] = &[
+    "cacheDirectory",
+    "changedSince",
+    "collectCoverageFrom",
+    "config",
+    "c",
+    "coverageDirectory",
+    "coverageThreshold",
+    "filter",
+    "globalSetup",
+    "globalTeardown",
+    "globals",
+    "haste",
+    "maxWorkers",
+    "w",
+    "moduleNameMapper",
+    "outputFile",
+    "preset",
+    "prettierPath",
+    "resolver",
+    "rootDir",
+    "runner",
+    "shard",
+    "testEnvironment",
+    "env",
+    "testEnvironmentOptions",
+    "testFailureExitCode",
+    "testNamePattern",
+    "t",
+    "testResultsProcessor",
+    "testRunner",
+    "testSequencer",
+    "transform",
+    "coveragePathIgnorePatterns",
+    "coverageReporters",
+    "ignoreProjects",
+    "moduleDirectories",
+    "moduleFileExtensions",
+    "modulePathIgnorePatterns",
+    "modulePaths",
+    "projects",
+    "reporters",
+    "roots",
+    "selectProjects",
+    "setupFiles",
+    "setupFilesAfterEnv",
+    "snapshotSerializers",
+    "testMatch",
+    "testPathIgnorePatterns",
+    "testPathPatterns",
+    "testPathPattern",
+    "testRegex",
+    "transformIgnorePatterns",
+    "unmockedModulePathPatterns",
+    "watchPathIgnorePatterns",
+    "coverageProvider",
+    "notifyMode",
+    "maxConcurrency",
+    "openHandlesTimeout",
+    "seed",
+    "testTimeout",
+    "workerGracefulExitTimeout",
+];
+
+/// vitest's boolean options (mri takes the next word as the value of any other option).
+const VITEST_BOOLEAN_OPTIONS: &[&str] = &[
+    "watch",
+    "w",
+    "ui",
+    "open",
+    "hideSkippedTests",
+    "coverage",
+    "isolate",
+    "globals",
+    "dom",
+    "fileParallelism",
+    "passWithNoTests",
+    "logHeapUsage",
+    "detectAsyncLeaks",
+    "allowOnly",
+    "dangerouslyIgnoreUnhandledErrors",
+    "expandSnapshotDiff",
+    "disableConsoleIntercept",
+    "typecheck",
+    "cache",
+    "printConsoleTrace",
+    "includeTaskLocation",
+    "run",
+    "color",
+    "clearScreen",
+    "standalone",
+    "clearCache",
+    "strictTags",
+    "unstubEnvs",
+    "unstubGlobals",
+    "clearMocks",
+    "mockReset",
+    "restoreMocks",
+    "bail",
+];
+
+/// Leaves of vitest's dotted options (`--coverage.enabled`) that take no value.
+const VITEST_BOOLEAN_LEAVES: &[&str] = &[
+    "enabled",
+    "all",
+    "clean",
+    "cleanOnRerun",
+    "reportOnFailure",
+    "allowExternal",
+    "skipFull",
+    "perFile",
+    "autoUpdate",
+    "100",
+    "excludeAfterRemap",
+    "ignoreEmptyLines",
+    "headless",
+    "concurrent",
+    "shuffle",
+    "only",
+    "ignoreSourceErrors",
 ];
 
 fn command(words: &[String]) -> Option<(Runner, Script)> {
@@ -213,30 +502,43 @@ fn command(words: &[String]) -> Option<(Runner, Script)> {
     let rest = &words[i..];
     if runner == Runner::Node {
         // `node [opts] node_modules/.bin/jest ...` runs jest under node options.
-        let mut node_opts: Vec<String> = Vec::new();
         let mut j = 0;
         let mut testing = false;
+        let mut node_words: Vec<Word> = Vec::new();
         while let Some(w) = rest.get(j) {
             if w == "--test" {
                 testing = true;
             } else if w.starts_with('-') {
-                node_opts.push(w.clone());
-                if NODE_VALUE_OPTIONS.contains(&w.as_str()) {
+                let name = option_name(w);
+                let takes = !w.contains('=') && NODE_VALUE_OPTIONS.contains(&name);
+                let role = node_role(w);
+                node_words.push(Word {
+                    text: w.clone(),
+                    role,
+                });
+                if takes {
                     if let Some(v) = rest.get(j + 1) {
-                        node_opts.push(v.clone());
+                        node_words.push(Word {
+                            text: v.clone(),
+                            role,
+                        });
                         j += 1;
                     }
                 }
             } else if let Some(r) = runner_word(w).filter(|r| *r != Runner::Node) {
                 runner = r;
-                let opts = node_opts.join(" ");
-                if !opts.is_empty() {
-                    script.env.push(("NODE_OPTIONS".into(), opts));
-                }
-                runner_args(&rest[j + 1..], &mut script);
+                script.node = node_words
+                    .iter()
+                    .filter(|w| w.role != Role::Managed)
+                    .map(|w| w.text.clone())
+                    .collect();
+                runner_args(r, &rest[j + 1..], &mut script);
                 return Some((runner, script));
             } else if testing {
-                script.paths.push(w.clone());
+                node_words.push(Word {
+                    text: w.clone(),
+                    role: Role::Path,
+                });
             } else {
                 // `node script.js`: not a test runner.
                 return None;
@@ -246,53 +548,148 @@ fn command(words: &[String]) -> Option<(Runner, Script)> {
         if !testing {
             return None;
         }
-        script.args = strip_node_options(&node_opts);
+        script.words = node_words;
         return Some((runner, script));
     }
-    runner_args(rest, &mut script);
+    runner_args(runner, rest, &mut script);
     Some((runner, script))
 }
 
-/// The node options pith keeps: not the reporters (pith sets its own), not watch mode.
-fn strip_node_options(opts: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while let Some(o) = opts.get(i) {
-        let name = o.split('=').next().unwrap_or(o);
-        let drop = matches!(
-            name,
-            "--test-reporter" | "--test-reporter-destination" | "--watch" | "--test-only"
-        ) || name.starts_with("--watch");
-        let takes_value = !o.contains('=') && NODE_VALUE_OPTIONS.contains(&name);
-        if !drop {
-            out.push(o.clone());
-            if takes_value {
-                if let Some(v) = opts.get(i + 1) {
-                    out.push(v.clone());
-                }
-            }
-        }
-        i += 1 + usize::from(takes_value);
+/// What a node option is to pith.
+fn node_role(word: &str) -> Role {
+    let name = option_name(word);
+    match name {
+        "test-reporter" | "test-reporter-destination" | "test" => Role::Managed,
+        _ if name.starts_with("watch") => Role::Managed,
+        "test-update-snapshots" | "inspect-brk" | "inspect-wait" => Role::Unhonoured,
+        "test-name-pattern" | "test-only" | "test-shard" => Role::Select,
+        "experimental-test-coverage" => Role::Coverage,
+        _ if name.starts_with("test-coverage-") => Role::Coverage,
+        _ => Role::Keep,
     }
-    out
 }
 
-fn runner_args(rest: &[String], script: &mut Script) {
-    let mut i = 0;
-    while let Some(w) = rest.get(i) {
-        let name = w.split('=').next().unwrap_or(w);
-        if RUNNER_OPTIONS.contains(&name) {
-            script.args.push(w.clone());
-            if !w.contains('=') {
-                if let Some(v) = rest.get(i + 1) {
-                    script.args.push(v.clone());
-                    i += 1;
-                }
+/// What a jest option is to pith.
+fn jest_role(name: &str) -> Role {
+    match name {
+        "json"
+        | "outputFile"
+        | "testLocationInResults"
+        | "watchman"
+        | "watch"
+        | "watchAll"
+        | "coverageDirectory"
+        | "ci" => Role::Managed,
+        "updateSnapshot" | "u" | "listTests" | "showConfig" | "clearCache" | "init" | "version"
+        | "v" | "help" | "h" | "collectTests" => Role::Unhonoured,
+        "testNamePattern" | "t" | "testPathPatterns" | "testPathPattern" | "onlyChanged" | "o"
+        | "changedSince" | "lastCommit" | "findRelatedTests" | "onlyFailures" | "f" | "shard"
+        | "filter" | "runTestsByPath" => Role::Select,
+        "coverage"
+        | "collectCoverage"
+        | "coverageThreshold"
+        | "collectCoverageFrom"
+        | "coverageReporters"
+        | "coverageProvider"
+        | "coveragePathIgnorePatterns" => Role::Coverage,
+        _ => Role::Keep,
+    }
+}
+
+/// What a vitest option is to pith.
+fn vitest_role(word: &str, name: &str) -> Role {
+    let top = name.split('.').next().unwrap_or(name);
+    match top {
+        "outputFile"
+        | "watch"
+        | "w"
+        | "ui"
+        | "open"
+        | "api"
+        | "standalone"
+        | "clearScreen"
+        | "run"
+        | "color"
+        | "includeTaskLocation" => Role::Managed,
+        "reporter" | "reporters" => Role::Keep,
+        "update" | "u" => {
+            let value = word.split_once('=').map(|(_, v)| v);
+            if matches!(value, Some("none" | "false")) {
+                Role::Managed
+            } else {
+                Role::Unhonoured
             }
-        } else if !w.starts_with('-') && w != "run" && w != "test" {
-            script.paths.push(w.clone());
         }
+        "mergeReports" | "listTags" | "inspectBrk" | "clearCache" => Role::Unhonoured,
+        "testNamePattern" | "t" | "changed" | "shard" | "related" | "tagsFilter" => Role::Select,
+        "coverage" if name == "coverage.reportsDirectory" => Role::Managed,
+        "coverage" => Role::Coverage,
+        _ => Role::Keep,
+    }
+}
+
+/// Whether a runner option written without `=` takes the next word as its value.
+fn takes_value(runner: Runner, word: &str, name: &str) -> bool {
+    if word.contains('=') || word.starts_with("--no-") {
+        return false;
+    }
+    match runner {
+        Runner::Jest => JEST_VALUE_OPTIONS.contains(&name),
+        Runner::Vitest => match name.rsplit_once('.') {
+            Some((_, leaf)) => !VITEST_BOOLEAN_LEAVES.contains(&leaf),
+            None => !VITEST_BOOLEAN_OPTIONS.contains(&name),
+        },
+        Runner::Node => NODE_VALUE_OPTIONS.contains(&name),
+    }
+}
+
+/// The runner's own words, each classified, in order.
+fn runner_args(runner: Runner, rest: &[String], script: &mut Script) {
+    let mut i = 0;
+    let mut positional_only = false;
+    while let Some(w) = rest.get(i) {
         i += 1;
+        if positional_only || !w.starts_with('-') || w == "-" {
+            // vitest's first word may be its command: `run` is what pith runs; `watch` and
+            // `dev` watch (pith runs once); `bench`, `list`, `init` run no test.
+            let role = match (runner, w.as_str(), i == 1) {
+                (Runner::Vitest, "run" | "watch" | "dev", true) => Role::Managed,
+                (Runner::Vitest, "bench" | "list" | "init" | "typecheck", true) => Role::Unhonoured,
+                _ => Role::Path,
+            };
+            script.words.push(Word {
+                text: w.clone(),
+                role,
+            });
+            continue;
+        }
+        if w == "--" {
+            positional_only = true;
+            script.words.push(Word {
+                text: w.clone(),
+                role: Role::Path,
+            });
+            continue;
+        }
+        let name = option_name(w);
+        let role = match runner {
+            Runner::Jest => jest_role(name),
+            Runner::Vitest => vitest_role(w, name),
+            Runner::Node => node_role(w),
+        };
+        script.words.push(Word {
+            text: w.clone(),
+            role,
+        });
+        if takes_value(runner, w, name) {
+            if let Some(v) = rest.get(i).filter(|v| !v.starts_with('-')) {
+                script.words.push(Word {
+                    text: v.clone(),
+                    role,
+                });
+                i += 1;
+            }
+        }
     }
 }
 
@@ -317,38 +714,143 @@ mod tests {
                 "--experimental-vm-modules".to_owned()
             )]
         );
-        assert_eq!(sc.args, s(&["--config", "jest.unit.js"]));
+        assert_eq!(sc.args(true), s(&["--config", "jest.unit.js"]));
         let (r, sc) = from_script("tsc --noEmit && vitest run --project unit src/").unwrap();
         assert_eq!(r, Runner::Vitest);
-        assert_eq!(sc.args, s(&["--project", "unit"]));
-        assert_eq!(sc.paths, s(&["src/"]));
+        assert_eq!(sc.args(true), s(&["--project", "unit", "src/"]));
+        assert_eq!(sc.args(false), s(&["--project", "unit"]));
         let (r, sc) =
             from_script("node --import tsx --test --test-reporter=spec 'test/**/*.test.ts'")
                 .unwrap();
         assert_eq!(r, Runner::Node);
-        assert_eq!(sc.args, s(&["--import", "tsx"]));
-        assert_eq!(sc.paths, s(&["test/**/*.test.ts"]));
+        assert_eq!(sc.options(true), s(&["--import", "tsx"]));
+        assert_eq!(sc.paths(), s(&["test/**/*.test.ts"]));
+        // node options before the runner's script stay node's own, not the tests' environment.
         let (r, sc) = from_script(
             "cross-env TZ=UTC node --experimental-vm-modules node_modules/jest/bin/jest.js",
         )
         .unwrap();
         assert_eq!(r, Runner::Jest);
-        assert_eq!(
-            sc.env,
-            [
-                ("TZ".to_owned(), "UTC".to_owned()),
-                (
-                    "NODE_OPTIONS".to_owned(),
-                    "--experimental-vm-modules".to_owned()
-                )
-            ]
-        );
+        assert_eq!(sc.env, [("TZ".to_owned(), "UTC".to_owned())]);
+        assert_eq!(sc.node, s(&["--experimental-vm-modules"]));
         assert_eq!(from_script("node server.js"), None);
         assert_eq!(
             from_script("echo \"Error: no test specified\" && exit 1"),
             None
         );
         assert_eq!(from_script("npx jest").map(|x| x.0), Some(Runner::Jest));
+    }
+
+    #[test]
+    fn options_that_change_the_verdict_are_kept() {
+        let (_, sc) = from_script(
+            "jest --coverage --bail --ci --detectOpenHandles --passWithNoTests --maxWorkers 2 \
+             --json --outputFile=out.json --watch --reporters default --reporters jest-junit \
+             -t adds src/ --testFailureExitCode 3 --coverageDirectory cov",
+        )
+        .unwrap();
+        assert_eq!(
+            sc.args(true),
+            s(&[
+                "--coverage",
+                "--bail",
+                "--detectOpenHandles",
+                "--passWithNoTests",
+                "--maxWorkers",
+                "2",
+                "--reporters",
+                "default",
+                "--reporters",
+                "jest-junit",
+                "-t",
+                "adds",
+                "src/",
+                "--testFailureExitCode",
+                "3",
+            ])
+        );
+        // A re-run of named tests: no selection of the script's, no coverage threshold.
+        assert_eq!(
+            sc.args(false),
+            s(&[
+                "--bail",
+                "--detectOpenHandles",
+                "--passWithNoTests",
+                "--maxWorkers",
+                "2",
+                "--reporters",
+                "default",
+                "--reporters",
+                "jest-junit",
+                "--testFailureExitCode",
+                "3",
+            ])
+        );
+        assert!(sc.has_reporters());
+        assert_eq!(sc.failure_exit_code(), Some(3));
+        assert!(sc.unhonoured().is_empty());
+
+        let (_, sc) = from_script(
+            "vitest run --coverage --coverage.thresholds.lines 90 --bail 1 --reporter=verbose \
+             --outputFile=junit.xml -u --passWithNoTests tests/unit",
+        )
+        .unwrap();
+        assert_eq!(
+            sc.args(true),
+            s(&[
+                "--coverage",
+                "--coverage.thresholds.lines",
+                "90",
+                "--bail",
+                "1",
+                "--reporter=verbose",
+                "--passWithNoTests",
+                "tests/unit",
+            ])
+        );
+        assert_eq!(sc.unhonoured(), s(&["-u"]));
+        assert!(sc.has_reporters());
+
+        let (_, sc) = from_script(
+            "node --test --test-only --experimental-test-coverage --test-coverage-lines=90 \
+             --test-reporter spec --watch --test-update-snapshots test/",
+        )
+        .unwrap();
+        assert_eq!(
+            sc.options(true),
+            s(&[
+                "--test-only",
+                "--experimental-test-coverage",
+                "--test-coverage-lines=90"
+            ])
+        );
+        assert_eq!(sc.paths(), s(&["test/"]));
+        assert_eq!(sc.unhonoured(), s(&["--test-update-snapshots"]));
+        let (_, sc) = from_script("jest --listTests -u").unwrap();
+        assert_eq!(sc.unhonoured(), s(&["--listTests", "-u"]));
+    }
+
+    #[test]
+    fn reporters_in_the_configuration_are_seen() {
+        let d = tempfile::tempdir().unwrap();
+        let plain = Script::default();
+        std::fs::write(
+            d.path().join("package.json"),
+            r#"{"jest":{"reporters":["default"]}}"#,
+        )
+        .unwrap();
+        assert!(config_has_reporters(d.path(), &plain));
+        std::fs::write(d.path().join("package.json"), r#"{"jest":{}}"#).unwrap();
+        assert!(!config_has_reporters(d.path(), &plain));
+        std::fs::write(
+            d.path().join("jest.config.js"),
+            "module.exports = { reporters: ['default', 'jest-junit'] };",
+        )
+        .unwrap();
+        assert!(config_has_reporters(d.path(), &plain));
+        let (_, named) = from_script("jest --config other.config.js").unwrap();
+        std::fs::write(d.path().join("other.config.js"), "module.exports = {};").unwrap();
+        assert!(!config_has_reporters(d.path(), &named));
     }
 
     #[test]

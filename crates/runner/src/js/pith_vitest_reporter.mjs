@@ -1,49 +1,102 @@
-// pith's vitest reporter (vitest >= 3): streams one JSON record per line to $PITH_EVENTS as test
-// files and tests start and finish, so a run pith kills at its deadline, or whose worker dies,
-// still tells what finished and what was running. Results of a finished run are read from
-// vitest's own JSON report; these records add what it drops (error types of files that failed
-// to load, errors outside tests, worker deaths).
+// pith's vitest reporter (vitest >= 3): streams one JSON record per line as test files and
+// tests start and finish, so a run pith kills at its deadline, or whose worker dies, still
+// tells what finished and what was running. Results of a finished run are read from vitest's
+// own JSON report; these records add what it drops (error types of files that failed to load,
+// errors outside tests, worker deaths, how the run ended).
+//
+// The records go beside vitest's JSON report (`<name>.events.jsonl`): no variable in the tests'
+// environment. Everything the reporter needs is a private copy taken when it loads, and a
+// record that cannot be written is counted and reported as a fault record once writing works.
 import fs from 'node:fs';
+
+const openSync = fs.openSync;
+const writeSync = fs.writeSync;
+const stringify = JSON.stringify;
+const toStr = String;
+const isArray = Array.isArray;
+const slice = Function.prototype.call.bind(String.prototype.slice);
+const replace = Function.prototype.call.bind(String.prototype.replace);
+const startsWith = Function.prototype.call.bind(String.prototype.startsWith);
+
+// Characters of one message kept from its start and from its end (its stack is there).
+const HEAD = 48 * 1024;
+const TAIL = 16 * 1024;
+// Messages kept per test.
+const MESSAGES = 8;
+
+function cap(s) {
+  if (s.length <= HEAD + TAIL) return s;
+  return slice(s, 0, HEAD) + `\n[... ${s.length - HEAD - TAIL} characters cut by pith ...]\n` + slice(s, s.length - TAIL);
+}
 
 function names(task) {
   const out = [];
-  for (let t = task; t && t.type !== 'module'; t = t.parent) out.unshift(String(t.name));
+  for (let t = task; t && t.type !== 'module'; t = t.parent) out.unshift(toStr(t.name));
   return out;
 }
 
 function text(e) {
-  if (e === null || typeof e !== 'object') return String(e);
-  const head = `${e.name || 'Error'}: ${e.message ?? ''}`;
-  const stack = typeof e.stack === 'string' ? e.stack : '';
-  // A stack starts with its error's own `name: message` line; one that does not gets it added.
-  return stack.startsWith(String(e.name || 'Error')) ? stack : `${head}\n${stack}`;
+  try {
+    if (e === null || typeof e !== 'object') return cap(toStr(e));
+    const name = toStr(e.name || 'Error');
+    const head = `${name}: ${e.message ?? ''}`;
+    const stack = typeof e.stack === 'string' ? e.stack : '';
+    // A stack starts with its error's own `name: message` line; one that does not gets it added.
+    return cap(startsWith(stack, name) ? stack : `${head}\n${stack}`);
+  } catch (_) {
+    return 'Error: (an error pith could not read)';
+  }
+}
+
+function texts(list) {
+  const out = [];
+  if (!isArray(list)) return out;
+  for (let i = 0; i < list.length && i < MESSAGES; i++) out[out.length] = text(list[i]);
+  return out;
 }
 
 function unhandled(e) {
-  const pick = (v) => (v === undefined || v === null ? undefined : String(v));
+  const pick = (v) => (v === undefined || v === null ? undefined : toStr(v));
   return e !== null && typeof e === 'object'
     ? { text: text(e), type: pick(e.type), path: pick(e.VITEST_TEST_PATH), test: pick(e.VITEST_TEST_NAME) }
-    : { text: String(e) };
+    : { text: text(e) };
 }
 
 export default class PithReporter {
   constructor() {
-    this.path = process.env.PITH_EVENTS;
+    this.path = null;
     this.fd = null;
+    this.faults = 0;
+    this.reported = 0;
+    this.firstFault = null;
+  }
+
+  onInit(vitest) {
+    const out = vitest && vitest.config ? vitest.config.outputFile : null;
+    const json = out && typeof out === 'object' ? out.json : null;
+    if (typeof json === 'string') this.path = replace(json, /\.json$/, '') + '.events.jsonl';
   }
 
   write(record) {
     if (!this.path) return;
     try {
-      if (this.fd === null) this.fd = fs.openSync(this.path, 'a');
-      fs.writeSync(this.fd, JSON.stringify(record) + '\n');
-    } catch {
-      // A reporter that throws would change the run it reports on.
+      if (this.fd === null) this.fd = openSync(this.path, 'a');
+      writeSync(this.fd, stringify(record) + '\n');
+      if (this.faults > this.reported) {
+        const n = this.faults;
+        writeSync(this.fd, stringify({ e: 'fault', count: n, error: this.firstFault }) + '\n');
+        this.reported = n;
+      }
+    } catch (e) {
+      // A reporter that throws would change the run it reports on: count the lost record.
+      this.faults++;
+      this.fd = null;
+      if (this.firstFault === null) this.firstFault = text(e);
     }
   }
 
   onTestRunStart(specs) {
-    this.write({ e: 'run', files: Array.isArray(specs) ? specs.length : undefined });
+    this.write({ e: 'run', files: isArray(specs) ? specs.length : undefined });
   }
 
   onTestModuleStart(module) {
@@ -58,20 +111,22 @@ export default class PithReporter {
     const r = test.result();
     this.write({
       e: 'case',
+      status: toStr(r.state),
+      messages: texts(r.errors),
       path: test.module.moduleId,
       names: names(test),
-      status: r.state,
-      messages: (r.errors || []).map(text),
       line: test.location ? test.location.line : undefined,
     });
   }
 
   onTestModuleEnd(module) {
     const errors = module.errors() || [];
-    this.write({ e: 'done', path: module.moduleId, error: errors.length ? errors.map(text).join('\n') : null });
+    this.write({ e: 'done', error: errors.length ? texts(errors).join('\n') : null, path: module.moduleId });
   }
 
-  onTestRunEnd(modules, errors) {
-    this.write({ e: 'end', errors: (errors || []).map(unhandled) });
+  onTestRunEnd(modules, errors, reason) {
+    const list = [];
+    if (isArray(errors)) for (let i = 0; i < errors.length && i < 50; i++) list[list.length] = unhandled(errors[i]);
+    this.write({ e: 'end', errors: list, reason: reason === undefined ? undefined : toStr(reason) });
   }
 }

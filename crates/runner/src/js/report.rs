@@ -1,6 +1,8 @@
 //! What jest and vitest report per test file, read from their `--json` reports (vitest's JSON
 //! reporter copies jest's shape) into one model the adapter, the event streams and `--report`
-//! share. Lenient: a field of the wrong type is absent, never a panic.
+//! share, with the runner's own totals to check the records against. Every test is kept as it
+//! occurs: tests that share a name (`test.each` with repeated titles, two `describe` blocks of
+//! one name) are separate records. Lenient: a field of the wrong type is absent, never a panic.
 
 use serde_json::Value;
 
@@ -38,12 +40,9 @@ pub(crate) struct Suite {
 }
 
 impl Suite {
-    /// Adds or replaces the result of the test named `names` (a stream may repeat it).
+    /// Adds one test's result: every occurrence counts, names shared or not.
     pub fn record(&mut self, case: Case) {
-        match self.cases.iter_mut().find(|c| c.names == case.names) {
-            Some(c) => *c = case,
-            None => self.cases.push(case),
-        }
+        self.cases.push(case);
     }
 }
 
@@ -61,6 +60,23 @@ pub(crate) struct JsonReport {
     /// jest: snapshots were missing or obsolete under `--ci`, which fails the run with every
     /// test passing.
     pub snapshot_failure: bool,
+    /// The runner's own account of the run, to check the records against.
+    pub totals: Totals,
+}
+
+/// What the report's summary fields say (absent when the report lacks them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Totals {
+    /// `success`: the runner's verdict on the whole run.
+    pub success: Option<bool>,
+    /// `numTotalTests`: every test of every file it ran, skipped ones included.
+    pub tests: Option<u32>,
+    /// `numFailedTests`.
+    pub failed: Option<u32>,
+    /// jest's `numRuntimeErrorTestSuites`: files that failed to run.
+    pub runtime_errors: Option<u32>,
+    /// jest's `wasInterrupted`.
+    pub interrupted: bool,
 }
 
 pub(crate) fn parse_json(text: &str, flavour: Flavour) -> Result<JsonReport, ParseError> {
@@ -136,9 +152,22 @@ pub(crate) fn parse_json(text: &str, flavour: Flavour) -> Result<JsonReport, Par
         .and_then(|s| s.get("failure"))
         .and_then(Value::as_bool)
         .unwrap_or(false);
+    let count = |k: &str| {
+        v.get(k)
+            .and_then(Value::as_u64)
+            .map(|n| u32::try_from(n).unwrap_or(u32::MAX))
+    };
+    let totals = Totals {
+        success: v.get("success").and_then(Value::as_bool),
+        tests: count("numTotalTests"),
+        failed: count("numFailedTests"),
+        runtime_errors: count("numRuntimeErrorTestSuites"),
+        interrupted: v.get("wasInterrupted").and_then(Value::as_bool) == Some(true),
+    };
     Ok(JsonReport {
         suites,
         snapshot_failure,
+        totals,
     })
 }
 
@@ -236,6 +265,30 @@ mod tests {
         assert_eq!(r.suites[0].file, "/ws/a.test.js");
         assert_eq!(r.suites[0].cases[0].status, CaseStatus::Failed);
         assert!(r.suites[1].error.as_deref().unwrap().contains("boom"));
+    }
+
+    #[test]
+    fn tests_that_share_a_name_are_each_kept_with_the_totals() {
+        let text = r#"{"numTotalTests":3,"numFailedTests":1,"success":false,"numRuntimeErrorTestSuites":0,"wasInterrupted":false,"testResults":[{"name":"/ws/a.test.js","status":"failed","message":"","assertionResults":[
+            {"ancestorTitles":[],"title":"value","status":"passed","failureMessages":[]},
+            {"ancestorTitles":[],"title":"value","status":"failed","failureMessages":["Error: 2"]},
+            {"ancestorTitles":[],"title":"value","status":"passed","failureMessages":[]}]}]}"#;
+        let r = parse_json(text, Flavour::Jest).unwrap();
+        let st: Vec<CaseStatus> = r.suites[0].cases.iter().map(|c| c.status).collect();
+        assert_eq!(
+            st,
+            [CaseStatus::Passed, CaseStatus::Failed, CaseStatus::Passed]
+        );
+        assert_eq!(
+            r.totals,
+            Totals {
+                success: Some(false),
+                tests: Some(3),
+                failed: Some(1),
+                runtime_errors: Some(0),
+                interrupted: false,
+            }
+        );
     }
 
     #[test]

@@ -26,6 +26,9 @@ pub(super) fn command(inv: &Invocation<'_>) -> std::io::Result<Command> {
     };
     let mut cmd = crate::base_command(inv.program, inv.dir);
     cmd.args(args(init.as_deref(), inv.selection));
+    // The one variable pith adds (also set on each `Test` task by the init script): it names
+    // the file pith's listener writes its events to. A test could read it; nothing but the
+    // listener has a reason to. Everything else is the caller's environment, unchanged.
     cmd.env(super::listener::EVENTS_ENV, inv.events);
     Ok(cmd)
 }
@@ -137,12 +140,13 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let s = tempfile::tempdir().unwrap();
         std::fs::write(d.path().join("settings.gradle"), "").unwrap();
-        let jvm = super::super::Jvm::new(super::super::Tool::Gradle, d.path());
         let wrapper = d.path().join("gradlew");
         std::fs::write(&wrapper, "#!/bin/sh\n").unwrap();
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
-        assert_eq!(jvm.program().as_deref(), Some(wrapper.as_path()));
+        let first = super::super::launch::launches(d.path(), super::super::Tool::Gradle, &|_| None)
+            .remove(0);
+        assert_eq!(first.program.as_deref(), Some(wrapper.as_path()));
 
         let events = s.path().join("it's.txt");
         let inv = Invocation {

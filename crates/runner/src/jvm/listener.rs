@@ -133,36 +133,84 @@ pub struct Event {
     pub finished: Option<(String, String)>,
 }
 
+/// Bytes of the events file read at most (about two million tests' starts and ends); the rest
+/// is not read.
+const EVENTS_LIMIT: u64 = 256 << 20;
+/// Bytes of one line read at most; the listener writes at most three 500-character fields.
+const LINE_LIMIT: usize = 8 * 1024;
+
 /// The events in start order. Unknown or torn lines are skipped.
 pub fn parse(text: &str) -> Vec<Event> {
+    read_from(text.as_bytes(), &|_| true)
+}
+
+/// The events of the file at `path` whose class `keep` accepts, in start order: read as a
+/// stream within [`EVENTS_LIMIT`], so what is held is the events kept (the classes no report
+/// accounts for), not the file. Nothing when there is no file.
+pub fn read(path: &Path, keep: &dyn Fn(&str) -> bool) -> Vec<Event> {
+    match std::fs::File::open(path) {
+        Ok(f) => read_from(f, keep),
+        Err(_) => Vec::new(),
+    }
+}
+
+fn read_from(input: impl std::io::Read, keep: &dyn Fn(&str) -> bool) -> Vec<Event> {
+    use std::io::{BufRead, Read};
+    let mut r = std::io::BufReader::new(input.take(EVENTS_LIMIT));
     let mut events: Vec<Event> = Vec::new();
-    for line in text.lines() {
-        let mut parts = line.split('\t');
-        let (Some(what), Some(class), Some(name)) = (parts.next(), parts.next(), parts.next())
-        else {
-            continue;
+    let mut line: Vec<u8> = Vec::new();
+    loop {
+        line.clear();
+        let n = match r
+            .by_ref()
+            .take(LINE_LIMIT as u64)
+            .read_until(b'\n', &mut line)
+        {
+            Ok(n) => n,
+            Err(_) => break,
         };
-        match what {
-            "S" => events.push(Event {
-                class: class.to_owned(),
-                name: name.to_owned(),
-                finished: None,
-            }),
-            "F" => {
-                let status = parts.next().unwrap_or("").to_owned();
-                let message = parts.next().unwrap_or("").to_owned();
-                if let Some(e) = events
-                    .iter_mut()
-                    .rev()
-                    .find(|e| e.finished.is_none() && e.class == class && e.name == name)
-                {
-                    e.finished = Some((status, message));
-                }
-            }
-            _ => {}
+        if n == 0 {
+            break;
         }
+        if line.last() != Some(&b'\n') && line.len() >= LINE_LIMIT {
+            // A longer line than the listener writes: skip the rest of it.
+            if r.skip_until(b'\n').is_err() {
+                break;
+            }
+        }
+        let text = String::from_utf8_lossy(&line);
+        add(&mut events, text.trim_end_matches(['\n', '\r']), keep);
     }
     events
+}
+
+fn add(events: &mut Vec<Event>, line: &str, keep: &dyn Fn(&str) -> bool) {
+    let mut parts = line.split('\t');
+    let (Some(what), Some(class), Some(name)) = (parts.next(), parts.next(), parts.next()) else {
+        return;
+    };
+    if !keep(class) {
+        return;
+    }
+    match what {
+        "S" => events.push(Event {
+            class: class.to_owned(),
+            name: name.to_owned(),
+            finished: None,
+        }),
+        "F" => {
+            let status = parts.next().unwrap_or("").to_owned();
+            let message = parts.next().unwrap_or("").to_owned();
+            if let Some(e) = events
+                .iter_mut()
+                .rev()
+                .find(|e| e.finished.is_none() && e.class == class && e.name == name)
+            {
+                e.finished = Some((status, message));
+            }
+        }
+        _ => {}
+    }
 }
 
 #[cfg(test)]
@@ -180,6 +228,23 @@ mod tests {
             Some(("FAILED".into(), "java.lang.AssertionError: no".into()))
         );
         assert_eq!(ev[2].finished, None);
+        // Only the classes asked for are kept.
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("events.txt");
+        std::fs::write(&f, text).unwrap();
+        let only = read(&f, &|c| c == "demo.H");
+        assert_eq!(only.len(), 1);
+        assert_eq!(only[0].name, "sleeps()");
+        assert!(read(&d.path().join("none.txt"), &|_| true).is_empty());
+    }
+
+    #[test]
+    fn a_line_longer_than_the_listener_writes_is_cut_not_held() {
+        let long = format!("S\tdemo.A\t{}\nS\tdemo.B\tb()\n", "x".repeat(100_000));
+        let ev = parse(&long);
+        assert_eq!(ev.len(), 2);
+        assert!(ev[0].name.len() < LINE_LIMIT);
+        assert_eq!(ev[1].class, "demo.B");
     }
 
     #[test]

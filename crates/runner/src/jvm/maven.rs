@@ -1,13 +1,20 @@
-//! The Maven command: `mvn -B -q -fae ... test`, batch mode and no colour, full stack traces in
+//! The Maven command: `mvn -B -fae ... test`, batch mode and no colour, full stack traces in
 //! the reports, test failures not failing the build (so every module's tests run and report),
 //! unknown `-Dtest` ids not an error (they become `not_found`), and pith's listener on the test
-//! classpath through Surefire's `maven.test.additionalClasspath`.
+//! classpath through Surefire's `maven.test.additionalClasspath`. Not `-q`: Surefire's
+//! `Results:` totals are logged at INFO, and they are evidence the reports are checked against
+//! (a module whose reports went elsewhere would otherwise vanish from a green answer).
 
 use std::process::Command;
 
 use super::{Invocation, TestId};
 
-/// Variables of the caller's shell that would add arguments to Maven behind pith's back.
+/// Variables of the caller's shell that would redirect Maven's own reporting behind pith's
+/// back: `MAVEN_ARGS` (Maven 3.9+) is put before pith's arguments and can switch the reports
+/// off (`-DdisableXmlReport`), move them (`-Dsurefire.reportsDirectory`) or quieten the totals
+/// pith checks them against (`-q`). The test JVMs Surefire forks inherit Maven's environment,
+/// so a test reading this variable would see it unset: it configures the Maven command line,
+/// which is pith's to set, and no test has a reason to read it.
 const SCRUBBED_ENV: &[&str] = &["MAVEN_ARGS"];
 
 pub(super) fn command(inv: &Invocation<'_>) -> Command {
@@ -16,6 +23,9 @@ pub(super) fn command(inv: &Invocation<'_>) -> Command {
     for var in SCRUBBED_ENV {
         cmd.env_remove(var);
     }
+    // The one variable pith adds: it names the file the listener writes its events to (the
+    // test that was running when a JVM died or was killed). The test JVMs inherit it; nothing
+    // but pith's listener reads it. Everything else is the caller's environment, unchanged.
     cmd.env(super::listener::EVENTS_ENV, inv.events);
     cmd
 }
@@ -23,7 +33,6 @@ pub(super) fn command(inv: &Invocation<'_>) -> Command {
 fn args(inv: &Invocation<'_>) -> Vec<String> {
     let mut a: Vec<String> = [
         "-B",
-        "-q",
         "-fae",
         "-Dstyle.color=never",
         "-DtrimStackTrace=false",
@@ -110,7 +119,7 @@ mod tests {
     }
 
     #[test]
-    fn argv_is_batch_quiet_and_injects_from_scratch() {
+    fn argv_is_batch_and_injects_from_scratch() {
         let sel = ids(&["demo.A#adds"]);
         let inv = Invocation {
             program: Path::new("mvn"),
@@ -121,7 +130,7 @@ mod tests {
             selection: &sel,
         };
         let a = args(&inv);
-        assert_eq!(&a[..3], ["-B", "-q", "-fae"]);
+        assert_eq!(&a[..2], ["-B", "-fae"]);
         assert!(a.contains(&"-Dmaven.test.additionalClasspath=/cache/jvm/listener-1".to_owned()));
         assert!(a.contains(&"-Dtest=demo.A#adds".to_owned()));
         assert_eq!(a.last().map(String::as_str), Some("test"));

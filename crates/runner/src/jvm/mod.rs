@@ -8,18 +8,26 @@
 //! (`@BeforeAll`, a static initializer) is named by the class's source file, which re-runs the
 //! class. Reports are the ones this run wrote: files are snapshotted before the run and only new
 //! or rewritten ones are read, so stale reports of earlier runs never count.
+//!
+//! The tool's own account is evidence too: its exit code (0 or 1), Surefire's `Tests run:`
+//! totals and Gradle's `N tests completed, F failed` (see `summary`), and each report's
+//! declared counts and suite-level failures ([`junit::Report::disagreement`]) must agree with
+//! the cases read, or the run is not green. A tool that cannot start (see `launch`) gives way
+//! to the next one the project offers; only when none starts is the answer `RunnerMissing`.
 
 pub mod build;
 mod gradle;
+mod launch;
 pub mod listener;
 mod maven;
 pub mod stack;
+mod summary;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use pith_model::{Failure, Phase, Run, Status};
+use pith_model::{Exit, ExitMeaning, Failure, Phase, Run, Status};
 
 use crate::junit::{self, Case, Outcome};
 use crate::paths::PathMap;
@@ -114,76 +122,125 @@ impl Adapter for Jvm {
                 ..Run::new(self.tool.name())
             });
         }
-        let Some(program) = self.program() else {
-            return Ok(missing(self.tool, None));
-        };
+        let launches = launch::launches(&self.dir, self.tool, &crate::on_path);
+        if launches.iter().all(|l| l.program.is_none()) {
+            return Ok(missing(self.tool));
+        }
         let listener = listener::install(ctx.cache, ctx.scratch, ctx.deadline);
         let scratch = absolute(ctx.scratch);
         let events_path = scratch.join("junit-events.txt");
-        let _ = std::fs::remove_file(&events_path);
-        let before = snapshot(&self.dir, self.tool);
-        let inv = Invocation {
-            program: &program,
-            dir: &self.dir,
-            scratch: &scratch,
-            listener: listener.as_deref(),
-            events: &events_path,
-            selection: &selection,
-        };
-        let cmd = match self.tool {
-            Tool::Maven => maven::command(&inv),
-            Tool::Gradle => gradle::command(&inv)
-                .map_err(|e| RunnerError::io(format!("writing {}", scratch.display()), e))?,
-        };
-        let cap = match process::run(cmd, ctx.deadline, ctx.cancel) {
-            Ok(c) => c,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(missing(self.tool, Some(&program)))
-            }
-            Err(source) => {
-                return Err(RunnerError::Spawn {
-                    program: program.display().to_string(),
-                    source,
-                })
-            }
-        };
-        let reports = collect(&self.dir, self.tool, &before);
-        let events = std::fs::read(&events_path)
-            .map(|b| listener::parse(&String::from_utf8_lossy(&b)))
-            .unwrap_or_default();
         let requested = (!tests.is_empty()).then_some(selection.as_slice());
-        let mut run = judge(ctx, self.tool, &cap, &reports, &events, requested);
-        not_found.append(&mut run.not_found);
-        run.not_found = not_found;
-        run.duration = cap.elapsed;
-        Ok(run)
-    }
-}
-
-impl Jvm {
-    /// The project's wrapper script, else the tool on PATH.
-    fn program(&self) -> Option<PathBuf> {
-        let (wrapper, tool) = match self.tool {
-            Tool::Maven => ("mvnw", "mvn"),
-            Tool::Gradle => ("gradlew", "gradle"),
-        };
-        let w = self.dir.join(wrapper);
-        if crate::is_executable(&w) {
-            return Some(w);
+        // The tools that did not start, each with why, and the last one's output.
+        let mut failed: Vec<String> = Vec::new();
+        let mut failed_tail: Option<String> = None;
+        for l in &launches {
+            let Some(program) = l.program.as_deref() else {
+                failed.push(format!("{} is not installed", l.label()));
+                continue;
+            };
+            let _ = std::fs::remove_file(&events_path);
+            let before = snapshot(&self.dir, l.tool);
+            let inv = Invocation {
+                program,
+                dir: &self.dir,
+                scratch: &scratch,
+                listener: listener.as_deref(),
+                events: &events_path,
+                selection: &selection,
+            };
+            let cmd = match l.tool {
+                Tool::Maven => maven::command(&inv),
+                Tool::Gradle => gradle::command(&inv)
+                    .map_err(|e| RunnerError::io(format!("writing {}", scratch.display()), e))?,
+            };
+            let cap = match process::run(cmd, ctx.deadline, ctx.cancel) {
+                Ok(c) => c,
+                Err(e) => {
+                    failed.push(format!("{} could not be started ({e})", l.label()));
+                    continue;
+                }
+            };
+            let reports = collect(&self.dir, l.tool, &before);
+            let output = output_of(&cap);
+            if cap.end.code().is_some_and(|c| c != 0) && reports.is_empty() && java_missing(&output)
+            {
+                // No tool starts without a JVM: trying the next one would say nothing more.
+                return Ok(Run {
+                    status: Some(Status::RunnerMissing),
+                    hint: Some(JAVA_HINT.to_owned()),
+                    ..Run::new(l.tool.name())
+                });
+            }
+            if let Some(why) = launch::not_started(l, cap.end.code(), &output, !reports.is_empty())
+            {
+                failed.push(format!("{}: {why}", l.label()));
+                failed_tail = output_tail(ctx.paths, &output);
+                continue;
+            }
+            // The listener's events matter only for classes no report accounts for (their JVM
+            // died or was killed): only theirs are kept.
+            let reported = reported_classes(&reports);
+            let events = listener::read(&events_path, &|class| !reported.contains(class));
+            let mut run = judge(ctx, l.tool, &cap, &output, &reports, &events, requested);
+            not_found.append(&mut run.not_found);
+            run.not_found = not_found;
+            run.duration = cap.elapsed;
+            if !failed.is_empty() && !run.status().is_green() {
+                run.hint = Some(text::first_line(&format!(
+                    "{} ran because {}",
+                    l.label(),
+                    failed.join("; ")
+                )));
+            }
+            return Ok(run);
         }
-        crate::on_path(tool)
+        // Nothing could start: the tools' failure, not the project's.
+        Ok(Run {
+            status: Some(Status::RunnerMissing),
+            hint: Some(text::first_line(&format!(
+                "no build tool could start: {}",
+                failed.join("; ")
+            ))),
+            tail: failed_tail,
+            ..Run::new(self.tool.name())
+        })
     }
 }
 
-fn missing(tool: Tool, program: Option<&Path>) -> Run {
-    let hint = match (tool, program) {
-        (_, Some(p)) => format!("{} could not be started: check that it exists and is executable", p.display()),
-        (Tool::Maven, None) => "Maven is not installed: install it (e.g. apt-get install maven) or add the Maven wrapper (mvnw) to the project".to_owned(),
-        (Tool::Gradle, None) => "Gradle is not installed: add the Gradle wrapper (gradlew) to the project or install Gradle (https://gradle.org/install)".to_owned(),
+/// What a finished tool printed, stdout then stderr.
+fn output_of(cap: &Captured) -> String {
+    let mut s = cap.stdout_str();
+    if !s.is_empty() && !s.ends_with('\n') {
+        s.push('\n');
+    }
+    s.push_str(&cap.stderr_str());
+    s
+}
+
+/// The classes the reports account for (their cases' classes and their suites' names).
+fn reported_classes(reports: &[Written]) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for w in reports {
+        if let Ok(r) = &w.parsed {
+            for s in &r.suites {
+                out.insert(s.name.clone());
+                for c in &s.cases {
+                    out.insert(c.classname.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
+fn missing(tool: Tool) -> Run {
+    let hint = match tool {
+        Tool::Maven => "Maven is not installed: install it (e.g. apt-get install maven) or add the Maven wrapper (mvnw) to the project",
+        Tool::Gradle => "Gradle is not installed: add the Gradle wrapper (gradlew) to the project or install Gradle (https://gradle.org/install)",
     };
     Run {
         status: Some(Status::RunnerMissing),
-        hint: Some(hint),
+        hint: Some(hint.to_owned()),
         ..Run::new(tool.name())
     }
 }
@@ -220,6 +277,10 @@ const SOURCE_EXTS: &[&str] = &[".java", ".kt", ".groovy", ".scala"];
 
 impl TestId {
     pub fn parse(id: &str) -> Option<TestId> {
+        // An id is never an option: `-x`, `-Dtest=...` name no test.
+        if id.starts_with('-') {
+            return None;
+        }
         if let Some(class) = class_of_path(id) {
             return Some(TestId {
                 full: id.to_owned(),
@@ -385,10 +446,7 @@ fn collect(dir: &Path, tool: Tool, before: &Snapshot) -> Vec<Written> {
         if before.get(&file) == Some(&key) {
             continue;
         }
-        let parsed = match std::fs::read(&file) {
-            Ok(bytes) => junit::read(&String::from_utf8_lossy(&bytes)),
-            Err(e) => Err(crate::ParseError::Malformed(e.to_string())),
-        };
+        let parsed = read_report(&file);
         out.push(Written {
             file,
             module,
@@ -396,6 +454,26 @@ fn collect(dir: &Path, tool: Tool, before: &Snapshot) -> Vec<Written> {
         });
     }
     out
+}
+
+/// The largest report file read: a report is one class's results, and one this large is a
+/// test's output gone wild. It is not read, and the class is answered as a report that could
+/// not be read (never green).
+const REPORT_LIMIT: u64 = 256 << 20;
+
+/// One report file, streamed: memory holds what is kept of it (texts cut to their head and
+/// tail), not the file.
+fn read_report(file: &Path) -> Result<junit::Report, crate::ParseError> {
+    let f = std::fs::File::open(file).map_err(|e| crate::ParseError::Malformed(e.to_string()))?;
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    if len > REPORT_LIMIT {
+        return Err(crate::ParseError::Malformed(format!(
+            "it is {} MB, over pith's {} MB limit",
+            len >> 20,
+            REPORT_LIMIT >> 20
+        )));
+    }
+    junit::read_from(std::io::Read::take(f, REPORT_LIMIT))
 }
 
 /// How report names map to ids and events.
@@ -494,11 +572,57 @@ impl<'a, 'p> Tally<'a, 'p> {
     }
 
     fn suite(&mut self, suite: &junit::Suite, module: Option<&Path>) {
-        if self.load_failure(suite, module) {
+        if !self.load_failure(suite, module) {
+            for case in &suite.cases {
+                self.case(case, module);
+            }
+        }
+        self.suite_faults(suite, module);
+    }
+
+    /// What the suite itself reports failing outside its cases: a `<failure>`/`<error>` of its
+    /// own (a class-level setup failure), or a forked JVM's crash in its output. Each is a
+    /// failure named by the suite's class, as a class-level case is.
+    fn suite_faults(&mut self, suite: &junit::Suite, module: Option<&Path>) {
+        let class = suite
+            .cases
+            .first()
+            .map(|c| c.classname.as_str())
+            .filter(|c| !c.is_empty())
+            .unwrap_or(&suite.name)
+            .to_owned();
+        let crash = [&suite.stderr, &suite.stdout].into_iter().find_map(|t| {
+            t.lines()
+                .find(|l| FORK_CRASH[..2].iter().any(|p| l.contains(p)))
+                .map(|l| l.trim().to_owned())
+        });
+        if suite.faults.is_empty() && crash.is_none() {
             return;
         }
-        for case in &suite.cases {
-            self.case(case, module);
+        if !self.wanted(&class, "") {
+            return;
+        }
+        let test = if class.is_empty() {
+            "(suite)".to_owned()
+        } else {
+            self.class_id(&class, module)
+        };
+        let empty = Case::default();
+        for fault in &suite.faults {
+            let mut f = self.failure(&empty, Some(fault), module);
+            f.test = test.clone();
+            f.phase = Phase::Setup;
+            self.run.failed += 1;
+            self.run.failures.push(f);
+        }
+        if let Some(line) = crash.filter(|_| suite.faults.is_empty()) {
+            self.run.failed += 1;
+            self.run.failures.push(Failure {
+                test,
+                message: text::first_line(&self.paths.scrub(&line)),
+                kind: Some("JVM exit".to_owned()),
+                ..Failure::default()
+            });
         }
     }
 
@@ -671,6 +795,8 @@ pub fn report_run(report: &junit::Report, paths: &PathMap) -> Run {
     if !load_tail.is_empty() {
         run.tail = Some(load_tail);
     }
+    // The report's own totals must agree with its cases.
+    run.reason = report.disagreement();
     if !report.complete {
         run.status = Some(Status::Crashed);
         run.tail =
@@ -683,6 +809,11 @@ pub fn report_run(report: &junit::Report, paths: &PathMap) -> Run {
 /// stack frames, help links, the fork's command line.
 fn noise(line: &str) -> bool {
     let l = line.trim_start();
+    // Maven's progress and advice (`[INFO] Building x`, `[WARNING] ...`) say nothing of a
+    // failure; its `[ERROR]` lines do.
+    if l.starts_with("[INFO]") || l.starts_with("[WARNING]") || l.starts_with("[DEBUG]") {
+        return true;
+    }
     let l = l.strip_prefix("[ERROR]").map_or(l, str::trim_start);
     l.is_empty()
         || l.starts_with("at ")
@@ -722,12 +853,19 @@ fn output_tail(paths: &PathMap, output: &str) -> Option<String> {
     (!t.is_empty()).then_some(t)
 }
 
+/// Surefire's words for a forked test JVM that ended without finishing; the first two are
+/// also looked for in a report's suite-level output (the others are too plain to mean a crash
+/// there, where a test's own output is).
+const FORK_CRASH: &[&str] = &[
+    "The forked VM terminated without properly saying goodbye",
+    "The forked VM terminated without saying properly goodbye",
+    "Crashed tests:",
+    "There was an error in the forked process",
+];
+
 /// The forked test JVM ended without finishing (Surefire's wording).
 fn fork_crashed(output: &str) -> bool {
-    output.contains("The forked VM terminated without properly saying goodbye")
-        || output.contains("Crashed tests:")
-        || output.contains("The forked VM terminated without saying properly goodbye")
-        || output.contains("There was an error in the forked process")
+    FORK_CRASH.iter().any(|p| output.contains(p))
         || output.contains("Process 'Gradle Test Executor")
             && output.contains("finished with non-zero exit value")
 }
@@ -787,40 +925,40 @@ fn java_missing(output: &str) -> bool {
         || output.contains("java: not found")
 }
 
+/// Maven and Gradle exit 0 when the build succeeded (with pith's
+/// `maven.test.failure.ignore`, failed tests included: the reports say which) and 1 when it
+/// failed; nothing else is documented.
+fn exit_meaning(code: i32) -> ExitMeaning {
+    match code {
+        0 => ExitMeaning::Passed,
+        1 => ExitMeaning::Failed,
+        _ => ExitMeaning::Other,
+    }
+}
+
 /// What a finished Maven/Gradle process, its reports and the listener's events say.
 fn judge(
     ctx: &Context<'_>,
     tool: Tool,
     cap: &Captured,
+    output: &str,
     reports: &[Written],
     events: &[listener::Event],
     requested: Option<&[TestId]>,
 ) -> Run {
     let mut run = Run::new(tool.name());
-    let output = {
-        let mut s = cap.stdout_str();
-        if !s.is_empty() && !s.ends_with('\n') {
-            s.push('\n');
-        }
-        s.push_str(&cap.stderr_str());
-        s
-    };
     let ids = match tool {
         Tool::Maven => Ids::Surefire,
         Tool::Gradle => Ids::Verbatim,
     };
-    let exited_badly = matches!(cap.end, End::Exited(c) if c != 0);
-    if exited_badly && reports.is_empty() && events.is_empty() && java_missing(&output) {
-        return Run {
-            status: Some(Status::RunnerMissing),
-            hint: Some(JAVA_HINT.to_owned()),
-            ..run
-        };
-    }
+    run.exit = cap.end.code().map(|c| Exit::new(c, exit_meaning(c)));
 
     let mut t = Tally::new(&mut run, ctx.paths, ids, requested);
     let mut reported: HashSet<String> = HashSet::new();
     let mut unreadable: Vec<(&Written, String)> = Vec::new();
+    // Every case the reports hold, whatever was asked for: the tool's own totals count them all.
+    let mut seen = summary::Totals::default();
+    let mut reason: Option<String> = None;
     for w in reports {
         match &w.parsed {
             Ok(report) => {
@@ -830,17 +968,28 @@ fn judge(
                         reported.insert(c.classname.clone());
                     }
                     reported.insert(s.name.clone());
+                    seen.run += s.cases.len() as u64;
+                    seen.failed +=
+                        (s.cases.iter().filter(|c| c.is_failure()).count() + s.faults.len()) as u64;
                 }
                 if !report.complete {
                     unreadable.push((w, "the report ends early".to_owned()));
+                }
+                if reason.is_none() {
+                    reason = report.disagreement();
                 }
             }
             Err(e) => unreadable.push((w, e.to_string())),
         }
     }
-    // Tests whose class wrote no report: the listener saw them.
+    // Tests whose class wrote no report: the listener saw them (and they count among what
+    // the tool ran).
     for e in events.iter().filter(|e| !reported.contains(&e.class)) {
         t.event(e);
+        if let Some((status, _)) = &e.finished {
+            seen.run += 1;
+            seen.failed += u64::from(status != "SUCCESSFUL" && status != "ABORTED");
+        }
     }
     let running: Vec<String> = events
         .iter()
@@ -881,16 +1030,16 @@ fn judge(
     let load_tail = text::tail(&ctx.paths.scrub(&t.load_traces.join("\n")));
     drop(t);
 
-    let build_failed = compile_failed(&output);
+    let build_failed = compile_failed(output);
     if build_failed {
-        run.build_errors = build::parse(&output, ctx.paths);
+        run.build_errors = build::parse(output, ctx.paths);
     }
 
     match cap.end {
         End::TimedOut | End::Cancelled => {
             run.status = Some(Status::TimedOut);
             run.running = running;
-            run.tail = output_tail(ctx.paths, &output);
+            run.tail = output_tail(ctx.paths, output);
         }
         End::Signaled(sig) => {
             run.status = Some(Status::Crashed);
@@ -908,18 +1057,18 @@ fn judge(
                 &why,
                 Some(process::signal_name(sig)),
             );
-            run.tail = output_tail(ctx.paths, &output);
+            run.tail = output_tail(ctx.paths, output);
         }
-        End::Exited(_) if fork_crashed(&output) => {
+        End::Exited(_) if fork_crashed(output) => {
             run.status = Some(Status::Crashed);
-            let why = match fork_exit_code(&output) {
+            let why = match fork_exit_code(output) {
                 Some(code) => format!(
                     "the test JVM exited with code {code} during this test (System.exit or a crash)"
                 ),
                 None => "the test JVM ended during this test (System.exit or a crash)".to_owned(),
             };
             let classes = if running.is_empty() {
-                crashed_classes(&output)
+                crashed_classes(output)
             } else {
                 Vec::new()
             };
@@ -932,12 +1081,12 @@ fn judge(
                 &why,
                 Some("JVM exit".to_owned()),
             );
-            run.tail = output_tail(ctx.paths, &output);
+            run.tail = output_tail(ctx.paths, output);
         }
         End::Exited(_) if build_failed => {
             run.status = Some(Status::BuildFailed);
             if run.build_errors.is_empty() {
-                run.tail = output_tail(ctx.paths, &output);
+                run.tail = output_tail(ctx.paths, output);
             }
             // Nothing ran that was asked for: the ids are not missing, the build is.
             unmatched.clear();
@@ -948,18 +1097,37 @@ fn judge(
                 || output.contains("There were failing tests")
                 || output.contains("There were test failures");
             let no_match = output.contains("No tests found for given includes");
-            if code != 0 && !tests_failed && !no_match {
+            let nothing_ran = reports.is_empty() && events.is_empty();
+            if code != 0 && !tests_failed && !no_match && nothing_ran {
                 // Not the tests: a dependency that does not resolve, a broken build file.
                 run.status = Some(Status::BuildFailed);
-                run.tail = output_tail(ctx.paths, &output);
+                run.tail = output_tail(ctx.paths, output);
                 unmatched.clear();
+            } else if code != 0 && run.failed == 0 && run.failures.is_empty() {
+                // Tests ran and none failed, yet the build failed after them (a coverage
+                // check, a plugin bound to the test phase): the exit says not green.
+                run.tail = output_tail(ctx.paths, output);
             } else if run.collection_errors() > 0 {
                 run.tail = if load_tail.is_empty() {
-                    output_tail(ctx.paths, &output)
+                    output_tail(ctx.paths, output)
                 } else {
                     Some(load_tail)
                 };
             }
+            // The tool's own count of what it ran and failed must match the reports.
+            let said = match tool {
+                Tool::Maven => summary::surefire(output),
+                Tool::Gradle => summary::gradle(output),
+            };
+            if reason.is_none() {
+                reason = said.and_then(|said| summary::disagreement(tool.name(), said, seen));
+            }
+        }
+    }
+    if reason.is_some() {
+        run.reason = reason;
+        if run.tail.is_none() {
+            run.tail = output_tail(ctx.paths, output);
         }
     }
     // A test that was running when the run ended was found, whatever became of it.
@@ -1034,6 +1202,10 @@ mod tests {
             "mycrate::api tests::x",
             "tests/test_x.py::test_y",
             "demo.CalcTest",
+            "-x",
+            "-Dtest=demo.CalcTest#adds",
+            "-src/test/java/demo/CalcTest.java",
+            "--tests=demo.CalcTest#adds",
             "#adds",
             "demo..X#m",
             "demo.X# m",

@@ -3,10 +3,18 @@
 //! The plugin (`pith_plugin.py`, embedded in the binary) streams one JSON record per line to a
 //! scratch file as tests start and finish, so a run that hangs or crashes still tells what
 //! finished and what was running. The project is never edited: the plugin lives in pith's cache
-//! and is loaded with `-p pith_plugin` through `PYTHONPATH`.
+//! and is loaded through `PYTHONPATH` under a module name made from its content's hash
+//! (`-p pith_<hash>`), which no project file can shadow.
+//!
+//! The verdict weighs pytest's exit code (0 passed, 1 tests failed, 2 interrupted, 3 internal
+//! error, 4 usage error, 5 no tests) and how many tests it selected against what the records
+//! say: a coverage threshold or a session-finish hook that fails a run whose tests all passed,
+//! or a run that stopped early with exit 0, is never green. pith passes pytest only what its
+//! structured output needs, after the project's own `addopts`, so the project's options keep
+//! their effect; ids go as paths, never as options.
 
-mod faults;
-mod records;
+pub(crate) mod faults;
+pub(crate) mod records;
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
@@ -14,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use pith_model::{Failure, Frame, Phase, Run, Status, TestOutcome};
+use pith_model::{Exit, ExitMeaning, Failure, Frame, Phase, Run, Status, TestOutcome};
 
 use crate::paths::{PathMap, CODE_CHARS};
 use crate::process::{self, Captured, End};
@@ -24,11 +32,12 @@ use records::{Outcome, RawFrame, Records, When};
 
 /// The plugin's source, written to the cache under a name derived from its content.
 const PLUGIN: &str = include_str!("pith_plugin.py");
-const PLUGIN_MODULE: &str = "pith_plugin";
 /// Where the plugin writes its records.
 const REPORT_ENV: &str = "PITH_REPORT";
 /// The parametrized ids the plugin selects (see [`Selection`]).
 const SELECT_ENV: &str = "PITH_SELECT";
+/// The most read of one process's stack dump.
+const STACKS_BYTES: u64 = 1 << 20;
 /// Runs per request: when pytest rejects some requested ids, the rest are run again without
 /// them (pytest refuses to run anything while one id matches nothing).
 const MAX_ATTEMPTS: usize = 3;
@@ -228,8 +237,9 @@ impl Adapter for Pytest {
         };
         let plugin_dir = install_plugin(ctx.cache)?;
         // Ids are workspace-relative; pytest takes them relative to where it runs.
-        let (mut ids, original) =
+        let (mut ids, mut original) =
             to_dir_ids(tests, ctx.paths.relativize(&dir.to_string_lossy(), None));
+        as_paths(&mut ids, &mut original);
         let mut not_found: Vec<String> = Vec::new();
         let mut elapsed = Duration::ZERO;
         let mut attempt = 0;
@@ -252,12 +262,12 @@ impl Adapter for Pytest {
                 }
             };
             elapsed += captured.elapsed;
-            let bytes = match std::fs::read(&report) {
-                Ok(b) => b,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            let read = std::fs::File::open(&report).and_then(records::read);
+            let records = match read {
+                Ok(r) => r,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Records::default(),
                 Err(e) => return Err(RunnerError::io(format!("reading {}", report.display()), e)),
             };
-            let records = records::parse(&bytes);
             let stacks = read_stacks(&report);
             let mut run = judge(ctx, &interp, &records, &captured, stacks, &ids);
             if !run.not_found.is_empty() && attempt < MAX_ATTEMPTS && Instant::now() < ctx.deadline
@@ -305,7 +315,12 @@ fn read_stacks(report: &Path) -> String {
     files.sort();
     let mut out = String::new();
     for f in files {
-        if let Ok(bytes) = std::fs::read(&f) {
+        // A dump is at most a hundred frames per thread; a bound all the same.
+        let mut bytes = Vec::new();
+        let read = std::fs::File::open(&f).and_then(|file| {
+            std::io::Read::read_to_end(&mut std::io::Read::take(file, STACKS_BYTES), &mut bytes)
+        });
+        if read.is_ok() {
             let text = String::from_utf8_lossy(&bytes);
             if !text.trim().is_empty() {
                 out.push_str(text.trim_end());
@@ -332,13 +347,35 @@ fn runner_missing(hint: String, interpreter: Option<String>) -> Run {
     }
 }
 
-/// Writes the plugin to `cache/pytest/<hash>/pith_plugin.py` unless it is already there, and
+/// The plugin's module name, `pith_<hash of its source>`: a project's own `pith_plugin.py` (or
+/// any module it has) cannot be imported in its place.
+fn plugin_module() -> String {
+    format!("pith_{:016x}", crate::fnv1a(PLUGIN.bytes()))
+}
+
+/// Writes the plugin to `cache/pytest/<hash>/pith_<hash>.py` unless it is already there, and
 /// returns its directory.
 fn install_plugin(cache: &Path) -> Result<PathBuf, RunnerError> {
-    let file = crate::install_embedded(cache, "pytest", &format!("{PLUGIN_MODULE}.py"), PLUGIN)?;
+    let file =
+        crate::install_embedded(cache, "pytest", &format!("{}.py", plugin_module()), PLUGIN)?;
     Ok(file
         .parent()
         .map_or_else(|| cache.to_path_buf(), Path::to_path_buf))
+}
+
+/// pytest reads an argument that looks like an option as one even after `--` (`-x`, `--co`,
+/// `--help`), and one that begins with `@` as a file of more arguments. An id is never an
+/// option: such ids go as paths (`./-x`), which pytest can only look up, and map back to the
+/// ids given.
+fn as_paths(ids: &mut [String], back: &mut HashMap<String, String>) {
+    for id in ids.iter_mut() {
+        if id.starts_with('-') || id.starts_with('@') {
+            let path = format!("./{id}");
+            let given = back.remove(id.as_str()).unwrap_or_else(|| id.clone());
+            back.insert(path.clone(), given);
+            *id = path;
+        }
+    }
 }
 
 /// Workspace-relative ids as pytest in a package directory `rel_dir` takes them, with the way
@@ -361,7 +398,16 @@ fn to_dir_ids(tests: &[String], rel_dir: Option<String>) -> (Vec<String>, HashMa
     (ids, back)
 }
 
-/// `<python> -m pytest -p pith_plugin --continue-on-collection-errors -q --color=no -- ids...`
+/// `<python> -m pytest -p pith_<hash> --continue-on-collection-errors -q --color=no -- ids...`
+///
+/// pytest puts the project's `addopts` before these, so the project's own options (`-x`,
+/// `--maxfail`, `--strict-markers`, `-W error`, `-p` plugins, coverage thresholds) keep their
+/// effect: none of these undoes one. `--continue-on-collection-errors` lets the rest run when a
+/// module does not import (the run is CollectionFailed either way), `-q` and `--color=no` only
+/// shape the text pith reads for tails. The environment is the caller's, less the variables
+/// that would change pytest's own arguments or reporting (`PYTEST_ADDOPTS`...), plus where the
+/// plugin is and writes: colour, buffering and the fault handler are left to the tests' world
+/// (the plugin sets what it needs inside pytest's own process).
 fn command(
     dir: &Path,
     interp: &Interpreter,
@@ -370,7 +416,7 @@ fn command(
     ids: &[String],
 ) -> Command {
     let mut cmd = crate::base_command(&interp.program, dir);
-    cmd.args(["-m", "pytest", "-p", PLUGIN_MODULE]).args([
+    cmd.args(["-m", "pytest", "-p", &plugin_module()]).args([
         "--continue-on-collection-errors",
         "-q",
         "--color=no",
@@ -383,10 +429,7 @@ fn command(
     for var in SCRUBBED_ENV {
         cmd.env_remove(var);
     }
-    cmd.env("PY_COLORS", "0")
-        .env("PYTHONUNBUFFERED", "1")
-        .env("PYTHONFAULTHANDLER", "1")
-        .env(REPORT_ENV, report)
+    cmd.env(REPORT_ENV, report)
         .env(SELECT_ENV, selection.env())
         .env(
             "PYTHONPATH",
@@ -497,11 +540,20 @@ fn judge(
             run.interpreter,
         );
     }
+    run.exit = captured.end.code().map(|c| Exit::new(c, exit_meaning(c)));
     let idmap = Ids {
         paths: ctx.paths,
         rootdir: records.rootdir.as_ref().map(PathBuf::from),
     };
     tally(&mut run, ctx, records, &idmap);
+    if records.lost > 0 {
+        // The plugin could not write everything: what the records say is not the whole run.
+        run.reason = Some(format!(
+            "pith's pytest plugin lost {} record(s): {}",
+            records.lost,
+            records.lost_why.as_deref().unwrap_or("write failed")
+        ));
+    }
     run.selected = records
         .selected
         .map(|n| u32::try_from(n).unwrap_or(u32::MAX));
@@ -575,11 +627,22 @@ fn judge(
                 // import): the tests were never collected.
                 run.status = Some(Status::CollectionFailed);
                 run.tail = output_tail(ctx, &output);
+            } else {
+                // pytest's usage error is the ids it could not find, and `notFound` says so
+                // already: the exit explains nothing more, and kept it would read "exited 4
+                // though no test failed" beside every stale id.
+                run.exit = None;
             }
             false
         }
         End::Exited(2) if normal_end && run.collection_errors() > 0 => {
             run.tail = output_tail(ctx, &output);
+            false
+        }
+        End::Exited(code) if normal_end && running.is_empty() && !(2..=4).contains(&code) => {
+            // The session ended and nothing was cut short, but the exit is not pytest's word for
+            // this outcome (a plugin's or a session-finish hook's own code): the exit, weighed
+            // against the records, makes the verdict.
             false
         }
         End::Exited(code) => {
@@ -601,6 +664,13 @@ fn judge(
     if crashed {
         run.tail = output_tail(ctx, &output);
     }
+    if run.tail.is_none() && run.not_found.is_empty() && run.doubt().is_some() {
+        // The records say green and pytest does not (a coverage threshold's "FAIL Required test
+        // coverage of 90% not reached", a `pytest.exit`): its own words say why, without the
+        // coverage table or progress lines around them.
+        let t = text::why_tail(&ctx.paths.scrub(&output));
+        run.tail = (!t.is_empty()).then_some(t);
+    }
     if run.tail.is_none() && !records.collect_errors.is_empty() {
         let texts: Vec<&str> = records
             .collect_errors
@@ -619,6 +689,19 @@ fn judge(
         };
     }
     run
+}
+
+/// What pytest's exit code means, as pytest documents its codes (`pytest.ExitCode`).
+fn exit_meaning(code: i32) -> ExitMeaning {
+    match code {
+        0 => ExitMeaning::Passed,
+        1 => ExitMeaning::Failed,
+        2 => ExitMeaning::Interrupted,
+        4 => ExitMeaning::UsageError,
+        5 => ExitMeaning::NoTests,
+        // 3 is an internal error; anything else is a plugin's or the project's own code.
+        _ => ExitMeaning::Other,
+    }
 }
 
 fn union(mut a: Vec<String>, b: Vec<String>) -> Vec<String> {
@@ -650,7 +733,7 @@ fn tally(run: &mut Run, ctx: &Context<'_>, records: &Records, ids: &Ids<'_>) {
             State::default()
         });
         if let Some(d) = r.dur {
-            st.time = Some(st.time.unwrap_or_default() + d);
+            st.time = Some(st.time.unwrap_or_default().saturating_add(d));
         }
         match (r.when, r.outcome) {
             (when, Outcome::Failed) => {
@@ -931,6 +1014,32 @@ mod tests {
     }
 
     #[test]
+    fn ids_that_look_like_options_go_as_paths() {
+        let mut ids: Vec<String> = ["-x", "@args.txt", "t.py::a", "--co"]
+            .map(String::from)
+            .to_vec();
+        let mut back = HashMap::from([("-x".to_string(), "pkg/-x".to_string())]);
+        as_paths(&mut ids, &mut back);
+        assert_eq!(ids, ["./-x", "./@args.txt", "t.py::a", "./--co"]);
+        assert_eq!(back["./-x"], "pkg/-x");
+        assert_eq!(back["./@args.txt"], "@args.txt");
+        assert_eq!(back["./--co"], "--co");
+        assert!(!back.contains_key("-x") && !back.contains_key("t.py::a"));
+    }
+
+    #[test]
+    fn exit_codes_mean_what_pytest_documents() {
+        assert_eq!(exit_meaning(0), ExitMeaning::Passed);
+        assert_eq!(exit_meaning(1), ExitMeaning::Failed);
+        assert_eq!(exit_meaning(2), ExitMeaning::Interrupted);
+        assert_eq!(exit_meaning(3), ExitMeaning::Other);
+        assert_eq!(exit_meaning(4), ExitMeaning::UsageError);
+        assert_eq!(exit_meaning(5), ExitMeaning::NoTests);
+        assert_eq!(exit_meaning(7), ExitMeaning::Other);
+        assert_eq!(exit_meaning(-1), ExitMeaning::Other);
+    }
+
+    #[test]
     fn parametrized_ids_go_to_pytest_as_their_function() {
         let ids: Vec<String> = ["a.py::f[1]", "a.py::f[2]", "a.py::g", "a.py::T::m[x::y]"]
             .map(String::from)
@@ -1003,7 +1112,12 @@ mod tests {
     fn plugin_is_written_once_under_its_hash() {
         let cache = tempfile::tempdir().unwrap();
         let dir = install_plugin(cache.path()).unwrap();
-        let file = dir.join("pith_plugin.py");
+        let module = plugin_module();
+        assert!(
+            module.starts_with("pith_") && module.len() == 5 + 16,
+            "{module}"
+        );
+        let file = dir.join(format!("{module}.py"));
         assert_eq!(std::fs::read_to_string(&file).unwrap(), PLUGIN);
         assert!(dir.starts_with(cache.path().join("pytest")));
         let again = install_plugin(cache.path()).unwrap();

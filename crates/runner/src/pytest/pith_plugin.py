@@ -1,8 +1,10 @@
 """pith's pytest plugin: streams one JSON record per line to $PITH_REPORT as tests run.
 
-Loaded with `-p pith_plugin` from pith's cache directory; the project is never edited. Every
-line is flushed as soon as it is written, so a run that is killed or crashes still leaves the
-records of everything that finished and the start records of what was running.
+Loaded with `-p pith_<hash of this file>` from pith's cache directory, a module name no
+project uses, so a project file cannot stand in for it; the project is never edited. Every line
+is written straight to the file as soon as it is made, so a run that is killed or crashes still
+leaves the records of everything that finished and the start records of what was running. Each
+string in a record is bounded, so a record is a line pith reads in bounded memory.
 
 Records (one JSON object per line, key "t" names the kind):
   {"t": "session", "v": 1, "pytest": "9.2.0", "python": "3.11.7", "rootdir": "/abs"}
@@ -14,7 +16,9 @@ Records (one JSON object per line, key "t" names the kind):
   {"t": "finish", "id": nodeid}
   {"t": "collect", "id": nodeid, "kind": ..., "msg": ..., "frames": [...], "text": longrepr tail}
   {"t": "unmatched", "ids": [requested ids that matched no test]}
+  {"t": "selected", "n": tests pytest set out to run, after deselection}
   {"t": "end", "exit": exit status, "collected": count}
+  {"t": "fault", "lost": records that could not be written so far, "why": the first reason}
 
 Parametrized ids asked for by pith ($PITH_SELECT, {"ids": [...], "whole": [...]}) are selected
 here: pytest is given the function (`t.py::f`), this plugin keeps only the requested
@@ -28,10 +32,12 @@ Under pytest-xdist only the controller writes (but for "unmatched", which only w
 the first worker writes it); workers attach the failure detail to their reports
 (`report.pith`, a plain dict that xdist carries to the controller).
 
-pith must never change the outcome of a run: every hook swallows its own errors.
+pith must never change the outcome of a run: every hook swallows its own errors. And a test
+cannot take its own record with it: the plugin encodes and writes with private copies of what
+it needs, taken at import, and says in a "fault" record when a write failed.
 """
 
-import json
+import builtins as _builtins
 import os
 import signal
 import sys
@@ -40,17 +46,98 @@ try:
     import faulthandler
 except ImportError:  # pragma: no cover - faulthandler is in every CPython 3
     faulthandler = None
+try:
+    import linecache as _linecache
+    import traceback as _traceback
+except ImportError:  # pragma: no cover - both are in every CPython 3
+    _linecache = _traceback = None
 
 import pytest
 
+# A test may patch anything while it runs (`builtins.open`, `os.write`, `json.dumps`,
+# `os.path.abspath`...), and the hooks that record its failure run before the patch is undone.
+# So every name the hooks use is bound here, at import, to the real thing: module globals are
+# looked up before builtins, and the functions below never reach through a module attribute.
+for _name in (
+    "BaseException", "Exception", "bool", "dict", "enumerate", "float", "getattr", "hasattr",
+    "int", "isinstance", "len", "list", "round", "set", "str", "tuple", "type",
+):
+    globals()[_name] = getattr(_builtins, _name)
+_os_open = os.open
+_os_write = os.write
+_os_fstat = os.fstat
+_os_getpid = os.getpid
+_abspath = os.path.abspath
+_dirname = os.path.dirname
+_relpath = os.path.relpath
+_normcase = os.path.normcase
+_SEP = os.sep
+_getline = getattr(_linecache, "getline", None)
+_format_exception_only = getattr(_traceback, "format_exception_only", None)
+_environ_get = os.environ.get
+_APPEND = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
+
 _MSG_CHARS = 2000
 _TEXT_CHARS = 6000
+_CODE_CHARS = 400
+_PATH_CHARS = 4096
 _MAX_FRAMES = 60
+# No string in a record is longer than this, whatever it is (a node id made of a huge
+# parameter): a record stays a line pith can read in bounded memory.
+_STR_CHARS = 65536
 
-_out = None
+_REPORT = _environ_get("PITH_REPORT") or ""
+_SELECT = _environ_get("PITH_SELECT") or ""
 # Workers of pytest-xdist know themselves from this variable before their config exists; the
 # controller alone writes (see pytest_configure).
-_active = bool(os.environ.get("PITH_REPORT")) and not os.environ.get("PYTEST_XDIST_WORKER")
+_WORKER = _environ_get("PYTEST_XDIST_WORKER") or ""
+_active = bool(_REPORT) and not _WORKER
+
+
+def _leave_no_trace():
+    """pith put this file's directory on PYTHONPATH so that `-p` finds it: the tests see the
+    caller's PYTHONPATH, and their own Python subprocesses do not inherit the entry. Python
+    started with it on sys.path already, which pytest-xdist hands to its workers."""
+    try:
+        here = _dirname(_abspath(__file__))
+        value = os.environ.get("PYTHONPATH")
+        if value is None:
+            return
+        rest = [p for p in value.split(os.pathsep) if p and _abspath(p) != here]
+        if rest:
+            os.environ["PYTHONPATH"] = os.pathsep.join(rest)
+        else:
+            del os.environ["PYTHONPATH"]
+    except Exception:
+        pass
+
+
+def _unbuffer():
+    """What pytest prints before a crash or pith's deadline is part of the evidence: flush it
+    line by line. Done here rather than through PYTHONUNBUFFERED so that the tests' own Python
+    subprocesses keep the caller's buffering."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(line_buffering=True, write_through=True)
+        except Exception:
+            pass
+
+
+def _enable_faulthandler():
+    """A segfault before pytest's own faulthandler is on (importing a conftest.py) still dumps
+    the stacks that name the line. Done here rather than through PYTHONFAULTHANDLER so that the
+    tests' subprocesses keep the caller's setting."""
+    try:
+        if faulthandler is not None and not faulthandler.is_enabled():
+            faulthandler.enable()
+    except Exception:
+        pass
+
+
+if _REPORT:
+    _leave_no_trace()
+    _unbuffer()
+    _enable_faulthandler()
 
 # Frames of the machinery that calls a test (pytest, pluggy, unittest, the import system): the
 # leading ones are dropped, they say nothing about where the test broke.
@@ -64,13 +151,13 @@ for _name in ("_pytest", "pluggy", "unittest", "importlib"):
             _mod = None
     _file = getattr(_mod, "__file__", None)
     if _file:
-        _HARNESS_DIRS.append(os.path.dirname(os.path.abspath(_file)) + os.sep)
+        _HARNESS_DIRS.append(_dirname(_abspath(_file)) + _SEP)
 _HARNESS_FILES = set()
 for _name in ("contextlib", "runpy"):
     _mod = sys.modules.get(_name)
     _file = getattr(_mod, "__file__", None)
     if _file:
-        _HARNESS_FILES.add(os.path.abspath(_file))
+        _HARNESS_FILES.add(_abspath(_file))
 
 
 def _dump_stacks_on_sigterm():
@@ -78,14 +165,13 @@ def _dump_stacks_on_sigterm():
     each xdist worker) writes every thread's stack to its own file next to the report, so the
     hanging line is known and dumps of several processes do not interleave, then dies as
     SIGTERM would have made it."""
-    report = os.environ.get("PITH_REPORT")
-    if not report or faulthandler is None or not hasattr(faulthandler, "register"):
+    if not _REPORT or faulthandler is None or not hasattr(faulthandler, "register"):
         return
     try:
         if signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None):
             return
-        path = "%s.%d.stacks" % (report, os.getpid())
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        path = "%s.%d.stacks" % (_REPORT, _os_getpid())
+        fd = _os_open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         faulthandler.register(signal.SIGTERM, file=fd, all_threads=True, chain=True)
     except Exception:
         pass
@@ -94,19 +180,185 @@ def _dump_stacks_on_sigterm():
 _dump_stacks_on_sigterm()
 
 
+# JSON, written here rather than by the json module: a test that patches `json.dumps` or
+# `json.JSONEncoder` must not cost its own failure record.
+_ESCAPES = dict((i, "\\u%04x" % i) for i in range(0x20))
+_ESCAPES.update({0x22: '\\"', 0x5C: "\\\\", 0x08: "\\b", 0x0C: "\\f", 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"})
+_str_translate = str.translate
+_int_repr = int.__repr__
+_float_repr = float.__repr__
+_INFINITIES = (float("inf"), float("-inf"))
+_join = "".join
+
+
+def _json_str(s):
+    if len(s) > _STR_CHARS:
+        s = s[:_STR_CHARS]
+    return '"' + _str_translate(s, _ESCAPES) + '"'
+
+
+def _json(value, out):
+    t = type(value)
+    if t is str:
+        out.append(_json_str(value))
+    elif value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif t is int:
+        out.append(_int_repr(value))
+    elif t is float:
+        finite = value == value and value not in _INFINITIES
+        out.append(_float_repr(value) if finite else "null")
+    elif t is dict:
+        out.append("{")
+        first = True
+        for k, v in value.items():
+            if not first:
+                out.append(",")
+            first = False
+            out.append(_json_str(k if type(k) is str else _text(k)))
+            out.append(":")
+            _json(v, out)
+        out.append("}")
+    elif t is list or t is tuple:
+        out.append("[")
+        for i, v in enumerate(value):
+            if i:
+                out.append(",")
+            _json(v, out)
+        out.append("]")
+    else:
+        out.append(_json_str(_text(value)))
+
+
+def _text(value):
+    try:
+        return str(value)
+    except Exception:
+        return type(value).__name__
+
+
+def _cap(s, n):
+    s = s if type(s) is str else _text(s)
+    return s if len(s) <= n else s[:n]
+
+
+def _tail(s, n):
+    s = s if type(s) is str else _text(s)
+    return s if len(s) <= n else s[-n:]
+
+
+_fd = None
+_fd_id = None
+# Records that could not be written, and the first reason: said in a "fault" record as soon as
+# one can be written, so pith knows the report is incomplete rather than trusting it.
+_lost = 0
+_lost_why = ""
+_lost_told = 0
+# A write that failed half-way left a partial line: the next one starts on a line of its own.
+_broken_line = False
+
+
+def _open():
+    global _fd, _fd_id
+    if _fd is not None:
+        try:
+            st = _os_fstat(_fd)
+            if (st.st_dev, st.st_ino) == _fd_id:
+                return _fd
+        except Exception:
+            pass
+        # A test closed the descriptor (and the number may now be a file of its own): never
+        # write there, open the report again.
+        _fd = None
+    fd = _os_open(_REPORT, _APPEND, 0o600)
+    st = _os_fstat(fd)
+    _fd, _fd_id = fd, (st.st_dev, st.st_ino)
+    return fd
+
+
+def _emit(line):
+    global _broken_line
+    data = line.encode("utf-8", "replace")
+    if _broken_line:
+        data = b"\n" + data
+    fd = _open()
+    total = len(data)
+    try:
+        while data:
+            n = _os_write(fd, data)
+            data = data[n:]
+    except BaseException:
+        _broken_line = _broken_line or len(data) < total
+        raise
+    _broken_line = False
+
+
 def _write(record, force=False):
-    global _out
-    if not (_active or force):
+    global _lost, _lost_why
+    if not (_active or force) or not _REPORT:
         return
     try:
-        if _out is None:
-            path = os.environ.get("PITH_REPORT")
-            if not path:
-                return
-            # A lone surrogate (an undecodable file name) must not cost the record.
-            _out = open(path, "a", encoding="utf-8", errors="replace")
-        _out.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
-        _out.flush()
+        out = []
+        _json(record, out)
+        line = _join(out) + "\n"
+    except BaseException as e:
+        # Not one of pith's records would fail here; keep what says what happened.
+        line = None
+        why = "encoding: %s" % _text(type(e).__name__)
+        basic = dict((k, record.get(k)) for k in ("t", "id", "when", "outcome") if k in record)
+        try:
+            out = []
+            _json(basic, out)
+            line = _join(out) + "\n"
+        except BaseException:
+            pass
+        _lost += 1
+        _lost_why = _lost_why or why
+        if line is None:
+            return
+    try:
+        # The record first: it may be a failure, the one thing that must not be lost.
+        _emit(line)
+    except BaseException as e:
+        _lost += 1
+        _lost_why = _lost_why or "writing %s: %s" % (_REPORT, _text(e))
+    _tell_faults()
+
+
+def _tell_faults():
+    """Says in a "fault" record how many records were lost so far, once per new loss."""
+    global _lost_told
+    if _lost <= _lost_told:
+        return
+    try:
+        out = []
+        _json({"t": "fault", "lost": _lost, "why": _cap(_lost_why, _MSG_CHARS)}, out)
+        _emit(_join(out) + "\n")
+        _lost_told = _lost
+    except BaseException:
+        pass
+
+
+if _active:
+    try:
+        _open()
+    except Exception as e:
+        _lost_why = "opening %s: %s" % (_REPORT, _text(e))
+
+# pith's selection, read once: a test that patches `json.loads` or `os.environ` cannot change it.
+_SELECTED_IDS = []
+_SELECTED_WHOLE = []
+if _SELECT:
+    try:
+        import json as _json_module
+
+        _sel = _json_module.loads(_SELECT)
+        _SELECTED_IDS = [str(i) for i in _sel.get("ids", [])]
+        _SELECTED_WHOLE = [str(i) for i in _sel.get("whole", [])]
     except Exception:
         pass
 
@@ -124,9 +376,7 @@ def _is_harness(path):
 
 def _source_line(path, lineno):
     try:
-        import linecache
-
-        return linecache.getline(path, lineno).strip()
+        return _cap(_getline(path, lineno).strip(), _CODE_CHARS)
     except Exception:
         return ""
 
@@ -139,8 +389,8 @@ def _frames(tb):
         code = tb.tb_frame.f_code
         path = code.co_filename
         if path and not path.startswith("<"):
-            path = os.path.abspath(path)
-        out.append([path, tb.tb_lineno, _source_line(path, tb.tb_lineno)])
+            path = _abspath(path)
+        out.append([_cap(path, _PATH_CHARS), tb.tb_lineno, _source_line(path, tb.tb_lineno)])
         tb = tb.tb_next
     start = 0
     while start < len(out) and _is_harness(out[start][0]):
@@ -155,10 +405,8 @@ def _frames(tb):
 
 def _exconly(exc):
     try:
-        import traceback
-
-        lines = traceback.format_exception_only(type(exc), exc)
-        return "".join(lines).strip()
+        lines = _format_exception_only(type(exc), exc)
+        return _cap(_join(lines), _MSG_CHARS + 100).strip()
     except Exception:
         return type(exc).__name__
 
@@ -172,12 +420,12 @@ def _detail(exc, importing=False):
         msg = "%s: %s" % (kind, exc.msg) if exc.msg else kind
         filename = exc.filename or ""
         if filename and not filename.startswith("<") and exc.lineno:
-            path = os.path.abspath(filename)
-            where = [path, int(exc.lineno), (exc.text or "").strip()]
+            path = _cap(_abspath(filename), _PATH_CHARS)
+            where = [path, int(exc.lineno), _cap((exc.text or "").strip(), _CODE_CHARS)]
             frames = [where] if importing else frames + [where]
     else:
         msg = _exconly(exc)
-    return {"kind": kind, "msg": msg[:_MSG_CHARS], "frames": frames}
+    return {"kind": _cap(kind, 200), "msg": _cap(msg, _MSG_CHARS), "frames": frames}
 
 
 def _unwrap(exc):
@@ -202,20 +450,20 @@ def _longrepr_text(report):
 
 
 def _error_line(text):
-    """The first line pytest marks as the error ("E   ...") or else the first line."""
+    """The first line pytest marks as the error ("E   ...") or else the first line, bounded."""
     lines = [l.rstrip() for l in text.splitlines() if l.strip()]
     # xdist heads a worker's report with "[gw0] linux -- Python 3.11.7 /usr/bin/python".
     lines = [l for l in lines if not (l.startswith("[gw") and " -- Python " in l)]
     for l in lines:
         if l.startswith("E "):
-            return l[1:].strip()
-    return lines[0].strip() if lines else ""
+            return _cap(l[1:].strip(), _MSG_CHARS)
+    return _cap(lines[0].strip(), _MSG_CHARS) if lines else ""
 
 
 def _item_frame(item):
     try:
         path, lineno, _ = item.reportinfo()
-        path = os.path.abspath(str(path))
+        path = _cap(_abspath(str(path)), _PATH_CHARS)
         if lineno is None:
             return []
         return [[path, int(lineno) + 1, _source_line(path, int(lineno) + 1)]]
@@ -233,9 +481,9 @@ def pytest_load_initial_conftests(early_config, parser, args):
         if excinfo is None or type(excinfo[1]).__name__ != "ConftestImportFailure":
             return
         failure = excinfo[1]
-        path = os.path.abspath(str(getattr(failure, "path", "") or "conftest.py"))
+        path = _abspath(str(getattr(failure, "path", "") or "conftest.py"))
         try:
-            nodeid = os.path.relpath(path, str(early_config.rootpath)).replace(os.sep, "/")
+            nodeid = _relpath(path, str(early_config.rootpath)).replace(_SEP, "/")
         except Exception:
             nodeid = path
         record = {"t": "collect", "id": nodeid, "text": ""}
@@ -285,7 +533,7 @@ def pytest_runtest_makereport(item, call):
             # No exception: a strict XPASS or a plugin's verdict.
             detail = {
                 "kind": None,
-                "msg": _error_line(_longrepr_text(report))[:_MSG_CHARS],
+                "msg": _error_line(_longrepr_text(report)),
                 "frames": _item_frame(item),
             }
         report.pith = detail
@@ -307,28 +555,29 @@ def pytest_runtest_logreport(report):
     try:
         record = {
             "t": "report",
-            "id": report.nodeid,
-            "when": report.when,
-            "outcome": report.outcome,
-            "dur": round(float(getattr(report, "duration", 0.0) or 0.0), 6),
+            "id": _text(report.nodeid),
+            "when": _text(report.when),
+            "outcome": _text(report.outcome),
         }
+    except Exception:
+        return
+    # Whatever goes wrong below, the record is written: a failure must never go missing.
+    try:
+        record["dur"] = round(float(getattr(report, "duration", 0.0) or 0.0), 6)
         if report.failed:
             detail = getattr(report, "pith", None)
             if not isinstance(detail, dict):
-                detail = {
-                    "kind": None,
-                    "msg": _error_line(_longrepr_text(report))[:_MSG_CHARS],
-                    "frames": [],
-                }
+                detail = {"kind": None, "msg": "", "frames": []}
+                detail["msg"] = _error_line(_longrepr_text(report))
             record.update(detail)
             if report.when not in ("setup", "call", "teardown"):
                 # An xdist worker crash: the text tells which worker and how.
-                record["text"] = _longrepr_text(report)[-_TEXT_CHARS:]
+                record["text"] = _tail(_longrepr_text(report), _TEXT_CHARS)
         elif hasattr(report, "wasxfail"):
             record["xfail"] = True
-        _write(record)
     except Exception:
         pass
+    _write(record)
 
 
 def pytest_exception_interact(node, call, report):
@@ -349,30 +598,22 @@ def pytest_collectreport(report):
         detail = getattr(report, "pith", None)
         if not isinstance(detail, dict):
             detail = {"kind": None, "msg": _error_line(text), "frames": []}
-        record = {"t": "collect", "id": report.nodeid, "text": text[-_TEXT_CHARS:]}
+        record = {"t": "collect", "id": report.nodeid, "text": _tail(text, _TEXT_CHARS)}
         record.update(detail)
         _write(record)
     except Exception:
         pass
 
 
-def _selection():
-    try:
-        sel = json.loads(os.environ.get("PITH_SELECT") or "{}")
-        return [str(i) for i in sel.get("ids", [])], [str(i) for i in sel.get("whole", [])]
-    except Exception:
-        return [], []
-
-
 def _key(nodeid, path=None):
     """(normalized absolute file, the rest of the id) of a requested id or an item."""
     file, _, rest = nodeid.partition("::")
-    return os.path.normcase(os.path.abspath(str(path) if path is not None else file)), rest
+    return _normcase(_abspath(str(path) if path is not None else file)), rest
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(session, config, items):
-    ids, whole = _selection()
+    ids, whole = _SELECTED_IDS, _SELECTED_WHOLE
     if not ids:
         return
     try:
@@ -398,8 +639,7 @@ def pytest_collection_modifyitems(session, config, items):
             items[:] = keep
         unmatched = [i for i in ids if i not in matched]
         # Under xdist every worker collects alike; the first one speaks for all.
-        worker = os.environ.get("PYTEST_XDIST_WORKER")
-        if unmatched and (_active or worker == "gw0"):
+        if unmatched and (_active or _WORKER == "gw0"):
             _write({"t": "unmatched", "ids": unmatched}, force=True)
     except Exception:
         pass
@@ -446,13 +686,4 @@ def pytest_sessionfinish(session, exitstatus):
         )
     except Exception:
         pass
-
-
-def pytest_unconfigure(config):
-    global _out
-    try:
-        if _out is not None:
-            _out.close()
-    except Exception:
-        pass
-    _out = None
+    _tell_faults()

@@ -1,8 +1,10 @@
 //! The JSON lines pith's pytest plugin streams to disk, read back tolerantly: a line that is not
 //! a well-formed record is skipped (a run killed mid-write leaves a truncated last line), and no
-//! input, however broken, makes the parser panic.
+//! input, however broken, makes the parser panic. The file is read line by line with a bound per
+//! line, so a record that is not the plugin's (or a plugin gone wrong) cannot exhaust memory.
 
 use std::collections::HashSet;
+use std::io::BufRead;
 
 use serde_json::{Map, Value};
 
@@ -11,6 +13,10 @@ use serde_json::{Map, Value};
 const FIELD_CHARS: usize = 8000;
 /// Most frames kept from one record.
 const MAX_FRAMES: usize = 100;
+/// Longest line read as a record. The plugin bounds every string it writes (64 K characters at
+/// most, a few K for messages), so its lines stay far below this; a longer line is skipped
+/// without being held.
+pub const MAX_LINE: usize = 1 << 20;
 
 /// A frame as the plugin wrote it: absolute path, 1-based line, stripped source line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,6 +99,10 @@ pub struct Records {
     pub selected: Option<u64>,
     /// Present only when pytest reached the end of its session.
     pub end: Option<SessionEnd>,
+    /// Records the plugin could not write (its "fault" records), with the first reason: the
+    /// report is known to be incomplete.
+    pub lost: u64,
+    pub lost_why: Option<String>,
     /// Whether any record at all was read (the plugin was loaded).
     pub any: bool,
     /// Lines that were not records.
@@ -110,25 +120,86 @@ impl Records {
     }
 }
 
-/// Parses a report file. Never fails: what cannot be read is counted in `malformed`.
+/// Parses a report held in memory. Never fails: what cannot be read is counted in `malformed`.
 pub fn parse(bytes: &[u8]) -> Records {
-    let mut records = Records::default();
-    let mut seen_start: HashSet<String> = HashSet::new();
+    let mut parser = Parser::default();
     for line in bytes.split(|&b| b == b'\n') {
+        if line.len() > MAX_LINE {
+            parser.records.malformed += 1;
+        } else {
+            parser.line(line);
+        }
+    }
+    parser.records
+}
+
+/// Parses a report file line by line, holding at most [`MAX_LINE`] bytes of any one line: a
+/// longer line is skipped (and counted in `malformed`). Only reading the file can fail.
+pub fn read(reader: impl std::io::Read) -> std::io::Result<Records> {
+    let mut reader = std::io::BufReader::new(reader);
+    let mut parser = Parser::default();
+    let mut line: Vec<u8> = Vec::new();
+    let mut too_long = false;
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            break;
+        }
+        let (chunk, newline) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[..i], true),
+            None => (buf, false),
+        };
+        if !too_long && line.len() + chunk.len() <= MAX_LINE {
+            line.extend_from_slice(chunk);
+        } else {
+            too_long = true;
+            line = Vec::new();
+        }
+        let used = chunk.len() + usize::from(newline);
+        reader.consume(used);
+        if newline {
+            if too_long {
+                parser.records.malformed += 1;
+            } else {
+                parser.line(&line);
+            }
+            line.clear();
+            too_long = false;
+        }
+    }
+    if too_long {
+        parser.records.malformed += 1;
+    } else {
+        parser.line(&line);
+    }
+    Ok(parser.records)
+}
+
+#[derive(Default)]
+struct Parser {
+    records: Records,
+    seen_start: HashSet<String>,
+}
+
+impl Parser {
+    fn line(&mut self, line: &[u8]) {
         if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
+            return;
         }
         let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(line) else {
-            records.malformed += 1;
-            continue;
+            self.records.malformed += 1;
+            return;
         };
-        if !read_record(&obj, &mut records, &mut seen_start) {
-            records.malformed += 1;
-            continue;
+        if !read_record(&obj, &mut self.records, &mut self.seen_start) {
+            self.records.malformed += 1;
+            return;
         }
-        records.any = true;
+        self.records.any = true;
     }
-    records
 }
 
 /// Adds one record; false when it is not one the parser knows.
@@ -207,6 +278,13 @@ fn read_record(
                 return false;
             };
             records.selected = Some(n);
+        }
+        Some("fault") => {
+            let lost = obj.get("lost").and_then(Value::as_u64).unwrap_or(1).max(1);
+            records.lost = records.lost.max(lost);
+            if records.lost_why.is_none() {
+                records.lost_why = string(obj, "why").filter(|w| !w.is_empty());
+            }
         }
         Some("end") => {
             records.end = Some(SessionEnd {
@@ -362,7 +440,49 @@ mod tests {
         assert_eq!(r.reports[0].detail.msg.chars().count(), FIELD_CHARS);
     }
 
+    #[test]
+    fn faults_say_how_many_records_were_lost() {
+        let input = b"{\"t\":\"fault\",\"lost\":1,\"why\":\"writing r: [Errno 28] No space left on device\"}\n{\"t\":\"fault\",\"lost\":3,\"why\":\"later\"}\n{\"t\":\"fault\"}\n";
+        let r = parse(input);
+        assert_eq!(r.lost, 3);
+        assert_eq!(
+            r.lost_why.as_deref(),
+            Some("writing r: [Errno 28] No space left on device")
+        );
+        assert_eq!(r.malformed, 0);
+        assert_eq!(parse(SAMPLE.as_bytes()).lost, 0);
+    }
+
+    #[test]
+    fn reading_a_file_matches_parsing_it_and_skips_huge_lines() {
+        assert_eq!(read(SAMPLE.as_bytes()).unwrap(), parse(SAMPLE.as_bytes()));
+        // Cut anywhere, including without a final newline.
+        for cut in [0, 1, 80, SAMPLE.len() / 2, SAMPLE.len() - 1] {
+            let part = &SAMPLE.as_bytes()[..cut];
+            assert_eq!(read(part).unwrap(), parse(part), "cut at {cut}");
+        }
+        // A line over the bound is skipped whole; the records around it are kept.
+        let mut input =
+            b"{\"t\":\"start\",\"id\":\"a.py::t\"}\n{\"t\":\"report\",\"msg\":\"".to_vec();
+        input.extend(std::iter::repeat_n(b'x', MAX_LINE + 10));
+        input.extend_from_slice(b"\"}\n{\"t\":\"finish\",\"id\":\"a.py::t\"}\n");
+        let r = read(&input[..]).unwrap();
+        assert_eq!(r.started, ["a.py::t"]);
+        assert!(r.finished.contains("a.py::t"));
+        assert_eq!(r.malformed, 1);
+        assert_eq!(parse(&input), r);
+        // ... also as the last, unterminated line.
+        let r = read(&input[..input.len() - 32]).unwrap();
+        assert_eq!(r.started, ["a.py::t"]);
+        assert_eq!(r.malformed, 1);
+    }
+
     proptest! {
+        #[test]
+        fn reading_never_disagrees_with_parsing(bytes in proptest::collection::vec(any::<u8>(), 0..3000)) {
+            prop_assert_eq!(read(&bytes[..]).unwrap(), parse(&bytes));
+        }
+
         #[test]
         fn never_panics_on_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..2000)) {
             let _ = parse(&bytes);

@@ -1,0 +1,205 @@
+//! The verdict corpus for C/C++: each hostile case a tiny CMake project under
+//! `tests/fixtures/verdicts/cpp/`, built with the machine's toolchain and GoogleTest
+//! (scripts/setup/cpp.sh; these tests fail without them, they never skip) and run through CTest
+//! by the real `pith` binary. The false green first, then what pith gets right and must keep.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{fixture, pith};
+
+fn case(name: &str) -> tempfile::TempDir {
+    fixture(&format!("verdicts/cpp/{name}"))
+}
+
+/// False green: every test passes, then the environment's tear-down `_exit(0)`s before gtest's
+/// summary and report. ctest says Passed and exits 0.
+#[test]
+fn a_gtest_binary_that_exits_before_its_end_is_not_green() {
+    let a = pith(case("no_summary").path(), &[]);
+    assert_eq!((a.status(), a.code), ("RunnerFailed", 1), "{}", a.line);
+    assert_eq!(a.json["passed"], 2, "{}", a.line);
+    assert_eq!(
+        a.json["reason"], "teardown exited 0 before GoogleTest's end (no summary, no report)",
+        "{}",
+        a.line
+    );
+    let tail = a.json["tail"].as_str().expect(&a.line);
+    assert!(tail.ends_with("[       OK ] Env.Two (0 ms)"), "{tail}");
+}
+
+/// A test that `_Exit(0)`s: ctest says Passed, the test after it never ran, no report.
+#[test]
+fn a_test_that_exits_zero_mid_run_is_not_green() {
+    let a = pith(case("exit_midtest").path(), &[]);
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    assert_eq!(a.json["selected"], 3, "{}", a.line);
+    assert_eq!(a.json["passed"], 1, "{}", a.line);
+    let f = &a.failures()[0];
+    assert_eq!(f["test"], "Quit.Early");
+    assert_eq!(f["message"], "the test process exited during this test");
+    assert!(
+        a.json["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("ctest exited 0")),
+        "{}",
+        a.line
+    );
+    assert!(
+        a.json["tail"]
+            .as_str()
+            .is_some_and(|t| t.ends_with("[ RUN      ] Quit.Early")),
+        "{}",
+        a.line
+    );
+}
+
+/// ctest fails a test whose gtest tests all passed (WILL_FAIL): ctest's exit 8 is explained by
+/// a failure of the CTest test, never green.
+#[test]
+fn a_ctest_failure_no_gtest_test_explains_is_not_green() {
+    let a = pith(case("will_fail").path(), &[]);
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    let f = &a.failures()[0];
+    assert_eq!(f["test"], "inverted");
+    assert_eq!(
+        f["message"],
+        "the test process failed after its tests passed"
+    );
+}
+
+#[test]
+fn a_segfault_is_crashed_and_names_the_test() {
+    let a = pith(case("segv").path(), &[]);
+    assert_eq!((a.status(), a.code), ("Crashed", 1), "{}", a.line);
+    assert_eq!(
+        (a.json["selected"].as_u64(), a.json["passed"].as_u64()),
+        (Some(3), Some(1))
+    );
+    let f = &a.failures()[0];
+    assert_eq!(
+        (f["test"].as_str(), f["message"].as_str()),
+        (Some("Seg.Dies"), Some("crashed with SIGSEGV"))
+    );
+    assert!(
+        a.json["tail"]
+            .as_str()
+            .is_some_and(|t| t.ends_with("[ RUN      ] Seg.Dies")),
+        "{}",
+        a.line
+    );
+}
+
+/// ctest 3.25 says `Subprocess aborted***Exception:`: a crash, not a plain failure.
+#[test]
+fn an_abort_is_crashed_and_names_the_test() {
+    let a = pith(case("abort").path(), &[]);
+    assert_eq!((a.status(), a.code), ("Crashed", 1), "{}", a.line);
+    let f = &a.failures()[0];
+    assert_eq!(
+        (f["test"].as_str(), f["message"].as_str()),
+        (Some("Abort.Dies"), Some("crashed with SIGABRT"))
+    );
+}
+
+#[test]
+fn a_failing_suite_setup_is_a_collection_error() {
+    let a = pith(case("suite_setup").path(), &[]);
+    assert_eq!((a.status(), a.code), ("CollectionFailed", 1), "{}", a.line);
+    let f = &a.failures()[0];
+    assert_eq!(
+        (f["test"].as_str(), f["phase"].as_str()),
+        (Some("Db"), Some("collect"))
+    );
+    assert_eq!(f["message"], "database not reachable");
+    assert_eq!(a.json["skipped"], 2, "{}", a.line);
+}
+
+/// A CTest test over its own TIMEOUT fails, named, beside a gtest test that passed.
+#[test]
+fn a_ctest_timeout_fails_the_test() {
+    let a = pith(case("ctest_timeout").path(), &[]);
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    assert_eq!(a.json["passed"], 1, "{}", a.line);
+    let f = &a.failures()[0];
+    assert_eq!(f["test"], "slow");
+    assert_eq!(f["message"], "timed out (the CTest TIMEOUT of this test)");
+}
+
+/// A CTest test that is no gtest binary (a script) and fails: a failure in its own words.
+#[test]
+fn a_plain_ctest_test_that_fails_is_a_failure() {
+    let a = pith(case("plain_fail").path(), &[]);
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    assert_eq!(a.json["passed"], 1, "{}", a.line);
+    let f = &a.failures()[0];
+    assert_eq!(f["test"], "config_check");
+    assert_eq!(f["message"], "config invalid: port missing");
+}
+
+/// `Inst/P.Even/1` selects that instance alone (an unanchored `-R` would add `/10`, which
+/// fails); `Whole.One` inside a whole binary alone (a prefix filter would add `OneMore`).
+#[test]
+fn ids_select_exactly_that_test() {
+    let ws = case("ids");
+    for id in ["Inst/P.Even/1", "Whole.One", "Inst/P.Even/0"] {
+        let a = pith(ws.path(), &[id]);
+        assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{id}: {}", a.line);
+        assert_eq!(a.json["passed"], 1, "{id}: {}", a.line);
+    }
+}
+
+/// An id is never an option to ctest or gtest.
+#[test]
+fn an_id_that_looks_like_an_option_is_not_found() {
+    let ws = case("ids");
+    let a = pith(ws.path(), &["--", "-R", "--gtest_filter=*"]);
+    assert_eq!((a.status(), a.code), ("TestsNotFound", 1), "{}", a.line);
+    assert_eq!(
+        common::strings(&a.json["notFound"]),
+        ["-R", "--gtest_filter=*"],
+        "{}",
+        a.line
+    );
+    assert!(
+        a.json.get("passed").is_none() && a.json.get("failed").is_none(),
+        "{}",
+        a.line
+    );
+}
+
+/// The tests see the caller's environment: colour and locale as given (pith sets its C locale
+/// and colour switch on the build only), gtest's behaviour variables kept, its reporting ones
+/// (`GTEST_COLOR`) taken out.
+#[test]
+fn the_tests_see_the_callers_environment() {
+    let ws = case("env");
+    let root: &Path = ws.path();
+    let out = Command::new(env!("CARGO_BIN_EXE_pith"))
+        .args(["test", "--root"])
+        .arg(root)
+        .current_dir(root)
+        .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"))
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR")
+        .env_remove("CMAKE_COLOR_DIAGNOSTICS")
+        .envs([
+            ("TERM", "xterm-256color"),
+            ("WANT_TERM", "xterm-256color"),
+            ("FORCE_COLOR", "1"),
+            ("WANT_FORCE_COLOR", "1"),
+            ("CLICOLOR_FORCE", "1"),
+            ("WANT_CLICOLOR_FORCE", "1"),
+            ("LC_ALL", "C.UTF-8"),
+            ("WANT_LC_ALL", "C.UTF-8"),
+            ("GTEST_COLOR", "yes"),
+            ("GTEST_DEATH_TEST_STYLE", "threadsafe"),
+            ("WANT_GTEST_DEATH_TEST_STYLE", "threadsafe"),
+        ])
+        .output()
+        .expect("run pith");
+    let a = common::answer_of(out, root);
+    assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{}", a.line);
+}

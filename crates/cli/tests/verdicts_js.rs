@@ -1,0 +1,498 @@
+//! The verdict regression corpus for JavaScript: each hostile case of issue 11 (and the cases
+//! pith already got right) as a small project under `tests/fixtures/verdicts/js/<case>/`, run
+//! by the real jest, vitest or node test runner through the real `pith` binary, its verdict
+//! asserted: status, exit code and the counts and fields that carry the evidence. jest and
+//! vitest come from `tests/fixtures/js/node_modules` (`scripts/setup/js.sh`), linked into each
+//! copy; without them these tests fail, they never skip.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{fixture, Answer};
+
+fn shared_node_modules() -> PathBuf {
+    let p = common::repo_root().join("tests/fixtures/js/node_modules");
+    for bin in ["jest", "vitest"] {
+        assert!(
+            p.join(".bin").join(bin).is_file(),
+            "{bin} is not installed for the fixtures: run scripts/setup/js.sh"
+        );
+    }
+    p
+}
+
+/// A copy of `tests/fixtures/verdicts/js/<name>`, with the shared runners linked in.
+fn case(name: &str) -> tempfile::TempDir {
+    let ws = fixture(&format!("verdicts/js/{name}"));
+    std::os::unix::fs::symlink(shared_node_modules(), ws.path().join("node_modules")).unwrap();
+    ws
+}
+
+/// `pith test --root ROOT ARGS...` with the colour variables of a plain shell (`FORCE_COLOR`
+/// unset, `NO_COLOR=1`, `TERM=xterm-pith`), whatever the harness itself runs under.
+fn pith(root: &Path, args: &[&str]) -> Answer {
+    let out = pith_command(root, args).output().expect("run pith");
+    common::answer_of(out, root)
+}
+
+fn pith_command(root: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pith"));
+    cmd.arg("test")
+        .arg("--root")
+        .arg(root)
+        .args(args)
+        .current_dir(root)
+        .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"))
+        .env_remove("FORCE_COLOR")
+        .env_remove("CI")
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm-pith");
+    cmd
+}
+
+fn run(name: &str, runner: &str) -> (tempfile::TempDir, Answer) {
+    let ws = case(name);
+    let a = pith(ws.path(), &[]);
+    assert_eq!(a.json["runner"], runner, "{}", a.line);
+    (ws, a)
+}
+
+fn count(a: &Answer, key: &str) -> u64 {
+    a.json[key].as_u64().unwrap_or(0)
+}
+
+fn text<'a>(a: &'a Answer, key: &str) -> &'a str {
+    a.json[key].as_str().unwrap_or("")
+}
+
+// ---- The runner's exit and the user's script ----
+
+#[test]
+fn jest_coverage_threshold_in_the_script_is_honoured() {
+    let (ws, a) = run("jest_coverage_threshold", "jest");
+    assert_eq!((a.status(), a.code), ("RunnerFailed", 1), "{}", a.line);
+    assert_eq!(count(&a, "passed"), 1, "{}", a.line);
+    assert!(
+        text(&a, "reason").contains("does not meet \"global\" threshold (90%)"),
+        "the runner's own threshold line is the reason: {}",
+        a.line
+    );
+    assert!(
+        text(&a, "tail").contains("Coverage for statements (50%) does not meet"),
+        "{}",
+        a.line
+    );
+    assert!(
+        !ws.path().join("coverage").exists(),
+        "coverage reports go to pith's scratch, not into the project"
+    );
+    // A re-run of one test is not judged by the whole suite's threshold.
+    let again = pith(ws.path(), &["tests/calc.test.js > adds"]);
+    assert_eq!(
+        (again.status(), again.code),
+        ("TestsPassed", 0),
+        "{}",
+        again.line
+    );
+}
+
+#[test]
+fn vitest_coverage_threshold_in_the_script_is_honoured() {
+    let (ws, a) = run("vitest_coverage_threshold", "vitest");
+    assert_eq!((a.status(), a.code), ("RunnerFailed", 1), "{}", a.line);
+    assert_eq!(count(&a, "passed"), 1, "{}", a.line);
+    assert!(
+        text(&a, "reason")
+            .contains("Coverage for statements (40%) does not meet global threshold (90%)"),
+        "{}",
+        a.line
+    );
+    assert!(
+        text(&a, "tail").contains("does not meet global threshold"),
+        "{}",
+        a.line
+    );
+    assert!(!ws.path().join("coverage").exists());
+}
+
+#[test]
+fn a_configured_reporter_that_fails_the_run_is_kept() {
+    let (_ws, a) = run("jest_failing_reporter", "jest");
+    assert_eq!((a.status(), a.code), ("RunnerFailed", 1), "{}", a.line);
+    assert_eq!(
+        text(&a, "reason"),
+        "jest reported success:false with no failing test",
+        "{}",
+        a.line
+    );
+    assert!(
+        text(&a, "tail").contains("Tests:       1 passed"),
+        "{}",
+        a.line
+    );
+}
+
+#[test]
+fn a_failing_exit_after_every_test_passed_is_not_green() {
+    let (_ws, a) = run("jest_teardown_fails", "jest");
+    assert_eq!((a.status(), a.code), ("RunnerFailed", 1), "{}", a.line);
+    assert_eq!(count(&a, "passed"), 1, "{}", a.line);
+    assert!(
+        text(&a, "reason").contains("jest exited 1"),
+        "the exit is the evidence: {}",
+        a.line
+    );
+    assert!(
+        text(&a, "tail").contains("teardown check: 3 temp files left behind"),
+        "{}",
+        a.line
+    );
+}
+
+#[test]
+fn node_test_only_in_the_script_is_honoured() {
+    let (_ws, a) = run("node_test_only", "node");
+    assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{}", a.line);
+    assert_eq!(count(&a, "passed"), 1, "{}", a.line);
+}
+
+#[test]
+fn an_option_pith_cannot_honour_is_named_not_dropped() {
+    let (ws, a) = run("jest_unhonoured", "jest");
+    assert_eq!((a.status(), a.code), ("RunnerFailed", 1), "{}", a.line);
+    assert!(
+        text(&a, "reason").contains("pith could not honour -u"),
+        "{}",
+        a.line
+    );
+    assert!(!ws.path().join("tests/__snapshots__").exists());
+}
+
+// ---- A run that stops early ----
+
+#[test]
+fn jest_process_exit_zero_inside_a_test_is_not_green() {
+    let (_ws, a) = run("jest_process_exit", "jest");
+    assert_eq!((a.status(), a.code), ("RunnerFailed", 1), "{}", a.line);
+    assert!(
+        text(&a, "reason").contains("exited 0 before its run ended"),
+        "{}",
+        a.line
+    );
+    assert_eq!(
+        a.json["running"][0], "tests/exit.test.js > two",
+        "the test that ended the run is named: {}",
+        a.line
+    );
+    assert!(
+        text(&a, "tail").contains("process.exit called with \"0\""),
+        "{}",
+        a.line
+    );
+}
+
+#[test]
+fn node_process_exit_zero_inside_a_test_is_not_green() {
+    let (_ws, a) = run("node_process_exit", "node");
+    assert_eq!((a.status(), a.code), ("RunnerFailed", 1), "{}", a.line);
+    assert!(
+        text(&a, "reason").contains(
+            "tests/exit.test.js ended through process.exit(0) before node reported its tests"
+        ),
+        "{}",
+        a.line
+    );
+}
+
+#[test]
+fn vitest_process_exit_inside_a_test_fails_that_test() {
+    let (_ws, a) = run("vitest_process_exit", "vitest");
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    assert_eq!(
+        (count(&a, "passed"), count(&a, "failed")),
+        (1, 2),
+        "{}",
+        a.line
+    );
+}
+
+// ---- Every outcome counts ----
+
+#[test]
+fn node_tests_that_share_a_name_are_all_kept_and_rerun() {
+    let (ws, a) = run("node_duplicates", "node");
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    assert_eq!(
+        (count(&a, "passed"), count(&a, "failed")),
+        (16, 1),
+        "{}",
+        a.line
+    );
+    let id = "tests/loop.test.js > handles a case";
+    assert_eq!(a.failures()[0]["test"], id, "{}", a.line);
+    // The id names all 17: all run, and the failing one fails the re-run.
+    let again = pith(ws.path(), &[id]);
+    assert_eq!(
+        (again.status(), again.code),
+        ("TestsFailed", 1),
+        "{}",
+        again.line
+    );
+    assert_eq!(
+        (count(&again, "passed"), count(&again, "failed")),
+        (16, 1),
+        "{}",
+        again.line
+    );
+}
+
+fn duplicates(name: &str, runner: &str) {
+    let (ws, a) = run(name, runner);
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    assert_eq!(
+        (count(&a, "passed"), count(&a, "failed")),
+        (3, 2),
+        "{}",
+        a.line
+    );
+    let mut ids: Vec<&str> = a
+        .failures()
+        .iter()
+        .filter_map(|f| f["test"].as_str())
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(
+        ids,
+        [
+            "tests/each.test.js > group > works",
+            "tests/each.test.js > value"
+        ],
+        "{}",
+        a.line
+    );
+    for (id, passed) in [
+        ("tests/each.test.js > value", 2),
+        ("tests/each.test.js > group > works", 1),
+    ] {
+        let again = pith(ws.path(), &[id]);
+        assert_eq!(
+            (again.status(), again.code),
+            ("TestsFailed", 1),
+            "{id}: {}",
+            again.line
+        );
+        assert_eq!(
+            (count(&again, "passed"), count(&again, "failed")),
+            (passed, 1),
+            "{id}: {}",
+            again.line
+        );
+    }
+}
+
+#[test]
+fn jest_tests_that_share_a_name_are_all_kept_and_rerun() {
+    duplicates("jest_duplicates", "jest");
+}
+
+#[test]
+fn vitest_tests_that_share_a_name_are_all_kept_and_rerun() {
+    duplicates("vitest_duplicates", "vitest");
+}
+
+// ---- Ids are ids ----
+
+#[test]
+fn ids_that_look_like_options_name_no_test() {
+    let ws = case("ids_dash");
+    for ids in [&["--", "--help"][..], &["--", "-x"], &["--", "--listTests"]] {
+        let a = pith(ws.path(), ids);
+        assert_eq!(
+            (a.status(), a.code),
+            ("TestsNotFound", 1),
+            "{ids:?}: {}",
+            a.line
+        );
+        let nf = a.json["notFound"][0].as_str().unwrap_or("");
+        assert!(nf.starts_with('-'), "{ids:?}: {}", a.line);
+        assert!(a.json.get("passed").is_none(), "nothing ran: {}", a.line);
+    }
+}
+
+#[test]
+fn ids_with_metacharacters_select_exactly_their_test() {
+    for r in ["jest", "vitest", "node"] {
+        let ws = case(&format!("ids_metachar_{r}"));
+        let first = pith(ws.path(), &[]);
+        assert_eq!(first.json["runner"], r, "{}", first.line);
+        assert_eq!(
+            (count(&first, "passed"), count(&first, "failed")),
+            (2, 2),
+            "{r}: {}",
+            first.line
+        );
+        let base = "tests/meta.test.js > math $(echo) | ^ > ";
+        for (name, status, passed, failed) in [
+            ("adds (1+1) [x]", "TestsPassed", 1, 0),
+            ("adds (1+1) [y]", "TestsFailed", 0, 1),
+            ("adds (1+1) *", "TestsFailed", 0, 1),
+            ("it's `quoted` & \"done\"; \\ ok?", "TestsPassed", 1, 0),
+        ] {
+            let id = format!("{base}{name}");
+            let a = pith(ws.path(), &[&id]);
+            assert_eq!(a.status(), status, "{r} {id}: {}", a.line);
+            assert_eq!(
+                (count(&a, "passed"), count(&a, "failed")),
+                (passed, failed),
+                "{r} {id}: {}",
+                a.line
+            );
+        }
+    }
+}
+
+// ---- Colour and environment ----
+
+#[test]
+fn tests_see_the_callers_colour_variables() {
+    for r in ["jest", "vitest", "node"] {
+        let (_ws, a) = run(&format!("env_colour_{r}"), r);
+        assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{r}: {}", a.line);
+        assert_eq!(count(&a, "passed"), 2, "{r}: {}", a.line);
+    }
+}
+
+// ---- Bounded memory ----
+
+/// Runs pith on `name` and returns its answer and its peak resident memory (VmHWM, polled).
+fn peak_rss(name: &str) -> (Answer, u64) {
+    let ws = case(name);
+    let mut child = pith_command(ws.path(), &[])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak = 0u64;
+    // Read stdout on a thread so a full pipe never blocks pith.
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        std::io::Read::read_to_end(&mut stdout, &mut s).unwrap();
+        s
+    });
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&status) {
+            if let Some(kb) = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            {
+                peak = peak.max(kb);
+            }
+        }
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stdout = reader.join().unwrap();
+    let a = common::answer_of(std::process::Output { stdout, ..out }, ws.path());
+    (a, peak * 1024)
+}
+
+#[test]
+fn a_flood_of_output_and_a_huge_message_stay_bounded() {
+    for (name, runner) in [("jest_big_output", "jest"), ("node_big_output", "node")] {
+        let (a, peak) = peak_rss(name);
+        assert_eq!(a.json["runner"], runner, "{}", a.line);
+        assert_eq!(
+            (a.status(), a.code),
+            ("TestsFailed", 1),
+            "{name}: {}",
+            a.line
+        );
+        assert_eq!(
+            (count(&a, "passed"), count(&a, "failed")),
+            (1, 1),
+            "{name}: {}",
+            a.line
+        );
+        let message = a.failures()[0]["message"].as_str().unwrap_or("");
+        assert!(message.contains("huge: yyy"), "{name}: {}", a.line);
+        eprintln!("{name}: pith peak RSS {} MB", peak >> 20);
+        assert!(
+            peak < 100 << 20,
+            "{name}: pith's peak RSS {} MB",
+            peak >> 20
+        );
+    }
+}
+
+// ---- What pith already got right ----
+
+#[test]
+fn a_syntax_error_in_a_test_file_is_a_collection_failure() {
+    let (_ws, a) = run("jest_syntax_error", "jest");
+    assert_eq!((a.status(), a.code), ("CollectionFailed", 1), "{}", a.line);
+    assert_eq!(
+        a.failures()[0]["test"],
+        "tests/broken.test.js",
+        "{}",
+        a.line
+    );
+    assert_eq!(count(&a, "passed"), 1, "{}", a.line);
+}
+
+#[test]
+fn a_vitest_import_failure_is_a_collection_failure() {
+    let (_ws, a) = run("vitest_import_failure", "vitest");
+    assert_eq!((a.status(), a.code), ("CollectionFailed", 1), "{}", a.line);
+    assert_eq!(
+        a.failures()[0]["test"],
+        "tests/broken.test.js",
+        "{}",
+        a.line
+    );
+    assert!(
+        a.failures()[0]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("not_there"),
+        "{}",
+        a.line
+    );
+}
+
+#[test]
+fn an_unhandled_rejection_after_the_tests_is_not_green() {
+    let (_ws, a) = run("vitest_unhandled_rejection", "vitest");
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    assert!(a.line.contains("late rejection"), "{}", a.line);
+}
+
+#[test]
+fn tests_that_throw_what_is_not_an_error_fail() {
+    let (_ws, a) = run("jest_throws_non_error", "jest");
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    assert_eq!(
+        (count(&a, "passed"), count(&a, "failed")),
+        (1, 3),
+        "{}",
+        a.line
+    );
+}
+
+#[test]
+fn a_jest_worker_crash_is_crashed_and_named() {
+    let (_ws, a) = run("jest_worker_crash", "jest");
+    assert_eq!((a.status(), a.code), ("Crashed", 1), "{}", a.line);
+    assert_eq!(
+        a.json["running"][0], "tests/crash.test.js > aborts",
+        "{}",
+        a.line
+    );
+}

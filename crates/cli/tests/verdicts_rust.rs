@@ -1,0 +1,527 @@
+//! The verdict corpus for Rust: each hostile case (tests/fixtures/verdicts/rust/<case>/) run by
+//! the real runners through the real `pith` binary, through cargo-nextest and plain
+//! `cargo test` alike, asserting the verdict: status, exit code, the counts and the fields that
+//! explain it. The false greens of issue 11 (a failing `harness = false` target, a failing
+//! doctest under nextest, a test that ends its process with exit 0, colour variables pith
+//! changed) sit beside cases pith already got right (aborts, segfaults, build scripts,
+//! `#[should_panic]`, ids that look like options or shell).
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use common::{fixture, pith, Answer};
+
+const PATHS: [&str; 2] = ["nextest", "cargo"];
+
+fn case(name: &str) -> tempfile::TempDir {
+    fixture(&format!("verdicts/rust/{name}"))
+}
+
+fn run(name: &str, path: &str, extra: &[&str]) -> Answer {
+    let ws = case(name);
+    pith(ws.path(), &[&["--runner", path], extra].concat())
+}
+
+fn failure<'a>(a: &'a Answer, test: &str) -> &'a serde_json::Value {
+    a.failures()
+        .iter()
+        .find(|f| f["test"] == test)
+        .unwrap_or_else(|| panic!("no failure {test}: {}", a.line))
+}
+
+fn frames(f: &serde_json::Value) -> Vec<&str> {
+    f["frames"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+        .unwrap_or_default()
+}
+
+/// `pith test` with the caller's environment changed: `Some` sets, `None` removes.
+fn pith_env(root: &Path, args: &[&str], env: &[(&str, Option<&str>)]) -> Answer {
+    let mut cmd = command(root, args);
+    for (k, v) in env {
+        match v {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
+    }
+    common::answer_of(cmd.output().expect("run pith"), root)
+}
+
+fn command(root: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pith"));
+    cmd.arg("test")
+        .arg("--root")
+        .arg(root)
+        .args(args)
+        .current_dir(root)
+        .env("CARGO_TARGET_DIR", common::shared_target())
+        .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"));
+    cmd
+}
+
+/// `pith test` and the peak resident memory of the pith process itself (kB), polled from
+/// /proc while it runs.
+fn pith_peak_rss(root: &Path, args: &[&str]) -> (Answer, u64) {
+    let mut child = command(root, args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run pith");
+    let status = format!("/proc/{}/status", child.id());
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut o = Vec::new();
+        let mut e = Vec::new();
+        use std::io::Read;
+        let t = std::thread::spawn(move || {
+            let _ = err.read_to_end(&mut e);
+            e
+        });
+        let _ = out.read_to_end(&mut o);
+        (o, t.join().unwrap())
+    });
+    let mut peak = 0;
+    while child.try_wait().unwrap().is_none() {
+        if let Ok(s) = std::fs::read_to_string(&status) {
+            if let Some(kb) = s
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            {
+                peak = peak.max(kb);
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let status = child.wait().unwrap();
+    let (stdout, stderr) = reader.join().unwrap();
+    let a = common::answer_of(
+        std::process::Output {
+            status,
+            stdout,
+            stderr,
+        },
+        root,
+    );
+    (a, peak)
+}
+
+#[test]
+fn failing_harness_free_targets_are_named_and_never_green() {
+    for path in PATHS {
+        let ws = case("harness_false");
+        let a = pith(ws.path(), &["--runner", path]);
+        assert_eq!(
+            (a.status(), a.code),
+            ("TestsFailed", 1),
+            "{path}: {}",
+            a.line
+        );
+        // The unit test and `checks_ok` passed; `checks_fail` and `checks_panic` did not.
+        assert_eq!(
+            (a.json["passed"].as_u64(), a.json["failed"].as_u64()),
+            (Some(2), Some(2)),
+            "{path}: {}",
+            a.line
+        );
+        let f = failure(&a, "hfalse::checks_fail");
+        assert_eq!(
+            f["message"], "check failed: expected 2, got 1",
+            "{}",
+            a.line
+        );
+        let p = failure(&a, "hfalse::checks_panic");
+        assert!(
+            p["message"]
+                .as_str()
+                .unwrap()
+                .contains("the answer drifted"),
+            "{}",
+            a.line
+        );
+        assert!(
+            frames(p)[0].starts_with("tests/checks_panic.rs:5"),
+            "{}",
+            a.line
+        );
+        assert!(
+            a.json["tail"]
+                .as_str()
+                .is_some_and(|t| t.contains("check failed: expected 2, got 1")),
+            "the target's own output explains it: {}",
+            a.line
+        );
+        // Its id re-runs it, whole.
+        let again = pith(ws.path(), &["--runner", path, "hfalse::checks_fail"]);
+        assert_eq!(
+            (again.status(), again.json["failed"].as_u64()),
+            ("TestsFailed", Some(1)),
+            "{path}: {}",
+            again.line
+        );
+        let ok = pith(ws.path(), &["--runner", path, "hfalse::checks_ok"]);
+        assert_eq!(
+            (ok.status(), ok.code, ok.json["passed"].as_u64()),
+            ("TestsPassed", 0, Some(1)),
+            "{path}: {}",
+            ok.line
+        );
+    }
+}
+
+#[test]
+fn harness_free_target_that_ignores_list_is_never_green() {
+    // plain cargo runs it and it fails; nextest cannot list it and runs nothing.
+    let a = run("harness_false_unlisted", "cargo", &[]);
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    assert_eq!(
+        failure(&a, "hfunlisted::custom")["message"],
+        "custom check failed: expected 2, got 1"
+    );
+    let a = run("harness_false_unlisted", "nextest", &[]);
+    assert_eq!((a.status(), a.code), ("CollectionFailed", 1), "{}", a.line);
+    let tail = a.json["tail"].as_str().unwrap_or_default();
+    assert!(
+        tail.contains("hfunlisted::custom") && tail.contains("custom check failed"),
+        "{}",
+        a.line
+    );
+}
+
+#[test]
+fn failing_doctest_is_red_under_nextest_as_under_cargo() {
+    for path in PATHS {
+        let ws = case("doctest_fails");
+        let a = pith(ws.path(), &["--runner", path]);
+        assert_eq!(
+            (a.status(), a.code),
+            ("TestsFailed", 1),
+            "{path}: {}",
+            a.line
+        );
+        assert_eq!(
+            (a.json["passed"].as_u64(), a.json["failed"].as_u64()),
+            (Some(1), Some(1)),
+            "{path}: {}",
+            a.line
+        );
+        let id = "docfail::doc src/lib.rs - add (line 3)";
+        failure(&a, id);
+        let again = pith(ws.path(), &["--runner", path, id]);
+        assert_eq!(
+            (again.status(), again.json["failed"].as_u64()),
+            ("TestsFailed", Some(1)),
+            "{path}: {}",
+            again.line
+        );
+        // Passing doctests count with the rest.
+        let g = run("doctest_passes", path, &[]);
+        assert_eq!(
+            (g.status(), g.code, g.json["passed"].as_u64()),
+            ("TestsPassed", 0, Some(2)),
+            "{path}: {}",
+            g.line
+        );
+    }
+}
+
+#[test]
+fn a_panic_after_a_long_log_keeps_its_message() {
+    for path in PATHS {
+        let a = run("log_then_panic", path, &[]);
+        assert_eq!(
+            (a.status(), a.code),
+            ("TestsFailed", 1),
+            "{path}: {}",
+            a.line
+        );
+        let f = failure(&a, "loglong tests::logs_then_panics");
+        assert_eq!(f["message"], "the real reason", "{path}: {}", a.line);
+        assert!(
+            frames(f)[0].starts_with("src/lib.rs:14"),
+            "{path}: {}",
+            a.line
+        );
+    }
+}
+
+#[test]
+fn a_hundred_megabytes_of_output_stay_out_of_pith() {
+    for path in PATHS {
+        let ws = case("huge_output");
+        let (a, peak_kb) = pith_peak_rss(ws.path(), &["--runner", path]);
+        assert_eq!(
+            (a.status(), a.code),
+            ("TestsFailed", 1),
+            "{path}: {}",
+            a.line
+        );
+        assert_eq!(
+            failure(&a, "huge tests::floods_then_fails")["message"],
+            "flooded"
+        );
+        // The binary that ran after the flood was read too.
+        assert!(
+            failure(&a, "huge::after after_the_flood")["message"]
+                .as_str()
+                .unwrap()
+                .contains("seen after the flood"),
+            "{}",
+            a.line
+        );
+        assert!(
+            peak_kb < 100 * 1024,
+            "{path}: pith peaked at {peak_kb} kB on 100 MB of output"
+        );
+    }
+}
+
+#[test]
+fn exit_zero_inside_a_test_is_never_green() {
+    // Plain cargo: the binary ended mid-run; the tests it never reported were running.
+    let a = run("exit_zero_in_test", "cargo", &[]);
+    assert_eq!((a.status(), a.code), ("Crashed", 1), "{}", a.line);
+    assert!(
+        a.json["running"].as_array().is_some_and(|r| r
+            .iter()
+            .any(|t| t == "exitzero tests::b_exits_zero_before_its_assertion")),
+        "{}",
+        a.line
+    );
+    // How many reported before the exit depends on libtest's threads.
+    let reason = a.json["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.starts_with("exitzero exited 0 with ")
+            && reason.ends_with(" of its 2 tests unreported"),
+        "{}",
+        a.line
+    );
+    // nextest: the test's own process exited 0 before libtest reported it; nextest calls
+    // that a pass.
+    let a = run("exit_zero_in_test", "nextest", &[]);
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    assert_eq!(
+        (a.json["passed"].as_u64(), a.json["failed"].as_u64()),
+        (Some(1), Some(1)),
+        "{}",
+        a.line
+    );
+    assert!(
+        failure(&a, "exitzero tests::b_exits_zero_before_its_assertion")["message"]
+            .as_str()
+            .unwrap()
+            .contains("exited 0 before libtest reported"),
+        "{}",
+        a.line
+    );
+}
+
+#[test]
+fn segfault_is_a_crash() {
+    for path in PATHS {
+        let a = run("segfault", path, &[]);
+        assert_eq!((a.status(), a.code), ("Crashed", 1), "{path}: {}", a.line);
+        assert!(a.line.contains("SIGSEGV"), "{path}: {}", a.line);
+        assert!(
+            a.line.contains("segv tests::segfaults"),
+            "{path}: {}",
+            a.line
+        );
+    }
+}
+
+#[test]
+fn tests_see_the_callers_colour_environment_and_may_set_backtraces() {
+    let env: &[(&str, Option<&str>)] = &[
+        ("CARGO_TERM_COLOR", Some("always")),
+        ("PITH_EXPECT_CARGO_TERM_COLOR", Some("always")),
+        ("TERM", Some("xterm-256color")),
+        ("PITH_EXPECT_TERM", Some("xterm-256color")),
+        ("CLICOLOR_FORCE", Some("1")),
+        ("PITH_EXPECT_CLICOLOR_FORCE", Some("1")),
+        ("FORCE_COLOR", Some("1")),
+        ("PITH_EXPECT_FORCE_COLOR", Some("1")),
+        ("NO_COLOR", None),
+        ("PITH_EXPECT_NO_COLOR", None),
+        ("CLICOLOR", None),
+        ("PITH_EXPECT_CLICOLOR", None),
+        ("RUST_BACKTRACE", None),
+    ];
+    for path in PATHS {
+        let ws = case("environment");
+        let a = pith_env(ws.path(), &["--runner", path], env);
+        // Only the test that fails on purpose fails; the colour test saw the caller's world.
+        assert_eq!(
+            (a.status(), a.code),
+            ("TestsFailed", 1),
+            "{path}: {}",
+            a.line
+        );
+        assert_eq!(
+            (a.json["passed"].as_u64(), a.json["failed"].as_u64()),
+            (Some(1), Some(1)),
+            "{path}: {}",
+            a.line
+        );
+        let f = failure(&a, "environment tests::sets_backtrace_then_fails");
+        assert_eq!(
+            f["message"],
+            "assertion `left == right` failed: depth changed (left: 7, right: 8)"
+        );
+        assert!(
+            frames(f)[0].starts_with("src/lib.rs:21"),
+            "{path}: {}",
+            a.line
+        );
+    }
+}
+
+#[test]
+fn ids_are_never_options_nor_shell() {
+    for path in PATHS {
+        let ws = case("ids");
+        common::assert_not_found(
+            ws.path(),
+            &["--runner", path, "--"],
+            &[
+                "-x",
+                "--help",
+                "--list",
+                "ids -x",
+                "-x tests::ok",
+                "ids --exact",
+            ],
+        );
+        let odd = [
+            "ids tests::a;touch pwned",
+            "ids tests::$(touch pwned)",
+            "ids tests::`touch pwned`",
+            "ids tests::a|b&c>pwned",
+            "ids tests::it's \"quoted\"",
+            "ids tests::a,b)c\\d/e",
+        ];
+        let a = pith(
+            ws.path(),
+            &[&["--runner", path, "ids tests::ok"][..], &odd].concat(),
+        );
+        assert_eq!(
+            (a.status(), a.code),
+            ("TestsNotFound", 1),
+            "{path}: {}",
+            a.line
+        );
+        assert_eq!(a.json["passed"].as_u64(), Some(1), "{path}: {}", a.line);
+        let mut nf: Vec<&str> = a.json["notFound"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|v| v.as_str())
+            .collect();
+        nf.sort_unstable();
+        let mut want = odd.to_vec();
+        want.sort_unstable();
+        assert_eq!(nf, want, "{path}: {}", a.line);
+        assert!(!ws.path().join("pwned").exists(), "an id reached a shell");
+    }
+}
+
+#[test]
+fn failing_build_script_is_build_failed_with_its_words() {
+    for path in PATHS {
+        let a = run("build_script_fails", path, &[]);
+        assert_eq!(
+            (a.status(), a.code),
+            ("BuildFailed", 1),
+            "{path}: {}",
+            a.line
+        );
+        assert!(
+            a.json["tail"]
+                .as_str()
+                .is_some_and(|t| t.contains("generator input missing: schema.json")),
+            "{path}: {}",
+            a.line
+        );
+    }
+}
+
+#[test]
+fn should_panic_passes_when_it_panics_and_says_why_when_not() {
+    for path in PATHS {
+        let a = run("should_panic", path, &[]);
+        assert_eq!(
+            (a.status(), a.code),
+            ("TestsFailed", 1),
+            "{path}: {}",
+            a.line
+        );
+        assert_eq!(
+            (a.json["passed"].as_u64(), a.json["failed"].as_u64()),
+            (Some(1), Some(2)),
+            "{path}: {}",
+            a.line
+        );
+        assert_eq!(
+            failure(&a, "shouldpanic tests::panics_otherwise")["message"],
+            "panic did not contain expected string (panic message: \"bang\", expected substring: \"boom\")"
+        );
+        let none = failure(&a, "shouldpanic tests::does_not_panic");
+        assert_eq!(none["message"], "test did not panic as expected");
+    }
+}
+
+#[test]
+fn cargo_workspace_in_a_subdirectory_answers_with_workspace_paths() {
+    for path in PATHS {
+        let ws = case("cargo_in_subdir");
+        let a = pith(ws.path(), &["--runner", path]);
+        assert_eq!(
+            (a.status(), a.code),
+            ("TestsFailed", 1),
+            "{path}: {}",
+            a.line
+        );
+        let f = failure(&a, "subdir tests::halves");
+        assert!(
+            frames(f)[0].starts_with("rust/src/lib.rs:9 "),
+            "{path}: {}",
+            a.line
+        );
+        common::assert_reruns_only(ws.path(), &["--runner", path], &a, 0, &[]);
+    }
+}
+
+#[test]
+fn nested_cargo_workspace_runs_as_its_own_project() {
+    for path in PATHS {
+        let a = run("nested_workspace", path, &[]);
+        assert_eq!(
+            (a.status(), a.code),
+            ("TestsFailed", 1),
+            "{path}: {}",
+            a.line
+        );
+        assert_eq!(
+            (a.json["passed"].as_u64(), a.json["failed"].as_u64()),
+            (Some(1), Some(1)),
+            "{path}: {}",
+            a.line
+        );
+        let f = failure(&a, "inner tests::triples");
+        assert!(
+            frames(f)[0].starts_with("tools/inner/src/lib.rs:9 "),
+            "{path}: {}",
+            a.line
+        );
+        let runs = a.json["runs"].as_array().expect("two projects ran");
+        assert!(
+            runs.iter().any(|r| r["dir"] == "tools/inner"),
+            "{path}: {}",
+            a.line
+        );
+    }
+}

@@ -1,0 +1,359 @@
+//! Which build tool runs a JVM project, and whether it started. A project may offer several
+//! (a Gradle wrapper beside a `pom.xml`, a Maven wrapper beside Maven on PATH); a tool that
+//! cannot start here — not installed, a wrapper that cannot download its distribution or lacks
+//! its jar, a JDK it does not support — is the tool's failure, not the project's: pith tries
+//! the next one, and only when none starts is the answer `RunnerMissing`, naming what failed.
+//! A tool that started and then failed the build (a compile error, a dependency that does not
+//! resolve) is the project's answer, never a reason to try another.
+//!
+//! The order: the preferred tool's wrapper, then the other tool when the project has its build
+//! file (Maven before an unpinned Gradle: the wrapper pins the project's Gradle version and a
+//! Gradle from PATH is a guess, while the `pom.xml` pins its plugins), then the preferred tool
+//! from PATH.
+
+use std::path::{Path, PathBuf};
+
+use super::{Tool, GRADLE_FILES};
+use crate::text;
+
+/// One way to run the project's tests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Launch {
+    pub tool: Tool,
+    /// The program to start; `None` when the tool is not installed (on PATH).
+    pub program: Option<PathBuf>,
+    /// The project's own wrapper script (`./gradlew`, `./mvnw`).
+    pub wrapper: bool,
+}
+
+impl Launch {
+    /// How the answer names it: `./gradlew`, `mvn`.
+    pub fn label(&self) -> String {
+        match (self.wrapper, self.tool) {
+            (true, Tool::Maven) => "./mvnw".to_owned(),
+            (true, Tool::Gradle) => "./gradlew".to_owned(),
+            (false, Tool::Maven) => "mvn".to_owned(),
+            (false, Tool::Gradle) => "gradle".to_owned(),
+        }
+    }
+}
+
+const fn names(tool: Tool) -> (&'static str, &'static str) {
+    match tool {
+        Tool::Maven => ("mvnw", "mvn"),
+        Tool::Gradle => ("gradlew", "gradle"),
+    }
+}
+
+/// The wrapper of `tool` in `dir`, when the project has one. A wrapper that is not executable
+/// (checked out without its mode bit) is left out: the tool on PATH runs instead.
+fn wrapper(dir: &Path, tool: Tool) -> Option<Launch> {
+    let w = dir.join(names(tool).0);
+    crate::is_executable(&w).then_some(Launch {
+        tool,
+        program: Some(w),
+        wrapper: true,
+    })
+}
+
+fn installed(tool: Tool, on_path: &dyn Fn(&str) -> Option<PathBuf>) -> Launch {
+    Launch {
+        tool,
+        program: on_path(names(tool).1),
+        wrapper: false,
+    }
+}
+
+/// Every way to run the project in `dir` whose preferred tool is `preferred`, in the order they
+/// are tried (see the module's doc). `on_path` finds a program on PATH.
+pub(crate) fn launches(
+    dir: &Path,
+    preferred: Tool,
+    on_path: &dyn Fn(&str) -> Option<PathBuf>,
+) -> Vec<Launch> {
+    let other = match preferred {
+        Tool::Maven => Tool::Gradle,
+        Tool::Gradle => Tool::Maven,
+    };
+    let has = |tool: Tool| match tool {
+        Tool::Maven => dir.join("pom.xml").is_file(),
+        Tool::Gradle => GRADLE_FILES.iter().any(|f| dir.join(f).is_file()),
+    };
+    let mut out: Vec<Launch> = Vec::new();
+    out.extend(wrapper(dir, preferred));
+    let preferred_installed = installed(preferred, on_path);
+    match preferred {
+        // Maven from PATH runs any pom: it comes right after the wrapper.
+        Tool::Maven => out.push(preferred_installed.clone()),
+        Tool::Gradle => {}
+    }
+    if has(other) {
+        out.extend(wrapper(dir, other));
+        out.push(installed(other, on_path));
+    }
+    if preferred == Tool::Gradle {
+        out.push(preferred_installed);
+    }
+    out
+}
+
+/// Why a tool that ran never got to the project (one line), or `None` when it did, whatever
+/// became of the build. `output` is its stdout and stderr, `wrote` whether it wrote any test
+/// report. Only a failed exit with no report can be a failure to start, and only with the
+/// words a wrapper, a launcher or a JVM too old or too new for the tool print.
+pub(crate) fn not_started(
+    launch: &Launch,
+    code: Option<i32>,
+    output: &str,
+    wrote: bool,
+) -> Option<String> {
+    if wrote || matches!(code, None | Some(0)) {
+        return None;
+    }
+    let lines: Vec<String> = output
+        .lines()
+        .map(|l| text::strip_ansi(l).trim().to_owned())
+        .filter(|l| !l.is_empty())
+        .collect();
+    let has = |needle: &str| lines.iter().any(|l| l.contains(needle));
+    let line_with = |needle: &str| lines.iter().find(|l| l.contains(needle)).cloned();
+
+    if super::java_missing(output) {
+        return Some("no Java runtime found (JAVA_HOME, java on PATH)".to_owned());
+    }
+    // A wrapper jar that is not there: the JVM cannot find the wrapper's main class.
+    for main in [
+        "org.gradle.wrapper.GradleWrapperMain",
+        "org.apache.maven.wrapper.MavenWrapperMain",
+    ] {
+        if lines
+            .iter()
+            .any(|l| l.contains("Could not find or load main class") && l.contains(main))
+        {
+            let jar = if main.contains("gradle") {
+                "gradle/wrapper/gradle-wrapper.jar"
+            } else {
+                ".mvn/wrapper/maven-wrapper.jar"
+            };
+            return Some(format!("its wrapper jar ({jar}) is missing"));
+        }
+    }
+    // The wrapper's own exception (a download that failed, properties it cannot read): its
+    // frames are the wrapper's, not Gradle's or Maven's.
+    let wrapper_frames = has("at org.gradle.wrapper.") || has("at org.apache.maven.wrapper.");
+    let exception = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("Exception in thread \"main\" "))
+        .map(short_exception);
+    let downloading = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("Downloading "))
+        .map(|u| u.trim().to_owned());
+    if wrapper_frames || (launch.wrapper && exception.is_some()) {
+        let what = exception.unwrap_or_else(|| "the wrapper failed".to_owned());
+        return Some(match downloading {
+            Some(url) => format!("{what} while downloading {url}"),
+            None => what,
+        });
+    }
+    // The script-only Maven wrapper (3.3) says why in one line of its own.
+    for needle in [
+        "Failed to fetch",
+        "mvnw cannot run",
+        "cannot read distributionUrl",
+        "distributionUrl is not valid",
+        "Failed to validate Maven distribution",
+        "failed to unzip",
+        "failed to untar",
+        "cannot exec ",
+    ] {
+        if launch.wrapper && launch.tool == Tool::Maven {
+            if let Some(l) = line_with(needle) {
+                return Some(l);
+            }
+        }
+    }
+    // A JDK the tool does not run on: Gradle's Groovy cannot read the JDK's classes, Gradle or
+    // Maven says which Java it needs, or its own classes are newer than the JVM.
+    for needle in [
+        "Unsupported class file major version",
+        "Could not initialize class org.codehaus.groovy.vmplugin",
+        "Gradle requires JVM",
+        "requires Java",
+        "Unsupported Java",
+    ] {
+        if let Some(l) = line_with(needle) {
+            return Some(format!("does not run on this JDK: {}", cut(&l)));
+        }
+    }
+    if let Some(l) = lines.iter().find(|l| {
+        l.contains("has been compiled by a more recent version of the Java Runtime")
+            && (l.contains("org/gradle/")
+                || l.contains("org/apache/maven/")
+                || l.contains("org/codehaus/plexus/"))
+    }) {
+        return Some(format!("does not run on this JDK: {}", cut(l)));
+    }
+    // The script itself could not run what it needs (`sh: 1: java: not found`, a missing
+    // interpreter): a shell's "not found" exit codes.
+    if matches!(code, Some(126 | 127)) {
+        let why = lines.last().cloned().unwrap_or_default();
+        return Some(format!("exited {} ({})", code.unwrap_or(0), cut(&why)));
+    }
+    None
+}
+
+/// `java.net.UnknownHostException: services.gradle.org` → `UnknownHostException:
+/// services.gradle.org`.
+fn short_exception(line: &str) -> String {
+    let line = line.trim();
+    let (class, rest) = match line.split_once(':') {
+        Some((c, r)) => (c, Some(r.trim())),
+        None => (line, None),
+    };
+    let simple = class.rsplit('.').next().unwrap_or(class);
+    match rest {
+        Some(r) if !r.is_empty() => cut(&format!("{simple}: {r}")),
+        _ => simple.to_owned(),
+    }
+}
+
+fn cut(s: &str) -> String {
+    const MAX: usize = 160;
+    if s.len() <= MAX {
+        return s.to_owned();
+    }
+    let mut end = MAX;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exe(path: &Path) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::write(path, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    fn labels(v: &[Launch]) -> Vec<String> {
+        v.iter()
+            .map(|l| match &l.program {
+                Some(_) => l.label(),
+                None => format!("{} (missing)", l.label()),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_wrapper_first_then_the_other_build_then_the_unpinned_tool() {
+        let d = tempfile::tempdir().unwrap();
+        let all = |n: &str| Some(PathBuf::from(format!("/usr/bin/{n}")));
+        let none = |_: &str| None;
+        std::fs::write(d.path().join("pom.xml"), "<project/>").unwrap();
+        std::fs::write(d.path().join("build.gradle"), "").unwrap();
+        exe(&d.path().join("gradlew"));
+        assert_eq!(
+            labels(&launches(d.path(), Tool::Gradle, &all)),
+            ["./gradlew", "mvn", "gradle"]
+        );
+        assert_eq!(
+            labels(&launches(d.path(), Tool::Gradle, &none)),
+            ["./gradlew", "mvn (missing)", "gradle (missing)"]
+        );
+        exe(&d.path().join("mvnw"));
+        assert_eq!(
+            labels(&launches(d.path(), Tool::Maven, &all)),
+            ["./mvnw", "mvn", "./gradlew", "gradle"]
+        );
+        std::fs::remove_file(d.path().join("build.gradle")).unwrap();
+        assert_eq!(
+            labels(&launches(d.path(), Tool::Maven, &all)),
+            ["./mvnw", "mvn"]
+        );
+        // A wrapper without its mode bit is not run.
+        let g = tempfile::tempdir().unwrap();
+        std::fs::write(g.path().join("settings.gradle"), "").unwrap();
+        std::fs::write(g.path().join("gradlew"), "#!/bin/sh\n").unwrap();
+        assert_eq!(labels(&launches(g.path(), Tool::Gradle, &all)), ["gradle"]);
+    }
+
+    fn wrapper_launch(tool: Tool) -> Launch {
+        Launch {
+            tool,
+            program: Some(PathBuf::from("/ws/gradlew")),
+            wrapper: true,
+        }
+    }
+
+    #[test]
+    fn a_wrapper_that_cannot_download_did_not_start() {
+        // What Gradle's wrapper prints here (services.gradle.org does not resolve).
+        let out = "Downloading https://services.gradle.org/distributions/gradle-4.4.1-bin.zip\n\nException in thread \"main\" java.net.UnknownHostException: services.gradle.org\n\tat java.base/sun.nio.ch.NioSocketImpl.connect(NioSocketImpl.java:572)\n\tat org.gradle.wrapper.Download.downloadInternal(Download.java:66)\n\tat org.gradle.wrapper.WrapperExecutor.execute(WrapperExecutor.java:107)\n\tat org.gradle.wrapper.GradleWrapperMain.main(GradleWrapperMain.java:61)\n";
+        let g = wrapper_launch(Tool::Gradle);
+        assert_eq!(
+            not_started(&g, Some(1), out, false).as_deref(),
+            Some("UnknownHostException: services.gradle.org while downloading https://services.gradle.org/distributions/gradle-4.4.1-bin.zip")
+        );
+        // Reports written, or a clean exit: it ran.
+        assert_eq!(not_started(&g, Some(1), out, true), None);
+        assert_eq!(not_started(&g, Some(0), out, false), None);
+        assert_eq!(not_started(&g, None, out, false), None);
+        assert_eq!(
+            not_started(&g, Some(1), "Error: Could not find or load main class org.gradle.wrapper.GradleWrapperMain\nCaused by: java.lang.ClassNotFoundException: org.gradle.wrapper.GradleWrapperMain\n", false).as_deref(),
+            Some("its wrapper jar (gradle/wrapper/gradle-wrapper.jar) is missing")
+        );
+        let m = wrapper_launch(Tool::Maven);
+        assert_eq!(
+            not_started(&m, Some(1), "wget: Failed to fetch https://repo.maven.apache.org/maven2/org/apache/maven/apache-maven/3.9.9/apache-maven-3.9.9-bin.zip\n", false).as_deref(),
+            Some("wget: Failed to fetch https://repo.maven.apache.org/maven2/org/apache/maven/apache-maven/3.9.9/apache-maven-3.9.9-bin.zip")
+        );
+    }
+
+    #[test]
+    fn a_jdk_the_tool_does_not_support_did_not_start() {
+        let g = Launch {
+            tool: Tool::Gradle,
+            program: Some(PathBuf::from("/usr/bin/gradle")),
+            wrapper: false,
+        };
+        let out = "FAILURE: Build failed with an exception.\n\n* What went wrong:\nCould not open cp_settings generic class cache for settings file '/ws/settings.gradle' (/root/.gradle/caches/6.8.1/scripts/x).\n> BUG! exception in phase 'semantic analysis' in source unit '_BuildScript_' Unsupported class file major version 61\n";
+        let why = not_started(&g, Some(1), out, false).unwrap();
+        assert!(why.starts_with("does not run on this JDK: > BUG!"), "{why}");
+        assert!(why.contains("major version 61"), "{why}");
+        assert!(not_started(&g, Some(1), "Gradle requires JVM 17 or later to run. Your build is currently configured to use JVM 11.\n", false).is_some());
+    }
+
+    #[test]
+    fn a_failed_build_is_the_projects() {
+        let mvn = Launch {
+            tool: Tool::Maven,
+            program: Some(PathBuf::from("/usr/bin/mvn")),
+            wrapper: false,
+        };
+        for out in [
+            "[ERROR] COMPILATION ERROR : \n[ERROR] /ws/src/main/java/demo/Calc.java:[5,16] cannot find symbol\n",
+            "[ERROR] Failed to execute goal on project x: Could not resolve dependencies for project demo:x:jar:1.0: Could not find artifact junit:nope:jar:9 in central\n",
+            "[ERROR] Non-resolvable parent POM for demo:x:1.0\n",
+        ] {
+            assert_eq!(not_started(&mvn, Some(1), out, false), None, "{out}");
+        }
+        let g = wrapper_launch(Tool::Gradle);
+        assert_eq!(
+            not_started(&g, Some(1), "FAILURE: Build failed with an exception.\n* What went wrong:\nA problem occurred evaluating root project 'x'.\n", false),
+            None
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn never_panics(s in "(?s).{0,400}", code in proptest::option::of(-3i32..200)) {
+            let _ = not_started(&wrapper_launch(Tool::Maven), code, &s, false);
+            let _ = short_exception(&s);
+        }
+    }
+}
