@@ -70,6 +70,29 @@ fn a_ctest_failure_no_gtest_test_explains_is_not_green() {
     );
 }
 
+/// Reports that are not JSON (two processes that wrote the same file at once leave that when
+/// ctest runs tests in parallel) cost nothing when every process's console says how each of its
+/// tests ended and ctest's totals agree: the answer is the tests', not a doubt.
+#[test]
+fn unreadable_reports_the_console_accounts_for_are_no_doubt() {
+    let a = pith(case("clobbered_report").path(), &[]);
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    assert_eq!(
+        (&a.json["passed"], &a.json["failed"]),
+        (&1.into(), &1.into()),
+        "{}",
+        a.line
+    );
+    assert!(a.json.get("reason").is_none(), "{}", a.line);
+    let f = &a.failures()[0];
+    assert_eq!(f["test"], "Clobber.Fails");
+    assert_eq!(
+        f["frames"][0], "tests/clobber_test.cc:29 EXPECT_EQ(got, 4);",
+        "{}",
+        a.line
+    );
+}
+
 #[test]
 fn a_segfault_is_crashed_and_names_the_test() {
     let a = pith(case("segv").path(), &[]);

@@ -49,6 +49,7 @@ fn pith_command(root: &Path, args: &[&str]) -> Command {
         .env_remove("CI")
         .env("NO_COLOR", "1")
         .env("TERM", "xterm-pith");
+    common::without_callers_pith_variables(&mut cmd);
     cmd
 }
 

@@ -128,7 +128,18 @@ pub fn pith_command(cwd: &Path, root: &Path, args: &[&str]) -> Command {
         .current_dir(cwd)
         .env("CARGO_TARGET_DIR", shared_target())
         .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"));
+    without_callers_pith_variables(&mut cmd);
     cmd
+}
+
+/// Removes the `PITH_*` variables the harness itself inherited (CI sets `PITH_SAMPLES`), so a
+/// fixture that looks for pith's own variables in its tests' world sees only what pith set.
+pub fn without_callers_pith_variables(cmd: &mut Command) {
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("PITH") {
+            cmd.env_remove(k);
+        }
+    }
 }
 
 /// [`pith`] with `env` set on top of the harness's environment and `unset` removed from it:

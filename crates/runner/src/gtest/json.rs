@@ -66,8 +66,15 @@ pub fn parse(text: &str) -> Result<Vec<Case>, ParseError> {
     parse_report(text).map(|r| r.cases)
 }
 
+/// Reads the first JSON document of `text`. What follows a whole document is ignored: two gtest
+/// processes that ctest started together both pick the same free file name, and the one that
+/// opens it last truncates it and writes its own report over the other's, leaving the longer
+/// one's tail after a complete document.
 pub fn parse_report(text: &str) -> Result<Report, ParseError> {
-    let doc: Value = serde_json::from_str(text.trim_start_matches('\u{feff}'))
+    let doc: Value = serde_json::Deserializer::from_str(text.trim_start_matches('\u{feff}'))
+        .into_iter::<Value>()
+        .next()
+        .unwrap_or_else(|| Err(<serde_json::Error as serde::de::Error>::custom("empty")))
         .map_err(|e| ParseError::Malformed(format!("GoogleTest JSON: {e}")))?;
     let suites = doc
         .get("testsuites")
@@ -160,6 +167,20 @@ mod tests {
             Some("the GoogleTest report counts 5 tests, 4 are in it")
         );
         assert!(parse("{\"tests\": 1, \"testsu").is_err());
+        assert!(parse("").is_err());
+    }
+
+    /// Two processes that picked the same file: the last to open it wrote its whole report
+    /// over the start of a longer one.
+    #[test]
+    fn a_report_written_over_a_longer_one_is_read() {
+        let longer = SAMPLE.replace("\"Ok\"", "\"OkWithALongerName\"");
+        let shorter = r#"{"tests": 1, "testsuites": [{"name": "Sum", "testsuite": [{"name": "Ok", "status": "RUN", "result": "COMPLETED", "classname": "Sum"}]}]}"#;
+        let file = format!("{shorter}{}", &longer[shorter.len()..]);
+        let r = parse_report(&file).unwrap();
+        assert_eq!(r.cases.len(), 1);
+        assert_eq!(r.cases[0].id, "Sum.Ok");
+        assert_eq!(r.disagreement(), None);
     }
 
     proptest::proptest! {

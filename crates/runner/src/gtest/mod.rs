@@ -512,12 +512,17 @@ fn regex_escape(s: &str) -> String {
     out
 }
 
-/// The GoogleTest reports the run wrote: their cases, and one line for each that could not be
-/// read whole (too large, not a gtest report) or whose totals disagree with its cases.
+/// The GoogleTest reports the run wrote: their cases, one line for each that could not be read
+/// whole (too large) or whose totals disagree with its cases, and one for each that is no
+/// report at all.
 #[derive(Default)]
 struct Reports {
     cases: Vec<json::Case>,
     doubts: Vec<String>,
+    /// Reports that are not JSON: a binary that died while writing, or two that wrote the same
+    /// file at once (gtest picks a free name when it starts, not when it writes). A doubt only
+    /// when the console does not account for every test on its own.
+    unreadable: Vec<String>,
 }
 
 fn read_json_dir(dir: &Path) -> Reports {
@@ -565,7 +570,7 @@ fn read_json_dir(dir: &Path) -> Reports {
                 out.cases.extend(r.cases);
             }
             Err(_) => out
-                .doubts
+                .unreadable
                 .push(format!("the GoogleTest report {name} is unreadable")),
         }
     }
@@ -799,7 +804,11 @@ fn judge(
     reports: Reports,
     requested: &[String],
 ) -> Run {
-    let Reports { cases, doubts } = reports;
+    let Reports {
+        cases,
+        doubts,
+        unreadable,
+    } = reports;
     // ctest's own words (its results, totals and list of failures) and what it said on stderr.
     let output = format!("{}\n{}", ctest_words(&ct.last).join("\n"), cap.stderr_str());
     let mut by_id: HashMap<&str, &json::Case> = HashMap::new();
@@ -919,11 +928,15 @@ fn judge(
         }
     }
     let mut unfinished: Vec<&str> = Vec::new();
+    // Every gtest process ran to its summary with an end for each test it started: its console
+    // says all its report would have.
+    let mut console_whole = true;
     for t in &ct.tests {
         // A gtest binary that exited 0 without gtest's closing summary stopped before its end
         // (`_exit` in a tear-down, a destructor), where gtest writes its report; a test it left
         // running is a failure already.
         let g = console::parse_gtest(t.output.iter());
+        console_whole &= !g.gtest || g.finished && g.tests.iter().all(|(_, end)| end.is_some());
         if t.ended == Some(Ended::Passed)
             && g.gtest
             && !g.finished
@@ -947,6 +960,9 @@ fn judge(
         }
     }
     reasons.extend(doubts);
+    if !console_whole {
+        reasons.extend(unreadable);
+    }
     if !reasons.is_empty() {
         run.reason = Some(reasons.join("; "));
     }

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The quick half of pith's test suite, for the edit loop: every crate's unit tests, and one
+# integration test file per ecosystem that drives the real runner through the real `pith`
+# binary (pytest, cargo/nextest, go, jest/vitest/node, Maven/Gradle, CTest). Leaves out the
+# adapter suites, the verdict corpus, the state and MCP suites and fuzzing: scripts/test.sh
+# (what CI runs) has them all. Installs the same runners, but not the fuzzing toolchain.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+
+for setup in scripts/setup/*.sh; do
+    [ "$setup" = scripts/setup/fuzz.sh ] && continue
+    echo "scripts/quick.sh: $setup" >&2
+    bash "$setup"
+done
+
+cargo test --workspace --locked --lib --bins "$@"
+cargo test --locked -p pith --test cli --test python_cli --test rust_cli --test go_cli \
+    --test js_cli --test jvm_cli --test cpp_cli "$@"
