@@ -21,6 +21,9 @@ pub struct Options {
     /// Substrings of scenario names to keep; empty keeps all.
     pub filters: Vec<String>,
     pub markdown_out: Option<PathBuf>,
+    /// Where each scenario's answer (its first timed run's stdout) is written as `NAME.json`:
+    /// a refactoring's answers compared byte for byte, `durationS` aside.
+    pub answers_out: Option<PathBuf>,
 }
 
 /// Pith may add at most this much to the runner's own wall time.
@@ -98,7 +101,7 @@ pub fn run(opts: &Options) -> Result<()> {
         } else {
             Vec::new()
         };
-        let row = match &s.report {
+        let (row, answer) = match &s.report {
             Some(file) => measure_report(s, file, &pith_dir, &pith, opts.runs, &counter)?,
             None => {
                 let dirs = Dirs {
@@ -108,6 +111,11 @@ pub fn run(opts: &Options) -> Result<()> {
                 measure(s, dirs, &pith, &env, opts.runs, &counter)?
             }
         };
+        if let Some(dir) = &opts.answers_out {
+            fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            let file = dir.join(format!("{}.json", s.name.replace('/', "-")));
+            fs::write(&file, answer).with_context(|| format!("writing {}", file.display()))?;
+        }
         rows.push(row);
     }
 
@@ -151,6 +159,7 @@ fn copy_fixture(root: &Path, s: &Scenario, dir: &Path) -> Result<()> {
 /// One scenario: a warm-up of each side, then `runs` timed runs alternating raw and pith.
 /// The warm-up is also where a cold build happens (cargo's, CMake's configure and build), so
 /// the timed runs are the edit loop's: an already-built tree, nothing changed.
+/// Returns the row and the answer of the first timed pith run.
 fn measure(
     s: &Scenario,
     dirs: Dirs<'_>,
@@ -158,7 +167,7 @@ fn measure(
     env: &[(&str, &Path)],
     runs: usize,
     counter: &Counter,
-) -> Result<Row> {
+) -> Result<(Row, Vec<u8>)> {
     let raw_cmds: Vec<Vec<OsString>> = s
         .kind
         .raw_commands()
@@ -212,13 +221,14 @@ fn measure(
     }
     let raw_walls: Vec<Duration> = raw.iter().map(RawRun::wall).collect();
     let pith_walls: Vec<Duration> = pith_runs.iter().map(|r| r.wall).collect();
-    Ok(Row {
+    let row = Row {
         scenario: s.name.clone(),
         raw: side(counter, &raw[0].text, report::median(&raw_walls)),
         pith: side(counter, &answer.stdout, report::median(&pith_walls)),
         note,
         raw_kind: RawKind::Run,
-    })
+    };
+    Ok((row, answer.stdout.clone()))
 }
 
 /// Each raw step's median wall time, for the table's note on what a sequence's time is made of.
@@ -253,7 +263,7 @@ fn measure_report(
     pith: &Path,
     runs: usize,
     counter: &Counter,
-) -> Result<Row> {
+) -> Result<(Row, Vec<u8>)> {
     let text = fs::read(file).with_context(|| format!("reading {}", file.display()))?;
     let argv: Vec<OsString> = vec![
         pith.into(),
@@ -280,13 +290,14 @@ fn measure_report(
         );
     }
     let walls: Vec<Duration> = samples.iter().map(|r| r.wall).collect();
-    Ok(Row {
+    let row = Row {
         scenario: s.name.clone(),
         raw: side(counter, &text, Duration::ZERO),
         pith: side(counter, &answer.stdout, report::median(&walls)),
         note,
         raw_kind: RawKind::Report,
-    })
+    };
+    Ok((row, answer.stdout.clone()))
 }
 
 struct Sample {

@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 
 const USAGE: &str = "\
-usage: cargo xtask bench [--runs N] [--scenario NAME]... [--markdown-out FILE]
+usage: cargo xtask bench [--runs N] [--scenario NAME]... [--markdown-out FILE] [--answers-out DIR]
        cargo xtask memory
 
 Runs each fixture's test runner as an agent would type it (for CTest: cmake's configure,
@@ -27,6 +27,8 @@ runners that cannot run here (.NET). The tables go to stdout; progress goes to s
   --runs N             timed runs per side, raw and pith alternating (default 5)
   --scenario NAME      only scenarios whose name contains NAME (repeatable)
   --markdown-out FILE  also write the table to FILE
+  --answers-out DIR    also write each scenario's answer to DIR/NAME.json (compare answers
+                       across a change, durationS aside)
 
 `memory` runs `pith test` on projects whose one test prints 100 MB, or prints without end
 under `--timeout 5`, and prints pith's own peak RSS (VmHWM), wall time and status per runner.
@@ -60,6 +62,7 @@ fn parse_bench_args(mut args: impl Iterator<Item = String>) -> Result<bench::Opt
         runs: 5,
         filters: Vec::new(),
         markdown_out: None,
+        answers_out: None,
     };
     while let Some(arg) = args.next() {
         let mut value = |flag: &str| args.next().with_context(|| format!("{flag} needs a value"));
@@ -74,6 +77,7 @@ fn parse_bench_args(mut args: impl Iterator<Item = String>) -> Result<bench::Opt
             }
             "--scenario" => opts.filters.push(value("--scenario")?),
             "--markdown-out" => opts.markdown_out = Some(PathBuf::from(value("--markdown-out")?)),
+            "--answers-out" => opts.answers_out = Some(PathBuf::from(value("--answers-out")?)),
             "-h" | "--help" => {
                 eprint!("{USAGE}");
                 std::process::exit(0);
