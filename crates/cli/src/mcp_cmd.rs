@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use super::fail;
 
-use pith_mcp::init::{self, Scope};
+use pith_init::{self as init, Scope};
 
 pub fn mcp(root: Option<PathBuf>, slim: bool) -> ExitCode {
     match pith_mcp::serve(pith_mcp::Options { root, slim }) {

@@ -1,12 +1,10 @@
-//! pith for agent hosts: the MCP server (`pith mcp`) and the host set-up (`pith init`).
+//! pith for agent hosts: the MCP server (`pith mcp`).
 //!
-//! The server serves the same engine as the CLI, so every tool's answer is byte-identical to
-//! the matching CLI command's JSON; only `wire` shapes answers. `init` wires pith into one
-//! host's MCP configuration and instructions file, merging, never clobbering.
+//! The server calls the same engine answers as the CLI, so every tool's answer is
+//! byte-identical to the matching CLI command's JSON by construction: the engine shapes it
+//! once. `pith init` (host set-up) is the `pith-init` crate's.
 
 mod guide;
-pub mod init;
-mod jsonedit;
 mod server;
 mod tools;
 

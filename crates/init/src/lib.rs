@@ -8,9 +8,11 @@
 //! workspace; a host whose MCP config exists only in the user's home (Windsurf) has that file
 //! written only with `--user`.
 
+mod jsonedit;
+
 use std::path::{Path, PathBuf};
 
-use crate::jsonedit::{self, Node};
+use crate::jsonedit::Node;
 
 /// The instructions block: short, byte-stable, the same for every host.
 pub const INSTRUCTIONS: &str = "\
