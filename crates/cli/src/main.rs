@@ -1,6 +1,6 @@
 //! `pith`: thin glue from the command line to the engine. Parses arguments, calls one engine
-//! function, prints its answer as one line of JSON on stdout, and maps the answer's status to
-//! the exit code (0 green, 1 the code under test is not green, 2 pith could not do its job).
+//! answer function, prints its JSON line on stdout and exits with its code (0 green, 1 the
+//! code under test is not green, 2 pith could not do its job).
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -174,7 +174,7 @@ fn test(
     since: Option<u64>,
     wait: u64,
 ) -> ExitCode {
-    pith_runner::process::install_signal_handlers();
+    pith_engine::signals::install();
     let cwd = match std::env::current_dir() {
         Ok(d) => d,
         Err(e) => return fail(format!("cannot read the current directory: {e}")),
@@ -196,14 +196,11 @@ fn test(
         wait: Some(Duration::from_secs(wait)),
         watcher: None,
     };
-    let result = pith_engine::run_tests_with(&req, &state);
-    if pith_runner::process::was_interrupted() {
+    let result = pith_engine::answer::test(&req, &state);
+    if pith_engine::signals::interrupted() {
         return ExitCode::from(EXIT_INTERRUPTED);
     }
-    match result {
-        Ok(report) => answer(&report),
-        Err(e) => fail(e.to_string()),
-    }
+    answered(result)
 }
 
 fn reports(root: Option<PathBuf>, files: &[PathBuf]) -> ExitCode {
@@ -211,17 +208,22 @@ fn reports(root: Option<PathBuf>, files: &[PathBuf]) -> ExitCode {
         Ok(d) => d,
         Err(e) => return fail(format!("cannot read the current directory: {e}")),
     };
-    match pith_engine::read_reports(root.as_deref(), &cwd, files) {
-        Ok(report) => answer(&report),
-        Err(e) => fail(e.to_string()),
-    }
+    answered(pith_engine::answer::reports(root.as_deref(), &cwd, files))
 }
 
-/// Prints a report's answer and turns its status into the exit code.
-fn answer(report: &pith_model::Report) -> ExitCode {
-    state_cmd::warn(&report.warnings);
-    print_line(&pith_wire::to_json(&pith_wire::test_answer(report)));
-    ExitCode::from(report.status().exit_code() as u8)
+/// Prints an answer (its warnings on stderr) and ends with its exit code; an error is pith's
+/// own failure (exit 2).
+fn answered<E: std::fmt::Display>(result: Result<pith_engine::Answer, E>) -> ExitCode {
+    match result {
+        Ok(answer) => {
+            for w in &answer.warnings {
+                eprintln!("pith: {w}");
+            }
+            print_line(&answer.json);
+            ExitCode::from(answer.exit)
+        }
+        Err(e) => fail(e.to_string()),
+    }
 }
 
 fn fail(message: String) -> ExitCode {

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::{fail, print_line};
+use super::{answered, fail};
 
 pub(crate) fn status(root: Option<PathBuf>, since: Option<u64>) -> ExitCode {
     let cwd = match std::env::current_dir() {
@@ -19,14 +19,7 @@ pub(crate) fn status(root: Option<PathBuf>, since: Option<u64>) -> ExitCode {
         since,
         watcher: None,
     };
-    match pith_engine::status(&req) {
-        Ok(state) => {
-            warn(&state.warnings);
-            print_line(&pith_wire::to_json(&pith_wire::status_answer(&state)));
-            ExitCode::SUCCESS
-        }
-        Err(e) => fail(e.to_string()),
-    }
+    answered(pith_engine::answer::status(&req))
 }
 
 pub(crate) fn failures(
@@ -40,21 +33,6 @@ pub(crate) fn failures(
         Err(e) => return fail(format!("cannot read the current directory: {e}")),
     };
     let req = pith_engine::FailuresRequest { root, cwd, tests };
-    match pith_engine::failures(&req) {
-        Ok(details) => {
-            warn(&details.warnings);
-            let page = usize::try_from(page).unwrap_or(usize::MAX);
-            let answer = pith_wire::failures_answer(&details, page, stacks);
-            print_line(&pith_wire::to_json(&answer));
-            ExitCode::SUCCESS
-        }
-        Err(e) => fail(e.to_string()),
-    }
-}
-
-/// The engine's one-line warnings (a damaged state database moved aside), on stderr.
-pub(crate) fn warn(warnings: &[String]) {
-    for w in warnings {
-        eprintln!("pith: {w}");
-    }
+    let page = usize::try_from(page).unwrap_or(usize::MAX);
+    answered(pith_engine::answer::failures(&req, page, stacks))
 }

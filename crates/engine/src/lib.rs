@@ -1,10 +1,14 @@
-//! The query API every front end calls (the CLI today, the MCP server next), so an answer is
-//! computed in one place: find the workspace, pick its runners, run them, merge their results.
-//! The engine does no printing and no serialization; progress goes through a callback.
+//! The query API every front end calls (the CLI and the MCP server), so an answer is computed
+//! in one place: find the workspace, pick its runners, run them, merge their results, and
+//! shape them (through `wire`) into the answer's bytes and exit code ([`answer`]). The faces
+//! call nothing else of pith. The engine does no printing; progress goes through a callback.
 
+pub mod answer;
 mod detect;
+pub mod signals;
 mod state;
 mod symbols;
+mod watch;
 mod workspace;
 
 use std::path::{Path, PathBuf};
@@ -16,11 +20,10 @@ use detect::Found;
 use pith_model::{Report, Run};
 use pith_runner::{Context, PathMap, RunnerError};
 
-pub use state::{
-    failures, run_tests_with, status, FailuresRequest, StateOptions, StatusRequest, Watcher,
-    DEFAULT_WAIT,
-};
-pub use symbols::{find_symbol, find_usages, Definition, FileUses, Kind, SymbolError};
+pub use answer::Answer;
+pub use state::{FailuresRequest, StateOptions, StatusRequest, DEFAULT_WAIT};
+pub use symbols::SymbolError;
+pub use watch::Watcher;
 pub use workspace::find_root;
 
 /// Where a run reports what it is doing (one short line at a time); the CLI shows it on a
@@ -148,11 +151,7 @@ fn execute(
 /// Reads existing report files (JUnit XML, TRX, `go test -json`, jest/vitest JSON, GoogleTest
 /// JSON) into one report without running anything. Paths in them are made relative to the
 /// workspace found from `cwd` (or `root`).
-pub fn read_reports(
-    root: Option<&Path>,
-    cwd: &Path,
-    files: &[PathBuf],
-) -> Result<Report, EngineError> {
+fn read_reports(root: Option<&Path>, cwd: &Path, files: &[PathBuf]) -> Result<Report, EngineError> {
     let root = resolve(root, cwd)?;
     let paths = PathMap::new(&root);
     let mut runs = Vec::new();

@@ -13,9 +13,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pith_model::{FailureDetails, Report, Run, RunSummary, Status, WorkspaceState};
-pub use pith_store::Watcher;
 use pith_store::{Retention, Store, StoreError, TryLock};
 
+use crate::watch::Watcher;
 use crate::{
     detect_workspace, execute, names_of, resolve, select_runners, EngineError, TestRequest,
 };

@@ -1,10 +1,10 @@
 //! `pith symbol` and `pith usages`: find the workspace, bring its code index up to date (only
-//! changed files are re-parsed) and look the name up. Front ends shape the results with
-//! `pith_wire::symbol_answer` / `usages_answer`; this module decides what was found.
+//! changed files are re-parsed) and look the name up. [`crate::answer`] shapes the results;
+//! this module decides what was found.
 
 use std::path::{Path, PathBuf};
 
-pub use pith_index::{Definition, FileUses, IndexError, Kind};
+use pith_index::{Definition, FileUses, IndexError, Kind};
 
 /// Expected failures of a symbol query, each one clear line.
 #[derive(Debug, thiserror::Error)]

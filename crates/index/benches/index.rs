@@ -69,7 +69,7 @@ fn main() {
             let index = Index::open(&corpus).expect("index");
             let files = index.usages(name);
             let shaped: Vec<pith_wire::UsesInFile> =
-                files.iter().map(pith_index::FileUses::shaped).collect();
+                files.iter().map(pith_wire::UsesInFile::from).collect();
             let answer = pith_wire::usages_answer(name, &shaped);
             let line = pith_wire::to_json(&answer);
             (t.elapsed(), line.len(), answer.count())
@@ -79,7 +79,7 @@ fn main() {
             let index = Index::open(&corpus).expect("index");
             let defs = index.definitions(name, None);
             let shaped: Vec<pith_wire::SymbolDef> =
-                defs.iter().map(pith_index::Definition::shaped).collect();
+                defs.iter().map(pith_wire::SymbolDef::from).collect();
             let line = pith_wire::to_json(&pith_wire::symbol_answer(name, &shaped));
             (t.elapsed(), line.len(), defs.len())
         });

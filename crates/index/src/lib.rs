@@ -20,160 +20,15 @@ pub use walk::MAX_FILE_BYTES;
 /// The index file, relative to the workspace root.
 pub const INDEX_FILE: &str = ".pith/index.bin";
 
-/// What a definition defines.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Kind {
-    Function,
-    Method,
-    Constructor,
-    Class,
-    Struct,
-    Enum,
-    Interface,
-    Trait,
-    Type,
-    Module,
-    Macro,
-    Const,
-    Static,
-    Variable,
-    Field,
-    Property,
-    Variant,
+pub use pith_model::symbol::{Definition, FileUses, Kind};
+
+/// A kind's code in the index file: its position in [`Kind::ALL`].
+fn kind_code(kind: Kind) -> u8 {
+    Kind::ALL.iter().position(|k| *k == kind).unwrap_or(0) as u8
 }
 
-impl Kind {
-    pub const ALL: [Kind; 17] = [
-        Kind::Function,
-        Kind::Method,
-        Kind::Constructor,
-        Kind::Class,
-        Kind::Struct,
-        Kind::Enum,
-        Kind::Interface,
-        Kind::Trait,
-        Kind::Type,
-        Kind::Module,
-        Kind::Macro,
-        Kind::Const,
-        Kind::Static,
-        Kind::Variable,
-        Kind::Field,
-        Kind::Property,
-        Kind::Variant,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Function => "function",
-            Kind::Method => "method",
-            Kind::Constructor => "constructor",
-            Kind::Class => "class",
-            Kind::Struct => "struct",
-            Kind::Enum => "enum",
-            Kind::Interface => "interface",
-            Kind::Trait => "trait",
-            Kind::Type => "type",
-            Kind::Module => "module",
-            Kind::Macro => "macro",
-            Kind::Const => "const",
-            Kind::Static => "static",
-            Kind::Variable => "variable",
-            Kind::Field => "field",
-            Kind::Property => "property",
-            Kind::Variant => "variant",
-        }
-    }
-
-    /// A kind from its name or a language's keyword for it (`fn`, `def`, `func`, `impl`…).
-    pub fn parse(s: &str) -> Option<Kind> {
-        let s = s.trim().to_ascii_lowercase();
-        let alias = match s.as_str() {
-            "fn" | "func" | "def" | "fun" => Some(Kind::Function),
-            "ctor" | "init" => Some(Kind::Constructor),
-            "namespace" | "mod" | "package" => Some(Kind::Module),
-            "var" | "let" => Some(Kind::Variable),
-            "record" => Some(Kind::Class),
-            "union" => Some(Kind::Struct),
-            "alias" | "typedef" => Some(Kind::Type),
-            "member" | "enum_member" | "enumconstant" => Some(Kind::Variant),
-            "prop" => Some(Kind::Property),
-            _ => None,
-        };
-        alias.or_else(|| {
-            let singular = [s.strip_suffix("es"), s.strip_suffix('s')];
-            Kind::ALL
-                .into_iter()
-                .find(|k| k.name() == s || singular.contains(&Some(k.name())))
-        })
-    }
-
-    fn code(self) -> u8 {
-        Kind::ALL.iter().position(|k| *k == self).unwrap_or(0) as u8
-    }
-
-    fn from_code(code: u64) -> Option<Kind> {
-        Kind::ALL.get(usize::try_from(code).ok()?).copied()
-    }
-
-    /// Order in an answer: types first, then callables, then values, then members.
-    fn rank(self) -> u8 {
-        match self {
-            Kind::Class
-            | Kind::Struct
-            | Kind::Enum
-            | Kind::Interface
-            | Kind::Trait
-            | Kind::Type => 0,
-            Kind::Function | Kind::Method | Kind::Constructor | Kind::Macro => 1,
-            Kind::Module | Kind::Const | Kind::Static | Kind::Variable => 2,
-            Kind::Field | Kind::Property | Kind::Variant => 3,
-        }
-    }
-}
-
-/// One definition of a name.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Definition {
-    pub name: String,
-    pub kind: Kind,
-    /// Workspace-relative, `/`-separated.
-    pub file: String,
-    pub line: u32,
-    /// What it is defined in, as the language writes it: `Config`, `Outer.Inner`, a module
-    /// or package for a top-level item.
-    pub container: Option<String>,
-}
-
-impl Definition {
-    /// The definition as the answer shaper takes it: one mapping for every front end.
-    pub fn shaped(&self) -> pith_wire::SymbolDef<'_> {
-        pith_wire::SymbolDef {
-            kind: self.kind.name(),
-            file: &self.file,
-            line: self.line,
-            container: self.container.as_deref(),
-        }
-    }
-}
-
-/// The uses of a name in one file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileUses {
-    /// Workspace-relative, `/`-separated.
-    pub file: String,
-    /// Lines with a use, ascending; a line with several uses is one site.
-    pub lines: Vec<u32>,
-}
-
-impl FileUses {
-    /// The file's uses as the answer shaper takes them: one mapping for every front end.
-    pub fn shaped(&self) -> pith_wire::UsesInFile<'_> {
-        pith_wire::UsesInFile {
-            file: &self.file,
-            lines: &self.lines,
-        }
-    }
+fn kind_from_code(code: u64) -> Option<Kind> {
+    Kind::ALL.get(usize::try_from(code).ok()?).copied()
 }
 
 /// What bringing the index up to date did.
@@ -296,7 +151,7 @@ impl Index {
         let mut out: Vec<Definition> = self
             .segment
             .defs(&rec)
-            .filter(|d| kind.is_none_or(|k| Kind::from_code(d.kind) == Some(k)))
+            .filter(|d| kind.is_none_or(|k| kind_from_code(d.kind) == Some(k)))
             .filter_map(|d| {
                 let chain = self.segment.string(d.chain);
                 if !q.matches_chain(chain) {
@@ -305,7 +160,7 @@ impl Index {
                 let file = self.segment.file(d.file)?;
                 Some(Definition {
                     name: q.name.to_owned(),
-                    kind: Kind::from_code(d.kind)?,
+                    kind: kind_from_code(d.kind)?,
                     file: file.path.clone(),
                     line: d.line,
                     container: chain
@@ -434,7 +289,7 @@ mod tests {
     fn kinds_parse_from_names_and_keywords() {
         for k in Kind::ALL {
             assert_eq!(Kind::parse(k.name()), Some(k));
-            assert_eq!(Kind::from_code(u64::from(k.code())), Some(k));
+            assert_eq!(kind_from_code(u64::from(kind_code(k))), Some(k));
         }
         assert_eq!(Kind::parse("fn"), Some(Kind::Function));
         assert_eq!(Kind::parse("Classes"), Some(Kind::Class));

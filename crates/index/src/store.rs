@@ -388,7 +388,7 @@ impl Builder {
             let p = DefP {
                 file,
                 line: d.line,
-                kind: u64::from(d.kind.code()),
+                kind: u64::from(crate::kind_code(d.kind)),
                 chain: local(d.chain),
                 shown: d.shown,
             };

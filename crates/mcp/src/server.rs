@@ -67,7 +67,7 @@ fn declaration(t: &ToolDef, slim: bool) -> Tool {
 pub fn serve(options: Options) -> Result<(), ServeError> {
     let cwd = std::env::current_dir().map_err(ServeError::Cwd)?;
     // A signal to pith kills the runner groups it started (the engine watches this flag).
-    pith_runner::process::install_signal_handlers();
+    pith_engine::signals::install();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -126,7 +126,7 @@ fn watch(workspace: Arc<Workspace>) {
 
 /// Resolves once pith has received SIGINT, SIGTERM or SIGHUP.
 async fn interrupted() {
-    while !pith_runner::process::was_interrupted() {
+    while !pith_engine::signals::interrupted() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }

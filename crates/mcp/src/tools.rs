@@ -1,6 +1,6 @@
 //! The tool table: each tool's declaration (name, full and slim description, input schema) and
-//! the function that answers it by calling the engine and `wire`, exactly as the matching CLI
-//! command does. Adding a tool is one entry here.
+//! the function that answers it by calling the engine's answer for the matching CLI command
+//! (the same bytes by construction). Adding a tool is one entry here.
 //!
 //! Declarations are the byte prefix every step of an agent loop re-sends, so they are sorted by
 //! name and hold only constants: nothing about the workspace, the time, the environment or the
@@ -154,9 +154,7 @@ fn run_tests(call: &Call) -> Result<String, ToolError> {
         watcher: call.workspace.watcher(),
         ..pith_engine::StateOptions::default()
     };
-    let report = pith_engine::run_tests_with(&req, &state)?;
-    warn(&report.warnings);
-    Ok(pith_wire::to_json(&pith_wire::test_answer(&report)))
+    Ok(sent(pith_engine::answer::test(&req, &state)?))
 }
 
 fn get_status(call: &Call) -> Result<String, ToolError> {
@@ -167,9 +165,7 @@ fn get_status(call: &Call) -> Result<String, ToolError> {
         since: args.count("since")?,
         watcher: call.workspace.watcher(),
     };
-    let state = pith_engine::status(&req)?;
-    warn(&state.warnings);
-    Ok(pith_wire::to_json(&pith_wire::status_answer(&state)))
+    Ok(sent(pith_engine::answer::status(&req)?))
 }
 
 fn get_failures(call: &Call) -> Result<String, ToolError> {
@@ -185,10 +181,7 @@ fn get_failures(call: &Call) -> Result<String, ToolError> {
         cwd: call.workspace.cwd.clone(),
         tests: args.strings("tests")?,
     };
-    let details = pith_engine::failures(&req)?;
-    warn(&details.warnings);
-    let answer = pith_wire::failures_answer(&details, page, stacks);
-    Ok(pith_wire::to_json(&answer))
+    Ok(sent(pith_engine::answer::failures(&req, page, stacks)?))
 }
 
 fn find_symbol(call: &Call) -> Result<String, ToolError> {
@@ -196,34 +189,29 @@ fn find_symbol(call: &Call) -> Result<String, ToolError> {
     let name = args.required("name")?;
     let ws = call.workspace;
     let kind = args.string("kind")?;
-    let defs = pith_engine::find_symbol(ws.root.as_deref(), &ws.cwd, &name, kind.as_deref())?;
-    let shaped: Vec<pith_wire::SymbolDef> =
-        defs.iter().map(pith_engine::Definition::shaped).collect();
-    Ok(pith_wire::to_json(&pith_wire::symbol_answer(
-        name.trim(),
-        &shaped,
-    )))
+    let answer = pith_engine::answer::symbol(ws.root.as_deref(), &ws.cwd, &name, kind.as_deref())?;
+    Ok(sent(answer))
 }
 
 fn find_usages(call: &Call) -> Result<String, ToolError> {
     let args = Args::new(call.args, &["name"])?;
     let name = args.required("name")?;
     let ws = call.workspace;
-    let files = pith_engine::find_usages(ws.root.as_deref(), &ws.cwd, &name)?;
-    let shaped: Vec<pith_wire::UsesInFile> =
-        files.iter().map(pith_engine::FileUses::shaped).collect();
-    Ok(pith_wire::to_json(&pith_wire::usages_answer(
-        name.trim(),
-        &shaped,
-    )))
+    Ok(sent(pith_engine::answer::usages(
+        ws.root.as_deref(),
+        &ws.cwd,
+        &name,
+    )?))
 }
 
-/// The engine's warnings (a workspace state it could not use) go where the CLI puts them:
-/// stderr, never into the protocol.
-fn warn(warnings: &[String]) {
-    for w in warnings {
+/// The answer's bytes, the tool result's one text block (its exit code is the CLI's
+/// business). Its warnings (a workspace state the engine could not use) go where the CLI
+/// puts them: stderr, never into the protocol.
+fn sent(answer: pith_engine::Answer) -> String {
+    for w in &answer.warnings {
         eprintln!("pith: {w}");
     }
+    answer.json
 }
 
 fn get_guide(call: &Call) -> Result<String, ToolError> {

@@ -5,6 +5,7 @@
 //! tail counted), and whichever is smaller in bytes is sent: few uses come flat and complete,
 //! many come grouped in a size that does not grow with the number of uses.
 
+use pith_model::symbol::{Definition, FileUses};
 use serde::Serialize;
 
 use crate::{SYMBOL_MANY_BUDGET, USAGES_MANY_BUDGET};
@@ -18,7 +19,8 @@ const DEFINITIONS: usize = 8;
 /// headroom under [`USAGES_MANY_BUDGET`] for a long last path.
 const GROUPED_FILL: usize = USAGES_MANY_BUDGET - 100;
 
-/// One definition, as the shaper needs it (the index's type is mapped by the caller).
+/// One definition, as the shaper needs it (from the model's [`Definition`], one mapping for
+/// every front end).
 #[derive(Debug, Clone, Copy)]
 pub struct SymbolDef<'a> {
     pub kind: &'a str,
@@ -33,6 +35,26 @@ pub struct UsesInFile<'a> {
     pub file: &'a str,
     /// Ascending line numbers, one per line with a use.
     pub lines: &'a [u32],
+}
+
+impl<'a> From<&'a Definition> for SymbolDef<'a> {
+    fn from(d: &'a Definition) -> Self {
+        SymbolDef {
+            kind: d.kind.name(),
+            file: &d.file,
+            line: d.line,
+            container: d.container.as_deref(),
+        }
+    }
+}
+
+impl<'a> From<&'a FileUses> for UsesInFile<'a> {
+    fn from(f: &'a FileUses) -> Self {
+        UsesInFile {
+            file: &f.file,
+            lines: &f.lines,
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]

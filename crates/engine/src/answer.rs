@@ -1,0 +1,104 @@
+//! The answers, as the faces hand them on: each query's result shaped by `wire` into its one
+//! compact JSON line, with the exit code `pith` ends with. The engine → wire step happens
+//! here and nowhere else, so a CLI command and its MCP tool answer the same bytes by
+//! construction, not by convention.
+
+use std::path::{Path, PathBuf};
+
+use pith_model::Report;
+
+use crate::state::{self, FailuresRequest, StateOptions, StatusRequest};
+use crate::symbols::{self, SymbolError};
+use crate::{EngineError, TestRequest};
+
+/// Exit code of an answer that found what it looked for (`status`, `failures`, a symbol
+/// with definitions or uses).
+const EXIT_ANSWERED: u8 = 0;
+/// Exit code of a symbol query that found nothing (the answer still says so).
+const EXIT_NOTHING_FOUND: u8 = 1;
+
+/// One answer: the bytes the CLI prints and an MCP tool returns, and the exit code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// The compact JSON line, without its newline.
+    pub json: String,
+    /// 0 green (or answered), 1 the code under test is not green (or nothing found), 2 pith
+    /// could not do its job (a missing runner, a busy workspace).
+    pub exit: u8,
+    /// One-line warnings about the workspace state (a damaged database moved aside): the
+    /// faces put them on stderr, never in the answer.
+    pub warnings: Vec<String>,
+}
+
+/// `pith test`: runs the selected tests (or answers `unchanged` from the history).
+pub fn test(req: &TestRequest, opts: &StateOptions) -> Result<Answer, EngineError> {
+    state::run_tests_with(req, opts).map(tested)
+}
+
+/// `pith test --report`: reads existing report files, running nothing.
+pub fn reports(root: Option<&Path>, cwd: &Path, files: &[PathBuf]) -> Result<Answer, EngineError> {
+    crate::read_reports(root, cwd, files).map(tested)
+}
+
+/// A test report's answer; its status decides the exit code.
+fn tested(mut report: Report) -> Answer {
+    Answer {
+        json: pith_wire::to_json(&pith_wire::test_answer(&report)),
+        exit: report.status().exit_code() as u8,
+        warnings: std::mem::take(&mut report.warnings),
+    }
+}
+
+/// `pith status`: answered (exit 0) whatever the last run's status.
+pub fn status(req: &StatusRequest) -> Result<Answer, EngineError> {
+    let mut ws = state::status(req)?;
+    Ok(Answer {
+        json: pith_wire::to_json(&pith_wire::status_answer(&ws)),
+        exit: EXIT_ANSWERED,
+        warnings: std::mem::take(&mut ws.warnings),
+    })
+}
+
+/// `pith failures`: one page (from 1) of the last run's failures; answered (exit 0) whatever
+/// they are.
+pub fn failures(req: &FailuresRequest, page: usize, stacks: bool) -> Result<Answer, EngineError> {
+    let mut details = state::failures(req)?;
+    Ok(Answer {
+        json: pith_wire::to_json(&pith_wire::failures_answer(&details, page, stacks)),
+        exit: EXIT_ANSWERED,
+        warnings: std::mem::take(&mut details.warnings),
+    })
+}
+
+/// `pith symbol`: where `name` is defined; exit 1 when nowhere.
+pub fn symbol(
+    root: Option<&Path>,
+    cwd: &Path,
+    name: &str,
+    kind: Option<&str>,
+) -> Result<Answer, SymbolError> {
+    let defs = symbols::find_symbol(root, cwd, name, kind)?;
+    let shaped: Vec<pith_wire::SymbolDef> = defs.iter().map(Into::into).collect();
+    let answer = pith_wire::symbol_answer(name.trim(), &shaped);
+    Ok(found(pith_wire::to_json(&answer), answer.found()))
+}
+
+/// `pith usages`: where `name` is used; exit 1 when nowhere.
+pub fn usages(root: Option<&Path>, cwd: &Path, name: &str) -> Result<Answer, SymbolError> {
+    let files = symbols::find_usages(root, cwd, name)?;
+    let shaped: Vec<pith_wire::UsesInFile> = files.iter().map(Into::into).collect();
+    let answer = pith_wire::usages_answer(name.trim(), &shaped);
+    Ok(found(pith_wire::to_json(&answer), answer.count() > 0))
+}
+
+fn found(json: String, any: bool) -> Answer {
+    Answer {
+        json,
+        exit: if any {
+            EXIT_ANSWERED
+        } else {
+            EXIT_NOTHING_FOUND
+        },
+        warnings: Vec::new(),
+    }
+}
