@@ -150,8 +150,11 @@ fn crates_depend_only_downward() {
     }
 }
 
-/// A small workspace, crate → (dependency, kind).
-fn workspace(edges: &[(&str, &[(&str, Option<&str>)])]) -> Value {
+/// A dependency as `cargo metadata` lists it: its name and its kind (`None`: normal).
+type Dep<'a> = (&'a str, Option<&'a str>);
+
+/// A small workspace, crate → its dependencies.
+fn workspace(edges: &[(&str, &[Dep])]) -> Value {
     let packages: Vec<Value> = edges
         .iter()
         .map(|(name, deps)| {
