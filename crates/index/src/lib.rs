@@ -15,12 +15,11 @@ mod walk;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+pub use pith_model::symbol::{Definition, FileUses, Kind};
 pub use walk::MAX_FILE_BYTES;
 
 /// The index file, relative to the workspace root.
 pub const INDEX_FILE: &str = ".pith/index.bin";
-
-pub use pith_model::symbol::{Definition, FileUses, Kind};
 
 /// A kind's code in the index file: its position in [`Kind::ALL`].
 fn kind_code(kind: Kind) -> u8 {
