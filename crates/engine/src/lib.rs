@@ -16,6 +16,8 @@ use detect::Found;
 use pith_model::{Report, Run};
 use pith_runner::{Context, PathMap, RunnerError};
 
+/// What pith knows of each ecosystem (the faces read the guide text from it).
+pub use pith_model::ecosystem;
 pub use state::{
     failures, run_tests_with, status, FailuresRequest, StateOptions, StatusRequest, Watcher,
     DEFAULT_WAIT,

@@ -1,6 +1,8 @@
 //! Domain types of a test run, shared by every crate: what ran, what failed, and where.
 //! No I/O and no serialization here: adapters fill these in, `wire` shapes them into answers.
 
+pub mod ecosystem;
+
 use std::time::Duration;
 
 /// The verdict of a run. Ordered from least to most severe, so merging several runners' results
