@@ -13,6 +13,7 @@
 mod db;
 mod environment;
 mod exclude;
+pub mod filter;
 mod frames;
 mod history;
 mod lock;
