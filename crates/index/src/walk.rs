@@ -310,22 +310,10 @@ fn rel_string(rel: &Path) -> String {
     parts.join("/")
 }
 
-/// Whether a path looks like test code (or fixtures), which ranks after the code it tests.
+/// Whether a path looks like test code (or fixtures), which ranks after the code it tests:
+/// by every ecosystem's naming conventions (`pith_model::ecosystem`).
 pub(crate) fn is_test_path(path: &str) -> bool {
-    let mut parts = path.split('/');
-    let file = parts.next_back().unwrap_or("");
-    let stem = file.split('.').next().unwrap_or(file);
-    parts.any(|d| {
-        matches!(
-            d,
-            "test" | "tests" | "__tests__" | "testdata" | "fixtures" | "spec"
-        )
-    }) || stem.starts_with("test_")
-        || stem.ends_with("_test")
-        || stem.ends_with("Test")
-        || stem.ends_with("Tests")
-        || file.contains(".test.")
-        || file.contains(".spec.")
+    pith_model::ecosystem::is_test_path(path)
 }
 
 #[cfg(test)]

@@ -400,6 +400,64 @@ mod tests {
         }
     }
 
+    /// The rule as the index wrote it before the conventions moved into the descriptors.
+    fn is_test_path_before(path: &str) -> bool {
+        let mut parts = path.split('/');
+        let file = parts.next_back().unwrap_or("");
+        let stem = file.split('.').next().unwrap_or(file);
+        parts.any(|d| {
+            matches!(
+                d,
+                "test" | "tests" | "__tests__" | "testdata" | "fixtures" | "spec"
+            )
+        }) || stem.starts_with("test_")
+            || stem.ends_with("_test")
+            || stem.ends_with("Test")
+            || stem.ends_with("Tests")
+            || file.contains(".test.")
+            || file.contains(".spec.")
+    }
+
+    #[test]
+    fn test_paths_are_told_as_before() {
+        let dirs = [
+            "",
+            "src/",
+            "test/",
+            "tests/",
+            "__tests__/",
+            "testdata/",
+            "fixtures/",
+        ];
+        let more = ["spec/", "specs/", "a/tests/b/", "x.test/", "testing/"];
+        let files = [
+            "a.rs",
+            "test_a.py",
+            "a_test.go",
+            "ATest.java",
+            "ATests.cs",
+            "a.test.ts",
+            "a.spec.js",
+            "test.py",
+            "tests.rs",
+            "contest.py",
+            "a_tests.py",
+            "Attest.kt",
+            "a.tests.ts",
+            "x.spec",
+            "test_",
+            "_test.go",
+            "Test.java",
+            "latest.rs",
+        ];
+        for d in dirs.iter().chain(&more) {
+            for f in files {
+                let p = format!("{d}{f}");
+                assert_eq!(is_test_path(&p), is_test_path_before(&p), "{p}");
+            }
+        }
+    }
+
     #[test]
     fn test_paths_follow_every_ecosystems_conventions() {
         for p in [
