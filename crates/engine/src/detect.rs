@@ -90,14 +90,10 @@ fn is_generated(dir: &Path) -> bool {
     ecosystem::generated_markers().any(|m| dir.join(m).exists())
 }
 
-/// Runner families: one family's runner at a directory runs the family's projects below it.
+/// Runner families (the ecosystem's id): one family's runner at a directory runs the family's
+/// projects below it.
 fn family(runner: &str) -> &str {
-    match runner {
-        "nextest" | "cargo" => "rust",
-        "jest" | "vitest" | "node" => "js",
-        "maven" | "gradle" => "jvm",
-        other => other,
-    }
+    ecosystem::by_runner(runner).map_or(runner, |e| e.id)
 }
 
 /// Whether the runner `outer` at `outer_dir` already runs what `inner` found at `dir`.
