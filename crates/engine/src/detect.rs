@@ -6,31 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
+use pith_model::ecosystem;
 use pith_runner::Adapter;
-
-/// Directories never searched for projects: dependencies, build output, environments, and the
-/// places projects keep data or tools rather than suites (Go's `testdata`, test fixtures,
-/// examples, cargo-fuzz's `fuzz/` crate, whose targets need a nightly toolchain and run under a
-/// fuzzer, not a test runner).
-const NOT_SEARCHED: &[&str] = &[
-    "node_modules",
-    "target",
-    "build",
-    "dist",
-    "out",
-    "vendor",
-    "third_party",
-    "venv",
-    "env",
-    "site-packages",
-    "__pycache__",
-    "testdata",
-    "fixtures",
-    "__fixtures__",
-    "test-fixtures",
-    "examples",
-    "fuzz",
-];
 
 /// How deep below the root projects are looked for: deeper ones are generated or vendored far
 /// more often than they are a suite of the workspace's.
@@ -77,7 +54,10 @@ pub(crate) fn projects(root: &Path, only: Option<&str>) -> Vec<Found> {
 }
 
 /// Directories to look for projects in: the root, then every directory below it that git
-/// would see (ignores honoured), breadth first and sorted, so an ancestor comes before what it
+/// would see (ignores honoured) and no ecosystem rules out (dependencies, build output,
+/// environments, and the places projects keep data or tools rather than suites: Go's
+/// `testdata`, test fixtures, examples, cargo-fuzz's `fuzz/` crate, whose targets need a nightly
+/// toolchain and run under a fuzzer, not a test runner), breadth first and sorted, so an ancestor comes before what it
 /// may cover.
 fn project_dirs(root: &Path) -> Vec<PathBuf> {
     let walk = ignore::WalkBuilder::new(root)
@@ -92,7 +72,7 @@ fn project_dirs(root: &Path) -> Vec<PathBuf> {
         .filter_entry(|e| {
             e.depth() == 0
                 || (e.file_type().is_some_and(|t| t.is_dir())
-                    && !NOT_SEARCHED.contains(&e.file_name().to_string_lossy().as_ref())
+                    && !ecosystem::is_not_searched(&e.file_name().to_string_lossy())
                     && !is_generated(e.path()))
         })
         .build();
@@ -107,19 +87,13 @@ fn project_dirs(root: &Path) -> Vec<PathBuf> {
 
 /// A virtualenv, a cache or a CMake build tree: generated, never a project of its own.
 fn is_generated(dir: &Path) -> bool {
-    ["pyvenv.cfg", "CACHEDIR.TAG", "CMakeCache.txt"]
-        .iter()
-        .any(|m| dir.join(m).exists())
+    ecosystem::generated_markers().any(|m| dir.join(m).exists())
 }
 
-/// Runner families: one family's runner at a directory runs the family's projects below it.
+/// Runner families (the ecosystem's id): one family's runner at a directory runs the family's
+/// projects below it.
 fn family(runner: &str) -> &str {
-    match runner {
-        "nextest" | "cargo" => "rust",
-        "jest" | "vitest" | "node" => "js",
-        "maven" | "gradle" => "jvm",
-        other => other,
-    }
+    ecosystem::by_runner(runner).map_or(runner, |e| e.id)
 }
 
 /// Whether the runner `outer` at `outer_dir` already runs what `inner` found at `dir`.

@@ -21,6 +21,8 @@ use pith_model::{Report, Run};
 use pith_runner::{Context, PathMap, RunnerError};
 
 pub use answer::Answer;
+/// What pith knows of each ecosystem (the faces read the guide text from it).
+pub use pith_model::ecosystem;
 pub use state::{FailuresRequest, StateOptions, StatusRequest, DEFAULT_WAIT};
 pub use symbols::SymbolError;
 pub use watch::Watcher;

@@ -176,7 +176,7 @@ pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Report, 
 fn runner_names(store: &Store, root: &Path, generation: u64) -> Result<Vec<String>, StoreError> {
     // What detection reads outside the workspace: installed tools, the active virtualenv.
     let mut key = String::new();
-    for var in ["PATH", "VIRTUAL_ENV", "CARGO_HOME", "HOME"] {
+    for var in pith_model::ecosystem::detection_env() {
         key.push_str(&std::env::var(var).unwrap_or_default());
         key.push('\u{1f}');
     }

@@ -1,27 +1,10 @@
 //! Finds the workspace a command is about: the nearest ancestor with a project marker, climbing
-//! further to a Cargo workspace root when the nearest one is a member crate.
+//! further to a Cargo workspace root when the nearest one is a member crate. The markers are
+//! the ecosystems' (`pith_model::ecosystem`).
 
 use std::path::{Path, PathBuf};
 
-/// Files or directories whose presence makes a directory a project root.
-const MARKERS: &[&str] = &[
-    "Cargo.toml",
-    "pyproject.toml",
-    "setup.py",
-    "setup.cfg",
-    "pytest.ini",
-    "tox.ini",
-    "package.json",
-    "go.mod",
-    "pom.xml",
-    "build.gradle",
-    "build.gradle.kts",
-    "CMakeLists.txt",
-    ".git",
-];
-
-/// Project files whose name varies: a .NET solution or project.
-const MARKER_EXTENSIONS: &[&str] = &["sln", "csproj", "fsproj"];
+use pith_model::ecosystem;
 
 /// The workspace root for `start`, if any ancestor (or `start` itself) has a marker.
 pub fn find_root(start: &Path) -> Option<PathBuf> {
@@ -37,7 +20,7 @@ pub fn find_root(start: &Path) -> Option<PathBuf> {
 }
 
 fn is_project_dir(dir: &Path) -> bool {
-    MARKERS.iter().any(|m| dir.join(m).exists())
+    ecosystem::root_markers().any(|m| dir.join(m).exists())
         || std::fs::read_dir(dir)
             .into_iter()
             .flatten()
@@ -45,7 +28,8 @@ fn is_project_dir(dir: &Path) -> bool {
             .any(|e| {
                 e.path()
                     .extension()
-                    .is_some_and(|x| MARKER_EXTENSIONS.iter().any(|m| x == *m))
+                    .and_then(|x| x.to_str())
+                    .is_some_and(ecosystem::is_root_marker_extension)
             })
 }
 

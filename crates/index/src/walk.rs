@@ -1,8 +1,9 @@
 //! Which files of the workspace are indexed: a parallel walk with the `ignore` crate (so
 //! `.gitignore`, `.ignore` and `.git/info/exclude` are respected, hidden directories skipped),
 //! keeping source files of the seven languages with their size and modification time.
-//! Symbolic links are not followed, so a link loop cannot trap the walk; dependency and
-//! build directories (`node_modules`, a `target` tagged with `CACHEDIR.TAG`) are skipped.
+//! Symbolic links are not followed, so a link loop cannot trap the walk; dependency trees,
+//! environments and build output are left out by the filter the store's walk uses
+//! (`pith_store::filter`), so the index and the generation see the same files.
 //! When no directory and no ignore file changed since the last walk, the set of files is the
 //! same and `quick` only stats the known files instead of walking again.
 
@@ -53,8 +54,6 @@ pub(crate) struct Walked {
     pub(crate) watched: Vec<Stamp>,
 }
 
-/// Directories never indexed, whatever the ignore files say.
-const NEVER: &[&str] = &["node_modules", ".pith", ".git"];
 /// Ignore files the walk obeys.
 const IGNORE_FILES: &[&str] = &[".gitignore", ".ignore"];
 /// A directory or file modified this recently may change again within the clock's
@@ -82,9 +81,8 @@ pub(crate) fn walk(root: &Path, threads: usize) -> Result<Walked, IndexError> {
             if e.depth() == 0 || !e.file_type().is_some_and(|t| t.is_dir()) {
                 return true;
             }
-            let name = e.file_name().to_string_lossy();
-            let build_output = name == "target" && e.path().join("CACHEDIR.TAG").exists();
-            !NEVER.contains(&name.as_ref()) && !build_output
+            // The store's filter: the generation and the index see the same files.
+            !pith_store::filter::excluded_dir(e.path())
         })
         .build_parallel();
     walker.run(|| {
@@ -312,20 +310,140 @@ fn rel_string(rel: &Path) -> String {
     parts.join("/")
 }
 
-/// Whether a path looks like test code (or fixtures), which ranks after the code it tests.
+/// Whether a path looks like test code (or fixtures), which ranks after the code it tests:
+/// by every ecosystem's naming conventions (`pith_model::ecosystem`).
 pub(crate) fn is_test_path(path: &str) -> bool {
-    let mut parts = path.split('/');
-    let file = parts.next_back().unwrap_or("");
-    let stem = file.split('.').next().unwrap_or(file);
-    parts.any(|d| {
-        matches!(
-            d,
-            "test" | "tests" | "__tests__" | "testdata" | "fixtures" | "spec"
-        )
-    }) || stem.starts_with("test_")
-        || stem.ends_with("_test")
-        || stem.ends_with("Test")
-        || stem.ends_with("Tests")
-        || file.contains(".test.")
-        || file.contains(".spec.")
+    pith_model::ecosystem::is_test_path(path)
+}
+
+#[cfg(test)]
+mod agreement_tests {
+    //! The index's walk and the store's (the generation) see the same files: one filter.
+
+    use super::*;
+
+    fn write(root: &Path, rel: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, "x\n").unwrap();
+    }
+
+    /// A workspace with every kind of directory the walks leave out, and sources beside them.
+    fn tree(root: &Path) {
+        for rel in [
+            // The workspace's own sources.
+            "src/lib.rs",
+            "app/main.py",
+            "pkg/util.go",
+            "web/index.js",
+            "web/package.json",
+            "build/tool.py",
+            "out/gen.py",
+            // Virtualenvs, one hidden.
+            "venv/pyvenv.cfg",
+            "venv/lib/site.py",
+            ".venv/pyvenv.cfg",
+            ".venv/lib/other.py",
+            // Cargo's tagged target/.
+            "Cargo.toml",
+            "target/CACHEDIR.TAG",
+            "target/debug/build/out.rs",
+            // Maven's untagged target/ beside pom.xml, Gradle's build/.
+            "mvn/pom.xml",
+            "mvn/src/main/java/A.java",
+            "mvn/target/generated-sources/G.java",
+            "gradle/build.gradle",
+            "gradle/src/main/java/B.java",
+            "gradle/build/generated/H.java",
+            // node_modules at the top and below.
+            "node_modules/lib/index.js",
+            "web/node_modules/dep/index.js",
+            // A CMake build tree.
+            "cpp/CMakeLists.txt",
+            "cpp/build/CMakeCache.txt",
+            "cpp/build/bindings.py",
+            // .NET's bin/ and obj/.
+            "cs/App.csproj",
+            "cs/Program.cs",
+            "cs/bin/Debug/Gen.cs",
+            "cs/obj/Debug/AssemblyInfo.cs",
+        ] {
+            write(root, rel);
+        }
+    }
+
+    fn index_files(root: &Path) -> Vec<String> {
+        walk(root, 2)
+            .unwrap()
+            .files
+            .into_iter()
+            .map(|c| c.rel)
+            .collect()
+    }
+
+    /// The generation's files the index would read: sources of its languages, not hidden (the
+    /// index leaves hidden and ignored files out by design; the tree has no other ignored file).
+    fn store_files(root: &Path) -> Vec<String> {
+        let mut store = pith_store::Store::open(root).unwrap();
+        store.scan().unwrap();
+        let (_, names) = store.changed_since(0, 100_000).unwrap();
+        let mut files: Vec<String> = names
+            .into_iter()
+            // Inputs outside the workspace (`toolchain:...`) are not files of the tree.
+            .filter(|n| !n.contains(':') && Lang::of_path(n).is_some())
+            .filter(|n| !n.split('/').any(|p| p.starts_with('.')))
+            .collect();
+        files.sort();
+        files
+    }
+
+    fn agree(gitignore: Option<&str>) {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        tree(root);
+        if let Some(text) = gitignore {
+            std::fs::write(root.join(".gitignore"), text).unwrap();
+        }
+        let index = index_files(root);
+        assert_eq!(index, store_files(root), "gitignore: {gitignore:?}");
+        for own in [
+            "src/lib.rs",
+            "app/main.py",
+            "mvn/src/main/java/A.java",
+            "cs/Program.cs",
+        ] {
+            assert!(index.contains(&own.to_owned()), "{own}: {index:?}");
+        }
+        for generated in [
+            "venv/lib/site.py",
+            "target/debug/build/out.rs",
+            "mvn/target/generated-sources/G.java",
+            "gradle/build/generated/H.java",
+            "node_modules/lib/index.js",
+            "web/node_modules/dep/index.js",
+            "cpp/build/bindings.py",
+            "cs/bin/Debug/Gen.cs",
+            "cs/obj/Debug/AssemblyInfo.cs",
+        ] {
+            assert!(!index.contains(&generated.to_owned()), "{generated}");
+        }
+        let tracked_build = index.contains(&"build/tool.py".to_owned());
+        assert_eq!(
+            tracked_build,
+            gitignore.is_none(),
+            "a tracked build/ is source"
+        );
+    }
+
+    #[test]
+    fn the_index_and_the_generation_see_the_same_files_without_a_gitignore() {
+        agree(None);
+    }
+
+    #[test]
+    fn the_index_and_the_generation_see_the_same_files_with_a_gitignore() {
+        agree(Some(
+            "venv/\n.venv/\ntarget/\nbuild/\nout/\nbin/\nobj/\nnode_modules/\n",
+        ));
+    }
 }

@@ -2,12 +2,15 @@
 //! tool declarations (which every step of an agent loop re-sends) and returned one topic at a
 //! time by `get_guide`. The declarations carry only the topic names.
 
+/// A topic's text (built once when it is assembled from the ecosystems' descriptors).
+pub(crate) type Text = fn() -> &'static str;
+
 /// Topic names and their text, sorted by name; `get_guide`'s schema enumerates these names.
-pub(crate) const TOPICS: &[(&str, &str)] = &[
-    ("clusters", CLUSTERS),
-    ("flaky", FLAKY),
-    ("ids", IDS),
-    ("runners", RUNNERS),
+pub(crate) const TOPICS: &[(&str, Text)] = &[
+    ("clusters", || CLUSTERS),
+    ("flaky", || FLAKY),
+    ("ids", || IDS),
+    ("runners", runners),
 ];
 
 /// The text of `topic`, or `None` when there is no such topic.
@@ -15,7 +18,7 @@ pub(crate) fn topic(name: &str) -> Option<&'static str> {
     TOPICS
         .iter()
         .find(|(n, _)| *n == name)
-        .map(|(_, text)| *text)
+        .map(|(_, text)| text())
 }
 
 /// The topic names, comma-separated, for error messages.
@@ -69,19 +72,30 @@ several runners each id goes to the runner that claims it.
 - `running` names tests that were still running when the run was killed (timeout or crash).
 ";
 
-const RUNNERS: &str = "\
+/// The `runners` topic: what holds for every runner, with each ecosystem's own lines (its
+/// descriptor's `guide`) in between.
+fn runners() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        let mut text = String::from(RUNNERS_HEAD);
+        for e in pith_engine::ecosystem::ECOSYSTEMS {
+            text.push_str(e.guide);
+        }
+        text.push_str(RUNNERS_TAIL);
+        text
+    })
+}
+
+const RUNNERS_HEAD: &str = "\
 # Runners
 - The workspace is the nearest ancestor of the server's directory with a project marker \
 (a Cargo member climbs to its workspace root). Every project found below it runs (sibling \
 packages, several Go modules, a nested Cargo workspace), one after another into one answer; \
 `runs` then has one entry per project, with its `dir`. Test fixtures, examples, `testdata`, \
 dependencies and ignored directories are not searched.
-- Rust: cargo-nextest when installed, else plain `cargo test`, answered with \
-`\"lacks\":\"isolation\"`: a crash or hang takes its whole test binary down. nextest does not \
-run doctests.
-- Python: pytest with pith's own plugin, under the project's interpreter (an active \
-virtualenv, else .venv/ or venv/, else python3; named in `interpreter`). Works with \
-pytest-xdist.
+";
+
+const RUNNERS_TAIL: &str = "\
 - pith never edits the project: its runner configuration comes from pith's cache and \
 scratch directories. A run is killed, with its whole process group, after 600 s.
 - `status` is one of TestsPassed, TestsFailed, RunnerFailed, BuildFailed, CollectionFailed, \
@@ -102,7 +116,38 @@ mod tests {
         sorted.sort_unstable();
         assert_eq!(names, sorted);
         for (name, text) in TOPICS {
-            assert!(text.len() <= 1500, "topic {name} is {} bytes", text.len());
+            assert!(
+                text().len() <= 1500,
+                "topic {name} is {} bytes",
+                text().len()
+            );
         }
+    }
+
+    /// The topic as it read before the ecosystems' lines moved into their descriptors.
+    #[test]
+    fn the_runners_topic_is_assembled_unchanged() {
+        const BEFORE: &str = "\
+# Runners
+- The workspace is the nearest ancestor of the server's directory with a project marker \
+(a Cargo member climbs to its workspace root). Every project found below it runs (sibling \
+packages, several Go modules, a nested Cargo workspace), one after another into one answer; \
+`runs` then has one entry per project, with its `dir`. Test fixtures, examples, `testdata`, \
+dependencies and ignored directories are not searched.
+- Rust: cargo-nextest when installed, else plain `cargo test`, answered with \
+`\"lacks\":\"isolation\"`: a crash or hang takes its whole test binary down. nextest does not \
+run doctests.
+- Python: pytest with pith's own plugin, under the project's interpreter (an active \
+virtualenv, else .venv/ or venv/, else python3; named in `interpreter`). Works with \
+pytest-xdist.
+- pith never edits the project: its runner configuration comes from pith's cache and \
+scratch directories. A run is killed, with its whole process group, after 600 s.
+- `status` is one of TestsPassed, TestsFailed, RunnerFailed, BuildFailed, CollectionFailed, \
+TimedOut, Crashed, NoTestsRan, TestsNotFound, RunnerMissing. RunnerFailed: the runner's own \
+exit code or totals say the run is not green though no test failed (a coverage threshold, a \
+run that stopped early); `reason` says which, `tail` shows the runner's words. A `hint` says \
+what to do when a runner is missing or misconfigured.
+";
+        assert_eq!(topic("runners"), Some(BEFORE));
     }
 }

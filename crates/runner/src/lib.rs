@@ -21,6 +21,7 @@ use std::process::Command;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
+use pith_model::ecosystem::{self, Ecosystem};
 use pith_model::Run;
 
 pub use paths::PathMap;
@@ -97,11 +98,56 @@ impl RunnerError {
     }
 }
 
-/// Names `--runner` accepts.
-pub const RUNNER_NAMES: &[&str] = &[
-    "nextest", "cargo", "pytest", "go", "jest", "vitest", "node", "dotnet", "maven", "gradle",
-    "ctest",
+/// Names `--runner` accepts, derived from the ecosystem descriptors.
+pub use pith_model::ecosystem::RUNNER_NAMES;
+
+/// What a detection is asked: `only` keeps just the named runner; `nested` is a directory
+/// below the workspace root, where a weak sign of a project is not enough.
+#[derive(Debug, Clone, Copy)]
+pub struct Probe<'a> {
+    pub only: Option<&'a str>,
+    pub nested: bool,
+}
+
+/// An ecosystem's detection: the adapters for the project in a directory (none: not one).
+pub type Detect = fn(&Path, Probe<'_>) -> Vec<Box<dyn Adapter>>;
+
+/// Every ecosystem pith drives, with its detection, in the order detection tries them (the
+/// order of an answer's runs). Adding an ecosystem: an adapter module, a descriptor in
+/// `pith_model::ecosystem`, and one line here.
+pub const REGISTRY: &[(&Ecosystem, Detect)] = &[
+    (&ecosystem::RUST, detect_cargo),
+    (&ecosystem::PYTHON, detect_pytest),
+    (&ecosystem::GO, |d, _| go::detect(d)),
+    (&ecosystem::JS, |d, _| js::detect(d)),
+    (&ecosystem::JVM, |d, _| jvm::detect(d)),
+    (&ecosystem::DOTNET, |d, _| dotnet::detect(d)),
+    (&ecosystem::CPP, |d, _| gtest::detect(d)),
 ];
+
+/// Rust: nextest or plain cargo, whichever is installed, unless `--runner` names one.
+fn detect_cargo(dir: &Path, probe: Probe<'_>) -> Vec<Box<dyn Adapter>> {
+    let Some(found) = cargo::detect(dir) else {
+        return Vec::new();
+    };
+    vec![match probe.only {
+        Some("nextest") => Box::new(cargo::Cargo::with_nextest(true)),
+        Some("cargo") => Box::new(cargo::Cargo::with_nextest(false)),
+        _ => Box::new(found),
+    }]
+}
+
+fn detect_pytest(dir: &Path, probe: Probe<'_>) -> Vec<Box<dyn Adapter>> {
+    let found = if probe.nested {
+        pytest::detect_strict(dir)
+    } else {
+        pytest::detect(dir)
+    };
+    found
+        .into_iter()
+        .map(|a| Box::new(a) as Box<dyn Adapter>)
+        .collect()
+}
 
 /// The runners this workspace uses, in a fixed order. `only` keeps just the named one (for
 /// Rust, `nextest` or `cargo` also picks the path, whatever is installed).
@@ -115,36 +161,23 @@ pub fn detect_nested(dir: &Path, only: Option<&str>) -> Vec<Box<dyn Adapter>> {
     detect_in(dir, only, true)
 }
 
-fn detect_in(root: &Path, only: Option<&str>, strict: bool) -> Vec<Box<dyn Adapter>> {
-    let mut found: Vec<Box<dyn Adapter>> = Vec::new();
-    if let Some(a) = cargo::detect(root) {
-        match only {
-            None => found.push(Box::new(a)),
-            Some("nextest") => found.push(Box::new(cargo::Cargo::with_nextest(true))),
-            Some("cargo") => found.push(Box::new(cargo::Cargo::with_nextest(false))),
-            Some(_) => {}
-        }
-    }
-    let mut others: Vec<Box<dyn Adapter>> = Vec::new();
-    let python = if strict {
-        pytest::detect_strict(root)
-    } else {
-        pytest::detect(root)
-    };
-    if let Some(a) = python {
-        others.push(Box::new(a));
-    }
-    others.extend(go::detect(root));
-    others.extend(js::detect(root));
-    others.extend(jvm::detect(root));
-    others.extend(dotnet::detect(root));
-    others.extend(gtest::detect(root));
-    found.extend(
-        others
-            .into_iter()
-            .filter(|a| only.is_none_or(|n| n == a.name())),
-    );
-    found
+fn detect_in(root: &Path, only: Option<&str>, nested: bool) -> Vec<Box<dyn Adapter>> {
+    detect_with(REGISTRY, root, Probe { only, nested })
+}
+
+/// Detection over `registry` (a test registers an ecosystem of its own this way).
+pub fn detect_with(
+    registry: &[(&Ecosystem, Detect)],
+    root: &Path,
+    probe: Probe<'_>,
+) -> Vec<Box<dyn Adapter>> {
+    let only = probe.only;
+    registry
+        .iter()
+        .filter(|(eco, _)| only.is_none_or(|n| eco.runners.contains(&n)))
+        .flat_map(|(_, detect)| detect(root, probe))
+        .filter(|a| only.is_none_or(|n| n == a.name()))
+        .collect()
 }
 
 /// A runner command in `cwd`. The environment is the caller's: the tests see what they would
@@ -209,4 +242,73 @@ pub(crate) fn install_embedded(
         RunnerError::io(format!("writing {}", file.display()), e)
     })?;
     Ok(file)
+}
+
+#[cfg(test)]
+mod registry_tests {
+    use super::*;
+    use pith_model::ecosystem::ECOSYSTEMS;
+
+    #[test]
+    fn every_ecosystem_is_registered_once() {
+        for e in ECOSYSTEMS {
+            let n = REGISTRY
+                .iter()
+                .filter(|(r, _)| std::ptr::eq(*r, *e))
+                .count();
+            assert_eq!(n, 1, "{}", e.id);
+        }
+        assert_eq!(REGISTRY.len(), ECOSYSTEMS.len());
+    }
+
+    /// A trivial ecosystem: `make check` in a directory with a `Makefile`.
+    struct Make;
+
+    impl Adapter for Make {
+        fn name(&self) -> &'static str {
+            "make"
+        }
+        fn claims(&self, _id: &str) -> bool {
+            false
+        }
+        fn run(&self, _ctx: &Context<'_>, _tests: &[String]) -> Result<Run, RunnerError> {
+            Ok(Run::default())
+        }
+    }
+
+    const MAKE: Ecosystem = Ecosystem {
+        id: "make",
+        runners: &["make"],
+        root_markers: &["Makefile"],
+        ..ecosystem::BLANK
+    };
+
+    #[test]
+    fn a_new_ecosystem_is_one_descriptor_and_one_registration_line() {
+        let mut registry = REGISTRY.to_vec();
+        // The one line an ecosystem adds to REGISTRY:
+        registry.push((&MAKE, |d, _| {
+            if d.join("Makefile").is_file() {
+                vec![Box::new(Make)]
+            } else {
+                Vec::new()
+            }
+        }));
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("Makefile"), "check:\n").unwrap();
+        let probe = |only| Probe {
+            only,
+            nested: false,
+        };
+        let names = |only| -> Vec<&str> {
+            detect_with(&registry, d.path(), probe(only))
+                .iter()
+                .map(|a| a.name())
+                .collect()
+        };
+        assert_eq!(names(None), ["make"]);
+        assert_eq!(names(Some("make")), ["make"]);
+        assert!(names(Some("pytest")).is_empty());
+        assert!(detect(d.path(), None).is_empty());
+    }
 }

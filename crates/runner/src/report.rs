@@ -113,16 +113,81 @@ fn sniff_json(text: &str) -> Option<Format> {
     })
 }
 
+/// A streaming parser of a report file.
+pub type StreamParse = fn(std::io::Take<std::fs::File>, &PathMap) -> Result<Run, ParseError>;
+
+/// One report format: what `--report`'s messages call it, how it is parsed whole, and how as a
+/// stream when it can be (XML). Adding a format: a [`Format`] variant, a row here, a rule in
+/// [`sniff`], and its label in the ecosystem's descriptor (`pith_model::ecosystem`).
+pub struct Spec {
+    pub format: Format,
+    /// As the descriptors' `reports` and the "not a report" message name it.
+    pub label: &'static str,
+    pub parse: fn(&str, &PathMap) -> Result<Run, ParseError>,
+    pub stream: Option<StreamParse>,
+}
+
+/// Every format pith reads, in the order the "not a report" message lists them.
+pub const FORMATS: &[Spec] = &[
+    Spec {
+        format: Format::Junit,
+        label: "JUnit XML",
+        parse: crate::junit::parse_report,
+        stream: Some(crate::junit::parse_report_from),
+    },
+    Spec {
+        format: Format::Trx,
+        label: "TRX",
+        parse: crate::dotnet::parse_trx,
+        stream: Some(crate::dotnet::parse_trx_from),
+    },
+    Spec {
+        format: Format::GoJson,
+        label: "go test -json",
+        parse: crate::go::parse_json,
+        stream: None,
+    },
+    Spec {
+        format: Format::Jest,
+        label: "jest/vitest JSON",
+        parse: crate::js::parse_jest,
+        stream: None,
+    },
+    Spec {
+        format: Format::Vitest,
+        label: "jest/vitest JSON",
+        parse: crate::js::parse_vitest,
+        stream: None,
+    },
+    Spec {
+        format: Format::Gtest,
+        label: "GoogleTest JSON",
+        parse: crate::gtest::parse_json,
+        stream: None,
+    },
+];
+
+fn spec(format: Format) -> &'static Spec {
+    FORMATS
+        .iter()
+        .find(|s| s.format == format)
+        .expect("every format has a row in FORMATS")
+}
+
+/// The formats' labels, each once, for the "not a report" message.
+fn known_formats() -> String {
+    let mut labels: Vec<&str> = Vec::new();
+    for s in FORMATS {
+        if !labels.contains(&s.label) {
+            labels.push(s.label);
+        }
+    }
+    labels.join(", ")
+}
+
 /// Parses one report of a known format.
 pub fn parse(format: Format, text: &str, paths: &PathMap) -> Result<Run, ParseError> {
-    match format {
-        Format::Junit => crate::junit::parse_report(text, paths),
-        Format::Trx => crate::dotnet::parse_trx(text, paths),
-        Format::GoJson => crate::go::parse_json(text, paths),
-        Format::Jest => crate::js::parse_jest(text, paths),
-        Format::Vitest => crate::js::parse_vitest(text, paths),
-        Format::Gtest => crate::gtest::parse_json(text, paths),
-    }
+    (spec(format).parse)(text, paths)
 }
 
 /// The largest report file `--report` reads. Reports of whole CI runs reach tens of MB; a
@@ -148,7 +213,7 @@ pub enum ReportError {
     NotAFile { path: PathBuf, kind: &'static str },
     #[error("{path}: {size} bytes, over the {limit} MB --report reads", limit = REPORT_LIMIT >> 20)]
     TooLarge { path: PathBuf, size: u64 },
-    #[error("{path}: not a report pith knows (JUnit XML, TRX, go test -json, jest/vitest JSON, GoogleTest JSON)")]
+    #[error("{path}: not a report pith knows ({known})", known = known_formats())]
     Unknown { path: PathBuf },
     #[error("{path}: {source}")]
     Parse { path: PathBuf, source: ParseError },
@@ -238,10 +303,9 @@ pub fn read(path: &Path, paths: &PathMap) -> Result<Run, ReportError> {
         })?;
         file.rewind().map_err(io)?;
         let input = file.take(REPORT_LIMIT);
-        return match format {
-            Format::Junit => crate::junit::parse_report_from(input, paths).map_err(parse_err),
-            Format::Trx => crate::dotnet::parse_trx_from(input, paths).map_err(parse_err),
-            _ => Err(ReportError::Unknown {
+        return match spec(format).stream {
+            Some(stream) => stream(input, paths).map_err(parse_err),
+            None => Err(ReportError::Unknown {
                 path: path.to_path_buf(),
             }),
         };
@@ -366,6 +430,35 @@ mod read_tests {
         )
         .unwrap();
         assert_eq!(read(&go, &paths()).unwrap().runner, "go");
+    }
+
+    #[test]
+    fn the_unknown_message_lists_every_format_once() {
+        let e = ReportError::Unknown {
+            path: PathBuf::from("x"),
+        };
+        assert_eq!(
+            e.to_string(),
+            "x: not a report pith knows (JUnit XML, TRX, go test -json, jest/vitest JSON, \
+             GoogleTest JSON)"
+        );
+    }
+
+    #[test]
+    fn every_format_belongs_to_one_ecosystem_and_every_claim_to_a_format() {
+        use pith_model::ecosystem::ECOSYSTEMS;
+        for s in FORMATS {
+            let owners = ECOSYSTEMS
+                .iter()
+                .filter(|e| e.reports.contains(&s.label))
+                .count();
+            assert_eq!(owners, 1, "{}", s.label);
+        }
+        for e in ECOSYSTEMS {
+            for r in e.reports {
+                assert!(FORMATS.iter().any(|s| s.label == *r), "{}: {r}", e.id);
+            }
+        }
     }
 }
 

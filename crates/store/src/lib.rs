@@ -13,6 +13,7 @@
 mod db;
 mod environment;
 mod exclude;
+pub mod filter;
 mod frames;
 mod history;
 mod lock;
@@ -224,17 +225,12 @@ impl Store {
 /// Whether a file is code whose edits cannot change which runners a workspace uses (only
 /// its presence can, and that is checked apart).
 fn is_source(path: &str) -> bool {
-    const SOURCE: &[&str] = &[
-        "rs", "py", "pyi", "go", "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "java",
-        "kt", "scala", "groovy", "cs", "fs", "vb", "c", "cc", "cpp", "cxx", "h", "hh", "hpp",
-        "hxx", "rb", "php", "swift", "m", "md", "rst", "txt",
-    ];
     let name = path.rsplit('/').next().unwrap_or(path);
     if name.eq_ignore_ascii_case("CMakeLists.txt") {
         return false;
     }
     name.rsplit_once('.')
-        .is_some_and(|(_, ext)| SOURCE.iter().any(|s| ext.eq_ignore_ascii_case(s)))
+        .is_some_and(|(_, ext)| pith_model::ecosystem::is_source_extension(ext))
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! them and `environment` fingerprints them instead), and — only when ignored (`.gitignore` and
 //! `.ignore` at every level, `.git/info/exclude`, the global excludes, and the `.gitignore`
 //! files of directories above the root inside the repository) — what builds, test runs,
-//! editors and package managers write ([`OUTPUT_DIRS`], [`is_output_file`]), so a run's own
+//! editors and package managers write (see [`crate::filter`], which the index's walk shares), so a run's own
 //! output never counts as a change. Directories are shared among threads; each file is stat'ed
 //! relative to its directory's descriptor (no path lookup), which is most of what a scan of an
 //! unchanged workspace costs.
@@ -17,183 +17,9 @@ use std::sync::{Arc, Condvar, Mutex};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::Match;
 
-/// Directories that are never source: version control, pith's own state, tool caches.
-pub(crate) const SKIP_DIRS: &[&str] = &[
-    ".git",
-    ".hg",
-    ".svn",
-    ".jj",
-    crate::STATE_DIR,
-    "__pycache__",
-    "node_modules",
-];
-/// Entries whose presence marks a directory as generated: a cache (cargo's `target/`,
-/// `.pytest_cache/`, per the Cache Directory Tagging convention), a virtualenv (`pyvenv.cfg`;
-/// a conda environment's `conda-meta/`), a CMake build directory.
-pub(crate) const GENERATED_MARKERS: &[&str] =
-    &["CACHEDIR.TAG", "pyvenv.cfg", "conda-meta", "CMakeCache.txt"];
-/// Markers among [`GENERATED_MARKERS`] of a Python environment, which tests import from.
-const ENVIRONMENT_MARKERS: &[&str] = &["pyvenv.cfg", "conda-meta"];
-/// Ignored directories that hold what a tool wrote, not what a test reads: build and coverage
-/// output, tool and editor caches and settings, installed dependencies (their lockfiles are
-/// files of the workspace; what an install changes is fingerprinted apart). Inputs written there
-/// by hand would be missed, so only ignored directories of these names are skipped: a tracked
-/// `build/` or `coverage/` (the coverage.py repository's package) is source.
-const OUTPUT_DIRS: &[&str] = &[
-    // build and packaging output
-    "build",
-    "dist",
-    "out",
-    "_build",
-    ".build",
-    ".eggs",
-    "dist-newstyle",
-    ".stack-work",
-    "DerivedData",
-    // coverage and test reports
-    "coverage",
-    "htmlcov",
-    ".nyc_output",
-    "TestResults",
-    ".benchmarks",
-    // tool caches and the scratch files runs leave
-    ".cache",
-    ".mypy_cache",
-    ".ruff_cache",
-    ".pytype",
-    ".pyre",
-    ".tox",
-    ".nox",
-    ".next",
-    ".nuxt",
-    ".svelte-kit",
-    ".turbo",
-    ".parcel-cache",
-    ".angular",
-    ".gradle",
-    ".kotlin",
-    ".dart_tool",
-    ".terraform",
-    "tmp",
-    "temp",
-    "log",
-    "logs",
-    // editors
-    ".idea",
-    ".vscode",
-    ".vs",
-    ".fleet",
-    // installed dependencies
-    "vendor",
-    "bower_components",
-    "jspm_packages",
-    ".yarn",
-    ".pnpm-store",
-    ".bundle",
-    "Pods",
-];
-/// Ignored directories of these names are virtualenvs even without a `pyvenv.cfg` (one made by
-/// an old `virtualenv`).
-const VENV_NAMES: &[&str] = &[".venv", "venv"];
-/// Build files, and the output directories beside them that their tool writes (tests run by
-/// pith among what it writes): Maven's `target/`, Gradle's `build/` and `.gradle/`, .NET's
-/// `bin/` and `obj/`. Neither tags its output, and a project without a `.gitignore` would see
-/// its generation bumped by every run. A name ending in `*` is a suffix.
-const BUILD_OUTPUTS: &[(&str, &[&str])] = &[
-    ("pom.xml", &["target"]),
-    ("build.gradle", &["build", ".gradle"]),
-    ("build.gradle.kts", &["build", ".gradle"]),
-    ("settings.gradle", &["build", ".gradle"]),
-    ("settings.gradle.kts", &["build", ".gradle"]),
-    ("*.csproj", &["bin", "obj"]),
-    ("*.fsproj", &["bin", "obj"]),
-    ("*.vbproj", &["bin", "obj"]),
-];
+use crate::filter::{self, Entry};
 
-/// Whether `dir/name` is the output directory of a build file in `dir`.
-pub(crate) fn is_build_output(dir: &Path, name: &std::ffi::OsStr) -> bool {
-    let candidates: Vec<&str> = BUILD_OUTPUTS
-        .iter()
-        .filter(|(_, outputs)| outputs.iter().any(|o| name == *o))
-        .map(|(file, _)| *file)
-        .collect();
-    if candidates.is_empty() {
-        return false;
-    }
-    if candidates
-        .iter()
-        .any(|f| !f.starts_with('*') && dir.join(f).is_file())
-    {
-        return true;
-    }
-    candidates.iter().any(|f| f.starts_with('*'))
-        && std::fs::read_dir(dir).is_ok_and(|entries| {
-            let names: Vec<_> = entries.flatten().map(|e| e.file_name()).collect();
-            build_outputs(names.iter().map(|n| n.as_os_str()))
-                .iter()
-                .any(|o| name == *o)
-        })
-}
-
-/// The output directories of the build files among `names` (a directory's entries).
-fn build_outputs<'a>(names: impl Iterator<Item = &'a std::ffi::OsStr>) -> Vec<&'static str> {
-    let mut out = Vec::new();
-    for name in names {
-        let Some(name) = name.to_str() else { continue };
-        for (file, dirs) in BUILD_OUTPUTS {
-            let matches = match file.strip_prefix('*') {
-                Some(suffix) => name.ends_with(suffix),
-                None => name == *file,
-            };
-            if matches {
-                out.extend_from_slice(dirs);
-            }
-        }
-    }
-    out
-}
-
-/// Whether an ignored file of this name is one a tool writes (coverage data, logs, compiled
-/// bytecode, editor swap files, lint caches) rather than one a test reads.
-fn is_output_file(name: &str) -> bool {
-    const EXACT: &[&str] = &[
-        ".coverage",
-        "coverage.xml",
-        "coverage.json",
-        "coverage.out",
-        "lcov.info",
-        "nohup.out",
-        ".DS_Store",
-        "Thumbs.db",
-        ".eslintcache",
-        ".stylelintcache",
-        ".phpunit.result.cache",
-    ];
-    const SUFFIXES: &[&str] = &[
-        ".log",
-        ".pyc",
-        ".pyo",
-        ".swp",
-        ".swo",
-        ".swx",
-        "~",
-        ".tsbuildinfo",
-        ".lcov",
-    ];
-    EXACT.contains(&name)
-        || name.starts_with(".coverage.")
-        || name.starts_with(".#")
-        || SUFFIXES.iter().any(|s| name.ends_with(s))
-}
-
-/// A dependency tree the walk does not enter, whose state the environment fingerprints.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Tree {
-    /// A virtualenv or conda environment.
-    Venv,
-    /// A `node_modules/` directory.
-    NodeModules,
-}
+pub(crate) use crate::filter::Tree;
 
 /// One file the walk found.
 pub(crate) struct Found<'a> {
@@ -396,11 +222,15 @@ fn read(job: &Job, base: &Base, v: &Visitor<'_>) -> Vec<Job> {
     let is_root = job.prefix.is_empty();
     let names: Vec<std::ffi::OsString> = entries.iter().map(|e| e.file_name()).collect();
     let has = |n: &str| names.iter().any(|e| e == n);
-    if !is_root && GENERATED_MARKERS.iter().any(|m| has(m)) {
-        if ENVIRONMENT_MARKERS.iter().any(|m| has(m)) {
-            (v.tree)(job.prefix.trim_end_matches('/'), Tree::Venv);
+    if !is_root {
+        match filter::generated(has) {
+            Some(Entry::Tree(t)) => {
+                (v.tree)(job.prefix.trim_end_matches('/'), t);
+                return Vec::new();
+            }
+            Some(_) => return Vec::new(),
+            None => {}
         }
-        return Vec::new();
     }
     let rules = if has(".gitignore") || has(".ignore") {
         match matcher(&job.abs, &[".gitignore", ".ignore"]) {
@@ -414,7 +244,7 @@ fn read(job: &Job, base: &Base, v: &Visitor<'_>) -> Vec<Job> {
     } else {
         job.rules.clone()
     };
-    let outputs = build_outputs(names.iter().map(|n| n.as_os_str()));
+    let outputs = filter::build_outputs(names.iter().map(|n| n.as_os_str()));
     let mut children = Vec::new();
     let mut rel = job.prefix.clone();
     for (e, name) in entries.iter().zip(&names) {
@@ -427,22 +257,23 @@ fn read(job: &Job, base: &Base, v: &Visitor<'_>) -> Vec<Job> {
             continue;
         }
         if ft.is_dir() {
-            if name == "node_modules" {
-                (v.tree)(&rel, Tree::NodeModules);
-                continue;
-            }
-            if SKIP_DIRS.iter().any(|s| name == *s) || outputs.iter().any(|o| name == *o) {
-                continue;
+            match filter::by_name(name, &outputs) {
+                Some(Entry::Tree(t)) => {
+                    (v.tree)(&rel, t);
+                    continue;
+                }
+                Some(_) => continue,
+                None => {}
             }
             let ignored = job.ignored || ignored(rules.as_ref(), base, &rel, true);
             if ignored {
-                if VENV_NAMES.iter().any(|n| name == *n) {
-                    (v.tree)(&rel, Tree::Venv);
-                    continue;
-                }
-                let s = name.to_string_lossy();
-                if OUTPUT_DIRS.contains(&s.as_ref()) || s.ends_with(".egg-info") {
-                    continue;
+                match filter::when_ignored(name) {
+                    Some(Entry::Tree(t)) => {
+                        (v.tree)(&rel, t);
+                        continue;
+                    }
+                    Some(_) => continue,
+                    None => {}
                 }
             }
             children.push(Job {
@@ -453,7 +284,7 @@ fn read(job: &Job, base: &Base, v: &Visitor<'_>) -> Vec<Job> {
             });
         } else if ft.is_file() || ft.is_symlink() {
             // Only a name tools write needs the ignore rules' verdict.
-            if is_output_file(&name.to_string_lossy())
+            if filter::is_output_file(&name.to_string_lossy())
                 && (job.ignored || ignored(rules.as_ref(), base, &rel, false))
             {
                 continue;

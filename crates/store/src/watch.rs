@@ -210,7 +210,7 @@ fn relevant(
     let rel = path.strip_prefix(root).ok()?;
     let mut components = rel.components();
     let first = components.next()?.as_os_str();
-    let skipped = |c: &std::ffi::OsStr| crate::walk::SKIP_DIRS.iter().any(|s| c == *s);
+    let skipped = |c: &std::ffi::OsStr| crate::filter::SKIP_DIRS.iter().any(|s| c == *s);
     if rel.components().any(|c| skipped(c.as_os_str())) {
         return None;
     }
@@ -219,10 +219,8 @@ fn relevant(
             return None;
         }
         let dir = root.join(first);
-        if crate::walk::GENERATED_MARKERS
-            .iter()
-            .any(|m| dir.join(m).symlink_metadata().is_ok())
-            || crate::walk::is_build_output(root, first)
+        if crate::filter::generated(|m| dir.join(m).symlink_metadata().is_ok()).is_some()
+            || crate::filter::is_build_output(root, first)
         {
             generated.insert(first.to_owned());
             return None;

@@ -1,0 +1,479 @@
+//! What pith knows about each ecosystem, as data: one [`Ecosystem`] per language family, in one
+//! table ([`ECOSYSTEMS`]). Every crate that needs a marker, a build output, a source extension
+//! or a runner's name reads it here (model depends on nothing), so adding an ecosystem changes
+//! one descriptor, not five crates' private lists. The adapters themselves (detection's logic,
+//! commands, parsing) stay in `runner`, registered against these descriptors.
+
+/// One ecosystem: the names and files that tell it apart, and what its tools write.
+#[derive(Debug)]
+pub struct Ecosystem {
+    /// The family's name (`rust`, `python`): runners of one family at a directory run the
+    /// family's projects below it.
+    pub id: &'static str,
+    /// The runner names answers report and `--runner` accepts, in the order they are listed.
+    pub runners: &'static [&'static str],
+    /// Files or directories whose presence makes a directory a workspace root.
+    pub root_markers: &'static [&'static str],
+    /// Extensions of project files whose name varies (a .NET solution), also root markers.
+    pub root_marker_extensions: &'static [&'static str],
+    /// Build files and the output directories beside them that their tool writes (untagged,
+    /// so only the build file tells them apart). A build file starting with `*` is a suffix.
+    pub build_outputs: &'static [(&'static str, &'static [&'static str])],
+    /// Entries whose presence marks a directory as generated (a virtualenv's `pyvenv.cfg`, a
+    /// CMake build tree's `CMakeCache.txt`): never walked, never searched for projects.
+    pub generated_markers: &'static [&'static str],
+    /// Among [`Ecosystem::generated_markers`], those of an environment tests import from (its
+    /// state is fingerprinted instead of walked).
+    pub environment_markers: &'static [&'static str],
+    /// Ignored directories of these names are environments even without a marker.
+    pub environment_names: &'static [&'static str],
+    /// Directory names never searched for projects: dependencies, outputs, data of this
+    /// ecosystem's tools.
+    pub not_searched: &'static [&'static str],
+    /// Extensions of source files: their edits (not their presence) cannot change which
+    /// runners the workspace uses.
+    pub source_extensions: &'static [&'static str],
+    /// How test code is named, so it ranks after the code it tests.
+    pub test_files: TestFiles,
+    /// Environment variables detection reads: a change in one may change the runners found.
+    pub detection_env: &'static [&'static str],
+    /// Report formats `--report` reads for this ecosystem's runners, as `report.rs` names them.
+    pub reports: &'static [&'static str],
+    /// This ecosystem's lines of the `runners` guide topic (empty: nothing to say).
+    pub guide: &'static str,
+}
+
+/// Test-file naming conventions.
+#[derive(Debug)]
+pub struct TestFiles {
+    /// Directory names that hold tests or their data.
+    pub dirs: &'static [&'static str],
+    /// A file's stem (up to its first `.`) starting with one of these.
+    pub stem_prefixes: &'static [&'static str],
+    /// A file's stem ending with one of these.
+    pub stem_suffixes: &'static [&'static str],
+    /// A file name containing one of these.
+    pub name_contains: &'static [&'static str],
+}
+
+impl TestFiles {
+    pub const NONE: TestFiles = TestFiles {
+        dirs: &[],
+        stem_prefixes: &[],
+        stem_suffixes: &[],
+        name_contains: &[],
+    };
+}
+
+/// An ecosystem that declares nothing: new descriptors start from it (`..BLANK`).
+pub const BLANK: Ecosystem = Ecosystem {
+    id: "",
+    runners: &[],
+    root_markers: &[],
+    root_marker_extensions: &[],
+    build_outputs: &[],
+    generated_markers: &[],
+    environment_markers: &[],
+    environment_names: &[],
+    not_searched: &[],
+    source_extensions: &[],
+    test_files: TestFiles::NONE,
+    detection_env: &[],
+    reports: &[],
+    guide: "",
+};
+
+pub const RUST: Ecosystem = Ecosystem {
+    id: "rust",
+    runners: &["nextest", "cargo"],
+    root_markers: &["Cargo.toml"],
+    not_searched: &["target", "fuzz"],
+    source_extensions: &["rs"],
+    test_files: TestFiles {
+        dirs: &["tests"],
+        ..TestFiles::NONE
+    },
+    detection_env: &["CARGO_HOME"],
+    guide: "\
+- Rust: cargo-nextest when installed, else plain `cargo test`, answered with \
+`\"lacks\":\"isolation\"`: a crash or hang takes its whole test binary down. nextest does not \
+run doctests.
+",
+    ..BLANK
+};
+
+pub const PYTHON: Ecosystem = Ecosystem {
+    id: "python",
+    runners: &["pytest"],
+    root_markers: &[
+        "pyproject.toml",
+        "setup.py",
+        "setup.cfg",
+        "pytest.ini",
+        "tox.ini",
+    ],
+    generated_markers: &["pyvenv.cfg", "conda-meta"],
+    environment_markers: &["pyvenv.cfg", "conda-meta"],
+    environment_names: &[".venv", "venv"],
+    not_searched: &["venv", "env", "site-packages", "__pycache__"],
+    source_extensions: &["py", "pyi"],
+    test_files: TestFiles {
+        dirs: &["tests"],
+        stem_prefixes: &["test_"],
+        stem_suffixes: &["_test"],
+        ..TestFiles::NONE
+    },
+    detection_env: &["VIRTUAL_ENV"],
+    guide: "\
+- Python: pytest with pith's own plugin, under the project's interpreter (an active \
+virtualenv, else .venv/ or venv/, else python3; named in `interpreter`). Works with \
+pytest-xdist.
+",
+    ..BLANK
+};
+
+pub const GO: Ecosystem = Ecosystem {
+    id: "go",
+    runners: &["go"],
+    root_markers: &["go.mod"],
+    not_searched: &["testdata"],
+    source_extensions: &["go"],
+    test_files: TestFiles {
+        dirs: &["testdata"],
+        stem_suffixes: &["_test"],
+        ..TestFiles::NONE
+    },
+    reports: &["go test -json"],
+    ..BLANK
+};
+
+pub const JS: Ecosystem = Ecosystem {
+    id: "js",
+    runners: &["jest", "vitest", "node"],
+    root_markers: &["package.json"],
+    not_searched: &["node_modules", "__fixtures__"],
+    source_extensions: &["js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts"],
+    test_files: TestFiles {
+        dirs: &["__tests__", "spec"],
+        name_contains: &[".test.", ".spec."],
+        ..TestFiles::NONE
+    },
+    reports: &["jest/vitest JSON"],
+    ..BLANK
+};
+
+pub const DOTNET: Ecosystem = Ecosystem {
+    id: "dotnet",
+    runners: &["dotnet"],
+    root_marker_extensions: &["sln", "csproj", "fsproj"],
+    build_outputs: &[
+        ("*.csproj", &["bin", "obj"]),
+        ("*.fsproj", &["bin", "obj"]),
+        ("*.vbproj", &["bin", "obj"]),
+    ],
+    source_extensions: &["cs", "fs", "vb"],
+    test_files: TestFiles {
+        stem_suffixes: &["Test", "Tests"],
+        ..TestFiles::NONE
+    },
+    reports: &["TRX"],
+    ..BLANK
+};
+
+pub const JVM: Ecosystem = Ecosystem {
+    id: "jvm",
+    runners: &["maven", "gradle"],
+    root_markers: &["pom.xml", "build.gradle", "build.gradle.kts"],
+    build_outputs: &[
+        ("pom.xml", &["target"]),
+        ("build.gradle", &["build", ".gradle"]),
+        ("build.gradle.kts", &["build", ".gradle"]),
+        ("settings.gradle", &["build", ".gradle"]),
+        ("settings.gradle.kts", &["build", ".gradle"]),
+    ],
+    not_searched: &["target", "build"],
+    source_extensions: &["java", "kt", "scala", "groovy"],
+    test_files: TestFiles {
+        dirs: &["test"],
+        stem_suffixes: &["Test", "Tests"],
+        ..TestFiles::NONE
+    },
+    reports: &["JUnit XML"],
+    ..BLANK
+};
+
+pub const CPP: Ecosystem = Ecosystem {
+    id: "cpp",
+    runners: &["ctest"],
+    root_markers: &["CMakeLists.txt"],
+    generated_markers: &["CMakeCache.txt"],
+    not_searched: &["build"],
+    source_extensions: &["c", "cc", "cpp", "cxx", "h", "hh", "hpp", "hxx"],
+    test_files: TestFiles {
+        dirs: &["test", "tests"],
+        stem_suffixes: &["_test"],
+        ..TestFiles::NONE
+    },
+    reports: &["GoogleTest JSON"],
+    ..BLANK
+};
+
+/// Every ecosystem, in the order [`RUNNER_NAMES`] lists their runners. (The order detection
+/// tries them in, which is the order of an answer's runs, is the runner crate's registry.)
+pub const ECOSYSTEMS: &[&Ecosystem] = &[&RUST, &PYTHON, &GO, &JS, &DOTNET, &JVM, &CPP];
+
+/// What belongs to no one ecosystem.
+pub mod common {
+    /// Root markers of any project: a repository.
+    pub const ROOT_MARKERS: &[&str] = &[".git"];
+    /// Entries marking a directory generated whatever made it: the Cache Directory Tagging
+    /// convention (cargo's `target/`, `.pytest_cache/`).
+    pub const GENERATED_MARKERS: &[&str] = &["CACHEDIR.TAG"];
+    /// Directory names never searched for projects: outputs, vendored code, data, examples.
+    pub const NOT_SEARCHED: &[&str] = &[
+        "build",
+        "dist",
+        "out",
+        "vendor",
+        "third_party",
+        "fixtures",
+        "test-fixtures",
+        "examples",
+    ];
+    /// Extensions of files that are text, not configuration, in languages pith runs no tests
+    /// of, or documentation.
+    pub const SOURCE_EXTENSIONS: &[&str] = &["rb", "php", "swift", "m", "md", "rst", "txt"];
+    /// Directories of test data whatever the language.
+    pub const TEST_DIRS: &[&str] = &["fixtures"];
+    /// Variables every detection reads: where tools are installed, the home they configure.
+    pub const DETECTION_ENV_FIRST: &[&str] = &["PATH"];
+    pub const DETECTION_ENV_LAST: &[&str] = &["HOME"];
+}
+
+/// The ecosystem whose runner is `name`.
+pub fn by_runner(name: &str) -> Option<&'static Ecosystem> {
+    ECOSYSTEMS
+        .iter()
+        .copied()
+        .find(|e| e.runners.contains(&name))
+}
+
+const RUNNER_COUNT: usize = {
+    let mut n = 0;
+    let mut i = 0;
+    while i < ECOSYSTEMS.len() {
+        n += ECOSYSTEMS[i].runners.len();
+        i += 1;
+    }
+    n
+};
+
+const RUNNER_ARRAY: [&str; RUNNER_COUNT] = {
+    let mut out = [""; RUNNER_COUNT];
+    let (mut i, mut k) = (0, 0);
+    while i < ECOSYSTEMS.len() {
+        let mut j = 0;
+        while j < ECOSYSTEMS[i].runners.len() {
+            out[k] = ECOSYSTEMS[i].runners[j];
+            j += 1;
+            k += 1;
+        }
+        i += 1;
+    }
+    out
+};
+
+/// Names `--runner` accepts: every ecosystem's runners, in [`ECOSYSTEMS`]' order.
+pub const RUNNER_NAMES: &[&str] = &RUNNER_ARRAY;
+
+/// Every descriptor's entries of one field, in [`ECOSYSTEMS`]' order, after `first`.
+fn all<T: Copy + 'static>(
+    first: &'static [T],
+    field: impl Fn(&'static Ecosystem) -> &'static [T],
+) -> impl Iterator<Item = T> {
+    first.iter().copied().chain(
+        ECOSYSTEMS
+            .iter()
+            .flat_map(move |e| field(e).iter().copied()),
+    )
+}
+
+/// Whether a directory holding `name` (a file or directory) is a project root.
+pub fn is_root_marker(name: &str) -> bool {
+    all(common::ROOT_MARKERS, |e| e.root_markers).any(|m| m == name)
+}
+
+/// Whether a file with this extension makes its directory a project root.
+pub fn is_root_marker_extension(ext: &str) -> bool {
+    all(&[], |e| e.root_marker_extensions).any(|m| m == ext)
+}
+
+/// Every root marker (exact names).
+pub fn root_markers() -> impl Iterator<Item = &'static str> {
+    all(common::ROOT_MARKERS, |e| e.root_markers)
+}
+
+/// Entries whose presence marks a directory as generated, all ecosystems'.
+pub fn generated_markers() -> impl Iterator<Item = &'static str> {
+    all(common::GENERATED_MARKERS, |e| e.generated_markers)
+}
+
+/// Markers of an environment tests import from (a virtualenv).
+pub fn environment_markers() -> impl Iterator<Item = &'static str> {
+    all(&[], |e| e.environment_markers)
+}
+
+/// Names that make an ignored directory an environment.
+pub fn environment_names() -> impl Iterator<Item = &'static str> {
+    all(&[], |e| e.environment_names)
+}
+
+/// Build files and the output directories their tools write beside them.
+pub fn build_outputs() -> impl Iterator<Item = (&'static str, &'static [&'static str])> {
+    all(&[], |e| e.build_outputs)
+}
+
+/// Whether a directory of this name is never searched for projects.
+pub fn is_not_searched(name: &str) -> bool {
+    all(common::NOT_SEARCHED, |e| e.not_searched).any(|n| n == name)
+}
+
+/// Whether files of this extension (compared without case) are source, not configuration.
+pub fn is_source_extension(ext: &str) -> bool {
+    all(common::SOURCE_EXTENSIONS, |e| e.source_extensions).any(|s| ext.eq_ignore_ascii_case(s))
+}
+
+/// The environment variables detection reads, in a fixed order (they key its cache).
+pub fn detection_env() -> impl Iterator<Item = &'static str> {
+    all(common::DETECTION_ENV_FIRST, |e| e.detection_env)
+        .chain(common::DETECTION_ENV_LAST.iter().copied())
+}
+
+/// Whether a path looks like test code (or fixtures) by any ecosystem's conventions.
+pub fn is_test_path(path: &str) -> bool {
+    let mut parts = path.split('/');
+    let file = parts.next_back().unwrap_or("");
+    let stem = file.split('.').next().unwrap_or(file);
+    let tf = |f: fn(&'static TestFiles) -> &'static [&'static str]| {
+        ECOSYSTEMS
+            .iter()
+            .flat_map(move |e| f(&e.test_files).iter().copied())
+    };
+    parts.any(|d| common::TEST_DIRS.contains(&d) || tf(|t| t.dirs).any(|x| x == d))
+        || tf(|t| t.stem_prefixes).any(|p| stem.starts_with(p))
+        || tf(|t| t.stem_suffixes).any(|s| stem.ends_with(s))
+        || tf(|t| t.name_contains).any(|c| file.contains(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runner_names_are_unique_and_listed_in_table_order() {
+        assert_eq!(
+            RUNNER_NAMES,
+            [
+                "nextest", "cargo", "pytest", "go", "jest", "vitest", "node", "dotnet", "maven",
+                "gradle", "ctest"
+            ]
+        );
+        for n in RUNNER_NAMES {
+            assert_eq!(RUNNER_NAMES.iter().filter(|m| *m == n).count(), 1, "{n}");
+            assert!(by_runner(n).is_some());
+        }
+    }
+
+    #[test]
+    fn ids_are_unique_and_every_ecosystem_has_a_runner_and_a_marker() {
+        for e in ECOSYSTEMS {
+            assert_eq!(ECOSYSTEMS.iter().filter(|o| o.id == e.id).count(), 1);
+            assert!(!e.runners.is_empty(), "{}", e.id);
+            assert!(
+                !e.root_markers.is_empty() || !e.root_marker_extensions.is_empty(),
+                "{}",
+                e.id
+            );
+            for m in e.environment_markers {
+                assert!(e.generated_markers.contains(m), "{m}");
+            }
+        }
+    }
+
+    /// The rule as the index wrote it before the conventions moved into the descriptors.
+    fn is_test_path_before(path: &str) -> bool {
+        let mut parts = path.split('/');
+        let file = parts.next_back().unwrap_or("");
+        let stem = file.split('.').next().unwrap_or(file);
+        parts.any(|d| {
+            matches!(
+                d,
+                "test" | "tests" | "__tests__" | "testdata" | "fixtures" | "spec"
+            )
+        }) || stem.starts_with("test_")
+            || stem.ends_with("_test")
+            || stem.ends_with("Test")
+            || stem.ends_with("Tests")
+            || file.contains(".test.")
+            || file.contains(".spec.")
+    }
+
+    #[test]
+    fn test_paths_are_told_as_before() {
+        let dirs = [
+            "",
+            "src/",
+            "test/",
+            "tests/",
+            "__tests__/",
+            "testdata/",
+            "fixtures/",
+        ];
+        let more = ["spec/", "specs/", "a/tests/b/", "x.test/", "testing/"];
+        let files = [
+            "a.rs",
+            "test_a.py",
+            "a_test.go",
+            "ATest.java",
+            "ATests.cs",
+            "a.test.ts",
+            "a.spec.js",
+            "test.py",
+            "tests.rs",
+            "contest.py",
+            "a_tests.py",
+            "Attest.kt",
+            "a.tests.ts",
+            "x.spec",
+            "test_",
+            "_test.go",
+            "Test.java",
+            "latest.rs",
+        ];
+        for d in dirs.iter().chain(&more) {
+            for f in files {
+                let p = format!("{d}{f}");
+                assert_eq!(is_test_path(&p), is_test_path_before(&p), "{p}");
+            }
+        }
+    }
+
+    #[test]
+    fn test_paths_follow_every_ecosystems_conventions() {
+        for p in [
+            "tests/a.rs",
+            "pkg/test_x.py",
+            "x_test.go",
+            "src/a.test.ts",
+            "src/__tests__/a.js",
+            "FooTest.java",
+            "FooTests.cs",
+            "data/fixtures/a.py",
+        ] {
+            assert!(is_test_path(p), "{p}");
+        }
+        for p in ["src/lib.rs", "pkg/x.py", "src/Foo.java", "contest.py"] {
+            assert!(!is_test_path(p), "{p}");
+        }
+    }
+}
