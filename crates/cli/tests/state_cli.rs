@@ -18,13 +18,12 @@ const TEST_FLIPS: &str = "tests/test_shop.py::test_flips";
 const TEST_SLEEPS: &str = "tests/test_shop.py::test_sleeps";
 
 fn command(root: &Path, sub: &str, args: &[&str], env: &[(&str, &str)]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_pith"));
+    let mut c = common::bare();
     c.arg(sub)
         .arg("--root")
         .arg(root)
         .args(args)
         .current_dir(root)
-        .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"))
         .env_remove("PITH_HISTORY_RUNS")
         .env_remove("PITH_HISTORY_BYTES")
         .env_remove("FLAKY_MARKER")

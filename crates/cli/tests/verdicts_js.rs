@@ -7,26 +7,15 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use common::{fixture, Answer};
-
-fn shared_node_modules() -> PathBuf {
-    let p = common::repo_root().join("tests/fixtures/js/node_modules");
-    for bin in ["jest", "vitest"] {
-        assert!(
-            p.join(".bin").join(bin).is_file(),
-            "{bin} is not installed for the fixtures: run scripts/setup/js.sh"
-        );
-    }
-    p
-}
+use common::{fixture, Answer, Fixture};
 
 /// A copy of `tests/fixtures/verdicts/js/<name>`, with the shared runners linked in.
-fn case(name: &str) -> tempfile::TempDir {
+fn case(name: &str) -> Fixture {
     let ws = fixture(&format!("verdicts/js/{name}"));
-    std::os::unix::fs::symlink(shared_node_modules(), ws.path().join("node_modules")).unwrap();
+    common::link_node_modules(ws.path());
     ws
 }
 
@@ -38,13 +27,12 @@ fn pith(root: &Path, args: &[&str]) -> Answer {
 }
 
 fn pith_command(root: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pith"));
+    let mut cmd = common::bare();
     cmd.arg("test")
         .arg("--root")
         .arg(root)
         .args(args)
         .current_dir(root)
-        .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"))
         .env_remove("FORCE_COLOR")
         .env_remove("CI")
         .env("NO_COLOR", "1")
@@ -53,7 +41,7 @@ fn pith_command(root: &Path, args: &[&str]) -> Command {
     cmd
 }
 
-fn run(name: &str, runner: &str) -> (tempfile::TempDir, Answer) {
+fn run(name: &str, runner: &str) -> (Fixture, Answer) {
     let ws = case(name);
     let a = pith(ws.path(), &[]);
     assert_eq!(a.json["runner"], runner, "{}", a.line);

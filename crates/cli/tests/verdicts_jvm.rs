@@ -14,7 +14,7 @@ use std::process::Command;
 
 use common::{fixture, pith};
 
-fn case(name: &str) -> tempfile::TempDir {
+fn case(name: &str) -> common::Fixture {
     fixture(&format!("verdicts/java/{name}"))
 }
 
@@ -383,7 +383,7 @@ fn the_tests_see_the_callers_environment() {
 /// recorded in its `.replay/`: prints `console.txt`, copies `results/` into the
 /// `--results-directory` it is given, records its arguments (`argv.txt`) and environment
 /// (`env.txt`) there, and exits with `exit`.
-fn dotnet_case(name: &str) -> (tempfile::TempDir, tempfile::TempDir, String) {
+fn dotnet_case(name: &str) -> (common::Fixture, tempfile::TempDir, String) {
     let ws = fixture(&format!("verdicts/dotnet/{name}"));
     let replay = ws.path().join(".replay");
     let bin = tempfile::tempdir().unwrap();
@@ -416,7 +416,7 @@ exit "$(cat "$replay/exit")"
     (ws, bin, path)
 }
 
-fn dotnet_run(name: &str, args: &[&str]) -> (common::Answer, tempfile::TempDir) {
+fn dotnet_run(name: &str, args: &[&str]) -> (common::Answer, common::Fixture) {
     let (ws, _bin, path) = dotnet_case(name);
     let a = common::pith_with(ws.path(), args, &[("PATH", &path)], &[]);
     (a, ws)

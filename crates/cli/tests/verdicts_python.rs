@@ -196,11 +196,10 @@ fn ids_that_look_like_options_are_not_found() {
 #[test]
 fn the_tests_see_the_callers_colour_environment() {
     let ws = fixture("verdicts/python/colour_env");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pith"));
+    let mut cmd = common::bare();
     cmd.args(["test", "--root"])
         .arg(ws.path())
-        .env("TERM", "xterm-256color")
-        .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"));
+        .env("TERM", "xterm-256color");
     for var in [
         "NO_COLOR",
         "PY_COLORS",

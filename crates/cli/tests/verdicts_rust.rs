@@ -15,7 +15,7 @@ use common::{fixture, pith, Answer};
 
 const PATHS: [&str; 2] = ["nextest", "cargo"];
 
-fn case(name: &str) -> tempfile::TempDir {
+fn case(name: &str) -> common::Fixture {
     fixture(&format!("verdicts/rust/{name}"))
 }
 
@@ -51,14 +51,13 @@ fn pith_env(root: &Path, args: &[&str], env: &[(&str, Option<&str>)]) -> Answer 
 }
 
 fn command(root: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pith"));
+    let mut cmd = common::bare();
     cmd.arg("test")
         .arg("--root")
         .arg(root)
         .args(args)
         .current_dir(root)
-        .env("CARGO_TARGET_DIR", common::shared_target())
-        .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"));
+        .env("CARGO_TARGET_DIR", common::shared_target());
     cmd
 }
 

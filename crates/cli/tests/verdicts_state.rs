@@ -17,13 +17,12 @@ const MODE: &str = "tests/test_inputs.py::test_mode_from_environment";
 /// `pith SUB --root ROOT ARGS...` with `env` set on top of one fixed environment, so every
 /// call of a test runs in the same environment unless `env` says otherwise.
 fn pith_env(root: &Path, sub: &str, args: &[&str], env: &[(&str, &str)]) -> Answer {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_pith"));
+    let mut c = common::bare();
     c.arg(sub)
         .arg("--root")
         .arg(root)
         .args(args)
         .current_dir(root)
-        .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"))
         .env_remove("SHOP_MODE");
     for (k, v) in env {
         c.env(k, v);
