@@ -4,18 +4,11 @@
 
 mod common;
 
-use common::{fixture, pith};
+use common::{fixture, frames, pith};
 
 fn run(name: &str, extra: &[&str]) -> common::Answer {
     let ws = fixture(&format!("go/{name}"));
     pith(ws.path(), extra)
-}
-
-fn frames(f: &serde_json::Value) -> Vec<&str> {
-    f["frames"]
-        .as_array()
-        .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
-        .unwrap_or_default()
 }
 
 /// Every failing test is shown, clustered or counted.

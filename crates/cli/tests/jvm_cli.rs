@@ -8,15 +8,8 @@ mod common;
 
 use std::sync::{Mutex, MutexGuard, Once, PoisonError};
 
-use common::{fixture, pith, Fixture};
+use common::{fixture, frames, pith, Fixture};
 use pith_wire::{GREEN_BUDGET, ONE_FAILURE_BUDGET};
-
-fn frames(f: &serde_json::Value) -> Vec<&str> {
-    f["frames"]
-        .as_array()
-        .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
-        .unwrap_or_default()
-}
 
 /// Gradle builds run one at a time: each concurrent build starts a daemon of its own (a JVM of
 /// a few hundred MB that stays up after it), while one after another they share one.

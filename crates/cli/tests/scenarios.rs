@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::Once;
 use std::time::Instant;
 
-use common::{fixture, pith, Answer, Fixture};
+use common::{fixture, frames, pith, Answer, Fixture};
 use pith_wire::{GREEN_BUDGET, MANY_FAILURES_BUDGET, ONE_CAUSE_BUDGET, ONE_FAILURE_BUDGET};
 
 /// One expected result.
@@ -204,7 +204,7 @@ fn check(name: &str, row: &Row) {
     if row.accounted {
         assert_eq!(
             a.accounted(),
-            count(&a, "failed") + count(&a, "errors"),
+            a.count("failed") + a.count("errors"),
             "{name}: {}",
             a.line
         );
@@ -244,14 +244,6 @@ fn maven_installed() {
             "Maven is not installed: run scripts/setup/jvm.sh"
         );
     });
-}
-
-fn count(a: &Answer, key: &str) -> u64 {
-    a.json[key].as_u64().unwrap_or(0)
-}
-
-fn frames(f: &serde_json::Value) -> Vec<&str> {
-    common::strings(&f["frames"])
 }
 
 /// Every runner has the shared scenarios: a row left out fails here, not silently.

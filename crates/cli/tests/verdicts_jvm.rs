@@ -28,13 +28,6 @@ fn maven_installed() {
     );
 }
 
-fn failure_tests(a: &common::Answer) -> Vec<&str> {
-    a.failures()
-        .iter()
-        .filter_map(|f| f["test"].as_str())
-        .collect()
-}
-
 /// A real Gradle wrapper jar, as `gradle wrapper` writes it into a project, made once per run
 /// by the installed Gradle (never committed to the repository).
 fn wrapper_jar() -> PathBuf {
@@ -103,7 +96,7 @@ fn a_gradle_wrapper_without_its_jar_gives_way_to_maven() {
         "{}",
         a.line
     );
-    assert_eq!(failure_tests(&a), ["demo.CalcTest#subtracts"], "{}", a.line);
+    assert_eq!(a.failure_ids(), ["demo.CalcTest#subtracts"], "{}", a.line);
     let hint = a.json["hint"].as_str().unwrap_or_default();
     assert!(
         hint.contains("./gradlew: its wrapper jar (gradle/wrapper/gradle-wrapper.jar) is missing"),
@@ -126,7 +119,7 @@ fn a_gradle_wrapper_that_cannot_download_gives_way_to_maven() {
     let a = pith(ws.path(), &[]);
     assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
     assert_eq!(a.json["runner"], "maven", "{}", a.line);
-    assert_eq!(failure_tests(&a), ["demo.CalcTest#subtracts"], "{}", a.line);
+    assert_eq!(a.failure_ids(), ["demo.CalcTest#subtracts"], "{}", a.line);
     let hint = a.json["hint"].as_str().unwrap_or_default();
     assert!(
         hint.contains("./gradlew: UnknownHostException: gradle.invalid while downloading https://gradle.invalid/distributions/gradle-8.10-bin.zip"),
@@ -248,7 +241,7 @@ fn an_after_all_failure_is_not_green_though_every_test_passed() {
     assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
     assert_eq!(a.json["passed"], 1, "{}", a.line);
     assert_eq!(
-        failure_tests(&a),
+        a.failure_ids(),
         ["src/test/java/demo/CleanupTest.java"],
         "{}",
         a.line

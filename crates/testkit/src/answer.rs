@@ -25,6 +25,39 @@ impl Answer {
         self.json["failures"].as_array().map_or(&[], Vec::as_slice)
     }
 
+    /// A count of the answer; absent means zero.
+    pub fn count(&self, key: &str) -> u64 {
+        self.json[key].as_u64().unwrap_or(0)
+    }
+
+    /// A text of the answer; absent means empty.
+    pub fn text(&self, key: &str) -> &str {
+        self.json[key].as_str().unwrap_or("")
+    }
+
+    /// The failure shown for `test`; there must be one.
+    pub fn failure(&self, test: &str) -> &serde_json::Value {
+        self.failures()
+            .iter()
+            .find(|f| f["test"] == test)
+            .unwrap_or_else(|| panic!("no failure {test}: {}", self.line))
+    }
+
+    /// The ids of the failures shown, in the answer's order.
+    pub fn failure_ids(&self) -> Vec<&str> {
+        self.failures()
+            .iter()
+            .filter_map(|f| f["test"].as_str())
+            .collect()
+    }
+
+    /// The workspace generation the answer carries; there must be one.
+    pub fn generation(&self) -> u64 {
+        self.json["generation"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("no generation: {}", self.line))
+    }
+
     /// The answer with its only run-to-run variable (the duration) fixed, for snapshots.
     pub fn stable(&self) -> String {
         let mut out = String::new();
@@ -56,6 +89,11 @@ impl Answer {
             self.line
         );
     }
+}
+
+/// The frames of a failure, in order.
+pub fn frames(failure: &serde_json::Value) -> Vec<&str> {
+    strings(&failure["frames"])
 }
 
 /// The strings of a JSON list (none when it is absent), in order.

@@ -8,7 +8,7 @@ mod context;
 mod fixture;
 mod pith;
 
-pub use answer::{answer_of, assert_clean, strings, Answer};
+pub use answer::{answer_of, assert_clean, frames, strings, Answer};
 pub use context::Runs;
 pub use fixture::{
     age_tree, copy_tree, fixture, fixture_at, fixtures_dir, link_node_modules, repo_root,
