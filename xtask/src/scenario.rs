@@ -91,8 +91,8 @@ pub struct Scenario {
     pub report: Option<PathBuf>,
 }
 
-const PYTHON: [&str; 4] = ["green", "plain", "helper50", "distinct100"];
-const RUST: [&str; 4] = ["green", "single", "helper50", "distinct100"];
+/// The scenarios every live ecosystem has, under the same fixture names.
+const SCENARIOS: [&str; 4] = ["green", "single", "helper50", "distinct100"];
 
 /// The workspace report rows run in: it holds the source files the TRX samples' stack traces
 /// name, so pith maps their frames as it would in the project that wrote them. The JUnit
@@ -109,14 +109,14 @@ pub fn all(samples: Option<&Path>) -> Vec<Scenario> {
         kind,
         report: None,
     };
-    for name in PYTHON {
+    for name in SCENARIOS {
         out.push(live(
             format!("python/{name}"),
             format!("tests/fixtures/python/{name}"),
             Kind::Pytest,
         ));
     }
-    for name in RUST {
+    for name in SCENARIOS {
         for (kind, label) in [(Kind::Cargo, "cargo test"), (Kind::Nextest, "nextest")] {
             out.push(live(
                 format!("rust/{name} ({label})"),
@@ -134,7 +134,7 @@ pub fn all(samples: Option<&Path>) -> Vec<Scenario> {
         ("java/maven", "maven", Kind::Maven),
         ("cpp", "ctest", Kind::Ctest),
     ] {
-        for name in RUST {
+        for name in SCENARIOS {
             out.push(live(
                 format!("{label}/{name}"),
                 format!("tests/fixtures/{dir}/{name}"),

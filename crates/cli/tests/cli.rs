@@ -1,12 +1,12 @@
 //! The command-line contract that does not depend on a runner: exit code 2 with one clear
 //! line when pith cannot do its job, argument errors, a closed stdout.
 
+mod common;
+
 use std::process::{Command, Stdio};
 
 fn pith() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_pith"));
-    c.env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"));
-    c
+    common::bare()
 }
 
 #[test]

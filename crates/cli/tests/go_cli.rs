@@ -1,22 +1,14 @@
 //! The real `pith` binary on the Go fixture modules with the installed Go (these tests fail
-//! without it, they never skip): statuses, exit codes, answer shapes (snapshots), byte budgets
-//! and every false-green case.
+//! without it, they never skip), beyond the shared scenarios of `scenarios.rs`: subtests,
+//! packages, vet, panics, a package failing before its tests, saved streams read back.
 
 mod common;
 
-use common::{fixture, pith};
-use pith_wire::{GREEN_BUDGET, MANY_FAILURES_BUDGET, ONE_CAUSE_BUDGET, ONE_FAILURE_BUDGET};
+use common::{fixture, frames, pith};
 
 fn run(name: &str, extra: &[&str]) -> common::Answer {
     let ws = fixture(&format!("go/{name}"));
     pith(ws.path(), extra)
-}
-
-fn frames(f: &serde_json::Value) -> Vec<&str> {
-    f["frames"]
-        .as_array()
-        .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
-        .unwrap_or_default()
 }
 
 /// Every failing test is shown, clustered or counted.
@@ -38,65 +30,6 @@ fn go_is_installed() {
             .is_ok_and(|o| o.status.success()),
         "go is not installed: https://go.dev/dl/"
     );
-}
-
-#[test]
-fn green_run_is_tiny_and_exits_zero() {
-    let a = run("green", &[]);
-    assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{}", a.line);
-    assert_eq!(a.json["runner"], "go");
-    assert_eq!(a.json["passed"], 2);
-    a.assert_budget(GREEN_BUDGET);
-    insta::assert_snapshot!(a.stable());
-}
-
-#[test]
-fn one_failure_through_a_helper_has_its_project_frames() {
-    let a = run("single", &[]);
-    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
-    assert_eq!(
-        (a.json["passed"].as_u64(), a.json["skipped"].as_u64()),
-        (Some(2), Some(1))
-    );
-    let f = &a.failures()[0];
-    assert_eq!(f["test"], "example.com/single.TestMeanOfNothing");
-    assert_eq!(f["message"], "panic: runtime error: integer divide by zero");
-    assert_eq!(
-        frames(f),
-        [
-            "stats.go:10 return total / len(xs)",
-            "stats_test.go:7 if got := Mean(xs); got != want {",
-            "stats_test.go:27 checkMean(t, []int{}, 0)",
-        ]
-    );
-    a.assert_budget(ONE_FAILURE_BUDGET);
-    assert_accounted(&a);
-    insta::assert_snapshot!(a.stable());
-}
-
-#[test]
-fn fifty_failures_from_one_helper_are_one_cluster() {
-    let a = run("helper50", &[]);
-    assert_eq!(a.status(), "TestsFailed");
-    assert_eq!(a.json["failed"], 50, "{}", a.line);
-    assert_eq!(a.failures().len(), 1, "{}", a.line);
-    assert_eq!(a.json["clusters"][0]["affected"], 50, "{}", a.line);
-    assert_eq!(
-        a.json["clusters"][0]["at"], "shapes_test.go:18",
-        "{}",
-        a.line
-    );
-    a.assert_budget(ONE_CAUSE_BUDGET);
-    insta::assert_snapshot!(a.stable());
-}
-
-#[test]
-fn hundred_distinct_failures_fit_and_are_all_accounted_for() {
-    let a = run("distinct100", &[]);
-    assert_eq!(a.json["failed"], 100, "{}", a.line);
-    assert_accounted(&a);
-    a.assert_budget(MANY_FAILURES_BUDGET);
-    insta::assert_snapshot!(a.stable());
 }
 
 #[test]
@@ -185,14 +118,7 @@ fn paths_map_through_package_directories() {
 }
 
 #[test]
-fn compile_error_is_build_failed_once() {
-    let a = run("build_error", &[]);
-    assert_eq!((a.status(), a.code), ("BuildFailed", 1), "{}", a.line);
-    let errors = a.json["buildErrors"].as_array().unwrap();
-    assert_eq!(errors.len(), 1, "deduplicated across importers: {}", a.line);
-    assert_eq!(errors[0]["at"], "calc/calc.go:6");
-    insta::assert_snapshot!(a.stable());
-
+fn vet_findings_are_build_failed() {
     let vet = run("vet", &[]);
     assert_eq!((vet.status(), vet.code), ("BuildFailed", 1), "{}", vet.line);
     assert_eq!(vet.json["buildErrors"][0]["code"], "vet", "{}", vet.line);
@@ -214,31 +140,6 @@ fn a_panic_is_a_failure_of_its_test() {
 }
 
 #[test]
-fn a_dying_test_binary_is_crashed_not_green() {
-    let a = run("crash", &[]);
-    assert_eq!((a.status(), a.code), ("Crashed", 1), "{}", a.line);
-    let running: Vec<&str> = a.json["running"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
-    assert!(
-        running.contains(&"example.com/crash/exit.TestExits"),
-        "{}",
-        a.line
-    );
-    assert!(
-        running.contains(&"example.com/crash/kill.TestKilled"),
-        "{}",
-        a.line
-    );
-    assert!(a.line.contains("signal: killed"), "{}", a.line);
-    assert!(a.json["tail"].is_string(), "{}", a.line);
-    assert_accounted(&a);
-}
-
-#[test]
 fn a_package_failing_before_its_tests_is_a_collection_error() {
     let a = run("badinit", &[]);
     assert_eq!((a.status(), a.code), ("CollectionFailed", 1), "{}", a.line);
@@ -249,36 +150,6 @@ fn a_package_failing_before_its_tests_is_a_collection_error() {
     assert_eq!(frames(init)[0], "initpanic/init_test.go:10 m[\"x\"] = 1");
     assert!(a.json["tail"].is_string(), "{}", a.line);
     insta::assert_snapshot!(a.stable());
-}
-
-#[test]
-fn no_tests_is_not_green() {
-    let a = run("empty", &[]);
-    assert_eq!((a.status(), a.code), ("NoTestsRan", 1), "{}", a.line);
-}
-
-#[test]
-fn hang_is_stopped_before_the_deadline_and_named() {
-    let ws = fixture("go/hang");
-    // Build first so the deadline measures the tests, not the compiler.
-    let warm = pith(
-        ws.path(),
-        &[
-            "example.com/hang/quick.TestFast",
-            "example.com/hang/slow.TestQuick",
-        ],
-    );
-    assert_eq!(warm.status(), "TestsPassed", "{}", warm.line);
-    let start = std::time::Instant::now();
-    let a = pith(ws.path(), &["--timeout", "15"]);
-    assert!(start.elapsed().as_secs() < 30, "not stopped in time");
-    assert_eq!((a.status(), a.code), ("TimedOut", 1), "{}", a.line);
-    assert_eq!(
-        a.json["running"][0], "example.com/hang/slow.TestSleepsForever/inner",
-        "{}",
-        a.line
-    );
-    assert_eq!(a.json["passed"], 2, "{}", a.line);
 }
 
 // Where the external corpus of real reports is, if anywhere.
@@ -294,11 +165,10 @@ mod samples {
 fn report_answer(file: &std::path::Path) -> (String, serde_json::Value) {
     assert!(file.is_file(), "{}", file.display());
     let ws = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pith"))
+    let out = common::bare()
         .args(["test", "--report"])
         .arg(file)
         .current_dir(ws.path())
-        .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"))
         .output()
         .unwrap();
     let line = String::from_utf8(out.stdout).unwrap();

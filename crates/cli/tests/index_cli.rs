@@ -12,10 +12,9 @@ use common::Answer;
 
 /// Runs `pith ARGS...` from `cwd` and checks the answer is one clean line.
 fn pith_at(cwd: &Path, root: &Path, args: &[&str]) -> Answer {
-    let out = Command::new(env!("CARGO_BIN_EXE_pith"))
+    let out = common::bare()
         .args(args)
         .current_dir(cwd)
-        .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"))
         .output()
         .expect("run pith");
     common::answer_of(out, root)

@@ -1,34 +1,20 @@
 //! The real `pith` binary on the JavaScript fixture projects with the real jest, vitest and node
-//! test runner: statuses, exit codes, answer shapes (snapshots), byte budgets and every
-//! false-green case. jest and vitest come from `tests/fixtures/js/node_modules`, installed by
-//! `scripts/setup/js.sh` and linked into each fixture copy; without them these tests fail, they
-//! never skip.
+//! test runner, beyond the shared scenarios of `scenarios.rs`: snapshots never written, re-runs
+//! by id, the caller's shell and `NODE_OPTIONS`. jest and vitest come from
+//! `tests/fixtures/js/node_modules`, installed by `scripts/setup/js.sh` and linked into each
+//! fixture copy; without them these tests fail, they never skip.
 
 mod common;
 
-use std::path::PathBuf;
-
-use common::{fixture, pith};
-use pith_wire::{GREEN_BUDGET, MANY_FAILURES_BUDGET, ONE_CAUSE_BUDGET, ONE_FAILURE_BUDGET};
+use common::{fixture, pith, Fixture};
 
 const RUNNERS: [&str; 3] = ["jest", "vitest", "node"];
 
-fn shared_node_modules() -> PathBuf {
-    let p = common::repo_root().join("tests/fixtures/js/node_modules");
-    for bin in ["jest", "vitest"] {
-        assert!(
-            p.join(".bin").join(bin).is_file(),
-            "{bin} is not installed for the fixtures: run scripts/setup/js.sh"
-        );
-    }
-    p
-}
-
 /// A copy of `tests/fixtures/js/<runner>/<name>`, with the shared runners linked in.
-fn workspace(runner: &str, name: &str) -> tempfile::TempDir {
+fn workspace(runner: &str, name: &str) -> Fixture {
     let ws = fixture(&format!("js/{runner}/{name}"));
     if runner != "node" {
-        std::os::unix::fs::symlink(shared_node_modules(), ws.path().join("node_modules")).unwrap();
+        common::link_node_modules(ws.path());
     }
     ws
 }
@@ -40,13 +26,6 @@ fn run(runner: &str, name: &str, extra: &[&str]) -> common::Answer {
     a
 }
 
-fn frames(f: &serde_json::Value) -> Vec<&str> {
-    f["frames"]
-        .as_array()
-        .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
-        .unwrap_or_default()
-}
-
 #[test]
 fn node_and_the_runners_are_installed() {
     assert!(
@@ -56,156 +35,7 @@ fn node_and_the_runners_are_installed() {
             .is_ok_and(|o| o.status.success()),
         "node is not installed"
     );
-    shared_node_modules();
-}
-
-#[test]
-fn green_run_is_tiny_and_exits_zero() {
-    for r in RUNNERS {
-        let a = run(r, "green", &[]);
-        assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{}", a.line);
-        assert_eq!(a.json["passed"], 3, "{}", a.line);
-        a.assert_budget(GREEN_BUDGET);
-        insta::assert_snapshot!(format!("green_{r}"), a.stable());
-    }
-}
-
-#[test]
-fn one_failure_in_a_helper_has_two_project_frames() {
-    for r in RUNNERS {
-        let a = run(r, "single", &[]);
-        assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
-        assert_eq!(
-            (a.json["passed"].as_u64(), a.json["skipped"].as_u64()),
-            (Some(2), Some(1)),
-            "{}",
-            a.line
-        );
-        let f = &a.failures()[0];
-        assert_eq!(f["test"], "tests/prices.test.js > price > dollars");
-        assert_eq!(
-            f["message"],
-            "TypeError: Cannot read properties of undefined (reading 'trim')"
-        );
-        let fr = frames(f);
-        assert_eq!(fr.len(), 2, "{}", a.line);
-        assert_eq!(
-            fr[0],
-            "src/prices.js:3 return dollars * 100 + Number(cents.trim());"
-        );
-        assert!(fr[1].starts_with("tests/prices.test.js:10 "), "{}", a.line);
-        a.assert_budget(ONE_FAILURE_BUDGET);
-        insta::assert_snapshot!(format!("single_{r}"), a.stable());
-    }
-}
-
-#[test]
-fn fifty_failures_from_one_helper_are_one_cluster() {
-    for r in RUNNERS {
-        let a = run(r, "helper50", &[]);
-        assert_eq!(a.json["failed"], 50, "{}", a.line);
-        assert_eq!(a.failures().len(), 1, "{}", a.line);
-        assert_eq!(a.json["clusters"][0]["affected"], 50, "{}", a.line);
-        assert_eq!(a.json["clusters"][0]["at"], "src/shapes.js:2", "{}", a.line);
-        a.assert_budget(ONE_CAUSE_BUDGET);
-        insta::assert_snapshot!(format!("helper50_{r}"), a.stable());
-    }
-}
-
-#[test]
-fn hundred_distinct_failures_fit_and_are_all_accounted_for() {
-    for r in RUNNERS {
-        let a = run(r, "distinct100", &[]);
-        assert_eq!(a.json["failed"], 100, "{}", a.line);
-        assert_eq!(a.accounted(), 100, "{}", a.line);
-        assert_eq!(
-            a.failures()[0]["test"],
-            "tests/d0.test.js > value 0",
-            "answers follow the files' order, not the workers': {}",
-            a.line
-        );
-        a.assert_budget(MANY_FAILURES_BUDGET);
-        insta::assert_snapshot!(format!("distinct100_{r}"), a.stable());
-    }
-}
-
-#[test]
-fn files_that_fail_to_load_are_not_green_and_carry_the_reason() {
-    for r in RUNNERS {
-        for name in ["load_error", "syntax_error"] {
-            let a = run(r, name, &[]);
-            assert_eq!((a.status(), a.code), ("CollectionFailed", 1), "{}", a.line);
-            assert_eq!(
-                a.json["passed"], 1,
-                "the loading file still ran: {}",
-                a.line
-            );
-            let f = &a.failures()[0];
-            assert_eq!(f["test"], "tests/broken.test.js");
-            assert_eq!(f["phase"], "collect");
-            let message = f["message"].as_str().unwrap();
-            if name == "load_error" {
-                assert!(message.contains("Cannot find module"), "{}", a.line);
-            } else {
-                assert!(
-                    frames(f)[0].starts_with("tests/broken.test.js:5"),
-                    "the syntax error is located: {}",
-                    a.line
-                );
-            }
-            let tail = a.json["tail"].as_str().expect("a raw tail");
-            assert!(tail.lines().count() <= 20 && tail.len() <= 1500);
-            insta::assert_snapshot!(format!("{name}_{r}"), a.stable());
-        }
-    }
-}
-
-#[test]
-fn no_tests_is_not_green() {
-    for r in RUNNERS {
-        let a = run(r, "empty", &[]);
-        assert_eq!((a.status(), a.code), ("NoTestsRan", 1), "{}", a.line);
-    }
-}
-
-#[test]
-fn a_crash_is_crashed_and_names_the_test() {
-    for (r, name, running) in [
-        ("jest", "crash", "tests/crash.test.js > aborts"),
-        ("jest", "crash_worker", "tests/crash.test.js > aborts"),
-        ("vitest", "crash", "tests/crash.test.js"),
-        ("node", "crash", "tests/crash.test.js"),
-    ] {
-        let a = run(r, name, &[]);
-        assert_eq!((a.status(), a.code), ("Crashed", 1), "{}", a.line);
-        assert_eq!(a.json["running"][0], running, "{}", a.line);
-        assert_eq!(a.failures()[0]["test"], running, "{}", a.line);
-        let tail = a.json["tail"].as_str().expect("a raw tail");
-        assert!(tail.lines().count() <= 20 && tail.len() <= 1500);
-        assert!(
-            !tail.contains(": 0x"),
-            "native stack addresses are noise: {tail}"
-        );
-    }
-}
-
-#[test]
-fn a_hang_is_killed_at_the_timeout_and_named() {
-    // jest and vitest take seconds to start on a loaded machine; node's timeout is short.
-    for (r, timeout) in [("jest", "20"), ("vitest", "20"), ("node", "5")] {
-        let ws = workspace(r, "hang");
-        let start = std::time::Instant::now();
-        let a = pith(ws.path(), &["--timeout", timeout]);
-        assert!(start.elapsed().as_secs() < 45, "{r}: not killed in time");
-        assert_eq!((a.status(), a.code), ("TimedOut", 1), "{}", a.line);
-        assert_eq!(
-            a.json["running"],
-            serde_json::json!(["tests/hang.test.js > server > waits forever"]),
-            "{}",
-            a.line
-        );
-        assert_eq!(a.json["passed"], 1, "what finished is counted: {}", a.line);
-    }
+    pith_testkit::shared_node_modules();
 }
 
 #[test]
@@ -247,20 +77,20 @@ fn the_callers_shell_does_not_change_the_answer() {
         let plain = run(r, "single", &[]);
         // A fresh copy: the history of the first run would mark the failure as repeated.
         let ws = workspace(r, "single");
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_pith"))
-            .args(["test", "--root"])
-            .arg(ws.path())
-            .env("FORCE_COLOR", "3")
-            .env("NODE_ENV", "production")
-            .env("NODE_TEST_CONTEXT", "child-v8")
-            .env("JEST_WORKER_ID", "7")
-            .env("VITEST_WORKER_ID", "3")
-            .env("VITEST", "true")
-            .env("CI", "true")
-            .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"))
-            .output()
-            .unwrap();
-        let hostile = common::answer_of(out, ws.path());
+        let hostile = common::pith_with(
+            ws.path(),
+            &[],
+            &[
+                ("FORCE_COLOR", "3"),
+                ("NODE_ENV", "production"),
+                ("NODE_TEST_CONTEXT", "child-v8"),
+                ("JEST_WORKER_ID", "7"),
+                ("VITEST_WORKER_ID", "3"),
+                ("VITEST", "true"),
+                ("CI", "true"),
+            ],
+            &[],
+        );
         assert_eq!(plain.stable(), hostile.stable(), "{r}");
     }
 }
@@ -271,14 +101,12 @@ fn the_callers_shell_does_not_change_the_answer() {
 fn the_callers_node_options_are_the_tests_own() {
     for r in RUNNERS {
         let ws = workspace(r, "green");
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_pith"))
-            .args(["test", "--root"])
-            .arg(ws.path())
-            .env("NODE_OPTIONS", "--require /nonexistent/preload.js")
-            .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"))
-            .output()
-            .unwrap();
-        let a = common::answer_of(out, ws.path());
+        let a = common::pith_with(
+            ws.path(),
+            &[],
+            &[("NODE_OPTIONS", "--require /nonexistent/preload.js")],
+            &[],
+        );
         assert_ne!(a.status(), "TestsPassed", "{r}: {}", a.line);
         assert_eq!(a.code, 1, "{r}: {}", a.line);
         assert!(

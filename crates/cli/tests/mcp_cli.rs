@@ -7,7 +7,7 @@
 mod common;
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -21,10 +21,6 @@ const HOSTS: &[&str] = &[
     "claude", "codex", "cursor", "gemini", "kiro", "opencode", "vscode", "windsurf",
 ];
 
-fn cache_env() -> PathBuf {
-    std::env::temp_dir().join("pith-it-cache")
-}
-
 /// A `pith mcp` process spoken to in raw JSON-RPC, one line each way.
 struct Raw {
     child: Child,
@@ -34,11 +30,10 @@ struct Raw {
 
 impl Raw {
     fn start(cwd: &Path, args: &[&str]) -> Raw {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_pith"))
+        let mut child = common::bare()
             .arg("mcp")
             .args(args)
             .current_dir(cwd)
-            .env("XDG_CACHE_HOME", cache_env())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -129,7 +124,7 @@ fn client(plan: Value) -> Vec<Value> {
     let out = Command::new("python3")
         .arg(&script)
         .arg(plan.to_string())
-        .env("XDG_CACHE_HOME", cache_env())
+        .env("XDG_CACHE_HOME", pith_testkit::harness_cache())
         .output()
         .expect("run python3");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -174,11 +169,10 @@ fn error_text(step: &Value) -> String {
 
 /// What `pith ARGS --root ROOT` prints on stdout, without the newline.
 fn cli_line(root: &Path, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_pith"))
+    let out = common::bare()
         .args(args)
         .arg("--root")
         .arg(root)
-        .env("XDG_CACHE_HOME", cache_env())
         .output()
         .unwrap();
     let stdout = String::from_utf8(out.stdout).unwrap();
@@ -198,7 +192,7 @@ fn as_answer(line: String) -> Answer {
 
 #[test]
 fn tools_list_is_byte_identical_across_workspaces_and_processes_and_within_budget() {
-    let a = fixture("python/plain");
+    let a = fixture("python/single");
     let b = fixture("python/green");
     let elsewhere = tempfile::tempdir().unwrap();
     let list = |cwd: &Path, args: &[&str]| {
@@ -260,8 +254,8 @@ fn tools_list_is_byte_identical_across_workspaces_and_processes_and_within_budge
 #[test]
 fn every_tool_answers_as_the_cli_does_through_the_python_sdk() {
     for mode in ["handshake", "modern"] {
-        let plain = fixture("python/plain");
-        let cli_ws = fixture("python/plain");
+        let plain = fixture("python/single");
+        let cli_ws = fixture("python/single");
         let id = "tests/test_prices.py::test_cents";
         let steps = json!([
             {"list": true},
@@ -376,10 +370,9 @@ fn tool_errors_are_in_band_and_malformed_requests_are_protocol_errors() {
         {"call": "no_such_tool"},
     ]);
     let out = client(plan(empty.path(), "handshake", steps));
-    let cli = Command::new(env!("CARGO_BIN_EXE_pith"))
+    let cli = common::bare()
         .args(["test", "--root"])
         .arg(empty.path())
-        .env("XDG_CACHE_HOME", cache_env())
         .output()
         .unwrap();
     assert_eq!(cli.status.code(), Some(2));

@@ -18,13 +18,12 @@ const TEST_FLIPS: &str = "tests/test_shop.py::test_flips";
 const TEST_SLEEPS: &str = "tests/test_shop.py::test_sleeps";
 
 fn command(root: &Path, sub: &str, args: &[&str], env: &[(&str, &str)]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_pith"));
+    let mut c = common::bare();
     c.arg(sub)
         .arg("--root")
         .arg(root)
         .args(args)
         .current_dir(root)
-        .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"))
         .env_remove("PITH_HISTORY_RUNS")
         .env_remove("PITH_HISTORY_BYTES")
         .env_remove("FLAKY_MARKER")
@@ -65,19 +64,6 @@ fn wait_for_lock_holder(root: &Path, pid: u32) {
     panic!("pith {pid} never took the run lock");
 }
 
-fn generation(a: &Answer) -> u64 {
-    a.json["generation"]
-        .as_u64()
-        .unwrap_or_else(|| panic!("no generation: {}", a.line))
-}
-
-fn failure<'a>(a: &'a Answer, test: &str) -> &'a serde_json::Value {
-    a.failures()
-        .iter()
-        .find(|f| f["test"] == test)
-        .unwrap_or_else(|| panic!("no failure {test}: {}", a.line))
-}
-
 fn append(path: &Path, text: &str) {
     use std::io::Write;
     let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
@@ -104,14 +90,14 @@ fn generation_bumps_on_edit_not_on_touch() {
         .unwrap()
         .set_modified(later)
         .unwrap();
-    assert_eq!(generation(&pith(root, "status", &["--since", "1"])), 1);
+    assert_eq!(pith(root, "status", &["--since", "1"]).generation(), 1);
 
     append(&root.join("shop.py"), "# an edit\n");
     let edited = pith(root, "status", &["--since", "1"]);
-    assert_eq!(generation(&edited), 2, "{}", edited.line);
+    assert_eq!(edited.generation(), 2, "{}", edited.line);
     assert!(edited.json.get("unchanged").is_none());
     // Durable across processes, and stable while nothing changes.
-    assert_eq!(generation(&pith(root, "status", &[])), 2);
+    assert_eq!(pith(root, "status", &[]).generation(), 2);
 
     // In a git repository, .pith/ is kept out through .git/info/exclude, not .gitignore.
     let git = |args: &[&str]| {
@@ -123,7 +109,7 @@ fn generation_bumps_on_edit_not_on_touch() {
     };
     git(&["init", "-q"]);
     assert_eq!(
-        generation(&pith(root, "status", &[])),
+        pith(root, "status", &[]).generation(),
         2,
         ".git is not source"
     );
@@ -139,7 +125,7 @@ fn status_after_a_run_counts_changes_within_budget() {
     let root = ws.path();
     let run = pith(root, "test", &[]);
     assert_eq!((run.status(), run.code), ("TestsFailed", 1), "{}", run.line);
-    assert_eq!(generation(&run), 1);
+    assert_eq!(run.generation(), 1);
 
     append(&root.join("shop.py"), "# edited\n");
     for name in ["a.py", "b.py", "c.py", "d.py"] {
@@ -148,7 +134,7 @@ fn status_after_a_run_counts_changes_within_budget() {
     let a = pith(root, "status", &[]);
     println!("status ({} bytes): {}", a.bytes(), a.line);
     assert_eq!(a.code, 0, "status answers 0 even when the last run was red");
-    assert_eq!(generation(&a), 2);
+    assert_eq!(a.generation(), 2);
     let last = &a.json["lastRun"];
     assert_eq!(last["status"], "TestsFailed");
     assert_eq!(last["generationsBehind"], 1);
@@ -167,7 +153,7 @@ fn test_since_answers_unchanged_without_running() {
     let ws = fixture("state/suite");
     let root = ws.path();
     let first = pith(root, "test", &[]);
-    assert_eq!(generation(&first), 1);
+    assert_eq!(first.generation(), 1);
 
     let again = pith(root, "test", &["--since", "1"]);
     println!("unchanged test ({} bytes): {}", again.bytes(), again.line);
@@ -194,7 +180,7 @@ fn test_since_answers_unchanged_without_running() {
     );
     assert!(one.json.get("unchanged").is_none(), "{}", one.line);
     assert_eq!(
-        (one.status(), one.code, generation(&one)),
+        (one.status(), one.code, one.generation()),
         ("TestsPassed", 0, 1)
     );
     let one = pith(
@@ -213,7 +199,7 @@ fn test_since_answers_unchanged_without_running() {
     append(&root.join("shop.py"), "# edited\n");
     let after = pith(root, "test", &["--since", "1"]);
     assert!(after.json.get("unchanged").is_none(), "{}", after.line);
-    assert_eq!(generation(&after), 2);
+    assert_eq!(after.generation(), 2);
     assert!(after.json.get("durationS").is_some());
 }
 
@@ -228,7 +214,7 @@ fn a_test_failing_every_other_run_is_flaky_and_its_pass_is_a_recovery() {
     let run = |n: u32| {
         let a = pith_env(root, "test", &[TEST_FLIPS, TEST_CENTS], &env);
         assert_eq!(
-            generation(&a),
+            a.generation(),
             1,
             "the content never changes (run {n}): {}",
             a.line
@@ -238,33 +224,28 @@ fn a_test_failing_every_other_run_is_flaky_and_its_pass_is_a_recovery() {
 
     let first = run(1);
     assert_eq!(first.json["failed"], 1, "{}", first.line);
-    let cents = failure(&first, TEST_CENTS);
+    let cents = first.failure(TEST_CENTS);
     assert!(
         cents.get("new").is_none() && cents.get("failingFor").is_none(),
         "no history yet: {cents}"
     );
 
     let second = run(2);
-    let flips = failure(&second, TEST_FLIPS);
+    let flips = second.failure(TEST_FLIPS);
     assert_eq!(
         flips["flaky"], true,
         "passed, then failed at the same content: {}",
         second.line
     );
-    assert_eq!(failure(&second, TEST_CENTS)["failingFor"], 2);
+    assert_eq!(second.failure(TEST_CENTS)["failingFor"], 2);
 
     let third = run(3);
     assert_eq!(third.json["recovered"], 1, "{}", third.line);
     assert_eq!(third.failures().len(), 1);
 
     let fourth = run(4);
-    assert_eq!(
-        failure(&fourth, TEST_FLIPS)["flaky"],
-        true,
-        "{}",
-        fourth.line
-    );
-    assert_eq!(failure(&fourth, TEST_CENTS)["failingFor"], 4);
+    assert_eq!(fourth.failure(TEST_FLIPS)["flaky"], true, "{}", fourth.line);
+    assert_eq!(fourth.failure(TEST_CENTS)["failingFor"], 4);
 
     let detail = pith(root, "failures", &[TEST_FLIPS]);
     assert_eq!(detail.failures().len(), 1, "{}", detail.line);
@@ -373,21 +354,21 @@ fn history_is_pruned_to_its_bound() {
     for n in 1..=3 {
         let a = pith(root, "test", &[TEST_CENTS]);
         if n > 1 {
-            assert_eq!(failure(&a, TEST_CENTS)["failingFor"], n, "{}", a.line);
+            assert_eq!(a.failure(TEST_CENTS)["failingFor"], n, "{}", a.line);
         }
     }
     // Bounded to one run: this run still sees the three before it, then the history keeps
     // only itself...
     let bounded = pith_env(root, "test", &[TEST_CENTS], &[("PITH_HISTORY_RUNS", "1")]);
     assert_eq!(
-        failure(&bounded, TEST_CENTS)["failingFor"],
+        bounded.failure(TEST_CENTS)["failingFor"],
         4,
         "{}",
         bounded.line
     );
     // ...so the next run finds just that one.
     let next = pith(root, "test", &[TEST_CENTS]);
-    assert_eq!(failure(&next, TEST_CENTS)["failingFor"], 2, "{}", next.line);
+    assert_eq!(next.failure(TEST_CENTS)["failingFor"], 2, "{}", next.line);
     let detail = pith(root, "failures", &[]);
     assert_eq!(detail.failures().len(), 1, "{}", detail.line);
 }
@@ -407,7 +388,7 @@ fn a_second_run_waits_or_answers_busy() {
         .as_str()
         .unwrap()
         .contains(&format!("pid {}", slow.id())));
-    assert_eq!(generation(&busy), 1);
+    assert_eq!(busy.generation(), 1);
 
     // The default waits for the first run to end, then runs.
     let start = Instant::now();
@@ -455,7 +436,7 @@ fn kill_9_mid_run_loses_no_history_and_the_next_run_works() {
         next.line
     );
     // The first run is still in the history; the killed one was never recorded.
-    assert_eq!(failure(&next, TEST_CENTS)["failingFor"], 2, "{}", next.line);
+    assert_eq!(next.failure(TEST_CENTS)["failingFor"], 2, "{}", next.line);
 }
 
 #[test]

@@ -6,11 +6,10 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
 use common::{fixture, pith};
 
-fn case(name: &str) -> tempfile::TempDir {
+fn case(name: &str) -> common::Fixture {
     fixture(&format!("verdicts/cpp/{name}"))
 }
 
@@ -200,11 +199,10 @@ fn an_id_that_looks_like_an_option_is_not_found() {
 fn the_tests_see_the_callers_environment() {
     let ws = case("env");
     let root: &Path = ws.path();
-    let out = Command::new(env!("CARGO_BIN_EXE_pith"))
+    let out = common::bare()
         .args(["test", "--root"])
         .arg(root)
         .current_dir(root)
-        .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"))
         .env_remove("NO_COLOR")
         .env_remove("CLICOLOR")
         .env_remove("CMAKE_COLOR_DIAGNOSTICS")

@@ -7,7 +7,7 @@ mod common;
 
 use common::{fixture, pith};
 
-fn case(name: &str) -> tempfile::TempDir {
+fn case(name: &str) -> common::Fixture {
     fixture(&format!("verdicts/go/{name}"))
 }
 

@@ -7,26 +7,15 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use common::{fixture, Answer};
-
-fn shared_node_modules() -> PathBuf {
-    let p = common::repo_root().join("tests/fixtures/js/node_modules");
-    for bin in ["jest", "vitest"] {
-        assert!(
-            p.join(".bin").join(bin).is_file(),
-            "{bin} is not installed for the fixtures: run scripts/setup/js.sh"
-        );
-    }
-    p
-}
+use common::{fixture, Answer, Fixture};
 
 /// A copy of `tests/fixtures/verdicts/js/<name>`, with the shared runners linked in.
-fn case(name: &str) -> tempfile::TempDir {
+fn case(name: &str) -> Fixture {
     let ws = fixture(&format!("verdicts/js/{name}"));
-    std::os::unix::fs::symlink(shared_node_modules(), ws.path().join("node_modules")).unwrap();
+    common::link_node_modules(ws.path());
     ws
 }
 
@@ -38,13 +27,12 @@ fn pith(root: &Path, args: &[&str]) -> Answer {
 }
 
 fn pith_command(root: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pith"));
+    let mut cmd = common::bare();
     cmd.arg("test")
         .arg("--root")
         .arg(root)
         .args(args)
         .current_dir(root)
-        .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"))
         .env_remove("FORCE_COLOR")
         .env_remove("CI")
         .env("NO_COLOR", "1")
@@ -53,19 +41,11 @@ fn pith_command(root: &Path, args: &[&str]) -> Command {
     cmd
 }
 
-fn run(name: &str, runner: &str) -> (tempfile::TempDir, Answer) {
+fn run(name: &str, runner: &str) -> (Fixture, Answer) {
     let ws = case(name);
     let a = pith(ws.path(), &[]);
     assert_eq!(a.json["runner"], runner, "{}", a.line);
     (ws, a)
-}
-
-fn count(a: &Answer, key: &str) -> u64 {
-    a.json[key].as_u64().unwrap_or(0)
-}
-
-fn text<'a>(a: &'a Answer, key: &str) -> &'a str {
-    a.json[key].as_str().unwrap_or("")
 }
 
 // ---- The runner's exit and the user's script ----
@@ -74,14 +54,16 @@ fn text<'a>(a: &'a Answer, key: &str) -> &'a str {
 fn jest_coverage_threshold_in_the_script_is_honoured() {
     let (ws, a) = run("jest_coverage_threshold", "jest");
     assert_eq!((a.status(), a.code), ("RunnerFailed", 1), "{}", a.line);
-    assert_eq!(count(&a, "passed"), 1, "{}", a.line);
+    assert_eq!(a.count("passed"), 1, "{}", a.line);
     assert!(
-        text(&a, "reason").contains("does not meet \"global\" threshold (90%)"),
+        a.text("reason")
+            .contains("does not meet \"global\" threshold (90%)"),
         "the runner's own threshold line is the reason: {}",
         a.line
     );
     assert!(
-        text(&a, "tail").contains("Coverage for statements (50%) does not meet"),
+        a.text("tail")
+            .contains("Coverage for statements (50%) does not meet"),
         "{}",
         a.line
     );
@@ -103,15 +85,15 @@ fn jest_coverage_threshold_in_the_script_is_honoured() {
 fn vitest_coverage_threshold_in_the_script_is_honoured() {
     let (ws, a) = run("vitest_coverage_threshold", "vitest");
     assert_eq!((a.status(), a.code), ("RunnerFailed", 1), "{}", a.line);
-    assert_eq!(count(&a, "passed"), 1, "{}", a.line);
+    assert_eq!(a.count("passed"), 1, "{}", a.line);
     assert!(
-        text(&a, "reason")
+        a.text("reason")
             .contains("Coverage for statements (40%) does not meet global threshold (90%)"),
         "{}",
         a.line
     );
     assert!(
-        text(&a, "tail").contains("does not meet global threshold"),
+        a.text("tail").contains("does not meet global threshold"),
         "{}",
         a.line
     );
@@ -123,13 +105,13 @@ fn a_configured_reporter_that_fails_the_run_is_kept() {
     let (_ws, a) = run("jest_failing_reporter", "jest");
     assert_eq!((a.status(), a.code), ("RunnerFailed", 1), "{}", a.line);
     assert_eq!(
-        text(&a, "reason"),
+        a.text("reason"),
         "jest reported success:false with no failing test",
         "{}",
         a.line
     );
     assert!(
-        text(&a, "tail").contains("Tests:       1 passed"),
+        a.text("tail").contains("Tests:       1 passed"),
         "{}",
         a.line
     );
@@ -139,14 +121,15 @@ fn a_configured_reporter_that_fails_the_run_is_kept() {
 fn a_failing_exit_after_every_test_passed_is_not_green() {
     let (_ws, a) = run("jest_teardown_fails", "jest");
     assert_eq!((a.status(), a.code), ("RunnerFailed", 1), "{}", a.line);
-    assert_eq!(count(&a, "passed"), 1, "{}", a.line);
+    assert_eq!(a.count("passed"), 1, "{}", a.line);
     assert!(
-        text(&a, "reason").contains("jest exited 1"),
+        a.text("reason").contains("jest exited 1"),
         "the exit is the evidence: {}",
         a.line
     );
     assert!(
-        text(&a, "tail").contains("teardown check: 3 temp files left behind"),
+        a.text("tail")
+            .contains("teardown check: 3 temp files left behind"),
         "{}",
         a.line
     );
@@ -156,7 +139,7 @@ fn a_failing_exit_after_every_test_passed_is_not_green() {
 fn node_test_only_in_the_script_is_honoured() {
     let (_ws, a) = run("node_test_only", "node");
     assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{}", a.line);
-    assert_eq!(count(&a, "passed"), 1, "{}", a.line);
+    assert_eq!(a.count("passed"), 1, "{}", a.line);
 }
 
 #[test]
@@ -164,7 +147,7 @@ fn an_option_pith_cannot_honour_is_named_not_dropped() {
     let (ws, a) = run("jest_unhonoured", "jest");
     assert_eq!((a.status(), a.code), ("RunnerFailed", 1), "{}", a.line);
     assert!(
-        text(&a, "reason").contains("pith could not honour -u"),
+        a.text("reason").contains("pith could not honour -u"),
         "{}",
         a.line
     );
@@ -178,7 +161,7 @@ fn jest_process_exit_zero_inside_a_test_is_not_green() {
     let (_ws, a) = run("jest_process_exit", "jest");
     assert_eq!((a.status(), a.code), ("RunnerFailed", 1), "{}", a.line);
     assert!(
-        text(&a, "reason").contains("exited 0 before its run ended"),
+        a.text("reason").contains("exited 0 before its run ended"),
         "{}",
         a.line
     );
@@ -188,7 +171,7 @@ fn jest_process_exit_zero_inside_a_test_is_not_green() {
         a.line
     );
     assert!(
-        text(&a, "tail").contains("process.exit called with \"0\""),
+        a.text("tail").contains("process.exit called with \"0\""),
         "{}",
         a.line
     );
@@ -199,7 +182,7 @@ fn node_process_exit_zero_inside_a_test_is_not_green() {
     let (_ws, a) = run("node_process_exit", "node");
     assert_eq!((a.status(), a.code), ("RunnerFailed", 1), "{}", a.line);
     assert!(
-        text(&a, "reason").contains(
+        a.text("reason").contains(
             "tests/exit.test.js ended through process.exit(0) before node reported its tests"
         ),
         "{}",
@@ -211,12 +194,7 @@ fn node_process_exit_zero_inside_a_test_is_not_green() {
 fn vitest_process_exit_inside_a_test_fails_that_test() {
     let (_ws, a) = run("vitest_process_exit", "vitest");
     assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
-    assert_eq!(
-        (count(&a, "passed"), count(&a, "failed")),
-        (1, 2),
-        "{}",
-        a.line
-    );
+    assert_eq!((a.count("passed"), a.count("failed")), (1, 2), "{}", a.line);
 }
 
 // ---- Every outcome counts ----
@@ -226,7 +204,7 @@ fn node_tests_that_share_a_name_are_all_kept_and_rerun() {
     let (ws, a) = run("node_duplicates", "node");
     assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
     assert_eq!(
-        (count(&a, "passed"), count(&a, "failed")),
+        (a.count("passed"), a.count("failed")),
         (16, 1),
         "{}",
         a.line
@@ -242,7 +220,7 @@ fn node_tests_that_share_a_name_are_all_kept_and_rerun() {
         again.line
     );
     assert_eq!(
-        (count(&again, "passed"), count(&again, "failed")),
+        (again.count("passed"), again.count("failed")),
         (16, 1),
         "{}",
         again.line
@@ -252,12 +230,7 @@ fn node_tests_that_share_a_name_are_all_kept_and_rerun() {
 fn duplicates(name: &str, runner: &str) {
     let (ws, a) = run(name, runner);
     assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
-    assert_eq!(
-        (count(&a, "passed"), count(&a, "failed")),
-        (3, 2),
-        "{}",
-        a.line
-    );
+    assert_eq!((a.count("passed"), a.count("failed")), (3, 2), "{}", a.line);
     let mut ids: Vec<&str> = a
         .failures()
         .iter()
@@ -285,7 +258,7 @@ fn duplicates(name: &str, runner: &str) {
             again.line
         );
         assert_eq!(
-            (count(&again, "passed"), count(&again, "failed")),
+            (again.count("passed"), again.count("failed")),
             (passed, 1),
             "{id}: {}",
             again.line
@@ -329,7 +302,7 @@ fn ids_with_metacharacters_select_exactly_their_test() {
         let first = pith(ws.path(), &[]);
         assert_eq!(first.json["runner"], r, "{}", first.line);
         assert_eq!(
-            (count(&first, "passed"), count(&first, "failed")),
+            (first.count("passed"), first.count("failed")),
             (2, 2),
             "{r}: {}",
             first.line
@@ -345,7 +318,7 @@ fn ids_with_metacharacters_select_exactly_their_test() {
             let a = pith(ws.path(), &[&id]);
             assert_eq!(a.status(), status, "{r} {id}: {}", a.line);
             assert_eq!(
-                (count(&a, "passed"), count(&a, "failed")),
+                (a.count("passed"), a.count("failed")),
                 (passed, failed),
                 "{r} {id}: {}",
                 a.line
@@ -361,7 +334,7 @@ fn tests_see_the_callers_colour_variables() {
     for r in ["jest", "vitest", "node"] {
         let (_ws, a) = run(&format!("env_colour_{r}"), r);
         assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{r}: {}", a.line);
-        assert_eq!(count(&a, "passed"), 2, "{r}: {}", a.line);
+        assert_eq!(a.count("passed"), 2, "{r}: {}", a.line);
     }
 }
 
@@ -417,7 +390,7 @@ fn a_flood_of_output_and_a_huge_message_stay_bounded() {
             a.line
         );
         assert_eq!(
-            (count(&a, "passed"), count(&a, "failed")),
+            (a.count("passed"), a.count("failed")),
             (1, 1),
             "{name}: {}",
             a.line
@@ -445,7 +418,7 @@ fn a_syntax_error_in_a_test_file_is_a_collection_failure() {
         "{}",
         a.line
     );
-    assert_eq!(count(&a, "passed"), 1, "{}", a.line);
+    assert_eq!(a.count("passed"), 1, "{}", a.line);
 }
 
 #[test]
@@ -479,12 +452,7 @@ fn an_unhandled_rejection_after_the_tests_is_not_green() {
 fn tests_that_throw_what_is_not_an_error_fail() {
     let (_ws, a) = run("jest_throws_non_error", "jest");
     assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
-    assert_eq!(
-        (count(&a, "passed"), count(&a, "failed")),
-        (1, 3),
-        "{}",
-        a.line
-    );
+    assert_eq!((a.count("passed"), a.count("failed")), (1, 3), "{}", a.line);
 }
 
 #[test]

@@ -14,7 +14,7 @@ use std::process::Command;
 
 use common::{fixture, pith};
 
-fn case(name: &str) -> tempfile::TempDir {
+fn case(name: &str) -> common::Fixture {
     fixture(&format!("verdicts/java/{name}"))
 }
 
@@ -26,13 +26,6 @@ fn maven_installed() {
             .is_ok_and(|o| o.status.success()),
         "Maven is not installed: run scripts/setup/jvm.sh"
     );
-}
-
-fn failure_tests(a: &common::Answer) -> Vec<&str> {
-    a.failures()
-        .iter()
-        .filter_map(|f| f["test"].as_str())
-        .collect()
 }
 
 /// A real Gradle wrapper jar, as `gradle wrapper` writes it into a project, made once per run
@@ -103,7 +96,7 @@ fn a_gradle_wrapper_without_its_jar_gives_way_to_maven() {
         "{}",
         a.line
     );
-    assert_eq!(failure_tests(&a), ["demo.CalcTest#subtracts"], "{}", a.line);
+    assert_eq!(a.failure_ids(), ["demo.CalcTest#subtracts"], "{}", a.line);
     let hint = a.json["hint"].as_str().unwrap_or_default();
     assert!(
         hint.contains("./gradlew: its wrapper jar (gradle/wrapper/gradle-wrapper.jar) is missing"),
@@ -126,7 +119,7 @@ fn a_gradle_wrapper_that_cannot_download_gives_way_to_maven() {
     let a = pith(ws.path(), &[]);
     assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
     assert_eq!(a.json["runner"], "maven", "{}", a.line);
-    assert_eq!(failure_tests(&a), ["demo.CalcTest#subtracts"], "{}", a.line);
+    assert_eq!(a.failure_ids(), ["demo.CalcTest#subtracts"], "{}", a.line);
     let hint = a.json["hint"].as_str().unwrap_or_default();
     assert!(
         hint.contains("./gradlew: UnknownHostException: gradle.invalid while downloading https://gradle.invalid/distributions/gradle-8.10-bin.zip"),
@@ -248,7 +241,7 @@ fn an_after_all_failure_is_not_green_though_every_test_passed() {
     assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
     assert_eq!(a.json["passed"], 1, "{}", a.line);
     assert_eq!(
-        failure_tests(&a),
+        a.failure_ids(),
         ["src/test/java/demo/CleanupTest.java"],
         "{}",
         a.line
@@ -383,7 +376,7 @@ fn the_tests_see_the_callers_environment() {
 /// recorded in its `.replay/`: prints `console.txt`, copies `results/` into the
 /// `--results-directory` it is given, records its arguments (`argv.txt`) and environment
 /// (`env.txt`) there, and exits with `exit`.
-fn dotnet_case(name: &str) -> (tempfile::TempDir, tempfile::TempDir, String) {
+fn dotnet_case(name: &str) -> (common::Fixture, tempfile::TempDir, String) {
     let ws = fixture(&format!("verdicts/dotnet/{name}"));
     let replay = ws.path().join(".replay");
     let bin = tempfile::tempdir().unwrap();
@@ -416,7 +409,7 @@ exit "$(cat "$replay/exit")"
     (ws, bin, path)
 }
 
-fn dotnet_run(name: &str, args: &[&str]) -> (common::Answer, tempfile::TempDir) {
+fn dotnet_run(name: &str, args: &[&str]) -> (common::Answer, common::Fixture) {
     let (ws, _bin, path) = dotnet_case(name);
     let a = common::pith_with(ws.path(), args, &[("PATH", &path)], &[]);
     (a, ws)

@@ -14,18 +14,6 @@ fn run(case: &str, args: &[&str]) -> Answer {
     pith(ws.path(), args)
 }
 
-fn count(a: &Answer, key: &str) -> u64 {
-    a.json[key].as_u64().unwrap_or(0)
-}
-
-fn reason(a: &Answer) -> &str {
-    a.json["reason"].as_str().unwrap_or("")
-}
-
-fn tail(a: &Answer) -> &str {
-    a.json["tail"].as_str().unwrap_or("")
-}
-
 fn failed_tests(a: &Answer) -> Vec<&str> {
     let mut ids: Vec<&str> = a
         .failures()
@@ -44,15 +32,11 @@ fn failed_tests(a: &Answer) -> Vec<&str> {
 fn coverage_threshold_fails_the_run() {
     let a = run("cov_fail_under", &[]);
     assert_eq!((a.status(), a.code), ("RunnerFailed", 1), "{}", a.line);
-    assert_eq!(
-        (count(&a, "passed"), count(&a, "failed")),
-        (1, 0),
-        "{}",
-        a.line
-    );
-    assert!(reason(&a).contains("pytest exited 1"), "{}", a.line);
+    assert_eq!((a.count("passed"), a.count("failed")), (1, 0), "{}", a.line);
+    assert!(a.text("reason").contains("pytest exited 1"), "{}", a.line);
     assert!(
-        tail(&a).contains("FAIL Required test coverage of 90% not reached"),
+        a.text("tail")
+            .contains("FAIL Required test coverage of 90% not reached"),
         "{}",
         a.line
     );
@@ -64,14 +48,14 @@ fn coverage_threshold_fails_the_run() {
 fn session_finish_hook_failing_the_run_is_not_green() {
     let a = run("sessionfinish_exitstatus", &[]);
     assert_eq!((a.status(), a.code), ("RunnerFailed", 1), "{}", a.line);
-    assert_eq!(count(&a, "passed"), 2, "{}", a.line);
+    assert_eq!(a.count("passed"), 2, "{}", a.line);
     assert_eq!(
-        reason(&a),
+        a.text("reason"),
         "pytest exited 1 though no test failed",
         "{}",
         a.line
     );
-    assert!(tail(&a).contains("2 passed"), "{}", a.line);
+    assert!(a.text("tail").contains("2 passed"), "{}", a.line);
 }
 
 /// Tests that patch `json.dumps`, `json.JSONEncoder`, `open`, `os.write`, `os.open` and
@@ -80,12 +64,7 @@ fn session_finish_hook_failing_the_run_is_not_green() {
 fn tests_that_patch_the_serializer_still_report_their_failures() {
     let a = run("patched_serializer", &[]);
     assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
-    assert_eq!(
-        (count(&a, "passed"), count(&a, "failed")),
-        (2, 2),
-        "{}",
-        a.line
-    );
+    assert_eq!((a.count("passed"), a.count("failed")), (2, 2), "{}", a.line);
     assert_eq!(
         failed_tests(&a),
         [
@@ -114,10 +93,11 @@ fn tests_that_patch_the_serializer_still_report_their_failures() {
 fn a_record_the_plugin_could_not_write_is_a_fault_not_green() {
     let a = run("plugin_write_fails", &[]);
     assert_eq!((a.status(), a.code), ("RunnerFailed", 1), "{}", a.line);
-    assert_eq!(count(&a, "passed"), 1, "{}", a.line);
+    assert_eq!(a.count("passed"), 1, "{}", a.line);
     assert!(
-        reason(&a).starts_with("pith's pytest plugin lost 1 record(s): writing ")
-            && reason(&a).ends_with("No space left on device"),
+        a.text("reason")
+            .starts_with("pith's pytest plugin lost 1 record(s): writing ")
+            && a.text("reason").ends_with("No space left on device"),
         "{}",
         a.line
     );
@@ -129,12 +109,7 @@ fn a_record_the_plugin_could_not_write_is_a_fault_not_green() {
 fn a_project_file_cannot_shadow_the_plugin() {
     let a = run("shadow_plugin", &[]);
     assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
-    assert_eq!(
-        (count(&a, "passed"), count(&a, "failed")),
-        (1, 1),
-        "{}",
-        a.line
-    );
+    assert_eq!((a.count("passed"), a.count("failed")), (1, 1), "{}", a.line);
     assert_eq!(
         failed_tests(&a),
         ["tests/test_shadow.py::test_fails"],
@@ -149,19 +124,14 @@ fn a_project_file_cannot_shadow_the_plugin() {
 fn a_run_that_stops_early_with_exit_zero_is_not_green() {
     let a = run("exit_zero_early", &[]);
     assert_eq!((a.status(), a.code), ("RunnerFailed", 1), "{}", a.line);
+    assert_eq!((a.count("passed"), a.count("failed")), (1, 0), "{}", a.line);
     assert_eq!(
-        (count(&a, "passed"), count(&a, "failed")),
-        (1, 0),
-        "{}",
-        a.line
-    );
-    assert_eq!(
-        reason(&a),
+        a.text("reason"),
         "2 of 3 selected tests never reported; pytest exited 0",
         "{}",
         a.line
     );
-    assert!(tail(&a).contains("Exit: bye"), "{}", a.line);
+    assert!(a.text("tail").contains("Exit: bye"), "{}", a.line);
 }
 
 /// An id is never an option: `-x`, `--co` and `@args.txt` (pytest reads `@file` as more
@@ -187,7 +157,7 @@ fn ids_that_look_like_options_are_not_found() {
     // A real id beside one: the real one runs, the other is not found.
     let a = pith(ws.path(), &["--", "-x", "tests/test_ok.py::test_passes"]);
     assert_eq!((a.status(), a.code), ("TestsNotFound", 1), "{}", a.line);
-    assert_eq!(count(&a, "passed"), 1, "{}", a.line);
+    assert_eq!(a.count("passed"), 1, "{}", a.line);
     assert_eq!(a.json["notFound"], serde_json::json!(["-x"]), "{}", a.line);
 }
 
@@ -196,11 +166,10 @@ fn ids_that_look_like_options_are_not_found() {
 #[test]
 fn the_tests_see_the_callers_colour_environment() {
     let ws = fixture("verdicts/python/colour_env");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pith"));
+    let mut cmd = common::bare();
     cmd.args(["test", "--root"])
         .arg(ws.path())
-        .env("TERM", "xterm-256color")
-        .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"));
+        .env("TERM", "xterm-256color");
     for var in [
         "NO_COLOR",
         "PY_COLORS",
@@ -216,7 +185,7 @@ fn the_tests_see_the_callers_colour_environment() {
     }
     let a = common::answer_of(cmd.output().unwrap(), ws.path());
     assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{}", a.line);
-    assert_eq!(count(&a, "passed"), 3, "{}", a.line);
+    assert_eq!(a.count("passed"), 3, "{}", a.line);
     // The same tests run by hand, as the caller would: the same outcome.
     let raw = Command::new("python3")
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
@@ -263,7 +232,7 @@ fn a_failure_that_prints_100_mb_is_answered_in_bounded_form() {
 fn addopts_exitfirst_is_honoured() {
     let a = run("addopts_exitfirst", &[]);
     assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
-    assert_eq!(count(&a, "failed"), 1, "{}", a.line);
+    assert_eq!(a.count("failed"), 1, "{}", a.line);
     assert_eq!(
         failed_tests(&a),
         ["tests/test_two.py::test_first_failure"],
@@ -292,12 +261,7 @@ fn strict_markers_are_honoured() {
 fn warnings_as_errors_are_honoured() {
     let a = run("warnings_error", &[]);
     assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
-    assert_eq!(
-        (count(&a, "passed"), count(&a, "failed")),
-        (1, 1),
-        "{}",
-        a.line
-    );
+    assert_eq!((a.count("passed"), a.count("failed")), (1, 1), "{}", a.line);
     assert_eq!(
         a.failures()[0]["message"],
         "DeprecationWarning: old_api is deprecated",
@@ -312,7 +276,7 @@ fn warnings_as_errors_are_honoured() {
 fn deselection_in_addopts_keeps_green_green() {
     let a = run("deselected_green", &[]);
     assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{}", a.line);
-    assert_eq!(count(&a, "passed"), 4, "{}", a.line);
+    assert_eq!(a.count("passed"), 4, "{}", a.line);
     assert!(a.json.get("reason").is_none(), "{}", a.line);
 }
 
@@ -323,7 +287,7 @@ fn a_parametrized_rerun_is_counted_exactly() {
     let ws = fixture("verdicts/python/param_rerun");
     let a = pith(ws.path(), &["tests/test_p.py::test_inc[1-2]"]);
     assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{}", a.line);
-    assert_eq!(count(&a, "passed"), 1, "{}", a.line);
+    assert_eq!(a.count("passed"), 1, "{}", a.line);
     let a = pith(
         ws.path(),
         &[
@@ -332,12 +296,7 @@ fn a_parametrized_rerun_is_counted_exactly() {
         ],
     );
     assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
-    assert_eq!(
-        (count(&a, "passed"), count(&a, "failed")),
-        (1, 1),
-        "{}",
-        a.line
-    );
+    assert_eq!((a.count("passed"), a.count("failed")), (1, 1), "{}", a.line);
 }
 
 // ---- Cases pith already got right: they stay right. ----
@@ -406,12 +365,7 @@ fn abort_is_a_crash_naming_the_test() {
 fn tests_that_patch_process_state_are_reported_as_they_are() {
     let a = run("patches_process_state", &[]);
     assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
-    assert_eq!(
-        (count(&a, "passed"), count(&a, "failed")),
-        (2, 1),
-        "{}",
-        a.line
-    );
+    assert_eq!((a.count("passed"), a.count("failed")), (2, 1), "{}", a.line);
     assert_eq!(
         failed_tests(&a),
         ["tests/test_state.py::test_fails_with_everything_patched"],
@@ -425,7 +379,7 @@ fn tests_that_patch_process_state_are_reported_as_they_are() {
 fn an_import_error_is_a_collection_failure() {
     let a = run("import_error", &[]);
     assert_eq!((a.status(), a.code), ("CollectionFailed", 1), "{}", a.line);
-    assert_eq!(count(&a, "passed"), 1, "{}", a.line);
+    assert_eq!(a.count("passed"), 1, "{}", a.line);
     assert_eq!(
         a.failures()[0]["message"],
         "ModuleNotFoundError: No module named 'module_that_does_not_exist'",
@@ -461,7 +415,7 @@ fn ids_with_shell_metacharacters_rerun_exactly() {
     ] {
         let a = pith(ws.path(), &[id]);
         assert_eq!(
-            (a.status(), count(&a, "failed")),
+            (a.status(), a.count("failed")),
             ("TestsFailed", 1),
             "{}",
             a.line
@@ -479,7 +433,7 @@ fn a_session_finish_hook_that_raises_is_not_green() {
     let a = run("sessionfinish_raises", &[]);
     assert_eq!((a.status(), a.code), ("Crashed", 1), "{}", a.line);
     assert!(
-        tail(&a).contains("RuntimeError: session check broke"),
+        a.text("tail").contains("RuntimeError: session check broke"),
         "{}",
         a.line
     );

@@ -8,21 +8,20 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use common::{answer_of, fixture};
 
 /// `pith test --root WS --report FILE...`.
 fn report_run(ws: &Path, files: &[&Path]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pith"))
+    common::bare()
         .arg("test")
         .arg("--root")
         .arg(ws)
         .arg("--report")
         .args(files)
         .current_dir(ws)
-        .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"))
         .output()
         .expect("run pith")
 }

@@ -11,31 +11,17 @@ mod common;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::{fixture, pith, Answer};
+use common::{fixture, frames, pith, Answer};
 
 const PATHS: [&str; 2] = ["nextest", "cargo"];
 
-fn case(name: &str) -> tempfile::TempDir {
+fn case(name: &str) -> common::Fixture {
     fixture(&format!("verdicts/rust/{name}"))
 }
 
 fn run(name: &str, path: &str, extra: &[&str]) -> Answer {
     let ws = case(name);
     pith(ws.path(), &[&["--runner", path], extra].concat())
-}
-
-fn failure<'a>(a: &'a Answer, test: &str) -> &'a serde_json::Value {
-    a.failures()
-        .iter()
-        .find(|f| f["test"] == test)
-        .unwrap_or_else(|| panic!("no failure {test}: {}", a.line))
-}
-
-fn frames(f: &serde_json::Value) -> Vec<&str> {
-    f["frames"]
-        .as_array()
-        .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
-        .unwrap_or_default()
 }
 
 /// `pith test` with the caller's environment changed: `Some` sets, `None` removes.
@@ -51,14 +37,13 @@ fn pith_env(root: &Path, args: &[&str], env: &[(&str, Option<&str>)]) -> Answer 
 }
 
 fn command(root: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pith"));
+    let mut cmd = common::bare();
     cmd.arg("test")
         .arg("--root")
         .arg(root)
         .args(args)
         .current_dir(root)
-        .env("CARGO_TARGET_DIR", common::shared_target())
-        .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"));
+        .env("CARGO_TARGET_DIR", common::shared_target());
     cmd
 }
 
@@ -128,13 +113,13 @@ fn failing_harness_free_targets_are_named_and_never_green() {
             "{path}: {}",
             a.line
         );
-        let f = failure(&a, "hfalse::checks_fail");
+        let f = a.failure("hfalse::checks_fail");
         assert_eq!(
             f["message"], "check failed: expected 2, got 1",
             "{}",
             a.line
         );
-        let p = failure(&a, "hfalse::checks_panic");
+        let p = a.failure("hfalse::checks_panic");
         assert!(
             p["message"]
                 .as_str()
@@ -179,7 +164,7 @@ fn harness_free_target_that_ignores_list_is_never_green() {
     let a = run("harness_false_unlisted", "cargo", &[]);
     assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
     assert_eq!(
-        failure(&a, "hfunlisted::custom")["message"],
+        a.failure("hfunlisted::custom")["message"],
         "custom check failed: expected 2, got 1"
     );
     let a = run("harness_false_unlisted", "nextest", &[]);
@@ -210,7 +195,7 @@ fn failing_doctest_is_red_under_nextest_as_under_cargo() {
             a.line
         );
         let id = "docfail::doc src/lib.rs - add (line 3)";
-        failure(&a, id);
+        a.failure(id);
         let again = pith(ws.path(), &["--runner", path, id]);
         assert_eq!(
             (again.status(), again.json["failed"].as_u64()),
@@ -239,7 +224,7 @@ fn a_panic_after_a_long_log_keeps_its_message() {
             "{path}: {}",
             a.line
         );
-        let f = failure(&a, "loglong tests::logs_then_panics");
+        let f = a.failure("loglong tests::logs_then_panics");
         assert_eq!(f["message"], "the real reason", "{path}: {}", a.line);
         assert!(
             frames(f)[0].starts_with("src/lib.rs:14"),
@@ -261,12 +246,12 @@ fn a_hundred_megabytes_of_output_stay_out_of_pith() {
             a.line
         );
         assert_eq!(
-            failure(&a, "huge tests::floods_then_fails")["message"],
+            a.failure("huge tests::floods_then_fails")["message"],
             "flooded"
         );
         // The binary that ran after the flood was read too.
         assert!(
-            failure(&a, "huge::after after_the_flood")["message"]
+            a.failure("huge::after after_the_flood")["message"]
                 .as_str()
                 .unwrap()
                 .contains("seen after the flood"),
@@ -311,7 +296,7 @@ fn exit_zero_inside_a_test_is_never_green() {
         a.line
     );
     assert!(
-        failure(&a, "exitzero tests::b_exits_zero_before_its_assertion")["message"]
+        a.failure("exitzero tests::b_exits_zero_before_its_assertion")["message"]
             .as_str()
             .unwrap()
             .contains("exited 0 before libtest reported"),
@@ -367,7 +352,7 @@ fn tests_see_the_callers_colour_environment_and_may_set_backtraces() {
             "{path}: {}",
             a.line
         );
-        let f = failure(&a, "environment tests::sets_backtrace_then_fails");
+        let f = a.failure("environment tests::sets_backtrace_then_fails");
         assert_eq!(
             f["message"],
             "assertion `left == right` failed: depth changed (left: 7, right: 8)"
@@ -466,10 +451,10 @@ fn should_panic_passes_when_it_panics_and_says_why_when_not() {
             a.line
         );
         assert_eq!(
-            failure(&a, "shouldpanic tests::panics_otherwise")["message"],
+            a.failure("shouldpanic tests::panics_otherwise")["message"],
             "panic did not contain expected string (panic message: \"bang\", expected substring: \"boom\")"
         );
-        let none = failure(&a, "shouldpanic tests::does_not_panic");
+        let none = a.failure("shouldpanic tests::does_not_panic");
         assert_eq!(none["message"], "test did not panic as expected");
     }
 }
@@ -485,7 +470,7 @@ fn cargo_workspace_in_a_subdirectory_answers_with_workspace_paths() {
             "{path}: {}",
             a.line
         );
-        let f = failure(&a, "subdir tests::halves");
+        let f = a.failure("subdir tests::halves");
         assert!(
             frames(f)[0].starts_with("rust/src/lib.rs:9 "),
             "{path}: {}",
@@ -511,7 +496,7 @@ fn nested_cargo_workspace_runs_as_its_own_project() {
             "{path}: {}",
             a.line
         );
-        let f = failure(&a, "inner tests::triples");
+        let f = a.failure("inner tests::triples");
         assert!(
             frames(f)[0].starts_with("tools/inner/src/lib.rs:9 "),
             "{path}: {}",

@@ -17,13 +17,12 @@ const MODE: &str = "tests/test_inputs.py::test_mode_from_environment";
 /// `pith SUB --root ROOT ARGS...` with `env` set on top of one fixed environment, so every
 /// call of a test runs in the same environment unless `env` says otherwise.
 fn pith_env(root: &Path, sub: &str, args: &[&str], env: &[(&str, &str)]) -> Answer {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_pith"));
+    let mut c = common::bare();
     c.arg(sub)
         .arg("--root")
         .arg(root)
         .args(args)
         .current_dir(root)
-        .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"))
         .env_remove("SHOP_MODE");
     for (k, v) in env {
         c.env(k, v);
@@ -33,19 +32,6 @@ fn pith_env(root: &Path, sub: &str, args: &[&str], env: &[(&str, &str)]) -> Answ
 
 fn test(root: &Path, args: &[&str]) -> Answer {
     pith_env(root, "test", args, &[])
-}
-
-fn generation(a: &Answer) -> u64 {
-    a.json["generation"]
-        .as_u64()
-        .unwrap_or_else(|| panic!("no generation: {}", a.line))
-}
-
-fn failure<'a>(a: &'a Answer, test: &str) -> &'a serde_json::Value {
-    a.failures()
-        .iter()
-        .find(|f| f["test"] == test)
-        .unwrap_or_else(|| panic!("no failure {test}: {}", a.line))
 }
 
 fn write_price(root: &Path, price: u32) {
@@ -67,7 +53,7 @@ fn an_ignored_input_that_changed_is_run_not_replayed_and_its_failure_is_not_flak
         "{}",
         first.line
     );
-    let g = generation(&first);
+    let g = first.generation();
     let g_arg = g.to_string();
     assert!(
         root.join("pytest.log").is_file(),
@@ -101,8 +87,8 @@ fn an_ignored_input_that_changed_is_run_not_replayed_and_its_failure_is_not_flak
         "{}",
         after.line
     );
-    assert!(generation(&after) > g, "{}", after.line);
-    let f = failure(&after, PRICE);
+    assert!(after.generation() > g, "{}", after.line);
+    let f = after.failure(PRICE);
     assert!(
         f.get("flaky").is_none(),
         "other inputs, not flakiness: {}",
@@ -118,7 +104,7 @@ fn an_ignored_input_that_changed_is_run_not_replayed_and_its_failure_is_not_flak
         "{}",
         again.line
     );
-    let f = failure(&again, PRICE);
+    let f = again.failure(PRICE);
     assert!(f.get("flaky").is_none(), "{}", again.line);
     assert_eq!(f["failingFor"], 2, "{}", again.line);
 
@@ -131,7 +117,7 @@ fn an_ignored_input_that_changed_is_run_not_replayed_and_its_failure_is_not_flak
         "{}",
         status.line
     );
-    let back = test(root, &["--since", &generation(&again).to_string()]);
+    let back = test(root, &["--since", &again.generation().to_string()]);
     assert!(back.json.get("unchanged").is_none(), "{}", back.line);
     assert_eq!(
         (back.status(), back.json["recovered"].as_u64()),
@@ -155,7 +141,7 @@ fn a_changed_environment_variable_is_run_not_replayed() {
         "{}",
         first.line
     );
-    let g = generation(&first).to_string();
+    let g = first.generation().to_string();
 
     let broken = pith_env(root, "test", &["--since", &g], &[("SHOP_MODE", "broken")]);
     assert!(
@@ -170,11 +156,11 @@ fn a_changed_environment_variable_is_run_not_replayed() {
         broken.line
     );
     assert_eq!(
-        generation(&broken).to_string(),
+        broken.generation().to_string(),
         g,
         "the files did not change"
     );
-    let f = failure(&broken, MODE);
+    let f = broken.failure(MODE);
     assert!(
         f.get("flaky").is_none(),
         "another environment, not flakiness: {}",

@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use common::{fixture, pith};
@@ -81,11 +81,10 @@ fn alive(pid: i32) -> bool {
 fn the_runner_dies_with_pith_even_on_sigkill() {
     let ws = fixture("verdicts/workspace/sigkill");
     let pids_file = ws.path().join("pids.txt");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pith"))
+    let mut child = common::bare()
         .args(["test", "--root"])
         .arg(ws.path())
         .env("PITH_TEST_PIDS", &pids_file)
-        .env("XDG_CACHE_HOME", std::env::temp_dir().join("pith-it-cache"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()

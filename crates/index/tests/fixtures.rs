@@ -3,49 +3,13 @@
 //! file with a syntax error. Each language's answers are snapshotted as the CLI would print
 //! them, and the properties that matter are asserted on their own.
 
-use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
-
 use pith_index::{Definition, FileUses, Index, Kind};
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .nth(2)
-        .unwrap()
-        .to_path_buf()
-}
-
 /// A private copy of a fixture with every file an hour old, so the index sees settled files.
-fn fixture(lang: &str) -> tempfile::TempDir {
-    let src = repo_root().join("tests/fixtures/index").join(lang);
-    assert!(src.is_dir(), "missing fixture {}", src.display());
-    let dir = tempfile::tempdir().unwrap();
-    copy(&src, dir.path());
-    dir
-}
-
-fn copy(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for e in std::fs::read_dir(src).unwrap() {
-        let e = e.unwrap();
-        if e.file_name() == ".pith" {
-            continue;
-        }
-        let to = dst.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy(&e.path(), &to);
-        } else {
-            std::fs::copy(e.path(), &to).unwrap();
-            age(&to);
-        }
-    }
-}
-
-fn age(path: &Path) {
-    let f = std::fs::File::options().write(true).open(path).unwrap();
-    f.set_modified(SystemTime::now() - Duration::from_secs(3600))
-        .unwrap();
+fn fixture(lang: &str) -> pith_testkit::Fixture {
+    let copy = pith_testkit::fixture(&format!("index/{lang}"));
+    pith_testkit::age_tree(copy.path());
+    copy
 }
 
 fn symbol_line(index: &Index, query: &str) -> String {

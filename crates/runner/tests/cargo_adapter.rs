@@ -2,47 +2,19 @@
 //! cargo-nextest (must be installed: these tests fail without it, they never skip) and plain
 //! `cargo test`. Each run copies its fixture to a temp dir, so no `target/` lands in the repo.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use pith_model::{BuildError, Exit, ExitMeaning, Run, Status};
 use pith_runner::cargo::{self, Cargo};
-use pith_runner::{Adapter, Context, PathMap};
+use pith_runner::Adapter;
+use pith_testkit::{Fixture, Runs};
 
 const BOTH: [bool; 2] = [true, false];
 
-struct Fixture {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
-}
-
 fn fixture(name: &str) -> Fixture {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/rust")
-        .join(name);
-    let dir = tempfile::Builder::new()
-        .prefix("pith-cargo-")
-        .tempdir()
-        .unwrap();
-    let root = dir.path().join(name);
-    copy_dir(&src, &root);
-    Fixture { _dir: dir, root }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            if e.file_name() != "target" {
-                copy_dir(&e.path(), &dest);
-            }
-        } else {
-            std::fs::copy(e.path(), dest).unwrap();
-        }
-    }
+    pith_testkit::fixture_at(&format!("rust/{name}"), name)
 }
 
 fn adapter(nextest: bool) -> Cargo {
@@ -56,25 +28,12 @@ fn adapter(nextest: bool) -> Cargo {
 }
 
 fn run_in(f: &Fixture, nextest: bool, tests: &[&str], deadline: Duration) -> Run {
-    run_at(&f.root, &f.root, nextest, tests, deadline)
+    run_at(f.path(), f.path(), nextest, tests, deadline)
 }
 
 /// Runs the project in `dir`, answering for the workspace at `root`.
 fn run_at(root: &Path, dir: &Path, nextest: bool, tests: &[&str], deadline: Duration) -> Run {
-    let paths = PathMap::new(root);
-    let scratch = tempfile::tempdir().unwrap();
-    let cache = tempfile::tempdir().unwrap();
-    let ctx = Context {
-        root,
-        dir,
-        paths: &paths,
-        deadline: Instant::now() + deadline,
-        scratch: scratch.path(),
-        cache: cache.path(),
-        cancel: None,
-    };
-    let tests: Vec<String> = tests.iter().map(|s| s.to_string()).collect();
-    let run = adapter(nextest).run(&ctx, &tests).unwrap();
+    let run = Runs::in_dir(root, dir).run(&adapter(nextest), tests, deadline);
     assert_eq!(run.runner, if nextest { "nextest" } else { "cargo" });
     if !nextest && run.exit.is_some() {
         assert_eq!(run.lacks.as_deref(), Some("isolation"));
@@ -105,13 +64,13 @@ fn project_frames(run: &Run, test: &str) -> Vec<String> {
 #[test]
 fn detects_cargo_and_picks_nextest_when_installed() {
     let f = fixture("green");
-    let c = cargo::detect(&f.root).unwrap();
+    let c = cargo::detect(f.path()).unwrap();
     assert!(
         cargo::nextest_installed(),
         "cargo-nextest must be installed"
     );
     assert_eq!(c.name(), "nextest");
-    assert!(cargo::detect(f.root.join("src").as_path()).is_none());
+    assert!(cargo::detect(f.path().join("src").as_path()).is_none());
     assert_eq!(Cargo::with_nextest(false).name(), "cargo");
 }
 
@@ -247,9 +206,9 @@ fn project_in_a_subdirectory_runs_there_with_workspace_paths() {
         // one package in the shared target dir get the same binaries, and other tests run
         // `single` at the same time.
         let f = fixture("single");
-        let root = f.root.parent().unwrap().join("ws");
+        let root = f.path().parent().unwrap().join("ws");
         std::fs::create_dir_all(&root).unwrap();
-        std::fs::rename(&f.root, root.join("rust")).unwrap();
+        std::fs::rename(f.path(), root.join("rust")).unwrap();
         for file in ["Cargo.toml", "src/lib.rs"] {
             let p = root.join("rust").join(file);
             let text = std::fs::read_to_string(&p).unwrap();
@@ -364,7 +323,7 @@ fn compile_error_is_reported_once() {
 fn build_failure_without_compiler_message_keeps_a_tail() {
     for nextest in BOTH {
         let f = fixture("green");
-        let manifest = f.root.join("Cargo.toml");
+        let manifest = f.path().join("Cargo.toml");
         let mut text = std::fs::read_to_string(&manifest).unwrap();
         text = text.replace(
             "[workspace]",
@@ -376,7 +335,7 @@ fn build_failure_without_compiler_message_keeps_a_tail() {
         assert!(run.build_errors.is_empty());
         let tail = run.tail.as_deref().unwrap();
         assert!(tail.contains("does-not-exist"), "{tail}");
-        assert!(!tail.contains(f.root.to_str().unwrap()), "{tail}");
+        assert!(!tail.contains(f.path().to_str().unwrap()), "{tail}");
     }
 }
 
@@ -408,7 +367,7 @@ fn hang_times_out_naming_the_test() {
         // Build first, so the deadline is spent running tests.
         let built = Command::new("cargo")
             .args(["test", "--no-run", "--workspace", "-q"])
-            .current_dir(&f.root)
+            .current_dir(f.path())
             .env("CARGO_TERM_COLOR", "never")
             .output()
             .unwrap();

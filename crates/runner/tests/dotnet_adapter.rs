@@ -9,14 +9,15 @@
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use pith_model::{Phase, Run, Status};
 use pith_runner::dotnet::{self, Dotnet, Framework, Platform};
-use pith_runner::{Context, PathMap};
+use pith_runner::PathMap;
+use pith_testkit::Runs;
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/dotnet")
+    pith_testkit::fixtures_dir("dotnet")
 }
 
 // Where the external corpus of real reports is, if anywhere.
@@ -61,7 +62,7 @@ const OURS: [&str; 7] = [
 ];
 
 fn reports() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/reports")
+    pith_testkit::fixtures_dir("reports")
 }
 
 fn ours(name: &str) -> String {
@@ -294,19 +295,8 @@ fn the_callers_shell_does_not_reach_dotnet() {
 
 #[test]
 fn an_id_that_looks_like_an_option_never_reaches_dotnet() {
-    let root = fixtures().join("vstest");
-    let paths = PathMap::new(&root);
-    let scratch = tempfile::tempdir().unwrap();
-    let cache = tempfile::tempdir().unwrap();
-    let ctx = Context {
-        root: &root,
-        dir: &root,
-        paths: &paths,
-        deadline: Instant::now() + Duration::from_secs(60),
-        scratch: scratch.path(),
-        cache: cache.path(),
-        cancel: None,
-    };
+    let runs = Runs::new(&fixtures().join("vstest"));
+    let ctx = runs.context(Duration::from_secs(60));
     // `dotnet` cannot start: had it been run, the answer would be RunnerMissing.
     let run = adapter("vstest")
         .run_with(
@@ -347,19 +337,10 @@ fn missing_dotnet_is_runner_missing_with_a_hint() {
         let root = fixtures().join(name);
         let adapters = pith_runner::detect(&root, Some("dotnet"));
         assert_eq!(adapters.len(), 1, "{name}");
-        let paths = PathMap::new(&root);
-        let scratch = tempfile::tempdir().unwrap();
-        let cache = tempfile::tempdir().unwrap();
-        let ctx = Context {
-            root: &root,
-            dir: &root,
-            paths: &paths,
-            deadline: Instant::now() + Duration::from_secs(60),
-            scratch: scratch.path(),
-            cache: cache.path(),
-            cancel: None,
-        };
-        let run = adapter(name).run_with(absent, &ctx, &[]).unwrap();
+        let runs = Runs::new(&root);
+        let run = adapter(name)
+            .run_with(absent, &runs.context(Duration::from_secs(60)), &[])
+            .unwrap();
         assert_eq!(run.status(), Status::RunnerMissing, "{name}: {run:#?}");
         let h = run.hint.unwrap();
         assert!(h.contains(hint), "{name}: {h}");
@@ -404,23 +385,12 @@ exit "$(cat "$run/exit")"
 fn replay(workspace: &str, run: &str, budget: Duration, ids: &[&str]) -> (Run, Vec<String>) {
     let root = fixtures().join(workspace);
     let d = adapter(workspace);
-    let paths = PathMap::new(&root);
-    let scratch = tempfile::tempdir().unwrap();
-    let cache = tempfile::tempdir().unwrap();
+    let runs = Runs::new(&root);
     let bin = tempfile::tempdir().unwrap();
     let program = fake_dotnet(bin.path(), run);
-    let ctx = Context {
-        root: &root,
-        dir: &root,
-        paths: &paths,
-        deadline: Instant::now() + budget,
-        scratch: scratch.path(),
-        cache: cache.path(),
-        cancel: None,
-    };
     let ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
-    let run = d.run_with(&program, &ctx, &ids).unwrap();
-    let argv = std::fs::read_to_string(scratch.path().join("argv.txt")).unwrap_or_default();
+    let run = d.run_with(&program, &runs.context(budget), &ids).unwrap();
+    let argv = std::fs::read_to_string(runs.scratch().join("argv.txt")).unwrap_or_default();
     (run, argv.lines().map(str::to_owned).collect())
 }
 
@@ -581,7 +551,7 @@ fn the_deadline_with_nothing_named_says_how_to_have_it_named() {
 
 #[test]
 fn a_test_the_hang_dump_stops_is_named_on_mtp() {
-    let (run, argv) = replay("hang-mtp", "mtp-hang", Duration::from_secs(61), &[]);
+    let (run, argv) = replay("hang_mtp", "mtp-hang", Duration::from_secs(61), &[]);
     assert_eq!(
         argv[..4],
         ["test", "--no-ansi", "--no-progress", "--report-xunit-trx"]

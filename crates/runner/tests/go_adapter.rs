@@ -7,42 +7,15 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use pith_model::{BuildError, Exit, ExitMeaning, Failure, Frame, Phase, Run, Status};
-use pith_runner::{go, Context, PathMap};
-
-struct Fixture {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
-}
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/go")
-}
+use pith_runner::{go, PathMap};
+use pith_testkit::{Fixture, Runs};
 
 fn fixture(name: &str) -> Fixture {
-    let dir = tempfile::Builder::new()
-        .prefix("pith-go-")
-        .tempdir()
-        .unwrap();
-    let root = dir.path().join(name);
-    copy_dir(&fixtures().join(name), &root);
-    Fixture { _dir: dir, root }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), dest).unwrap();
-        }
-    }
+    pith_testkit::fixture_at(&format!("go/{name}"), name)
 }
 
 /// A module written on the spot: `files` are (path, content).
-fn module(files: &[(&str, &str)]) -> Fixture {
+fn module(files: &[(&str, &str)]) -> Module {
     let dir = tempfile::Builder::new()
         .prefix("pith-go-")
         .tempdir()
@@ -53,37 +26,35 @@ fn module(files: &[(&str, &str)]) -> Fixture {
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, content).unwrap();
     }
-    Fixture { _dir: dir, root }
+    Module { _dir: dir, root }
 }
 
-fn run_in(f: &Fixture, tests: &[&str], deadline: Duration) -> Run {
+struct Module {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl Module {
+    fn path(&self) -> &Path {
+        &self.root
+    }
+}
+
+fn run_in(root: &Path, tests: &[&str], deadline: Duration) -> Run {
     assert!(
         pith_runner::on_path("go").is_some(),
         "go is not installed: https://go.dev/dl/"
     );
-    let paths = PathMap::new(&f.root);
-    let scratch = tempfile::tempdir().unwrap();
-    let cache = tempfile::tempdir().unwrap();
-    let ctx = Context {
-        root: &f.root,
-        dir: &f.root,
-        paths: &paths,
-        deadline: Instant::now() + deadline,
-        scratch: scratch.path(),
-        cache: cache.path(),
-        cancel: None,
-    };
-    let adapters = go::detect(&f.root);
+    let adapters = go::detect(root);
     assert_eq!(adapters.len(), 1, "a go.mod makes a go project");
-    let tests: Vec<String> = tests.iter().map(|s| s.to_string()).collect();
-    let run = adapters[0].run(&ctx, &tests).unwrap();
+    let run = Runs::new(root).run(adapters[0].as_ref(), tests, deadline);
     assert_eq!(run.runner, "go");
-    assert_hygiene(&run, &f.root);
+    assert_hygiene(&run, root);
     run
 }
 
 fn run(name: &str, tests: &[&str]) -> Run {
-    run_in(&fixture(name), tests, Duration::from_secs(300))
+    run_in(fixture(name).path(), tests, Duration::from_secs(300))
 }
 
 /// Paths leave the adapter workspace-relative, text without the workspace's absolute path.
@@ -156,19 +127,9 @@ fn a_module_below_the_workspace_root_answers_in_workspace_paths() {
         .tempdir()
         .unwrap();
     let dir = ws.path().join("svc/shop");
-    copy_dir(&fixtures().join("multi"), &dir);
-    let paths = PathMap::new(ws.path());
-    let scratch = tempfile::tempdir().unwrap();
-    let cache = tempfile::tempdir().unwrap();
-    let ctx = Context {
-        root: ws.path(),
-        dir: &dir,
-        paths: &paths,
-        deadline: Instant::now() + Duration::from_secs(300),
-        scratch: scratch.path(),
-        cache: cache.path(),
-        cancel: None,
-    };
+    pith_testkit::copy_tree(&pith_testkit::fixtures_dir("go/multi"), &dir);
+    let runs = Runs::in_dir(ws.path(), &dir);
+    let ctx = runs.context(Duration::from_secs(300));
     let adapters = go::detect(&dir);
     assert!(adapters[0].owns("example.com/shop/cart.TestMelon"));
     let run = adapters[0].run(&ctx, &[]).unwrap();
@@ -281,7 +242,7 @@ fn hundred_distinct_failures() {
 
 #[test]
 fn build_errors_are_deduplicated_across_importers() {
-    let run = run("build_error", &[]);
+    let run = run("compile_error", &[]);
     assert_eq!(run.status(), Status::BuildFailed);
     assert_eq!(
         run.build_errors,
@@ -416,7 +377,7 @@ fn go_timeout_names_the_running_test() {
     let f = fixture("hang");
     // Build first so the deadline measures the tests, not the compiler.
     let warm = run_in(
-        &f,
+        f.path(),
         &[
             "example.com/hang/quick.TestFast",
             "example.com/hang/slow.TestQuick",
@@ -425,7 +386,7 @@ fn go_timeout_names_the_running_test() {
     );
     assert_eq!(warm.status(), Status::TestsPassed);
     let start = Instant::now();
-    let run = run_in(&f, &[], Duration::from_secs(15));
+    let run = run_in(f.path(), &[], Duration::from_secs(15));
     assert!(
         start.elapsed() < Duration::from_secs(25),
         "not stopped in time"
@@ -457,12 +418,12 @@ fn pith_deadline_names_the_running_test() {
         ),
     ]);
     let warm = run_in(
-        &f,
+        f.path(),
         &["example.com/noalarm.TestNone"],
         Duration::from_secs(300),
     );
     assert_eq!(warm.status(), Status::TestsNotFound);
-    let run = run_in(&f, &[], Duration::from_secs(4));
+    let run = run_in(f.path(), &[], Duration::from_secs(4));
     assert_eq!(run.status(), Status::TimedOut);
     assert_eq!(run.running, ["example.com/noalarm.TestStuck"]);
 }
@@ -471,7 +432,7 @@ fn pith_deadline_names_the_running_test() {
 fn ids_rerun_exactly_those_tests() {
     let f = fixture("subtests");
     let one = run_in(
-        &f,
+        f.path(),
         &["example.com/subtests.TestTitle/two_words"],
         Duration::from_secs(300),
     );
@@ -484,7 +445,7 @@ fn ids_rerun_exactly_those_tests() {
     // A subtest whose name holds a slash, one with regexp metacharacters, a nested one, and
     // two at different depths in one package.
     let mixed = run_in(
-        &f,
+        f.path(),
         &[
             "example.com/subtests.TestTitle/already/title",
             "example.com/subtests.TestWords/split/double_space",
@@ -496,7 +457,7 @@ fn ids_rerun_exactly_those_tests() {
     assert!(mixed.not_found.is_empty(), "{mixed:?}");
 
     let missing = run_in(
-        &f,
+        f.path(),
         &[
             "example.com/subtests.TestNope",
             "example.com/subtests.TestTitle/no_such_case",
@@ -520,7 +481,7 @@ fn ids_rerun_exactly_those_tests() {
 
     // A package alone runs all of it.
     let whole = run_in(
-        &fixture("multi"),
+        fixture("multi").path(),
         &["example.com/shop/price"],
         Duration::from_secs(300),
     );
@@ -540,7 +501,7 @@ fn examples_and_silent_failures_point_at_their_function() {
             "package ex\n\nimport (\n\t\"fmt\"\n\t\"testing\"\n)\n\nfunc ExampleHello() {\n\tfmt.Println(Hello())\n\t// Output: Hello\n}\n\nfunc TestSilent(t *testing.T) {\n\tt.Fail()\n}\n",
         ),
     ]);
-    let run = run_in(&f, &[], Duration::from_secs(300));
+    let run = run_in(f.path(), &[], Duration::from_secs(300));
     assert_eq!((run.status(), run.failed), (Status::TestsFailed, 2));
     let ex = failure(&run, "example.com/ex.ExampleHello");
     assert_eq!(ex.message, r#"got "hello", want "Hello""#);
@@ -553,7 +514,7 @@ fn examples_and_silent_failures_point_at_their_function() {
     );
     // Re-run by id, the example included.
     let again = run_in(
-        &f,
+        f.path(),
         &["example.com/ex.ExampleHello"],
         Duration::from_secs(300),
     );
@@ -569,7 +530,7 @@ fn too_old_a_go_is_runner_missing() {
             "package future\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {}\n",
         ),
     ]);
-    let run = run_in(&f, &[], Duration::from_secs(120));
+    let run = run_in(f.path(), &[], Duration::from_secs(120));
     assert_eq!(run.status(), Status::RunnerMissing);
     let hint = run.hint.unwrap();
     assert!(hint.starts_with("go.mod requires go >= 1.999"), "{hint}");
@@ -587,7 +548,7 @@ fn a_broken_go_mod_is_not_green() {
             "package broken\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {}\n",
         ),
     ]);
-    let run = run_in(&f, &[], Duration::from_secs(120));
+    let run = run_in(f.path(), &[], Duration::from_secs(120));
     assert_eq!(run.status(), Status::BuildFailed, "{run:?}");
     assert_eq!(
         run.build_errors[0].file.as_deref(),

@@ -3,17 +3,23 @@
 //! fail without them, they never skip). Each run copies its fixture to a temp dir; the build
 //! directory lives in a temp cache, as pith's own would.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use pith_model::{Exit, ExitMeaning, Phase, Run, Status};
 use pith_runner::gtest::{self, Ctest};
-use pith_runner::{Context, PathMap};
+use pith_testkit::Runs;
 
+/// A copy of `tests/fixtures/cpp/<name>` and the build cache pith would keep for it.
 struct Fixture {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
+    copy: pith_testkit::Fixture,
     cache: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn path(&self) -> &Path {
+        self.copy.path()
+    }
 }
 
 fn fixture(name: &str) -> Fixture {
@@ -23,54 +29,24 @@ fn fixture(name: &str) -> Fixture {
             "{tool} is not installed: run scripts/setup/cpp.sh"
         );
     }
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/cpp")
-        .join(name);
-    let dir = tempfile::Builder::new()
-        .prefix("pith-gtest-")
-        .tempdir()
-        .unwrap();
-    let root = dir.path().join(name);
-    copy_dir(&src, &root);
     Fixture {
-        _dir: dir,
-        root,
+        copy: pith_testkit::fixture_at(&format!("cpp/{name}"), name),
         cache: tempfile::tempdir().unwrap(),
     }
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            if e.file_name() != "build" {
-                copy_dir(&e.path(), &dest);
-            }
-        } else {
-            std::fs::copy(e.path(), dest).unwrap();
-        }
-    }
-}
-
 fn run_in(f: &Fixture, tests: &[&str], deadline: Duration) -> Run {
-    let paths = PathMap::new(&f.root);
-    let scratch = tempfile::tempdir().unwrap();
-    let ctx = Context {
-        root: &f.root,
-        dir: &f.root,
-        paths: &paths,
-        deadline: Instant::now() + deadline,
-        scratch: scratch.path(),
-        cache: f.cache.path(),
-        cancel: None,
-    };
-    let adapters = gtest::detect(&f.root);
-    assert_eq!(adapters.len(), 1, "ctest detected in {}", f.root.display());
+    let adapters = gtest::detect(f.path());
+    assert_eq!(
+        adapters.len(),
+        1,
+        "ctest detected in {}",
+        f.path().display()
+    );
     assert_eq!(adapters[0].name(), "ctest");
-    let tests: Vec<String> = tests.iter().map(|s| s.to_string()).collect();
-    adapters[0].run(&ctx, &tests).unwrap()
+    Runs::new(f.path())
+        .with_cache(f.cache.path())
+        .run(adapters[0].as_ref(), tests, deadline)
 }
 
 fn run(name: &str, tests: &[&str]) -> Run {
@@ -86,8 +62,8 @@ fn ids(run: &Run) -> Vec<&str> {
 #[test]
 fn detects_cmake_projects_with_tests_only() {
     let f = fixture("green");
-    assert_eq!(gtest::detect(&f.root).len(), 1);
-    assert!(gtest::detect(&f.root.join("src")).is_empty());
+    assert_eq!(gtest::detect(f.path()).len(), 1);
+    assert!(gtest::detect(&f.path().join("src")).is_empty());
     let plain = tempfile::tempdir().unwrap();
     std::fs::write(
         plain.path().join("CMakeLists.txt"),
@@ -104,10 +80,10 @@ fn green_counts_every_test_and_builds_outside_the_project() {
     assert_eq!(run.status(), Status::TestsPassed, "{run:#?}");
     assert_eq!((run.passed, run.failed, run.skipped), (3, 0, 0));
     assert!(
-        !f.root.join("build").exists(),
+        !f.path().join("build").exists(),
         "pith must not create a build directory in the project"
     );
-    let build = Ctest::new(&f.root).build_dir(f.cache.path());
+    let build = Ctest::new(f.path()).build_dir(f.cache.path());
     assert!(
         build.join("CMakeCache.txt").is_file(),
         "{}",
@@ -121,16 +97,16 @@ fn green_counts_every_test_and_builds_outside_the_project() {
 #[test]
 fn projects_own_build_directory_is_used_when_it_is_one() {
     let f = fixture("green");
-    let own = f.root.join("build");
+    let own = f.path().join("build");
     let out = std::process::Command::new("cmake")
         .arg("-S")
-        .arg(&f.root)
+        .arg(f.path())
         .arg("-B")
         .arg(&own)
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
-    assert_eq!(Ctest::new(&f.root).build_dir(f.cache.path()), own);
+    assert_eq!(Ctest::new(f.path()).build_dir(f.cache.path()), own);
     let run = run_in(&f, &[], Duration::from_secs(600));
     assert_eq!(run.status(), Status::TestsPassed, "{run:#?}");
     assert!(

@@ -4,27 +4,14 @@
 //! `scripts/setup/js.sh`) through a symlink. node, jest and vitest must be installed: these
 //! tests fail, never skip, without them.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Once;
 use std::time::{Duration, Instant};
 
 use pith_model::{Exit, ExitMeaning, Failure, Phase, Run, Status};
 use pith_runner::js::{self, Js, Runner};
-use pith_runner::{Adapter, Context, PathMap};
-use tempfile::TempDir;
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/js")
-}
-
-fn shared_node_modules() -> PathBuf {
-    fixtures()
-        .join("node_modules")
-        .canonicalize()
-        .unwrap_or_else(|_| {
-            panic!("tests/fixtures/js/node_modules is missing: run scripts/setup/js.sh")
-        })
-}
+use pith_runner::{Adapter, PathMap};
+use pith_testkit::{Fixture, Runs};
 
 /// node on PATH, jest and vitest installed for the fixtures, or the test fails saying what to do.
 fn require_runners() {
@@ -35,7 +22,7 @@ fn require_runners() {
             "node must be on PATH for the JavaScript adapter tests"
         );
         for bin in ["jest", "vitest"] {
-            let p = shared_node_modules().join(".bin").join(bin);
+            let p = pith_testkit::shared_node_modules().join(".bin").join(bin);
             assert!(
                 pith_runner::is_executable(&p),
                 "{} is missing: run scripts/setup/js.sh",
@@ -45,44 +32,25 @@ fn require_runners() {
     });
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
-/// A fixture project copied into a fresh workspace.
+/// A fixture project copied into a fresh workspace, and the directories around its runs.
 struct Workspace {
-    dir: TempDir,
-    scratch: TempDir,
-    cache: TempDir,
+    copy: Fixture,
+    runs: Runs,
 }
 
 impl Workspace {
     fn new(runner: &str, fixture: &str) -> Self {
         require_runners();
-        let dir = tempfile::tempdir().unwrap();
-        copy_dir(&fixtures().join(runner).join(fixture), dir.path());
+        let copy = pith_testkit::fixture(&format!("js/{runner}/{fixture}"));
         if runner != "node" {
-            std::os::unix::fs::symlink(shared_node_modules(), dir.path().join("node_modules"))
-                .unwrap();
+            pith_testkit::link_node_modules(copy.path());
         }
-        Workspace {
-            dir,
-            scratch: tempfile::tempdir().unwrap(),
-            cache: tempfile::tempdir().unwrap(),
-        }
+        let runs = Runs::new(copy.path());
+        Workspace { copy, runs }
     }
 
     fn root(&self) -> &Path {
-        self.dir.path()
+        self.copy.path()
     }
 
     fn adapter(&self) -> Box<dyn Adapter> {
@@ -92,21 +60,7 @@ impl Workspace {
     }
 
     fn run_for(&self, ids: &[&str], limit: Duration) -> Run {
-        let adapter = self.adapter();
-        let paths = PathMap::new(self.root());
-        let ctx = Context {
-            root: self.root(),
-            dir: self.root(),
-            paths: &paths,
-            deadline: Instant::now() + limit,
-            scratch: self.scratch.path(),
-            cache: self.cache.path(),
-            cancel: None,
-        };
-        let ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
-        adapter
-            .run(&ctx, &ids)
-            .expect("the adapter itself must not fail")
+        self.runs.run(self.adapter().as_ref(), ids, limit)
     }
 
     fn run(&self, ids: &[&str]) -> Run {
@@ -115,7 +69,7 @@ impl Workspace {
 
     /// The report the runner wrote in the scratch directory.
     fn report(&self, name: &str) -> String {
-        std::fs::read_to_string(self.scratch.path().join(name)).unwrap()
+        std::fs::read_to_string(self.runs.scratch().join(name)).unwrap()
     }
 }
 
@@ -423,18 +377,7 @@ fn a_missing_runner_says_how_to_install_it() {
     .unwrap();
     std::fs::write(dir.path().join("yarn.lock"), "").unwrap();
     let adapter = Js::new(Runner::Jest, dir.path());
-    let paths = PathMap::new(dir.path());
-    let scratch = tempfile::tempdir().unwrap();
-    let ctx = Context {
-        root: dir.path(),
-        dir: dir.path(),
-        paths: &paths,
-        deadline: Instant::now() + Duration::from_secs(30),
-        scratch: scratch.path(),
-        cache: scratch.path(),
-        cancel: None,
-    };
-    let run = adapter.run(&ctx, &[]).unwrap();
+    let run = Runs::new(dir.path()).run(&adapter, &[], Duration::from_secs(30));
     assert_eq!(run.status(), Status::RunnerMissing);
     assert_eq!(
         run.hint.as_deref(),

@@ -7,45 +7,15 @@
 //! installed (scripts/setup/jvm.sh): these tests fail without it, they never skip.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use pith_model::{Exit, ExitMeaning, Run, Status};
 use pith_runner::jvm::{self, Jvm, Tool};
-use pith_runner::{Adapter, Context, PathMap};
-
-struct Fixture {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
-}
+use pith_runner::Adapter;
+use pith_testkit::{Fixture, Runs};
 
 fn fixture(name: &str) -> Fixture {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/java")
-        .join(name);
-    assert!(src.is_dir(), "missing fixture {}", src.display());
-    let dir = tempfile::Builder::new()
-        .prefix("pith-jvm-")
-        .tempdir()
-        .unwrap();
-    let root = dir.path().join("ws");
-    copy_dir(&src, &root);
-    Fixture { _dir: dir, root }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            if e.file_name() != "target" && e.file_name() != "build" {
-                copy_dir(&e.path(), &dest);
-            }
-        } else {
-            // Keeps the permissions: the stand-in gradlew stays executable.
-            std::fs::copy(e.path(), dest).unwrap();
-        }
-    }
+    pith_testkit::fixture_at(&format!("java/{name}"), "ws")
 }
 
 fn maven_installed() {
@@ -72,19 +42,9 @@ fn cache() -> &'static Path {
 }
 
 fn run_with(adapter: &dyn Adapter, root: &Path, tests: &[&str]) -> Run {
-    let paths = PathMap::new(root);
-    let scratch = tempfile::tempdir().unwrap();
-    let ctx = Context {
-        root,
-        dir: root,
-        paths: &paths,
-        deadline: Instant::now() + Duration::from_secs(300),
-        scratch: scratch.path(),
-        cache: cache(),
-        cancel: None,
-    };
-    let tests: Vec<String> = tests.iter().map(|s| s.to_string()).collect();
-    adapter.run(&ctx, &tests).unwrap()
+    Runs::new(root)
+        .with_cache(cache())
+        .run(adapter, tests, Duration::from_secs(300))
 }
 
 fn detected(root: &Path) -> Box<dyn Adapter> {
@@ -97,9 +57,9 @@ fn detected(root: &Path) -> Box<dyn Adapter> {
 fn multi_module_frames_cross_modules_and_stale_reports_are_ignored() {
     maven_installed();
     let f = fixture("maven/multi");
-    let maven = detected(&f.root);
+    let maven = detected(f.path());
     assert_eq!(maven.name(), "maven");
-    let run = run_with(maven.as_ref(), &f.root, &[]);
+    let run = run_with(maven.as_ref(), f.path(), &[]);
     assert_eq!(run.status(), Status::TestsFailed, "{run:#?}");
     assert_eq!((run.passed, run.failed), (2, 1), "{run:#?}");
     let fail = &run.failures[0];
@@ -128,11 +88,15 @@ fn multi_module_frames_cross_modules_and_stale_reports_are_ignored() {
 
     // A second run of one core test: the app module's report from the first run is still on
     // disk, and must not count.
-    let again = run_with(maven.as_ref(), &f.root, &["demo.core.NamesTest#keepsNames"]);
+    let again = run_with(
+        maven.as_ref(),
+        f.path(),
+        &["demo.core.NamesTest#keepsNames"],
+    );
     assert_eq!(again.status(), Status::TestsPassed, "{again:#?}");
     assert_eq!((again.passed, again.failed), (1, 0), "{again:#?}");
     assert!(
-        f.root
+        f.path()
             .join("app/target/surefire-reports/TEST-demo.app.GreeterTest.xml")
             .is_file(),
         "the stale report is there, and was ignored"
@@ -143,10 +107,10 @@ fn multi_module_frames_cross_modules_and_stale_reports_are_ignored() {
 fn parametrized_ids_rerun_just_that_invocation_and_unknown_ids_are_not_found() {
     maven_installed();
     let f = fixture("maven/green");
-    let maven = Jvm::new(Tool::Maven, &f.root);
+    let maven = Jvm::new(Tool::Maven, f.path());
     let run = run_with(
         &maven,
-        &f.root,
+        f.path(),
         &[
             "demo.CalcTest#addsZero(int)[2]",
             "demo.Ghost#boo",
@@ -167,7 +131,7 @@ fn parametrized_ids_rerun_just_that_invocation_and_unknown_ids_are_not_found() {
     assert_eq!(run.status(), Status::TestsNotFound);
 
     // A class by its source file: every test of it.
-    let class = run_with(&maven, &f.root, &["src/test/java/demo/CalcTest.java"]);
+    let class = run_with(&maven, f.path(), &["src/test/java/demo/CalcTest.java"]);
     assert_eq!((class.passed, class.skipped), (3, 1), "{class:#?}");
     assert_eq!(class.status(), Status::TestsPassed);
     // Maven's exit and Surefire's totals were read, and agree with the reports.
@@ -175,7 +139,7 @@ fn parametrized_ids_rerun_just_that_invocation_and_unknown_ids_are_not_found() {
     assert_eq!(class.reason, None);
 
     // An id that looks like an option names nothing, and nothing runs for it.
-    let dashed = run_with(&maven, &f.root, &["-Dtest=demo.CalcTest", "--version"]);
+    let dashed = run_with(&maven, f.path(), &["-Dtest=demo.CalcTest", "--version"]);
     assert_eq!(dashed.status(), Status::TestsNotFound, "{dashed:#?}");
     assert_eq!(dashed.not_found, ["-Dtest=demo.CalcTest", "--version"]);
     assert_eq!(dashed.exit, None, "Maven never ran: {dashed:#?}");
@@ -185,16 +149,16 @@ fn parametrized_ids_rerun_just_that_invocation_and_unknown_ids_are_not_found() {
 fn gradle_reports_are_read_through_the_wrapper() {
     let f = fixture("gradle/fake");
     // A report of an earlier run, untouched by this one.
-    let results = f.root.join("build/test-results/test");
+    let results = f.path().join("build/test-results/test");
     std::fs::create_dir_all(&results).unwrap();
     std::fs::write(
         results.join("TEST-demo.OldTest.xml"),
         r#"<testsuite name="demo.OldTest"><testcase name="gone()" classname="demo.OldTest"><failure message="old"/></testcase></testsuite>"#,
     )
     .unwrap();
-    let gradle = detected(&f.root);
+    let gradle = detected(f.path());
     assert_eq!(gradle.name(), "gradle");
-    let run = run_with(gradle.as_ref(), &f.root, &[]);
+    let run = run_with(gradle.as_ref(), f.path(), &[]);
     assert_eq!(run.runner, "gradle");
     assert_eq!((run.passed, run.failed, run.skipped), (1, 1, 1), "{run:#?}");
     assert_eq!(run.status(), Status::TestsFailed, "{run:#?}");
@@ -210,19 +174,23 @@ fn gradle_reports_are_read_through_the_wrapper() {
         ]
     );
 
-    let args = std::fs::read_to_string(f.root.join("gradle-output/args.txt")).unwrap();
+    let args = std::fs::read_to_string(f.path().join("gradle-output/args.txt")).unwrap();
     let args: Vec<&str> = args.lines().collect();
     assert_eq!(&args[..3], ["test", "--continue", "--console=plain"]);
     assert_eq!(
         args[3], "--init-script",
         "the listener goes in from scratch: {args:?}"
     );
-    let events = std::fs::read_to_string(f.root.join("gradle-output/events-env.txt")).unwrap();
+    let events = std::fs::read_to_string(f.path().join("gradle-output/events-env.txt")).unwrap();
     assert!(events.trim().ends_with("junit-events.txt"), "{events}");
 
     // Re-running the failing test by its id filters with Gradle's `Class.method`.
-    let again = run_with(gradle.as_ref(), &f.root, &["demo.CalcTest#addsNegatives()"]);
-    let args = std::fs::read_to_string(f.root.join("gradle-output/args.txt")).unwrap();
+    let again = run_with(
+        gradle.as_ref(),
+        f.path(),
+        &["demo.CalcTest#addsNegatives()"],
+    );
+    let args = std::fs::read_to_string(f.path().join("gradle-output/args.txt")).unwrap();
     assert!(
         args.ends_with("--tests\ndemo.CalcTest.addsNegatives\n"),
         "{args}"
@@ -260,13 +228,13 @@ fn gradle_without_wrapper_or_install_is_runner_missing() {
         return;
     }
     let f = fixture("gradle/fake");
-    std::fs::remove_file(f.root.join("gradlew")).unwrap();
-    let gradle = detected(&f.root);
+    std::fs::remove_file(f.path().join("gradlew")).unwrap();
+    let gradle = detected(f.path());
     assert!(
         pith_runner::on_path("gradle").is_none(),
         "this test expects no Gradle on PATH"
     );
-    let run = run_with(gradle.as_ref(), &f.root, &[]);
+    let run = run_with(gradle.as_ref(), f.path(), &[]);
     assert_eq!(run.status(), Status::RunnerMissing);
     assert!(run.hint.as_deref().unwrap().contains("gradlew"), "{run:#?}");
 }

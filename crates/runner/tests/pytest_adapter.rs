@@ -11,28 +11,11 @@ use std::time::{Duration, Instant};
 
 use pith_model::{Exit, ExitMeaning, Failure, Phase, Run, Status};
 use pith_runner::pytest::{self, Pytest};
-use pith_runner::{Adapter, Context, PathMap};
-use tempfile::TempDir;
+use pith_runner::{Adapter, PathMap};
+use pith_testkit::{Fixture, Runs};
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/python")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let name = entry.file_name();
-        if name == "__pycache__" || name == ".pytest_cache" {
-            continue;
-        }
-        let target = to.join(&name);
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
+    pith_testkit::fixtures_dir("python")
 }
 
 /// Python 3 with pytest and pytest-xdist, or the test fails saying what is missing.
@@ -51,45 +34,27 @@ fn require_python() {
     });
 }
 
-/// A fixture project copied into a fresh workspace.
+/// A fixture project copied into a fresh workspace, and the directories around its runs.
 struct Workspace {
-    dir: TempDir,
-    scratch: TempDir,
-    cache: TempDir,
+    copy: Fixture,
+    runs: Runs,
 }
 
 impl Workspace {
     fn new(fixture: &str) -> Self {
         require_python();
-        let dir = tempfile::tempdir().unwrap();
-        copy_dir(&fixtures().join(fixture), dir.path());
-        Workspace {
-            dir,
-            scratch: tempfile::tempdir().unwrap(),
-            cache: tempfile::tempdir().unwrap(),
-        }
+        let copy = pith_testkit::fixture(&format!("python/{fixture}"));
+        let runs = Runs::new(copy.path());
+        Workspace { copy, runs }
     }
 
     fn root(&self) -> &Path {
-        self.dir.path()
+        self.copy.path()
     }
 
     /// Runs `adapter` on `ids` with `limit` to go.
     fn run_with(&self, adapter: &Pytest, ids: &[&str], limit: Duration) -> Run {
-        let paths = PathMap::new(self.root());
-        let ctx = Context {
-            root: self.root(),
-            dir: self.root(),
-            paths: &paths,
-            deadline: Instant::now() + limit,
-            scratch: self.scratch.path(),
-            cache: self.cache.path(),
-            cancel: None,
-        };
-        let ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
-        adapter
-            .run(&ctx, &ids)
-            .expect("the adapter itself must not fail")
+        self.runs.run(adapter, ids, limit)
     }
 
     /// Detects the project and runs it the way pith does.
@@ -100,7 +65,7 @@ impl Workspace {
 
     /// The records the plugin wrote in the first attempt.
     fn records(&self) -> String {
-        std::fs::read_to_string(self.scratch.path().join("pytest-1.jsonl")).unwrap()
+        std::fs::read_to_string(self.runs.scratch().join("pytest-1.jsonl")).unwrap()
     }
 }
 
@@ -129,7 +94,7 @@ fn failed_ids(run: &Run) -> Vec<&str> {
 
 #[test]
 fn plain_failure_through_a_helper_has_both_project_frames() {
-    let (_ws, run) = run_fixture("plain");
+    let (_ws, run) = run_fixture("single");
     assert_eq!(run.runner, "pytest");
     assert_eq!(run.status(), Status::TestsFailed);
     assert_eq!((run.passed, run.failed, run.skipped), (3, 1, 2));
@@ -400,7 +365,7 @@ fn syntax_error_is_a_collection_error_and_the_rest_still_runs() {
 
 #[test]
 fn import_error_is_a_collection_error_and_the_rest_still_runs() {
-    let (_ws, run) = run_fixture("import_error");
+    let (_ws, run) = run_fixture("load_error");
     assert_eq!(run.status(), Status::CollectionFailed);
     assert_eq!(run.passed, 2);
     let f = failure(&run, "tests/test_imports.py", Phase::Collect);
@@ -507,7 +472,7 @@ def test_noisy(tmp_path):
     assert_eq!(run.status(), Status::TestsFailed, "{:#?}", run.failures);
     let f = failure(&run, "tests/test_noisy.py::test_noisy", Phase::Call);
     assert_eq!(f.message, "ValueError: long line");
-    let size = std::fs::metadata(ws.scratch.path().join("pytest-1.jsonl"))
+    let size = std::fs::metadata(ws.runs.scratch().join("pytest-1.jsonl"))
         .unwrap()
         .len();
     assert!(size < 64 << 10, "the records file is {size} bytes");
@@ -526,7 +491,7 @@ fn green_is_green() {
 
 #[test]
 fn segfault_is_a_crash_naming_the_test() {
-    let (ws, run) = run_fixture("segfault");
+    let (ws, run) = run_fixture("crash");
     assert_eq!(run.status(), Status::Crashed);
     assert_eq!(run.running, ["tests/test_segfault.py::test_crash"]);
     assert_eq!(run.passed, 1);
@@ -600,7 +565,7 @@ fn hang_under_xdist_names_the_test_and_its_line() {
 
 #[test]
 fn unknown_ids_are_not_found_and_the_rest_still_run() {
-    let ws = Workspace::new("plain");
+    let ws = Workspace::new("single");
     let run = ws.run(&[
         "tests/test_prices.py::test_nope",
         "tests/test_prices.py::test_total",
@@ -726,17 +691,9 @@ fn an_active_virtualenv_wins_over_the_workspace_one() {
 #[test]
 fn cancel_stops_the_run() {
     let ws = Workspace::new("hang");
-    let paths = PathMap::new(ws.root());
     let cancel = AtomicBool::new(true);
-    let ctx = Context {
-        root: ws.root(),
-        dir: ws.root(),
-        paths: &paths,
-        deadline: Instant::now() + Duration::from_secs(120),
-        scratch: ws.scratch.path(),
-        cache: ws.cache.path(),
-        cancel: Some(&cancel),
-    };
+    let mut ctx = ws.runs.context(Duration::from_secs(120));
+    ctx.cancel = Some(&cancel);
     let run = Pytest::new(None).run(&ctx, &[]).unwrap();
     assert!(!run.status().is_green());
 }

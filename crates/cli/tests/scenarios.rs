@@ -1,0 +1,675 @@
+//! The scenario matrix: the same scenarios (green, one failure, fifty failures from one helper,
+//! a hundred distinct failures, a compile or load error, a crash, a hang, no tests) on every
+//! ecosystem's fixture of that name, run by the real runners through the real `pith` binary.
+//! Each row is an expected result, in the spirit of nextest's: status, exit code, counts, byte
+//! budget, snapshot; what only one ecosystem shows (its messages, frames, ids) is the row's
+//! `extra` check. Each row is a test of its own, named `<runner>_<scenario>`. What is not a
+//! shared scenario stays in the ecosystem's own file (`rust_cli.rs`, `go_cli.rs`, ...).
+
+mod common;
+
+use std::path::Path;
+use std::sync::Once;
+use std::time::Instant;
+
+use common::{fixture, frames, pith, Answer, Fixture};
+use pith_wire::{GREEN_BUDGET, MANY_FAILURES_BUDGET, ONE_CAUSE_BUDGET, ONE_FAILURE_BUDGET};
+
+/// One expected result.
+struct Row {
+    /// The fixture under `tests/fixtures/`.
+    fixture: &'static str,
+    /// What `pith test` is given after `--root`.
+    args: &'static [&'static str],
+    /// When not empty, a first run with these arguments, green, so that a deadline measures
+    /// the tests rather than the build.
+    warm: &'static [&'static str],
+    /// The whole run is over within this many seconds.
+    within: Option<u64>,
+    status: &'static str,
+    code: i32,
+    /// The runner the answer names, where the row checks it.
+    runner: Option<&'static str>,
+    passed: Option<u64>,
+    failed: Option<u64>,
+    /// Every failure is shown, clustered or counted: as many as `failed` plus `errors`.
+    accounted: bool,
+    budget: Option<usize>,
+    /// The answer (duration fixed) matches the snapshot named after the row.
+    snapshot: bool,
+    /// What the row's ecosystem shows beyond the common fields: the answer and the workspace.
+    extra: fn(&Answer, &Path),
+}
+
+const fn row(fixture: &'static str, status: &'static str, code: i32) -> Row {
+    Row {
+        fixture,
+        args: &[],
+        warm: &[],
+        within: None,
+        status,
+        code,
+        runner: None,
+        passed: None,
+        failed: None,
+        accounted: false,
+        budget: None,
+        snapshot: false,
+        extra: |_, _| {},
+    }
+}
+
+const PASSED: &str = "TestsPassed";
+const FAILED: &str = "TestsFailed";
+const BUILD: &str = "BuildFailed";
+const COLLECT: &str = "CollectionFailed";
+const CRASHED: &str = "Crashed";
+const TIMED_OUT: &str = "TimedOut";
+const NO_TESTS: &str = "NoTestsRan";
+
+/// The matrix: one `const ROWS` of (name, row), and one test per row running it.
+macro_rules! matrix {
+    ($($name:ident => $row:expr;)*) => {
+        const ROWS: &[(&str, Row)] = &[$((stringify!($name), $row)),*];
+        $(
+            #[test]
+            fn $name() {
+                check(stringify!($name), &$row);
+            }
+        )*
+    };
+}
+
+matrix! {
+    // ---- Rust, through cargo-nextest and plain `cargo test` ----
+    nextest_green => Row { args: &["--runner", "nextest"], runner: Some("nextest"), budget: Some(GREEN_BUDGET), snapshot: true, ..row("rust/green", PASSED, 0) };
+    cargo_green => Row { args: &["--runner", "cargo"], runner: Some("cargo"), budget: Some(GREEN_BUDGET), snapshot: true, ..row("rust/green", PASSED, 0) };
+    nextest_single => Row { args: &["--runner", "nextest"], budget: Some(ONE_FAILURE_BUDGET), snapshot: true, extra: shows::rust_single, ..row("rust/single", FAILED, 1) };
+    cargo_single => Row { args: &["--runner", "cargo"], budget: Some(ONE_FAILURE_BUDGET), snapshot: true, extra: shows::rust_single, ..row("rust/single", FAILED, 1) };
+    nextest_helper50 => Row { args: &["--runner", "nextest"], failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), extra: shows::one_cluster_of_50, ..row("rust/helper50", FAILED, 1) };
+    cargo_helper50 => Row { args: &["--runner", "cargo"], failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), extra: shows::one_cluster_of_50, ..row("rust/helper50", FAILED, 1) };
+    nextest_distinct100 => Row { args: &["--runner", "nextest"], failed: Some(100), accounted: true, budget: Some(MANY_FAILURES_BUDGET), ..row("rust/distinct100", FAILED, 1) };
+    cargo_distinct100 => Row { args: &["--runner", "cargo"], failed: Some(100), accounted: true, budget: Some(MANY_FAILURES_BUDGET), ..row("rust/distinct100", FAILED, 1) };
+    nextest_compile_error => Row { args: &["--runner", "nextest"], snapshot: true, extra: shows::rust_compile_error, ..row("rust/compile_error", BUILD, 1) };
+    cargo_compile_error => Row { args: &["--runner", "cargo"], snapshot: true, extra: shows::rust_compile_error, ..row("rust/compile_error", BUILD, 1) };
+    nextest_crash => Row { args: &["--runner", "nextest"], extra: shows::rust_crash, ..row("rust/crash", CRASHED, 1) };
+    cargo_crash => Row { args: &["--runner", "cargo"], extra: shows::rust_crash, ..row("rust/crash", CRASHED, 1) };
+    nextest_hang => Row { args: &["--runner", "nextest", "--timeout", "10"], warm: &["--runner", "nextest", "hang tests::quick"], within: Some(30), extra: shows::rust_hang, ..row("rust/hang", TIMED_OUT, 1) };
+    cargo_hang => Row { args: &["--runner", "cargo", "--timeout", "10"], warm: &["--runner", "cargo", "hang tests::quick"], within: Some(30), extra: shows::rust_hang, ..row("rust/hang", TIMED_OUT, 1) };
+    nextest_empty => Row { args: &["--runner", "nextest"], ..row("rust/empty", NO_TESTS, 1) };
+    cargo_empty => Row { args: &["--runner", "cargo"], ..row("rust/empty", NO_TESTS, 1) };
+
+    // ---- C++: CMake + GoogleTest under CTest ----
+    ctest_green => Row { runner: Some("ctest"), passed: Some(3), budget: Some(GREEN_BUDGET), snapshot: true, ..row("cpp/green", PASSED, 0) };
+    ctest_single => Row { budget: Some(ONE_FAILURE_BUDGET), snapshot: true, extra: shows::cpp_single, ..row("cpp/single", FAILED, 1) };
+    ctest_helper50 => Row { failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), snapshot: true, extra: shows::cpp_helper50, ..row("cpp/helper50", FAILED, 1) };
+    ctest_distinct100 => Row { failed: Some(100), accounted: true, budget: Some(MANY_FAILURES_BUDGET), snapshot: true, ..row("cpp/distinct100", FAILED, 1) };
+    ctest_compile_error => Row { snapshot: true, extra: shows::cpp_compile_error, ..row("cpp/compile_error", BUILD, 1) };
+    ctest_crash => Row { passed: Some(1), snapshot: true, extra: shows::cpp_crash, ..row("cpp/crash", CRASHED, 1) };
+    ctest_hang => Row { args: &["--timeout", "10"], warm: &["Hang.Quick"], within: Some(30), extra: shows::cpp_hang, ..row("cpp/hang", TIMED_OUT, 1) };
+    ctest_empty => row("cpp/empty", NO_TESTS, 1);
+
+    // ---- Go ----
+    go_green => Row { runner: Some("go"), passed: Some(2), budget: Some(GREEN_BUDGET), snapshot: true, ..row("go/green", PASSED, 0) };
+    go_single => Row { passed: Some(2), accounted: true, budget: Some(ONE_FAILURE_BUDGET), snapshot: true, extra: shows::go_single, ..row("go/single", FAILED, 1) };
+    go_helper50 => Row { failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), snapshot: true, extra: shows::go_helper50, ..row("go/helper50", FAILED, 1) };
+    go_distinct100 => Row { failed: Some(100), accounted: true, budget: Some(MANY_FAILURES_BUDGET), snapshot: true, ..row("go/distinct100", FAILED, 1) };
+    go_compile_error => Row { snapshot: true, extra: shows::go_compile_error, ..row("go/compile_error", BUILD, 1) };
+    go_crash => Row { accounted: true, extra: shows::go_crash, ..row("go/crash", CRASHED, 1) };
+    go_hang => Row { args: &["--timeout", "15"], warm: &["example.com/hang/quick.TestFast", "example.com/hang/slow.TestQuick"], within: Some(30), passed: Some(2), extra: shows::go_hang, ..row("go/hang", TIMED_OUT, 1) };
+    go_empty => row("go/empty", NO_TESTS, 1);
+
+    // ---- Python: pytest ----
+    pytest_green => Row { budget: Some(GREEN_BUDGET), snapshot: true, extra: shows::no_progress, ..row("python/green", PASSED, 0) };
+    pytest_single => Row { budget: Some(ONE_FAILURE_BUDGET), snapshot: true, extra: shows::python_single, ..row("python/single", FAILED, 1) };
+    pytest_helper50 => Row { failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), snapshot: true, extra: shows::python_helper50, ..row("python/helper50", FAILED, 1) };
+    pytest_distinct100 => Row { failed: Some(100), accounted: true, budget: Some(MANY_FAILURES_BUDGET), snapshot: true, ..row("python/distinct100", FAILED, 1) };
+    pytest_syntax_error => Row { snapshot: true, extra: shows::python_syntax_error, ..row("python/syntax_error", COLLECT, 1) };
+    pytest_load_error => Row { snapshot: true, extra: shows::python_load_error, ..row("python/load_error", COLLECT, 1) };
+    pytest_crash => Row { extra: shows::python_crash, ..row("python/crash", CRASHED, 1) };
+    // Long enough for pytest to start and collect on a loaded machine; the test sleeps an hour.
+    pytest_hang => Row { args: &["--timeout", "10"], within: Some(30), extra: shows::python_hang, ..row("python/hang", TIMED_OUT, 1) };
+    pytest_empty => row("python/empty", NO_TESTS, 1);
+
+    // ---- JavaScript: jest, vitest, node's test runner ----
+    jest_green => Row { runner: Some("jest"), passed: Some(3), budget: Some(GREEN_BUDGET), snapshot: true, ..row("js/jest/green", PASSED, 0) };
+    vitest_green => Row { runner: Some("vitest"), passed: Some(3), budget: Some(GREEN_BUDGET), snapshot: true, ..row("js/vitest/green", PASSED, 0) };
+    node_green => Row { runner: Some("node"), passed: Some(3), budget: Some(GREEN_BUDGET), snapshot: true, ..row("js/node/green", PASSED, 0) };
+    jest_single => Row { runner: Some("jest"), passed: Some(2), budget: Some(ONE_FAILURE_BUDGET), snapshot: true, extra: shows::js_single, ..row("js/jest/single", FAILED, 1) };
+    vitest_single => Row { runner: Some("vitest"), passed: Some(2), budget: Some(ONE_FAILURE_BUDGET), snapshot: true, extra: shows::js_single, ..row("js/vitest/single", FAILED, 1) };
+    node_single => Row { runner: Some("node"), passed: Some(2), budget: Some(ONE_FAILURE_BUDGET), snapshot: true, extra: shows::js_single, ..row("js/node/single", FAILED, 1) };
+    jest_helper50 => Row { runner: Some("jest"), failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), snapshot: true, extra: shows::js_helper50, ..row("js/jest/helper50", FAILED, 1) };
+    vitest_helper50 => Row { runner: Some("vitest"), failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), snapshot: true, extra: shows::js_helper50, ..row("js/vitest/helper50", FAILED, 1) };
+    node_helper50 => Row { runner: Some("node"), failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), snapshot: true, extra: shows::js_helper50, ..row("js/node/helper50", FAILED, 1) };
+    jest_distinct100 => Row { runner: Some("jest"), failed: Some(100), accounted: true, budget: Some(MANY_FAILURES_BUDGET), snapshot: true, extra: shows::js_distinct100, ..row("js/jest/distinct100", FAILED, 1) };
+    vitest_distinct100 => Row { runner: Some("vitest"), failed: Some(100), accounted: true, budget: Some(MANY_FAILURES_BUDGET), snapshot: true, extra: shows::js_distinct100, ..row("js/vitest/distinct100", FAILED, 1) };
+    node_distinct100 => Row { runner: Some("node"), failed: Some(100), accounted: true, budget: Some(MANY_FAILURES_BUDGET), snapshot: true, extra: shows::js_distinct100, ..row("js/node/distinct100", FAILED, 1) };
+    jest_load_error => Row { runner: Some("jest"), passed: Some(1), snapshot: true, extra: shows::js_load_error, ..row("js/jest/load_error", COLLECT, 1) };
+    vitest_load_error => Row { runner: Some("vitest"), passed: Some(1), snapshot: true, extra: shows::js_load_error, ..row("js/vitest/load_error", COLLECT, 1) };
+    node_load_error => Row { runner: Some("node"), passed: Some(1), snapshot: true, extra: shows::js_load_error, ..row("js/node/load_error", COLLECT, 1) };
+    jest_syntax_error => Row { runner: Some("jest"), passed: Some(1), snapshot: true, extra: shows::js_syntax_error, ..row("js/jest/syntax_error", COLLECT, 1) };
+    vitest_syntax_error => Row { runner: Some("vitest"), passed: Some(1), snapshot: true, extra: shows::js_syntax_error, ..row("js/vitest/syntax_error", COLLECT, 1) };
+    node_syntax_error => Row { runner: Some("node"), passed: Some(1), snapshot: true, extra: shows::js_syntax_error, ..row("js/node/syntax_error", COLLECT, 1) };
+    jest_crash => Row { runner: Some("jest"), extra: shows::js_crash_in_test, ..row("js/jest/crash", CRASHED, 1) };
+    jest_crash_worker => Row { runner: Some("jest"), extra: shows::js_crash_in_test, ..row("js/jest/crash_worker", CRASHED, 1) };
+    vitest_crash => Row { runner: Some("vitest"), extra: shows::js_crash_in_file, ..row("js/vitest/crash", CRASHED, 1) };
+    node_crash => Row { runner: Some("node"), extra: shows::js_crash_in_file, ..row("js/node/crash", CRASHED, 1) };
+    // jest and vitest take seconds to start on a loaded machine; node's timeout is short.
+    jest_hang => Row { args: &["--timeout", "20"], within: Some(45), passed: Some(1), extra: shows::js_hang, ..row("js/jest/hang", TIMED_OUT, 1) };
+    vitest_hang => Row { args: &["--timeout", "20"], within: Some(45), passed: Some(1), extra: shows::js_hang, ..row("js/vitest/hang", TIMED_OUT, 1) };
+    node_hang => Row { args: &["--timeout", "5"], within: Some(45), passed: Some(1), extra: shows::js_hang, ..row("js/node/hang", TIMED_OUT, 1) };
+    jest_empty => Row { runner: Some("jest"), ..row("js/jest/empty", NO_TESTS, 1) };
+    vitest_empty => Row { runner: Some("vitest"), ..row("js/vitest/empty", NO_TESTS, 1) };
+    node_empty => Row { runner: Some("node"), ..row("js/node/empty", NO_TESTS, 1) };
+
+    // ---- JVM: Maven and Surefire (JUnit 5); Gradle has its own tests in jvm_cli.rs ----
+    maven_green => Row { runner: Some("maven"), passed: Some(3), budget: Some(GREEN_BUDGET), snapshot: true, extra: shows::maven_green, ..row("java/maven/green", PASSED, 0) };
+    maven_single => Row { budget: Some(ONE_FAILURE_BUDGET), snapshot: true, extra: shows::maven_single, ..row("java/maven/single", FAILED, 1) };
+    maven_helper50 => Row { failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), snapshot: true, extra: shows::maven_helper50, ..row("java/maven/helper50", FAILED, 1) };
+    maven_distinct100 => Row { failed: Some(100), accounted: true, budget: Some(MANY_FAILURES_BUDGET), snapshot: true, ..row("java/maven/distinct100", FAILED, 1) };
+    maven_compile_error => Row { snapshot: true, extra: shows::maven_compile_error, ..row("java/maven/compile_error", BUILD, 1) };
+    maven_load_error => Row { passed: Some(1), snapshot: true, extra: shows::maven_load_error, ..row("java/maven/load_error", COLLECT, 1) };
+    maven_crash => Row { snapshot: true, extra: shows::maven_crash, ..row("java/maven/crash", CRASHED, 1) };
+    // Compiled first, so the deadline measures the tests, not Maven's start and the compiler.
+    maven_hang => Row { args: &["--timeout", "30"], warm: &["demo.HangTest#quick"], within: Some(60), passed: Some(1), extra: shows::maven_hang, ..row("java/maven/hang", TIMED_OUT, 1) };
+    maven_empty => row("java/maven/empty", NO_TESTS, 1);
+}
+
+/// Runs one row and checks what it expects.
+fn check(name: &str, row: &Row) {
+    let ws = workspace(row.fixture);
+    if !row.warm.is_empty() {
+        let warm = pith(ws.path(), row.warm);
+        assert_eq!(warm.status(), PASSED, "{name} warm-up: {}", warm.line);
+    }
+    let start = Instant::now();
+    let a = pith(ws.path(), row.args);
+    if let Some(s) = row.within {
+        assert!(start.elapsed().as_secs() < s, "{name}: not stopped in time");
+    }
+    assert_eq!(
+        (a.status(), a.code),
+        (row.status, row.code),
+        "{name}: {}",
+        a.line
+    );
+    if let Some(runner) = row.runner {
+        assert_eq!(a.json["runner"], runner, "{name}: {}", a.line);
+    }
+    for (key, want) in [("passed", row.passed), ("failed", row.failed)] {
+        if let Some(n) = want {
+            assert_eq!(a.json[key].as_u64(), Some(n), "{name} {key}: {}", a.line);
+        }
+    }
+    if row.accounted {
+        assert_eq!(
+            a.accounted(),
+            a.count("failed") + a.count("errors"),
+            "{name}: {}",
+            a.line
+        );
+    }
+    if let Some(budget) = row.budget {
+        a.assert_budget(budget);
+    }
+    (row.extra)(&a, ws.path());
+    if row.snapshot {
+        insta::assert_snapshot!(name, a.stable());
+    }
+}
+
+/// A copy of the fixture, ready for its runner: jest and vitest linked in, Maven there.
+fn workspace(fixture_path: &str) -> Fixture {
+    if fixture_path.starts_with("java/maven/") {
+        maven_installed();
+    }
+    let ws = fixture(fixture_path);
+    if fixture_path.starts_with("js/jest/") || fixture_path.starts_with("js/vitest/") {
+        common::link_node_modules(ws.path());
+    }
+    ws
+}
+
+/// Maven must be installed. Its own JVM starts faster without the optimizing compiler: each
+/// fixture says so in its `.mvn/jvm.config` (the project's own setting), so the environment
+/// pith and the tests see is the harness's, unchanged.
+fn maven_installed() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        assert!(
+            std::process::Command::new("mvn")
+                .arg("-v")
+                .output()
+                .is_ok_and(|o| o.status.success()),
+            "Maven is not installed: run scripts/setup/jvm.sh"
+        );
+    });
+}
+
+/// Every runner has the shared scenarios: a row left out fails here, not silently.
+#[test]
+fn every_runner_has_the_shared_scenarios() {
+    let runners = [
+        "nextest", "cargo", "ctest", "go", "pytest", "jest", "vitest", "node", "maven",
+    ];
+    for runner in runners {
+        for scenario in [
+            "green",
+            "single",
+            "helper50",
+            "distinct100",
+            "crash",
+            "hang",
+            "empty",
+        ] {
+            let name = format!("{runner}_{scenario}");
+            assert!(
+                ROWS.iter().any(|(n, _)| *n == name),
+                "no row {name} in the matrix"
+            );
+        }
+    }
+    for (name, row) in ROWS {
+        assert!(
+            runners.iter().any(|r| name.starts_with(&format!("{r}_"))),
+            "{name}: rows are named <runner>_<scenario>"
+        );
+        let scenario = row.fixture.rsplit('/').next().unwrap();
+        assert!(name.ends_with(scenario), "{name} runs {}", row.fixture);
+    }
+}
+
+/// What one ecosystem's rows show beyond the common fields.
+mod shows {
+    use super::*;
+
+    /// Fifty failures from one helper: one shown, the fifty in one cluster.
+    pub(super) fn one_cluster_of_50(a: &Answer, _: &Path) {
+        assert_eq!(a.failures().len(), 1, "{}", a.line);
+        assert_eq!(a.json["clusters"][0]["affected"], 50, "{}", a.line);
+    }
+
+    /// No progress on stderr when it is not a terminal.
+    pub(super) fn no_progress(a: &Answer, _: &Path) {
+        assert!(
+            a.stderr.is_empty(),
+            "no progress when stderr is not a terminal: {}",
+            a.stderr
+        );
+    }
+
+    /// A raw tail of the runner's output, and a short one.
+    pub(super) fn short_tail(a: &Answer) -> &str {
+        let tail = a.json["tail"].as_str().expect("a raw tail");
+        assert!(tail.lines().count() <= 20 && tail.len() <= 1500, "{tail}");
+        tail
+    }
+
+    pub(super) fn rust_single(a: &Answer, _: &Path) {
+        let f = &a.failures()[0];
+        assert_eq!(f["test"], "single tests::off_by_one");
+        assert_eq!(
+            f["message"],
+            "assertion `left == right` failed (left: 4, right: 5)"
+        );
+        let frames = frames(f);
+        assert!(frames[0].starts_with("src/lib.rs:11 "), "{frames:?}");
+        assert!(frames[1].starts_with("src/lib.rs:34 "), "{frames:?}");
+    }
+
+    pub(super) fn rust_compile_error(a: &Answer, _: &Path) {
+        let errors = a.json["buildErrors"].as_array().unwrap();
+        assert_eq!(
+            errors.len(),
+            1,
+            "deduplicated across lib and lib-test: {}",
+            a.line
+        );
+        assert_eq!(errors[0]["at"], "src/lib.rs:2");
+        assert_eq!(errors[0]["code"], "E0308");
+    }
+
+    pub(super) fn rust_crash(a: &Answer, _: &Path) {
+        assert!(a.line.contains("SIGABRT"), "{}", a.line);
+        assert!(
+            a.line.contains("tests::aborts"),
+            "the crashed test is named: {}",
+            a.line
+        );
+    }
+
+    pub(super) fn rust_hang(a: &Answer, _: &Path) {
+        assert_eq!(
+            a.json["running"][0], "hang tests::sleeps_forever",
+            "{}",
+            a.line
+        );
+    }
+
+    pub(super) fn cpp_single(a: &Answer, _: &Path) {
+        assert_eq!(a.json["skipped"], 1, "the DISABLED_ test: {}", a.line);
+        let f = &a.failures()[0];
+        assert_eq!(f["test"], "Calc.OffByOne");
+        assert_eq!(
+            f["message"],
+            "Expected equality: add(a, b) == want (4 vs 5)"
+        );
+        assert_eq!(
+            f["frames"][0],
+            "tests/calc_test.cc:8 EXPECT_EQ(add(a, b), want);"
+        );
+        assert_eq!(f["frames"][1], "tests/calc_test.cc:24 CHECK_SUM(2, 2, 5);");
+    }
+
+    pub(super) fn cpp_helper50(a: &Answer, ws: &Path) {
+        one_cluster_of_50(a, ws);
+        assert_eq!(a.failures()[0]["test"], "Sizes/AreaTest.Matches/0");
+        assert_eq!(a.json["clusters"][0]["at"], "tests/shapes_test.cc:6");
+    }
+
+    pub(super) fn cpp_compile_error(a: &Answer, _: &Path) {
+        let errors = a.json["buildErrors"].as_array().unwrap();
+        assert_eq!(errors[0]["at"], "src/calc.cc:3", "{}", a.line);
+        assert_eq!(errors[0]["message"], "'c' was not declared in this scope");
+        assert!(a.json.get("passed").is_none(), "nothing ran: {}", a.line);
+    }
+
+    pub(super) fn cpp_crash(a: &Answer, _: &Path) {
+        assert_eq!(a.failures()[0]["test"], "Crash.Segfaults", "{}", a.line);
+        assert_eq!(a.failures()[0]["message"], "crashed with SIGSEGV");
+        // Crash.After never ran: the answer says one of three did not finish.
+        assert_eq!(a.json["selected"], 3, "{}", a.line);
+        let tail = short_tail(a);
+        assert!(tail.ends_with("[ RUN      ] Crash.Segfaults"), "{tail}");
+    }
+
+    pub(super) fn cpp_hang(a: &Answer, _: &Path) {
+        assert_eq!(a.json["running"][0], "Hang.Forever", "{}", a.line);
+        assert_eq!(a.json["running"].as_array().unwrap().len(), 1);
+    }
+
+    pub(super) fn go_single(a: &Answer, _: &Path) {
+        assert_eq!(a.json["skipped"].as_u64(), Some(1), "{}", a.line);
+        let f = &a.failures()[0];
+        assert_eq!(f["test"], "example.com/single.TestMeanOfNothing");
+        assert_eq!(f["message"], "panic: runtime error: integer divide by zero");
+        assert_eq!(
+            frames(f),
+            [
+                "stats.go:10 return total / len(xs)",
+                "stats_test.go:7 if got := Mean(xs); got != want {",
+                "stats_test.go:27 checkMean(t, []int{}, 0)",
+            ]
+        );
+    }
+
+    pub(super) fn go_helper50(a: &Answer, ws: &Path) {
+        one_cluster_of_50(a, ws);
+        assert_eq!(
+            a.json["clusters"][0]["at"], "shapes_test.go:18",
+            "{}",
+            a.line
+        );
+    }
+
+    pub(super) fn go_compile_error(a: &Answer, _: &Path) {
+        let errors = a.json["buildErrors"].as_array().unwrap();
+        assert_eq!(errors.len(), 1, "deduplicated across importers: {}", a.line);
+        assert_eq!(errors[0]["at"], "calc/calc.go:6");
+    }
+
+    pub(super) fn go_crash(a: &Answer, _: &Path) {
+        let running = common::strings(&a.json["running"]);
+        assert!(
+            running.contains(&"example.com/crash/exit.TestExits"),
+            "{}",
+            a.line
+        );
+        assert!(
+            running.contains(&"example.com/crash/kill.TestKilled"),
+            "{}",
+            a.line
+        );
+        assert!(a.line.contains("signal: killed"), "{}", a.line);
+        assert!(a.json["tail"].is_string(), "{}", a.line);
+    }
+
+    pub(super) fn go_hang(a: &Answer, _: &Path) {
+        assert_eq!(
+            a.json["running"][0], "example.com/hang/slow.TestSleepsForever/inner",
+            "{}",
+            a.line
+        );
+    }
+
+    pub(super) fn python_single(a: &Answer, _: &Path) {
+        assert_eq!(a.failures().len(), 1);
+        let f = &a.failures()[0];
+        assert_eq!(f["test"], "tests/test_prices.py::test_cents");
+        assert_eq!(f["frames"][0], "prices.py:6 return int(text.strip(\"$\"))");
+        assert!(f["frames"][1]
+            .as_str()
+            .unwrap()
+            .starts_with("tests/test_prices.py:15 "));
+    }
+
+    pub(super) fn python_helper50(a: &Answer, ws: &Path) {
+        one_cluster_of_50(a, ws);
+        assert_eq!(a.json["clusters"][0]["at"], "shapes.py:2");
+    }
+
+    /// A file pytest cannot collect: the reason, in the collect phase, and a short tail.
+    pub(super) fn python_collection_error(a: &Answer, reason: &str) {
+        assert_eq!(a.failures()[0]["message"], reason, "{}", a.line);
+        assert_eq!(a.failures()[0]["phase"], "collect");
+        short_tail(a);
+    }
+
+    pub(super) fn python_syntax_error(a: &Answer, _: &Path) {
+        python_collection_error(a, "SyntaxError: invalid syntax");
+    }
+
+    pub(super) fn python_load_error(a: &Answer, _: &Path) {
+        python_collection_error(
+            a,
+            "ModuleNotFoundError: No module named 'foo_not_installed'",
+        );
+    }
+
+    pub(super) fn python_crash(a: &Answer, _: &Path) {
+        assert_eq!(a.json["running"][0], "tests/test_segfault.py::test_crash");
+        assert!(a.json["tail"]
+            .as_str()
+            .unwrap()
+            .contains("Segmentation fault"));
+    }
+
+    pub(super) fn python_hang(a: &Answer, _: &Path) {
+        let running = a.json["running"].as_array().unwrap();
+        assert_eq!(running.len(), 1, "{}", a.line);
+        assert!(
+            running[0]
+                .as_str()
+                .unwrap()
+                .starts_with("tests/test_hang.py::"),
+            "{}",
+            a.line
+        );
+    }
+
+    pub(super) fn js_single(a: &Answer, _: &Path) {
+        assert_eq!(a.json["skipped"].as_u64(), Some(1), "{}", a.line);
+        let f = &a.failures()[0];
+        assert_eq!(f["test"], "tests/prices.test.js > price > dollars");
+        assert_eq!(
+            f["message"],
+            "TypeError: Cannot read properties of undefined (reading 'trim')"
+        );
+        let fr = frames(f);
+        assert_eq!(fr.len(), 2, "{}", a.line);
+        assert_eq!(
+            fr[0],
+            "src/prices.js:3 return dollars * 100 + Number(cents.trim());"
+        );
+        assert!(fr[1].starts_with("tests/prices.test.js:10 "), "{}", a.line);
+    }
+
+    pub(super) fn js_helper50(a: &Answer, ws: &Path) {
+        one_cluster_of_50(a, ws);
+        assert_eq!(a.json["clusters"][0]["at"], "src/shapes.js:2", "{}", a.line);
+    }
+
+    pub(super) fn js_distinct100(a: &Answer, _: &Path) {
+        assert_eq!(
+            a.failures()[0]["test"],
+            "tests/d0.test.js > value 0",
+            "answers follow the files' order, not the workers': {}",
+            a.line
+        );
+    }
+
+    /// A test file that fails to load: named, in the collect phase, a short tail; the file that
+    /// loads still ran (the row's `passed`).
+    pub(super) fn js_broken_file(a: &Answer) -> &serde_json::Value {
+        let f = &a.failures()[0];
+        assert_eq!(f["test"], "tests/broken.test.js");
+        assert_eq!(f["phase"], "collect");
+        short_tail(a);
+        f
+    }
+
+    pub(super) fn js_load_error(a: &Answer, _: &Path) {
+        let f = js_broken_file(a);
+        assert!(
+            f["message"]
+                .as_str()
+                .unwrap()
+                .contains("Cannot find module"),
+            "{}",
+            a.line
+        );
+    }
+
+    pub(super) fn js_syntax_error(a: &Answer, _: &Path) {
+        let f = js_broken_file(a);
+        assert!(f["message"].is_string(), "{}", a.line);
+        assert!(
+            frames(f)[0].starts_with("tests/broken.test.js:5"),
+            "the syntax error is located: {}",
+            a.line
+        );
+    }
+
+    /// A crash named at `running`, as the failing test too, with a short tail free of native
+    /// stack addresses.
+    pub(super) fn js_crash(a: &Answer, running: &str) {
+        assert_eq!(a.json["running"][0], running, "{}", a.line);
+        assert_eq!(a.failures()[0]["test"], running, "{}", a.line);
+        let tail = short_tail(a);
+        assert!(
+            !tail.contains(": 0x"),
+            "native stack addresses are noise: {tail}"
+        );
+    }
+
+    /// jest names the test that was running.
+    pub(super) fn js_crash_in_test(a: &Answer, _: &Path) {
+        js_crash(a, "tests/crash.test.js > aborts");
+    }
+
+    /// vitest and node name the file.
+    pub(super) fn js_crash_in_file(a: &Answer, _: &Path) {
+        js_crash(a, "tests/crash.test.js");
+    }
+
+    pub(super) fn js_hang(a: &Answer, _: &Path) {
+        assert_eq!(
+            a.json["running"],
+            serde_json::json!(["tests/hang.test.js > server > waits forever"]),
+            "{}",
+            a.line
+        );
+    }
+
+    pub(super) fn maven_green(a: &Answer, _: &Path) {
+        assert_eq!(a.json["skipped"], 1, "{}", a.line);
+    }
+
+    /// One failure through a helper, and its id from the answer runs exactly that test; an id
+    /// that names nothing is not found.
+    pub(super) fn maven_single(a: &Answer, ws: &Path) {
+        assert_eq!(a.failures().len(), 1, "{}", a.line);
+        let f = &a.failures()[0];
+        assert_eq!(f["test"], "demo.CalcTest#addsNegatives");
+        assert_eq!(f["message"], "expected: <-4> but was: <-5>");
+        assert_eq!(
+            frames(f),
+            [
+                "src/test/java/demo/CalcTest.java:25 assertEquals(want, Calc.add(a, b));",
+                "src/test/java/demo/CalcTest.java:16 checkSum(-2, -3, -4);",
+            ]
+        );
+        common::assert_reruns_only(ws, &[], a, 0, &["demo.CalcTest#noSuchTest"]);
+    }
+
+    pub(super) fn maven_helper50(a: &Answer, ws: &Path) {
+        one_cluster_of_50(a, ws);
+        assert_eq!(a.failures()[0]["test"], "demo.ShapesTest#area(int)[1]");
+        assert_eq!(a.failures()[0]["message"], "ArithmeticException: / by zero");
+        assert_eq!(
+            a.json["clusters"][0]["at"],
+            "src/main/java/demo/Shapes.java:7"
+        );
+    }
+
+    pub(super) fn maven_compile_error(a: &Answer, _: &Path) {
+        let errors = a.json["buildErrors"].as_array().expect(&a.line);
+        assert_eq!(
+            errors.len(),
+            1,
+            "printed twice by Maven, kept once: {}",
+            a.line
+        );
+        assert_eq!(errors[0]["at"], "src/main/java/demo/Calc.java:5");
+        assert_eq!(errors[0]["message"], "cannot find symbol: variable c");
+    }
+
+    pub(super) fn maven_load_error(a: &Answer, _: &Path) {
+        let f = &a.failures()[0];
+        assert_eq!(f["test"], "src/test/java/demo/TableTest.java", "{}", a.line);
+        assert_eq!(f["phase"], "collect");
+        assert_eq!(
+            f["message"],
+            "ExceptionInInitializerError caused by NumberFormatException: For input string: \"ten\""
+        );
+        assert!(
+            frames(f)[0].starts_with("src/test/java/demo/TableTest.java:8 "),
+            "{}",
+            a.line
+        );
+    }
+
+    /// `System.exit` in a test: crashed, and the test named.
+    pub(super) fn maven_crash(a: &Answer, _: &Path) {
+        assert_eq!(a.json["running"][0], "demo.ExitTest#quits", "{}", a.line);
+        let f = &a.failures()[0];
+        assert_eq!(f["test"], "demo.ExitTest#quits");
+        assert!(
+            f["message"]
+                .as_str()
+                .unwrap()
+                .contains("exited with code 3"),
+            "{}",
+            a.line
+        );
+        assert!(a.json["tail"].is_string(), "{}", a.line);
+    }
+
+    pub(super) fn maven_hang(a: &Answer, _: &Path) {
+        assert_eq!(
+            a.json["running"][0], "demo.HangTest#sleepsForever",
+            "{}",
+            a.line
+        );
+    }
+}

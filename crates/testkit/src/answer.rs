@@ -1,0 +1,165 @@
+//! The answer of the real `pith` binary as a test reads it: the line exactly as printed, its
+//! parsed form and the exit code, and the rules every answer obeys checked on the way in.
+
+use std::path::Path;
+
+/// One `pith` answer.
+pub struct Answer {
+    /// The answer line exactly as printed, without the trailing newline.
+    pub line: String,
+    pub json: serde_json::Value,
+    pub code: i32,
+    pub stderr: String,
+}
+
+impl Answer {
+    pub fn status(&self) -> &str {
+        self.json["status"].as_str().unwrap_or("")
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.line.len()
+    }
+
+    pub fn failures(&self) -> &[serde_json::Value] {
+        self.json["failures"].as_array().map_or(&[], Vec::as_slice)
+    }
+
+    /// A count of the answer; absent means zero.
+    pub fn count(&self, key: &str) -> u64 {
+        self.json[key].as_u64().unwrap_or(0)
+    }
+
+    /// A text of the answer; absent means empty.
+    pub fn text(&self, key: &str) -> &str {
+        self.json[key].as_str().unwrap_or("")
+    }
+
+    /// The failure shown for `test`; there must be one.
+    pub fn failure(&self, test: &str) -> &serde_json::Value {
+        self.failures()
+            .iter()
+            .find(|f| f["test"] == test)
+            .unwrap_or_else(|| panic!("no failure {test}: {}", self.line))
+    }
+
+    /// The ids of the failures shown, in the answer's order.
+    pub fn failure_ids(&self) -> Vec<&str> {
+        self.failures()
+            .iter()
+            .filter_map(|f| f["test"].as_str())
+            .collect()
+    }
+
+    /// The workspace generation the answer carries; there must be one.
+    pub fn generation(&self) -> u64 {
+        self.json["generation"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("no generation: {}", self.line))
+    }
+
+    /// The answer with its only run-to-run variable (the duration) fixed, for snapshots.
+    pub fn stable(&self) -> String {
+        let mut out = String::new();
+        let mut rest = self.line.as_str();
+        while let Some(i) = rest.find("\"durationS\":") {
+            let (head, tail) = rest.split_at(i + "\"durationS\":".len());
+            out.push_str(head);
+            out.push('0');
+            rest = tail.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+        }
+        out.push_str(rest);
+        out
+    }
+
+    /// Failures shown in full, plus those counted in clusters, plus those left out: every
+    /// failure the run had must be in exactly one of these.
+    pub fn accounted(&self) -> u64 {
+        let clustered: u64 = self.json["clusters"].as_array().map_or(0, |c| {
+            c.iter().map(|c| c["affected"].as_u64().unwrap()).sum()
+        });
+        self.failures().len() as u64 + clustered + self.json["moreFailures"].as_u64().unwrap_or(0)
+    }
+
+    pub fn assert_budget(&self, budget: usize) {
+        assert!(
+            self.bytes() <= budget,
+            "answer is {} bytes, budget {budget}: {}",
+            self.bytes(),
+            self.line
+        );
+    }
+}
+
+/// The frames of a failure, in order.
+pub fn frames(failure: &serde_json::Value) -> Vec<&str> {
+    strings(&failure["frames"])
+}
+
+/// The strings of a JSON list (none when it is absent), in order.
+pub fn strings(v: &serde_json::Value) -> Vec<&str> {
+    v.as_array()
+        .map(|a| a.iter().filter_map(|x| x.as_str()).collect())
+        .unwrap_or_default()
+}
+
+/// A finished `pith` process's answer: exactly one line on stdout, clean (see
+/// [`assert_clean`]) for the workspace at `root`.
+pub fn answer_of(out: std::process::Output, root: &Path) -> Answer {
+    let stdout = String::from_utf8(out.stdout).expect("utf-8 answer");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        stdout.ends_with('\n') && stdout.matches('\n').count() == 1,
+        "not one line: {stdout:?}\n{stderr}"
+    );
+    let line = stdout.trim_end_matches('\n').to_owned();
+    let json = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+    assert_clean(&line, root);
+    Answer {
+        line,
+        json,
+        code: out.status.code().unwrap_or(-1),
+        stderr,
+    }
+}
+
+/// Rules every answer obeys: no colour codes, no absolute workspace paths, no nulls, no
+/// empty lists or objects.
+pub fn assert_clean(line: &str, root: &Path) {
+    assert!(!line.contains('\u{1b}'), "escape code in answer: {line}");
+    let root = root.to_string_lossy();
+    assert!(
+        !line.contains(root.as_ref()),
+        "absolute workspace path in answer: {line}"
+    );
+    if let Ok(canon) = Path::new(root.as_ref()).canonicalize() {
+        assert!(
+            !line.contains(canon.to_string_lossy().as_ref()),
+            "absolute path in answer: {line}"
+        );
+    }
+    let value: serde_json::Value = serde_json::from_str(line).unwrap();
+    assert_signal(&value, line);
+}
+
+/// No nulls, no empty strings, lists or objects, no zero counts: absent means "nothing".
+fn assert_signal(v: &serde_json::Value, line: &str) {
+    use serde_json::Value::*;
+    match v {
+        Null => panic!("null in answer: {line}"),
+        String(s) => assert!(!s.is_empty(), "empty string in answer: {line}"),
+        Array(a) => {
+            assert!(!a.is_empty(), "empty list in answer: {line}");
+            a.iter().for_each(|x| assert_signal(x, line));
+        }
+        Object(o) => {
+            assert!(!o.is_empty(), "empty object in answer: {line}");
+            for (k, x) in o {
+                // Counts and durations alike: a 0 or a 0.0 is no signal.
+                assert!(x.as_f64() != Some(0.0), "zero {k} in answer: {line}");
+                assert_signal(x, line);
+            }
+        }
+        _ => {}
+    }
+}

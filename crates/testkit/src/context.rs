@@ -1,0 +1,80 @@
+//! The runner [`Context`] an adapter test hands an adapter: the workspace's path map, a
+//! private scratch directory and a cache, kept for as long as the test reads them.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use pith_model::Run;
+use pith_runner::{Adapter, Context, PathMap};
+use tempfile::TempDir;
+
+/// Everything around an adapter's runs in one workspace: one scratch directory and one cache
+/// for all of them, as the test can read what a run left there.
+pub struct Runs {
+    root: PathBuf,
+    dir: PathBuf,
+    paths: PathMap,
+    scratch: TempDir,
+    cache: Cache,
+}
+
+enum Cache {
+    Own(TempDir),
+    Shared(PathBuf),
+}
+
+impl Runs {
+    /// Runs of the project at the workspace root `root`.
+    pub fn new(root: &Path) -> Self {
+        Self::in_dir(root, root)
+    }
+
+    /// Runs of the project in `dir`, answering for the workspace at `root`.
+    pub fn in_dir(root: &Path, dir: &Path) -> Self {
+        Runs {
+            root: root.to_path_buf(),
+            dir: dir.to_path_buf(),
+            paths: PathMap::new(root),
+            scratch: tempfile::tempdir().unwrap(),
+            cache: Cache::Own(tempfile::tempdir().unwrap()),
+        }
+    }
+
+    /// The same, with `cache` kept across tests (what is compiled into it, once).
+    pub fn with_cache(mut self, cache: &Path) -> Self {
+        self.cache = Cache::Shared(cache.to_path_buf());
+        self
+    }
+
+    pub fn scratch(&self) -> &Path {
+        self.scratch.path()
+    }
+
+    pub fn cache(&self) -> &Path {
+        match &self.cache {
+            Cache::Own(d) => d.path(),
+            Cache::Shared(p) => p,
+        }
+    }
+
+    /// A context whose deadline is `limit` from now, not cancelled.
+    pub fn context(&self, limit: Duration) -> Context<'_> {
+        Context {
+            root: &self.root,
+            dir: &self.dir,
+            paths: &self.paths,
+            deadline: Instant::now() + limit,
+            scratch: self.scratch(),
+            cache: self.cache(),
+            cancel: None,
+        }
+    }
+
+    /// `adapter` run on `ids` with `limit` to go; the adapter itself must not fail.
+    pub fn run(&self, adapter: &dyn Adapter, ids: &[&str], limit: Duration) -> Run {
+        let ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+        adapter
+            .run(&self.context(limit), &ids)
+            .expect("the adapter itself must not fail")
+    }
+}
