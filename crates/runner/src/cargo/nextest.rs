@@ -24,7 +24,7 @@ use pith_model::{Exit, ExitMeaning, Failure, Run, Status};
 use super::{diag, xmlcut, TestId};
 use crate::junit;
 use crate::process::{Captured, End};
-use crate::{text, Context, RunnerError};
+use crate::{text, verdict, Context, RunnerError};
 
 /// nextest's exit codes (nextest-metadata 0.15's `NextestExitCode`; "unknown/unexpected
 /// failures will always result in exit code 1"), plus clap's 2 for a command line it rejects.
@@ -450,8 +450,7 @@ fn judge(
     let tail = || super::tail_of(ctx, stderr);
 
     if killed {
-        run.status = Some(Status::TimedOut);
-        run.tail = tail();
+        verdict::stopped(&mut run, None, tail());
     } else if build_failed || cap.end == End::Exited(exit::BUILD_FAILED) {
         run.status = Some(Status::BuildFailed);
         if run.build_errors.is_empty() {
@@ -493,10 +492,7 @@ fn judge(
                 run.status = Some(Status::BuildFailed);
                 run.tail = tail();
             }
-            End::Signaled(_) => {
-                run.status = Some(Status::Crashed);
-                run.tail = tail();
-            }
+            End::Signaled(_) => verdict::crashed(&mut run, None, tail()),
             _ => {
                 // nextest itself could not do its job (a configuration it rejects, an internal
                 // error): never green, and its own words say why. `Run::status` judges the

@@ -38,15 +38,18 @@ pub(crate) mod trx;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use pith_model::{Exit, ExitMeaning, Failure, Phase, Run, Status};
+use pith_model::{ExitMeaning, Failure, Phase, Run, Status};
 
 use crate::process::{self, Captured, End};
+use crate::verdict::{self, Ending, Outcome, Verdict};
 use crate::{text, Adapter, Context, ParseError, PathMap, RunnerError};
 
 pub use blame::{parse_sequence, SequenceError};
 pub use project::{Framework, Platform};
 
 const DOWNLOAD: &str = "https://dot.net/download";
+/// The hint when the test projects lack MTP's TRX extension.
+const TRX_MISSING: &str = "the test projects cannot write TRX: add the Microsoft.Testing.Extensions.TrxReport package to them";
 const HANG_DUMP_PACKAGE: &str = "Microsoft.Testing.Extensions.HangDump";
 
 /// Variables of the caller's shell removed from `dotnet test`'s environment, each because it
@@ -277,11 +280,7 @@ impl Adapter for Dotnet {
 
 impl Dotnet {
     fn missing(&self) -> Run {
-        Run {
-            status: Some(Status::RunnerMissing),
-            hint: Some(self.install_hint()),
-            ..Run::new("dotnet")
-        }
+        verdict::runner_missing("dotnet", self.install_hint())
     }
 }
 
@@ -393,7 +392,7 @@ impl Evidence {
             .iter()
             .filter_map(|p| read_small(p))
             .collect();
-        let output = format!("{}\n{}", cap.stdout_str(), cap.stderr_str());
+        let output = verdict::stdout_stderr(cap);
         Evidence::from_texts(&sequences, &logs, files.hang_dumps > 0, &output)
     }
 
@@ -575,24 +574,18 @@ fn judge(
 ) -> Run {
     let mut run = Run::new("dotnet");
     run.duration = cap.elapsed;
-    let output = format!("{}\n{}", cap.stdout_str(), cap.stderr_str());
+    let output = verdict::stdout_stderr(cap);
     let mut locator = stack::Locator::new(ctx.paths);
     let read: Vec<Doc> = docs.iter().map(|d| read_doc(d, &mut locator)).collect();
     tally(&mut run, read, requested, ctx.paths);
-    run.exit = cap
-        .end
-        .code()
-        .map(|c| Exit::new(c, exit_meaning(watch.layout.platform, c)));
+    run.exit = verdict::exit(cap.end, |c| exit_meaning(watch.layout.platform, c));
     // The reports' own totals and summaries must agree with their results.
     run.reason = evidence
         .unread
         .first()
         .cloned()
         .or_else(|| docs.iter().find_map(doc_doubt));
-    let tail = || {
-        let t = text::tail(&ctx.paths.scrub(&output));
-        (!t.is_empty()).then_some(t)
-    };
+    let tail = || verdict::tail(ctx.paths, &output);
     let running = running_tests(&output, docs, evidence);
     // The platform's own hang timeout stopped a test host (pith's, or one the project set).
     let hung = evidence.mtp_hang
@@ -602,29 +595,21 @@ fn judge(
                 .flat_map(|d| d.run_infos.iter().map(|(_, t)| t.as_str())),
         );
     let incomplete = docs.iter().any(|d| !d.complete);
-    match cap.end {
-        End::TimedOut | End::Cancelled => {
-            run.status = Some(Status::TimedOut);
+    match Ending::of(cap.end) {
+        Ending::Stopped => {
             if hung {
                 stopped_failures(&mut run, &running, &watch.hung(), "timeout");
             }
             if running.is_empty() && cap.end == End::TimedOut {
                 run.hint = watch.unnamed_hint();
             }
-            run.running = running;
-            run.tail = tail();
+            verdict::stopped(&mut run, Some(running), tail());
         }
-        End::Signaled(sig) => {
-            run.status = Some(Status::Crashed);
-            run.running = running;
-            run.tail = tail().or_else(|| {
-                Some(format!(
-                    "dotnet was killed by {}",
-                    process::signal_name(sig)
-                ))
-            });
+        Ending::Killed(signal) => {
+            let tail = tail().or_else(|| Some(verdict::killed_by("dotnet", &signal)));
+            verdict::crashed(&mut run, Some(running), tail);
         }
-        End::Exited(code) => {
+        Ending::Exited(code) => {
             run.build_errors = msbuild::errors(&output, ctx.paths);
             if !docs.is_empty() {
                 // Tests ran, so the build did not fail before them: an error MSBuild prints
@@ -645,20 +630,13 @@ fn judge(
             } else if docs.is_empty() && sdk_missing(&output) {
                 // The muxer started; the SDK the workspace asks for is not there.
                 return Run {
-                    status: Some(Status::RunnerMissing),
-                    hint: Some(install_hint(watch.layout)),
                     tail: tail(),
-                    ..Run::new("dotnet")
+                    ..verdict::runner_missing("dotnet", install_hint(watch.layout))
                 };
             } else if lower.contains("unknown option") && lower.contains("report-") {
                 return Run {
-                    status: Some(Status::RunnerMissing),
-                    hint: Some(
-                        "the test projects cannot write TRX: add the Microsoft.Testing.Extensions.TrxReport package to them"
-                            .to_owned(),
-                    ),
                     tail: tail(),
-                    ..Run::new("dotnet")
+                    ..verdict::runner_missing("dotnet", TRX_MISSING.to_owned())
                 };
             } else if hung {
                 // The test host was killed because of the hang, not a fault of its own.
@@ -771,34 +749,12 @@ fn blame_line_names(output: &str, docs: &[trx::Trx]) -> Vec<String> {
 /// The tests a dead or killed test host was running become failures (`message`, `kind`),
 /// unless a report already has them.
 fn stopped_failures(run: &mut Run, running: &[String], message: &str, kind: &str) {
-    for test in running {
-        if run.failures.iter().any(|f| &f.test == test) {
-            continue;
-        }
-        run.failures.push(Failure {
-            test: test.clone(),
-            message: message.to_owned(),
-            kind: Some(kind.to_owned()),
-            ..Failure::default()
-        });
-        run.failed += 1;
-    }
-}
-
-/// What became of one result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Verdict {
-    Passed,
-    Skipped,
-    Failed,
-    /// Still in progress when the report was written (the run was cut short).
-    Running,
-}
-
-struct Outcome {
-    id: String,
-    verdict: Verdict,
-    failure: Option<Failure>,
+    let how = verdict::Stopped {
+        message,
+        kind: Some(kind),
+        frames: &[],
+    };
+    verdict::fail_running(run, running, &how);
 }
 
 /// A document's results, and how many tests it says it had.
@@ -839,6 +795,7 @@ fn read_doc(doc: &trx::Trx, locator: &mut stack::Locator<'_>) -> Doc {
                 id,
                 verdict,
                 failure,
+                crashed: false,
             }
         })
         .collect();

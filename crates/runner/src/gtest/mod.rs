@@ -36,9 +36,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use pith_model::{Exit, ExitMeaning, Failure, Phase, Run, Status};
+use pith_model::{ExitMeaning, Failure, Phase, Run, Status};
 
 use crate::process::{self, Captured, End};
+use crate::verdict::{self, Ending, Outcome, Verdict};
 use crate::{text, Adapter, Context, ParseError, PathMap, RunnerError};
 
 use console::{ConsoleEnd, CtestReader, CtestRun, Ended};
@@ -342,11 +343,8 @@ fn run_process(cmd: Command, ctx: &Context<'_>, program: &Path) -> Result<Captur
 
 /// What a configure or build step's failure says; `None` when it succeeded.
 fn build_failure(ctx: &Context<'_>, cap: &Captured) -> Option<Run> {
-    let output = format!("{}\n{}", cap.stdout_str(), cap.stderr_str());
-    let tail = || {
-        let t = text::tail(&ctx.paths.scrub(&output));
-        (!t.is_empty()).then_some(t)
-    };
+    let output = verdict::stdout_stderr(cap);
+    let tail = || verdict::tail(ctx.paths, &output);
     match cap.end {
         End::Exited(0) => None,
         End::TimedOut | End::Cancelled => Some(Run {
@@ -575,42 +573,6 @@ fn read_json_dir(dir: &Path) -> Reports {
         }
     }
     out
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Verdict {
-    Passed,
-    Skipped,
-    Failed,
-    /// Running when pith killed the run.
-    Running,
-}
-
-struct Outcome {
-    id: String,
-    verdict: Verdict,
-    failure: Option<Failure>,
-    crashed: bool,
-}
-
-impl Outcome {
-    fn new(id: &str, verdict: Verdict) -> Self {
-        Outcome {
-            id: id.to_owned(),
-            verdict,
-            failure: None,
-            crashed: false,
-        }
-    }
-
-    fn failed(failure: Failure) -> Self {
-        Outcome {
-            id: failure.test.clone(),
-            verdict: Verdict::Failed,
-            failure: Some(failure),
-            crashed: false,
-        }
-    }
 }
 
 /// ctest's words for a test process's death, as signal names.
@@ -875,10 +837,7 @@ fn judge(
             .cloned()
             .collect();
     }
-    let tail = || {
-        let t = text::tail(&ctx.paths.scrub(&output));
-        (!t.is_empty()).then_some(t)
-    };
+    let tail = || verdict::tail(ctx.paths, &output);
     if requested.is_empty() {
         // gtest announces how many tests each process will run: more than reported means a
         // crash or the deadline took some along.
@@ -887,27 +846,28 @@ fn judge(
             run.selected = Some(announced);
         }
     }
-    match cap.end {
-        End::TimedOut | End::Cancelled => {
-            run.status = Some(Status::TimedOut);
+    match Ending::of(cap.end) {
+        Ending::Stopped => {
             // What the unfinished tests printed says more than ctest's bookkeeping.
             let unfinished = ct
                 .tests
                 .iter()
                 .filter(|t| t.ended.is_none())
                 .flat_map(|t| t.output.iter());
-            run.tail = output_tail(ctx.paths, unfinished).or_else(tail);
+            verdict::stopped(
+                &mut run,
+                None,
+                output_tail(ctx.paths, unfinished).or_else(tail),
+            );
         }
-        End::Signaled(sig) => {
-            run.status = Some(Status::Crashed);
-            run.tail = tail()
-                .or_else(|| Some(format!("ctest was killed by {}", process::signal_name(sig))));
+        Ending::Killed(signal) => {
+            let tail = tail().or_else(|| Some(verdict::killed_by("ctest", &signal)));
+            verdict::crashed(&mut run, None, tail);
         }
-        End::Exited(_) if crashed => {
-            run.status = Some(Status::Crashed);
-            run.tail = crash_tail.clone();
+        Ending::Exited(_) if crashed => {
+            verdict::crashed(&mut run, None, crash_tail.clone());
         }
-        End::Exited(code) => {
+        Ending::Exited(code) => {
             if ct.tests.is_empty() && !ct.no_tests && code != 0 {
                 // ctest itself failed (no build directory, a broken CTestTestfile).
                 run.status = Some(Status::CollectionFailed);
@@ -915,9 +875,7 @@ fn judge(
             }
         }
     }
-    if let Some(code) = cap.end.code() {
-        run.exit = Some(Exit::new(code, exit_meaning(code, &ct)));
-    }
+    run.exit = verdict::exit(cap.end, |code| exit_meaning(code, &ct));
     let mut reasons: Vec<String> = Vec::new();
     if let Some((failed, total)) = ct.totals {
         let (read_failed, read_total) = ct.counted();
@@ -1017,16 +975,12 @@ fn exit_meaning(code: i32, ct: &CtestRun) -> ExitMeaning {
 /// The end of what tests printed, without gtest's banners and separators (`Running main()`,
 /// `[----------]`, `[==========]`): what is left is the tests' own lines and their words.
 fn output_tail<'a>(paths: &PathMap, lines: impl Iterator<Item = &'a str>) -> Option<String> {
-    let kept: Vec<&str> = lines
-        .filter(|l| {
-            !(l.starts_with("Running main() from")
-                || l.starts_with("Note: Google Test filter")
-                || l.starts_with("[----------]")
-                || l.starts_with("[==========]"))
-        })
-        .collect();
-    let t = text::tail(&paths.scrub(&kept.join("\n")));
-    (!t.is_empty()).then_some(t)
+    verdict::tail_of_lines(paths, lines, |l| {
+        !(l.starts_with("Running main() from")
+            || l.starts_with("Note: Google Test filter")
+            || l.starts_with("[----------]")
+            || l.starts_with("[==========]"))
+    })
 }
 
 /// The test count in gtest's banner (`[==========] Running 3 tests from 1 test suite.`); a

@@ -49,6 +49,7 @@ use std::process::Command;
 use pith_model::{Exit, ExitMeaning, Failure, Phase, Run, Status};
 
 use crate::process::{self, Captured, End};
+use crate::verdict::{self as scaffold, Ending};
 use crate::{Adapter, Context, PathMap, RunnerError};
 
 pub use package::Runner;
@@ -248,11 +249,7 @@ impl Adapter for Js {
 }
 
 fn missing(runner: Runner, hint: String) -> Run {
-    Run {
-        status: Some(Status::RunnerMissing),
-        hint: Some(hint),
-        ..Run::new(runner.name())
-    }
+    scaffold::runner_missing(runner.name(), hint)
 }
 
 impl Js {
@@ -977,46 +974,28 @@ impl Js {
                 }
             }
         }
-        let output = {
-            let mut s = captured.stdout_str();
-            for more in [
-                captured.stderr_str(),
-                std::mem::take(&mut outcome.more_output),
-            ] {
-                if !more.is_empty() {
-                    if !s.is_empty() && !s.ends_with('\n') {
-                        s.push('\n');
-                    }
-                    s.push_str(&more);
-                }
-            }
-            s
-        };
+        let output = scaffold::combined(&[
+            &captured.stdout_str(),
+            &captured.stderr_str(),
+            &std::mem::take(&mut outcome.more_output),
+        ]);
         let tail = || stack::tail(&output, paths, dir);
         let id_of =
             |(file, names): &(String, Vec<String>)| test_id(&rel_file(paths, dir, file), names);
-        match captured.end {
-            End::TimedOut | End::Cancelled => {
-                run.status = Some(Status::TimedOut);
-                run.running = dedup(outcome.running.iter().map(id_of));
-                run.tail = tail();
+        let running = || dedup(outcome.running.iter().map(id_of));
+        let code = match Ending::of(captured.end) {
+            Ending::Stopped => {
+                scaffold::stopped(&mut run, Some(running()), tail());
                 return run;
             }
-            End::Signaled(sig) => {
-                run.status = Some(Status::Crashed);
-                let name = process::signal_name(sig);
-                let why = format!("{} was killed by {name}", self.name());
-                run.running = dedup(outcome.running.iter().map(id_of));
-                let running = run.running.clone();
-                crash_failures(&mut run, &running, &why, Some(name), Vec::new());
-                run.tail = tail();
+            Ending::Killed(signal) => {
+                let why = scaffold::killed_by(self.name(), &signal);
+                let running = running();
+                crash_failures(&mut run, &running, &why, Some(signal), Vec::new());
+                scaffold::crashed(&mut run, Some(running), tail());
                 return run;
             }
-            End::Exited(_) => {}
-        }
-        let code = match captured.end {
-            End::Exited(c) => c,
-            _ => unreachable!("handled above"),
+            Ending::Exited(code) => code,
         };
         // The exit is evidence, unless the failure of a test pith did not ask for (a pattern
         // matching more than the ids) explains it.
@@ -1132,12 +1111,12 @@ impl Js {
             // The runner's own lines that say why: its threshold lines when it printed some
             // (not the coverage table and PASS lines around them), else the lines of its
             // output's end that name an error or failure.
-            let why = if thresholds.is_empty() {
-                crate::text::why_tail(&paths.scrub(&output))
+            run.tail = if thresholds.is_empty() {
+                scaffold::why_tail(paths, &output)
             } else {
-                crate::text::tail(&thresholds.join("\n"))
+                let why = crate::text::tail(&thresholds.join("\n"));
+                (!why.is_empty()).then_some(why)
             };
-            run.tail = (!why.is_empty()).then_some(why);
         } else if status == Status::NoTestsRan {
             run.tail = tail();
         } else if run.collection_errors() > 0 {
@@ -1312,20 +1291,12 @@ fn crash_failures(
     kind: Option<String>,
     frames: Vec<pith_model::Frame>,
 ) {
-    for test in running.iter().cloned() {
-        if run.failures.iter().any(|f| f.test == test) {
-            continue;
-        }
-        run.failures.push(Failure {
-            test,
-            message: crate::text::first_line(why),
-            kind: kind.clone(),
-            frames: frames.clone(),
-            phase: Phase::Call,
-            ..Failure::default()
-        });
-        run.failed += 1;
-    }
+    let how = scaffold::Stopped {
+        message: &crate::text::first_line(why),
+        kind: kind.as_deref(),
+        frames: &frames,
+    };
+    scaffold::fail_running(run, running, &how);
 }
 
 /// Reads a jest `--json` report (for `pith test --report`).

@@ -27,11 +27,12 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use pith_model::{Exit, ExitMeaning, Failure, Phase, Run, Status};
+use pith_model::{ExitMeaning, Failure, Phase, Run, Status};
 
 use crate::junit::{self, Case, Outcome};
 use crate::paths::PathMap;
-use crate::process::{self, Captured, End};
+use crate::process::{self, Captured};
+use crate::verdict::{self, Ending, ExitCodes};
 use crate::{text, Adapter, Context, RunnerError};
 
 use stack::Sources;
@@ -209,12 +210,7 @@ impl Adapter for Jvm {
 
 /// What a finished tool printed, stdout then stderr.
 fn output_of(cap: &Captured) -> String {
-    let mut s = cap.stdout_str();
-    if !s.is_empty() && !s.ends_with('\n') {
-        s.push('\n');
-    }
-    s.push_str(&cap.stderr_str());
-    s
+    verdict::combined(&[&cap.stdout_str(), &cap.stderr_str()])
 }
 
 /// The classes the reports account for (their cases' classes and their suites' names).
@@ -238,11 +234,7 @@ fn missing(tool: Tool) -> Run {
         Tool::Maven => "Maven is not installed: install it (e.g. apt-get install maven) or add the Maven wrapper (mvnw) to the project",
         Tool::Gradle => "Gradle is not installed: add the Gradle wrapper (gradlew) to the project or install Gradle (https://gradle.org/install)",
     };
-    Run {
-        status: Some(Status::RunnerMissing),
-        hint: Some(hint.to_owned()),
-        ..Run::new(tool.name())
-    }
+    verdict::runner_missing(tool.name(), hint.to_owned())
 }
 
 const JAVA_HINT: &str =
@@ -844,13 +836,9 @@ fn noise(line: &str) -> bool {
 fn output_tail(paths: &PathMap, output: &str) -> Option<String> {
     // Maven prints a fork's crash twice, once per reporting layer: each line once is enough.
     let mut seen: HashSet<&str> = HashSet::new();
-    let kept: Vec<&str> = output
-        .lines()
-        .filter(|l| !noise(&text::strip_ansi(l)))
-        .filter(|l| seen.insert(l.trim()))
-        .collect();
-    let t = text::tail(&paths.scrub(&kept.join("\n")));
-    (!t.is_empty()).then_some(t)
+    verdict::tail_of_lines(paths, output.lines(), |l| {
+        !noise(&text::strip_ansi(l)) && seen.insert(l.trim())
+    })
 }
 
 /// Surefire's words for a forked test JVM that ended without finishing; the first two are
@@ -928,13 +916,7 @@ fn java_missing(output: &str) -> bool {
 /// Maven and Gradle exit 0 when the build succeeded (with pith's
 /// `maven.test.failure.ignore`, failed tests included: the reports say which) and 1 when it
 /// failed; nothing else is documented.
-fn exit_meaning(code: i32) -> ExitMeaning {
-    match code {
-        0 => ExitMeaning::Passed,
-        1 => ExitMeaning::Failed,
-        _ => ExitMeaning::Other,
-    }
-}
+const EXIT_CODES: &ExitCodes = &[(0, ExitMeaning::Passed), (1, ExitMeaning::Failed)];
 
 /// What a finished Maven/Gradle process, its reports and the listener's events say.
 fn judge(
@@ -951,7 +933,7 @@ fn judge(
         Tool::Maven => Ids::Surefire,
         Tool::Gradle => Ids::Verbatim,
     };
-    run.exit = cap.end.code().map(|c| Exit::new(c, exit_meaning(c)));
+    run.exit = verdict::exit(cap.end, |c| verdict::meaning(EXIT_CODES, c));
 
     let mut t = Tally::new(&mut run, ctx.paths, ids, requested);
     let mut reported: HashSet<String> = HashSet::new();
@@ -1035,31 +1017,16 @@ fn judge(
         run.build_errors = build::parse(output, ctx.paths);
     }
 
-    match cap.end {
-        End::TimedOut | End::Cancelled => {
-            run.status = Some(Status::TimedOut);
-            run.running = running;
-            run.tail = output_tail(ctx.paths, output);
+    match Ending::of(cap.end) {
+        Ending::Stopped => {
+            verdict::stopped(&mut run, Some(running), output_tail(ctx.paths, output));
         }
-        End::Signaled(sig) => {
-            run.status = Some(Status::Crashed);
-            let why = format!(
-                "{} was killed by {}",
-                tool.name(),
-                process::signal_name(sig)
-            );
-            crash_failures(
-                &mut run,
-                ctx,
-                ids,
-                running,
-                &[],
-                &why,
-                Some(process::signal_name(sig)),
-            );
-            run.tail = output_tail(ctx.paths, output);
+        Ending::Killed(signal) => {
+            let why = verdict::killed_by(tool.name(), &signal);
+            crash_failures(&mut run, ctx, ids, running, &[], &why, Some(signal));
+            verdict::crashed(&mut run, None, output_tail(ctx.paths, output));
         }
-        End::Exited(_) if fork_crashed(output) => {
+        Ending::Exited(_) if fork_crashed(output) => {
             run.status = Some(Status::Crashed);
             let why = match fork_exit_code(output) {
                 Some(code) => format!(
@@ -1083,7 +1050,7 @@ fn judge(
             );
             run.tail = output_tail(ctx.paths, output);
         }
-        End::Exited(_) if build_failed => {
+        Ending::Exited(_) if build_failed => {
             run.status = Some(Status::BuildFailed);
             if run.build_errors.is_empty() {
                 run.tail = output_tail(ctx.paths, output);
@@ -1091,7 +1058,7 @@ fn judge(
             // Nothing ran that was asked for: the ids are not missing, the build is.
             unmatched.clear();
         }
-        End::Exited(code) => {
+        Ending::Exited(code) => {
             let tests_failed = run.failed > 0
                 || output.contains("There are test failures")
                 || output.contains("There were failing tests")
@@ -1164,18 +1131,12 @@ fn crash_failures(
     } else {
         running.clone()
     };
-    for test in &named {
-        if run.failures.iter().any(|f| &f.test == test) {
-            continue;
-        }
-        run.failures.push(Failure {
-            test: test.clone(),
-            message: text::first_line(why),
-            kind: kind.clone(),
-            ..Failure::default()
-        });
-        run.failed += 1;
-    }
+    let how = verdict::Stopped {
+        message: &text::first_line(why),
+        kind: kind.as_deref(),
+        frames: &[],
+    };
+    verdict::fail_running(run, &named, &how);
     run.running = named;
 }
 

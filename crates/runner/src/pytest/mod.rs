@@ -22,10 +22,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use pith_model::{Exit, ExitMeaning, Failure, Frame, Phase, Run, Status, TestOutcome};
+use pith_model::{ExitMeaning, Failure, Frame, Phase, Run, Status, TestOutcome};
 
 use crate::paths::{PathMap, CODE_CHARS};
 use crate::process::{self, Captured, End};
+use crate::verdict::{self, Ending, ExitCodes};
 use crate::{text, Adapter, Context, RunnerError};
 
 use records::{Outcome, RawFrame, Records, When};
@@ -340,10 +341,8 @@ fn shown(interp: &Interpreter) -> Option<String> {
 
 fn runner_missing(hint: String, interpreter: Option<String>) -> Run {
     Run {
-        status: Some(Status::RunnerMissing),
-        hint: Some(hint),
         interpreter,
-        ..Run::new("pytest")
+        ..verdict::runner_missing("pytest", hint)
     }
 }
 
@@ -540,7 +539,7 @@ fn judge(
             run.interpreter,
         );
     }
-    run.exit = captured.end.code().map(|c| Exit::new(c, exit_meaning(c)));
+    run.exit = verdict::exit(captured.end, exit_meaning);
     let idmap = Ids {
         paths: ctx.paths,
         rootdir: records.rootdir.as_ref().map(PathBuf::from),
@@ -557,16 +556,7 @@ fn judge(
     run.selected = records
         .selected
         .map(|n| u32::try_from(n).unwrap_or(u32::MAX));
-    let output = {
-        let mut s = captured.stdout_str();
-        for more in [stderr.clone(), stacks] {
-            if !s.is_empty() && !s.ends_with('\n') {
-                s.push('\n');
-            }
-            s.push_str(&more);
-        }
-        s
-    };
+    let output = verdict::combined(&[&captured.stdout_str(), &stderr, &stacks]);
     let running: Vec<String> = records
         .running()
         .iter()
@@ -585,24 +575,21 @@ fn judge(
         }
     }
 
-    let crashed = match captured.end {
-        End::TimedOut | End::Cancelled => {
-            run.status = Some(Status::TimedOut);
-            run.running = running;
-            run.tail = output_tail(ctx, &output);
+    let crashed = match Ending::of(captured.end) {
+        Ending::Stopped => {
+            verdict::stopped(&mut run, Some(running), output_tail(ctx, &output));
             false
         }
-        End::Signaled(sig) => {
-            run.status = Some(Status::Crashed);
-            run.running = running;
+        Ending::Killed(signal) => {
+            // The tail comes with every crash, below.
+            verdict::crashed(&mut run, Some(running), None);
             let why = faults::fatal_error(&output)
                 .map(str::to_owned)
-                .unwrap_or_else(|| format!("pytest was killed by {}", process::signal_name(sig)));
-            let kind = Some(process::signal_name(sig));
-            crash_failures(&mut run, ctx, records, &idmap, &output, &why, kind);
+                .unwrap_or_else(|| verdict::killed_by("pytest", &signal));
+            crash_failures(&mut run, ctx, records, &idmap, &output, &why, Some(signal));
             true
         }
-        End::Exited(code @ (0 | 1 | 5)) if normal_end => {
+        Ending::Exited(code @ (0 | 1 | 5)) if normal_end => {
             if !worker_crashes.is_empty() {
                 // pytest-xdist lost a worker: its test is reported failed, but it crashed.
                 run.status = Some(Status::Crashed);
@@ -617,7 +604,7 @@ fn judge(
                 false
             }
         }
-        End::Exited(4) => {
+        Ending::Exited(4) => {
             run.not_found = union(
                 std::mem::take(&mut run.not_found),
                 not_found(&output, ids, ctx.paths),
@@ -635,17 +622,17 @@ fn judge(
             }
             false
         }
-        End::Exited(2) if normal_end && run.collection_errors() > 0 => {
+        Ending::Exited(2) if normal_end && run.collection_errors() > 0 => {
             run.tail = output_tail(ctx, &output);
             false
         }
-        End::Exited(code) if normal_end && running.is_empty() && !(2..=4).contains(&code) => {
+        Ending::Exited(code) if normal_end && running.is_empty() && !(2..=4).contains(&code) => {
             // The session ended and nothing was cut short, but the exit is not pytest's word for
             // this outcome (a plugin's or a session-finish hook's own code): the exit, weighed
             // against the records, makes the verdict.
             false
         }
-        End::Exited(code) => {
+        Ending::Exited(code) => {
             // Interrupted (2), internal error (3), or a process that left without finishing its
             // session (a test called os._exit): whatever ran, the run did not end.
             run.status = Some(Status::Crashed);
@@ -668,8 +655,7 @@ fn judge(
         // The records say green and pytest does not (a coverage threshold's "FAIL Required test
         // coverage of 90% not reached", a `pytest.exit`): its own words say why, without the
         // coverage table or progress lines around them.
-        let t = text::why_tail(&ctx.paths.scrub(&output));
-        run.tail = (!t.is_empty()).then_some(t);
+        run.tail = verdict::why_tail(ctx.paths, &output);
     }
     if run.tail.is_none() && !records.collect_errors.is_empty() {
         let texts: Vec<&str> = records
@@ -678,30 +664,23 @@ fn judge(
             .map(|c| c.text.as_str())
             .filter(|t| !t.trim().is_empty())
             .collect();
-        let t = text::tail(
-            &ctx.paths
-                .scrub(&project_entries(&texts.join("\n"), ctx.paths)),
-        );
-        run.tail = if t.is_empty() {
-            output_tail(ctx, &output)
-        } else {
-            Some(t)
-        };
+        run.tail = verdict::tail(ctx.paths, &project_entries(&texts.join("\n"), ctx.paths))
+            .or_else(|| output_tail(ctx, &output));
     }
     run
 }
 
 /// What pytest's exit code means, as pytest documents its codes (`pytest.ExitCode`).
 fn exit_meaning(code: i32) -> ExitMeaning {
-    match code {
-        0 => ExitMeaning::Passed,
-        1 => ExitMeaning::Failed,
-        2 => ExitMeaning::Interrupted,
-        4 => ExitMeaning::UsageError,
-        5 => ExitMeaning::NoTests,
-        // 3 is an internal error; anything else is a plugin's or the project's own code.
-        _ => ExitMeaning::Other,
-    }
+    // 3 is an internal error; anything else is a plugin's or the project's own code.
+    const CODES: &ExitCodes = &[
+        (0, ExitMeaning::Passed),
+        (1, ExitMeaning::Failed),
+        (2, ExitMeaning::Interrupted),
+        (4, ExitMeaning::UsageError),
+        (5, ExitMeaning::NoTests),
+    ];
+    verdict::meaning(CODES, code)
 }
 
 fn union(mut a: Vec<String>, b: Vec<String>) -> Vec<String> {
@@ -853,8 +832,7 @@ fn crash_failures(
 /// The end of what pytest printed (stdout, then stderr), faulthandler dumps cut to the frames
 /// that locate the problem, paths relative.
 fn output_tail(ctx: &Context<'_>, output: &str) -> Option<String> {
-    let t = text::tail(&ctx.paths.scrub(&faults::compact(output, ctx.paths)));
-    (!t.is_empty()).then_some(t)
+    verdict::tail(ctx.paths, &faults::compact(output, ctx.paths))
 }
 
 /// A pytest traceback in its short style (`path:12: in func` followed by indented source)
