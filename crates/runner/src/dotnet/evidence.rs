@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::process::Captured;
-use crate::verdict::{self};
+use crate::verdict;
 
 use super::parse::test_id;
 use super::{blame, project, trx, Platform};

@@ -45,7 +45,7 @@ use std::time::{Duration, Instant};
 use pith_model::Run;
 
 use crate::process;
-use crate::verdict::{self};
+use crate::verdict;
 use crate::{Adapter, Context, RunnerError};
 
 use evidence::{Evidence, Files, Watch, TRX_LIMIT};

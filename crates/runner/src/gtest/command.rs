@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use pith_model::{Run, Status};
 
 use crate::process::{self, Captured, End};
-use crate::verdict::{self};
+use crate::verdict;
 use crate::{Context, RunnerError};
 
 use super::{diag, Ctest};
