@@ -133,64 +133,16 @@ pub(super) fn judge(
             verdict::crashed(&mut run, Some(running), tail);
         }
         Ending::Exited(code) => {
-            run.build_errors = msbuild::errors(&output, ctx.paths);
-            if !docs.is_empty() {
-                // Tests ran, so the build did not fail before them: an error MSBuild prints
-                // without a compiler's or NuGet's code is a step after the tests (coverlet's
-                // coverage threshold, an Exec task) failing the run, not the build. The exit
-                // says not green; the tail says why.
-                run.build_errors
-                    .retain(|e| e.code.as_deref().is_some_and(|c| !c.starts_with("MSB")));
-            }
-            let lower = output.to_ascii_lowercase();
-            let crashed = docs.iter().any(aborted)
-                || lower.contains("test host process crashed")
-                || lower.contains("the active test run was aborted")
-                || code == mtp_exit::HOST_CRASHED
-                || (code == mtp_exit::SESSION_FAILED && run.failed == 0);
-            if !run.build_errors.is_empty() {
-                // BuildFailed, from the evidence; projects that did build may have run.
-            } else if docs.is_empty() && sdk_missing(&output) {
-                // The muxer started; the SDK the workspace asks for is not there.
-                return Run {
-                    tail: tail(),
-                    ..verdict::runner_missing("dotnet", install_hint(watch.layout))
-                };
-            } else if lower.contains("unknown option") && lower.contains("report-") {
-                return Run {
-                    tail: tail(),
-                    ..verdict::runner_missing("dotnet", TRX_MISSING.to_owned())
-                };
-            } else if hung {
-                // The test host was killed because of the hang, not a fault of its own.
-                run.status = Some(Status::TimedOut);
-                stopped_failures(&mut run, &running, &watch.hung(), "timeout");
-                run.running = running;
-                run.tail = tail();
-            } else if crashed {
-                run.status = Some(Status::Crashed);
-                stopped_failures(
-                    &mut run,
-                    &running,
-                    "the test host process crashed during this test",
-                    "crash",
-                );
-                run.running = running;
-                run.tail = tail();
-            } else if code == mtp_exit::ZERO_TESTS {
-                run.status = Some(Status::NoTestsRan);
-            } else if incomplete {
-                // A report cut off before its end: its writer died.
-                run.status = Some(Status::Crashed);
-                run.tail = tail();
-            } else if docs.is_empty() && code == 0 {
-                run.status = Some(Status::NoTestsRan);
-                run.tail = tail();
-            } else if code != 0 && run.failed == 0 && run.failures.is_empty() {
-                // The runner says the run failed and no report names a failure (a coverage
-                // threshold, a restore that failed, no report at all): its exit makes the run
-                // RunnerFailed; the console says why.
-                run.tail = tail();
+            let seen = Exited {
+                code,
+                output: &output,
+                docs,
+                watch,
+                hung,
+                incomplete,
+            };
+            if let Some(missing) = exited(&mut run, ctx, &seen, running) {
+                return missing;
             }
         }
     }
@@ -202,6 +154,87 @@ pub(super) fn judge(
     run.not_found
         .retain(|r| !running.iter().any(|id| answers(r, id)));
     run
+}
+
+/// What [`exited`] weighs.
+struct Exited<'a> {
+    code: i32,
+    output: &'a str,
+    docs: &'a [trx::Trx],
+    watch: &'a Watch<'a>,
+    /// The platform's own hang timeout stopped a test host.
+    hung: bool,
+    /// A report ends before its end.
+    incomplete: bool,
+}
+
+/// The verdict of a `dotnet test` that exited by itself: build errors, a host that hung or
+/// crashed, zero tests, a report cut short, an exit no report explains; `Some` when the answer
+/// is rather that the SDK or the TRX extension is missing.
+fn exited(run: &mut Run, ctx: &Context<'_>, e: &Exited<'_>, running: Vec<String>) -> Option<Run> {
+    let (code, output, docs, watch, hung, incomplete) =
+        (e.code, e.output, e.docs, e.watch, e.hung, e.incomplete);
+    let tail = || verdict::tail(ctx.paths, output);
+    run.build_errors = msbuild::errors(output, ctx.paths);
+    if !docs.is_empty() {
+        // Tests ran, so the build did not fail before them: an error MSBuild prints
+        // without a compiler's or NuGet's code is a step after the tests (coverlet's
+        // coverage threshold, an Exec task) failing the run, not the build. The exit
+        // says not green; the tail says why.
+        run.build_errors
+            .retain(|e| e.code.as_deref().is_some_and(|c| !c.starts_with("MSB")));
+    }
+    let lower = output.to_ascii_lowercase();
+    let crashed = docs.iter().any(aborted)
+        || lower.contains("test host process crashed")
+        || lower.contains("the active test run was aborted")
+        || code == mtp_exit::HOST_CRASHED
+        || (code == mtp_exit::SESSION_FAILED && run.failed == 0);
+    if !run.build_errors.is_empty() {
+        // BuildFailed, from the evidence; projects that did build may have run.
+    } else if docs.is_empty() && sdk_missing(output) {
+        // The muxer started; the SDK the workspace asks for is not there.
+        return Some(Run {
+            tail: tail(),
+            ..verdict::runner_missing("dotnet", install_hint(watch.layout))
+        });
+    } else if lower.contains("unknown option") && lower.contains("report-") {
+        return Some(Run {
+            tail: tail(),
+            ..verdict::runner_missing("dotnet", TRX_MISSING.to_owned())
+        });
+    } else if hung {
+        // The test host was killed because of the hang, not a fault of its own.
+        run.status = Some(Status::TimedOut);
+        stopped_failures(run, &running, &watch.hung(), "timeout");
+        run.running = running;
+        run.tail = tail();
+    } else if crashed {
+        run.status = Some(Status::Crashed);
+        stopped_failures(
+            run,
+            &running,
+            "the test host process crashed during this test",
+            "crash",
+        );
+        run.running = running;
+        run.tail = tail();
+    } else if code == mtp_exit::ZERO_TESTS {
+        run.status = Some(Status::NoTestsRan);
+    } else if incomplete {
+        // A report cut off before its end: its writer died.
+        run.status = Some(Status::Crashed);
+        run.tail = tail();
+    } else if docs.is_empty() && code == 0 {
+        run.status = Some(Status::NoTestsRan);
+        run.tail = tail();
+    } else if code != 0 && run.failed == 0 && run.failures.is_empty() {
+        // The runner says the run failed and no report names a failure (a coverage
+        // threshold, a restore that failed, no report at all): its exit makes the run
+        // RunnerFailed; the console says why.
+        run.tail = tail();
+    }
+    None
 }
 
 /// The tests a dead or killed test host was running become failures (`message`, `kind`),

@@ -131,6 +131,24 @@ pub(super) fn judge(
         }
     }
     run.exit = verdict::exit(cap.end, |code| exit_meaning(code, &ct));
+    let (mut reasons, console_whole) = account(ctx, &ct, &mut run);
+    reasons.extend(doubts);
+    if !console_whole {
+        reasons.extend(unreadable);
+    }
+    if !reasons.is_empty() {
+        run.reason = Some(reasons.join("; "));
+    }
+    if run.tail.is_none() && run.doubt().is_some() {
+        run.tail = crash_tail.or_else(tail);
+    }
+    run
+}
+
+/// Where ctest's own totals and gtest's closing summaries disagree with what pith read, one
+/// line each, and whether every gtest process's console is whole (it says all its report would
+/// have). A binary that exited 0 before gtest's end gives the tail when there is none yet.
+fn account(ctx: &Context<'_>, ct: &CtestRun, run: &mut Run) -> (Vec<String>, bool) {
     let mut reasons: Vec<String> = Vec::new();
     if let Some((failed, total)) = ct.totals {
         let (read_failed, read_total) = ct.counted();
@@ -172,17 +190,7 @@ pub(super) fn judge(
             run.tail = output_tail(ctx.paths, lines);
         }
     }
-    reasons.extend(doubts);
-    if !console_whole {
-        reasons.extend(unreadable);
-    }
-    if !reasons.is_empty() {
-        run.reason = Some(reasons.join("; "));
-    }
-    if run.tail.is_none() && run.doubt().is_some() {
-        run.tail = crash_tail.or_else(tail);
-    }
-    run
+    (reasons, console_whole)
 }
 
 /// ctest's own lines worth a tail: results, totals, the lists of tests that failed or did not

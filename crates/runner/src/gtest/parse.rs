@@ -135,23 +135,8 @@ pub(super) fn ctest_outcomes(
             }
             None => match &t.ended {
                 None => Outcome::new(id, Verdict::Running),
-                Some(Ended::Crashed(word)) => {
-                    let sig = signal_of(word);
-                    let mut o = Outcome::failed(Failure {
-                        test: id.clone(),
-                        message: format!("crashed with {sig}"),
-                        kind: Some(sig),
-                        ..Failure::default()
-                    });
-                    o.crashed = true;
-                    o
-                }
-                Some(Ended::Timeout) => Outcome::failed(Failure {
-                    test: id.clone(),
-                    message: "timed out (the CTest TIMEOUT of this test)".to_owned(),
-                    kind: Some("timeout".to_owned()),
-                    ..Failure::default()
-                }),
+                Some(Ended::Crashed(word)) => crashed_outcome(id, word),
+                Some(Ended::Timeout) => timeout_outcome(id),
                 Some(_) => Outcome::failed(Failure {
                     test: id.clone(),
                     message: "the test process exited during this test".to_owned(),
@@ -172,62 +157,7 @@ pub(super) fn ctest_outcomes(
     if g.tests.is_empty() && g.failed_suites.is_empty() {
         // A CTest test that ran no gtest test: a plain test, or a gtest binary that stopped
         // before its first test.
-        let name = &t.name;
-        let message = || {
-            g.outside
-                .first()
-                .map(|o| failure::message(&failure::parse(o).body))
-                .filter(|m| !m.is_empty())
-                .or_else(|| output_message(&t.output))
-        };
-        let o = match &t.ended {
-            Some(Ended::Passed) if g.gtest => return out,
-            Some(Ended::Passed) => Outcome::new(name, Verdict::Passed),
-            Some(Ended::Skipped | Ended::Disabled) => Outcome::new(name, Verdict::Skipped),
-            Some(Ended::NotRun(why)) => Outcome::failed(Failure {
-                test: name.clone(),
-                message: output_message(&t.output).unwrap_or_else(|| {
-                    format!(
-                        "not run: {}",
-                        if why.is_empty() {
-                            "CTest could not start it"
-                        } else {
-                            why
-                        }
-                    )
-                }),
-                phase: Phase::Collect,
-                ..Failure::default()
-            }),
-            Some(Ended::Failed(why)) => Outcome::failed(Failure {
-                test: name.clone(),
-                message: message()
-                    .or_else(|| (!why.is_empty()).then(|| why.clone()))
-                    .unwrap_or_else(|| "failed".to_owned()),
-                // A gtest binary that failed before running any test never loaded its tests.
-                phase: if g.gtest { Phase::Collect } else { Phase::Call },
-                ..Failure::default()
-            }),
-            Some(Ended::Crashed(word)) => {
-                let sig = signal_of(word);
-                let mut o = Outcome::failed(Failure {
-                    test: name.clone(),
-                    message: format!("crashed with {sig}"),
-                    kind: Some(sig),
-                    ..Failure::default()
-                });
-                o.crashed = true;
-                o
-            }
-            Some(Ended::Timeout) => Outcome::failed(Failure {
-                test: name.clone(),
-                message: "timed out (the CTest TIMEOUT of this test)".to_owned(),
-                kind: Some("timeout".to_owned()),
-                ..Failure::default()
-            }),
-            None => Outcome::new(name, Verdict::Running),
-        };
-        out.push(o);
+        out.extend(plain_outcome(t, &g));
         return out;
     }
     // CTest says the process failed but no gtest test did (a sanitizer at exit, a crash in a
@@ -252,6 +182,75 @@ pub(super) fn ctest_outcomes(
         out.push(o);
     }
     out
+}
+
+/// The outcome of a CTest test that ran no gtest test (a plain test, or a gtest binary that
+/// stopped before its first test); `None` for a gtest binary that passed without any.
+fn plain_outcome(t: &console::CtestTest, g: &console::Console) -> Option<Outcome> {
+    let name = &t.name;
+    let message = || {
+        g.outside
+            .first()
+            .map(|o| failure::message(&failure::parse(o).body))
+            .filter(|m| !m.is_empty())
+            .or_else(|| output_message(&t.output))
+    };
+    let o = match &t.ended {
+        Some(Ended::Passed) if g.gtest => return None,
+        Some(Ended::Passed) => Outcome::new(name, Verdict::Passed),
+        Some(Ended::Skipped | Ended::Disabled) => Outcome::new(name, Verdict::Skipped),
+        Some(Ended::NotRun(why)) => Outcome::failed(Failure {
+            test: name.clone(),
+            message: output_message(&t.output).unwrap_or_else(|| {
+                format!(
+                    "not run: {}",
+                    if why.is_empty() {
+                        "CTest could not start it"
+                    } else {
+                        why
+                    }
+                )
+            }),
+            phase: Phase::Collect,
+            ..Failure::default()
+        }),
+        Some(Ended::Failed(why)) => Outcome::failed(Failure {
+            test: name.clone(),
+            message: message()
+                .or_else(|| (!why.is_empty()).then(|| why.clone()))
+                .unwrap_or_else(|| "failed".to_owned()),
+            // A gtest binary that failed before running any test never loaded its tests.
+            phase: if g.gtest { Phase::Collect } else { Phase::Call },
+            ..Failure::default()
+        }),
+        Some(Ended::Crashed(word)) => crashed_outcome(name, word),
+        Some(Ended::Timeout) => timeout_outcome(name),
+        None => Outcome::new(name, Verdict::Running),
+    };
+    Some(o)
+}
+
+/// A test whose process CTest saw die of a signal (`word` is CTest's name for it).
+fn crashed_outcome(id: &str, word: &str) -> Outcome {
+    let sig = signal_of(word);
+    let mut o = Outcome::failed(Failure {
+        test: id.to_owned(),
+        message: format!("crashed with {sig}"),
+        kind: Some(sig),
+        ..Failure::default()
+    });
+    o.crashed = true;
+    o
+}
+
+/// A test CTest stopped at the test's own TIMEOUT.
+fn timeout_outcome(id: &str) -> Outcome {
+    Outcome::failed(Failure {
+        test: id.to_owned(),
+        message: "timed out (the CTest TIMEOUT of this test)".to_owned(),
+        kind: Some("timeout".to_owned()),
+        ..Failure::default()
+    })
 }
 
 pub(super) fn case_outcome(case: &json::Case, paths: &PathMap) -> Outcome {
