@@ -234,23 +234,35 @@ pub(super) fn judge(
     if crashed {
         run.tail = output_tail(ctx, &output);
     }
-    if run.tail.is_none() && run.not_found.is_empty() && run.doubt().is_some() {
+    if run.tail.is_none() {
+        run.tail = quiet_tail(&run, ctx, records, &output);
+    }
+    run
+}
+
+/// The tail of a run no ending above explained: pytest's own words when it disagrees with
+/// records that say green, else the collection errors' project entries.
+fn quiet_tail(run: &Run, ctx: &Context<'_>, records: &Records, output: &str) -> Option<String> {
+    if run.not_found.is_empty() && run.doubt().is_some() {
         // The records say green and pytest does not (a coverage threshold's "FAIL Required test
         // coverage of 90% not reached", a `pytest.exit`): its own words say why, without the
         // coverage table or progress lines around them.
-        run.tail = verdict::why_tail(ctx.paths, &output);
+        let why = verdict::why_tail(ctx.paths, output);
+        if why.is_some() {
+            return why;
+        }
     }
-    if run.tail.is_none() && !records.collect_errors.is_empty() {
+    if !records.collect_errors.is_empty() {
         let texts: Vec<&str> = records
             .collect_errors
             .iter()
             .map(|c| c.text.as_str())
             .filter(|t| !t.trim().is_empty())
             .collect();
-        run.tail = verdict::tail(ctx.paths, &project_entries(&texts.join("\n"), ctx.paths))
-            .or_else(|| output_tail(ctx, &output));
+        return verdict::tail(ctx.paths, &project_entries(&texts.join("\n"), ctx.paths))
+            .or_else(|| output_tail(ctx, output));
     }
-    run
+    None
 }
 
 /// What pytest's exit code means, as pytest documents its codes (`pytest.ExitCode`).
