@@ -307,14 +307,7 @@ pub(super) fn select(listed: &[Listed], ids: &[String]) -> Selection {
 
 /// CTest's regular expressions: every character that is not a letter, digit or `_` escaped.
 pub(super) fn regex_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() * 2);
-    for c in s.chars() {
-        if !(c.is_ascii_alphanumeric() || c == '_') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
+    crate::text::escape_chars(s, |c| !(c.is_ascii_alphanumeric() || c == '_'))
 }
 
 #[cfg(test)]

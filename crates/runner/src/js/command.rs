@@ -289,14 +289,7 @@ impl Selection {
 
 /// A string as a literal in a JavaScript regular expression.
 pub(super) fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if "\\^$.*+?()[]{}|/".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
+    crate::text::escape_chars(s, |c| "\\^$.*+?()[]{}|/".contains(c))
 }
 
 #[cfg(test)]
