@@ -160,34 +160,12 @@ pub(super) fn judge(
     run.exit = verdict::exit(cap.end, |c| verdict::meaning(EXIT_CODES, c));
 
     let mut t = Tally::new(&mut run, ctx.paths, ids, requested);
-    let mut reported: HashSet<String> = HashSet::new();
-    let mut unreadable: Vec<(&Written, String)> = Vec::new();
-    // Every case the reports hold, whatever was asked for: the tool's own totals count them all.
-    let mut seen = summary::Totals::default();
-    let mut reason: Option<String> = None;
-    for w in reports {
-        match &w.parsed {
-            Ok(report) => {
-                for s in &report.suites {
-                    t.suite(s, Some(&w.module));
-                    for c in &s.cases {
-                        reported.insert(c.classname.clone());
-                    }
-                    reported.insert(s.name.clone());
-                    seen.run += s.cases.len() as u64;
-                    seen.failed +=
-                        (s.cases.iter().filter(|c| c.is_failure()).count() + s.faults.len()) as u64;
-                }
-                if !report.complete {
-                    unreadable.push((w, "the report ends early".to_owned()));
-                }
-                if reason.is_none() {
-                    reason = report.disagreement();
-                }
-            }
-            Err(e) => unreadable.push((w, e.to_string())),
-        }
-    }
+    let Read {
+        reported,
+        unreadable,
+        mut seen,
+        mut reason,
+    } = read_reports(&mut t, reports);
     // Tests whose class wrote no report: the listener saw them (and they count among what
     // the tool ran).
     for e in events.iter().filter(|e| !reported.contains(&e.class)) {
@@ -207,30 +185,7 @@ pub(super) fn judge(
         .map(|e| case_id(ids, &e.class, &event_name(ids, &e.name)))
         .collect();
     for (w, why) in &unreadable {
-        let class = w
-            .file
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .and_then(|n| {
-                n.strip_prefix("TEST-")
-                    .and_then(|s| s.strip_suffix(".xml"))
-                    .map(str::to_owned)
-            })
-            .unwrap_or_default();
-        let module = Some(w.module.as_path());
-        let test = if is_class_name(&class) {
-            t.class_id(&class, module)
-        } else {
-            ctx.paths
-                .relativize(&w.file.to_string_lossy(), None)
-                .unwrap_or_else(|| class.clone())
-        };
-        t.run.failures.push(Failure {
-            test,
-            message: text::first_line(&format!("its test report could not be read: {why}")),
-            phase: Phase::Collect,
-            ..Failure::default()
-        });
+        unreadable_failure(&mut t, ctx, w, why);
     }
     let mut unmatched = t.unmatched();
     let load_tail = text::tail(&ctx.paths.scrub(&t.load_traces.join("\n")));
@@ -251,28 +206,7 @@ pub(super) fn judge(
             verdict::crashed(&mut run, None, output_tail(ctx.paths, output));
         }
         Ending::Exited(_) if fork_crashed(output) => {
-            run.status = Some(Status::Crashed);
-            let why = match fork_exit_code(output) {
-                Some(code) => format!(
-                    "the test JVM exited with code {code} during this test (System.exit or a crash)"
-                ),
-                None => "the test JVM ended during this test (System.exit or a crash)".to_owned(),
-            };
-            let classes = if running.is_empty() {
-                crashed_classes(output)
-            } else {
-                Vec::new()
-            };
-            crash_failures(
-                &mut run,
-                ctx,
-                ids,
-                running,
-                &classes,
-                &why,
-                Some("JVM exit".to_owned()),
-            );
-            run.tail = output_tail(ctx.paths, output);
+            fork_crash(&mut run, ctx, ids, running, output);
         }
         Ending::Exited(_) if build_failed => {
             run.status = Some(Status::BuildFailed);
@@ -327,6 +261,110 @@ pub(super) fn judge(
         .filter(|id| !run.running.contains(id) && !run.failures.iter().any(|f| &f.test == id))
         .collect();
     run
+}
+
+/// What the reports say, read into the tally.
+struct Read<'w> {
+    /// The classes and suites the reports account for.
+    reported: HashSet<String>,
+    /// Reports that could not be read, or end early, and why.
+    unreadable: Vec<(&'w Written, String)>,
+    /// Every case the reports hold, whatever was asked for: the tool's own totals count them all.
+    seen: summary::Totals,
+    /// Where a report's own totals disagree with its cases.
+    reason: Option<String>,
+}
+
+fn read_reports<'w>(t: &mut Tally<'_, '_>, reports: &'w [Written]) -> Read<'w> {
+    let mut reported: HashSet<String> = HashSet::new();
+    let mut unreadable: Vec<(&Written, String)> = Vec::new();
+    let mut seen = summary::Totals::default();
+    let mut reason: Option<String> = None;
+    for w in reports {
+        match &w.parsed {
+            Ok(report) => {
+                for s in &report.suites {
+                    t.suite(s, Some(&w.module));
+                    for c in &s.cases {
+                        reported.insert(c.classname.clone());
+                    }
+                    reported.insert(s.name.clone());
+                    seen.run += s.cases.len() as u64;
+                    seen.failed +=
+                        (s.cases.iter().filter(|c| c.is_failure()).count() + s.faults.len()) as u64;
+                }
+                if !report.complete {
+                    unreadable.push((w, "the report ends early".to_owned()));
+                }
+                if reason.is_none() {
+                    reason = report.disagreement();
+                }
+            }
+            Err(e) => unreadable.push((w, e.to_string())),
+        }
+    }
+    Read {
+        reported,
+        unreadable,
+        seen,
+        reason,
+    }
+}
+
+/// A report that could not be read is a collection failure of its class (named by its file
+/// `TEST-<class>.xml`), else of the file.
+fn unreadable_failure(t: &mut Tally<'_, '_>, ctx: &Context<'_>, w: &Written, why: &str) {
+    let class = w
+        .file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .and_then(|n| {
+            n.strip_prefix("TEST-")
+                .and_then(|s| s.strip_suffix(".xml"))
+                .map(str::to_owned)
+        })
+        .unwrap_or_default();
+    let module = Some(w.module.as_path());
+    let test = if is_class_name(&class) {
+        t.class_id(&class, module)
+    } else {
+        ctx.paths
+            .relativize(&w.file.to_string_lossy(), None)
+            .unwrap_or_else(|| class.clone())
+    };
+    t.run.failures.push(Failure {
+        test,
+        message: text::first_line(&format!("its test report could not be read: {why}")),
+        phase: Phase::Collect,
+        ..Failure::default()
+    });
+}
+
+/// The forked test JVM ended during a test (`System.exit`, a crash): the run crashed, and the
+/// tests it was running (else the classes Surefire names) fail.
+fn fork_crash(run: &mut Run, ctx: &Context<'_>, ids: Ids, running: Vec<String>, output: &str) {
+    run.status = Some(Status::Crashed);
+    let why = match fork_exit_code(output) {
+        Some(code) => format!(
+            "the test JVM exited with code {code} during this test (System.exit or a crash)"
+        ),
+        None => "the test JVM ended during this test (System.exit or a crash)".to_owned(),
+    };
+    let classes = if running.is_empty() {
+        crashed_classes(output)
+    } else {
+        Vec::new()
+    };
+    crash_failures(
+        run,
+        ctx,
+        ids,
+        running,
+        &classes,
+        &why,
+        Some("JVM exit".to_owned()),
+    );
+    run.tail = output_tail(ctx.paths, output);
 }
 
 /// Each test that was running when the JVM died becomes a failure; lacking the listener's
