@@ -6,7 +6,10 @@ use pith_model::{Exit, ExitMeaning, Failure, Phase, Run, Status};
 
 use crate::process::{Captured, End};
 use crate::verdict::{self as scaffold, Ending};
-use crate::{Adapter, Context};
+use std::collections::HashSet;
+use std::path::Path;
+
+use crate::{Adapter, Context, PathMap};
 
 use super::command::Selection;
 use super::parse::{rel_file, tally, Outcome};
@@ -25,21 +28,8 @@ impl Js {
         let mut run = Run::new(self.name());
         let (paths, dir) = (ctx.paths, self.dir.as_path());
         let t = tally(&mut run, paths, dir, &outcome.suites, sel);
-        if let Some(sel) = sel {
-            for id in &sel.ids {
-                let file = id_file(id);
-                let explained = run
-                    .failures
-                    .iter()
-                    .any(|f| f.phase == Phase::Collect && f.test == file)
-                    || outcome
-                        .crashed
-                        .iter()
-                        .any(|c| rel_file(paths, dir, &c.file) == file);
-                if !t.seen.contains(id) && !explained && captured.end_is_normal() {
-                    run.not_found.push(id.clone());
-                }
-            }
+        if let (Some(sel), true) = (sel, captured.end_is_normal()) {
+            not_found(&mut run, &outcome, &t.seen, sel, paths, dir);
         }
         let output = scaffold::combined(&[
             &captured.stdout_str(),
@@ -81,52 +71,11 @@ impl Js {
         }
         if !outcome.crashed.is_empty() {
             run.status = Some(Status::Crashed);
-            for c in &outcome.crashed {
-                let file = rel_file(paths, dir, &c.file);
-                let mut running: Vec<String> = c.tests.iter().map(|n| test_id(&file, n)).collect();
-                if running.is_empty() {
-                    running.push(file.clone());
-                }
-                let frames = c
-                    .output
-                    .as_deref()
-                    .map(|o| {
-                        let mut f = stack::native_frames(o, paths, dir);
-                        paths.fill_code(&mut f);
-                        f
-                    })
-                    .unwrap_or_default();
-                crash_failures(&mut run, &running, &c.why, c.signal.clone(), frames);
-                run.running.extend(running);
-            }
+            worker_crashes(&mut run, &outcome, paths, dir);
             run.tail = tail();
             return run;
         }
-        for u in &outcome.unhandled {
-            let p = stack::parse_error(&u.text, paths, dir);
-            let test = match (&u.path, &u.test) {
-                (Some(f), Some(n)) => format!("{}{SEP}{n}", rel_file(paths, dir, f)),
-                (Some(f), None) => rel_file(paths, dir, f),
-                _ => p
-                    .frames
-                    .iter()
-                    .rev()
-                    .find(|f| f.project)
-                    .map(|f| f.file.clone())
-                    .unwrap_or_else(|| "(unhandled error)".to_owned()),
-            };
-            let mut frames = p.frames;
-            paths.fill_code(&mut frames);
-            run.failures.push(Failure {
-                test,
-                message: p.message,
-                kind: p.kind,
-                frames,
-                phase: Phase::Call,
-                ..Failure::default()
-            });
-            run.failed += 1;
-        }
+        unhandled_failures(&mut run, &outcome, paths, dir);
         if !outcome.report {
             // The runner stopped before running anything: its configuration, a missing
             // environment, a crash at start-up; or it found no test file (jest then exits
@@ -199,6 +148,86 @@ impl Js {
             run.tail = stack::tail(&evidence, paths, dir).or_else(tail);
         }
         run
+    }
+}
+
+/// The requested ids no record has, unless a file-level failure explains them (a suite that
+/// failed to load, a worker that died). Only for a runner that ended by itself: what it did
+/// not report, it did not find.
+fn not_found(
+    run: &mut Run,
+    outcome: &Outcome,
+    seen: &HashSet<String>,
+    sel: &Selection,
+    paths: &PathMap,
+    dir: &Path,
+) {
+    for id in &sel.ids {
+        let file = id_file(id);
+        let explained = run
+            .failures
+            .iter()
+            .any(|f| f.phase == Phase::Collect && f.test == file)
+            || outcome
+                .crashed
+                .iter()
+                .any(|c| rel_file(paths, dir, &c.file) == file);
+        if !seen.contains(id) && !explained {
+            run.not_found.push(id.clone());
+        }
+    }
+}
+
+/// Each test a dead worker was running (its file when none is named) fails with the worker's
+/// death, located by its native stack when it printed one.
+fn worker_crashes(run: &mut Run, outcome: &Outcome, paths: &PathMap, dir: &Path) {
+    for c in &outcome.crashed {
+        let file = rel_file(paths, dir, &c.file);
+        let mut running: Vec<String> = c.tests.iter().map(|n| test_id(&file, n)).collect();
+        if running.is_empty() {
+            running.push(file.clone());
+        }
+        let frames = c
+            .output
+            .as_deref()
+            .map(|o| {
+                let mut f = stack::native_frames(o, paths, dir);
+                paths.fill_code(&mut f);
+                f
+            })
+            .unwrap_or_default();
+        crash_failures(run, &running, &c.why, c.signal.clone(), frames);
+        run.running.extend(running);
+    }
+}
+
+/// Errors no test caught (an unhandled rejection after a test ended) fail the test or file
+/// they name, else the project file at the top of their stack.
+fn unhandled_failures(run: &mut Run, outcome: &Outcome, paths: &PathMap, dir: &Path) {
+    for u in &outcome.unhandled {
+        let p = stack::parse_error(&u.text, paths, dir);
+        let test = match (&u.path, &u.test) {
+            (Some(f), Some(n)) => format!("{}{SEP}{n}", rel_file(paths, dir, f)),
+            (Some(f), None) => rel_file(paths, dir, f),
+            _ => p
+                .frames
+                .iter()
+                .rev()
+                .find(|f| f.project)
+                .map(|f| f.file.clone())
+                .unwrap_or_else(|| "(unhandled error)".to_owned()),
+        };
+        let mut frames = p.frames;
+        paths.fill_code(&mut frames);
+        run.failures.push(Failure {
+            test,
+            message: p.message,
+            kind: p.kind,
+            frames,
+            phase: Phase::Call,
+            ..Failure::default()
+        });
+        run.failed += 1;
     }
 }
 
