@@ -414,7 +414,8 @@ fn judge(
 /// Counts and failures from the report's cases (those requested, with a selection): flaky
 /// tests fail, a test whose process exited 0 before libtest reported it fails, a test killed
 /// by pith's own signal at the deadline is running. Also the ids seen and the output of tests
-/// that died of a signal.
+/// that died of a signal. Kept whole (84 lines): one match over a case's outcome, each arm
+/// one rule, read best side by side.
 fn tally_cases(
     run: &mut Run,
     ctx: &Context<'_>,
