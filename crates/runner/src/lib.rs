@@ -15,6 +15,7 @@ pub mod process;
 pub mod pytest;
 pub mod report;
 pub mod text;
+mod verdict;
 
 use std::path::Path;
 use std::process::Command;

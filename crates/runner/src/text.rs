@@ -167,6 +167,19 @@ fn tells_why(line: &str) -> bool {
     .any(|k| lower.contains(k))
 }
 
+/// `s` with a backslash before each character `special` picks: a literal inside a runner's
+/// regular expression.
+pub fn escape_chars(s: &str, special: impl Fn(char) -> bool) -> String {
+    let mut out = String::with_capacity(s.len() * 2);
+    for c in s.chars() {
+        if special(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

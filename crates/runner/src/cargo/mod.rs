@@ -686,9 +686,7 @@ fn backtrace_frames(
 
 /// The end of some raw output, paths relative; `None` when there is nothing to say.
 fn tail_of(ctx: &Context<'_>, s: &str) -> Option<String> {
-    let kept: Vec<&str> = s.lines().filter(|l| !is_progress(l)).collect();
-    let t = text::tail(&ctx.paths.scrub(&kept.join("\n")));
-    (!t.is_empty()).then_some(t)
+    crate::verdict::tail_of_lines(ctx.paths, s.lines(), |l| !is_progress(l))
 }
 
 /// cargo's and nextest's progress lines: they say the build and the passing tests went fine,

@@ -24,7 +24,7 @@ use pith_model::{Exit, ExitMeaning, Failure, Run, Status};
 use super::{diag, xmlcut, TestId};
 use crate::junit;
 use crate::process::{Captured, End};
-use crate::{text, Context, RunnerError};
+use crate::{text, verdict, Context, RunnerError};
 
 /// nextest's exit codes (nextest-metadata 0.15's `NextestExitCode`; "unknown/unexpected
 /// failures will always result in exit code 1"), plus clap's 2 for a command line it rejects.
@@ -345,6 +345,7 @@ fn totals_disagree(report: &junit::Report) -> Option<String> {
     None
 }
 
+/// What nextest's stderr, cargo's messages and the JUnit report say, as a [`Run`].
 fn judge(
     ctx: &Context<'_>,
     cap: &Captured,
@@ -364,6 +365,66 @@ fn judge(
         .map(|a| (a.binary_id.as_str(), a.package_dir.as_path()))
         .collect();
 
+    let (seen, crash_tails) =
+        tally_cases(&mut run, ctx, report, requested, customs, &pkg_dirs, killed);
+    if killed && report.is_none() {
+        run.running = killed_in_stderr(stderr);
+    }
+    if !killed {
+        run.reason = report.and_then(totals_disagree);
+    }
+
+    let errors = super::build_errors(ctx, &msgs.errors);
+    let build_failed = !errors.is_empty() || msgs.build_success == Some(false);
+    run.build_errors = errors;
+    let tail = || super::tail_of(ctx, stderr);
+
+    if killed {
+        verdict::stopped(&mut run, None, tail());
+    } else if build_failed || cap.end == End::Exited(exit::BUILD_FAILED) {
+        run.status = Some(Status::BuildFailed);
+        if run.build_errors.is_empty() {
+            run.tail = tail();
+        }
+    } else if exit_status(&mut run, cap.end, report.is_some(), requested, &tail) {
+        return run;
+    }
+    if !crash_tails.is_empty() && !killed {
+        run.status = Some(
+            run.status
+                .map_or(Status::Crashed, |s| s.max(Status::Crashed)),
+        );
+        run.tail = super::tail_of(ctx, &crash_tails.join("\n"));
+    }
+    if run.reason.is_some() && run.tail.is_none() {
+        run.tail = tail();
+    }
+    if let Some(req) = requested {
+        if !killed && !build_failed {
+            run.not_found = req
+                .iter()
+                .filter(|id| !seen.contains(&id.full))
+                .map(|id| id.full.clone())
+                .collect();
+        }
+    }
+    run
+}
+
+/// Counts and failures from the report's cases (those requested, with a selection): flaky
+/// tests fail, a test whose process exited 0 before libtest reported it fails, a test killed
+/// by pith's own signal at the deadline is running. Also the ids seen and the output of tests
+/// that died of a signal. Kept whole (84 lines): one match over a case's outcome, each arm
+/// one rule, read best side by side.
+fn tally_cases(
+    run: &mut Run,
+    ctx: &Context<'_>,
+    report: Option<&junit::Report>,
+    requested: Option<&[TestId]>,
+    customs: &HashSet<String>,
+    pkg_dirs: &HashMap<&str, &Path>,
+    killed: bool,
+) -> (HashSet<String>, Vec<String>) {
     let mut seen: HashSet<String> = HashSet::new();
     let mut crash_tails: Vec<String> = Vec::new();
     for case in report.iter().flat_map(|r| r.cases()) {
@@ -437,94 +498,63 @@ fn judge(
             }
         }
     }
-    if killed && report.is_none() {
-        run.running = killed_in_stderr(stderr);
-    }
-    if !killed {
-        run.reason = report.and_then(totals_disagree);
-    }
+    (seen, crash_tails)
+}
 
-    let errors = super::build_errors(ctx, &msgs.errors);
-    let build_failed = !errors.is_empty() || msgs.build_success == Some(false);
-    run.build_errors = errors;
-    let tail = || super::tail_of(ctx, stderr);
-
-    if killed {
-        run.status = Some(Status::TimedOut);
-        run.tail = tail();
-    } else if build_failed || cap.end == End::Exited(exit::BUILD_FAILED) {
-        run.status = Some(Status::BuildFailed);
-        if run.build_errors.is_empty() {
+/// What nextest's exit code says when the run was neither stopped nor a build failure:
+/// the statuses its documented codes mean and the tail that says why. `true` when the
+/// filterset could not be applied, which is the whole answer.
+fn exit_status(
+    run: &mut Run,
+    end: End,
+    has_report: bool,
+    requested: Option<&[TestId]>,
+    tail: &dyn Fn() -> Option<String>,
+) -> bool {
+    match end {
+        End::Exited(exit::OK | exit::NO_TESTS_RUN) => {}
+        End::Exited(exit::TEST_RUN_FAILED) if has_report => {}
+        End::Exited(exit::TEST_RUN_FAILED) => {
+            // Failed, but the report is missing: say so rather than guess.
+            run.status = Some(Status::TestsFailed);
             run.tail = tail();
         }
-    } else {
-        match cap.end {
-            End::Exited(exit::OK | exit::NO_TESTS_RUN) => {}
-            End::Exited(exit::TEST_RUN_FAILED) if report.is_some() => {}
-            End::Exited(exit::TEST_RUN_FAILED) => {
-                // Failed, but the report is missing: say so rather than guess.
-                run.status = Some(Status::TestsFailed);
-                run.tail = tail();
-            }
-            End::Exited(exit::INVALID_FILTERSET) if requested.is_some() => {
-                // The filterset could not be applied: nothing requested was run.
-                run.not_found = requested
-                    .unwrap_or_default()
-                    .iter()
-                    .map(|id| id.full.clone())
-                    .collect();
-                run.tail = tail();
-                return run;
-            }
-            End::Exited(exit::REQUIRED_VERSION_NOT_MET) => {
-                run.status = Some(Status::RunnerMissing);
-                run.hint = Some(NEXTEST_HINT.to_owned());
-                run.tail = tail();
-            }
-            End::Exited(exit::TEST_LIST_CREATION_FAILED) => {
-                // A test binary could not list its tests (one without libtest's harness that
-                // does not answer `--list`, or that failed doing so): none of them ran.
-                run.status = Some(Status::CollectionFailed);
-                run.tail = tail();
-            }
-            End::Exited(exit::CARGO_METADATA_FAILED | exit::SETUP_SCRIPT_FAILED) => {
-                // The project could not be set up to run (a bad manifest, a failing setup
-                // script): no test ran, the output says why.
-                run.status = Some(Status::BuildFailed);
-                run.tail = tail();
-            }
-            End::Signaled(_) => {
-                run.status = Some(Status::Crashed);
-                run.tail = tail();
-            }
-            _ => {
-                // nextest itself could not do its job (a configuration it rejects, an internal
-                // error): never green, and its own words say why. `Run::status` judges the
-                // exit against the records.
-                run.tail = tail();
-            }
-        }
-    }
-    if !crash_tails.is_empty() && !killed {
-        run.status = Some(
-            run.status
-                .map_or(Status::Crashed, |s| s.max(Status::Crashed)),
-        );
-        run.tail = super::tail_of(ctx, &crash_tails.join("\n"));
-    }
-    if run.reason.is_some() && run.tail.is_none() {
-        run.tail = tail();
-    }
-    if let Some(req) = requested {
-        if !killed && !build_failed {
-            run.not_found = req
+        End::Exited(exit::INVALID_FILTERSET) if requested.is_some() => {
+            // The filterset could not be applied: nothing requested was run.
+            run.not_found = requested
+                .unwrap_or_default()
                 .iter()
-                .filter(|id| !seen.contains(&id.full))
                 .map(|id| id.full.clone())
                 .collect();
+            run.tail = tail();
+            return true;
+        }
+        End::Exited(exit::REQUIRED_VERSION_NOT_MET) => {
+            run.status = Some(Status::RunnerMissing);
+            run.hint = Some(NEXTEST_HINT.to_owned());
+            run.tail = tail();
+        }
+        End::Exited(exit::TEST_LIST_CREATION_FAILED) => {
+            // A test binary could not list its tests (one without libtest's harness that
+            // does not answer `--list`, or that failed doing so): none of them ran.
+            run.status = Some(Status::CollectionFailed);
+            run.tail = tail();
+        }
+        End::Exited(exit::CARGO_METADATA_FAILED | exit::SETUP_SCRIPT_FAILED) => {
+            // The project could not be set up to run (a bad manifest, a failing setup
+            // script): no test ran, the output says why.
+            run.status = Some(Status::BuildFailed);
+            run.tail = tail();
+        }
+        End::Signaled(_) => verdict::crashed(run, None, tail()),
+        _ => {
+            // nextest itself could not do its job (a configuration it rejects, an internal
+            // error): never green, and its own words say why. `Run::status` judges the
+            // exit against the records.
+            run.tail = tail();
         }
     }
-    run
+    false
 }
 
 /// A failed test from a JUnit fault: the panic in its stderr (else in the fault's text, else

@@ -20,7 +20,7 @@ use pith_model::{Exit, ExitMeaning, Failure, Run, Status};
 use super::libtest::{self, Announced, Failed, Outcome, Ran};
 use super::{diag, TargetKind, TestId};
 use crate::process::{Captured, End};
-use crate::{text, Context, RunnerError};
+use crate::{text, verdict, Context, RunnerError};
 
 /// How long listing a test binary's tests may take after a crash or the deadline.
 const LIST_TIMEOUT: Duration = Duration::from_secs(10);
@@ -461,8 +461,7 @@ fn judge(
     let failed_exit = !matches!(cap.end, End::Exited(0));
     let stderr_tail = || super::tail_of(ctx, &stderr);
     if killed {
-        run.status = Some(Status::TimedOut);
-        run.tail = stderr_tail();
+        verdict::stopped(&mut run, None, stderr_tail());
     } else if build_failed {
         run.status = Some(Status::BuildFailed);
         if run.build_errors.is_empty() {
@@ -478,8 +477,7 @@ fn judge(
             run.tail = stderr_tail();
         }
     } else if crashed || signaled || matches!(cap.end, End::Signaled(_)) {
-        run.status = Some(Status::Crashed);
-        run.tail = stderr_tail();
+        verdict::crashed(&mut run, None, stderr_tail());
     } else if !tails.is_empty() {
         run.tail = super::tail_of(ctx, &tails.join("\n"));
     }

@@ -46,7 +46,7 @@ use std::time::{Duration, Instant};
 use pith_model::{Run, Status};
 
 use crate::process::{self, End};
-use crate::{text, Adapter, Context, ParseError, PathMap, RunnerError};
+use crate::{Adapter, Context, ParseError, PathMap, RunnerError};
 
 pub use verdict::test_id;
 use verdict::{Judge, Requested, Selection};
@@ -242,10 +242,8 @@ impl Go {
         }
         if matches!(out.end, End::TimedOut | End::Cancelled) {
             let mut run = Run::new("go");
-            run.status = Some(Status::TimedOut);
             run.duration = out.elapsed;
-            let t = text::tail(&ctx.paths.scrub(&stderr));
-            run.tail = (!t.is_empty()).then_some(t);
+            crate::verdict::stopped(&mut run, None, crate::verdict::tail(ctx.paths, &stderr));
             return Ok(Listing::Stop(Box::new(run)));
         }
         // Anything else go list cannot do, go test will say in its own words.
@@ -376,11 +374,7 @@ fn kept_goflags(flags: &str) -> String {
 }
 
 fn missing(hint: String) -> Run {
-    Run {
-        status: Some(Status::RunnerMissing),
-        hint: Some(hint),
-        ..Run::new("go")
-    }
+    crate::verdict::runner_missing("go", hint)
 }
 
 fn spawn_error(go: &Path, source: std::io::Error) -> RunnerError {

@@ -181,8 +181,7 @@ impl Judge<'_> {
                 .extend(stream.text.all().iter().map(|l| l.to_string()));
         }
         if !st.tail.is_empty() && run.tail.is_none() {
-            let t = text::tail(&self.paths.scrub(&st.tail.join("\n")));
-            run.tail = (!t.is_empty()).then_some(t);
+            run.tail = crate::verdict::tail(self.paths, &st.tail.join("\n"));
         }
         run.status = st.status;
         run
@@ -693,10 +692,8 @@ impl Judge<'_> {
             }
             Some(End::Signaled(sig)) => {
                 st.raise(Status::Crashed);
-                st.tail.push(format!(
-                    "go was killed by {}",
-                    crate::process::signal_name(sig)
-                ));
+                let signal = crate::process::signal_name(sig);
+                st.tail.push(crate::verdict::killed_by("go", &signal));
                 st.tail.extend(self.stderr_lines());
             }
             Some(End::Exited(code))

@@ -13,7 +13,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Tool, GRADLE_FILES};
+use super::detect::GRADLE_FILES;
+use super::Tool;
 use crate::text;
 
 /// One way to run the project's tests.

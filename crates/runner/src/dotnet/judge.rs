@@ -1,0 +1,369 @@
+//! What a finished `dotnet test`, its TRX reports and the platform's records of unfinished
+//! tests say, as a [`Run`]: the common endings, the platform's exit codes, the SDK or TRX
+//! extension missing, hangs and host crashes.
+
+use pith_model::{ExitMeaning, Run, Status};
+
+use crate::process::{Captured, End};
+use crate::verdict::{self, Ending, Verdict};
+use crate::{text, Context};
+
+use super::evidence::{aborted, running_tests, Evidence, Watch};
+use super::parse::{answers, read_doc, tally, verdict_of, Doc};
+use super::{blame, install_hint, msbuild, stack, trx, Platform};
+
+/// The hint when the test projects lack MTP's TRX extension.
+pub(super) const TRX_MISSING: &str = "the test projects cannot write TRX: add the Microsoft.Testing.Extensions.TrxReport package to them";
+
+/// MTP exit codes that say something the TRX cannot.
+mod mtp_exit {
+    pub const ZERO_TESTS: i32 = 8;
+    pub const SESSION_FAILED: i32 = 7;
+    pub const HOST_CRASHED: i32 = 11;
+}
+
+/// What `dotnet test`'s exit code means on `platform`. VSTest (and MTP through VSTest's
+/// bridge, where MSBuild runs the test apps) exits 0 when every test passed and 1 otherwise.
+/// `dotnet test` in MTP mode passes on the test apps' code when they all exit with the same
+/// one, else 1 (dotnet/sdk#47550, #52402); MTP's codes are documented at
+/// https://aka.ms/testingplatform/exitcodes: 2 a test failed, 3 the session was aborted, 5
+/// invalid arguments, 8 zero tests ran, 13 stopped at `--maximum-failed-tests`.
+pub(super) fn exit_meaning(platform: Platform, code: i32) -> ExitMeaning {
+    match (platform, code) {
+        (_, 0) => ExitMeaning::Passed,
+        (Platform::Mtp { native: true }, 2 | 13) => ExitMeaning::Failed,
+        (Platform::Mtp { native: true }, 3) => ExitMeaning::Interrupted,
+        (Platform::Mtp { native: true }, 5) => ExitMeaning::UsageError,
+        (Platform::Mtp { native: true }, 8) => ExitMeaning::NoTests,
+        (Platform::Mtp { native: true }, _) => ExitMeaning::Other,
+        (_, 1) => ExitMeaning::Failed,
+        _ => ExitMeaning::Other,
+    }
+}
+
+/// `dotnet` started but could not run `dotnet test` here: no SDK that global.json accepts, or
+/// none at all (the muxer alone).
+pub(super) fn sdk_missing(output: &str) -> bool {
+    output.contains("A compatible .NET SDK was not found")
+        || output.contains("No .NET SDKs were found")
+        || output.contains("The application 'test' does not exist")
+        || output.contains("A compatible installed .NET SDK for global.json version")
+}
+
+/// Where a TRX's own account disagrees with its results, in one line: its counters count more
+/// failed tests than its results show, its summary says the run failed (or errored) with no
+/// failed result, or a run info is an error. `None` when it agrees.
+pub(super) fn doc_doubt(doc: &trx::Trx) -> Option<String> {
+    let failed = doc
+        .results
+        .iter()
+        .filter(|r| verdict_of(&r.outcome.to_ascii_lowercase()) == Verdict::Failed)
+        .count() as u64;
+    let c = &doc.counters;
+    let counted: u64 = [c.failed, c.error, c.timeout, c.aborted]
+        .iter()
+        .map(|n| u64::from(n.unwrap_or(0)))
+        .sum();
+    if counted > failed {
+        return Some(format!(
+            "the TRX counts {counted} failed tests, its results show {failed}"
+        ));
+    }
+    let outcome = doc.summary_outcome.as_deref().unwrap_or("");
+    if failed == 0
+        && ["failed", "error", "timeout"]
+            .iter()
+            .any(|o| outcome.eq_ignore_ascii_case(o))
+    {
+        return Some(format!(
+            "the TRX says the run {outcome} though no test failed"
+        ));
+    }
+    doc.run_infos
+        .iter()
+        .find(|(o, _)| o.eq_ignore_ascii_case("error"))
+        .map(|(_, t)| text::first_line(&format!("the TRX reports an error: {}", t.trim())))
+}
+
+/// What a finished `dotnet test`, its TRX reports and the platform's records of unfinished
+/// tests say.
+pub(super) fn judge(
+    ctx: &Context<'_>,
+    cap: &Captured,
+    docs: &[trx::Trx],
+    evidence: &Evidence,
+    watch: &Watch<'_>,
+    requested: &[String],
+) -> Run {
+    let mut run = Run::new("dotnet");
+    run.duration = cap.elapsed;
+    let output = verdict::stdout_stderr(cap);
+    let mut locator = stack::Locator::new(ctx.paths);
+    let read: Vec<Doc> = docs.iter().map(|d| read_doc(d, &mut locator)).collect();
+    tally(&mut run, read, requested, ctx.paths);
+    run.exit = verdict::exit(cap.end, |c| exit_meaning(watch.layout.platform, c));
+    // The reports' own totals and summaries must agree with their results.
+    run.reason = evidence
+        .unread
+        .first()
+        .cloned()
+        .or_else(|| docs.iter().find_map(doc_doubt));
+    let tail = || verdict::tail(ctx.paths, &output);
+    let running = running_tests(&output, docs, evidence);
+    // The platform's own hang timeout stopped a test host (pith's, or one the project set).
+    let hung = evidence.mtp_hang
+        || blame::vstest_hang(
+            &output,
+            docs.iter()
+                .flat_map(|d| d.run_infos.iter().map(|(_, t)| t.as_str())),
+        );
+    let incomplete = docs.iter().any(|d| !d.complete);
+    match Ending::of(cap.end) {
+        Ending::Stopped => {
+            if hung {
+                stopped_failures(&mut run, &running, &watch.hung(), "timeout");
+            }
+            if running.is_empty() && cap.end == End::TimedOut {
+                run.hint = watch.unnamed_hint();
+            }
+            verdict::stopped(&mut run, Some(running), tail());
+        }
+        Ending::Killed(signal) => {
+            let tail = tail().or_else(|| Some(verdict::killed_by("dotnet", &signal)));
+            verdict::crashed(&mut run, Some(running), tail);
+        }
+        Ending::Exited(code) => {
+            let seen = Exited {
+                code,
+                output: &output,
+                docs,
+                watch,
+                hung,
+                incomplete,
+            };
+            if let Some(missing) = exited(&mut run, ctx, &seen, running) {
+                return missing;
+            }
+        }
+    }
+    if run.reason.is_some() && run.tail.is_none() {
+        run.tail = tail();
+    }
+    // A requested test that started and never ended was found, though no report has it.
+    let running = &run.running;
+    run.not_found
+        .retain(|r| !running.iter().any(|id| answers(r, id)));
+    run
+}
+
+/// What [`exited`] weighs.
+struct Exited<'a> {
+    code: i32,
+    output: &'a str,
+    docs: &'a [trx::Trx],
+    watch: &'a Watch<'a>,
+    /// The platform's own hang timeout stopped a test host.
+    hung: bool,
+    /// A report ends before its end.
+    incomplete: bool,
+}
+
+/// The verdict of a `dotnet test` that exited by itself: build errors, a host that hung or
+/// crashed, zero tests, a report cut short, an exit no report explains; `Some` when the answer
+/// is rather that the SDK or the TRX extension is missing.
+fn exited(run: &mut Run, ctx: &Context<'_>, e: &Exited<'_>, running: Vec<String>) -> Option<Run> {
+    let (code, output, docs, watch, hung, incomplete) =
+        (e.code, e.output, e.docs, e.watch, e.hung, e.incomplete);
+    let tail = || verdict::tail(ctx.paths, output);
+    run.build_errors = msbuild::errors(output, ctx.paths);
+    if !docs.is_empty() {
+        // Tests ran, so the build did not fail before them: an error MSBuild prints
+        // without a compiler's or NuGet's code is a step after the tests (coverlet's
+        // coverage threshold, an Exec task) failing the run, not the build. The exit
+        // says not green; the tail says why.
+        run.build_errors
+            .retain(|e| e.code.as_deref().is_some_and(|c| !c.starts_with("MSB")));
+    }
+    let lower = output.to_ascii_lowercase();
+    let crashed = docs.iter().any(aborted)
+        || lower.contains("test host process crashed")
+        || lower.contains("the active test run was aborted")
+        || code == mtp_exit::HOST_CRASHED
+        || (code == mtp_exit::SESSION_FAILED && run.failed == 0);
+    if !run.build_errors.is_empty() {
+        // BuildFailed, from the evidence; projects that did build may have run.
+    } else if docs.is_empty() && sdk_missing(output) {
+        // The muxer started; the SDK the workspace asks for is not there.
+        return Some(Run {
+            tail: tail(),
+            ..verdict::runner_missing("dotnet", install_hint(watch.layout))
+        });
+    } else if lower.contains("unknown option") && lower.contains("report-") {
+        return Some(Run {
+            tail: tail(),
+            ..verdict::runner_missing("dotnet", TRX_MISSING.to_owned())
+        });
+    } else if hung {
+        // The test host was killed because of the hang, not a fault of its own.
+        run.status = Some(Status::TimedOut);
+        stopped_failures(run, &running, &watch.hung(), "timeout");
+        run.running = running;
+        run.tail = tail();
+    } else if crashed {
+        run.status = Some(Status::Crashed);
+        stopped_failures(
+            run,
+            &running,
+            "the test host process crashed during this test",
+            "crash",
+        );
+        run.running = running;
+        run.tail = tail();
+    } else if code == mtp_exit::ZERO_TESTS {
+        run.status = Some(Status::NoTestsRan);
+    } else if incomplete {
+        // A report cut off before its end: its writer died.
+        run.status = Some(Status::Crashed);
+        run.tail = tail();
+    } else if docs.is_empty() && code == 0 {
+        run.status = Some(Status::NoTestsRan);
+        run.tail = tail();
+    } else if code != 0 && run.failed == 0 && run.failures.is_empty() {
+        // The runner says the run failed and no report names a failure (a coverage
+        // threshold, a restore that failed, no report at all): its exit makes the run
+        // RunnerFailed; the console says why.
+        run.tail = tail();
+    }
+    None
+}
+
+/// The tests a dead or killed test host was running become failures (`message`, `kind`),
+/// unless a report already has them.
+pub(super) fn stopped_failures(run: &mut Run, running: &[String], message: &str, kind: &str) {
+    let how = verdict::Stopped {
+        message,
+        kind: Some(kind),
+        frames: &[],
+    };
+    verdict::fail_running(run, running, &how);
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::dotnet::project;
+    use crate::PathMap;
+
+    fn captured(output: &str, end: End) -> Captured {
+        Captured {
+            stdout: output.as_bytes().to_vec(),
+            stderr: Vec::new(),
+            stdout_dropped: 0,
+            stderr_dropped: 0,
+            end,
+            elapsed: Duration::from_secs(1),
+        }
+    }
+
+    fn judged(
+        layout: &project::Layout,
+        hang: Option<Duration>,
+        cap: &Captured,
+        sequences: &[&str],
+        requested: &[&str],
+    ) -> Run {
+        let root = std::env::temp_dir();
+        let paths = PathMap::new(&root);
+        let ctx = Context {
+            root: &root,
+            dir: &root,
+            paths: &paths,
+            deadline: Instant::now(),
+            scratch: &root,
+            cache: &root,
+            cancel: None,
+        };
+        let sequences: Vec<String> = sequences.iter().map(|s| s.to_string()).collect();
+        let evidence = Evidence::from_texts(&sequences, &[], false, &cap.stdout_str());
+        let watch = Watch { layout, hang };
+        let requested: Vec<String> = requested.iter().map(|s| s.to_string()).collect();
+        judge(&ctx, cap, &[], &evidence, &watch, &requested)
+    }
+
+    fn vstest() -> project::Layout {
+        project::Layout {
+            target: None,
+            target_is_solution: false,
+            test_projects: Vec::new(),
+            platform: Platform::Vstest,
+            sdk_version: None,
+            shared_packages: Vec::new(),
+        }
+    }
+
+    const SEQ: &str = r#"<TestSequence><Test Name="Ns.C.Ok" DisplayName="Ns.C.Ok" Source="t.dll" Completed="True" /><Test Name="Ns.C.Boom" DisplayName="Ns.C.Boom(n: 1)" Source="t.dll" Completed="False" /></TestSequence>"#;
+
+    #[test]
+    fn a_crash_is_named_from_the_sequence_file_once() {
+        let out = "The active test run was aborted. Reason: Test host process crashed\nThe test running when the crash occurred: \nNs.C.Boom\nThis test may, or may not be the source of the crash.\n";
+        let run = judged(&vstest(), None, &captured(out, End::Exited(1)), &[SEQ], &[]);
+        assert_eq!(run.status(), Status::Crashed, "{run:#?}");
+        assert_eq!(run.running, ["Ns.C.Boom(n: 1)"]);
+        assert_eq!(run.failures[0].kind.as_deref(), Some("crash"));
+        // Without the file, the console's name stands.
+        let run = judged(&vstest(), None, &captured(out, End::Exited(1)), &[], &[]);
+        assert_eq!(run.running, ["Ns.C.Boom"]);
+        // A truncated file names nothing.
+        let cut = &SEQ[..SEQ.len() - 16];
+        let run = judged(&vstest(), None, &captured(out, End::Exited(1)), &[cut], &[]);
+        assert_eq!(run.running, ["Ns.C.Boom"]);
+    }
+
+    #[test]
+    fn a_hang_stop_is_a_timeout_and_finds_the_requested_test() {
+        let out = "Data collector 'Blame' message: The specified inactivity time of 40 seconds has elapsed. Collecting hang dumps from testhost and its child processes.\nThe active test run was aborted. Reason: Test host process crashed\n";
+        let run = judged(
+            &vstest(),
+            Some(Duration::from_secs(40)),
+            &captured(out, End::Exited(1)),
+            &[SEQ],
+            &["Ns.C.Boom"],
+        );
+        assert_eq!(run.status(), Status::TimedOut, "{run:#?}");
+        assert_eq!(run.running, ["Ns.C.Boom(n: 1)"]);
+        assert!(
+            run.not_found.is_empty(),
+            "a case of the requested method ran: {run:#?}"
+        );
+        let f = &run.failures[0];
+        assert_eq!(f.kind.as_deref(), Some("timeout"));
+        assert!(
+            f.message.contains("no test finished for 40s"),
+            "{}",
+            f.message
+        );
+    }
+
+    #[test]
+    fn the_deadline_without_a_name_gives_a_hint() {
+        let cap = captured("Starting test execution, please wait...\n", End::TimedOut);
+        let run = judged(&vstest(), Some(Duration::from_secs(285)), &cap, &[], &[]);
+        assert_eq!(run.status(), Status::TimedOut);
+        assert_eq!(
+            run.hint.as_deref(),
+            Some("no running test named: vstest's blame-hang names a test after 285s without progress, and pith's deadline came first; a longer --timeout leaves it the time")
+        );
+        // Cancelled by the caller: nothing to advise.
+        let cap = captured("", End::Cancelled);
+        let run = judged(&vstest(), Some(Duration::from_secs(285)), &cap, &[], &[]);
+        assert_eq!(run.status(), Status::TimedOut);
+        assert!(run.hint.is_none());
+        // A Sequence file found after the kill names the test, and the hint is not needed.
+        let cap = captured("", End::TimedOut);
+        let run = judged(&vstest(), Some(Duration::from_secs(285)), &cap, &[SEQ], &[]);
+        assert_eq!(run.running, ["Ns.C.Boom(n: 1)"]);
+        assert!(run.hint.is_none() && run.failures.is_empty(), "{run:#?}");
+    }
+}

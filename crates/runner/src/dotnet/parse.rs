@@ -1,0 +1,202 @@
+//! TRX documents as outcomes and counts: each result's id, verdict and failure, the
+//! documents tallied against the request, and `--report` reading.
+
+use std::time::Duration;
+
+use pith_model::{Failure, Phase, Run, Status};
+
+use crate::verdict::{Outcome, Verdict};
+use crate::{text, ParseError, PathMap};
+
+use super::evidence::{aborted, running_tests, Evidence};
+use super::judge::doc_doubt;
+use super::{command, message, stack, trx};
+
+/// A document's results, and how many tests it says it had.
+pub(super) struct Doc {
+    pub(super) outcomes: Vec<Outcome>,
+    pub(super) total: Option<u32>,
+}
+
+/// What a TRX result outcome (lowercase) says of its test.
+pub(super) fn verdict_of(outcome: &str) -> Verdict {
+    match outcome {
+        "passed" | "passedbutrunaborted" | "completed" | "warning" => Verdict::Passed,
+        "notexecuted" | "inconclusive" | "pending" => Verdict::Skipped,
+        "inprogress" => Verdict::Running,
+        _ => Verdict::Failed,
+    }
+}
+
+pub(super) fn read_doc(doc: &trx::Trx, locator: &mut stack::Locator<'_>) -> Doc {
+    let outcomes = doc
+        .results
+        .iter()
+        .map(|r| {
+            let id = test_id(r, doc);
+            let outcome = r.outcome.to_ascii_lowercase();
+            let verdict = verdict_of(&outcome);
+            let failure = (verdict == Verdict::Failed).then(|| {
+                let phase = if outcome == "notrunnable" {
+                    Phase::Collect
+                } else if id.starts_with('[') && id.contains("Cleanup Failure") {
+                    Phase::Teardown
+                } else {
+                    Phase::Call
+                };
+                failure(r, id.clone(), phase, &outcome, locator)
+            });
+            Outcome {
+                id,
+                verdict,
+                failure,
+                crashed: false,
+            }
+        })
+        .collect();
+    Doc {
+        outcomes,
+        total: doc.counters.total,
+    }
+}
+
+/// Whether result `id` answers the request `req`: the same id, or a case of the method `req`
+/// names.
+pub(super) fn answers(req: &str, id: &str) -> bool {
+    req == id || (command::base(req) == req && command::base(id) == req)
+}
+
+/// Counts and failures from the documents' results; with `requested` ids, only theirs (a
+/// filter by method also runs a theory's other cases), the rest of the request not found.
+pub(super) fn tally(run: &mut Run, docs: Vec<Doc>, requested: &[String], paths: &PathMap) {
+    let mut found: Vec<String> = Vec::new();
+    let mut selected = 0;
+    for doc in docs {
+        let mut counted = 0;
+        for o in doc.outcomes {
+            if !requested.is_empty() {
+                if !requested.iter().any(|r| answers(r, &o.id)) {
+                    continue;
+                }
+                found.push(o.id.clone());
+            }
+            counted += 1;
+            match o.verdict {
+                Verdict::Passed => run.passed += 1,
+                Verdict::Skipped => run.skipped += 1,
+                Verdict::Running => {}
+                Verdict::Failed => run.failed += 1,
+            }
+            if let Some(mut f) = o.failure {
+                f.message = paths.scrub(&f.message);
+                paths.fill_code(&mut f.frames);
+                run.failures.push(f);
+            }
+        }
+        selected += doc
+            .total
+            .filter(|t| requested.is_empty() && *t > counted)
+            .unwrap_or(counted);
+    }
+    if selected > run.passed + run.failed + run.skipped {
+        run.selected = Some(selected);
+    }
+    run.not_found = requested
+        .iter()
+        .filter(|r| !found.iter().any(|id| answers(r, id)))
+        .cloned()
+        .collect();
+}
+
+/// The runner's id of a result: the display name when it is already fully qualified (xUnit,
+/// MTP), the class and display name joined when the display name starts with the method
+/// (NUnit, MSTest), the display name as it is when its author chose it.
+pub(super) fn test_id(r: &trx::TestResult, doc: &trx::Trx) -> String {
+    let Some(def) = doc.definitions.get(&r.test_id) else {
+        return r.test_name.clone();
+    };
+    let class = def.class_name.as_str();
+    if class.is_empty() || r.test_name.starts_with(&format!("{class}.")) {
+        return r.test_name.clone();
+    }
+    let method = def.method.rsplit('.').next().unwrap_or(&def.method);
+    let method_base = command::base(method);
+    if !method_base.is_empty() && r.test_name.starts_with(method_base) {
+        return format!("{class}.{}", r.test_name);
+    }
+    r.test_name.clone()
+}
+
+pub(super) fn failure(
+    r: &trx::TestResult,
+    test: String,
+    phase: Phase,
+    outcome: &str,
+    locator: &mut stack::Locator<'_>,
+) -> Failure {
+    let folded = message::fold(&r.message);
+    let kind = message::kind(&folded).or_else(|| match outcome {
+        "timeout" => Some("Timeout".to_owned()),
+        "aborted" => Some("Aborted".to_owned()),
+        _ => None,
+    });
+    let message = if folded.is_empty() {
+        match outcome {
+            "timeout" => "timed out".to_owned(),
+            "aborted" => "aborted".to_owned(),
+            "notrunnable" => "not runnable".to_owned(),
+            _ => "failed".to_owned(),
+        }
+    } else {
+        folded
+    };
+    Failure {
+        test,
+        message,
+        kind,
+        frames: locator.frames(&r.stack_trace),
+        phase,
+        ..Failure::default()
+    }
+}
+
+/// Reads an existing TRX report (for `pith test --report`). A document that is not TRX, or
+/// that ends before its end (a truncated upload), is an error rather than a partial answer.
+pub fn parse_trx(text: &str, paths: &PathMap) -> Result<Run, ParseError> {
+    parse_trx_from(text.as_bytes(), paths)
+}
+
+/// [`parse_trx`] from a stream (a report file), in memory bounded by what is kept of it.
+pub fn parse_trx_from(input: impl std::io::Read, paths: &PathMap) -> Result<Run, ParseError> {
+    let doc =
+        trx::parse_from(input).ok_or_else(|| ParseError::Malformed("not a TRX document".into()))?;
+    if !doc.complete {
+        return Err(ParseError::Malformed(format!(
+            "TRX document ends early (after {} results)",
+            doc.results.len()
+        )));
+    }
+    let mut run = Run::new("dotnet");
+    let mut locator = stack::Locator::new(paths);
+    let read = read_doc(&doc, &mut locator);
+    tally(&mut run, vec![read], &[], paths);
+    run.duration = doc
+        .results
+        .iter()
+        .filter_map(|r| r.duration)
+        .fold(Duration::ZERO, Duration::saturating_add);
+    run.reason = doc_doubt(&doc);
+    if run.reason.is_some() {
+        let infos: Vec<&str> = doc.run_infos.iter().map(|(_, t)| t.as_str()).collect();
+        let t = text::tail(&paths.scrub(&infos.join("\n")));
+        run.tail = (!t.is_empty()).then_some(t);
+    }
+    if aborted(&doc) {
+        run.status = Some(Status::Crashed);
+        run.running = running_tests("", std::slice::from_ref(&doc), &Evidence::default());
+        let infos: Vec<&str> = doc.run_infos.iter().map(|(_, t)| t.as_str()).collect();
+        let t = text::tail(&paths.scrub(&infos.join("\n")));
+        run.tail = (!t.is_empty()).then_some(t);
+    }
+    Ok(run)
+}

@@ -1,0 +1,339 @@
+//! How the runner is started: its program (the project's `node_modules/.bin`), pith's
+//! reporter, the argv and environment, and what is selected (files, then name patterns).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::Context;
+
+use super::{id_file, package, Js, Runner, SEP};
+
+pub(super) const JEST_REPORTER: &str = include_str!("pith_jest_reporter.cjs");
+
+pub(super) const VITEST_REPORTER: &str = include_str!("pith_vitest_reporter.mjs");
+
+pub(super) const NODE_REPORTER: &str = include_str!("pith_node_reporter.mjs");
+
+pub(super) const NODE_EXIT_HOOK: &str = include_str!("pith_node_exit.cjs");
+
+/// Variables a runner sets for the processes it starts: inherited from a caller that is itself
+/// a test (a pith run inside a node test, a jest worker), they would make the runner act as a
+/// child reporting to a parent that is not there.
+pub(super) const RUNNER_ENV: &[&str] = &[
+    "NODE_TEST_CONTEXT",
+    "JEST_WORKER_ID",
+    "VITEST",
+    "VITEST_MODE",
+    "VITEST_POOL_ID",
+    "VITEST_WORKER_ID",
+];
+
+/// Where one run's files are.
+pub(super) struct Files {
+    pub(super) reporter: PathBuf,
+    /// The runner's own JSON report (jest, vitest).
+    pub(super) json: PathBuf,
+    /// pith's reporter's records: beside the JSON report, where the reporters look for them.
+    pub(super) events: PathBuf,
+    /// node: the exit hook, and where it records files that ended through `process.exit()`.
+    pub(super) exit_hook: PathBuf,
+    pub(super) exits: PathBuf,
+    pub(super) coverage: PathBuf,
+}
+
+impl Js {
+    /// The runner's program: jest and vitest from the project's `node_modules/.bin` (or one
+    /// above it, where a monorepo hoists them), `node` from PATH. The error is the install hint.
+    pub(super) fn program(&self) -> Result<PathBuf, String> {
+        let node = crate::on_path("node");
+        if node.is_none() {
+            return Err("node is not installed: install Node.js (https://nodejs.org)".to_owned());
+        }
+        let name = match self.runner {
+            Runner::Node => return Ok(node.expect("checked above")),
+            Runner::Jest => "jest",
+            Runner::Vitest => "vitest",
+        };
+        self.dir
+            .ancestors()
+            .map(|d| d.join("node_modules").join(".bin").join(name))
+            .find(|p| crate::is_executable(p))
+            .ok_or_else(|| {
+                format!(
+                    "{name} is not installed in node_modules: run {}",
+                    install_command(&self.dir)
+                )
+            })
+    }
+
+    /// The installed vitest's major version, from its `package.json`.
+    pub(super) fn vitest_major(program: &Path) -> Option<u32> {
+        let pkg = program
+            .parent()?
+            .parent()?
+            .join("vitest")
+            .join("package.json");
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(pkg).ok()?).ok()?;
+        v.get("version")?.as_str()?.split('.').next()?.parse().ok()
+    }
+
+    pub(super) fn command(
+        &self,
+        ctx: &Context<'_>,
+        program: &Path,
+        files: &Files,
+        sel: Option<&Selection>,
+    ) -> Command {
+        // `node --expose-gc node_modules/.bin/jest`: node with those options runs the runner.
+        let mut cmd = match (self.runner, self.script.node.is_empty()) {
+            (Runner::Jest | Runner::Vitest, false) => {
+                let node = crate::on_path("node").unwrap_or_else(|| PathBuf::from("node"));
+                let mut c = crate::base_command(node, &self.dir);
+                c.args(&self.script.node).arg(program);
+                c
+            }
+            _ => crate::base_command(program, &self.dir),
+        };
+        for var in RUNNER_ENV {
+            cmd.env_remove(var);
+        }
+        let full = sel.is_none();
+        let targets: Vec<String> = sel
+            .map(|s| {
+                s.files
+                    .iter()
+                    .map(|f| ctx.root.join(f).to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        match self.runner {
+            Runner::Jest => {
+                cmd.args(self.script.args(full))
+                    .args(["--ci", "--json", "--testLocationInResults", "--no-watchman"])
+                    .arg(format!("--outputFile={}", files.json.display()))
+                    .arg(format!("--coverageDirectory={}", files.coverage.display()));
+                let reporter = format!("--reporters={}", files.reporter.display());
+                if self.script.has_reporters() {
+                    cmd.arg(reporter);
+                } else if !package::config_has_reporters(&self.dir, &self.script) {
+                    // jest's `--reporters` replaces the configuration's: where the project
+                    // configures its own, they run as configured and pith reads the JSON alone.
+                    cmd.arg("--reporters=default").arg(reporter);
+                }
+                if let Some(sel) = sel {
+                    // A re-run of some tests is not judged by whole-suite coverage thresholds.
+                    cmd.arg("--coverage=false");
+                    if let Some(p) = sel.full_name_pattern() {
+                        cmd.arg(format!("--testNamePattern={p}"));
+                    }
+                    cmd.arg("--runTestsByPath").arg("--").args(&targets);
+                }
+            }
+            Runner::Vitest => {
+                cmd.arg("run")
+                    .args(self.script.args(full))
+                    .arg("--reporter=json")
+                    .arg(format!("--outputFile.json={}", files.json.display()))
+                    .arg(format!("--reporter={}", files.reporter.display()))
+                    .args(["--includeTaskLocation", "--no-cache", "--no-color"])
+                    .arg(format!(
+                        "--coverage.reportsDirectory={}",
+                        files.coverage.display()
+                    ));
+                if Self::vitest_major(program).is_some_and(|m| m >= 4) {
+                    cmd.arg("--update=none");
+                } else {
+                    // Before vitest 4 only CI mode keeps new snapshots from being written.
+                    cmd.env("CI", "1");
+                }
+                if let Some(sel) = sel {
+                    cmd.arg("--coverage.enabled=false");
+                    if let Some(p) = sel.full_name_pattern() {
+                        cmd.arg(format!("--testNamePattern={p}"));
+                    }
+                    // Absolute paths: never read as options.
+                    cmd.args(&targets);
+                }
+            }
+            Runner::Node => {
+                let words = self.script.options(full);
+                let paths = self.script.paths();
+                cmd.args(&words);
+                cmd.arg("--require").arg(&files.exit_hook);
+                cmd.arg("--test")
+                    .arg(format!("--test-reporter={}", files.reporter.display()))
+                    .arg(format!(
+                        "--test-reporter-destination={}",
+                        files.events.display()
+                    ));
+                match sel {
+                    Some(sel) => {
+                        if let Some(p) = sel.node_pattern() {
+                            cmd.arg(format!("--test-name-pattern={p}"));
+                        }
+                        cmd.args(&targets);
+                    }
+                    None => {
+                        cmd.args(&paths);
+                    }
+                }
+            }
+        }
+        for (k, v) in &self.script.env {
+            cmd.env(k, v);
+        }
+        cmd
+    }
+}
+
+/// How the project installs its packages, from its lockfile.
+pub(super) fn install_command(dir: &Path) -> &'static str {
+    let has = |f: &str| dir.ancestors().any(|d| d.join(f).is_file());
+    if has("pnpm-lock.yaml") {
+        "pnpm install"
+    } else if has("yarn.lock") {
+        "yarn install"
+    } else if has("bun.lockb") || has("bun.lock") {
+        "bun install"
+    } else {
+        "npm install"
+    }
+}
+
+/// Requested ids, split for the runner.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Selection {
+    /// Every requested id, normalized.
+    pub(super) ids: Vec<String>,
+    /// Their files, workspace-relative, each once.
+    pub(super) files: Vec<String>,
+    /// Files asked for whole.
+    pub(super) whole: Vec<String>,
+    /// The names of each id that names a test.
+    pub(super) names: Vec<Vec<String>>,
+}
+
+impl Selection {
+    /// The selection, and the ids whose file is not in the workspace.
+    pub(super) fn of(ids: &[String], root: &Path) -> (Selection, Vec<String>) {
+        let mut sel = Selection::default();
+        let mut gone = Vec::new();
+        for raw in ids {
+            let id = raw.trim().trim_start_matches("./").to_owned();
+            let file = id_file(&id).to_owned();
+            // An id is never an option, whatever file it might also name.
+            if file.starts_with('-') || !root.join(&file).is_file() {
+                gone.push(raw.clone());
+                continue;
+            }
+            if sel.ids.contains(&id) {
+                continue;
+            }
+            match id.split_once(SEP) {
+                None => sel.whole.push(file.clone()),
+                Some((_, rest)) => sel.names.push(rest.split(SEP).map(str::to_owned).collect()),
+            }
+            if !sel.files.contains(&file) {
+                sel.files.push(file);
+            }
+            sel.ids.push(id);
+        }
+        (sel, gone)
+    }
+
+    pub(super) fn wants(&self, id: &str, file: &str) -> bool {
+        self.whole.iter().any(|w| w == file) || self.ids.iter().any(|i| i == id)
+    }
+
+    /// jest's and vitest's `-t`: the full names (levels joined by a space); a level whose title
+    /// holds ` > ` was split, so either joint matches. None when a whole file is asked for.
+    pub(super) fn full_name_pattern(&self) -> Option<String> {
+        if !self.whole.is_empty() || self.names.is_empty() {
+            return None;
+        }
+        let alts: Vec<String> = self
+            .names
+            .iter()
+            .map(|n| {
+                n.iter()
+                    .map(|x| escape(x))
+                    .collect::<Vec<_>>()
+                    .join("(?: | > )")
+            })
+            .collect();
+        Some(format!("^(?:{})$", alts.join("|")))
+    }
+
+    /// node's `--test-name-pattern`: node 20 matches each level's own name (a suite or parent
+    /// test must match for its children to run), later nodes the full name; both are in.
+    pub(super) fn node_pattern(&self) -> Option<String> {
+        if !self.whole.is_empty() || self.names.is_empty() {
+            return None;
+        }
+        let mut alts: Vec<String> = Vec::new();
+        for n in &self.names {
+            for part in n.iter().map(|x| escape(x)).chain([n
+                .iter()
+                .map(|x| escape(x))
+                .collect::<Vec<_>>()
+                .join(" ")])
+            {
+                if !alts.contains(&part) {
+                    alts.push(part);
+                }
+            }
+        }
+        Some(format!("^(?:{})$", alts.join("|")))
+    }
+}
+
+/// A string as a literal in a JavaScript regular expression.
+pub(super) fn escape(s: &str) -> String {
+    crate::text::escape_chars(s, |c| "\\^$.*+?()[]{}|/".contains(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::js::is_test_id;
+
+    #[test]
+    fn selections_make_patterns() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("a.test.js"), "").unwrap();
+        let ids: Vec<String> = [
+            "./a.test.js > sum > adds (1+1)",
+            "a.test.js > top",
+            "gone.test.js > x",
+        ]
+        .map(String::from)
+        .to_vec();
+        let (sel, gone) = Selection::of(&ids, d.path());
+        assert_eq!(gone, ["gone.test.js > x"]);
+        assert_eq!(sel.files, ["a.test.js"]);
+        assert_eq!(
+            sel.full_name_pattern().unwrap(),
+            r"^(?:sum(?: | > )adds \(1\+1\)|top)$"
+        );
+        assert_eq!(
+            sel.node_pattern().unwrap(),
+            r"^(?:sum|adds \(1\+1\)|sum adds \(1\+1\)|top)$"
+        );
+        assert!(sel.wants("a.test.js > top", "a.test.js"));
+        assert!(!sel.wants("a.test.js > other", "a.test.js"));
+        let (whole, _) = Selection::of(&["a.test.js".to_owned()], d.path());
+        assert_eq!(whole.full_name_pattern(), None);
+        assert!(whole.wants("a.test.js > anything", "a.test.js"));
+    }
+
+    #[test]
+    fn ids_that_start_with_a_dash_name_nothing() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("-x.test.js"), "").unwrap();
+        let ids = ["-x.test.js".to_owned(), "--help".to_owned()];
+        let (sel, gone) = Selection::of(&ids, d.path());
+        assert!(sel.files.is_empty());
+        assert_eq!(gone, ids);
+        assert!(!is_test_id("--config.test.js"));
+    }
+}

@@ -1,0 +1,533 @@
+//! What a finished runner process and its reports say, as a [`Run`]: the common endings, the
+//! runners' exit codes and own words, and the doubts where their account disagrees with the
+//! records (never a false green).
+
+use pith_model::{Exit, ExitMeaning, Failure, Phase, Run, Status};
+
+use crate::process::{Captured, End};
+use crate::verdict::{self as scaffold, Ending};
+use std::collections::HashSet;
+use std::path::Path;
+
+use crate::{Adapter, Context, PathMap};
+
+use super::command::Selection;
+use super::parse::{rel_file, tally, Outcome};
+use super::report::CaseStatus;
+use super::{id_file, stack, test_id, verdict, Js, Runner, SEP};
+
+impl Js {
+    /// What a finished runner process and its reports say, as a [`Run`].
+    pub(super) fn judge(
+        &self,
+        ctx: &Context<'_>,
+        mut outcome: Outcome,
+        captured: &Captured,
+        sel: Option<&Selection>,
+    ) -> Run {
+        let mut run = Run::new(self.name());
+        let (paths, dir) = (ctx.paths, self.dir.as_path());
+        let t = tally(&mut run, paths, dir, &outcome.suites, sel);
+        if let (Some(sel), true) = (sel, captured.end_is_normal()) {
+            not_found(&mut run, &outcome, &t.seen, sel, paths, dir);
+        }
+        let output = scaffold::combined(&[
+            &captured.stdout_str(),
+            &captured.stderr_str(),
+            &std::mem::take(&mut outcome.more_output),
+        ]);
+        let tail = || stack::tail(&output, paths, dir);
+        let id_of =
+            |(file, names): &(String, Vec<String>)| test_id(&rel_file(paths, dir, file), names);
+        let running = || dedup(outcome.running.iter().map(id_of));
+        let code = match Ending::of(captured.end) {
+            Ending::Stopped => {
+                scaffold::stopped(&mut run, Some(running()), tail());
+                return run;
+            }
+            Ending::Killed(signal) => {
+                let why = scaffold::killed_by(self.name(), &signal);
+                let running = running();
+                crash_failures(&mut run, &running, &why, Some(signal), Vec::new());
+                scaffold::crashed(&mut run, Some(running), tail());
+                return run;
+            }
+            Ending::Exited(code) => code,
+        };
+        // The exit is evidence, unless the failure of a test pith did not ask for (a pattern
+        // matching more than the ids) explains it.
+        let mut meaning =
+            verdict::exit_meaning(self.runner, code, &output, self.script.failure_exit_code());
+        if meaning == ExitMeaning::Failed
+            && outcome.json
+            && outcome.totals.tests == Some(0)
+            && outcome.suites.is_empty()
+        {
+            // vitest says nothing of an empty run when its JSON reporter is on: its report does.
+            meaning = ExitMeaning::NoTests;
+        }
+        if !(code != 0 && t.dropped_failure) {
+            run.exit = Some(Exit::new(code, meaning));
+        }
+        if !outcome.crashed.is_empty() {
+            run.status = Some(Status::Crashed);
+            worker_crashes(&mut run, &outcome, paths, dir);
+            run.tail = tail();
+            return run;
+        }
+        unhandled_failures(&mut run, &outcome, paths, dir);
+        if !outcome.report {
+            // The runner stopped before running anything: its configuration, a missing
+            // environment, a crash at start-up; or it found no test file (jest then exits
+            // before writing its report when its output is a pipe).
+            let no_files = ["No tests found, exiting with code", "No test files found"]
+                .iter()
+                .any(|w| output.contains(w));
+            if code != 0 && !no_files {
+                run.status = Some(Status::CollectionFailed);
+            }
+            run.tail = tail();
+            return run;
+        }
+        let full = sel.is_none();
+        let thresholds = verdict::threshold_lines(&output);
+        let judged = Judged {
+            runner: self.runner,
+            code,
+            meaning,
+            failing: run.failed > 0 || !run.failures.is_empty(),
+            dropped_failure: t.dropped_failure,
+            force_exit: self
+                .script
+                .options(true)
+                .iter()
+                .any(|w| w == "--test-force-exit"),
+            thresholds: &thresholds,
+        };
+        let doubts = doubts(&judged, &outcome, &|f| rel_file(paths, dir, f));
+        if full && run.selected.is_none() {
+            run.selected = outcome.totals.tests;
+        }
+        if !doubts.is_empty() {
+            run.reason = Some(doubts.join("; "));
+            if self.runner != Runner::Node && !outcome.json {
+                // What was running when the run stopped early.
+                run.running = dedup(outcome.running.iter().map(id_of));
+            }
+        }
+        let status = run.status();
+        if t.pending > 0 && status < Status::TestsFailed {
+            // Tests that never finished and nothing that says why.
+            run.status = Some(Status::Crashed);
+            run.tail = tail();
+        } else if outcome.snapshot_failure && status <= Status::RunnerFailed && run.failed == 0 {
+            run.status = Some(Status::TestsFailed);
+            run.tail = tail();
+        } else if status == Status::RunnerFailed {
+            // The runner's own lines that say why: its threshold lines when it printed some
+            // (not the coverage table and PASS lines around them), else the lines of its
+            // output's end that name an error or failure.
+            run.tail = if thresholds.is_empty() {
+                scaffold::why_tail(paths, &output)
+            } else {
+                let why = crate::text::tail(&thresholds.join("\n"));
+                (!why.is_empty()).then_some(why)
+            };
+        } else if status == Status::NoTestsRan {
+            run.tail = tail();
+        } else if run.collection_errors() > 0 {
+            let texts: Vec<&str> = outcome
+                .suites
+                .iter()
+                .filter_map(|s| s.error.as_deref())
+                .collect();
+            let evidence = match outcome.load_output.trim() {
+                "" => texts.join("\n"),
+                printed => printed.to_owned(),
+            };
+            run.tail = stack::tail(&evidence, paths, dir).or_else(tail);
+        }
+        run
+    }
+}
+
+/// The requested ids no record has, unless a file-level failure explains them (a suite that
+/// failed to load, a worker that died). Only for a runner that ended by itself: what it did
+/// not report, it did not find.
+fn not_found(
+    run: &mut Run,
+    outcome: &Outcome,
+    seen: &HashSet<String>,
+    sel: &Selection,
+    paths: &PathMap,
+    dir: &Path,
+) {
+    for id in &sel.ids {
+        let file = id_file(id);
+        let explained = run
+            .failures
+            .iter()
+            .any(|f| f.phase == Phase::Collect && f.test == file)
+            || outcome
+                .crashed
+                .iter()
+                .any(|c| rel_file(paths, dir, &c.file) == file);
+        if !seen.contains(id) && !explained {
+            run.not_found.push(id.clone());
+        }
+    }
+}
+
+/// Each test a dead worker was running (its file when none is named) fails with the worker's
+/// death, located by its native stack when it printed one.
+fn worker_crashes(run: &mut Run, outcome: &Outcome, paths: &PathMap, dir: &Path) {
+    for c in &outcome.crashed {
+        let file = rel_file(paths, dir, &c.file);
+        let mut running: Vec<String> = c.tests.iter().map(|n| test_id(&file, n)).collect();
+        if running.is_empty() {
+            running.push(file.clone());
+        }
+        let frames = c
+            .output
+            .as_deref()
+            .map(|o| {
+                let mut f = stack::native_frames(o, paths, dir);
+                paths.fill_code(&mut f);
+                f
+            })
+            .unwrap_or_default();
+        crash_failures(run, &running, &c.why, c.signal.clone(), frames);
+        run.running.extend(running);
+    }
+}
+
+/// Errors no test caught (an unhandled rejection after a test ended) fail the test or file
+/// they name, else the project file at the top of their stack.
+fn unhandled_failures(run: &mut Run, outcome: &Outcome, paths: &PathMap, dir: &Path) {
+    for u in &outcome.unhandled {
+        let p = stack::parse_error(&u.text, paths, dir);
+        let test = match (&u.path, &u.test) {
+            (Some(f), Some(n)) => format!("{}{SEP}{n}", rel_file(paths, dir, f)),
+            (Some(f), None) => rel_file(paths, dir, f),
+            _ => p
+                .frames
+                .iter()
+                .rev()
+                .find(|f| f.project)
+                .map(|f| f.file.clone())
+                .unwrap_or_else(|| "(unhandled error)".to_owned()),
+        };
+        let mut frames = p.frames;
+        paths.fill_code(&mut frames);
+        run.failures.push(Failure {
+            test,
+            message: p.message,
+            kind: p.kind,
+            frames,
+            phase: Phase::Call,
+            ..Failure::default()
+        });
+        run.failed += 1;
+    }
+}
+
+/// What [`doubts`] weighs besides the records.
+pub(super) struct Judged<'a> {
+    pub(super) runner: Runner,
+    pub(super) code: i32,
+    pub(super) meaning: ExitMeaning,
+    /// Some test or file failed in the records kept.
+    pub(super) failing: bool,
+    /// A test pith did not ask for failed (a pattern matched more than the ids).
+    pub(super) dropped_failure: bool,
+    /// The script runs node with `--test-force-exit`.
+    pub(super) force_exit: bool,
+    /// The runner's own lines saying a coverage threshold was not met.
+    pub(super) thresholds: &'a [String],
+}
+
+/// Where the runner's own account says the run is not green though no test failed, one line
+/// each: a run that stopped before its end, totals that count more than was reported, a failed
+/// verdict with no failure, files that ended through `process.exit()`, records pith's reporter
+/// could not write. `rel` makes a runner's path workspace-relative.
+pub(super) fn doubts(
+    j: &Judged<'_>,
+    outcome: &Outcome,
+    rel: &dyn Fn(&str) -> String,
+) -> Vec<String> {
+    let name = j.runner.name();
+    let (code, failing) = (j.code, j.failing);
+    let mut doubts: Vec<String> = Vec::new();
+    if code != 0 && !failing {
+        // The first threshold line names the cause; the tail has them all.
+        if let Some(first) = j.thresholds.first() {
+            match j.thresholds.len() - 1 {
+                0 => doubts.push(first.clone()),
+                more => doubts.push(format!("{first} (and {more} more)")),
+            }
+        }
+    }
+    if j.runner != Runner::Node
+        && !outcome.json
+        && !outcome.ended
+        && j.meaning != ExitMeaning::NoTests
+    {
+        // jest and vitest write their report when the run ends: without it, and without the
+        // reporter's end record, the runner stopped before its end (a test called
+        // `process.exit()`).
+        doubts.push(match outcome.running.first() {
+            Some((file, names)) => format!(
+                "{name} exited {code} before its run ended, while {} was running",
+                test_id(&rel(file), names)
+            ),
+            None => format!("{name} exited {code} before its run ended: it wrote no report"),
+        });
+    }
+    if outcome.end_reason.as_deref() == Some("interrupted") && !failing {
+        doubts.push(format!("{name} interrupted the run"));
+    }
+    let tot = &outcome.totals;
+    let recorded: usize = outcome.suites.iter().map(|s| s.cases.len()).sum();
+    if let Some(n) = tot.tests.filter(|&n| n as usize > recorded) {
+        doubts.push(format!("{name} counted {n} tests but reported {recorded}"));
+    }
+    let file_errors =
+        outcome.suites.iter().filter(|s| s.error.is_some()).count() + outcome.crashed.len();
+    if let Some(n) = tot.runtime_errors.filter(|&n| n as usize > file_errors) {
+        doubts.push(format!(
+            "{name} counted {n} test files that failed to run but reported {file_errors}"
+        ));
+    }
+    let failed_recorded = outcome
+        .suites
+        .iter()
+        .flat_map(|s| &s.cases)
+        .filter(|c| c.status == CaseStatus::Failed)
+        .count();
+    if let Some(n) = tot.failed.filter(|&n| n as usize > failed_recorded) {
+        doubts.push(format!(
+            "{name} counted {n} failed tests but reported {failed_recorded}"
+        ));
+    }
+    if tot.success == Some(false)
+        && j.meaning != ExitMeaning::NoTests
+        && !failing
+        && !outcome.snapshot_failure
+        && j.thresholds.is_empty()
+        && file_errors == 0
+        && !j.dropped_failure
+    {
+        doubts.push(format!(
+            "{name} reported success:false with no failing test"
+        ));
+    }
+    if tot.interrupted && !failing {
+        doubts.push(format!("{name} reported the run as interrupted"));
+    }
+    if let Some((summary, counted)) = outcome.node {
+        match summary.tests {
+            Some(n) if n > counted => {
+                doubts.push(format!("node counted {n} tests but reported {counted}"))
+            }
+            // `--test-force-exit` may end node before its reporter wrote the summary.
+            None if code == 0 && !j.force_exit => {
+                doubts.push(format!("node exited {code} without its summary"));
+            }
+            _ => {}
+        }
+        let node_failed = summary.fail.unwrap_or(0) + summary.cancelled.unwrap_or(0);
+        if node_failed > 0 && !failing && !j.dropped_failure {
+            doubts.push(format!(
+                "node counted {node_failed} failed tests, none reported"
+            ));
+        }
+        if !failing && code != 0 {
+            doubts.extend(outcome.diagnostics.first().cloned());
+        }
+    }
+    for (file, reported, unfinished) in &outcome.exited {
+        if *reported == 0 || *unfinished > 0 {
+            doubts.push(format!(
+                "{} ended through process.exit(0) before node reported its tests",
+                rel(file)
+            ));
+        }
+    }
+    if let Some((n, e)) = outcome.faults.as_ref().filter(|_| !outcome.json) {
+        doubts.push(format!(
+            "pith's reporter lost {n} records: {}",
+            crate::text::first_line(e)
+        ));
+    }
+    doubts
+}
+
+pub(super) trait EndExt {
+    fn end_is_normal(&self) -> bool;
+}
+
+impl EndExt for Captured {
+    /// The runner ended by itself: what it did not report, it did not find.
+    fn end_is_normal(&self) -> bool {
+        matches!(self.end, End::Exited(_))
+    }
+}
+
+pub(super) fn dedup(ids: impl Iterator<Item = String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for id in ids {
+        if !out.contains(&id) {
+            out.push(id);
+        }
+    }
+    out
+}
+
+/// Each test running when its process died is a failure (unless it already is one).
+pub(super) fn crash_failures(
+    run: &mut Run,
+    running: &[String],
+    why: &str,
+    kind: Option<String>,
+    frames: Vec<pith_model::Frame>,
+) {
+    let how = scaffold::Stopped {
+        message: &crate::text::first_line(why),
+        kind: kind.as_deref(),
+        frames: &frames,
+    };
+    scaffold::fail_running(run, running, &how);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::js::node;
+    use crate::js::report::{self, Suite};
+
+    fn judged(runner: Runner, code: i32, thresholds: &[String]) -> Judged<'_> {
+        Judged {
+            runner,
+            code,
+            meaning: verdict::exit_meaning(runner, code, "", None),
+            failing: false,
+            dropped_failure: false,
+            force_exit: false,
+            thresholds,
+        }
+    }
+
+    fn passed(file: &str, n: usize) -> Suite {
+        Suite {
+            file: file.to_owned(),
+            cases: (0..n)
+                .map(|i| report::Case {
+                    names: vec![format!("t{i}")],
+                    status: CaseStatus::Passed,
+                    messages: Vec::new(),
+                })
+                .collect(),
+            error: None,
+        }
+    }
+
+    #[test]
+    fn the_runners_own_account_is_checked_against_the_records() {
+        let rel = |f: &str| f.trim_start_matches("/ws/").to_owned();
+        let complete = Outcome {
+            suites: vec![passed("/ws/a.test.js", 3)],
+            json: true,
+            ended: true,
+            totals: report::Totals {
+                success: Some(true),
+                tests: Some(3),
+                failed: Some(0),
+                runtime_errors: Some(0),
+                interrupted: false,
+            },
+            ..Outcome::default()
+        };
+        assert!(doubts(&judged(Runner::Jest, 0, &[]), &complete, &rel).is_empty());
+        let lost = Outcome {
+            totals: report::Totals {
+                tests: Some(5),
+                failed: Some(1),
+                success: Some(false),
+                ..complete.totals
+            },
+            ..Outcome::default()
+        };
+        let lost = Outcome {
+            suites: complete.suites.clone(),
+            json: true,
+            ended: true,
+            ..lost
+        };
+        assert_eq!(
+            doubts(&judged(Runner::Jest, 1, &[]), &lost, &rel),
+            [
+                "jest counted 5 tests but reported 3",
+                "jest counted 1 failed tests but reported 0",
+                "jest reported success:false with no failing test"
+            ]
+        );
+        let threshold = [
+            "Jest: Coverage for lines (50%) does not meet \"global\" threshold (90%)".to_owned(),
+        ];
+        assert_eq!(
+            doubts(&judged(Runner::Jest, 1, &threshold), &complete, &rel),
+            [threshold[0].as_str()]
+        );
+        // No report and no end record: the run stopped early.
+        let stopped = Outcome {
+            suites: vec![passed("/ws/a.test.js", 1)],
+            running: vec![("/ws/a.test.js".to_owned(), vec!["two".to_owned()])],
+            faults: Some((2, "EBADF: bad file descriptor".to_owned())),
+            ..Outcome::default()
+        };
+        assert_eq!(
+            doubts(&judged(Runner::Jest, 0, &[]), &stopped, &rel),
+            [
+                "jest exited 0 before its run ended, while a.test.js > two was running",
+                "pith's reporter lost 2 records: EBADF: bad file descriptor"
+            ]
+        );
+    }
+
+    #[test]
+    fn nodes_summary_and_early_exits_are_checked() {
+        let rel = |f: &str| f.trim_start_matches("/ws/").to_owned();
+        let summary = node::Summary {
+            tests: Some(4),
+            pass: Some(4),
+            fail: Some(0),
+            ..node::Summary::default()
+        };
+        let run = Outcome {
+            suites: vec![passed("/ws/b.test.js", 1)],
+            report: true,
+            ended: true,
+            node: Some((summary, 2)),
+            exited: vec![("/ws/a.test.js".to_owned(), 0, 0)],
+            ..Outcome::default()
+        };
+        assert_eq!(
+            doubts(&judged(Runner::Node, 0, &[]), &run, &rel),
+            [
+                "node counted 4 tests but reported 2",
+                "a.test.js ended through process.exit(0) before node reported its tests"
+            ]
+        );
+        // A file that reported its tests before `--test-force-exit` ended it is complete.
+        let forced = Outcome {
+            node: Some((node::Summary::default(), 2)),
+            exited: vec![("/ws/a.test.js".to_owned(), 2, 0)],
+            ..run
+        };
+        let j = Judged {
+            force_exit: true,
+            ..judged(Runner::Node, 0, &[])
+        };
+        assert!(doubts(&j, &forced, &rel).is_empty());
+    }
+}

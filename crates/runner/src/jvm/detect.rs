@@ -1,0 +1,58 @@
+//! Whether a directory is a Maven or Gradle project, and which tool (the wrapper first) runs it.
+
+use std::path::Path;
+
+use crate::Adapter;
+
+use super::{Jvm, Tool};
+
+pub(super) const GRADLE_FILES: &[&str] = &[
+    "build.gradle",
+    "build.gradle.kts",
+    "settings.gradle",
+    "settings.gradle.kts",
+];
+
+/// A Maven or Gradle project in `dir`. When both build files are there, the one with a wrapper
+/// script wins, Maven otherwise: running the same tests twice would say nothing new.
+pub fn detect(dir: &Path) -> Vec<Box<dyn Adapter>> {
+    match tool_of(dir) {
+        Some(tool) => vec![Box::new(Jvm::new(tool, dir))],
+        None => Vec::new(),
+    }
+}
+
+pub(super) fn tool_of(dir: &Path) -> Option<Tool> {
+    let maven = dir.join("pom.xml").is_file();
+    let gradle = GRADLE_FILES.iter().any(|f| dir.join(f).is_file());
+    match (maven, gradle) {
+        (true, true) if dir.join("gradlew").is_file() && !dir.join("mvnw").is_file() => {
+            Some(Tool::Gradle)
+        }
+        (true, _) => Some(Tool::Maven),
+        (false, true) => Some(Tool::Gradle),
+        (false, false) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detection_prefers_the_wrapped_tool() {
+        let d = tempfile::tempdir().unwrap();
+        assert!(tool_of(d.path()).is_none());
+        std::fs::write(d.path().join("pom.xml"), "<project/>").unwrap();
+        assert_eq!(tool_of(d.path()), Some(Tool::Maven));
+        std::fs::write(d.path().join("build.gradle"), "").unwrap();
+        assert_eq!(tool_of(d.path()), Some(Tool::Maven));
+        std::fs::write(d.path().join("gradlew"), "").unwrap();
+        assert_eq!(tool_of(d.path()), Some(Tool::Gradle));
+        std::fs::remove_file(d.path().join("pom.xml")).unwrap();
+        std::fs::remove_file(d.path().join("build.gradle")).unwrap();
+        std::fs::write(d.path().join("settings.gradle.kts"), "").unwrap();
+        assert_eq!(tool_of(d.path()), Some(Tool::Gradle));
+        assert_eq!(detect(d.path())[0].name(), "gradle");
+    }
+}

@@ -1,0 +1,460 @@
+//! What a finished Maven/Gradle process, its reports and the listener's events say, as a
+//! [`Run`]: the common endings, a forked JVM that died, a build that failed before the tests,
+//! the tool's own totals against the reports.
+
+use std::collections::HashSet;
+
+use pith_model::{ExitMeaning, Failure, Phase, Run, Status};
+
+use crate::paths::PathMap;
+use crate::process::Captured;
+use crate::verdict::{self, Ending, ExitCodes};
+use crate::{text, Context};
+
+use super::command::{is_class_name, TestId};
+use super::parse::{case_id, event_name, Ids, Tally, Written};
+use super::stack::Sources;
+use super::{build, listener, summary, Tool};
+
+/// What a finished tool printed, stdout then stderr.
+pub(super) fn output_of(cap: &Captured) -> String {
+    verdict::combined(&[&cap.stdout_str(), &cap.stderr_str()])
+}
+
+/// Console lines Maven and Gradle print that explain nothing about the project: their own
+/// stack frames, help links, the fork's command line.
+pub(super) fn noise(line: &str) -> bool {
+    let l = line.trim_start();
+    // Maven's progress and advice (`[INFO] Building x`, `[WARNING] ...`) say nothing of a
+    // failure; its `[ERROR]` lines do.
+    if l.starts_with("[INFO]") || l.starts_with("[WARNING]") || l.starts_with("[DEBUG]") {
+        return true;
+    }
+    let l = l.strip_prefix("[ERROR]").map_or(l, str::trim_start);
+    l.is_empty()
+        || l.starts_with("at ")
+        || (l.starts_with("...") && l.ends_with("more"))
+        || l.starts_with("Command was ")
+        || l.starts_with("-> [Help")
+        || l.starts_with("[Help ")
+        || l.starts_with("To see the full stack trace")
+        || l.starts_with("Re-run Maven using")
+        || l.starts_with("For more information about the errors")
+        || l.starts_with("See dump files")
+        || l.starts_with("See ") && l.ends_with("for the individual test results.")
+        || l.starts_with("* Try:")
+        || l.starts_with("> Run with --")
+        || l.starts_with("> Get more help")
+        || l.starts_with("Get more help at")
+        || l.starts_with("After correcting the problems, you can resume the build")
+        || l.starts_with("mvn <args> -rf ")
+        // Surefire's exception repeats the line above it; its advice misleads after System.exit.
+        || l.starts_with("org.apache.maven.surefire.booter.SurefireBooterForkException")
+        || l.starts_with("Error occurred in starting fork")
+        // Debian's `gradle` script probes the JVM with `java -version` before every build.
+        || l.starts_with("openjdk version \"")
+        || l.starts_with("OpenJDK Runtime Environment (build")
+        || l.starts_with("OpenJDK 64-Bit Server VM (build")
+}
+
+pub(super) fn output_tail(paths: &PathMap, output: &str) -> Option<String> {
+    // Maven prints a fork's crash twice, once per reporting layer: each line once is enough.
+    let mut seen: HashSet<&str> = HashSet::new();
+    verdict::tail_of_lines(paths, output.lines(), |l| {
+        !noise(&text::strip_ansi(l)) && seen.insert(l.trim())
+    })
+}
+
+/// Surefire's words for a forked test JVM that ended without finishing; the first two are
+/// also looked for in a report's suite-level output (the others are too plain to mean a crash
+/// there, where a test's own output is).
+pub(super) const FORK_CRASH: &[&str] = &[
+    "The forked VM terminated without properly saying goodbye",
+    "The forked VM terminated without saying properly goodbye",
+    "Crashed tests:",
+    "There was an error in the forked process",
+];
+
+/// The forked test JVM ended without finishing (Surefire's wording).
+pub(super) fn fork_crashed(output: &str) -> bool {
+    FORK_CRASH.iter().any(|p| output.contains(p))
+        || output.contains("Process 'Gradle Test Executor")
+            && output.contains("finished with non-zero exit value")
+}
+
+/// `Process Exit Code: 3` (Surefire) or `finished with non-zero exit value 3` (Gradle).
+pub(super) fn fork_exit_code(output: &str) -> Option<i32> {
+    output.lines().find_map(|l| {
+        let l = l.trim();
+        l.split_once("Process Exit Code: ")
+            .or_else(|| l.split_once("finished with non-zero exit value "))
+            .and_then(|(_, n)| n.trim().parse().ok())
+    })
+}
+
+/// The classes Surefire lists under `Crashed tests:`.
+pub(super) fn crashed_classes(output: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut lines = output.lines().map(|l| {
+        let l = text::strip_ansi(l).into_owned();
+        let t = l.trim_start();
+        t.strip_prefix("[ERROR]")
+            .map_or(t, str::trim_start)
+            .to_owned()
+    });
+    while let Some(l) = lines.next() {
+        if l == "Crashed tests:" {
+            for c in lines.by_ref() {
+                let name = c.trim();
+                if !is_class_name(name) {
+                    break;
+                }
+                if !out.iter().any(|o| o == name) {
+                    out.push(name.to_owned());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether the build tool says the build (not the tests) failed before tests could run.
+pub(super) fn compile_failed(output: &str) -> bool {
+    output.contains("COMPILATION ERROR")
+        || output.contains("Compilation failure")
+        || output.contains("Compilation failed")
+        || output.contains("Compilation error")
+        || output.lines().any(|l| {
+            l.split_once("Execution failed for task '")
+                .is_some_and(|(_, task)| task.contains(":compile"))
+        })
+}
+
+pub(super) fn java_missing(output: &str) -> bool {
+    output.contains("JAVA_HOME environment variable is not defined correctly")
+        || output.contains("JAVA_HOME is not set and no 'java' command")
+        || output.contains("JAVA_HOME is set to an invalid directory")
+        || output.contains("java: not found")
+}
+
+/// Maven and Gradle exit 0 when the build succeeded (with pith's
+/// `maven.test.failure.ignore`, failed tests included: the reports say which) and 1 when it
+/// failed; nothing else is documented.
+pub(super) const EXIT_CODES: &ExitCodes = &[(0, ExitMeaning::Passed), (1, ExitMeaning::Failed)];
+
+/// What a finished Maven/Gradle process, its reports and the listener's events say.
+pub(super) fn judge(
+    ctx: &Context<'_>,
+    tool: Tool,
+    cap: &Captured,
+    output: &str,
+    reports: &[Written],
+    events: &[listener::Event],
+    requested: Option<&[TestId]>,
+) -> Run {
+    let mut run = Run::new(tool.name());
+    let ids = match tool {
+        Tool::Maven => Ids::Surefire,
+        Tool::Gradle => Ids::Verbatim,
+    };
+    run.exit = verdict::exit(cap.end, |c| verdict::meaning(EXIT_CODES, c));
+
+    let mut t = Tally::new(&mut run, ctx.paths, ids, requested);
+    let Read {
+        reported,
+        unreadable,
+        mut seen,
+        mut reason,
+    } = read_reports(&mut t, reports);
+    // Tests whose class wrote no report: the listener saw them (and they count among what
+    // the tool ran).
+    for e in events.iter().filter(|e| !reported.contains(&e.class)) {
+        t.event(e);
+        if let Some((status, _)) = &e.finished {
+            seen.run += 1;
+            seen.failed += u64::from(status != "SUCCESSFUL" && status != "ABORTED");
+        }
+    }
+    let running: Vec<String> = events
+        .iter()
+        .filter(|e| e.finished.is_none())
+        .filter(|e| {
+            let name = event_name(ids, &e.name);
+            t.wanted(&e.class, &name)
+        })
+        .map(|e| case_id(ids, &e.class, &event_name(ids, &e.name)))
+        .collect();
+    for (w, why) in &unreadable {
+        unreadable_failure(&mut t, ctx, w, why);
+    }
+    let mut unmatched = t.unmatched();
+    let load_tail = text::tail(&ctx.paths.scrub(&t.load_traces.join("\n")));
+    drop(t);
+
+    let build_failed = compile_failed(output);
+    if build_failed {
+        run.build_errors = build::parse(output, ctx.paths);
+    }
+
+    match Ending::of(cap.end) {
+        Ending::Stopped => {
+            verdict::stopped(&mut run, Some(running), output_tail(ctx.paths, output));
+        }
+        Ending::Killed(signal) => {
+            let why = verdict::killed_by(tool.name(), &signal);
+            crash_failures(&mut run, ctx, ids, running, &[], &why, Some(signal));
+            verdict::crashed(&mut run, None, output_tail(ctx.paths, output));
+        }
+        Ending::Exited(_) if fork_crashed(output) => {
+            fork_crash(&mut run, ctx, ids, running, output);
+        }
+        Ending::Exited(_) if build_failed => {
+            run.status = Some(Status::BuildFailed);
+            if run.build_errors.is_empty() {
+                run.tail = output_tail(ctx.paths, output);
+            }
+            // Nothing ran that was asked for: the ids are not missing, the build is.
+            unmatched.clear();
+        }
+        Ending::Exited(code) => {
+            let tests_failed = run.failed > 0
+                || output.contains("There are test failures")
+                || output.contains("There were failing tests")
+                || output.contains("There were test failures");
+            let no_match = output.contains("No tests found for given includes");
+            let nothing_ran = reports.is_empty() && events.is_empty();
+            if code != 0 && !tests_failed && !no_match && nothing_ran {
+                // Not the tests: a dependency that does not resolve, a broken build file.
+                run.status = Some(Status::BuildFailed);
+                run.tail = output_tail(ctx.paths, output);
+                unmatched.clear();
+            } else if code != 0 && run.failed == 0 && run.failures.is_empty() {
+                // Tests ran and none failed, yet the build failed after them (a coverage
+                // check, a plugin bound to the test phase): the exit says not green.
+                run.tail = output_tail(ctx.paths, output);
+            } else if run.collection_errors() > 0 {
+                run.tail = if load_tail.is_empty() {
+                    output_tail(ctx.paths, output)
+                } else {
+                    Some(load_tail)
+                };
+            }
+            // The tool's own count of what it ran and failed must match the reports.
+            let said = match tool {
+                Tool::Maven => summary::surefire(output),
+                Tool::Gradle => summary::gradle(output),
+            };
+            if reason.is_none() {
+                reason = said.and_then(|said| summary::disagreement(tool.name(), said, seen));
+            }
+        }
+    }
+    if reason.is_some() {
+        run.reason = reason;
+        if run.tail.is_none() {
+            run.tail = output_tail(ctx.paths, output);
+        }
+    }
+    // A test that was running when the run ended was found, whatever became of it.
+    run.not_found = unmatched
+        .into_iter()
+        .filter(|id| !run.running.contains(id) && !run.failures.iter().any(|f| &f.test == id))
+        .collect();
+    run
+}
+
+/// What the reports say, read into the tally.
+struct Read<'w> {
+    /// The classes and suites the reports account for.
+    reported: HashSet<String>,
+    /// Reports that could not be read, or end early, and why.
+    unreadable: Vec<(&'w Written, String)>,
+    /// Every case the reports hold, whatever was asked for: the tool's own totals count them all.
+    seen: summary::Totals,
+    /// Where a report's own totals disagree with its cases.
+    reason: Option<String>,
+}
+
+fn read_reports<'w>(t: &mut Tally<'_, '_>, reports: &'w [Written]) -> Read<'w> {
+    let mut reported: HashSet<String> = HashSet::new();
+    let mut unreadable: Vec<(&Written, String)> = Vec::new();
+    let mut seen = summary::Totals::default();
+    let mut reason: Option<String> = None;
+    for w in reports {
+        match &w.parsed {
+            Ok(report) => {
+                for s in &report.suites {
+                    t.suite(s, Some(&w.module));
+                    for c in &s.cases {
+                        reported.insert(c.classname.clone());
+                    }
+                    reported.insert(s.name.clone());
+                    seen.run += s.cases.len() as u64;
+                    seen.failed +=
+                        (s.cases.iter().filter(|c| c.is_failure()).count() + s.faults.len()) as u64;
+                }
+                if !report.complete {
+                    unreadable.push((w, "the report ends early".to_owned()));
+                }
+                if reason.is_none() {
+                    reason = report.disagreement();
+                }
+            }
+            Err(e) => unreadable.push((w, e.to_string())),
+        }
+    }
+    Read {
+        reported,
+        unreadable,
+        seen,
+        reason,
+    }
+}
+
+/// A report that could not be read is a collection failure of its class (named by its file
+/// `TEST-<class>.xml`), else of the file.
+fn unreadable_failure(t: &mut Tally<'_, '_>, ctx: &Context<'_>, w: &Written, why: &str) {
+    let class = w
+        .file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .and_then(|n| {
+            n.strip_prefix("TEST-")
+                .and_then(|s| s.strip_suffix(".xml"))
+                .map(str::to_owned)
+        })
+        .unwrap_or_default();
+    let module = Some(w.module.as_path());
+    let test = if is_class_name(&class) {
+        t.class_id(&class, module)
+    } else {
+        ctx.paths
+            .relativize(&w.file.to_string_lossy(), None)
+            .unwrap_or_else(|| class.clone())
+    };
+    t.run.failures.push(Failure {
+        test,
+        message: text::first_line(&format!("its test report could not be read: {why}")),
+        phase: Phase::Collect,
+        ..Failure::default()
+    });
+}
+
+/// The forked test JVM ended during a test (`System.exit`, a crash): the run crashed, and the
+/// tests it was running (else the classes Surefire names) fail.
+fn fork_crash(run: &mut Run, ctx: &Context<'_>, ids: Ids, running: Vec<String>, output: &str) {
+    run.status = Some(Status::Crashed);
+    let why = match fork_exit_code(output) {
+        Some(code) => format!(
+            "the test JVM exited with code {code} during this test (System.exit or a crash)"
+        ),
+        None => "the test JVM ended during this test (System.exit or a crash)".to_owned(),
+    };
+    let classes = if running.is_empty() {
+        crashed_classes(output)
+    } else {
+        Vec::new()
+    };
+    crash_failures(
+        run,
+        ctx,
+        ids,
+        running,
+        &classes,
+        &why,
+        Some("JVM exit".to_owned()),
+    );
+    run.tail = output_tail(ctx.paths, output);
+}
+
+/// Each test that was running when the JVM died becomes a failure; lacking the listener's
+/// events, each class Surefire says crashed does.
+pub(super) fn crash_failures(
+    run: &mut Run,
+    ctx: &Context<'_>,
+    _ids: Ids,
+    running: Vec<String>,
+    classes: &[String],
+    why: &str,
+    kind: Option<String>,
+) {
+    let mut sources = Sources::new(ctx.paths);
+    let named: Vec<String> = if running.is_empty() {
+        classes
+            .iter()
+            .map(|c| {
+                let simple = c.rsplit('.').next().unwrap_or(c);
+                ["java", "kt", "groovy", "scala"]
+                    .iter()
+                    .find_map(|ext| sources.find(c, &format!("{simple}.{ext}"), None))
+                    .unwrap_or_else(|| c.clone())
+            })
+            .collect()
+    } else {
+        running.clone()
+    };
+    let how = verdict::Stopped {
+        message: &text::first_line(why),
+        kind: kind.as_deref(),
+        frames: &[],
+    };
+    verdict::fail_running(run, &named, &how);
+    run.running = named;
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::jvm::class_of_path;
+
+    #[test]
+    fn crash_output_names_classes_and_code() {
+        let out = "[ERROR] The forked VM terminated without properly saying goodbye. VM crash or System.exit called?\n[ERROR] Command was /bin/sh -c cd '/ws' && java -jar x.jar\n[ERROR] Process Exit Code: 3\n[ERROR] Crashed tests:\n[ERROR] demo.ExitTest\n[ERROR] org.apache.maven.surefire.booter.SurefireBooterForkException: The forked VM terminated\n[ERROR] Crashed tests:\n[ERROR] demo.ExitTest\n[ERROR] \tat org.apache.maven.plugin.surefire.booterclient.ForkStarter.fork(ForkStarter.java:643)\n";
+        assert!(fork_crashed(out));
+        assert_eq!(fork_exit_code(out), Some(3));
+        assert_eq!(crashed_classes(out), ["demo.ExitTest"]);
+        let tail = output_tail(&PathMap::new(Path::new("/ws")), out).unwrap();
+        assert!(!tail.contains("ForkStarter"), "{tail}");
+        assert!(!tail.contains("Command was"), "{tail}");
+        assert!(tail.contains("Process Exit Code: 3"), "{tail}");
+    }
+
+    #[test]
+    fn debian_gradle_jvm_probe_is_not_in_tails() {
+        // Debian's Gradle 4.4.1 script, a build script that does not compile.
+        let out = "openjdk version \"17.0.15\" 2025-04-15\nOpenJDK Runtime Environment (build 17.0.15+6-Debian-1deb12u1)\nOpenJDK 64-Bit Server VM (build 17.0.15+6-Debian-1deb12u1, mixed mode, sharing)\n\nFAILURE: Build failed with an exception.\n\n* What went wrong:\nA problem occurred evaluating root project 'x'.\n";
+        let tail = output_tail(&PathMap::new(Path::new("/ws")), out).unwrap();
+        assert!(
+            !tail.contains("openjdk") && !tail.contains("OpenJDK"),
+            "{tail}"
+        );
+        assert!(tail.contains("A problem occurred evaluating"), "{tail}");
+    }
+
+    #[test]
+    fn compile_failures_are_told_from_test_failures() {
+        assert!(compile_failed("[ERROR] COMPILATION ERROR : \n"));
+        assert!(compile_failed(
+            "* What went wrong:\nExecution failed for task ':app:compileTestJava'.\n"
+        ));
+        assert!(!compile_failed(
+            "> Task :compileJava\n* What went wrong:\nExecution failed for task ':test'.\n"
+        ));
+        assert!(java_missing(
+            "Error: JAVA_HOME is not set and no 'java' command could be found in your PATH."
+        ));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn id_and_output_helpers_never_panic(s in "(?s).{0,300}") {
+            let _ = TestId::parse(&s).map(|t| (t.method_base().map(str::to_owned), t.wants("a.B", &s)));
+            let _ = class_of_path(&s);
+            let _ = crashed_classes(&s);
+            let _ = fork_exit_code(&s);
+            let _ = output_tail(&PathMap::new(Path::new("/ws")), &s);
+        }
+    }
+}
