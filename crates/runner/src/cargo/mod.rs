@@ -73,8 +73,10 @@ pub struct Cargo {
 
 /// A Rust workspace at `root`; nextest is used when `cargo-nextest` is installed.
 pub fn detect(root: &Path) -> Option<Cargo> {
-    root.join("Cargo.toml")
-        .is_file()
+    let markers = pith_model::ecosystem::RUST.root_markers;
+    markers
+        .iter()
+        .any(|m| root.join(m).is_file())
         .then(|| Cargo::with_nextest(nextest_installed()))
 }
 

@@ -78,7 +78,8 @@ pub struct Go {
 
 /// The adapters this ecosystem contributes for the project in `dir`.
 pub fn detect(dir: &Path) -> Vec<Box<dyn Adapter>> {
-    if dir.join("go.mod").is_file() {
+    let markers = pith_model::ecosystem::GO.root_markers;
+    if markers.iter().any(|m| dir.join(m).is_file()) {
         vec![Box::new(Go::new(dir))]
     } else {
         Vec::new()

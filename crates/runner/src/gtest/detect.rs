@@ -17,7 +17,8 @@ pub fn detect(dir: &Path) -> Vec<Box<dyn Adapter>> {
 }
 
 pub(super) fn is_cmake_test_project(dir: &Path) -> bool {
-    if !dir.join("CMakeLists.txt").is_file() {
+    let markers = pith_model::ecosystem::CPP.root_markers;
+    if !markers.iter().any(|m| dir.join(m).is_file()) {
         return false;
     }
     [

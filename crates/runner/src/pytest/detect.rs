@@ -5,15 +5,14 @@ use std::path::{Path, PathBuf};
 
 use super::Pytest;
 
-/// Files that make a directory a Python project.
-pub(super) const PROJECT_FILES: &[&str] = &[
-    "pytest.ini",
-    "pyproject.toml",
-    "setup.py",
-    "setup.cfg",
-    "tox.ini",
-    "conftest.py",
-];
+/// Files that make a directory a Python project: the ecosystem's markers, and a `conftest.py`
+/// (a pytest tree without packaging).
+fn is_project_file(dir: &Path) -> bool {
+    let markers = pith_model::ecosystem::PYTHON.root_markers.iter();
+    markers
+        .chain(&["conftest.py"])
+        .any(|f| dir.join(f).is_file())
+}
 
 /// A Python project at `dir`, with the virtualenv active in pith's environment.
 pub fn detect(dir: &Path) -> Option<Pytest> {
@@ -47,9 +46,7 @@ pub(super) fn has_pytest_tests(dir: &Path) -> bool {
 }
 
 pub(super) fn is_python_project(root: &Path) -> bool {
-    PROJECT_FILES.iter().any(|f| root.join(f).is_file())
-        || has_test_files(root)
-        || has_test_files(&root.join("tests"))
+    is_project_file(root) || has_test_files(root) || has_test_files(&root.join("tests"))
 }
 
 pub(super) fn has_test_files(dir: &Path) -> bool {
