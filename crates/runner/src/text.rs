@@ -2,6 +2,7 @@
 //! boundary, raw tails bounded in lines and bytes.
 
 use std::borrow::Cow;
+use std::collections::VecDeque;
 
 /// Longest message first line an answer carries.
 pub const MESSAGE_CHARS: usize = 400;
@@ -180,9 +181,65 @@ pub fn escape_chars(s: &str, special: impl Fn(char) -> bool) -> String {
     out
 }
 
+/// Lines kept in bounded memory: the first ones up to a head budget, then the last ones up to a
+/// tail budget; the middle of a flood is counted, not kept (a test's banner is at its head, its
+/// failure or crash at its tail). Each line costs its length plus one.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BoundedLines {
+    head: Vec<String>,
+    head_bytes: usize,
+    tail: VecDeque<String>,
+    tail_bytes: usize,
+    /// Lines left out between head and tail.
+    pub dropped: usize,
+}
+
+impl BoundedLines {
+    /// Keeps `line` within `head_cap` bytes of head and `tail_cap` of tail; the budgets may
+    /// shrink between calls (a run that already keeps a lot).
+    pub fn push(&mut self, line: String, head_cap: usize, tail_cap: usize) {
+        if self.tail.is_empty() && self.head_bytes + line.len() <= head_cap {
+            self.head_bytes += line.len() + 1;
+            self.head.push(line);
+            return;
+        }
+        self.tail_bytes += line.len() + 1;
+        self.tail.push_back(line);
+        while self.tail_bytes > tail_cap {
+            let Some(l) = self.tail.pop_front() else {
+                break;
+            };
+            self.tail_bytes -= l.len() + 1;
+            self.dropped += 1;
+        }
+    }
+
+    /// Bytes kept.
+    pub fn bytes(&self) -> usize {
+        self.head_bytes + self.tail_bytes
+    }
+
+    /// Every kept line, in order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &str> + Clone + '_ {
+        self.head.iter().chain(self.tail.iter()).map(String::as_str)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bounded_lines_keep_the_head_and_the_tail_in_order() {
+        let mut b = BoundedLines::default();
+        for i in 0..100 {
+            b.push(format!("line {i:02}"), 16, 24);
+        }
+        let kept: Vec<&str> = b.iter().collect();
+        assert_eq!(kept, ["line 00", "line 01", "line 97", "line 98", "line 99"]);
+        assert_eq!(b.dropped, 95);
+        assert_eq!(b.bytes(), 5 * 8);
+    }
     use proptest::prelude::*;
 
     #[test]

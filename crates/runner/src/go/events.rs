@@ -9,9 +9,11 @@
 //! whole stream keeps [`STREAM_BYTES`] every output keeps only a small head and tail.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
 use serde::Deserialize;
+
+use crate::text::BoundedLines;
 
 /// Bytes of one test's (or package's) output kept from its start: the first failure line is
 /// there.
@@ -60,13 +62,9 @@ pub enum Outcome {
 /// Output lines, bounded: the head and the tail are kept, the middle of a flood is dropped.
 #[derive(Debug, Default, Clone)]
 pub struct Lines {
-    head: Vec<String>,
-    head_bytes: usize,
-    tail: VecDeque<String>,
-    tail_bytes: usize,
+    kept: BoundedLines,
     /// The last line, not yet ended by a newline.
     partial: String,
-    pub dropped: bool,
 }
 
 impl Lines {
@@ -89,7 +87,7 @@ impl Lines {
 
     /// Bytes kept.
     pub fn bytes(&self) -> usize {
-        self.head_bytes + self.tail_bytes + self.partial.len()
+        self.kept.bytes() + self.partial.len()
     }
 
     /// Forgets everything kept (what a passed test printed is never read).
@@ -102,10 +100,7 @@ impl Lines {
         if !self.partial.is_empty() {
             return Some(&self.partial);
         }
-        self.tail
-            .back()
-            .or_else(|| self.head.last())
-            .map(String::as_str)
+        self.kept.iter().next_back()
     }
 
     fn partial_push(&mut self, s: &str) {
@@ -128,28 +123,18 @@ impl Lines {
             (HEAD_BYTES, TAIL_BYTES)
         };
         let line = line.strip_suffix('\r').map(str::to_owned).unwrap_or(line);
-        if self.tail.is_empty() && self.head_bytes + line.len() <= head_cap {
-            self.head_bytes += line.len() + 1;
-            self.head.push(line);
-            return;
-        }
-        self.tail_bytes += line.len() + 1;
-        self.tail.push_back(line);
-        while self.tail_bytes > tail_cap {
-            match self.tail.pop_front() {
-                Some(l) => {
-                    self.tail_bytes -= l.len() + 1;
-                    self.dropped = true;
-                }
-                None => break,
-            }
-        }
+        self.kept.push(line, head_cap, tail_cap);
+    }
+
+    /// Whether lines were left out between head and tail.
+    #[cfg(test)]
+    pub fn dropped(&self) -> bool {
+        self.kept.dropped > 0
     }
 
     /// Every kept line, in order (a pending partial line last).
     pub fn all(&self) -> Vec<&str> {
-        let mut out: Vec<&str> = self.head.iter().map(String::as_str).collect();
-        out.extend(self.tail.iter().map(String::as_str));
+        let mut out: Vec<&str> = self.kept.iter().collect();
         if !self.partial.is_empty() {
             out.push(&self.partial);
         }
@@ -473,7 +458,7 @@ mod tests {
         let all = l.all();
         assert_eq!(all[0], "line 0");
         assert_eq!(*all.last().unwrap(), "line 99999");
-        assert!(l.dropped);
+        assert!(l.dropped());
         assert!(all.iter().map(|s| s.len()).sum::<usize>() <= HEAD_BYTES + TAIL_BYTES);
         let mut l = Lines::default();
         l.push_output(&"é".repeat(LINE_BYTES));

@@ -14,6 +14,8 @@
 
 use std::collections::VecDeque;
 
+use crate::text::BoundedLines;
+
 /// Bytes of one test's output kept from its start, and from its end.
 const HEAD_BYTES: usize = 1 << 20;
 const TAIL_BYTES: usize = 1 << 20;
@@ -28,14 +30,7 @@ const LAST_BYTES: usize = 64 * 1024;
 
 /// What one test printed: its first and its last lines, the middle of a flood left out.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Output {
-    head: Vec<String>,
-    head_bytes: usize,
-    tail: VecDeque<String>,
-    tail_bytes: usize,
-    /// Lines left out between head and tail.
-    pub dropped: usize,
-}
+pub struct Output(BoundedLines);
 
 impl Output {
     fn push(&mut self, line: &str, tight: bool) {
@@ -44,32 +39,22 @@ impl Output {
         } else {
             (HEAD_BYTES, TAIL_BYTES)
         };
-        let line = cut(line).to_owned();
-        if self.tail.is_empty() && self.head_bytes + line.len() <= head_cap {
-            self.head_bytes += line.len() + 1;
-            self.head.push(line);
-            return;
-        }
-        self.tail_bytes += line.len() + 1;
-        self.tail.push_back(line);
-        while self.tail_bytes > tail_cap {
-            match self.tail.pop_front() {
-                Some(l) => {
-                    self.tail_bytes -= l.len() + 1;
-                    self.dropped += 1;
-                }
-                None => break,
-            }
-        }
+        self.0.push(cut(line).to_owned(), head_cap, tail_cap);
     }
 
     pub fn bytes(&self) -> usize {
-        self.head_bytes + self.tail_bytes
+        self.0.bytes()
+    }
+
+    /// Lines left out between head and tail.
+    #[cfg(test)]
+    pub fn dropped(&self) -> usize {
+        self.0.dropped
     }
 
     /// Every kept line, in order.
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = &str> + Clone + '_ {
-        self.head.iter().chain(self.tail.iter()).map(String::as_str)
+        self.0.iter()
     }
 
     #[cfg(test)]
@@ -552,7 +537,7 @@ test 1
         let run = r.finish();
         let out = &run.tests[0].output;
         assert!(out.bytes() <= HEAD_BYTES + TAIL_BYTES, "{}", out.bytes());
-        assert!(out.dropped > 0);
+        assert!(out.dropped() > 0);
         let g = parse_gtest(out.iter());
         assert!(g.gtest && g.finished);
     }
