@@ -53,12 +53,13 @@ pub(crate) fn projects(root: &Path, only: Option<&str>) -> Vec<Found> {
     found
 }
 
-/// Directories to look for projects in: the root, then every directory below it that git
-/// would see (ignores honoured) and no ecosystem rules out (dependencies, build output,
-/// environments, and the places projects keep data or tools rather than suites: Go's
-/// `testdata`, test fixtures, examples, cargo-fuzz's `fuzz/` crate, whose targets need a nightly
-/// toolchain and run under a fuzzer, not a test runner), breadth first and sorted, so an ancestor comes before what it
-/// may cover.
+/// Directories to look for projects in: the root, then every directory below it that the
+/// workspace walks see (ignores honoured, and the one walk filter's `excluded_dir`: version
+/// control, dependency trees, generated directories, the output beside a build file) and no
+/// ecosystem rules out as a place projects keep data or tools rather than suites (Go's
+/// `testdata`, test fixtures, examples, cargo-fuzz's `fuzz/` crate, whose targets need a
+/// nightly toolchain and run under a fuzzer, not a test runner), breadth first and sorted, so
+/// an ancestor comes before what it may cover.
 fn project_dirs(root: &Path) -> Vec<PathBuf> {
     let walk = ignore::WalkBuilder::new(root)
         .max_depth(Some(MAX_DEPTH))
@@ -73,7 +74,7 @@ fn project_dirs(root: &Path) -> Vec<PathBuf> {
             e.depth() == 0
                 || (e.file_type().is_some_and(|t| t.is_dir())
                     && !ecosystem::is_not_searched(&e.file_name().to_string_lossy())
-                    && !is_generated(e.path()))
+                    && !pith_store::filter::excluded_dir(e.path()))
         })
         .build();
     let mut dirs: Vec<(usize, PathBuf)> = walk
@@ -83,11 +84,6 @@ fn project_dirs(root: &Path) -> Vec<PathBuf> {
         .collect();
     dirs.sort();
     dirs.into_iter().map(|(_, d)| d).collect()
-}
-
-/// A virtualenv, a cache or a CMake build tree: generated, never a project of its own.
-fn is_generated(dir: &Path) -> bool {
-    ecosystem::generated_markers().any(|m| dir.join(m).exists())
 }
 
 /// Runner families (the ecosystem's id): one family's runner at a directory runs the family's
@@ -194,6 +190,9 @@ mod tests {
         write(root, "env2/pyvenv.cfg", "");
         write(root, "env2/lib/test_x.py", "");
         write(root, ".hidden/go.mod", "module h\n");
+        // What a .NET build copied beside its project file, not ignored: the walk filter's.
+        write(root, "tool/Tool.vbproj", "<Project/>");
+        write(root, "tool/bin/Debug/web/go.mod", "module w\n");
         assert!(found(root).is_empty(), "{:?}", found(root));
     }
 

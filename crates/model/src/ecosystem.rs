@@ -30,6 +30,9 @@ pub struct Ecosystem {
     /// Directory names never searched for projects: dependencies, outputs, data of this
     /// ecosystem's tools.
     pub not_searched: &'static [&'static str],
+    /// Names of directories this ecosystem's tools write (caches, reports, installed
+    /// dependencies): left out of the walks when ignored (a tracked one is source).
+    pub ignored_outputs: &'static [&'static str],
     /// Extensions of source files: their edits (not their presence) cannot change which
     /// runners the workspace uses.
     pub source_extensions: &'static [&'static str],
@@ -76,6 +79,7 @@ pub const BLANK: Ecosystem = Ecosystem {
     environment_markers: &[],
     environment_names: &[],
     not_searched: &[],
+    ignored_outputs: &[],
     source_extensions: &[],
     test_files: TestFiles::NONE,
     detection_env: &[],
@@ -116,6 +120,17 @@ pub const PYTHON: Ecosystem = Ecosystem {
     environment_markers: &["pyvenv.cfg", "conda-meta"],
     environment_names: &[".venv", "venv"],
     not_searched: &["venv", "env", "site-packages", "__pycache__"],
+    ignored_outputs: &[
+        ".eggs",
+        "htmlcov",
+        ".benchmarks",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".pytype",
+        ".pyre",
+        ".tox",
+        ".nox",
+    ],
     source_extensions: &["py", "pyi"],
     test_files: TestFiles {
         dirs: &["tests"],
@@ -152,6 +167,19 @@ pub const JS: Ecosystem = Ecosystem {
     runners: &["jest", "vitest", "node"],
     root_markers: &["package.json"],
     not_searched: &["node_modules", "__fixtures__"],
+    ignored_outputs: &[
+        ".nyc_output",
+        ".next",
+        ".nuxt",
+        ".svelte-kit",
+        ".turbo",
+        ".parcel-cache",
+        ".angular",
+        "bower_components",
+        "jspm_packages",
+        ".yarn",
+        ".pnpm-store",
+    ],
     source_extensions: &["js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts"],
     test_files: TestFiles {
         dirs: &["__tests__", "spec"],
@@ -162,15 +190,23 @@ pub const JS: Ecosystem = Ecosystem {
     ..BLANK
 };
 
+/// Extensions of .NET solution files: `dotnet test` runs every test project they list.
+pub const DOTNET_SOLUTION_EXTENSIONS: &[&str] = &["sln", "slnx", "slnf"];
+/// Extensions of .NET project files.
+pub const DOTNET_PROJECT_EXTENSIONS: &[&str] = &["csproj", "fsproj", "vbproj"];
+const DOTNET_MARKER_EXTENSIONS: [&str; 6] =
+    concat(DOTNET_SOLUTION_EXTENSIONS, DOTNET_PROJECT_EXTENSIONS);
+
 pub const DOTNET: Ecosystem = Ecosystem {
     id: "dotnet",
     runners: &["dotnet"],
-    root_marker_extensions: &["sln", "csproj", "fsproj"],
+    root_marker_extensions: &DOTNET_MARKER_EXTENSIONS,
     build_outputs: &[
         ("*.csproj", &["bin", "obj"]),
         ("*.fsproj", &["bin", "obj"]),
         ("*.vbproj", &["bin", "obj"]),
     ],
+    ignored_outputs: &["TestResults", ".vs"],
     source_extensions: &["cs", "fs", "vb"],
     test_files: TestFiles {
         stem_suffixes: &["Test", "Tests"],
@@ -180,10 +216,21 @@ pub const DOTNET: Ecosystem = Ecosystem {
     ..BLANK
 };
 
+/// Maven's build file: its directory is a Maven project.
+pub const MAVEN_BUILD_FILES: &[&str] = &["pom.xml"];
+/// Gradle's build and settings files: any one makes its directory a Gradle project.
+pub const GRADLE_BUILD_FILES: &[&str] = &[
+    "build.gradle",
+    "build.gradle.kts",
+    "settings.gradle",
+    "settings.gradle.kts",
+];
+const JVM_MARKERS: [&str; 5] = concat(MAVEN_BUILD_FILES, GRADLE_BUILD_FILES);
+
 pub const JVM: Ecosystem = Ecosystem {
     id: "jvm",
     runners: &["maven", "gradle"],
-    root_markers: &["pom.xml", "build.gradle", "build.gradle.kts"],
+    root_markers: &JVM_MARKERS,
     build_outputs: &[
         ("pom.xml", &["target"]),
         ("build.gradle", &["build", ".gradle"]),
@@ -192,6 +239,7 @@ pub const JVM: Ecosystem = Ecosystem {
         ("settings.gradle.kts", &["build", ".gradle"]),
     ],
     not_searched: &["target", "build"],
+    ignored_outputs: &[".gradle", ".kotlin"],
     source_extensions: &["java", "kt", "scala", "groovy"],
     test_files: TestFiles {
         dirs: &["test"],
@@ -218,6 +266,20 @@ pub const CPP: Ecosystem = Ecosystem {
     ..BLANK
 };
 
+/// `a` then `b` as one array: one descriptor list is often two named ones an adapter reads
+/// apart (Maven's and Gradle's build files). `N` must be their total length (checked at
+/// compile time).
+const fn concat<const N: usize>(a: &[&'static str], b: &[&'static str]) -> [&'static str; N] {
+    assert!(a.len() + b.len() == N);
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < a.len() { a[i] } else { b[i - a.len()] };
+        i += 1;
+    }
+    out
+}
+
 /// Every ecosystem, in the order [`RUNNER_NAMES`] lists their runners. (The order detection
 /// tries them in, which is the order of an answer's runs, is the runner crate's registry.)
 pub const ECOSYSTEMS: &[&Ecosystem] = &[&RUST, &PYTHON, &GO, &JS, &DOTNET, &JVM, &CPP];
@@ -239,6 +301,33 @@ pub mod common {
         "fixtures",
         "test-fixtures",
         "examples",
+    ];
+    /// Ignored directories of these names hold what a tool wrote (build output, coverage, caches,
+    /// editor settings, installed dependencies), whatever the ecosystem, or of ecosystems pith
+    /// runs no tests of.
+    pub const IGNORED_OUTPUTS: &[&str] = &[
+        "build",
+        "dist",
+        "out",
+        "_build",
+        ".build",
+        "dist-newstyle",
+        ".stack-work",
+        "DerivedData",
+        "coverage",
+        ".cache",
+        ".dart_tool",
+        ".terraform",
+        "tmp",
+        "temp",
+        "log",
+        "logs",
+        ".idea",
+        ".vscode",
+        ".fleet",
+        "vendor",
+        ".bundle",
+        "Pods",
     ];
     /// Extensions of files that are text, not configuration, in languages pith runs no tests
     /// of, or documentation.
@@ -331,6 +420,11 @@ pub fn environment_names() -> impl Iterator<Item = &'static str> {
 /// Build files and the output directories their tools write beside them.
 pub fn build_outputs() -> impl Iterator<Item = (&'static str, &'static [&'static str])> {
     all(&[], |e| e.build_outputs)
+}
+
+/// Whether an ignored directory of this name holds what a tool wrote.
+pub fn is_ignored_output(name: &str) -> bool {
+    all(common::IGNORED_OUTPUTS, |e| e.ignored_outputs).any(|n| n == name)
 }
 
 /// Whether a directory of this name is never searched for projects.
@@ -475,5 +569,81 @@ mod tests {
         for p in ["src/lib.rs", "pkg/x.py", "src/Foo.java", "contest.py"] {
             assert!(!is_test_path(p), "{p}");
         }
+    }
+
+    #[test]
+    fn every_project_file_is_a_marker_with_its_outputs() {
+        for f in MAVEN_BUILD_FILES.iter().chain(GRADLE_BUILD_FILES) {
+            assert!(is_root_marker(f), "{f}");
+            assert!(build_outputs().any(|(b, _)| b == *f), "{f}");
+        }
+        for x in DOTNET_SOLUTION_EXTENSIONS {
+            assert!(is_root_marker_extension(x), "{x}");
+        }
+        for x in DOTNET_PROJECT_EXTENSIONS {
+            assert!(is_root_marker_extension(x), "{x}");
+            let pattern = format!("*.{x}");
+            assert!(build_outputs().any(|(b, _)| b == pattern), "{x}");
+        }
+    }
+
+    #[test]
+    fn ignored_outputs_are_the_list_the_store_kept_before() {
+        // The store's one list before it was split over the descriptors.
+        let before = [
+            "build",
+            "dist",
+            "out",
+            "_build",
+            ".build",
+            ".eggs",
+            "dist-newstyle",
+            ".stack-work",
+            "DerivedData",
+            "coverage",
+            "htmlcov",
+            ".nyc_output",
+            "TestResults",
+            ".benchmarks",
+            ".cache",
+            ".mypy_cache",
+            ".ruff_cache",
+            ".pytype",
+            ".pyre",
+            ".tox",
+            ".nox",
+            ".next",
+            ".nuxt",
+            ".svelte-kit",
+            ".turbo",
+            ".parcel-cache",
+            ".angular",
+            ".gradle",
+            ".kotlin",
+            ".dart_tool",
+            ".terraform",
+            "tmp",
+            "temp",
+            "log",
+            "logs",
+            ".idea",
+            ".vscode",
+            ".vs",
+            ".fleet",
+            "vendor",
+            "bower_components",
+            "jspm_packages",
+            ".yarn",
+            ".pnpm-store",
+            ".bundle",
+            "Pods",
+        ];
+        let mut now: Vec<&str> = all(common::IGNORED_OUTPUTS, |e| e.ignored_outputs).collect();
+        now.sort_unstable();
+        let mut was = before.to_vec();
+        was.sort_unstable();
+        assert_eq!(now, was);
+        assert!(is_ignored_output(".tox") && is_ignored_output("Pods"));
+        assert!(!is_ignored_output("src") && !is_ignored_output("target"));
     }
 }

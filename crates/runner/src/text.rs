@@ -236,7 +236,10 @@ mod tests {
             b.push(format!("line {i:02}"), 16, 24);
         }
         let kept: Vec<&str> = b.iter().collect();
-        assert_eq!(kept, ["line 00", "line 01", "line 97", "line 98", "line 99"]);
+        assert_eq!(
+            kept,
+            ["line 00", "line 01", "line 97", "line 98", "line 99"]
+        );
         assert_eq!(b.dropped, 95);
         assert_eq!(b.bytes(), 5 * 8);
     }

@@ -4,7 +4,8 @@
 //! entered; generated directories (tagged, a virtualenv, a CMake build tree: the markers of
 //! `pith_model::ecosystem`) and the output directories beside a build file (Maven's `target/`
 //! beside `pom.xml`) are skipped whether ignored or not; what tools write under common names
-//! ([`OUTPUT_DIRS`], [`is_output_file`]) only when ignored, since a tracked `build/` is source.
+//! (the ecosystems' `ignored_outputs`, [`is_output_file`]) only when ignored, since a tracked
+//! `build/` is source.
 //! A walker that honours ignore rules by leaving ignored directories out altogether (the
 //! index) needs only [`excluded_dir`]; one that keeps ignored inputs (the store) asks
 //! [`generated`], [`by_name`] and [`when_ignored`] as it goes.
@@ -56,13 +57,15 @@ pub fn by_name(name: &std::ffi::OsStr, outputs: &[&str]) -> Option<Entry> {
 }
 
 /// Whether an ignored directory called `name` is left out: an environment, or what a tool
-/// writes ([`OUTPUT_DIRS`], `*.egg-info`).
+/// writes (an ecosystem's `ignored_outputs`, `*.egg-info`). Inputs written there by hand would
+/// be missed, so only ignored directories of these names are skipped: a tracked `build/` or
+/// `coverage/` (the coverage.py repository's package) is source.
 pub fn when_ignored(name: &std::ffi::OsStr) -> Option<Entry> {
     if ecosystem::environment_names().any(|n| name == n) {
         return Some(Entry::Tree(Tree::Venv));
     }
     let s = name.to_string_lossy();
-    (OUTPUT_DIRS.contains(&s.as_ref()) || s.ends_with(".egg-info")).then_some(Entry::Skip)
+    (ecosystem::is_ignored_output(&s) || s.ends_with(".egg-info")).then_some(Entry::Skip)
 }
 
 /// Whether the directory at `path` (not the walk's root) is left out whatever the ignore rules
@@ -86,64 +89,6 @@ pub const SKIP_DIRS: &[&str] = &[
     crate::STATE_DIR,
     "__pycache__",
     "node_modules",
-];
-/// Ignored directories that hold what a tool wrote, not what a test reads: build and coverage
-/// output, tool and editor caches and settings, installed dependencies (their lockfiles are
-/// files of the workspace; what an install changes is fingerprinted apart). Inputs written there
-/// by hand would be missed, so only ignored directories of these names are skipped: a tracked
-/// `build/` or `coverage/` (the coverage.py repository's package) is source.
-pub const OUTPUT_DIRS: &[&str] = &[
-    // build and packaging output
-    "build",
-    "dist",
-    "out",
-    "_build",
-    ".build",
-    ".eggs",
-    "dist-newstyle",
-    ".stack-work",
-    "DerivedData",
-    // coverage and test reports
-    "coverage",
-    "htmlcov",
-    ".nyc_output",
-    "TestResults",
-    ".benchmarks",
-    // tool caches and the scratch files runs leave
-    ".cache",
-    ".mypy_cache",
-    ".ruff_cache",
-    ".pytype",
-    ".pyre",
-    ".tox",
-    ".nox",
-    ".next",
-    ".nuxt",
-    ".svelte-kit",
-    ".turbo",
-    ".parcel-cache",
-    ".angular",
-    ".gradle",
-    ".kotlin",
-    ".dart_tool",
-    ".terraform",
-    "tmp",
-    "temp",
-    "log",
-    "logs",
-    // editors
-    ".idea",
-    ".vscode",
-    ".vs",
-    ".fleet",
-    // installed dependencies
-    "vendor",
-    "bower_components",
-    "jspm_packages",
-    ".yarn",
-    ".pnpm-store",
-    ".bundle",
-    "Pods",
 ];
 /// Whether `dir/name` is the output directory of a build file in `dir`.
 pub fn is_build_output(dir: &Path, name: &std::ffi::OsStr) -> bool {

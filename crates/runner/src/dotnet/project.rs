@@ -6,6 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
+use pith_model::ecosystem::{
+    DOTNET_PROJECT_EXTENSIONS as PROJECT_EXTS, DOTNET_SOLUTION_EXTENSIONS as SOLUTION_EXTS,
+};
 use quick_xml::events::Event;
 
 /// How `dotnet test` runs the tests.
@@ -199,8 +202,6 @@ impl Layout {
     }
 }
 
-const SOLUTION_EXTS: &[&str] = &["sln", "slnx", "slnf"];
-const PROJECT_EXTS: &[&str] = &["csproj", "fsproj", "vbproj"];
 /// Directories never searched for projects: build output, tools, VCS.
 const SKIPPED_DIRS: &[&str] = &[
     "bin",

@@ -6,12 +6,8 @@ use crate::Adapter;
 
 use super::{Jvm, Tool};
 
-pub(super) const GRADLE_FILES: &[&str] = &[
-    "build.gradle",
-    "build.gradle.kts",
-    "settings.gradle",
-    "settings.gradle.kts",
-];
+pub(super) use pith_model::ecosystem::GRADLE_BUILD_FILES as GRADLE_FILES;
+use pith_model::ecosystem::MAVEN_BUILD_FILES;
 
 /// A Maven or Gradle project in `dir`. When both build files are there, the one with a wrapper
 /// script wins, Maven otherwise: running the same tests twice would say nothing new.
@@ -23,7 +19,7 @@ pub fn detect(dir: &Path) -> Vec<Box<dyn Adapter>> {
 }
 
 pub(super) fn tool_of(dir: &Path) -> Option<Tool> {
-    let maven = dir.join("pom.xml").is_file();
+    let maven = MAVEN_BUILD_FILES.iter().any(|f| dir.join(f).is_file());
     let gradle = GRADLE_FILES.iter().any(|f| dir.join(f).is_file());
     match (maven, gradle) {
         (true, true) if dir.join("gradlew").is_file() && !dir.join("mvnw").is_file() => {
