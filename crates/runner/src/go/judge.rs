@@ -19,7 +19,7 @@ use pith_model::{
 
 use super::events::{Outcome, Package, Stream, Test};
 use super::locate::Dirs;
-use super::output::{self, CrashKind, Goroutine};
+use super::output::{self, Crash, CrashKind, Goroutine};
 use super::parse::{compact, is_go_progress, meaningful, owned};
 use crate::paths::PathMap;
 use crate::process::End;
@@ -96,6 +96,8 @@ impl Judge<'_> {
         test_id(&self.pkg_name(pkg), name)
     }
 
+    /// The stream as a run: each package that built judged, then what the stream cannot say
+    /// alone (requested tests that never ran, how go ended, go's exit code).
     pub fn judge(&self, stream: &Stream) -> Run {
         let mut run = Run::new("go");
         let mut st = State::default();
@@ -113,6 +115,38 @@ impl Judge<'_> {
             self.package(pkg, &mut run, &mut st);
         }
         self.build_errors(stream, &mut run, &st);
+        let mut never_ran = self.requested_never_ran(stream, &mut run, &mut st);
+        self.completeness(stream, &mut st, &mut never_ran);
+        if !never_ran.is_empty() {
+            run.reason = Some(never_ran.join("; "));
+        }
+        self.ending(stream, &mut run, &mut st);
+        self.declarations(stream, &mut run);
+        self.fill_code(&mut run);
+        // go's exit also answers for tests run beside the requested ones; when one of those
+        // failed, it says nothing about the answer's.
+        run.exit = self
+            .end
+            .and_then(End::code)
+            .filter(|_| !st.unselected_failed)
+            .map(|c| Exit::new(c, exit_meaning(c, self.stderr)));
+        if st.tail.is_empty() && run.doubt().is_some() {
+            // Not green on the exit alone: what go printed on its own account explains it.
+            st.tail.extend(self.stderr_lines());
+            st.tail
+                .extend(stream.text.all().iter().map(|l| l.to_string()));
+        }
+        if !st.tail.is_empty() && run.tail.is_none() {
+            run.tail = crate::verdict::tail(self.paths, &st.tail.join("\n"));
+        }
+        run.status = st.status;
+        run
+    }
+
+    /// Requested tests of packages that ran to their end without them: a line of the reason
+    /// each when the package declares the test (or a sibling stopped the binary first), else
+    /// `not_found`.
+    fn requested_never_ran(&self, stream: &Stream, run: &mut Run, st: &mut State) -> Vec<String> {
         let mut never_ran: Vec<String> = Vec::new();
         if let Some(sel) = self.selection {
             for r in &sel.ids {
@@ -149,14 +183,12 @@ impl Judge<'_> {
                 }
             }
         }
-        self.completeness(stream, &mut st, &mut never_ran);
-        if !never_ran.is_empty() {
-            run.reason = Some(never_ran.join("; "));
-        }
-        self.ending(stream, &mut run, &mut st);
-        self.declarations(stream, &mut run);
-        // Source lines for every frame at once: each file is read once, however many failures
-        // point into it.
+        never_ran
+    }
+
+    /// Source lines for every frame at once: each file is read once, however many failures
+    /// point into it.
+    fn fill_code(&self, run: &mut Run) {
         let sizes: Vec<usize> = run.failures.iter().map(|f| f.frames.len()).collect();
         let mut all: Vec<Frame> = run
             .failures
@@ -168,24 +200,6 @@ impl Judge<'_> {
         for (f, n) in run.failures.iter_mut().zip(sizes) {
             f.frames = all.by_ref().take(n).collect();
         }
-        // go's exit also answers for tests run beside the requested ones; when one of those
-        // failed, it says nothing about the answer's.
-        run.exit = self
-            .end
-            .and_then(End::code)
-            .filter(|_| !st.unselected_failed)
-            .map(|c| Exit::new(c, exit_meaning(c, self.stderr)));
-        if st.tail.is_empty() && run.doubt().is_some() {
-            // Not green on the exit alone: what go printed on its own account explains it.
-            st.tail.extend(self.stderr_lines());
-            st.tail
-                .extend(stream.text.all().iter().map(|l| l.to_string()));
-        }
-        if !st.tail.is_empty() && run.tail.is_none() {
-            run.tail = crate::verdict::tail(self.paths, &st.tail.join("\n"));
-        }
-        run.status = st.status;
-        run
     }
 
     /// Packages run whole that ended without running every test their compiled test files
@@ -231,24 +245,11 @@ impl Judge<'_> {
     fn package(&self, pkg: &Package, run: &mut Run, st: &mut State) {
         let keeps = |name: &str| self.selection.is_none_or(|s| s.keeps(&pkg.name, name));
         let failed_before = run.failures.len();
-        let unended = |t: &Test| t.outcome.is_none() && !t.paused;
-        // Ancestors of every test, of those that did not pass, of those still running: one
-        // pass, as a package may hold thousands of table-driven subtests.
-        let mut parents: HashSet<&str> = HashSet::new();
-        let mut troubled: HashSet<&str> = HashSet::new();
-        let mut busy: HashSet<&str> = HashSet::new();
-        for t in &pkg.tests {
-            for (i, _) in t.name.match_indices('/') {
-                let parent = &t.name[..i];
-                parents.insert(parent);
-                if !matches!(t.outcome, Some(Outcome::Pass | Outcome::Skip)) {
-                    troubled.insert(parent);
-                }
-                if unended(t) {
-                    busy.insert(parent);
-                }
-            }
-        }
+        let Ancestors {
+            parents,
+            troubled,
+            busy,
+        } = Ancestors::of(&pkg.tests);
         let running: Vec<&Test> = pkg
             .tests
             .iter()
@@ -263,16 +264,7 @@ impl Judge<'_> {
             .rposition(|t| t.outcome == Some(Outcome::Fail) && !parents.contains(t.name.as_str()));
         for (i, t) in pkg.tests.iter().enumerate() {
             if !keeps(&t.name) {
-                // A sibling the level-wise `-run` pattern also selected: its failure is not
-                // the answer's, but it explains go's exit, and a panic or an exit in it stopped
-                // the binary before the requested tests after it.
-                let died = t.outcome.is_none() && !t.paused && pkg.outcome.is_some();
-                if t.outcome == Some(Outcome::Fail) || died {
-                    st.unselected_failed = true;
-                    if died || output::crash(&t.output.all()).is_some() {
-                        st.stopped_by.push((pkg.name.clone(), t.name.clone()));
-                    }
-                }
+                sibling(pkg, t, st);
                 continue;
             }
             let children = parents.contains(t.name.as_str());
@@ -345,68 +337,13 @@ impl Judge<'_> {
         let lines: Vec<String> = pkg_lines.iter().map(|l| l.to_string()).collect();
         evidence.extend(compact(&lines));
         let Some((holder, crash)) = found else {
-            let ids: Vec<String> = running
-                .iter()
-                .map(|t| self.id(&pkg.name, &t.name))
-                .collect();
-            match (self.end, pkg.outcome) {
-                (Some(End::TimedOut | End::Cancelled), _) => st.raise(Status::TimedOut),
-                (_, None) => {
-                    // Killed with go (a signal pith did not send) or a report that stops
-                    // mid-run: these tests never ended.
-                    st.raise(Status::Crashed);
-                }
-                (_, Some(_)) => {
-                    // The binary ended while the test ran, without a panic: `os.Exit`.
-                    st.raise(Status::Crashed);
-                    for id in &ids {
-                        run.failed += 1;
-                        run.failures.push(Failure {
-                            test: id.clone(),
-                            message: "the test binary exited before the test finished".into(),
-                            kind: Some("exit".into()),
-                            ..Failure::default()
-                        });
-                    }
-                    st.tail.extend(evidence.iter().cloned());
-                }
-            }
-            for id in ids {
-                if !run.running.contains(&id) {
-                    run.running.push(id);
-                }
-            }
+            self.unexplained_end(pkg, running, &evidence, run, st);
             return;
         };
         match crash.kind {
             CrashKind::Timeout => {
                 st.raise(Status::TimedOut);
-                let mut names: Vec<String> = crash
-                    .running
-                    .iter()
-                    .filter(|n| !crash.running.iter().any(|o| is_under(o, n)))
-                    .cloned()
-                    .collect();
-                if names.is_empty() {
-                    names = running.iter().map(|t| t.name.clone()).collect();
-                }
-                for name in &names {
-                    let id = self.id(&pkg.name, name);
-                    let frames = test_goroutine(&crash.goroutines, name, names.len() == 1)
-                        .map(|g| self.frames(&pkg.name, g))
-                        .unwrap_or_default();
-                    run.failed += 1;
-                    run.failures.push(Failure {
-                        test: id.clone(),
-                        message: crash.message.clone(),
-                        kind: Some("timeout".into()),
-                        frames,
-                        ..Failure::default()
-                    });
-                    if !run.running.contains(&id) {
-                        run.running.push(id);
-                    }
-                }
+                self.timed_out(pkg, running, &crash, run);
                 st.tail.extend(evidence.iter().cloned());
             }
             CrashKind::Panic => {
@@ -436,6 +373,80 @@ impl Judge<'_> {
                     }
                 }
                 st.tail.extend(evidence.iter().cloned());
+            }
+        }
+    }
+
+    /// Tests that never ended with nothing in their output to say why: pith's deadline, a kill
+    /// from outside, a report that stops mid-run, or a binary that exited mid-test.
+    fn unexplained_end(
+        &self,
+        pkg: &Package,
+        running: &[&Test],
+        evidence: &[String],
+        run: &mut Run,
+        st: &mut State,
+    ) {
+        let ids: Vec<String> = running
+            .iter()
+            .map(|t| self.id(&pkg.name, &t.name))
+            .collect();
+        match (self.end, pkg.outcome) {
+            (Some(End::TimedOut | End::Cancelled), _) => st.raise(Status::TimedOut),
+            (_, None) => {
+                // Killed with go (a signal pith did not send) or a report that stops
+                // mid-run: these tests never ended.
+                st.raise(Status::Crashed);
+            }
+            (_, Some(_)) => {
+                // The binary ended while the test ran, without a panic: `os.Exit`.
+                st.raise(Status::Crashed);
+                for id in &ids {
+                    run.failed += 1;
+                    run.failures.push(Failure {
+                        test: id.clone(),
+                        message: "the test binary exited before the test finished".into(),
+                        kind: Some("exit".into()),
+                        ..Failure::default()
+                    });
+                }
+                st.tail.extend(evidence.iter().cloned());
+            }
+        }
+        for id in ids {
+            if !run.running.contains(&id) {
+                run.running.push(id);
+            }
+        }
+    }
+
+    /// go's own timeout panic: each test it names as running (the innermost), else each test
+    /// still running, failed with the panic's message and its goroutine's frames.
+    fn timed_out(&self, pkg: &Package, running: &[&Test], crash: &Crash, run: &mut Run) {
+        let mut names: Vec<String> = crash
+            .running
+            .iter()
+            .filter(|n| !crash.running.iter().any(|o| is_under(o, n)))
+            .cloned()
+            .collect();
+        if names.is_empty() {
+            names = running.iter().map(|t| t.name.clone()).collect();
+        }
+        for name in &names {
+            let id = self.id(&pkg.name, name);
+            let frames = test_goroutine(&crash.goroutines, name, names.len() == 1)
+                .map(|g| self.frames(&pkg.name, g))
+                .unwrap_or_default();
+            run.failed += 1;
+            run.failures.push(Failure {
+                test: id.clone(),
+                message: crash.message.clone(),
+                kind: Some("timeout".into()),
+                frames,
+                ..Failure::default()
+            });
+            if !run.running.contains(&id) {
+                run.running.push(id);
             }
         }
     }
@@ -642,6 +653,59 @@ fn outcome(test: String, outcome: ModelOutcome, duration: Option<Duration>) -> T
         test,
         outcome,
         duration,
+    }
+}
+
+/// A test that started and never ended, unless it is a parent paused in `t.Run` (go pauses
+/// parallel subtests' parents).
+fn unended(t: &Test) -> bool {
+    t.outcome.is_none() && !t.paused
+}
+
+/// The ancestors (`a` of `a/b`) in a package's tests.
+struct Ancestors<'p> {
+    /// Of every test.
+    parents: HashSet<&'p str>,
+    /// Of the tests that did not pass.
+    troubled: HashSet<&'p str>,
+    /// Of the tests still running.
+    busy: HashSet<&'p str>,
+}
+
+impl<'p> Ancestors<'p> {
+    /// All three in one pass, as a package may hold thousands of table-driven subtests.
+    fn of(tests: &'p [Test]) -> Self {
+        let mut a = Ancestors {
+            parents: HashSet::new(),
+            troubled: HashSet::new(),
+            busy: HashSet::new(),
+        };
+        for t in tests {
+            for (i, _) in t.name.match_indices('/') {
+                let parent = &t.name[..i];
+                a.parents.insert(parent);
+                if !matches!(t.outcome, Some(Outcome::Pass | Outcome::Skip)) {
+                    a.troubled.insert(parent);
+                }
+                if unended(t) {
+                    a.busy.insert(parent);
+                }
+            }
+        }
+        a
+    }
+}
+
+/// A sibling the level-wise `-run` pattern also selected: its failure is not the answer's, but
+/// it explains go's exit, and a panic or an exit in it stopped the binary before the requested
+/// tests after it.
+fn sibling(pkg: &Package, t: &Test, st: &mut State) {
+    let died = unended(t) && pkg.outcome.is_some();
+    if t.outcome == Some(Outcome::Fail) || died {
+        st.unselected_failed = true;
+        if died || output::crash(&t.output.all()).is_some() {
+            st.stopped_by.push((pkg.name.clone(), t.name.clone()));
+        }
     }
 }
 
