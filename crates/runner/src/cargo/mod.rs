@@ -26,6 +26,12 @@
 //!
 //! Everything cargo prints is read in bounded memory: stdout line by line, each failed test's
 //! output as its head and tail (its panic comes last), nextest's report through [`xmlcut`].
+//!
+//! Layout: `detect` (the workspace, the runner, harness-less targets, doc examples), `command`
+//! (cargo's environment, ids into target selections), and two drives, `plain` and `nextest`,
+//! each running its runner and judging its output; `judge` holds what both judge alike (a
+//! failed test from its output, compile errors, tails) and `parse` the small readers they share,
+//! beside the format readers `libtest`, `diag`, `panic`, `xmlcut` and `manifest`.
 
 mod capture;
 mod command;

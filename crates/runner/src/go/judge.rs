@@ -1,7 +1,8 @@
-//! A `go test -json` stream judged into a [`Run`]: counts over leaf tests, failures located
-//! through their packages' directories, build errors deduplicated across the packages that
-//! repeat them, and the abnormal ends (a panic, go's own timeout, a binary that died mid-test,
-//! a package that failed outside any test, a stream cut short) told apart, never green.
+//! A `go test -json` stream judged into a [`Run`]: counts over leaf tests, failures (built in
+//! [`super::failure`]) located through their packages' directories, build errors deduplicated
+//! across the packages that repeat them, and the abnormal ends (a panic, go's own timeout, a
+//! binary that died mid-test, a package that failed outside any test, a stream cut short) told
+//! apart, never green.
 //!
 //! Completeness is checked against what the packages declare: a test binary that ended without
 //! running every `func TestX` its compiled test files declare (a `TestMain` that never calls

@@ -32,6 +32,11 @@
 //!
 //! go's output is read line by line as it comes ([`process::run_lines`]), never held whole: a
 //! test that prints without end costs the bounded head and tail of its output, no more.
+//!
+//! Layout: `detect` (the module and the modules nested in it), `command` (go's environment, its
+//! `-timeout`, ids into `-run` patterns), `events` (the stream read), `judge` (the stream into a
+//! run) with `failure` (one failed test), `output` and `locate` (what go prints and where its
+//! files are), `parse` (a saved report, and the lines worth a tail).
 
 mod command;
 mod detect;
