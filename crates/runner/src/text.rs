@@ -203,6 +203,11 @@ impl BoundedLines {
             self.head.push(line);
             return;
         }
+        self.push_tail(line, tail_cap);
+    }
+
+    /// Keeps `line` at the end of the tail, within `tail_cap` bytes: the head is closed.
+    pub fn push_tail(&mut self, line: String, tail_cap: usize) {
         self.tail_bytes += line.len() + 1;
         self.tail.push_back(line);
         while self.tail_bytes > tail_cap {
@@ -222,6 +227,12 @@ impl BoundedLines {
     /// Every kept line, in order.
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = &str> + Clone + '_ {
         self.head.iter().chain(self.tail.iter()).map(String::as_str)
+    }
+
+    /// The lines kept from the start, and those kept from the end (what was left out lies
+    /// between them).
+    pub fn head_and_tail(&self) -> (&[String], &VecDeque<String>) {
+        (&self.head, &self.tail)
     }
 }
 

@@ -2,18 +2,18 @@
 //! that logs megabytes before it panics prints the panic last, so the tail is what explains a
 //! failure; the head keeps how it started. What lies between is counted, not kept.
 
-use std::collections::VecDeque;
+use crate::text::BoundedLines;
 
 /// A test's captured output: head and tail (the panic is at the end).
 pub const TEST_HEAD: usize = 16 * 1024;
 pub const TEST_TAIL: usize = 48 * 1024;
 
-/// Lines kept from the start and from the end of a text, within byte bounds.
+/// Lines kept from the start and from the end of a text, within byte bounds: a
+/// [`BoundedLines`] with fixed budgets that also keeps the end of one enormous line (where a
+/// message ends) and counts what it left out in bytes, for the note that stands in for it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HeadTail {
-    head: String,
-    tail: VecDeque<String>,
-    tail_len: usize,
+    lines: BoundedLines,
     head_cap: usize,
     tail_cap: usize,
     /// Bytes left out between head and tail.
@@ -39,9 +39,9 @@ impl HeadTail {
     /// Appends one line (a newline is added).
     pub fn push_line(&mut self, line: &str) {
         let cost = line.len() + 1;
-        if !self.head_full && self.head.len() + cost <= self.head_cap {
-            self.head.push_str(line);
-            self.head.push('\n');
+        if !self.head_full && self.lines.bytes() + cost <= self.head_cap {
+            // The head has room (checked here: a line costs its newline too).
+            self.lines.push(line.to_owned(), usize::MAX, self.tail_cap);
             return;
         }
         self.head_full = true;
@@ -56,30 +56,30 @@ impl HeadTail {
         } else {
             line
         };
-        self.tail.push_back(format!("{line}\n"));
-        self.tail_len += line.len() + 1;
-        while self.tail_len > self.tail_cap {
-            let Some(old) = self.tail.pop_front() else {
-                break;
-            };
-            self.tail_len -= old.len();
-            self.dropped += old.len() as u64;
-        }
+        let before = self.lines.bytes() + line.len() + 1;
+        self.lines.push_tail(line.to_owned(), self.tail_cap);
+        self.dropped += (before - self.lines.bytes()) as u64;
     }
 
     /// Bytes held.
     pub fn len(&self) -> usize {
-        self.head.len() + self.tail_len
+        self.lines.bytes()
     }
 
     /// The kept text, a one-line note where bytes were left out.
     pub fn into_string(self) -> String {
-        let mut out = self.head;
+        let (head, tail) = self.lines.head_and_tail();
+        let mut out = String::with_capacity(self.lines.bytes() + 40);
+        for l in head {
+            out.push_str(l);
+            out.push('\n');
+        }
         if self.dropped > 0 {
             out.push_str(&format!("[… {} bytes left out …]\n", self.dropped));
         }
-        for l in self.tail {
-            out.push_str(&l);
+        for l in tail {
+            out.push_str(l);
+            out.push('\n');
         }
         out
     }

@@ -17,9 +17,10 @@ use std::time::{Duration, Instant};
 
 use pith_model::{Failure, Frame, Run, Status};
 
+use super::command::TestId;
 use super::diag::Artifact;
 use super::libtest::{self, Outcome};
-use super::{panic, TestId};
+use super::panic;
 use crate::process::{self, End};
 use crate::Context;
 
@@ -192,7 +193,7 @@ fn rerun(
 ) -> Option<Vec<libtest::Block>> {
     let exe = art.executable.as_deref()?;
     let mut cmd = crate::base_command(exe, &art.package_dir);
-    super::set_env(&mut cmd);
+    super::command::set_env(&mut cmd);
     cmd.env("RUST_BACKTRACE", "1")
         .env("CARGO", cargo)
         .env("CARGO_MANIFEST_DIR", &art.package_dir)
@@ -231,11 +232,11 @@ fn read(
             let Some(p) = panic::parse(output) else {
                 continue;
             };
-            let Some(at) = super::panic_location(ctx, &p, pkg_dir) else {
+            let Some(at) = super::judge::panic_location(ctx, &p, pkg_dir) else {
                 continue;
             };
             let id = format!("{} {name}", art.binary_id);
-            let f = super::failure(ctx, id.clone(), output, pkg_dir, None);
+            let f = super::judge::failure(ctx, id.clone(), output, pkg_dir, None);
             out.push((
                 id,
                 Again {

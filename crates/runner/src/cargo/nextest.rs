@@ -18,10 +18,12 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use pith_model::{Exit, ExitMeaning, Failure, Run, Status};
 
-use super::{diag, xmlcut, TestId};
+use super::command::TestId;
+use super::{diag, xmlcut};
 use crate::junit;
 use crate::process::{Captured, End};
 use crate::{text, verdict, Context, RunnerError};
@@ -86,40 +88,26 @@ pub(super) fn run(
     let mut elapsed = std::time::Duration::ZERO;
     loop {
         let _ = std::fs::remove_file(&junit_path);
-        let mut cmd = super::command(cargo, ctx);
-        cmd.args(["nextest", "run", "--workspace", "--no-fail-fast"])
-            .arg("--tool-config-file")
-            .arg(format!("pith:{}", config.display()))
-            .args(["--profile", PROFILE, "--cargo-message-format", "json"])
-            .args(["--color", "never"]);
-        if selection.is_some() {
-            // A test asked for by id runs even if the profile's default filter leaves it out.
-            cmd.arg("--ignore-default-filter");
-        }
-        for id in &ids {
-            cmd.arg("-E").arg(filterset(id));
-        }
+        let cmd = nextest_command(ctx, cargo, &config, selection.map(|_| ids.as_slice()));
         let mut msgs = diag::Messages::default();
-        let cap = match super::spawn_lines(cmd, ctx, cargo, &mut |line: &[u8]| {
+        let cap = match super::command::spawn_lines(cmd, ctx, cargo, &mut |line: &[u8]| {
             msgs.line(&String::from_utf8_lossy(line));
         })? {
             Ok(c) => c,
-            Err(()) => return Ok((super::cargo_missing("nextest"), Vec::new(), Vec::new())),
+            Err(()) => {
+                return Ok((
+                    super::command::cargo_missing("nextest"),
+                    Vec::new(),
+                    Vec::new(),
+                ))
+            }
         };
         elapsed += cap.elapsed;
         let stderr = cap.stderr_str();
 
         // nextest refuses a filterset naming a binary id it does not know: those ids are not
         // found, and the rest run again (the build is fresh by then).
-        if selection.is_some()
-            && cap.end == End::Exited(exit::INVALID_FILTERSET)
-            && stderr.contains("didn't match any binary")
-        {
-            let rejected = rejected_filtersets(&stderr);
-            let (keep, gone): (Vec<TestId>, Vec<TestId>) = ids
-                .iter()
-                .cloned()
-                .partition(|id| !rejected.contains(&filterset(id)));
+        if let Some((keep, gone)) = selection.and_then(|_| refused(&cap, &stderr, &ids)) {
             if !gone.is_empty() && std::time::Instant::now() < ctx.deadline {
                 not_found.extend(gone.into_iter().map(|id| id.full));
                 ids = keep;
@@ -136,7 +124,7 @@ pub(super) fn run(
         // A file with no JUnit element in it is no report: judged as a missing one.
         let report = xmlcut::read(&junit_path).and_then(|x: String| junit::read(&x).ok());
         let requested = selection.map(|_| ids.as_slice());
-        let customs = super::harness_free(&msgs.artifacts);
+        let customs = super::detect::harness_free(&msgs.artifacts);
         let mut run = judge(
             ctx,
             &cap,
@@ -149,33 +137,76 @@ pub(super) fn run(
         not_found.append(&mut run.not_found);
         run.not_found = not_found;
         run.duration = elapsed;
-        // Binaries nextest listed no test in, when it got to run tests at all.
-        let unseen: Vec<String> = match &report {
-            // Unless nothing ran at all, or the deadline came.
-            Some(r)
-                if selection.is_none()
-                    && !matches!(
-                        run.status,
-                        Some(
-                            Status::TimedOut
-                                | Status::BuildFailed
-                                | Status::CollectionFailed
-                                | Status::RunnerMissing
-                        )
-                    ) =>
-            {
-                let listed: HashSet<&str> = r.cases().map(binary_id).collect();
-                let mut u: Vec<String> = customs
-                    .into_iter()
-                    .filter(|c| !listed.contains(c.as_str()))
-                    .collect();
-                u.sort();
-                u
-            }
+        let unseen = match &report {
+            Some(r) if selection.is_none() => unseen(r, &run, customs),
             _ => Vec::new(),
         };
         return Ok((run, msgs.artifacts, unseen));
     }
+}
+
+/// `cargo nextest run` over the workspace with pith's profile from the tool config at
+/// `config`; with `ids`, only those tests, even where the profile's default filter leaves them
+/// out.
+fn nextest_command(
+    ctx: &Context<'_>,
+    cargo: &Path,
+    config: &Path,
+    ids: Option<&[TestId]>,
+) -> Command {
+    let mut cmd = super::command::command(cargo, ctx);
+    cmd.args(["nextest", "run", "--workspace", "--no-fail-fast"])
+        .arg("--tool-config-file")
+        .arg(format!("pith:{}", config.display()))
+        .args(["--profile", PROFILE, "--cargo-message-format", "json"])
+        .args(["--color", "never"]);
+    if let Some(ids) = ids {
+        // A test asked for by id runs even if the profile's default filter leaves it out.
+        cmd.arg("--ignore-default-filter");
+        for id in ids {
+            cmd.arg("-E").arg(filterset(id));
+        }
+    }
+    cmd
+}
+
+/// When nextest refused the run because a filterset names a binary it does not know: the
+/// ids it kept and those it rejected.
+fn refused(cap: &Captured, stderr: &str, ids: &[TestId]) -> Option<(Vec<TestId>, Vec<TestId>)> {
+    if cap.end != End::Exited(exit::INVALID_FILTERSET)
+        || !stderr.contains("didn't match any binary")
+    {
+        return None;
+    }
+    let rejected = rejected_filtersets(stderr);
+    Some(
+        ids.iter()
+            .cloned()
+            .partition(|id| !rejected.contains(&filterset(id))),
+    )
+}
+
+/// The harness-less binaries (`customs`) nextest listed no test in, when it got to run tests
+/// at all: not when nothing ran, nor when the deadline came.
+fn unseen(report: &junit::Report, run: &Run, customs: HashSet<String>) -> Vec<String> {
+    if matches!(
+        run.status,
+        Some(
+            Status::TimedOut
+                | Status::BuildFailed
+                | Status::CollectionFailed
+                | Status::RunnerMissing
+        )
+    ) {
+        return Vec::new();
+    }
+    let listed: HashSet<&str> = report.cases().map(binary_id).collect();
+    let mut u: Vec<String> = customs
+        .into_iter()
+        .filter(|c| !listed.contains(c.as_str()))
+        .collect();
+    u.sort();
+    u
 }
 
 /// The injected profile: the user's default profile plus a JUnit report at `junit`.
@@ -193,7 +224,7 @@ fn tool_config(junit: &Path) -> String {
          store-success-output = true\n\
          store-failure-output = true\n\
          report-skipped = \"ignored\"\n",
-        super::toml_str(junit.as_os_str())
+        super::command::toml_str(junit.as_os_str())
     )
 }
 
@@ -296,7 +327,7 @@ pub(crate) fn killed_in_stderr(stderr: &str) -> Vec<String> {
             Some(r) => r.split_once(") ").map_or("", |(_, x)| x),
             None => rest,
         };
-        if super::split_id(rest).is_some() && !out.iter().any(|o| o == rest) {
+        if super::command::split_id(rest).is_some() && !out.iter().any(|o| o == rest) {
             out.push(rest.to_owned());
         }
     }
@@ -374,10 +405,10 @@ fn judge(
         run.reason = report.and_then(totals_disagree);
     }
 
-    let errors = super::build_errors(ctx, &msgs.errors);
+    let errors = super::judge::build_errors(ctx, &msgs.errors);
     let build_failed = !errors.is_empty() || msgs.build_success == Some(false);
     run.build_errors = errors;
-    let tail = || super::tail_of(ctx, stderr);
+    let tail = || super::judge::tail_of(ctx, stderr);
 
     if killed {
         verdict::stopped(&mut run, None, tail());
@@ -394,7 +425,7 @@ fn judge(
             run.status
                 .map_or(Status::Crashed, |s| s.max(Status::Crashed)),
         );
-        run.tail = super::tail_of(ctx, &crash_tails.join("\n"));
+        run.tail = super::judge::tail_of(ctx, &crash_tails.join("\n"));
     }
     if run.reason.is_some() && run.tail.is_none() {
         run.tail = tail();
@@ -569,7 +600,7 @@ fn output_failure(
 ) -> Failure {
     let all = format!("{stderr}\n{}\n{stdout}", fault.text);
     let fallback = fault.message.as_deref().or(Some(fault.text.as_str()));
-    super::failure(ctx, id, &all, pkg_dir, fallback)
+    super::judge::failure(ctx, id, &all, pkg_dir, fallback)
 }
 
 #[cfg(test)]

@@ -17,8 +17,9 @@ use std::time::{Duration, Instant};
 
 use pith_model::{Exit, ExitMeaning, Failure, Run, Status};
 
+use super::command::TestId;
 use super::libtest::{self, Announced, Failed, Outcome, Ran};
-use super::{diag, TargetKind, TestId};
+use super::{diag, TargetKind};
 use crate::process::{Captured, End};
 use crate::{text, verdict, Context, RunnerError};
 
@@ -105,7 +106,7 @@ fn invoke(
     cargo: &Path,
     scope: Scope<'_>,
 ) -> Result<(Run, Vec<diag::Artifact>), RunnerError> {
-    let mut cmd = super::command(cargo, ctx);
+    let mut cmd = super::command::command(cargo, ctx);
     cmd.arg("test");
     let group = match scope {
         Scope::Workspace => {
@@ -144,17 +145,17 @@ fn invoke(
     }
     let mut msgs = diag::Messages::default();
     let mut parser = libtest::Parser::new();
-    let cap = match super::spawn_lines(cmd, ctx, cargo, &mut |line: &[u8]| {
+    let cap = match super::command::spawn_lines(cmd, ctx, cargo, &mut |line: &[u8]| {
         let line = String::from_utf8_lossy(line);
         if !msgs.line(&line) {
             parser.line(&line);
         }
     })? {
         Ok(c) => c,
-        Err(()) => return Ok((super::cargo_missing("cargo"), Vec::new())),
+        Err(()) => return Ok((super::command::cargo_missing("cargo"), Vec::new())),
     };
     let out = parser.finish();
-    let customs = super::harness_free(&msgs.artifacts);
+    let customs = super::detect::harness_free(&msgs.artifacts);
     let mut run = judge(ctx, &cap, &msgs, &out, group, &customs);
     run.duration = cap.elapsed;
     Ok((run, msgs.artifacts))
@@ -273,6 +274,33 @@ fn align(ran: &[Ran], custom: &[bool], blocks: usize) -> Vec<Option<usize>> {
     slot
 }
 
+/// One `cargo test` as the judge reads it: the binaries cargo announced, in the order it ran
+/// them, each with the libtest block it printed (if any), and what was asked for.
+struct Plain<'a> {
+    ctx: &'a Context<'a>,
+    out: &'a libtest::Output,
+    group: Option<&'a [TestId]>,
+    ran: Vec<Ran>,
+    bins: Vec<Binary>,
+    /// The block each announced binary printed (see [`align`]).
+    slots: Vec<Option<usize>>,
+    /// The requested test names, for asking a dead binary which of them it has.
+    names: Option<Vec<String>>,
+    /// pith stopped cargo (its deadline, a cancel).
+    killed: bool,
+}
+
+/// What the binaries said so far.
+struct Tally {
+    run: Run,
+    /// Binaries that never started (after a timeout) are not counted: unknown, not zero.
+    selected: u32,
+    reported: HashSet<String>,
+    crashed: bool,
+    signaled: bool,
+    tails: Vec<String>,
+}
+
 fn judge(
     ctx: &Context<'_>,
     cap: &Captured,
@@ -286,150 +314,212 @@ fn judge(
     run.exit = cap.end.code().map(exit_of);
     let stderr = cap.stderr_str();
     let ran = libtest::binaries(&stderr);
-    let killed = matches!(cap.end, End::TimedOut | End::Cancelled);
     let bins: Vec<Binary> = ran
         .iter()
         .map(|r| resolve(ctx, Some(&r.who), &msgs.artifacts))
         .collect();
     let custom: Vec<bool> = bins.iter().map(|b| customs.contains(&b.id)).collect();
     let slots = align(&ran, &custom, out.blocks.len());
-    let names: Option<Vec<String>> = group.map(|g| g.iter().map(|id| id.test.clone()).collect());
-    // Asked for: the test, or its whole binary.
-    let wanted = |bin: &str, id: &str| {
-        group.is_none_or(|g| {
-            g.iter()
-                .any(|r| r.full == id || (r.is_whole() && r.binary == bin))
-        })
+    let plain = Plain {
+        ctx,
+        out,
+        group,
+        ran,
+        bins,
+        slots,
+        names: group.map(|g| g.iter().map(|id| id.test.clone()).collect()),
+        killed: matches!(cap.end, End::TimedOut | End::Cancelled),
     };
-
-    // Binaries that never started (after a timeout) are not counted: unknown, not zero.
-    let mut selected: u32 = 0;
-    let mut reported: HashSet<String> = HashSet::new();
-    let mut crashed = false;
-    let mut signaled = false;
-    let mut tails: Vec<String> = Vec::new();
-    // Each binary in the order cargo ran it, then any block no announcement accounts for.
-    let mut order: Vec<(Option<usize>, Option<usize>)> =
-        (0..ran.len()).map(|i| (Some(i), slots[i])).collect();
-    for k in 0..out.blocks.len() {
-        if !slots.contains(&Some(k)) {
-            order.push((None, Some(k)));
-        }
-    }
+    let mut t = Tally {
+        run,
+        selected: 0,
+        reported: HashSet::new(),
+        crashed: false,
+        signaled: false,
+        tails: Vec::new(),
+    };
     let unknown = Binary {
         id: "?".into(),
         pkg_dir: None,
         exe: None,
     };
-    for (i, slot) in order {
-        let bin = i.map_or(&unknown, |i| &bins[i]);
-        let r = i.map(|i| &ran[i]);
-        let last = i.is_some_and(|i| i + 1 == ran.len());
+    for (i, slot) in plain.order() {
+        let bin = i.map_or(&unknown, |i| &plain.bins[i]);
+        plain.binary(i, slot, bin, &mut t);
+    }
+    t.run.selected = Some(t.selected);
+    plain.ending(cap, msgs, &stderr, t)
+}
+
+impl Plain<'_> {
+    /// Each binary in the order cargo ran it (with its block's index), then any block no
+    /// announcement accounts for.
+    fn order(&self) -> Vec<(Option<usize>, Option<usize>)> {
+        let mut order: Vec<(Option<usize>, Option<usize>)> = (0..self.ran.len())
+            .map(|i| (Some(i), self.slots[i]))
+            .collect();
+        for k in 0..self.out.blocks.len() {
+            if !self.slots.contains(&Some(k)) {
+                order.push((None, Some(k)));
+            }
+        }
+        order
+    }
+
+    /// Asked for: the test, or its whole binary.
+    fn wanted(&self, bin: &str, id: &str) -> bool {
+        self.group.is_none_or(|g| {
+            g.iter()
+                .any(|r| r.full == id || (r.is_whole() && r.binary == bin))
+        })
+    }
+
+    /// Whether `i` is the binary cargo announced last (the one running when pith stopped it).
+    fn is_last(&self, i: Option<usize>) -> bool {
+        i.is_some_and(|i| i + 1 == self.ran.len())
+    }
+
+    /// Binary `i` as cargo announced it (`None`: a block no announcement accounts for) with
+    /// block `slot`.
+    fn binary(&self, i: Option<usize>, slot: Option<usize>, bin: &Binary, t: &mut Tally) {
+        let r = i.map(|i| &self.ran[i]);
         if let Some(sig) = r.and_then(|r| match &r.failed {
             Some(Failed::Signal(s)) => Some(s.clone()),
             _ => None,
         }) {
-            signaled = true;
-            tails.push(format!("{}: {sig}", bin.id));
+            t.signaled = true;
+            t.tails.push(format!("{}: {sig}", bin.id));
         }
-        let Some(k) = slot else {
-            // A binary without a libtest block: one test, named by its binary id.
-            let Some(r) = r else { continue };
-            if matches!(r.who, Announced::Doc(_)) && r.failed.is_none() {
-                continue;
+        match (slot, i.zip(r)) {
+            (Some(k), _) => self.block(i, &self.out.blocks[k], bin, t),
+            (None, Some((i, r))) => self.blockless(i, r, bin, t),
+            (None, None) => {}
+        }
+    }
+
+    /// A binary without a libtest block: one test, named by its binary id.
+    fn blockless(&self, i: usize, r: &Ran, bin: &Binary, t: &mut Tally) {
+        if matches!(r.who, Announced::Doc(_)) && r.failed.is_none() {
+            return;
+        }
+        if !self.wanted(&bin.id, &bin.id) {
+            return;
+        }
+        if self.killed && self.is_last(Some(i)) {
+            t.run.running.push(bin.id.clone());
+            return;
+        }
+        t.selected += 1;
+        t.reported.insert(bin.id.clone());
+        match &r.failed {
+            None => {
+                t.run.passed += 1;
+                t.run
+                    .outcomes
+                    .push(pith_model::TestOutcome::passed(bin.id.clone(), None));
             }
-            if !wanted(&bin.id, &bin.id) {
-                continue;
+            Some(how) => {
+                t.run.failed += 1;
+                let gap = self.stdout_of(i);
+                let (f, tail) = binary_failure(
+                    self.ctx,
+                    &bin.id,
+                    how,
+                    &r.stderr,
+                    gap,
+                    bin.pkg_dir.as_deref(),
+                );
+                t.run.failures.push(f);
+                t.tails.extend(tail);
             }
-            if killed && last {
-                run.running.push(bin.id.clone());
-                continue;
-            }
-            selected += 1;
-            reported.insert(bin.id.clone());
-            // What it printed on stdout lies between two blocks, and is its own only when no
-            // other blockless binary ran in between.
-            let at = next_block(&slots, i.unwrap_or(0));
-            let alone = (0..ran.len())
-                .filter(|&j| slots[j].is_none() && next_block(&slots, j) == at)
-                .count()
-                == 1;
-            let gap = match out.gaps.get(at) {
-                Some(g) if alone => g.as_str(),
-                _ => "",
-            };
-            match &r.failed {
-                None => {
-                    run.passed += 1;
-                    run.outcomes
-                        .push(pith_model::TestOutcome::passed(bin.id.clone(), None));
-                }
-                Some(how) => {
-                    run.failed += 1;
-                    let (f, tail) =
-                        binary_failure(ctx, &bin.id, how, &r.stderr, gap, bin.pkg_dir.as_deref());
-                    run.failures.push(f);
-                    tails.extend(tail);
-                }
-            }
-            continue;
-        };
-        let block = &out.blocks[k];
-        selected += block.declared;
+        }
+    }
+
+    /// What blockless binary `i` printed on stdout: it lies between two blocks, and is its
+    /// own only when no other blockless binary ran in between.
+    fn stdout_of(&self, i: usize) -> &str {
+        let at = next_block(&self.slots, i);
+        let alone = (0..self.ran.len())
+            .filter(|&j| self.slots[j].is_none() && next_block(&self.slots, j) == at)
+            .count()
+            == 1;
+        match self.out.gaps.get(at) {
+            Some(g) if alone => g.as_str(),
+            _ => "",
+        }
+    }
+
+    /// A binary's libtest block: its tests' results, then how the binary ended.
+    fn block(&self, i: Option<usize>, block: &libtest::Block, bin: &Binary, t: &mut Tally) {
+        let r = i.map(|i| &self.ran[i]);
+        t.selected += block.declared;
         for (name, outcome) in &block.results {
             let id = format!("{} {name}", bin.id);
-            if !wanted(&bin.id, &id) {
+            if !self.wanted(&bin.id, &id) {
                 // Filtered by substring (doctests) but not asked for: not selected either.
-                selected = selected.saturating_sub(1);
+                t.selected = t.selected.saturating_sub(1);
                 continue;
             }
-            reported.insert(id.clone());
+            t.reported.insert(id.clone());
             match outcome {
                 Outcome::Passed => {
-                    run.passed += 1;
-                    run.outcomes.push(pith_model::TestOutcome::passed(id, None));
+                    t.run.passed += 1;
+                    t.run
+                        .outcomes
+                        .push(pith_model::TestOutcome::passed(id, None));
                 }
-                Outcome::Ignored => run.skipped += 1,
+                Outcome::Ignored => t.run.skipped += 1,
                 Outcome::Failed => {
-                    run.failed += 1;
+                    t.run.failed += 1;
                     let out = block.outputs.get(name).map_or("", String::as_str);
-                    run.failures
-                        .push(super::failure(ctx, id, out, bin.pkg_dir.as_deref(), None));
+                    t.run.failures.push(super::judge::failure(
+                        self.ctx,
+                        id,
+                        out,
+                        bin.pkg_dir.as_deref(),
+                        None,
+                    ));
                 }
             }
         }
-        if block.finished {
-            // Every test reported and none failed, yet the binary failed: its exit is a
-            // failure of its own (a harness of its own exiting non-zero, a crash after the
-            // last test).
-            let any_failed = block.results.iter().any(|(_, o)| *o == Outcome::Failed);
-            if let (Some(r), false) = (r, any_failed) {
-                if let Some(how) = &r.failed {
-                    if wanted(&bin.id, &bin.id) {
-                        let (f, tail) = binary_failure(
-                            ctx,
-                            &bin.id,
-                            how,
-                            &r.stderr,
-                            "",
-                            bin.pkg_dir.as_deref(),
-                        );
-                        run.failed += 1;
-                        selected += 1;
-                        run.failures.push(f);
-                        tails.extend(tail);
-                    }
+        if !block.finished {
+            self.unfinished(i, block, bin, t);
+            return;
+        }
+        // Every test reported and none failed, yet the binary failed: its exit is a failure of
+        // its own (a harness of its own exiting non-zero, a crash after the last test).
+        let any_failed = block.results.iter().any(|(_, o)| *o == Outcome::Failed);
+        if let (Some(r), false) = (r, any_failed) {
+            if let Some(how) = &r.failed {
+                if self.wanted(&bin.id, &bin.id) {
+                    let (f, tail) = binary_failure(
+                        self.ctx,
+                        &bin.id,
+                        how,
+                        &r.stderr,
+                        "",
+                        bin.pkg_dir.as_deref(),
+                    );
+                    t.run.failed += 1;
+                    t.selected += 1;
+                    t.run.failures.push(f);
+                    t.tails.extend(tail);
                 }
             }
-            continue;
         }
-        // The binary died (a signal, `process::exit`) or was killed at the deadline.
+    }
+
+    /// A block that never finished: the binary died (a signal, `process::exit`) or was killed
+    /// at the deadline. Its tests that did not report are asked of the binary and named as
+    /// running.
+    fn unfinished(&self, i: Option<usize>, block: &libtest::Block, bin: &Binary, t: &mut Tally) {
+        let r = i.map(|i| &self.ran[i]);
         let died = r.is_some_and(|r| r.failed.is_some());
-        if killed && !last && !died {
-            continue;
+        if self.killed && !self.is_last(i) && !died {
+            return;
         }
-        if !killed {
-            crashed = true;
+        if !self.killed {
+            t.crashed = true;
             let ended = match r.and_then(|r| r.failed.as_ref()) {
                 None => Some("exited 0".to_owned()),
                 Some(Failed::Status(c)) => Some(format!("exited {c}")),
@@ -437,68 +527,80 @@ fn judge(
                 // The signal is in the tail.
                 Some(Failed::Signal(_)) => None,
             };
-            if let (Some(ended), None) = (ended, &run.reason) {
+            if let (Some(ended), None) = (ended, &t.run.reason) {
                 let left =
                     block.declared as usize - block.results.len().min(block.declared as usize);
-                run.reason = Some(format!(
+                t.run.reason = Some(format!(
                     "{} {ended} with {left} of its {} tests unreported",
                     bin.id, block.declared
                 ));
             }
         }
         if let Some(exe) = &bin.exe {
-            for name in list(ctx, exe, bin.pkg_dir.as_deref(), names.as_deref()) {
+            for name in list(self.ctx, exe, bin.pkg_dir.as_deref(), self.names.as_deref()) {
                 if !block.reported(&name) {
-                    run.running.push(format!("{} {name}", bin.id));
+                    t.run.running.push(format!("{} {name}", bin.id));
                 }
             }
         }
     }
-    run.selected = Some(selected);
 
-    run.build_errors = super::build_errors(ctx, &msgs.errors);
-    let build_failed = !run.build_errors.is_empty() || msgs.build_success == Some(false);
-    let failed_exit = !matches!(cap.end, End::Exited(0));
-    let stderr_tail = || super::tail_of(ctx, &stderr);
-    if killed {
-        verdict::stopped(&mut run, None, stderr_tail());
-    } else if build_failed {
-        run.status = Some(Status::BuildFailed);
-        if run.build_errors.is_empty() {
-            run.tail = stderr_tail();
-        }
-    } else if out.blocks.is_empty() && ran.is_empty() && failed_exit {
-        if group.is_some() && no_such_target(&stderr) {
-            // `-p` or `--test` named something this workspace does not have.
-        } else {
-            // No compiler message, no test: a bad manifest, a missing dependency, a failing
-            // build script. cargo's own words say which.
+    /// The run's status and tail once every binary is tallied: the deadline, a build that
+    /// failed, cargo failing before any test, a crash; then the requested ids nothing reported.
+    fn ending(&self, cap: &Captured, msgs: &diag::Messages, stderr: &str, t: Tally) -> Run {
+        let Tally {
+            mut run,
+            crashed,
+            signaled,
+            tails,
+            reported,
+            ..
+        } = t;
+        let ctx = self.ctx;
+        run.build_errors = super::judge::build_errors(ctx, &msgs.errors);
+        let build_failed = !run.build_errors.is_empty() || msgs.build_success == Some(false);
+        let failed_exit = !matches!(cap.end, End::Exited(0));
+        let stderr_tail = || super::judge::tail_of(ctx, stderr);
+        if self.killed {
+            verdict::stopped(&mut run, None, stderr_tail());
+        } else if build_failed {
             run.status = Some(Status::BuildFailed);
+            if run.build_errors.is_empty() {
+                run.tail = stderr_tail();
+            }
+        } else if self.out.blocks.is_empty() && self.ran.is_empty() && failed_exit {
+            if self.group.is_some() && no_such_target(stderr) {
+                // `-p` or `--test` named something this workspace does not have.
+            } else {
+                // No compiler message, no test: a bad manifest, a missing dependency, a
+                // failing build script. cargo's own words say which.
+                run.status = Some(Status::BuildFailed);
+                run.tail = stderr_tail();
+            }
+        } else if crashed || signaled || matches!(cap.end, End::Signaled(_)) {
+            verdict::crashed(&mut run, None, stderr_tail());
+        } else if !tails.is_empty() {
+            run.tail = super::judge::tail_of(ctx, &tails.join("\n"));
+        }
+        if let Some(g) = self.group {
+            if !self.killed && !build_failed && run.status != Some(Status::BuildFailed) {
+                run.not_found = g
+                    .iter()
+                    .filter(|id| !reported.contains(&id.full) && !run.running.contains(&id.full))
+                    .map(|id| id.full.clone())
+                    .collect();
+            }
+        }
+        let unexplained = run.failures.is_empty()
+            && run.build_errors.is_empty()
+            && run.running.is_empty()
+            && run.not_found.is_empty();
+        if run.tail.is_none() && failed_exit && unexplained {
+            // A non-zero exit nothing above explains: cargo's own last words.
             run.tail = stderr_tail();
         }
-    } else if crashed || signaled || matches!(cap.end, End::Signaled(_)) {
-        verdict::crashed(&mut run, None, stderr_tail());
-    } else if !tails.is_empty() {
-        run.tail = super::tail_of(ctx, &tails.join("\n"));
+        run
     }
-    if let Some(g) = group {
-        if !killed && !build_failed && run.status != Some(Status::BuildFailed) {
-            run.not_found = g
-                .iter()
-                .filter(|id| !reported.contains(&id.full) && !run.running.contains(&id.full))
-                .map(|id| id.full.clone())
-                .collect();
-        }
-    }
-    let unexplained = run.failures.is_empty()
-        && run.build_errors.is_empty()
-        && run.running.is_empty()
-        && run.not_found.is_empty();
-    if run.tail.is_none() && failed_exit && unexplained {
-        // A non-zero exit nothing above explains: cargo's own last words.
-        run.tail = stderr_tail();
-    }
-    run
 }
 
 /// The index of the first block printed after binary `i`: the gap before it holds what a
@@ -528,9 +630,9 @@ fn binary_failure(
         Failed::Signal(s) => s.clone(),
     };
     let all = format!("{stderr}\n{stdout}");
-    let tail = super::tail_of(ctx, &format!("{stdout}\n{stderr}\n{id}: {ended}"));
+    let tail = super::judge::tail_of(ctx, &format!("{stdout}\n{stderr}\n{id}: {ended}"));
     if super::panic::parse(&all).is_some() {
-        let mut f = super::failure(ctx, id.to_owned(), &all, pkg_dir, None);
+        let mut f = super::judge::failure(ctx, id.to_owned(), &all, pkg_dir, None);
         if let Failed::Signal(s) = how {
             f.kind = Some(s.clone());
         }

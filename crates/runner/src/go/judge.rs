@@ -1,15 +1,16 @@
-//! A `go test -json` stream judged into a [`Run`]: counts over leaf tests, failures located
-//! through their packages' directories, build errors deduplicated across the packages that
-//! repeat them, and the abnormal ends (a panic, go's own timeout, a binary that died mid-test,
-//! a package that failed outside any test, a stream cut short) told apart, never green.
+//! A `go test -json` stream judged into a [`Run`]: counts over leaf tests, failures (built in
+//! [`super::failure`]) located through their packages' directories, build errors deduplicated
+//! across the packages that repeat them, and the abnormal ends (a panic, go's own timeout, a
+//! binary that died mid-test, a package that failed outside any test, a stream cut short) told
+//! apart, never green.
 //!
 //! Completeness is checked against what the packages declare: a test binary that ended without
 //! running every `func TestX` its compiled test files declare (a `TestMain` that never calls
 //! `m.Run`, or exits 0 before it) is not green, whatever go's exit says; and go's exit code
 //! itself is part of the run ([`Run::exit`]).
 
-use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::collections::HashSet;
+use std::path::Path;
 use std::time::Duration;
 
 use pith_model::{
@@ -20,6 +21,7 @@ use pith_model::{
 use super::events::{Outcome, Package, Stream, Test};
 use super::locate::Dirs;
 use super::output::{self, Crash, CrashKind, Goroutine};
+use super::parse::{compact, is_go_progress, meaningful, owned};
 use crate::paths::PathMap;
 use crate::process::End;
 use crate::text;
@@ -72,7 +74,7 @@ pub fn test_id(pkg: &str, name: &str) -> String {
 impl Judge<'_> {
     /// How answers name a package: its import path; a GOPATH-less local one (`_/abs/dir`, from
     /// old Go) as `./dir` relative to the workspace, or by its last element when outside it.
-    fn pkg_name(&self, pkg: &str) -> String {
+    pub(super) fn pkg_name(&self, pkg: &str) -> String {
         let Some(abs) = pkg.strip_prefix('_').filter(|p| p.starts_with('/')) else {
             return pkg.to_owned();
         };
@@ -95,6 +97,8 @@ impl Judge<'_> {
         test_id(&self.pkg_name(pkg), name)
     }
 
+    /// The stream as a run: each package that built judged, then what the stream cannot say
+    /// alone (requested tests that never ran, how go ended, go's exit code).
     pub fn judge(&self, stream: &Stream) -> Run {
         let mut run = Run::new("go");
         let mut st = State::default();
@@ -112,6 +116,38 @@ impl Judge<'_> {
             self.package(pkg, &mut run, &mut st);
         }
         self.build_errors(stream, &mut run, &st);
+        let mut never_ran = self.requested_never_ran(stream, &mut run, &mut st);
+        self.completeness(stream, &mut st, &mut never_ran);
+        if !never_ran.is_empty() {
+            run.reason = Some(never_ran.join("; "));
+        }
+        self.ending(stream, &mut run, &mut st);
+        self.declarations(stream, &mut run);
+        self.fill_code(&mut run);
+        // go's exit also answers for tests run beside the requested ones; when one of those
+        // failed, it says nothing about the answer's.
+        run.exit = self
+            .end
+            .and_then(End::code)
+            .filter(|_| !st.unselected_failed)
+            .map(|c| Exit::new(c, exit_meaning(c, self.stderr)));
+        if st.tail.is_empty() && run.doubt().is_some() {
+            // Not green on the exit alone: what go printed on its own account explains it.
+            st.tail.extend(self.stderr_lines());
+            st.tail
+                .extend(stream.text.all().iter().map(|l| l.to_string()));
+        }
+        if !st.tail.is_empty() && run.tail.is_none() {
+            run.tail = crate::verdict::tail(self.paths, &st.tail.join("\n"));
+        }
+        run.status = st.status;
+        run
+    }
+
+    /// Requested tests of packages that ran to their end without them: a line of the reason
+    /// each when the package declares the test (or a sibling stopped the binary first), else
+    /// `not_found`.
+    fn requested_never_ran(&self, stream: &Stream, run: &mut Run, st: &mut State) -> Vec<String> {
         let mut never_ran: Vec<String> = Vec::new();
         if let Some(sel) = self.selection {
             for r in &sel.ids {
@@ -148,14 +184,12 @@ impl Judge<'_> {
                 }
             }
         }
-        self.completeness(stream, &mut st, &mut never_ran);
-        if !never_ran.is_empty() {
-            run.reason = Some(never_ran.join("; "));
-        }
-        self.ending(stream, &mut run, &mut st);
-        self.declarations(stream, &mut run);
-        // Source lines for every frame at once: each file is read once, however many failures
-        // point into it.
+        never_ran
+    }
+
+    /// Source lines for every frame at once: each file is read once, however many failures
+    /// point into it.
+    fn fill_code(&self, run: &mut Run) {
         let sizes: Vec<usize> = run.failures.iter().map(|f| f.frames.len()).collect();
         let mut all: Vec<Frame> = run
             .failures
@@ -167,24 +201,6 @@ impl Judge<'_> {
         for (f, n) in run.failures.iter_mut().zip(sizes) {
             f.frames = all.by_ref().take(n).collect();
         }
-        // go's exit also answers for tests run beside the requested ones; when one of those
-        // failed, it says nothing about the answer's.
-        run.exit = self
-            .end
-            .and_then(End::code)
-            .filter(|_| !st.unselected_failed)
-            .map(|c| Exit::new(c, exit_meaning(c, self.stderr)));
-        if st.tail.is_empty() && run.doubt().is_some() {
-            // Not green on the exit alone: what go printed on its own account explains it.
-            st.tail.extend(self.stderr_lines());
-            st.tail
-                .extend(stream.text.all().iter().map(|l| l.to_string()));
-        }
-        if !st.tail.is_empty() && run.tail.is_none() {
-            run.tail = crate::verdict::tail(self.paths, &st.tail.join("\n"));
-        }
-        run.status = st.status;
-        run
     }
 
     /// Packages run whole that ended without running every test their compiled test files
@@ -230,24 +246,11 @@ impl Judge<'_> {
     fn package(&self, pkg: &Package, run: &mut Run, st: &mut State) {
         let keeps = |name: &str| self.selection.is_none_or(|s| s.keeps(&pkg.name, name));
         let failed_before = run.failures.len();
-        let unended = |t: &Test| t.outcome.is_none() && !t.paused;
-        // Ancestors of every test, of those that did not pass, of those still running: one
-        // pass, as a package may hold thousands of table-driven subtests.
-        let mut parents: HashSet<&str> = HashSet::new();
-        let mut troubled: HashSet<&str> = HashSet::new();
-        let mut busy: HashSet<&str> = HashSet::new();
-        for t in &pkg.tests {
-            for (i, _) in t.name.match_indices('/') {
-                let parent = &t.name[..i];
-                parents.insert(parent);
-                if !matches!(t.outcome, Some(Outcome::Pass | Outcome::Skip)) {
-                    troubled.insert(parent);
-                }
-                if unended(t) {
-                    busy.insert(parent);
-                }
-            }
-        }
+        let Ancestors {
+            parents,
+            troubled,
+            busy,
+        } = Ancestors::of(&pkg.tests);
         let running: Vec<&Test> = pkg
             .tests
             .iter()
@@ -262,16 +265,7 @@ impl Judge<'_> {
             .rposition(|t| t.outcome == Some(Outcome::Fail) && !parents.contains(t.name.as_str()));
         for (i, t) in pkg.tests.iter().enumerate() {
             if !keeps(&t.name) {
-                // A sibling the level-wise `-run` pattern also selected: its failure is not
-                // the answer's, but it explains go's exit, and a panic or an exit in it stopped
-                // the binary before the requested tests after it.
-                let died = t.outcome.is_none() && !t.paused && pkg.outcome.is_some();
-                if t.outcome == Some(Outcome::Fail) || died {
-                    st.unselected_failed = true;
-                    if died || output::crash(&t.output.all()).is_some() {
-                        st.stopped_by.push((pkg.name.clone(), t.name.clone()));
-                    }
-                }
+                sibling(pkg, t, st);
                 continue;
             }
             let children = parents.contains(t.name.as_str());
@@ -344,68 +338,13 @@ impl Judge<'_> {
         let lines: Vec<String> = pkg_lines.iter().map(|l| l.to_string()).collect();
         evidence.extend(compact(&lines));
         let Some((holder, crash)) = found else {
-            let ids: Vec<String> = running
-                .iter()
-                .map(|t| self.id(&pkg.name, &t.name))
-                .collect();
-            match (self.end, pkg.outcome) {
-                (Some(End::TimedOut | End::Cancelled), _) => st.raise(Status::TimedOut),
-                (_, None) => {
-                    // Killed with go (a signal pith did not send) or a report that stops
-                    // mid-run: these tests never ended.
-                    st.raise(Status::Crashed);
-                }
-                (_, Some(_)) => {
-                    // The binary ended while the test ran, without a panic: `os.Exit`.
-                    st.raise(Status::Crashed);
-                    for id in &ids {
-                        run.failed += 1;
-                        run.failures.push(Failure {
-                            test: id.clone(),
-                            message: "the test binary exited before the test finished".into(),
-                            kind: Some("exit".into()),
-                            ..Failure::default()
-                        });
-                    }
-                    st.tail.extend(evidence.iter().cloned());
-                }
-            }
-            for id in ids {
-                if !run.running.contains(&id) {
-                    run.running.push(id);
-                }
-            }
+            self.unexplained_end(pkg, running, &evidence, run, st);
             return;
         };
         match crash.kind {
             CrashKind::Timeout => {
                 st.raise(Status::TimedOut);
-                let mut names: Vec<String> = crash
-                    .running
-                    .iter()
-                    .filter(|n| !crash.running.iter().any(|o| is_under(o, n)))
-                    .cloned()
-                    .collect();
-                if names.is_empty() {
-                    names = running.iter().map(|t| t.name.clone()).collect();
-                }
-                for name in &names {
-                    let id = self.id(&pkg.name, name);
-                    let frames = test_goroutine(&crash.goroutines, name, names.len() == 1)
-                        .map(|g| self.frames(&pkg.name, g))
-                        .unwrap_or_default();
-                    run.failed += 1;
-                    run.failures.push(Failure {
-                        test: id.clone(),
-                        message: crash.message.clone(),
-                        kind: Some("timeout".into()),
-                        frames,
-                        ..Failure::default()
-                    });
-                    if !run.running.contains(&id) {
-                        run.running.push(id);
-                    }
-                }
+                self.timed_out(pkg, running, &crash, run);
                 st.tail.extend(evidence.iter().cloned());
             }
             CrashKind::Panic => {
@@ -435,6 +374,80 @@ impl Judge<'_> {
                     }
                 }
                 st.tail.extend(evidence.iter().cloned());
+            }
+        }
+    }
+
+    /// Tests that never ended with nothing in their output to say why: pith's deadline, a kill
+    /// from outside, a report that stops mid-run, or a binary that exited mid-test.
+    fn unexplained_end(
+        &self,
+        pkg: &Package,
+        running: &[&Test],
+        evidence: &[String],
+        run: &mut Run,
+        st: &mut State,
+    ) {
+        let ids: Vec<String> = running
+            .iter()
+            .map(|t| self.id(&pkg.name, &t.name))
+            .collect();
+        match (self.end, pkg.outcome) {
+            (Some(End::TimedOut | End::Cancelled), _) => st.raise(Status::TimedOut),
+            (_, None) => {
+                // Killed with go (a signal pith did not send) or a report that stops
+                // mid-run: these tests never ended.
+                st.raise(Status::Crashed);
+            }
+            (_, Some(_)) => {
+                // The binary ended while the test ran, without a panic: `os.Exit`.
+                st.raise(Status::Crashed);
+                for id in &ids {
+                    run.failed += 1;
+                    run.failures.push(Failure {
+                        test: id.clone(),
+                        message: "the test binary exited before the test finished".into(),
+                        kind: Some("exit".into()),
+                        ..Failure::default()
+                    });
+                }
+                st.tail.extend(evidence.iter().cloned());
+            }
+        }
+        for id in ids {
+            if !run.running.contains(&id) {
+                run.running.push(id);
+            }
+        }
+    }
+
+    /// go's own timeout panic: each test it names as running (the innermost), else each test
+    /// still running, failed with the panic's message and its goroutine's frames.
+    fn timed_out(&self, pkg: &Package, running: &[&Test], crash: &Crash, run: &mut Run) {
+        let mut names: Vec<String> = crash
+            .running
+            .iter()
+            .filter(|n| !crash.running.iter().any(|o| is_under(o, n)))
+            .cloned()
+            .collect();
+        if names.is_empty() {
+            names = running.iter().map(|t| t.name.clone()).collect();
+        }
+        for name in &names {
+            let id = self.id(&pkg.name, name);
+            let frames = test_goroutine(&crash.goroutines, name, names.len() == 1)
+                .map(|g| self.frames(&pkg.name, g))
+                .unwrap_or_default();
+            run.failed += 1;
+            run.failures.push(Failure {
+                test: id.clone(),
+                message: crash.message.clone(),
+                kind: Some("timeout".into()),
+                frames,
+                ..Failure::default()
+            });
+            if !run.running.contains(&id) {
+                run.running.push(id);
             }
         }
     }
@@ -477,159 +490,6 @@ impl Judge<'_> {
         run.failures.push(f);
         let owned: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
         st.tail.extend(compact(&owned));
-    }
-
-    /// Failures that say nothing about where (`t.Fail()`, an example's output, a test that
-    /// called `os.Exit`) get the test function's declaration as their frame.
-    fn declarations(&self, stream: &Stream, run: &mut Run) {
-        let mut found: HashMap<String, HashMap<String, (String, u32)>> = HashMap::new();
-        for f in &mut run.failures {
-            if f.phase == Phase::Collect || f.frames.iter().any(|fr| fr.project) {
-                continue;
-            }
-            let Some((pkg, name)) = stream.packages.iter().find_map(|p| {
-                let rest = f
-                    .test
-                    .strip_prefix(&self.pkg_name(&p.name))?
-                    .strip_prefix('.')?;
-                Some((p.name.as_str(), rest))
-            }) else {
-                continue;
-            };
-            let top = name.split('/').next().unwrap_or(name);
-            let decls = found.entry(pkg.to_owned()).or_insert_with(|| {
-                self.dirs
-                    .dir(pkg)
-                    .map(|d| test_funcs(&d))
-                    .unwrap_or_default()
-            });
-            if let Some((file, line)) = decls.get(top) {
-                f.frames
-                    .push(self.project_frame(self.paths.frame(file, *line, None)));
-            }
-        }
-    }
-
-    /// A failed test from what it printed: its panic, else its first log entry (testify's
-    /// block read), else its first line of output.
-    fn failure(&self, pkg: &str, test: String, lines: &[&str], fallback: Option<Crash>) -> Failure {
-        if let Some(c) = output::crash(lines).or(fallback) {
-            return self.crash_failure(pkg, test, &c);
-        }
-        if let Some(e) = output::entries(lines).into_iter().next() {
-            let mut message = text::first_line(&self.paths.scrub(&output::entry_message(&e)));
-            if message.is_empty() {
-                message = "failed".into();
-            }
-            let frames = match output::testify(&e) {
-                Some(t) if !t.trace.is_empty() => t
-                    .trace
-                    .iter()
-                    .rev()
-                    .map(|(file, line)| self.locate(pkg, file, *line))
-                    .collect(),
-                _ => vec![self.locate(pkg, &e.file, e.line)],
-            };
-            return Failure {
-                test,
-                message,
-                // Not a type, but what clusters failures: `t.Error`s at one line are one cause
-                // whatever values their messages print.
-                kind: Some("error".into()),
-                frames,
-                ..Failure::default()
-            };
-        }
-        if let Some(m) = example_mismatch(lines) {
-            return Failure {
-                test,
-                message: text::cut_chars(&self.paths.scrub(&m), text::MESSAGE_CHARS).into_owned(),
-                kind: Some("output".into()),
-                ..Failure::default()
-            };
-        }
-        let message = meaningful(lines)
-            .map(|l| text::first_line(&self.paths.scrub(l)))
-            .unwrap_or_else(|| "failed without a message".into());
-        Failure {
-            test,
-            message,
-            ..Failure::default()
-        }
-    }
-
-    fn crash_failure(&self, pkg: &str, test: String, c: &Crash) -> Failure {
-        let g = match c.kind {
-            CrashKind::Timeout => None,
-            _ => c.goroutines.first(),
-        };
-        Failure {
-            test,
-            message: text::first_line(&self.paths.scrub(&c.message)),
-            kind: Some(c.kind_name()),
-            frames: g.map(|g| self.frames(pkg, g)).unwrap_or_default(),
-            ..Failure::default()
-        }
-    }
-
-    /// A goroutine's frames, outermost first.
-    fn frames(&self, pkg: &str, g: &Goroutine) -> Vec<Frame> {
-        let mut out: Vec<Frame> = g
-            .frames
-            .iter()
-            .map(|f| {
-                if Path::new(&f.file).is_absolute() {
-                    self.project_frame(self.paths.frame(&f.file, f.line, None))
-                } else {
-                    match self
-                        .dirs
-                        .file(pkg, &f.file)
-                        .filter(|_| f.file.contains('/'))
-                    {
-                        Some(abs) => self.project_frame(self.paths.frame(
-                            &abs.to_string_lossy(),
-                            f.line,
-                            None,
-                        )),
-                        None => Frame {
-                            file: f.file.clone(),
-                            line: f.line,
-                            code: None,
-                            project: false,
-                        },
-                    }
-                }
-            })
-            .collect();
-        out.reverse();
-        out
-    }
-
-    /// A log entry's location: through the package's directory, or as printed when it cannot
-    /// be told (a report from elsewhere, a base name two directories share).
-    fn locate(&self, pkg: &str, file: &str, line: u32) -> Frame {
-        if let Some(abs) = self.dirs.file(pkg, file) {
-            let abs = abs.to_string_lossy();
-            if self.paths.relativize(&abs, None).is_some() {
-                return self.project_frame(self.paths.frame(&abs, line, None));
-            }
-        }
-        // Not found in the workspace (a report from another machine): the base name says more
-        // than another root's absolute path.
-        let shown = if looks_absolute(file) {
-            base_name(file)
-        } else {
-            file
-        };
-        Frame::project(shown, line)
-    }
-
-    /// Vendored packages are not the project's, whatever `PathMap` says.
-    fn project_frame(&self, mut f: Frame) -> Frame {
-        if f.project && f.file.split('/').any(|c| c == "vendor") {
-            f.project = false;
-        }
-        f
     }
 
     /// Compiler and vet errors of the packages that did not build, deduplicated: a broken
@@ -797,6 +657,59 @@ fn outcome(test: String, outcome: ModelOutcome, duration: Option<Duration>) -> T
     }
 }
 
+/// A test that started and never ended, unless it is a parent paused in `t.Run` (go pauses
+/// parallel subtests' parents).
+fn unended(t: &Test) -> bool {
+    t.outcome.is_none() && !t.paused
+}
+
+/// The ancestors (`a` of `a/b`) in a package's tests.
+struct Ancestors<'p> {
+    /// Of every test.
+    parents: HashSet<&'p str>,
+    /// Of the tests that did not pass.
+    troubled: HashSet<&'p str>,
+    /// Of the tests still running.
+    busy: HashSet<&'p str>,
+}
+
+impl<'p> Ancestors<'p> {
+    /// All three in one pass, as a package may hold thousands of table-driven subtests.
+    fn of(tests: &'p [Test]) -> Self {
+        let mut a = Ancestors {
+            parents: HashSet::new(),
+            troubled: HashSet::new(),
+            busy: HashSet::new(),
+        };
+        for t in tests {
+            for (i, _) in t.name.match_indices('/') {
+                let parent = &t.name[..i];
+                a.parents.insert(parent);
+                if !matches!(t.outcome, Some(Outcome::Pass | Outcome::Skip)) {
+                    a.troubled.insert(parent);
+                }
+                if unended(t) {
+                    a.busy.insert(parent);
+                }
+            }
+        }
+        a
+    }
+}
+
+/// A sibling the level-wise `-run` pattern also selected: its failure is not the answer's, but
+/// it explains go's exit, and a panic or an exit in it stopped the binary before the requested
+/// tests after it.
+fn sibling(pkg: &Package, t: &Test, st: &mut State) {
+    let died = unended(t) && pkg.outcome.is_some();
+    if t.outcome == Some(Outcome::Fail) || died {
+        st.unselected_failed = true;
+        if died || output::crash(&t.output.all()).is_some() {
+            st.stopped_by.push((pkg.name.clone(), t.name.clone()));
+        }
+    }
+}
+
 /// What go test's exit code says: 0 every package passed; 1 a test or a build failed (go uses
 /// it for everything that is not a usage error, "no packages to test" included); 2 the go
 /// command's usage error.
@@ -808,10 +721,6 @@ fn exit_meaning(code: i32, stderr: &str) -> ExitMeaning {
         2 => ExitMeaning::UsageError,
         _ => ExitMeaning::Other,
     }
-}
-
-fn owned(lines: &[&str]) -> Vec<String> {
-    lines.iter().map(|l| l.to_string()).collect()
 }
 
 /// `a/b` is under `a`.
@@ -842,142 +751,10 @@ fn test_goroutine<'g>(gs: &'g [Goroutine], name: &str, alone: bool) -> Option<&'
         .or_else(|| if alone { gs.iter().find(mine) } else { None })
 }
 
-/// An example's `got:` / `want:` blocks as one line: `got "a\nb", want "A\nb"`.
-fn example_mismatch(lines: &[&str]) -> Option<String> {
-    let lines: Vec<&str> = lines
-        .iter()
-        .copied()
-        .filter(|l| !output::is_framing(l))
-        .collect();
-    let got = lines.iter().position(|l| l.trim_end() == "got:")?;
-    let want = got + lines[got..].iter().position(|l| l.trim_end() == "want:")?;
-    let block = |ls: &[&str]| {
-        ls.iter()
-            .map(|l| l.trim_end())
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
-    Some(format!(
-        "got {:?}, want {:?}",
-        block(&lines[got + 1..want]),
-        block(&lines[want + 1..])
-    ))
-}
-
-/// Where each test function of the package in `dir` is declared (`func TestX(`), read from
-/// its `_test.go` files.
-fn test_funcs(dir: &Path) -> HashMap<String, (String, u32)> {
-    let mut out = HashMap::new();
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return out;
-    };
-    let mut files: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.to_string_lossy().ends_with("_test.go"))
-        .collect();
-    files.sort();
-    for file in files {
-        let Some(text) = super::locate::read_source(&file) else {
-            continue;
-        };
-        for (i, l) in text.lines().enumerate() {
-            let Some(rest) = l.strip_prefix("func ") else {
-                continue;
-            };
-            let name = rest.split('(').next().unwrap_or("").trim();
-            if output::is_test_func(name) {
-                out.entry(name.to_owned())
-                    .or_insert_with(|| (file.to_string_lossy().into_owned(), i as u32 + 1));
-            }
-        }
-    }
-    out
-}
-
-/// The first line of output that is not go's framing.
-fn meaningful<'a>(lines: &[&'a str]) -> Option<&'a str> {
-    lines
-        .iter()
-        .copied()
-        .find(|l| !l.trim().is_empty() && !output::is_framing(l) && !is_summary(l))
-}
-
-/// go's per-package result lines.
-fn is_summary(l: &str) -> bool {
-    l == "FAIL"
-        || l == "PASS"
-        || l.starts_with("FAIL\t")
-        || l.starts_with("ok  \t")
-        || l.starts_with("?   \t")
-}
-
-/// `go: downloading x v1`: the go command's progress on stderr.
-fn is_go_progress(l: &str) -> bool {
-    ["go: downloading ", "go: finding ", "go: extracting "]
-        .iter()
-        .any(|p| l.starts_with(p))
-}
-
-/// Output for a tail: no framing, no goroutine dumps (the failures carry their frames).
-fn compact(lines: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut dump = false;
-    for l in lines {
-        if l.starts_with("goroutine ") && l.trim_end().ends_with(':') {
-            dump = true;
-            continue;
-        }
-        if dump {
-            let t = l.trim_end();
-            let frame_line = l.starts_with('\t')
-                || t.ends_with(')')
-                || t.starts_with("created by ")
-                || t.starts_with("...");
-            if frame_line {
-                continue;
-            }
-            dump = false;
-        }
-        if output::is_framing(l) || l.trim().is_empty() {
-            continue;
-        }
-        out.push(without_timing(l).to_owned());
-    }
-    out
-}
-
-/// `FAIL\tpkg\t0.007s` → `FAIL\tpkg`: a tail says the same from one run to the next.
-fn without_timing(l: &str) -> &str {
-    match l.rsplit_once('\t') {
-        Some((head, t))
-            if is_summary(l)
-                && t.strip_suffix('s')
-                    .is_some_and(|n| !n.is_empty() && n.parse::<f64>().is_ok()) =>
-        {
-            head
-        }
-        _ => l,
-    }
-}
-
-/// `/x`, `\\x` or `C:\\x`: a path from some machine's root.
-fn looks_absolute(file: &str) -> bool {
-    let b = file.as_bytes();
-    file.starts_with(['/', '\\'])
-        || (b.len() > 2
-            && b[0].is_ascii_alphabetic()
-            && b[1] == b':'
-            && (b[2] == b'\\' || b[2] == b'/'))
-}
-
-fn base_name(file: &str) -> &str {
-    file.rsplit(['/', '\\']).next().unwrap_or(file)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::go::failure::{example_mismatch, looks_absolute};
 
     const OLD_BUILD: &str = include_str!("../../../../tests/fixtures/go/streams/old_build.json");
     const OLD_BUILD_ERR: &str =

@@ -1,0 +1,254 @@
+//! How cargo is started and what it is asked: the environment pith sets (backtraces off, the
+//! variables that would change what it reads removed), the test ids split into cargo's target
+//! selection, never an option, and the spawn that hands stdout over line by line.
+
+use std::ffi::OsStr;
+use std::path::Path;
+use std::process::Command;
+
+use pith_model::{Run, Status};
+
+use crate::{Context, RunnerError};
+
+/// One line telling how to get cargo.
+pub(super) const CARGO_HINT: &str = "install Rust: https://rustup.rs";
+
+/// Variables of the caller's shell that would change what cargo or libtest print where pith
+/// reads it (uncaptured test output, terse or verbose reporting), on top of every `NEXTEST_*`
+/// one. (`RUST_LIB_BACKTRACE` would make `Backtrace::capture` pay for symbolizing where pith
+/// turned backtraces off.)
+pub(super) const SCRUBBED_ENV: &[&str] = &[
+    "RUST_TEST_NOCAPTURE",
+    "RUST_LIB_BACKTRACE",
+    "CARGO_TERM_QUIET",
+    "CARGO_TERM_VERBOSE",
+];
+
+/// A requested test id, split.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TestId {
+    pub full: String,
+    pub binary: String,
+    pub test: String,
+}
+
+impl TestId {
+    /// `<binary_id> <test_name>`, or a whole binary `pkg::TARGET` (never a bare `pkg`: too
+    /// many ids of other runners look like one word).
+    pub(super) fn parse(id: &str) -> Option<TestId> {
+        if let Some((binary, test)) = split_id(id) {
+            return Some(TestId {
+                full: id.to_owned(),
+                binary: binary.to_owned(),
+                test: test.to_owned(),
+            });
+        }
+        (id.contains("::") && is_binary_id(id)).then(|| TestId {
+            full: id.to_owned(),
+            binary: id.to_owned(),
+            test: String::new(),
+        })
+    }
+
+    /// A whole binary (`pkg::TARGET`): runs as cargo runs it, arguments and all.
+    pub(super) fn is_whole(&self) -> bool {
+        self.test.is_empty()
+    }
+
+    /// `pkg::doc <file - item (line N)>`: a doctest (a test target named `doc` has ordinary
+    /// test names).
+    pub(super) fn is_doc(&self) -> bool {
+        self.binary.ends_with("::doc") && is_doctest_name(&self.test)
+    }
+
+    /// The package and cargo's target selection for this id's binary.
+    pub(super) fn target(&self) -> (String, Vec<String>) {
+        let Some((pkg, rest)) = self.binary.split_once("::") else {
+            return (self.binary.clone(), vec!["--lib".into()]);
+        };
+        let args = if self.is_doc() {
+            vec!["--doc".into()]
+        } else if let Some(n) = rest.strip_prefix("bin/") {
+            vec!["--bin".into(), n.into()]
+        } else if let Some(n) = rest.strip_prefix("example/") {
+            vec!["--example".into(), n.into()]
+        } else if let Some(n) = rest.strip_prefix("bench/") {
+            vec!["--bench".into(), n.into()]
+        } else {
+            vec!["--test".into(), rest.into()]
+        };
+        (pkg.to_owned(), args)
+    }
+}
+
+/// An id is never an option: neither part may begin with `-` (no package, target or test
+/// name does), so nothing from an id reaches cargo, nextest or libtest as one.
+pub(super) fn split_id(id: &str) -> Option<(&str, &str)> {
+    let (binary, test) = id.split_once(' ')?;
+    let ok = is_binary_id(binary) && !test.trim().is_empty() && !test.starts_with('-');
+    ok.then_some((binary, test))
+}
+
+/// `pkg`, `pkg::target`, or `pkg::bin/NAME` (also `example/`, `bench/`): no dots, no other
+/// slashes, so paths (`tests/a.test.js > x`) and Go import paths are never taken for one.
+pub(super) fn is_binary_id(binary: &str) -> bool {
+    let name = |s: &str| {
+        !s.is_empty()
+            && !s.starts_with('-')
+            && s.chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+    };
+    match binary.split_once("::") {
+        None => name(binary),
+        Some((pkg, target)) => {
+            let target = ["bin/", "example/", "bench/"]
+                .iter()
+                .find_map(|k| target.strip_prefix(k))
+                .unwrap_or(target);
+            name(pkg) && name(target)
+        }
+    }
+}
+
+/// rustdoc names doctests `FILE - ITEM (line N)`.
+pub(super) fn is_doctest_name(name: &str) -> bool {
+    name.contains(" - ") && name.contains("(line ")
+}
+
+/// cargo (or nextest) in the project's directory with the environment pith sets, backtraces off:
+/// symbolizing one costs ~200 ms per test process, and nextest runs each test in its own.
+pub(super) fn command(cargo: &Path, ctx: &Context<'_>) -> Command {
+    let mut cmd = crate::base_command(cargo, ctx.dir);
+    set_env(&mut cmd);
+    cmd.env("RUST_BACKTRACE", "0");
+    cmd
+}
+
+/// What pith changes in the caller's environment for cargo and the tests: only what would
+/// change the output pith reads (`RUST_BACKTRACE` aside, which each caller sets). Colour is
+/// not among it: it is switched off on cargo's and nextest's command line.
+pub(super) fn set_env(cmd: &mut Command) {
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("NEXTEST_") {
+            cmd.env_remove(&k);
+        }
+    }
+    for var in SCRUBBED_ENV {
+        cmd.env_remove(var);
+    }
+}
+
+/// Runs cargo, each stdout line handed to `lines` instead of kept; `Ok(Err(()))` when cargo
+/// itself is gone (removed since it was found).
+pub(super) fn spawn_lines(
+    cmd: Command,
+    ctx: &Context<'_>,
+    cargo: &Path,
+    lines: &mut dyn FnMut(&[u8]),
+) -> Result<Result<crate::process::Captured, ()>, RunnerError> {
+    match crate::process::run_lines(cmd, ctx.deadline, ctx.cancel, lines) {
+        Ok(c) => Ok(Ok(c)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Err(())),
+        Err(source) => Err(RunnerError::Spawn {
+            program: cargo.display().to_string(),
+            source,
+        }),
+    }
+}
+
+/// The answer when cargo is not installed.
+pub(super) fn cargo_missing(runner: &str) -> Run {
+    Run {
+        status: Some(Status::RunnerMissing),
+        hint: Some(CARGO_HINT.to_owned()),
+        ..Run::new(runner)
+    }
+}
+
+/// TOML basic string.
+pub(super) fn toml_str(s: &OsStr) -> String {
+    let mut out = String::from("\"");
+    for c in s.to_string_lossy().chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_of_other_runners_are_not_rust_ids() {
+        for id in [
+            "single tests::off_by_one",
+            "b::api public_api_fails",
+            "x::bin/tool t::a",
+            "pkg::doc src/lib.rs - add (line 3)",
+        ] {
+            assert!(split_id(id).is_some(), "{id}");
+        }
+        for id in [
+            "tests/a.test.js > price > dollars",
+            "example.com/m/pkg.TestX",
+            "tests/t.py::test_x",
+            "Suite.Test x",
+            "::x y",
+            "pkg ",
+        ] {
+            assert!(split_id(id).is_none(), "{id}");
+        }
+    }
+
+    #[test]
+    fn ids_map_to_cargo_targets() {
+        let t = |id: &str| TestId::parse(id).unwrap().target();
+        assert_eq!(t("a x"), ("a".into(), vec!["--lib".into()]));
+        assert_eq!(
+            t("a::api x"),
+            ("a".into(), vec!["--test".into(), "api".into()])
+        );
+        assert_eq!(
+            t("a::bin/cli x"),
+            ("a".into(), vec!["--bin".into(), "cli".into()])
+        );
+        assert_eq!(
+            t("a::example/demo x"),
+            ("a".into(), vec!["--example".into(), "demo".into()])
+        );
+        assert_eq!(
+            t("a::bench/b x"),
+            ("a".into(), vec!["--bench".into(), "b".into()])
+        );
+        assert_eq!(
+            t("a::doc src/lib.rs - f (line 3)"),
+            ("a".into(), vec!["--doc".into()])
+        );
+        // A test target named `doc`.
+        assert_eq!(
+            t("a::doc it_works"),
+            ("a".into(), vec!["--test".into(), "doc".into()])
+        );
+        // Whole binaries.
+        assert_eq!(
+            t("a::custom"),
+            ("a".into(), vec!["--test".into(), "custom".into()])
+        );
+        assert!(TestId::parse("a::custom").unwrap().is_whole());
+        assert!(!TestId::parse("a::custom x").unwrap().is_whole());
+        assert!(!TestId::parse("a::doc src/lib.rs - f (line 3)")
+            .unwrap()
+            .is_whole());
+    }
+
+    #[test]
+    fn toml_strings_are_escaped() {
+        assert_eq!(toml_str(OsStr::new("/a \"b\"\\c")), r#""/a \"b\"\\c""#);
+    }
+}
