@@ -10,7 +10,7 @@ use crate::PathMap;
 
 use super::command::{Files, Selection};
 use super::report::{CaseStatus, Flavour, Suite};
-use super::{events, node, read, report, stack, test_id, Runner};
+use super::{events, node, read, report, stack, test_id, Js, Runner};
 
 /// Everything read after a run, before judging it.
 #[derive(Debug, Default)]
@@ -96,6 +96,17 @@ pub(super) fn vitest_worker_death(text: &str) -> bool {
     .any(|w| text.contains(w))
 }
 
+impl Js {
+    /// What the runner's reports and pith's records say of the run.
+    pub(super) fn read(&self, files: &Files) -> Outcome {
+        match self.runner {
+            Runner::Node => node_outcome(files),
+            Runner::Jest => outcome(Flavour::Jest, files),
+            Runner::Vitest => outcome(Flavour::Vitest, files),
+        }
+    }
+}
+
 /// jest or vitest: the JSON report when the runner wrote one, else the streamed records; the
 /// records also tell what was running.
 pub(super) fn outcome(flavour: Flavour, files: &Files) -> Outcome {
@@ -109,7 +120,8 @@ pub(super) fn outcome(flavour: Flavour, files: &Files) -> Outcome {
     out
 }
 
-/// [`outcome`] from the JSON report's text and the records already read.
+/// [`outcome`] from the JSON report's text and the records already read: the report's
+/// suites (else the records'), then the workers that died under them.
 pub(super) fn from_records(flavour: Flavour, json: Option<&str>, ev: events::Events) -> Outcome {
     let mut out = Outcome {
         ended: ev.ended,
@@ -124,25 +136,45 @@ pub(super) fn from_records(flavour: Flavour, json: Option<&str>, ev: events::Eve
             out.totals = r.totals;
             out.report = true;
             out.json = true;
-            // vitest's report drops the error types of files that failed to load; its
-            // records keep them.
-            for s in &mut out.suites {
-                if let (Some(_), Some(e)) = (
-                    &s.error,
-                    ev.suites
-                        .iter()
-                        .find(|x| x.file == s.file)
-                        .and_then(|x| x.error.clone()),
-                ) {
-                    s.error = Some(e);
-                }
-            }
+            keep_error_types(&mut out.suites, &ev);
         }
         _ => {
             out.suites = ev.suites.clone();
             out.report = ev.any;
         }
     }
+    jest_worker_deaths(&mut out, &ev);
+    let (deaths, others): (Vec<_>, Vec<_>) = ev
+        .unhandled
+        .iter()
+        .cloned()
+        .partition(|u| vitest_worker_death(&u.text));
+    if let Some(d) = deaths.first() {
+        vitest_worker_deaths(&mut out, &ev, d);
+    }
+    out.unhandled = others;
+    out.running = ev.running();
+    out
+}
+
+/// vitest's report drops the error types of files that failed to load; its records keep them.
+fn keep_error_types(suites: &mut [Suite], ev: &events::Events) {
+    for s in suites {
+        if let (Some(_), Some(e)) = (
+            &s.error,
+            ev.suites
+                .iter()
+                .find(|x| x.file == s.file)
+                .and_then(|x| x.error.clone()),
+        ) {
+            s.error = Some(e);
+        }
+    }
+}
+
+/// A file whose error is jest's word of a dead worker is a crash, not a file that failed to
+/// load: with the tests that were running in it.
+fn jest_worker_deaths(out: &mut Outcome, ev: &events::Events) {
     for s in &mut out.suites {
         if let Some((why, signal)) = s.error.as_deref().and_then(worker_death) {
             s.error = None;
@@ -155,45 +187,38 @@ pub(super) fn from_records(flavour: Flavour, json: Option<&str>, ev: events::Eve
             });
         }
     }
-    let (deaths, others): (Vec<_>, Vec<_>) = ev
-        .unhandled
-        .iter()
-        .cloned()
-        .partition(|u| vitest_worker_death(&u.text));
-    if let Some(d) = deaths.first() {
-        // The files the dead worker was running: started without ending, or with tests that
-        // never finished.
-        let why = match stack::split_kind(&crate::text::first_line(&d.text)) {
-            (Some("Error"), rest) => rest.to_owned(),
-            (_, _) => crate::text::first_line(&d.text),
-        };
-        let mut files: Vec<String> = ev
-            .running()
-            .into_iter()
-            .map(|(f, _)| f)
-            .chain(
-                out.suites
-                    .iter()
-                    .filter(|s| s.cases.iter().any(|c| c.status == CaseStatus::Pending))
-                    .map(|s| s.file.clone()),
-            )
-            .collect();
-        files.dedup();
-        for file in files {
-            if !out.crashed.iter().any(|c| c.file == file) {
-                out.crashed.push(Crash {
-                    tests: ev.unfinished(&file),
-                    file,
-                    why: why.clone(),
-                    signal: None,
-                    output: None,
-                });
-            }
+}
+
+/// vitest's dead worker (`death`, an error outside any test) crashed the files it was running:
+/// started without ending, or with tests that never finished.
+fn vitest_worker_deaths(out: &mut Outcome, ev: &events::Events, death: &events::Unhandled) {
+    let why = match stack::split_kind(&crate::text::first_line(&death.text)) {
+        (Some("Error"), rest) => rest.to_owned(),
+        (_, _) => crate::text::first_line(&death.text),
+    };
+    let mut files: Vec<String> = ev
+        .running()
+        .into_iter()
+        .map(|(f, _)| f)
+        .chain(
+            out.suites
+                .iter()
+                .filter(|s| s.cases.iter().any(|c| c.status == CaseStatus::Pending))
+                .map(|s| s.file.clone()),
+        )
+        .collect();
+    files.dedup();
+    for file in files {
+        if !out.crashed.iter().any(|c| c.file == file) {
+            out.crashed.push(Crash {
+                tests: ev.unfinished(&file),
+                file,
+                why: why.clone(),
+                signal: None,
+                output: None,
+            });
         }
     }
-    out.unhandled = others;
-    out.running = ev.running();
-    out
 }
 
 pub(super) fn node_outcome(files: &Files) -> Outcome {
