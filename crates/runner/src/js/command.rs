@@ -8,9 +8,19 @@ use crate::{Adapter, Context, RunnerError};
 
 use super::{id_file, package, Js, Runner, SEP};
 
-const JEST_REPORTER: &str = include_str!("pith_jest_reporter.cjs");
+/// pith's jest and vitest reporters, each followed by what they share (`pithRecords`): one
+/// file each, installed and loaded alone, whatever the project's module resolution.
+const JEST_REPORTER: &str = concat!(
+    include_str!("pith_jest_reporter.cjs"),
+    "\n",
+    include_str!("pith_reporter_records.js")
+);
 
-const VITEST_REPORTER: &str = include_str!("pith_vitest_reporter.mjs");
+const VITEST_REPORTER: &str = concat!(
+    include_str!("pith_vitest_reporter.mjs"),
+    "\n",
+    include_str!("pith_reporter_records.js")
+);
 
 const NODE_REPORTER: &str = include_str!("pith_node_reporter.mjs");
 
