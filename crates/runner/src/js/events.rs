@@ -41,14 +41,7 @@ pub(crate) struct Events {
 
 impl Events {
     fn suite(&mut self, path: &str) -> &mut Suite {
-        if let Some(i) = self.suites.iter().position(|s| s.file == path) {
-            return &mut self.suites[i];
-        }
-        self.suites.push(Suite {
-            file: path.to_owned(),
-            ..Suite::default()
-        });
-        self.suites.last_mut().expect("just pushed")
+        report::suite_in(&mut self.suites, path)
     }
 
     /// What was running: in each file that started without ending, the tests that started

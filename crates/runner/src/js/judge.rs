@@ -2,7 +2,7 @@
 //! runners' exit codes and own words, and the doubts where their account disagrees with the
 //! records (never a false green).
 
-use pith_model::{Exit, ExitMeaning, Failure, Phase, Run, Status};
+use pith_model::{Exit, ExitMeaning, Phase, Run, Status};
 
 use crate::process::{Captured, End};
 use crate::verdict::{self as scaffold, Ending};
@@ -12,7 +12,7 @@ use std::path::Path;
 use crate::{Adapter, Context, PathMap};
 
 use super::command::Selection;
-use super::parse::{rel_file, tally, Outcome, Tally};
+use super::parse::{self, rel_file, tally, Outcome, Tally};
 use super::report::CaseStatus;
 use super::{id_file, node, stack, test_id, verdict, Js, Runner, SEP};
 
@@ -302,16 +302,8 @@ impl Judge<'_> {
                     .map(|f| f.file.clone())
                     .unwrap_or_else(|| "(unhandled error)".to_owned()),
             };
-            let mut frames = p.frames;
-            paths.fill_code(&mut frames);
-            run.failures.push(Failure {
-                test,
-                message: p.message,
-                kind: p.kind,
-                frames,
-                phase: Phase::Call,
-                ..Failure::default()
-            });
+            run.failures
+                .push(parse::failure(paths, test, p, "", Phase::Call));
             run.failed += 1;
         }
     }

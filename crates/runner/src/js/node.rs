@@ -15,7 +15,7 @@
 
 use serde_json::Value;
 
-use super::report::{Case, CaseStatus, Suite};
+use super::report::{self, Case, CaseStatus, Suite};
 
 /// Bytes of each file's stderr kept from its start (load errors are there) and from its end
 /// (crash dumps are there).
@@ -60,14 +60,7 @@ pub(crate) struct NodeEvents {
 
 impl NodeEvents {
     fn suite(&mut self, file: &str) -> &mut Suite {
-        if let Some(i) = self.suites.iter().position(|s| s.file == file) {
-            return &mut self.suites[i];
-        }
-        self.suites.push(Suite {
-            file: file.to_owned(),
-            ..Suite::default()
-        });
-        self.suites.last_mut().expect("just pushed")
+        report::suite_in(&mut self.suites, file)
     }
 
     /// Adds to a file's stderr, keeping its head and its tail.

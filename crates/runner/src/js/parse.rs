@@ -379,18 +379,30 @@ pub(super) fn case_failure(
     messages: &[String],
 ) -> Failure {
     let p = stack::parse_error(messages.first().map_or("", String::as_str), paths, dir);
+    failure(paths, test, p, "failed", Phase::Call)
+}
+
+/// A failure of `test` from its parsed error, the frames with their code; `fallback` when the
+/// error has no message.
+pub(super) fn failure(
+    paths: &PathMap,
+    test: String,
+    p: stack::Parsed,
+    fallback: &str,
+    phase: Phase,
+) -> Failure {
     let mut frames = p.frames;
     paths.fill_code(&mut frames);
     Failure {
         test,
         message: if p.message.is_empty() {
-            "failed".to_owned()
+            fallback.to_owned()
         } else {
             p.message
         },
         kind: p.kind,
         frames,
-        phase: Phase::Call,
+        phase,
         ..Failure::default()
     }
 }
@@ -402,24 +414,12 @@ pub(super) fn suite_failure(paths: &PathMap, dir: &Path, file: &str, error: &str
         Some(i) => jest_suite_reason(&clean[i..]),
         None => clean.clone(),
     };
-    let p = stack::parse_error(&text, paths, dir);
-    let mut frames = p.frames;
-    if !frames.iter().any(|f| f.project) {
-        frames.extend(syntax_location(&clean, paths, dir));
+    let mut p = stack::parse_error(&text, paths, dir);
+    if !p.frames.iter().any(|f| f.project) {
+        p.frames.extend(syntax_location(&clean, paths, dir));
     }
-    paths.fill_code(&mut frames);
-    Failure {
-        test: file.to_owned(),
-        message: if p.message.is_empty() {
-            "the test file failed to load".to_owned()
-        } else {
-            p.message
-        },
-        kind: p.kind,
-        frames,
-        phase: Phase::Collect,
-        ..Failure::default()
-    }
+    let why = "the test file failed to load";
+    failure(paths, file.to_owned(), p, why, Phase::Collect)
 }
 
 /// jest's "Test suite failed to run" block as an error text: the reason (for a syntax error,

@@ -46,6 +46,21 @@ impl Suite {
     }
 }
 
+/// The suite of `file`, added at the end of `suites` when it has none yet: records name files
+/// in the order they start.
+pub(crate) fn suite_in<'a>(suites: &'a mut Vec<Suite>, file: &str) -> &'a mut Suite {
+    match suites.iter().position(|s| s.file == file) {
+        Some(i) => &mut suites[i],
+        None => {
+            suites.push(Suite {
+                file: file.to_owned(),
+                ..Suite::default()
+            });
+            suites.last_mut().expect("just pushed")
+        }
+    }
+}
+
 /// Which runner wrote a report: their statuses differ in one word (`pending`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Flavour {
