@@ -12,7 +12,7 @@ use std::path::Path;
 use crate::{Adapter, Context, PathMap};
 
 use super::command::Selection;
-use super::parse::{self, rel_file, tally, Outcome, Tally};
+use super::parse::{self, rel_file, tally, Evidence, Tally};
 use super::report::CaseStatus;
 use super::{id_file, node, stack, test_id, verdict, Js, Runner, SEP};
 
@@ -23,24 +23,24 @@ impl Js {
     pub(super) fn judge(
         &self,
         ctx: &Context<'_>,
-        mut outcome: Outcome,
+        mut evidence: Evidence,
         captured: &Captured,
         sel: Option<&Selection>,
     ) -> Run {
         let mut run = Run::new(self.name());
-        let more_output = std::mem::take(&mut outcome.more_output);
+        let more_output = std::mem::take(&mut evidence.more_output);
         let j = Judge {
             js: self,
             paths: ctx.paths,
             dir: self.dir.as_path(),
-            outcome: &outcome,
+            evidence: &evidence,
             output: scaffold::combined(&[
                 &captured.stdout_str(),
                 &captured.stderr_str(),
                 &more_output,
             ]),
         };
-        let t = tally(&mut run, j.paths, j.dir, &outcome.suites, sel);
+        let t = tally(&mut run, j.paths, j.dir, &evidence.suites, sel);
         if let (Some(sel), true) = (sel, captured.end_is_normal()) {
             j.not_found(&mut run, &t.seen, sel);
         }
@@ -61,14 +61,14 @@ impl Js {
         if !(code != 0 && t.dropped_failure) {
             run.exit = Some(Exit::new(code, meaning));
         }
-        if !outcome.crashed.is_empty() {
+        if !evidence.crashed.is_empty() {
             run.status = Some(Status::Crashed);
             j.worker_crashes(&mut run);
             run.tail = j.tail();
             return run;
         }
         j.unhandled_failures(&mut run);
-        if !outcome.report {
+        if !evidence.report {
             j.nothing_ran(&mut run, code);
             return run;
         }
@@ -116,7 +116,7 @@ struct Judge<'a> {
     js: &'a Js,
     paths: &'a PathMap,
     dir: &'a Path,
-    outcome: &'a Outcome,
+    evidence: &'a Evidence,
     /// stdout, stderr and what the runner gave pith's reporter, joined.
     output: String,
 }
@@ -135,7 +135,7 @@ impl Judge<'_> {
     /// The ids of what was running, each once.
     fn running(&self) -> Vec<String> {
         dedup(
-            self.outcome
+            self.evidence
                 .running
                 .iter()
                 .map(|(file, names)| test_id(&self.rel(file), names)),
@@ -152,13 +152,13 @@ impl Judge<'_> {
 
     /// What the runner's exit code means, given what it printed and its report.
     fn exit_meaning(&self, code: i32) -> ExitMeaning {
-        let (js, outcome) = (self.js, self.outcome);
+        let (js, evidence) = (self.js, self.evidence);
         let meaning =
             verdict::exit_meaning(js.runner, code, &self.output, js.script.failure_exit_code());
         if meaning == ExitMeaning::Failed
-            && outcome.json
-            && outcome.totals.tests == Some(0)
-            && outcome.suites.is_empty()
+            && evidence.json
+            && evidence.totals.tests == Some(0)
+            && evidence.suites.is_empty()
         {
             // vitest says nothing of an empty run when its JSON reporter is on: its report does.
             return ExitMeaning::NoTests;
@@ -183,14 +183,14 @@ impl Judge<'_> {
     /// their report) name what was running when the run stopped early. A full run counts what
     /// the runner counted.
     fn doubt(&self, run: &mut Run, judged: &Judged<'_>, full: bool) {
-        let outcome = self.outcome;
-        let doubts = doubts(judged, outcome, &|f| self.rel(f));
+        let evidence = self.evidence;
+        let doubts = doubts(judged, evidence, &|f| self.rel(f));
         if full && run.selected.is_none() {
-            run.selected = outcome.totals.tests;
+            run.selected = evidence.totals.tests;
         }
         if !doubts.is_empty() {
             run.reason = Some(doubts.join("; "));
-            if self.js.runner != Runner::Node && !outcome.json {
+            if self.js.runner != Runner::Node && !evidence.json {
                 run.running = self.running();
             }
         }
@@ -204,7 +204,9 @@ impl Judge<'_> {
             // Tests that never finished and nothing that says why.
             run.status = Some(Status::Crashed);
             run.tail = self.tail();
-        } else if self.outcome.snapshot_failure && status <= Status::RunnerFailed && run.failed == 0
+        } else if self.evidence.snapshot_failure
+            && status <= Status::RunnerFailed
+            && run.failed == 0
         {
             run.status = Some(Status::TestsFailed);
             run.tail = self.tail();
@@ -227,17 +229,17 @@ impl Judge<'_> {
 
     /// What the files that did not load printed (else their errors), paths relative.
     fn load_tail(&self) -> Option<String> {
-        let outcome = self.outcome;
-        let texts: Vec<&str> = outcome
-            .suites
-            .iter()
-            .filter_map(|s| s.error.as_deref())
-            .collect();
-        let evidence = match outcome.load_output.trim() {
-            "" => texts.join("\n"),
+        let evidence = self.evidence;
+        let text = match evidence.load_output.trim() {
+            "" => evidence
+                .suites
+                .iter()
+                .filter_map(|s| s.error.as_deref())
+                .collect::<Vec<_>>()
+                .join("\n"),
             printed => printed.to_owned(),
         };
-        stack::tail(&evidence, self.paths, self.dir)
+        stack::tail(&text, self.paths, self.dir)
     }
 
     /// The requested ids no record has, unless a file-level failure explains them (a suite
@@ -251,7 +253,7 @@ impl Judge<'_> {
                 .iter()
                 .any(|f| f.phase == Phase::Collect && f.test == file)
                 || self
-                    .outcome
+                    .evidence
                     .crashed
                     .iter()
                     .any(|c| self.rel(&c.file) == file);
@@ -265,7 +267,7 @@ impl Judge<'_> {
     /// worker's death, located by its native stack when it printed one.
     fn worker_crashes(&self, run: &mut Run) {
         let paths = self.paths;
-        for c in &self.outcome.crashed {
+        for c in &self.evidence.crashed {
             let file = self.rel(&c.file);
             let mut running: Vec<String> = c.tests.iter().map(|n| test_id(&file, n)).collect();
             if running.is_empty() {
@@ -289,7 +291,7 @@ impl Judge<'_> {
     /// they name, else the project file at the top of their stack.
     fn unhandled_failures(&self, run: &mut Run) {
         let paths = self.paths;
-        for u in &self.outcome.unhandled {
+        for u in &self.evidence.unhandled {
             let p = stack::parse_error(&u.text, paths, self.dir);
             let test = match (&u.path, &u.test) {
                 (Some(f), Some(n)) => format!("{}{SEP}{n}", self.rel(f)),
@@ -331,22 +333,22 @@ pub(super) struct Judged<'a> {
 /// runner's path workspace-relative.
 pub(super) fn doubts(
     j: &Judged<'_>,
-    outcome: &Outcome,
+    evidence: &Evidence,
     rel: &dyn Fn(&str) -> String,
 ) -> Vec<String> {
     let mut doubts: Vec<String> = Vec::new();
     if j.code != 0 && !j.failing {
         doubts.extend(threshold_doubt(j.thresholds));
     }
-    doubts.extend(early_end(j, outcome, rel));
-    if outcome.end_reason.as_deref() == Some("interrupted") && !j.failing {
+    doubts.extend(early_end(j, evidence, rel));
+    if evidence.end_reason.as_deref() == Some("interrupted") && !j.failing {
         doubts.push(format!("{} interrupted the run", j.runner.name()));
     }
-    totals_doubts(j, outcome, &mut doubts);
-    if let Some((summary, counted)) = outcome.node {
-        node_doubts(j, outcome, &summary, counted, &mut doubts);
+    totals_doubts(j, evidence, &mut doubts);
+    if let Some((summary, counted)) = evidence.node {
+        node_doubts(j, evidence, &summary, counted, &mut doubts);
     }
-    for (file, reported, unfinished) in &outcome.exited {
+    for (file, reported, unfinished) in &evidence.exited {
         if *reported == 0 || *unfinished > 0 {
             doubts.push(format!(
                 "{} ended through process.exit(0) before node reported its tests",
@@ -354,7 +356,7 @@ pub(super) fn doubts(
             ));
         }
     }
-    if let Some((n, e)) = outcome.faults.as_ref().filter(|_| !outcome.json) {
+    if let Some((n, e)) = evidence.faults.as_ref().filter(|_| !evidence.json) {
         doubts.push(format!(
             "pith's reporter lost {n} records: {}",
             crate::text::first_line(e)
@@ -374,16 +376,16 @@ fn threshold_doubt(thresholds: &[String]) -> Option<String> {
 
 /// jest and vitest write their report when the run ends: without it, and without the
 /// reporter's end record, the runner stopped before its end (a test called `process.exit()`).
-fn early_end(j: &Judged<'_>, outcome: &Outcome, rel: &dyn Fn(&str) -> String) -> Option<String> {
+fn early_end(j: &Judged<'_>, evidence: &Evidence, rel: &dyn Fn(&str) -> String) -> Option<String> {
     if j.runner == Runner::Node
-        || outcome.json
-        || outcome.ended
+        || evidence.json
+        || evidence.ended
         || j.meaning == ExitMeaning::NoTests
     {
         return None;
     }
     let (name, code) = (j.runner.name(), j.code);
-    Some(match outcome.running.first() {
+    Some(match evidence.running.first() {
         Some((file, names)) => format!(
             "{name} exited {code} before its run ended, while {} was running",
             test_id(&rel(file), names)
@@ -394,21 +396,21 @@ fn early_end(j: &Judged<'_>, outcome: &Outcome, rel: &dyn Fn(&str) -> String) ->
 
 /// jest's and vitest's totals against the records: more tests, more files that failed to run
 /// or more failures than reported, a failed verdict nothing explains, an interrupted run.
-fn totals_doubts(j: &Judged<'_>, outcome: &Outcome, doubts: &mut Vec<String>) {
+fn totals_doubts(j: &Judged<'_>, evidence: &Evidence, doubts: &mut Vec<String>) {
     let name = j.runner.name();
-    let tot = &outcome.totals;
-    let recorded: usize = outcome.suites.iter().map(|s| s.cases.len()).sum();
+    let tot = &evidence.totals;
+    let recorded: usize = evidence.suites.iter().map(|s| s.cases.len()).sum();
     if let Some(n) = tot.tests.filter(|&n| n as usize > recorded) {
         doubts.push(format!("{name} counted {n} tests but reported {recorded}"));
     }
     let file_errors =
-        outcome.suites.iter().filter(|s| s.error.is_some()).count() + outcome.crashed.len();
+        evidence.suites.iter().filter(|s| s.error.is_some()).count() + evidence.crashed.len();
     if let Some(n) = tot.runtime_errors.filter(|&n| n as usize > file_errors) {
         doubts.push(format!(
             "{name} counted {n} test files that failed to run but reported {file_errors}"
         ));
     }
-    let failed_recorded = outcome
+    let failed_recorded = evidence
         .suites
         .iter()
         .flat_map(|s| &s.cases)
@@ -422,7 +424,7 @@ fn totals_doubts(j: &Judged<'_>, outcome: &Outcome, doubts: &mut Vec<String>) {
     if tot.success == Some(false)
         && j.meaning != ExitMeaning::NoTests
         && !j.failing
-        && !outcome.snapshot_failure
+        && !evidence.snapshot_failure
         && j.thresholds.is_empty()
         && file_errors == 0
         && !j.dropped_failure
@@ -440,7 +442,7 @@ fn totals_doubts(j: &Judged<'_>, outcome: &Outcome, doubts: &mut Vec<String>) {
 /// test when it failed the run with no failure.
 fn node_doubts(
     j: &Judged<'_>,
-    outcome: &Outcome,
+    evidence: &Evidence,
     summary: &node::Summary,
     counted: u32,
     doubts: &mut Vec<String>,
@@ -463,7 +465,7 @@ fn node_doubts(
         ));
     }
     if !failing && code != 0 {
-        doubts.extend(outcome.diagnostics.first().cloned());
+        doubts.extend(evidence.diagnostics.first().cloned());
     }
 }
 
@@ -538,7 +540,7 @@ mod tests {
     #[test]
     fn the_runners_own_account_is_checked_against_the_records() {
         let rel = |f: &str| f.trim_start_matches("/ws/").to_owned();
-        let complete = Outcome {
+        let complete = Evidence {
             suites: vec![passed("/ws/a.test.js", 3)],
             json: true,
             ended: true,
@@ -549,19 +551,19 @@ mod tests {
                 runtime_errors: Some(0),
                 interrupted: false,
             },
-            ..Outcome::default()
+            ..Evidence::default()
         };
         assert!(doubts(&judged(Runner::Jest, 0, &[]), &complete, &rel).is_empty());
-        let lost = Outcome {
+        let lost = Evidence {
             totals: report::Totals {
                 tests: Some(5),
                 failed: Some(1),
                 success: Some(false),
                 ..complete.totals
             },
-            ..Outcome::default()
+            ..Evidence::default()
         };
-        let lost = Outcome {
+        let lost = Evidence {
             suites: complete.suites.clone(),
             json: true,
             ended: true,
@@ -583,11 +585,11 @@ mod tests {
             [threshold[0].as_str()]
         );
         // No report and no end record: the run stopped early.
-        let stopped = Outcome {
+        let stopped = Evidence {
             suites: vec![passed("/ws/a.test.js", 1)],
             running: vec![("/ws/a.test.js".to_owned(), vec!["two".to_owned()])],
             faults: Some((2, "EBADF: bad file descriptor".to_owned())),
-            ..Outcome::default()
+            ..Evidence::default()
         };
         assert_eq!(
             doubts(&judged(Runner::Jest, 0, &[]), &stopped, &rel),
@@ -607,13 +609,13 @@ mod tests {
             fail: Some(0),
             ..node::Summary::default()
         };
-        let run = Outcome {
+        let run = Evidence {
             suites: vec![passed("/ws/b.test.js", 1)],
             report: true,
             ended: true,
             node: Some((summary, 2)),
             exited: vec![("/ws/a.test.js".to_owned(), 0, 0)],
-            ..Outcome::default()
+            ..Evidence::default()
         };
         assert_eq!(
             doubts(&judged(Runner::Node, 0, &[]), &run, &rel),
@@ -623,7 +625,7 @@ mod tests {
             ]
         );
         // A file that reported its tests before `--test-force-exit` ended it is complete.
-        let forced = Outcome {
+        let forced = Evidence {
             node: Some((node::Summary::default(), 2)),
             exited: vec![("/ws/a.test.js".to_owned(), 2, 0)],
             ..run

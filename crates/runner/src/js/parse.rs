@@ -1,4 +1,4 @@
-//! What the reporter's records and the runners' JSON reports say, as one [`Outcome`]: suites
+//! What the reporter's records and the runners' JSON reports say, as one [`Evidence`]: suites
 //! and cases, worker deaths, `process.exit()` calls; tallied into counts and failures.
 
 use std::collections::HashSet;
@@ -12,9 +12,10 @@ use super::command::{Files, Selection};
 use super::report::{CaseStatus, Flavour, Suite};
 use super::{events, node, read, report, stack, test_id, Js, Runner};
 
-/// Everything read after a run, before judging it.
+/// Everything read after a run, before judging it (the whole run's evidence, not one test's
+/// `verdict::Outcome`).
 #[derive(Debug, Default)]
-pub(super) struct Outcome {
+pub(super) struct Evidence {
     pub(super) suites: Vec<Suite>,
     /// Some result was read: the runner got as far as running tests.
     pub(super) report: bool,
@@ -98,18 +99,18 @@ pub(super) fn vitest_worker_death(text: &str) -> bool {
 
 impl Js {
     /// What the runner's reports and pith's records say of the run.
-    pub(super) fn read(&self, files: &Files) -> Outcome {
+    pub(super) fn read(&self, files: &Files) -> Evidence {
         match self.runner {
-            Runner::Node => node_outcome(files),
-            Runner::Jest => outcome(Flavour::Jest, files),
-            Runner::Vitest => outcome(Flavour::Vitest, files),
+            Runner::Node => read_node(files),
+            Runner::Jest => read_reports(Flavour::Jest, files),
+            Runner::Vitest => read_reports(Flavour::Vitest, files),
         }
     }
 }
 
 /// jest or vitest: the JSON report when the runner wrote one, else the streamed records; the
 /// records also tell what was running.
-pub(super) fn outcome(flavour: Flavour, files: &Files) -> Outcome {
+pub(super) fn read_reports(flavour: Flavour, files: &Files) -> Evidence {
     let mut ev = events::Events::default();
     let too_long = read::each_line(&files.events, |l| ev.line(l, flavour));
     let json = read::json_capped(&files.json);
@@ -120,14 +121,14 @@ pub(super) fn outcome(flavour: Flavour, files: &Files) -> Outcome {
     out
 }
 
-/// [`outcome`] from the JSON report's text and the records already read: the report's
+/// [`read_reports`] from the JSON report's text and the records already read: the report's
 /// suites (else the records'), then the workers that died under them.
-pub(super) fn from_records(flavour: Flavour, json: Option<&str>, ev: events::Events) -> Outcome {
-    let mut out = Outcome {
+pub(super) fn from_records(flavour: Flavour, json: Option<&str>, ev: events::Events) -> Evidence {
+    let mut out = Evidence {
         ended: ev.ended,
         faults: ev.faults.clone(),
         end_reason: ev.end_reason.clone(),
-        ..Outcome::default()
+        ..Evidence::default()
     };
     match json.map(|j| report::parse_json(j, flavour)) {
         Some(Ok(r)) => {
@@ -174,7 +175,7 @@ fn keep_error_types(suites: &mut [Suite], ev: &events::Events) {
 
 /// A file whose error is jest's word of a dead worker is a crash, not a file that failed to
 /// load: with the tests that were running in it.
-fn jest_worker_deaths(out: &mut Outcome, ev: &events::Events) {
+fn jest_worker_deaths(out: &mut Evidence, ev: &events::Events) {
     for s in &mut out.suites {
         if let Some((why, signal)) = s.error.as_deref().and_then(worker_death) {
             s.error = None;
@@ -191,7 +192,7 @@ fn jest_worker_deaths(out: &mut Outcome, ev: &events::Events) {
 
 /// vitest's dead worker (`death`, an error outside any test) crashed the files it was running:
 /// started without ending, or with tests that never finished.
-fn vitest_worker_deaths(out: &mut Outcome, ev: &events::Events, death: &events::Unhandled) {
+fn vitest_worker_deaths(out: &mut Evidence, ev: &events::Events, death: &events::Unhandled) {
     let why = match stack::split_kind(&crate::text::first_line(&death.text)) {
         (Some("Error"), rest) => rest.to_owned(),
         (_, _) => crate::text::first_line(&death.text),
@@ -221,7 +222,7 @@ fn vitest_worker_deaths(out: &mut Outcome, ev: &events::Events, death: &events::
     }
 }
 
-pub(super) fn node_outcome(files: &Files) -> Outcome {
+pub(super) fn read_node(files: &Files) -> Evidence {
     let mut p = node::Parser::default();
     let too_long = read::each_line(&files.events, |l| p.line(l));
     let mut exits: Vec<(String, i64)> = Vec::new();
@@ -229,13 +230,13 @@ pub(super) fn node_outcome(files: &Files) -> Outcome {
     node_from_records(p.ev, &exits, too_long)
 }
 
-/// [`node_outcome`] from the records read: the reporter's, the exit hook's (file, exit code),
+/// [`read_node`] from the records read: the reporter's, the exit hook's (file, exit code),
 /// and how many lines were too long to read.
 pub(super) fn node_from_records(
     ev: node::NodeEvents,
     exits: &[(String, i64)],
     too_long: u64,
-) -> Outcome {
+) -> Evidence {
     let mut exited: Vec<(String, usize, usize)> = Vec::new();
     for (file, code) in exits {
         if *code == 0 && !exited.iter().any(|(f, _, _)| f == file) {
@@ -287,7 +288,7 @@ pub(super) fn node_from_records(
         })
         .collect::<Vec<_>>()
         .join("\n");
-    Outcome {
+    Evidence {
         suites: ev.suites.clone(),
         report: ev.any,
         ended: ev.summary.tests.is_some(),
@@ -299,7 +300,7 @@ pub(super) fn node_from_records(
         node: Some((ev.summary, ev.counted)),
         exited,
         diagnostics: ev.diagnostics.clone(),
-        ..Outcome::default()
+        ..Evidence::default()
     }
 }
 
