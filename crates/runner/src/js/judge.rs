@@ -4,7 +4,7 @@
 
 use pith_model::{Exit, ExitMeaning, Phase, Run, Status};
 
-use crate::process::{Captured, End};
+use crate::process::Captured;
 use crate::verdict::{self as scaffold, Ending};
 use std::collections::HashSet;
 use std::path::Path;
@@ -41,10 +41,12 @@ impl Js {
             ]),
         };
         let t = tally(&mut run, j.paths, j.dir, &evidence.suites, sel);
-        if let (Some(sel), true) = (sel, captured.end_is_normal()) {
+        let ending = Ending::of(captured.end);
+        if let (Some(sel), Ending::Exited(_)) = (sel, &ending) {
+            // The runner ended by itself: what it did not report, it did not find.
             j.not_found(&mut run, &t.seen, sel);
         }
-        let code = match Ending::of(captured.end) {
+        let code = match ending {
             Ending::Stopped => {
                 scaffold::stopped(&mut run, Some(j.running()), j.tail());
                 return run;
@@ -469,18 +471,7 @@ fn node_doubts(
     }
 }
 
-pub(super) trait EndExt {
-    fn end_is_normal(&self) -> bool;
-}
-
-impl EndExt for Captured {
-    /// The runner ended by itself: what it did not report, it did not find.
-    fn end_is_normal(&self) -> bool {
-        matches!(self.end, End::Exited(_))
-    }
-}
-
-pub(super) fn dedup(ids: impl Iterator<Item = String>) -> Vec<String> {
+fn dedup(ids: impl Iterator<Item = String>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for id in ids {
         if !out.contains(&id) {
