@@ -482,7 +482,7 @@ fn dedup(ids: impl Iterator<Item = String>) -> Vec<String> {
 }
 
 /// Each test running when its process died is a failure (unless it already is one).
-pub(super) fn crash_failures(
+fn crash_failures(
     run: &mut Run,
     running: &[String],
     why: &str,
