@@ -4,17 +4,27 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::Context;
+use crate::{Adapter, Context, RunnerError};
 
 use super::{id_file, package, Js, Runner, SEP};
 
-pub(super) const JEST_REPORTER: &str = include_str!("pith_jest_reporter.cjs");
+/// pith's jest and vitest reporters, each followed by what they share (`pithRecords`): one
+/// file each, installed and loaded alone, whatever the project's module resolution.
+const JEST_REPORTER: &str = concat!(
+    include_str!("pith_jest_reporter.cjs"),
+    "\n",
+    include_str!("pith_reporter_records.js")
+);
 
-pub(super) const VITEST_REPORTER: &str = include_str!("pith_vitest_reporter.mjs");
+const VITEST_REPORTER: &str = concat!(
+    include_str!("pith_vitest_reporter.mjs"),
+    "\n",
+    include_str!("pith_reporter_records.js")
+);
 
-pub(super) const NODE_REPORTER: &str = include_str!("pith_node_reporter.mjs");
+const NODE_REPORTER: &str = include_str!("pith_node_reporter.mjs");
 
-pub(super) const NODE_EXIT_HOOK: &str = include_str!("pith_node_exit.cjs");
+const NODE_EXIT_HOOK: &str = include_str!("pith_node_exit.cjs");
 
 /// Variables a runner sets for the processes it starts: inherited from a caller that is itself
 /// a test (a pith run inside a node test, a jest worker), they would make the runner act as a
@@ -66,6 +76,37 @@ impl Js {
             })
     }
 
+    /// Where this run's files go, pith's reporter installed and the records of an earlier
+    /// run removed; for node, the exit hook written with the path it records to.
+    pub(super) fn files(&self, ctx: &Context<'_>) -> Result<Files, RunnerError> {
+        let (file, content) = match self.runner {
+            Runner::Jest => ("pith_jest_reporter.cjs", JEST_REPORTER),
+            Runner::Vitest => ("pith_vitest_reporter.mjs", VITEST_REPORTER),
+            Runner::Node => ("pith_node_reporter.mjs", NODE_REPORTER),
+        };
+        let files = Files {
+            reporter: crate::install_embedded(ctx.cache, "js", file, content)?,
+            events: ctx.scratch.join(format!("{}.events.jsonl", self.name())),
+            json: ctx.scratch.join(format!("{}.json", self.name())),
+            exit_hook: ctx.scratch.join("pith_node_exit.cjs"),
+            exits: ctx.scratch.join("node-exits.jsonl"),
+            coverage: ctx.scratch.join("coverage"),
+        };
+        for f in [&files.events, &files.json, &files.exits] {
+            let _ = std::fs::remove_file(f);
+        }
+        if self.runner == Runner::Node {
+            // The hook carries the path it records to: nothing in the tests' environment.
+            let dest = serde_json::to_string(&files.exits.to_string_lossy())
+                .unwrap_or_else(|_| "\"\"".to_owned());
+            let hook = NODE_EXIT_HOOK.replace("\"__PITH_EXITS__\"", &dest);
+            std::fs::write(&files.exit_hook, hook).map_err(|e| {
+                RunnerError::io(format!("writing {}", files.exit_hook.display()), e)
+            })?;
+        }
+        Ok(files)
+    }
+
     /// The installed vitest's major version, from its `package.json`.
     pub(super) fn vitest_major(program: &Path) -> Option<u32> {
         let pkg = program
@@ -77,6 +118,8 @@ impl Js {
         v.get("version")?.as_str()?.split('.').next()?.parse().ok()
     }
 
+    /// The runner's command: the launcher, pith's reporter and report paths, the script's own
+    /// options and environment, and the selection.
     pub(super) fn command(
         &self,
         ctx: &Context<'_>,
@@ -84,20 +127,11 @@ impl Js {
         files: &Files,
         sel: Option<&Selection>,
     ) -> Command {
-        // `node --expose-gc node_modules/.bin/jest`: node with those options runs the runner.
-        let mut cmd = match (self.runner, self.script.node.is_empty()) {
-            (Runner::Jest | Runner::Vitest, false) => {
-                let node = crate::on_path("node").unwrap_or_else(|| PathBuf::from("node"));
-                let mut c = crate::base_command(node, &self.dir);
-                c.args(&self.script.node).arg(program);
-                c
-            }
-            _ => crate::base_command(program, &self.dir),
-        };
+        let mut cmd = self.launcher(program);
         for var in RUNNER_ENV {
             cmd.env_remove(var);
         }
-        let full = sel.is_none();
+        // Absolute paths: never read as options.
         let targets: Vec<String> = sel
             .map(|s| {
                 s.files
@@ -107,82 +141,123 @@ impl Js {
             })
             .unwrap_or_default();
         match self.runner {
-            Runner::Jest => {
-                cmd.args(self.script.args(full))
-                    .args(["--ci", "--json", "--testLocationInResults", "--no-watchman"])
-                    .arg(format!("--outputFile={}", files.json.display()))
-                    .arg(format!("--coverageDirectory={}", files.coverage.display()));
-                let reporter = format!("--reporters={}", files.reporter.display());
-                if self.script.has_reporters() {
-                    cmd.arg(reporter);
-                } else if !package::config_has_reporters(&self.dir, &self.script) {
-                    // jest's `--reporters` replaces the configuration's: where the project
-                    // configures its own, they run as configured and pith reads the JSON alone.
-                    cmd.arg("--reporters=default").arg(reporter);
-                }
-                if let Some(sel) = sel {
-                    // A re-run of some tests is not judged by whole-suite coverage thresholds.
-                    cmd.arg("--coverage=false");
-                    if let Some(p) = sel.full_name_pattern() {
-                        cmd.arg(format!("--testNamePattern={p}"));
-                    }
-                    cmd.arg("--runTestsByPath").arg("--").args(&targets);
-                }
-            }
-            Runner::Vitest => {
-                cmd.arg("run")
-                    .args(self.script.args(full))
-                    .arg("--reporter=json")
-                    .arg(format!("--outputFile.json={}", files.json.display()))
-                    .arg(format!("--reporter={}", files.reporter.display()))
-                    .args(["--includeTaskLocation", "--no-cache", "--no-color"])
-                    .arg(format!(
-                        "--coverage.reportsDirectory={}",
-                        files.coverage.display()
-                    ));
-                if Self::vitest_major(program).is_some_and(|m| m >= 4) {
-                    cmd.arg("--update=none");
-                } else {
-                    // Before vitest 4 only CI mode keeps new snapshots from being written.
-                    cmd.env("CI", "1");
-                }
-                if let Some(sel) = sel {
-                    cmd.arg("--coverage.enabled=false");
-                    if let Some(p) = sel.full_name_pattern() {
-                        cmd.arg(format!("--testNamePattern={p}"));
-                    }
-                    // Absolute paths: never read as options.
-                    cmd.args(&targets);
-                }
-            }
-            Runner::Node => {
-                let words = self.script.options(full);
-                let paths = self.script.paths();
-                cmd.args(&words);
-                cmd.arg("--require").arg(&files.exit_hook);
-                cmd.arg("--test")
-                    .arg(format!("--test-reporter={}", files.reporter.display()))
-                    .arg(format!(
-                        "--test-reporter-destination={}",
-                        files.events.display()
-                    ));
-                match sel {
-                    Some(sel) => {
-                        if let Some(p) = sel.node_pattern() {
-                            cmd.arg(format!("--test-name-pattern={p}"));
-                        }
-                        cmd.args(&targets);
-                    }
-                    None => {
-                        cmd.args(&paths);
-                    }
-                }
-            }
+            Runner::Jest => self.jest_args(&mut cmd, files, sel, &targets),
+            Runner::Vitest => self.vitest_args(&mut cmd, program, files, sel, &targets),
+            Runner::Node => self.node_args(&mut cmd, files, sel, &targets),
         }
         for (k, v) in &self.script.env {
             cmd.env(k, v);
         }
         cmd
+    }
+
+    /// The program, or node running it with the script's node options (`node --expose-gc
+    /// node_modules/.bin/jest`).
+    fn launcher(&self, program: &Path) -> Command {
+        match (self.runner, self.script.node.is_empty()) {
+            (Runner::Jest | Runner::Vitest, false) => {
+                let node = crate::on_path("node").unwrap_or_else(|| PathBuf::from("node"));
+                let mut c = crate::base_command(node, &self.dir);
+                c.args(&self.script.node).arg(program);
+                c
+            }
+            _ => crate::base_command(program, &self.dir),
+        }
+    }
+
+    /// jest: its JSON report and pith's reporter; a selection by path, then by full name.
+    fn jest_args(
+        &self,
+        cmd: &mut Command,
+        files: &Files,
+        sel: Option<&Selection>,
+        targets: &[String],
+    ) {
+        cmd.args(self.script.args(sel.is_none()))
+            .args(["--ci", "--json", "--testLocationInResults", "--no-watchman"])
+            .arg(format!("--outputFile={}", files.json.display()))
+            .arg(format!("--coverageDirectory={}", files.coverage.display()));
+        let reporter = format!("--reporters={}", files.reporter.display());
+        if self.script.has_reporters() {
+            cmd.arg(reporter);
+        } else if !package::config_has_reporters(&self.dir, &self.script) {
+            // jest's `--reporters` replaces the configuration's: where the project configures
+            // its own, they run as configured and pith reads the JSON alone.
+            cmd.arg("--reporters=default").arg(reporter);
+        }
+        if let Some(sel) = sel {
+            // A re-run of some tests is not judged by whole-suite coverage thresholds.
+            cmd.arg("--coverage=false");
+            if let Some(p) = sel.full_name_pattern() {
+                cmd.arg(format!("--testNamePattern={p}"));
+            }
+            cmd.arg("--runTestsByPath").arg("--").args(targets);
+        }
+    }
+
+    /// vitest: its JSON report and pith's reporter, snapshots never written; a selection by
+    /// full name, then the files.
+    fn vitest_args(
+        &self,
+        cmd: &mut Command,
+        program: &Path,
+        files: &Files,
+        sel: Option<&Selection>,
+        targets: &[String],
+    ) {
+        cmd.arg("run")
+            .args(self.script.args(sel.is_none()))
+            .arg("--reporter=json")
+            .arg(format!("--outputFile.json={}", files.json.display()))
+            .arg(format!("--reporter={}", files.reporter.display()))
+            .args(["--includeTaskLocation", "--no-cache", "--no-color"])
+            .arg(format!(
+                "--coverage.reportsDirectory={}",
+                files.coverage.display()
+            ));
+        if Self::vitest_major(program).is_some_and(|m| m >= 4) {
+            cmd.arg("--update=none");
+        } else {
+            // Before vitest 4 only CI mode keeps new snapshots from being written.
+            cmd.env("CI", "1");
+        }
+        if let Some(sel) = sel {
+            cmd.arg("--coverage.enabled=false");
+            if let Some(p) = sel.full_name_pattern() {
+                cmd.arg(format!("--testNamePattern={p}"));
+            }
+            cmd.args(targets);
+        }
+    }
+
+    /// node: the script's options, pith's exit hook and reporter; a selection by name
+    /// pattern, then the files, else the script's own paths.
+    fn node_args(
+        &self,
+        cmd: &mut Command,
+        files: &Files,
+        sel: Option<&Selection>,
+        targets: &[String],
+    ) {
+        cmd.args(self.script.options(sel.is_none()));
+        cmd.arg("--require").arg(&files.exit_hook);
+        cmd.arg("--test")
+            .arg(format!("--test-reporter={}", files.reporter.display()))
+            .arg(format!(
+                "--test-reporter-destination={}",
+                files.events.display()
+            ));
+        match sel {
+            Some(sel) => {
+                if let Some(p) = sel.node_pattern() {
+                    cmd.arg(format!("--test-name-pattern={p}"));
+                }
+                cmd.args(targets);
+            }
+            None => {
+                cmd.args(self.script.paths());
+            }
+        }
     }
 }
 

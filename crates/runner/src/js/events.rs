@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use super::report::{self, Case, Flavour, Suite};
+use super::report::{self, strings, Case, Flavour, Suite};
 
 /// An error vitest reported outside any test (an unhandled rejection, a worker that died).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,14 +41,7 @@ pub(crate) struct Events {
 
 impl Events {
     fn suite(&mut self, path: &str) -> &mut Suite {
-        if let Some(i) = self.suites.iter().position(|s| s.file == path) {
-            return &mut self.suites[i];
-        }
-        self.suites.push(Suite {
-            file: path.to_owned(),
-            ..Suite::default()
-        });
-        self.suites.last_mut().expect("just pushed")
+        report::suite_in(&mut self.suites, path)
     }
 
     /// What was running: in each file that started without ending, the tests that started
@@ -87,109 +80,104 @@ pub(crate) fn parse(text: &str, flavour: Flavour) -> Events {
 impl Events {
     /// Reads one record (a line of the stream).
     pub(crate) fn line(&mut self, line: &str, flavour: Flavour) {
-        let ev = self;
         let Ok(v) = serde_json::from_str::<Value>(line) else {
             return;
         };
         let Some(kind) = v.get("e").and_then(Value::as_str) else {
             return;
         };
-        ev.any = true;
+        self.any = true;
         let path = v.get("path").and_then(Value::as_str).unwrap_or("");
-        let names = || -> Vec<String> {
-            v.get("names")
-                .and_then(Value::as_array)
-                .map_or(&[][..], Vec::as_slice)
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        };
         match kind {
             "file" => {
-                ev.suite(path);
+                self.suite(path);
             }
             "start" => {
-                ev.suite(path);
-                ev.started.push((path.to_owned(), names()));
+                self.suite(path);
+                self.started.push((path.to_owned(), strings(&v, "names")));
             }
-            "case" => {
-                let names = names();
-                if let Some(i) = ev
-                    .started
-                    .iter()
-                    .position(|(f, n)| f == path && *n == names)
-                {
-                    ev.started.remove(i);
-                }
-                let last = v.get("final").and_then(Value::as_bool) == Some(true);
-                if last && !ev.finals.iter().any(|f| f == path) {
-                    ev.finals.push(path.to_owned());
-                    ev.suite(path).cases.clear();
-                }
-                let status = report::status(
-                    v.get("status").and_then(Value::as_str).unwrap_or(""),
-                    flavour,
-                );
-                let messages = v
-                    .get("messages")
-                    .and_then(Value::as_array)
-                    .map_or(&[][..], Vec::as_slice)
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect();
-                ev.suite(path).record(Case {
-                    names,
-                    status,
-                    messages,
-                });
-            }
-            "done" => {
-                let error = v
-                    .get("error")
-                    .and_then(Value::as_str)
-                    .filter(|e| !e.trim().is_empty())
-                    .map(str::to_owned);
-                let suite = ev.suite(path);
-                if error.is_some() {
-                    suite.error = error;
-                }
-                if !ev.done.iter().any(|d| d == path) {
-                    ev.done.push(path.to_owned());
-                }
-            }
-            "fault" => {
-                let n = v.get("count").and_then(Value::as_u64).unwrap_or(1);
-                let error = v
-                    .get("error")
-                    .and_then(Value::as_str)
-                    .unwrap_or("a record could not be written")
-                    .to_owned();
-                ev.faults = Some(match ev.faults.take() {
-                    Some((m, first)) => (m.max(n), first),
-                    None => (n, error),
-                });
-            }
-            "end" => {
-                ev.ended = true;
-                ev.end_reason = v.get("reason").and_then(Value::as_str).map(str::to_owned);
-                for e in v
-                    .get("errors")
-                    .and_then(Value::as_array)
-                    .map_or(&[][..], Vec::as_slice)
-                {
-                    let get = |k: &str| e.get(k).and_then(Value::as_str).map(str::to_owned);
-                    if let Some(text) = get("text") {
-                        ev.unhandled.push(Unhandled {
-                            text,
-                            path: get("path"),
-                            test: get("test"),
-                        });
-                    }
-                }
-            }
+            "case" => self.case(&v, path, flavour),
+            "done" => self.done(&v, path),
+            "fault" => self.fault(&v),
+            "end" => self.end(&v),
             _ => {}
+        }
+    }
+
+    /// A test's result: it is no longer running; jest's final list of a file replaces what
+    /// was streamed for it.
+    fn case(&mut self, v: &Value, path: &str, flavour: Flavour) {
+        let names = strings(v, "names");
+        if let Some(i) = self
+            .started
+            .iter()
+            .position(|(f, n)| f == path && *n == names)
+        {
+            self.started.remove(i);
+        }
+        let last = v.get("final").and_then(Value::as_bool) == Some(true);
+        if last && !self.finals.iter().any(|f| f == path) {
+            self.finals.push(path.to_owned());
+            self.suite(path).cases.clear();
+        }
+        let status = report::status(
+            v.get("status").and_then(Value::as_str).unwrap_or(""),
+            flavour,
+        );
+        self.suite(path).record(Case {
+            names,
+            status,
+            messages: strings(v, "messages"),
+        });
+    }
+
+    /// A file ended, with its error when it failed as a whole.
+    fn done(&mut self, v: &Value, path: &str) {
+        let error = v
+            .get("error")
+            .and_then(Value::as_str)
+            .filter(|e| !e.trim().is_empty())
+            .map(str::to_owned);
+        let suite = self.suite(path);
+        if error.is_some() {
+            suite.error = error;
+        }
+        if !self.done.iter().any(|d| d == path) {
+            self.done.push(path.to_owned());
+        }
+    }
+
+    /// Records the reporter could not write: the highest count, the first error.
+    fn fault(&mut self, v: &Value) {
+        let n = v.get("count").and_then(Value::as_u64).unwrap_or(1);
+        let error = v
+            .get("error")
+            .and_then(Value::as_str)
+            .unwrap_or("a record could not be written")
+            .to_owned();
+        self.faults = Some(match self.faults.take() {
+            Some((m, first)) => (m.max(n), first),
+            None => (n, error),
+        });
+    }
+
+    /// The run ended: how, and the errors outside any test.
+    fn end(&mut self, v: &Value) {
+        self.ended = true;
+        self.end_reason = v.get("reason").and_then(Value::as_str).map(str::to_owned);
+        for e in v
+            .get("errors")
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice)
+        {
+            let get = |k: &str| e.get(k).and_then(Value::as_str).map(str::to_owned);
+            if let Some(text) = get("text") {
+                self.unhandled.push(Unhandled {
+                    text,
+                    path: get("path"),
+                    test: get("test"),
+                });
+            }
         }
     }
 }

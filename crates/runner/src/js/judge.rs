@@ -2,9 +2,9 @@
 //! runners' exit codes and own words, and the doubts where their account disagrees with the
 //! records (never a false green).
 
-use pith_model::{Exit, ExitMeaning, Failure, Phase, Run, Status};
+use pith_model::{Exit, ExitMeaning, Phase, Run, Status};
 
-use crate::process::{Captured, End};
+use crate::process::Captured;
 use crate::verdict::{self as scaffold, Ending};
 use std::collections::HashSet;
 use std::path::Path;
@@ -12,85 +12,69 @@ use std::path::Path;
 use crate::{Adapter, Context, PathMap};
 
 use super::command::Selection;
-use super::parse::{rel_file, tally, Outcome};
+use super::parse::{self, rel_file, tally, Evidence, Tally};
 use super::report::CaseStatus;
-use super::{id_file, stack, test_id, verdict, Js, Runner, SEP};
+use super::{id_file, node, stack, test_id, verdict, Js, Runner, SEP};
 
 impl Js {
-    /// What a finished runner process and its reports say, as a [`Run`].
+    /// What a finished runner process and its reports say, as a [`Run`]: the records tallied,
+    /// then the first ending that applies (stopped, killed, a worker died, nothing ran), else
+    /// the doubts of the runner's own account and the status they settle on.
     pub(super) fn judge(
         &self,
         ctx: &Context<'_>,
-        mut outcome: Outcome,
+        mut evidence: Evidence,
         captured: &Captured,
         sel: Option<&Selection>,
     ) -> Run {
         let mut run = Run::new(self.name());
-        let (paths, dir) = (ctx.paths, self.dir.as_path());
-        let t = tally(&mut run, paths, dir, &outcome.suites, sel);
-        if let (Some(sel), true) = (sel, captured.end_is_normal()) {
-            not_found(&mut run, &outcome, &t.seen, sel, paths, dir);
+        let more_output = std::mem::take(&mut evidence.more_output);
+        let j = Judge {
+            js: self,
+            paths: ctx.paths,
+            dir: self.dir.as_path(),
+            evidence: &evidence,
+            output: scaffold::combined(&[
+                &captured.stdout_str(),
+                &captured.stderr_str(),
+                &more_output,
+            ]),
+        };
+        let t = tally(&mut run, j.paths, j.dir, &evidence.suites, sel);
+        let ending = Ending::of(captured.end);
+        if let (Some(sel), Ending::Exited(_)) = (sel, &ending) {
+            // The runner ended by itself: what it did not report, it did not find.
+            j.not_found(&mut run, &t.seen, sel);
         }
-        let output = scaffold::combined(&[
-            &captured.stdout_str(),
-            &captured.stderr_str(),
-            &std::mem::take(&mut outcome.more_output),
-        ]);
-        let tail = || stack::tail(&output, paths, dir);
-        let id_of =
-            |(file, names): &(String, Vec<String>)| test_id(&rel_file(paths, dir, file), names);
-        let running = || dedup(outcome.running.iter().map(id_of));
-        let code = match Ending::of(captured.end) {
+        let code = match ending {
             Ending::Stopped => {
-                scaffold::stopped(&mut run, Some(running()), tail());
+                scaffold::stopped(&mut run, Some(j.running()), j.tail());
                 return run;
             }
             Ending::Killed(signal) => {
-                let why = scaffold::killed_by(self.name(), &signal);
-                let running = running();
-                crash_failures(&mut run, &running, &why, Some(signal), Vec::new());
-                scaffold::crashed(&mut run, Some(running), tail());
+                j.killed(&mut run, signal);
                 return run;
             }
             Ending::Exited(code) => code,
         };
+        let meaning = j.exit_meaning(code);
         // The exit is evidence, unless the failure of a test pith did not ask for (a pattern
         // matching more than the ids) explains it.
-        let mut meaning =
-            verdict::exit_meaning(self.runner, code, &output, self.script.failure_exit_code());
-        if meaning == ExitMeaning::Failed
-            && outcome.json
-            && outcome.totals.tests == Some(0)
-            && outcome.suites.is_empty()
-        {
-            // vitest says nothing of an empty run when its JSON reporter is on: its report does.
-            meaning = ExitMeaning::NoTests;
-        }
         if !(code != 0 && t.dropped_failure) {
             run.exit = Some(Exit::new(code, meaning));
         }
-        if !outcome.crashed.is_empty() {
+        if !evidence.crashed.is_empty() {
             run.status = Some(Status::Crashed);
-            worker_crashes(&mut run, &outcome, paths, dir);
-            run.tail = tail();
+            j.worker_crashes(&mut run);
+            run.tail = j.tail();
             return run;
         }
-        unhandled_failures(&mut run, &outcome, paths, dir);
-        if !outcome.report {
-            // The runner stopped before running anything: its configuration, a missing
-            // environment, a crash at start-up; or it found no test file (jest then exits
-            // before writing its report when its output is a pipe).
-            let no_files = ["No tests found, exiting with code", "No test files found"]
-                .iter()
-                .any(|w| output.contains(w));
-            if code != 0 && !no_files {
-                run.status = Some(Status::CollectionFailed);
-            }
-            run.tail = tail();
+        j.unhandled_failures(&mut run);
+        if !evidence.report {
+            j.nothing_ran(&mut run, code);
             return run;
         }
-        let full = sel.is_none();
-        let thresholds = verdict::threshold_lines(&output);
+        let thresholds = verdict::threshold_lines(&j.output);
         let judged = Judged {
             runner: self.runner,
             code,
@@ -104,130 +88,228 @@ impl Js {
                 .any(|w| w == "--test-force-exit"),
             thresholds: &thresholds,
         };
-        let doubts = doubts(&judged, &outcome, &|f| rel_file(paths, dir, f));
+        j.doubt(&mut run, &judged, sel.is_none());
+        j.settle(&mut run, &t, &thresholds);
+        run
+    }
+}
+
+impl Js {
+    /// Options of the test script pith could not honour join the reason.
+    pub(super) fn unhonoured(&self, run: &mut Run) {
+        let unhonoured = self.script.unhonoured();
+        if unhonoured.is_empty() {
+            return;
+        }
+        let why = format!(
+            "pith could not honour {} from the test script",
+            unhonoured.join(", ")
+        );
+        run.reason = Some(match run.reason.take() {
+            Some(r) => format!("{r}; {why}"),
+            None => why,
+        });
+    }
+}
+
+/// One finished run being judged: the adapter, where its paths are relative to, what was read
+/// and what the runner printed.
+struct Judge<'a> {
+    js: &'a Js,
+    paths: &'a PathMap,
+    dir: &'a Path,
+    evidence: &'a Evidence,
+    /// stdout, stderr and what the runner gave pith's reporter, joined.
+    output: String,
+}
+
+impl Judge<'_> {
+    /// The end of the runner's output, paths relative.
+    fn tail(&self) -> Option<String> {
+        stack::tail(&self.output, self.paths, self.dir)
+    }
+
+    /// A runner's path as ids carry it.
+    fn rel(&self, file: &str) -> String {
+        rel_file(self.paths, self.dir, file)
+    }
+
+    /// The ids of what was running, each once.
+    fn running(&self) -> Vec<String> {
+        dedup(
+            self.evidence
+                .running
+                .iter()
+                .map(|(file, names)| test_id(&self.rel(file), names)),
+        )
+    }
+
+    /// A signal killed the runner: what was running fails with it, and the run crashed.
+    fn killed(&self, run: &mut Run, signal: String) {
+        let why = scaffold::killed_by(self.js.name(), &signal);
+        let running = self.running();
+        crash_failures(run, &running, &why, Some(signal), Vec::new());
+        scaffold::crashed(run, Some(running), self.tail());
+    }
+
+    /// What the runner's exit code means, given what it printed and its report.
+    fn exit_meaning(&self, code: i32) -> ExitMeaning {
+        let (js, evidence) = (self.js, self.evidence);
+        let meaning =
+            verdict::exit_meaning(js.runner, code, &self.output, js.script.failure_exit_code());
+        if meaning == ExitMeaning::Failed
+            && evidence.json
+            && evidence.totals.tests == Some(0)
+            && evidence.suites.is_empty()
+        {
+            // vitest says nothing of an empty run when its JSON reporter is on: its report does.
+            return ExitMeaning::NoTests;
+        }
+        meaning
+    }
+
+    /// The runner stopped before running anything: its configuration, a missing environment,
+    /// a crash at start-up; or it found no test file (jest then exits before writing its
+    /// report when its output is a pipe).
+    fn nothing_ran(&self, run: &mut Run, code: i32) {
+        let no_files = ["No tests found, exiting with code", "No test files found"]
+            .iter()
+            .any(|w| self.output.contains(w));
+        if code != 0 && !no_files {
+            run.status = Some(Status::CollectionFailed);
+        }
+        run.tail = self.tail();
+    }
+
+    /// The doubts of the runner's own account become the reason; jest's and vitest's (without
+    /// their report) name what was running when the run stopped early. A full run counts what
+    /// the runner counted.
+    fn doubt(&self, run: &mut Run, judged: &Judged<'_>, full: bool) {
+        let evidence = self.evidence;
+        let doubts = doubts(judged, evidence, &|f| self.rel(f));
         if full && run.selected.is_none() {
-            run.selected = outcome.totals.tests;
+            run.selected = evidence.totals.tests;
         }
         if !doubts.is_empty() {
             run.reason = Some(doubts.join("; "));
-            if self.runner != Runner::Node && !outcome.json {
-                // What was running when the run stopped early.
-                run.running = dedup(outcome.running.iter().map(id_of));
+            if self.js.runner != Runner::Node && !evidence.json {
+                run.running = self.running();
             }
         }
+    }
+
+    /// The status the records leave, corrected where they say less than the run did, and the
+    /// tail that explains it.
+    fn settle(&self, run: &mut Run, t: &Tally, thresholds: &[String]) {
         let status = run.status();
         if t.pending > 0 && status < Status::TestsFailed {
             // Tests that never finished and nothing that says why.
             run.status = Some(Status::Crashed);
-            run.tail = tail();
-        } else if outcome.snapshot_failure && status <= Status::RunnerFailed && run.failed == 0 {
+            run.tail = self.tail();
+        } else if self.evidence.snapshot_failure
+            && status <= Status::RunnerFailed
+            && run.failed == 0
+        {
             run.status = Some(Status::TestsFailed);
-            run.tail = tail();
+            run.tail = self.tail();
         } else if status == Status::RunnerFailed {
             // The runner's own lines that say why: its threshold lines when it printed some
             // (not the coverage table and PASS lines around them), else the lines of its
             // output's end that name an error or failure.
             run.tail = if thresholds.is_empty() {
-                scaffold::why_tail(paths, &output)
+                scaffold::why_tail(self.paths, &self.output)
             } else {
                 let why = crate::text::tail(&thresholds.join("\n"));
                 (!why.is_empty()).then_some(why)
             };
         } else if status == Status::NoTestsRan {
-            run.tail = tail();
+            run.tail = self.tail();
         } else if run.collection_errors() > 0 {
-            let texts: Vec<&str> = outcome
+            run.tail = self.load_tail().or_else(|| self.tail());
+        }
+    }
+
+    /// What the files that did not load printed (else their errors), paths relative.
+    fn load_tail(&self) -> Option<String> {
+        let evidence = self.evidence;
+        let text = match evidence.load_output.trim() {
+            "" => evidence
                 .suites
                 .iter()
                 .filter_map(|s| s.error.as_deref())
-                .collect();
-            let evidence = match outcome.load_output.trim() {
-                "" => texts.join("\n"),
-                printed => printed.to_owned(),
-            };
-            run.tail = stack::tail(&evidence, paths, dir).or_else(tail);
-        }
-        run
-    }
-}
-
-/// The requested ids no record has, unless a file-level failure explains them (a suite that
-/// failed to load, a worker that died). Only for a runner that ended by itself: what it did
-/// not report, it did not find.
-fn not_found(
-    run: &mut Run,
-    outcome: &Outcome,
-    seen: &HashSet<String>,
-    sel: &Selection,
-    paths: &PathMap,
-    dir: &Path,
-) {
-    for id in &sel.ids {
-        let file = id_file(id);
-        let explained = run
-            .failures
-            .iter()
-            .any(|f| f.phase == Phase::Collect && f.test == file)
-            || outcome
-                .crashed
-                .iter()
-                .any(|c| rel_file(paths, dir, &c.file) == file);
-        if !seen.contains(id) && !explained {
-            run.not_found.push(id.clone());
-        }
-    }
-}
-
-/// Each test a dead worker was running (its file when none is named) fails with the worker's
-/// death, located by its native stack when it printed one.
-fn worker_crashes(run: &mut Run, outcome: &Outcome, paths: &PathMap, dir: &Path) {
-    for c in &outcome.crashed {
-        let file = rel_file(paths, dir, &c.file);
-        let mut running: Vec<String> = c.tests.iter().map(|n| test_id(&file, n)).collect();
-        if running.is_empty() {
-            running.push(file.clone());
-        }
-        let frames = c
-            .output
-            .as_deref()
-            .map(|o| {
-                let mut f = stack::native_frames(o, paths, dir);
-                paths.fill_code(&mut f);
-                f
-            })
-            .unwrap_or_default();
-        crash_failures(run, &running, &c.why, c.signal.clone(), frames);
-        run.running.extend(running);
-    }
-}
-
-/// Errors no test caught (an unhandled rejection after a test ended) fail the test or file
-/// they name, else the project file at the top of their stack.
-fn unhandled_failures(run: &mut Run, outcome: &Outcome, paths: &PathMap, dir: &Path) {
-    for u in &outcome.unhandled {
-        let p = stack::parse_error(&u.text, paths, dir);
-        let test = match (&u.path, &u.test) {
-            (Some(f), Some(n)) => format!("{}{SEP}{n}", rel_file(paths, dir, f)),
-            (Some(f), None) => rel_file(paths, dir, f),
-            _ => p
-                .frames
-                .iter()
-                .rev()
-                .find(|f| f.project)
-                .map(|f| f.file.clone())
-                .unwrap_or_else(|| "(unhandled error)".to_owned()),
+                .collect::<Vec<_>>()
+                .join("\n"),
+            printed => printed.to_owned(),
         };
-        let mut frames = p.frames;
-        paths.fill_code(&mut frames);
-        run.failures.push(Failure {
-            test,
-            message: p.message,
-            kind: p.kind,
-            frames,
-            phase: Phase::Call,
-            ..Failure::default()
-        });
-        run.failed += 1;
+        stack::tail(&text, self.paths, self.dir)
+    }
+
+    /// The requested ids no record has, unless a file-level failure explains them (a suite
+    /// that failed to load, a worker that died). Only for a runner that ended by itself: what
+    /// it did not report, it did not find.
+    fn not_found(&self, run: &mut Run, seen: &HashSet<String>, sel: &Selection) {
+        for id in &sel.ids {
+            let file = id_file(id);
+            let explained = run
+                .failures
+                .iter()
+                .any(|f| f.phase == Phase::Collect && f.test == file)
+                || self
+                    .evidence
+                    .crashed
+                    .iter()
+                    .any(|c| self.rel(&c.file) == file);
+            if !seen.contains(id) && !explained {
+                run.not_found.push(id.clone());
+            }
+        }
+    }
+
+    /// Each test a dead worker was running (its file when none is named) fails with the
+    /// worker's death, located by its native stack when it printed one.
+    fn worker_crashes(&self, run: &mut Run) {
+        let paths = self.paths;
+        for c in &self.evidence.crashed {
+            let file = self.rel(&c.file);
+            let mut running: Vec<String> = c.tests.iter().map(|n| test_id(&file, n)).collect();
+            if running.is_empty() {
+                running.push(file.clone());
+            }
+            let frames = c
+                .output
+                .as_deref()
+                .map(|o| {
+                    let mut f = stack::native_frames(o, paths, self.dir);
+                    paths.fill_code(&mut f);
+                    f
+                })
+                .unwrap_or_default();
+            crash_failures(run, &running, &c.why, c.signal.clone(), frames);
+            run.running.extend(running);
+        }
+    }
+
+    /// Errors no test caught (an unhandled rejection after a test ended) fail the test or file
+    /// they name, else the project file at the top of their stack.
+    fn unhandled_failures(&self, run: &mut Run) {
+        let paths = self.paths;
+        for u in &self.evidence.unhandled {
+            let p = stack::parse_error(&u.text, paths, self.dir);
+            let test = match (&u.path, &u.test) {
+                (Some(f), Some(n)) => format!("{}{SEP}{n}", self.rel(f)),
+                (Some(f), None) => self.rel(f),
+                _ => p
+                    .frames
+                    .iter()
+                    .rev()
+                    .find(|f| f.project)
+                    .map(|f| f.file.clone())
+                    .unwrap_or_else(|| "(unhandled error)".to_owned()),
+            };
+            run.failures
+                .push(parse::failure(paths, test, p, "", Phase::Call));
+            run.failed += 1;
+        }
     }
 }
 
@@ -247,58 +329,90 @@ pub(super) struct Judged<'a> {
 }
 
 /// Where the runner's own account says the run is not green though no test failed, one line
-/// each: a run that stopped before its end, totals that count more than was reported, a failed
-/// verdict with no failure, files that ended through `process.exit()`, records pith's reporter
-/// could not write. `rel` makes a runner's path workspace-relative.
+/// each, in this order: a coverage threshold, a run that stopped before its end, totals that
+/// count more than was reported or a failed verdict with no failure, node's summary, files
+/// that ended through `process.exit()`, records pith's reporter could not write. `rel` makes a
+/// runner's path workspace-relative.
 pub(super) fn doubts(
     j: &Judged<'_>,
-    outcome: &Outcome,
+    evidence: &Evidence,
     rel: &dyn Fn(&str) -> String,
 ) -> Vec<String> {
-    let name = j.runner.name();
-    let (code, failing) = (j.code, j.failing);
     let mut doubts: Vec<String> = Vec::new();
-    if code != 0 && !failing {
-        // The first threshold line names the cause; the tail has them all.
-        if let Some(first) = j.thresholds.first() {
-            match j.thresholds.len() - 1 {
-                0 => doubts.push(first.clone()),
-                more => doubts.push(format!("{first} (and {more} more)")),
-            }
+    if j.code != 0 && !j.failing {
+        doubts.extend(threshold_doubt(j.thresholds));
+    }
+    doubts.extend(early_end(j, evidence, rel));
+    if evidence.end_reason.as_deref() == Some("interrupted") && !j.failing {
+        doubts.push(format!("{} interrupted the run", j.runner.name()));
+    }
+    totals_doubts(j, evidence, &mut doubts);
+    if let Some((summary, counted)) = evidence.node {
+        node_doubts(j, evidence, &summary, counted, &mut doubts);
+    }
+    for (file, reported, unfinished) in &evidence.exited {
+        if *reported == 0 || *unfinished > 0 {
+            doubts.push(format!(
+                "{} ended through process.exit(0) before node reported its tests",
+                rel(file)
+            ));
         }
     }
-    if j.runner != Runner::Node
-        && !outcome.json
-        && !outcome.ended
-        && j.meaning != ExitMeaning::NoTests
+    if let Some((n, e)) = evidence.faults.as_ref().filter(|_| !evidence.json) {
+        doubts.push(format!(
+            "pith's reporter lost {n} records: {}",
+            crate::text::first_line(e)
+        ));
+    }
+    doubts
+}
+
+/// The first threshold line names the cause; the tail has them all.
+fn threshold_doubt(thresholds: &[String]) -> Option<String> {
+    let first = thresholds.first()?;
+    Some(match thresholds.len() - 1 {
+        0 => first.clone(),
+        more => format!("{first} (and {more} more)"),
+    })
+}
+
+/// jest and vitest write their report when the run ends: without it, and without the
+/// reporter's end record, the runner stopped before its end (a test called `process.exit()`).
+fn early_end(j: &Judged<'_>, evidence: &Evidence, rel: &dyn Fn(&str) -> String) -> Option<String> {
+    if j.runner == Runner::Node
+        || evidence.json
+        || evidence.ended
+        || j.meaning == ExitMeaning::NoTests
     {
-        // jest and vitest write their report when the run ends: without it, and without the
-        // reporter's end record, the runner stopped before its end (a test called
-        // `process.exit()`).
-        doubts.push(match outcome.running.first() {
-            Some((file, names)) => format!(
-                "{name} exited {code} before its run ended, while {} was running",
-                test_id(&rel(file), names)
-            ),
-            None => format!("{name} exited {code} before its run ended: it wrote no report"),
-        });
+        return None;
     }
-    if outcome.end_reason.as_deref() == Some("interrupted") && !failing {
-        doubts.push(format!("{name} interrupted the run"));
-    }
-    let tot = &outcome.totals;
-    let recorded: usize = outcome.suites.iter().map(|s| s.cases.len()).sum();
+    let (name, code) = (j.runner.name(), j.code);
+    Some(match evidence.running.first() {
+        Some((file, names)) => format!(
+            "{name} exited {code} before its run ended, while {} was running",
+            test_id(&rel(file), names)
+        ),
+        None => format!("{name} exited {code} before its run ended: it wrote no report"),
+    })
+}
+
+/// jest's and vitest's totals against the records: more tests, more files that failed to run
+/// or more failures than reported, a failed verdict nothing explains, an interrupted run.
+fn totals_doubts(j: &Judged<'_>, evidence: &Evidence, doubts: &mut Vec<String>) {
+    let name = j.runner.name();
+    let tot = &evidence.totals;
+    let recorded: usize = evidence.suites.iter().map(|s| s.cases.len()).sum();
     if let Some(n) = tot.tests.filter(|&n| n as usize > recorded) {
         doubts.push(format!("{name} counted {n} tests but reported {recorded}"));
     }
     let file_errors =
-        outcome.suites.iter().filter(|s| s.error.is_some()).count() + outcome.crashed.len();
+        evidence.suites.iter().filter(|s| s.error.is_some()).count() + evidence.crashed.len();
     if let Some(n) = tot.runtime_errors.filter(|&n| n as usize > file_errors) {
         doubts.push(format!(
             "{name} counted {n} test files that failed to run but reported {file_errors}"
         ));
     }
-    let failed_recorded = outcome
+    let failed_recorded = evidence
         .suites
         .iter()
         .flat_map(|s| &s.cases)
@@ -311,8 +425,8 @@ pub(super) fn doubts(
     }
     if tot.success == Some(false)
         && j.meaning != ExitMeaning::NoTests
-        && !failing
-        && !outcome.snapshot_failure
+        && !j.failing
+        && !evidence.snapshot_failure
         && j.thresholds.is_empty()
         && file_errors == 0
         && !j.dropped_failure
@@ -321,59 +435,43 @@ pub(super) fn doubts(
             "{name} reported success:false with no failing test"
         ));
     }
-    if tot.interrupted && !failing {
+    if tot.interrupted && !j.failing {
         doubts.push(format!("{name} reported the run as interrupted"));
     }
-    if let Some((summary, counted)) = outcome.node {
-        match summary.tests {
-            Some(n) if n > counted => {
-                doubts.push(format!("node counted {n} tests but reported {counted}"))
-            }
-            // `--test-force-exit` may end node before its reporter wrote the summary.
-            None if code == 0 && !j.force_exit => {
-                doubts.push(format!("node exited {code} without its summary"));
-            }
-            _ => {}
+}
+
+/// node's summary against the results received (`counted`), and what node said outside any
+/// test when it failed the run with no failure.
+fn node_doubts(
+    j: &Judged<'_>,
+    evidence: &Evidence,
+    summary: &node::Summary,
+    counted: u32,
+    doubts: &mut Vec<String>,
+) {
+    let (code, failing) = (j.code, j.failing);
+    match summary.tests {
+        Some(n) if n > counted => {
+            doubts.push(format!("node counted {n} tests but reported {counted}"))
         }
-        let node_failed = summary.fail.unwrap_or(0) + summary.cancelled.unwrap_or(0);
-        if node_failed > 0 && !failing && !j.dropped_failure {
-            doubts.push(format!(
-                "node counted {node_failed} failed tests, none reported"
-            ));
+        // `--test-force-exit` may end node before its reporter wrote the summary.
+        None if code == 0 && !j.force_exit => {
+            doubts.push(format!("node exited {code} without its summary"));
         }
-        if !failing && code != 0 {
-            doubts.extend(outcome.diagnostics.first().cloned());
-        }
+        _ => {}
     }
-    for (file, reported, unfinished) in &outcome.exited {
-        if *reported == 0 || *unfinished > 0 {
-            doubts.push(format!(
-                "{} ended through process.exit(0) before node reported its tests",
-                rel(file)
-            ));
-        }
-    }
-    if let Some((n, e)) = outcome.faults.as_ref().filter(|_| !outcome.json) {
+    let node_failed = summary.fail.unwrap_or(0) + summary.cancelled.unwrap_or(0);
+    if node_failed > 0 && !failing && !j.dropped_failure {
         doubts.push(format!(
-            "pith's reporter lost {n} records: {}",
-            crate::text::first_line(e)
+            "node counted {node_failed} failed tests, none reported"
         ));
     }
-    doubts
-}
-
-pub(super) trait EndExt {
-    fn end_is_normal(&self) -> bool;
-}
-
-impl EndExt for Captured {
-    /// The runner ended by itself: what it did not report, it did not find.
-    fn end_is_normal(&self) -> bool {
-        matches!(self.end, End::Exited(_))
+    if !failing && code != 0 {
+        doubts.extend(evidence.diagnostics.first().cloned());
     }
 }
 
-pub(super) fn dedup(ids: impl Iterator<Item = String>) -> Vec<String> {
+fn dedup(ids: impl Iterator<Item = String>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for id in ids {
         if !out.contains(&id) {
@@ -384,7 +482,7 @@ pub(super) fn dedup(ids: impl Iterator<Item = String>) -> Vec<String> {
 }
 
 /// Each test running when its process died is a failure (unless it already is one).
-pub(super) fn crash_failures(
+fn crash_failures(
     run: &mut Run,
     running: &[String],
     why: &str,
@@ -402,7 +500,6 @@ pub(super) fn crash_failures(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::js::node;
     use crate::js::report::{self, Suite};
 
     fn judged(runner: Runner, code: i32, thresholds: &[String]) -> Judged<'_> {
@@ -434,7 +531,7 @@ mod tests {
     #[test]
     fn the_runners_own_account_is_checked_against_the_records() {
         let rel = |f: &str| f.trim_start_matches("/ws/").to_owned();
-        let complete = Outcome {
+        let complete = Evidence {
             suites: vec![passed("/ws/a.test.js", 3)],
             json: true,
             ended: true,
@@ -445,19 +542,19 @@ mod tests {
                 runtime_errors: Some(0),
                 interrupted: false,
             },
-            ..Outcome::default()
+            ..Evidence::default()
         };
         assert!(doubts(&judged(Runner::Jest, 0, &[]), &complete, &rel).is_empty());
-        let lost = Outcome {
+        let lost = Evidence {
             totals: report::Totals {
                 tests: Some(5),
                 failed: Some(1),
                 success: Some(false),
                 ..complete.totals
             },
-            ..Outcome::default()
+            ..Evidence::default()
         };
-        let lost = Outcome {
+        let lost = Evidence {
             suites: complete.suites.clone(),
             json: true,
             ended: true,
@@ -479,11 +576,11 @@ mod tests {
             [threshold[0].as_str()]
         );
         // No report and no end record: the run stopped early.
-        let stopped = Outcome {
+        let stopped = Evidence {
             suites: vec![passed("/ws/a.test.js", 1)],
             running: vec![("/ws/a.test.js".to_owned(), vec!["two".to_owned()])],
             faults: Some((2, "EBADF: bad file descriptor".to_owned())),
-            ..Outcome::default()
+            ..Evidence::default()
         };
         assert_eq!(
             doubts(&judged(Runner::Jest, 0, &[]), &stopped, &rel),
@@ -503,13 +600,13 @@ mod tests {
             fail: Some(0),
             ..node::Summary::default()
         };
-        let run = Outcome {
+        let run = Evidence {
             suites: vec![passed("/ws/b.test.js", 1)],
             report: true,
             ended: true,
             node: Some((summary, 2)),
             exited: vec![("/ws/a.test.js".to_owned(), 0, 0)],
-            ..Outcome::default()
+            ..Evidence::default()
         };
         assert_eq!(
             doubts(&judged(Runner::Node, 0, &[]), &run, &rel),
@@ -519,7 +616,7 @@ mod tests {
             ]
         );
         // A file that reported its tests before `--test-force-exit` ended it is complete.
-        let forced = Outcome {
+        let forced = Evidence {
             node: Some((node::Summary::default(), 2)),
             exited: vec![("/ws/a.test.js".to_owned(), 2, 0)],
             ..run

@@ -54,9 +54,7 @@ use crate::process;
 use crate::verdict as scaffold;
 use crate::{Adapter, Context, RunnerError};
 
-use command::{Files, Selection, JEST_REPORTER, NODE_EXIT_HOOK, NODE_REPORTER, VITEST_REPORTER};
-use parse::{node_outcome, outcome};
-use report::Flavour;
+use command::Selection;
 
 pub use detect::detect;
 pub use package::Runner;
@@ -141,32 +139,7 @@ impl Adapter for Js {
                 ..Run::new(self.name())
             });
         }
-        let (file, content) = match self.runner {
-            Runner::Jest => ("pith_jest_reporter.cjs", JEST_REPORTER),
-            Runner::Vitest => ("pith_vitest_reporter.mjs", VITEST_REPORTER),
-            Runner::Node => ("pith_node_reporter.mjs", NODE_REPORTER),
-        };
-        let json = ctx.scratch.join(format!("{}.json", self.name()));
-        let files = Files {
-            reporter: crate::install_embedded(ctx.cache, "js", file, content)?,
-            events: ctx.scratch.join(format!("{}.events.jsonl", self.name())),
-            json,
-            exit_hook: ctx.scratch.join("pith_node_exit.cjs"),
-            exits: ctx.scratch.join("node-exits.jsonl"),
-            coverage: ctx.scratch.join("coverage"),
-        };
-        for f in [&files.events, &files.json, &files.exits] {
-            let _ = std::fs::remove_file(f);
-        }
-        if self.runner == Runner::Node {
-            // The hook carries the path it records to: nothing in the tests' environment.
-            let dest = serde_json::to_string(&files.exits.to_string_lossy())
-                .unwrap_or_else(|_| "\"\"".to_owned());
-            let hook = NODE_EXIT_HOOK.replace("\"__PITH_EXITS__\"", &dest);
-            std::fs::write(&files.exit_hook, hook).map_err(|e| {
-                RunnerError::io(format!("writing {}", files.exit_hook.display()), e)
-            })?;
-        }
+        let files = self.files(ctx)?;
         let cmd = self.command(ctx, &program, &files, sel.as_ref());
         let captured = match process::run(cmd, ctx.deadline, ctx.cancel) {
             Ok(c) => c,
@@ -183,29 +156,8 @@ impl Adapter for Js {
                 })
             }
         };
-        let outcome = match self.runner {
-            Runner::Node => node_outcome(&files),
-            Runner::Jest | Runner::Vitest => {
-                let flavour = if self.runner == Runner::Jest {
-                    Flavour::Jest
-                } else {
-                    Flavour::Vitest
-                };
-                outcome(flavour, &files)
-            }
-        };
-        let mut run = self.judge(ctx, outcome, &captured, sel.as_ref());
-        let unhonoured = self.script.unhonoured();
-        if !unhonoured.is_empty() {
-            let why = format!(
-                "pith could not honour {} from the test script",
-                unhonoured.join(", ")
-            );
-            run.reason = Some(match run.reason.take() {
-                Some(r) => format!("{r}; {why}"),
-                None => why,
-            });
-        }
+        let mut run = self.judge(ctx, self.read(&files), &captured, sel.as_ref());
+        self.unhonoured(&mut run);
         let mut all = not_found;
         all.append(&mut run.not_found);
         run.not_found = all;

@@ -15,7 +15,7 @@
 
 use serde_json::Value;
 
-use super::report::{Case, CaseStatus, Suite};
+use super::report::{self, Case, CaseStatus, Suite};
 
 /// Bytes of each file's stderr kept from its start (load errors are there) and from its end
 /// (crash dumps are there).
@@ -60,14 +60,7 @@ pub(crate) struct NodeEvents {
 
 impl NodeEvents {
     fn suite(&mut self, file: &str) -> &mut Suite {
-        if let Some(i) = self.suites.iter().position(|s| s.file == file) {
-            return &mut self.suites[i];
-        }
-        self.suites.push(Suite {
-            file: file.to_owned(),
-            ..Suite::default()
-        });
-        self.suites.last_mut().expect("just pushed")
+        report::suite_in(&mut self.suites, file)
     }
 
     /// Adds to a file's stderr, keeping its head and its tail.
@@ -193,23 +186,21 @@ pub(crate) struct Parser {
 const DIAGNOSTICS: usize = 20;
 
 impl Parser {
+    /// Reads one record: node's event, the file and nesting of the test it is about.
     pub(crate) fn line(&mut self, line: &str) {
-        let Parser {
-            ev,
-            queued,
-            reported,
-        } = self;
         let Ok(v) = serde_json::from_str::<Value>(line) else {
             return;
         };
         let Some(kind) = v.get("type").and_then(Value::as_str) else {
             return;
         };
+        let ev = &mut self.ev;
         ev.any = true;
         let nesting = v.get("nesting").and_then(Value::as_i64).unwrap_or(0);
+        let message = || v.get("message").and_then(Value::as_str).unwrap_or("");
         let Some(file) = v.get("file").and_then(Value::as_str).map(str::to_owned) else {
             if kind == "test:diagnostic" && nesting == 0 {
-                let msg = v.get("message").and_then(Value::as_str).unwrap_or("");
+                let msg = message();
                 if msg.starts_with("Error") {
                     ev.diagnostic(msg);
                 } else {
@@ -223,85 +214,99 @@ impl Parser {
         // failed in it).
         let file_level = nesting == 0 && (name == file || file.ends_with(&format!("/{name}")));
         match kind {
-            "test:stderr" => {
-                let msg = v.get("message").and_then(Value::as_str).unwrap_or("");
-                ev.push_stderr(&file, msg);
-            }
+            "test:stderr" => ev.push_stderr(&file, message()),
             "test:diagnostic" => {
-                let msg = v.get("message").and_then(Value::as_str).unwrap_or("");
+                let msg = message();
                 if msg.starts_with("Error") {
                     ev.diagnostic(msg);
                 }
             }
             "test:dequeue" | "test:start" if file_level => {
-                if !ev.files_started.contains(&file) {
-                    ev.files_started.push(file.clone());
-                }
+                ev.file_started(&file);
                 ev.suite(&file);
             }
             "test:dequeue" => {
-                let names = queued.push(&file, nesting, name);
-                if !ev.files_started.contains(&file) {
-                    ev.files_started.push(file.clone());
-                }
-                ev.started.push((file.clone(), names));
+                let names = self.queued.push(&file, nesting, name);
+                ev.file_started(&file);
+                ev.started.push((file, names));
             }
             "test:start" => {
-                reported.push(&file, nesting, name);
+                self.reported.push(&file, nesting, name);
             }
             "test:complete" | "test:pass" | "test:fail" if file_level => {
-                if !ev.files_done.contains(&file) {
-                    ev.files_done.push(file.clone());
-                }
-                ev.suite(&file);
-                if kind != "test:complete" {
-                    ev.file_results.push((file.clone(), kind == "test:pass"));
-                    ev.counted += 1;
-                }
-                if kind == "test:fail" {
-                    file_failed(ev, &file, v.get("error"));
-                }
+                ev.file_result(kind, &file, v.get("error"));
             }
             "test:complete" => {
-                let names = queued.names(&file, nesting, name);
+                let names = self.queued.names(&file, nesting, name);
                 ev.finished(&file, &names);
             }
             "test:pass" | "test:fail" => {
-                let names = reported.names(&file, nesting, name);
-                ev.finished(&file, &names);
-                let error = v.get("error").filter(|e| !e.is_null());
-                let failure_type = error
-                    .and_then(|e| e.get("failureType"))
-                    .and_then(Value::as_str);
-                let suite = v.get("kind").and_then(Value::as_str) == Some("suite");
-                let todo = v.get("todo").and_then(Value::as_bool) == Some(true);
-                let skip = v.get("skip").and_then(Value::as_bool) == Some(true);
-                let status = if todo || skip {
-                    CaseStatus::Skipped
-                } else if kind == "test:pass" {
-                    CaseStatus::Passed
-                } else {
-                    CaseStatus::Failed
-                };
-                if !suite {
-                    ev.counted += 1;
-                }
-                let repeats_children = failure_type == Some("subtestsFailed");
-                if (suite && status != CaseStatus::Failed) || repeats_children {
-                    return;
-                }
-                let messages = match (status, error) {
-                    (CaseStatus::Failed, Some(e)) => vec![error_text(e)],
-                    _ => Vec::new(),
-                };
-                ev.suite(&file).record(Case {
-                    names,
-                    status,
-                    messages,
-                });
+                let names = self.reported.names(&file, nesting, name);
+                ev.result(kind == "test:pass", &file, names, &v);
             }
             _ => {}
         }
+    }
+}
+
+impl NodeEvents {
+    fn file_started(&mut self, file: &str) {
+        if !self.files_started.iter().any(|f| f == file) {
+            self.files_started.push(file.to_owned());
+        }
+    }
+
+    /// The file's own test ended (`test:complete`) or reported (`test:pass`, `test:fail`):
+    /// node counts the latter as a test.
+    fn file_result(&mut self, kind: &str, file: &str, error: Option<&Value>) {
+        if !self.files_done.iter().any(|f| f == file) {
+            self.files_done.push(file.to_owned());
+        }
+        self.suite(file);
+        if kind != "test:complete" {
+            self.file_results
+                .push((file.to_owned(), kind == "test:pass"));
+            self.counted += 1;
+        }
+        if kind == "test:fail" {
+            file_failed(self, file, error);
+        }
+    }
+
+    /// A test's result (`passed` or failed, todo and skip as skipped). Suites are counted
+    /// apart and kept only when they failed themselves; a parent whose only failure is its
+    /// children's (`subtestsFailed`) is dropped: the children are reported.
+    fn result(&mut self, passed: bool, file: &str, names: Vec<String>, v: &Value) {
+        self.finished(file, &names);
+        let error = v.get("error").filter(|e| !e.is_null());
+        let failure_type = error
+            .and_then(|e| e.get("failureType"))
+            .and_then(Value::as_str);
+        let suite = v.get("kind").and_then(Value::as_str) == Some("suite");
+        let flag = |k: &str| v.get(k).and_then(Value::as_bool) == Some(true);
+        let status = if flag("todo") || flag("skip") {
+            CaseStatus::Skipped
+        } else if passed {
+            CaseStatus::Passed
+        } else {
+            CaseStatus::Failed
+        };
+        if !suite {
+            self.counted += 1;
+        }
+        let repeats_children = failure_type == Some("subtestsFailed");
+        if (suite && status != CaseStatus::Failed) || repeats_children {
+            return;
+        }
+        let messages = match (status, error) {
+            (CaseStatus::Failed, Some(e)) => vec![error_text(e)],
+            _ => Vec::new(),
+        };
+        self.suite(file).record(Case {
+            names,
+            status,
+            messages,
+        });
     }
 }
 

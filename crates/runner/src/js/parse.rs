@@ -1,4 +1,4 @@
-//! What the reporter's records and the runners' JSON reports say, as one [`Outcome`]: suites
+//! What the reporter's records and the runners' JSON reports say, as one [`Evidence`]: suites
 //! and cases, worker deaths, `process.exit()` calls; tallied into counts and failures.
 
 use std::collections::HashSet;
@@ -10,11 +10,12 @@ use crate::PathMap;
 
 use super::command::{Files, Selection};
 use super::report::{CaseStatus, Flavour, Suite};
-use super::{events, node, read, report, stack, test_id, Runner};
+use super::{events, node, read, report, stack, test_id, Js, Runner};
 
-/// Everything read after a run, before judging it.
+/// Everything read after a run, before judging it (the whole run's evidence, not one test's
+/// `verdict::Outcome`).
 #[derive(Debug, Default)]
-pub(super) struct Outcome {
+pub(super) struct Evidence {
     pub(super) suites: Vec<Suite>,
     /// Some result was read: the runner got as far as running tests.
     pub(super) report: bool,
@@ -96,9 +97,20 @@ pub(super) fn vitest_worker_death(text: &str) -> bool {
     .any(|w| text.contains(w))
 }
 
+impl Js {
+    /// What the runner's reports and pith's records say of the run.
+    pub(super) fn read(&self, files: &Files) -> Evidence {
+        match self.runner {
+            Runner::Node => read_node(files),
+            Runner::Jest => read_reports(Flavour::Jest, files),
+            Runner::Vitest => read_reports(Flavour::Vitest, files),
+        }
+    }
+}
+
 /// jest or vitest: the JSON report when the runner wrote one, else the streamed records; the
 /// records also tell what was running.
-pub(super) fn outcome(flavour: Flavour, files: &Files) -> Outcome {
+pub(super) fn read_reports(flavour: Flavour, files: &Files) -> Evidence {
     let mut ev = events::Events::default();
     let too_long = read::each_line(&files.events, |l| ev.line(l, flavour));
     let json = read::json_capped(&files.json);
@@ -109,13 +121,14 @@ pub(super) fn outcome(flavour: Flavour, files: &Files) -> Outcome {
     out
 }
 
-/// [`outcome`] from the JSON report's text and the records already read.
-pub(super) fn from_records(flavour: Flavour, json: Option<&str>, ev: events::Events) -> Outcome {
-    let mut out = Outcome {
+/// [`read_reports`] from the JSON report's text and the records already read: the report's
+/// suites (else the records'), then the workers that died under them.
+pub(super) fn from_records(flavour: Flavour, json: Option<&str>, ev: events::Events) -> Evidence {
+    let mut out = Evidence {
         ended: ev.ended,
         faults: ev.faults.clone(),
         end_reason: ev.end_reason.clone(),
-        ..Outcome::default()
+        ..Evidence::default()
     };
     match json.map(|j| report::parse_json(j, flavour)) {
         Some(Ok(r)) => {
@@ -124,25 +137,45 @@ pub(super) fn from_records(flavour: Flavour, json: Option<&str>, ev: events::Eve
             out.totals = r.totals;
             out.report = true;
             out.json = true;
-            // vitest's report drops the error types of files that failed to load; its
-            // records keep them.
-            for s in &mut out.suites {
-                if let (Some(_), Some(e)) = (
-                    &s.error,
-                    ev.suites
-                        .iter()
-                        .find(|x| x.file == s.file)
-                        .and_then(|x| x.error.clone()),
-                ) {
-                    s.error = Some(e);
-                }
-            }
+            keep_error_types(&mut out.suites, &ev);
         }
         _ => {
             out.suites = ev.suites.clone();
             out.report = ev.any;
         }
     }
+    jest_worker_deaths(&mut out, &ev);
+    let (deaths, others): (Vec<_>, Vec<_>) = ev
+        .unhandled
+        .iter()
+        .cloned()
+        .partition(|u| vitest_worker_death(&u.text));
+    if let Some(d) = deaths.first() {
+        vitest_worker_deaths(&mut out, &ev, d);
+    }
+    out.unhandled = others;
+    out.running = ev.running();
+    out
+}
+
+/// vitest's report drops the error types of files that failed to load; its records keep them.
+fn keep_error_types(suites: &mut [Suite], ev: &events::Events) {
+    for s in suites {
+        if let (Some(_), Some(e)) = (
+            &s.error,
+            ev.suites
+                .iter()
+                .find(|x| x.file == s.file)
+                .and_then(|x| x.error.clone()),
+        ) {
+            s.error = Some(e);
+        }
+    }
+}
+
+/// A file whose error is jest's word of a dead worker is a crash, not a file that failed to
+/// load: with the tests that were running in it.
+fn jest_worker_deaths(out: &mut Evidence, ev: &events::Events) {
     for s in &mut out.suites {
         if let Some((why, signal)) = s.error.as_deref().and_then(worker_death) {
             s.error = None;
@@ -155,48 +188,41 @@ pub(super) fn from_records(flavour: Flavour, json: Option<&str>, ev: events::Eve
             });
         }
     }
-    let (deaths, others): (Vec<_>, Vec<_>) = ev
-        .unhandled
-        .iter()
-        .cloned()
-        .partition(|u| vitest_worker_death(&u.text));
-    if let Some(d) = deaths.first() {
-        // The files the dead worker was running: started without ending, or with tests that
-        // never finished.
-        let why = match stack::split_kind(&crate::text::first_line(&d.text)) {
-            (Some("Error"), rest) => rest.to_owned(),
-            (_, _) => crate::text::first_line(&d.text),
-        };
-        let mut files: Vec<String> = ev
-            .running()
-            .into_iter()
-            .map(|(f, _)| f)
-            .chain(
-                out.suites
-                    .iter()
-                    .filter(|s| s.cases.iter().any(|c| c.status == CaseStatus::Pending))
-                    .map(|s| s.file.clone()),
-            )
-            .collect();
-        files.dedup();
-        for file in files {
-            if !out.crashed.iter().any(|c| c.file == file) {
-                out.crashed.push(Crash {
-                    tests: ev.unfinished(&file),
-                    file,
-                    why: why.clone(),
-                    signal: None,
-                    output: None,
-                });
-            }
-        }
-    }
-    out.unhandled = others;
-    out.running = ev.running();
-    out
 }
 
-pub(super) fn node_outcome(files: &Files) -> Outcome {
+/// vitest's dead worker (`death`, an error outside any test) crashed the files it was running:
+/// started without ending, or with tests that never finished.
+fn vitest_worker_deaths(out: &mut Evidence, ev: &events::Events, death: &events::Unhandled) {
+    let why = match stack::split_kind(&crate::text::first_line(&death.text)) {
+        (Some("Error"), rest) => rest.to_owned(),
+        (_, _) => crate::text::first_line(&death.text),
+    };
+    let mut files: Vec<String> = ev
+        .running()
+        .into_iter()
+        .map(|(f, _)| f)
+        .chain(
+            out.suites
+                .iter()
+                .filter(|s| s.cases.iter().any(|c| c.status == CaseStatus::Pending))
+                .map(|s| s.file.clone()),
+        )
+        .collect();
+    files.dedup();
+    for file in files {
+        if !out.crashed.iter().any(|c| c.file == file) {
+            out.crashed.push(Crash {
+                tests: ev.unfinished(&file),
+                file,
+                why: why.clone(),
+                signal: None,
+                output: None,
+            });
+        }
+    }
+}
+
+pub(super) fn read_node(files: &Files) -> Evidence {
     let mut p = node::Parser::default();
     let too_long = read::each_line(&files.events, |l| p.line(l));
     let mut exits: Vec<(String, i64)> = Vec::new();
@@ -204,13 +230,13 @@ pub(super) fn node_outcome(files: &Files) -> Outcome {
     node_from_records(p.ev, &exits, too_long)
 }
 
-/// [`node_outcome`] from the records read: the reporter's, the exit hook's (file, exit code),
+/// [`read_node`] from the records read: the reporter's, the exit hook's (file, exit code),
 /// and how many lines were too long to read.
 pub(super) fn node_from_records(
     ev: node::NodeEvents,
     exits: &[(String, i64)],
     too_long: u64,
-) -> Outcome {
+) -> Evidence {
     let mut exited: Vec<(String, usize, usize)> = Vec::new();
     for (file, code) in exits {
         if *code == 0 && !exited.iter().any(|(f, _, _)| f == file) {
@@ -262,7 +288,7 @@ pub(super) fn node_from_records(
         })
         .collect::<Vec<_>>()
         .join("\n");
-    Outcome {
+    Evidence {
         suites: ev.suites.clone(),
         report: ev.any,
         ended: ev.summary.tests.is_some(),
@@ -274,7 +300,7 @@ pub(super) fn node_from_records(
         node: Some((ev.summary, ev.counted)),
         exited,
         diagnostics: ev.diagnostics.clone(),
-        ..Outcome::default()
+        ..Evidence::default()
     }
 }
 
@@ -354,18 +380,30 @@ pub(super) fn case_failure(
     messages: &[String],
 ) -> Failure {
     let p = stack::parse_error(messages.first().map_or("", String::as_str), paths, dir);
+    failure(paths, test, p, "failed", Phase::Call)
+}
+
+/// A failure of `test` from its parsed error, the frames with their code; `fallback` when the
+/// error has no message.
+pub(super) fn failure(
+    paths: &PathMap,
+    test: String,
+    p: stack::Parsed,
+    fallback: &str,
+    phase: Phase,
+) -> Failure {
     let mut frames = p.frames;
     paths.fill_code(&mut frames);
     Failure {
         test,
         message: if p.message.is_empty() {
-            "failed".to_owned()
+            fallback.to_owned()
         } else {
             p.message
         },
         kind: p.kind,
         frames,
-        phase: Phase::Call,
+        phase,
         ..Failure::default()
     }
 }
@@ -377,24 +415,12 @@ pub(super) fn suite_failure(paths: &PathMap, dir: &Path, file: &str, error: &str
         Some(i) => jest_suite_reason(&clean[i..]),
         None => clean.clone(),
     };
-    let p = stack::parse_error(&text, paths, dir);
-    let mut frames = p.frames;
-    if !frames.iter().any(|f| f.project) {
-        frames.extend(syntax_location(&clean, paths, dir));
+    let mut p = stack::parse_error(&text, paths, dir);
+    if !p.frames.iter().any(|f| f.project) {
+        p.frames.extend(syntax_location(&clean, paths, dir));
     }
-    paths.fill_code(&mut frames);
-    Failure {
-        test: file.to_owned(),
-        message: if p.message.is_empty() {
-            "the test file failed to load".to_owned()
-        } else {
-            p.message
-        },
-        kind: p.kind,
-        frames,
-        phase: Phase::Collect,
-        ..Failure::default()
-    }
+    let why = "the test file failed to load";
+    failure(paths, file.to_owned(), p, why, Phase::Collect)
 }
 
 /// jest's "Test suite failed to run" block as an error text: the reason (for a syntax error,

@@ -9,34 +9,8 @@
 // `JSON.stringify` cannot break it. A record that cannot be written is counted, and the count
 // is written as a fault record as soon as writing works again.
 'use strict';
-const fs = require('fs');
-
-const openSync = fs.openSync;
-const writeSync = fs.writeSync;
-const stringify = JSON.stringify;
-const toStr = String;
-const isArray = Array.isArray;
-const slice = Function.prototype.call.bind(String.prototype.slice);
-const replace = Function.prototype.call.bind(String.prototype.replace);
-
-// Bytes of one message kept from its start and from its end (its stack is there).
-const HEAD = 48 * 1024;
-const TAIL = 16 * 1024;
-// Messages kept per test.
-const MESSAGES = 8;
-
-function cap(text) {
-  const s = typeof text === 'string' ? text : toStr(text);
-  if (s.length <= HEAD + TAIL) return s;
-  return slice(s, 0, HEAD) + `\n[... ${s.length - HEAD - TAIL} characters cut by pith ...]\n` + slice(s, s.length - TAIL);
-}
-
-function messages(list) {
-  const out = [];
-  if (!isArray(list)) return out;
-  for (let i = 0; i < list.length && i < MESSAGES; i++) out[out.length] = cap(list[i]);
-  return out;
-}
+// `pithRecords`: pith_reporter_records.js, appended to this file when pith embeds it.
+const { toStr, isArray, cap, messages, eventsPath, Records } = pithRecords(require('fs'));
 
 function names(r) {
   const out = [];
@@ -46,39 +20,28 @@ function names(r) {
   return out;
 }
 
+// A test's result; `final` marks the list written again when its file ends.
+function caseRecord(test, r, final) {
+  return {
+    e: 'case',
+    status: toStr(r.status),
+    messages: messages(r.failureMessages, cap),
+    path: test.path,
+    names: names(r),
+    line: r.location ? r.location.line : undefined,
+    final,
+  };
+}
+
 class PithReporter {
   constructor(globalConfig) {
     const out = globalConfig && typeof globalConfig.outputFile === 'string' ? globalConfig.outputFile : null;
-    this.path = out ? replace(out, /\.json$/, '') + '.events.jsonl' : null;
-    this.fd = null;
-    this.faults = 0;
-    this.reported = 0;
-    this.firstFault = null;
+    this.records = new Records((e) => toStr(e && e.message ? e.message : e));
+    this.records.path = out ? eventsPath(out) : null;
   }
 
   write(record) {
-    if (!this.path) return;
-    try {
-      if (this.fd === null) this.fd = openSync(this.path, 'a');
-      writeSync(this.fd, stringify(record) + '\n');
-      if (this.faults > this.reported) {
-        const n = this.faults;
-        writeSync(this.fd, stringify({ e: 'fault', count: n, error: this.firstFault }) + '\n');
-        this.reported = n;
-      }
-    } catch (e) {
-      // A reporter that throws would change the run it reports on: count the lost record,
-      // and open the file again next time (a test may have closed the descriptor).
-      this.faults++;
-      this.fd = null;
-      if (this.firstFault === null) {
-        try {
-          this.firstFault = toStr(e && e.message ? e.message : e);
-        } catch (_) {
-          this.firstFault = 'unknown error';
-        }
-      }
-    }
+    this.records.write(record);
   }
 
   onRunStart(results) {
@@ -99,14 +62,7 @@ class PithReporter {
   }
 
   onTestCaseResult(test, r) {
-    this.write({
-      e: 'case',
-      status: toStr(r.status),
-      messages: messages(r.failureMessages),
-      path: test.path,
-      names: names(r),
-      line: r.location ? r.location.line : undefined,
-    });
+    this.write(caseRecord(test, r, undefined));
   }
 
   onTestFileResult(test, result) {
@@ -123,15 +79,7 @@ class PithReporter {
       for (let i = 0; i < all.length; i++) {
         const r = all[i];
         if ((r.status === 'failed') !== failed) continue;
-        this.write({
-          e: 'case',
-          status: toStr(r.status),
-          messages: messages(r.failureMessages),
-          path: test.path,
-          names: names(r),
-          line: r.location ? r.location.line : undefined,
-          final: true,
-        });
+        this.write(caseRecord(test, r, true));
       }
     }
   }

@@ -9,25 +9,9 @@
 // record that cannot be written is counted and reported as a fault record once writing works.
 import fs from 'node:fs';
 
-const openSync = fs.openSync;
-const writeSync = fs.writeSync;
-const stringify = JSON.stringify;
-const toStr = String;
-const isArray = Array.isArray;
-const slice = Function.prototype.call.bind(String.prototype.slice);
-const replace = Function.prototype.call.bind(String.prototype.replace);
+// `pithRecords`: pith_reporter_records.js, appended to this file when pith embeds it.
+const { toStr, isArray, cap, messages, eventsPath, Records } = pithRecords(fs);
 const startsWith = Function.prototype.call.bind(String.prototype.startsWith);
-
-// Characters of one message kept from its start and from its end (its stack is there).
-const HEAD = 48 * 1024;
-const TAIL = 16 * 1024;
-// Messages kept per test.
-const MESSAGES = 8;
-
-function cap(s) {
-  if (s.length <= HEAD + TAIL) return s;
-  return slice(s, 0, HEAD) + `\n[... ${s.length - HEAD - TAIL} characters cut by pith ...]\n` + slice(s, s.length - TAIL);
-}
 
 function names(task) {
   const out = [];
@@ -49,10 +33,7 @@ function text(e) {
 }
 
 function texts(list) {
-  const out = [];
-  if (!isArray(list)) return out;
-  for (let i = 0; i < list.length && i < MESSAGES; i++) out[out.length] = text(list[i]);
-  return out;
+  return messages(list, text);
 }
 
 function unhandled(e) {
@@ -64,35 +45,17 @@ function unhandled(e) {
 
 export default class PithReporter {
   constructor() {
-    this.path = null;
-    this.fd = null;
-    this.faults = 0;
-    this.reported = 0;
-    this.firstFault = null;
+    this.records = new Records(text);
   }
 
   onInit(vitest) {
     const out = vitest && vitest.config ? vitest.config.outputFile : null;
     const json = out && typeof out === 'object' ? out.json : null;
-    if (typeof json === 'string') this.path = replace(json, /\.json$/, '') + '.events.jsonl';
+    if (typeof json === 'string') this.records.path = eventsPath(json);
   }
 
   write(record) {
-    if (!this.path) return;
-    try {
-      if (this.fd === null) this.fd = openSync(this.path, 'a');
-      writeSync(this.fd, stringify(record) + '\n');
-      if (this.faults > this.reported) {
-        const n = this.faults;
-        writeSync(this.fd, stringify({ e: 'fault', count: n, error: this.firstFault }) + '\n');
-        this.reported = n;
-      }
-    } catch (e) {
-      // A reporter that throws would change the run it reports on: count the lost record.
-      this.faults++;
-      this.fd = null;
-      if (this.firstFault === null) this.firstFault = text(e);
-    }
+    this.records.write(record);
   }
 
   onTestRunStart(specs) {

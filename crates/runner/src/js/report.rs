@@ -46,6 +46,21 @@ impl Suite {
     }
 }
 
+/// The suite of `file`, added at the end of `suites` when it has none yet: records name files
+/// in the order they start.
+pub(crate) fn suite_in<'a>(suites: &'a mut Vec<Suite>, file: &str) -> &'a mut Suite {
+    match suites.iter().position(|s| s.file == file) {
+        Some(i) => &mut suites[i],
+        None => {
+            suites.push(Suite {
+                file: file.to_owned(),
+                ..Suite::default()
+            });
+            suites.last_mut().expect("just pushed")
+        }
+    }
+}
+
 /// Which runner wrote a report: their statuses differ in one word (`pending`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Flavour {
@@ -79,6 +94,8 @@ pub(crate) struct Totals {
     pub interrupted: bool,
 }
 
+/// A `--json` report of `flavour`: its files, in order, and its totals. Malformed when it is
+/// not JSON or has no `testResults`.
 pub(crate) fn parse_json(text: &str, flavour: Flavour) -> Result<JsonReport, ParseError> {
     let v: Value = serde_json::from_str(text.trim_start_matches('\u{feff}'))
         .map_err(|e| ParseError::Malformed(e.to_string()))?;
@@ -86,89 +103,77 @@ pub(crate) fn parse_json(text: &str, flavour: Flavour) -> Result<JsonReport, Par
         .get("testResults")
         .and_then(Value::as_array)
         .ok_or_else(|| ParseError::Malformed("no testResults".into()))?;
-    let mut suites = Vec::new();
-    for r in results {
-        // `--json` writes jest's formatted results; a `testResultsProcessor` gets the raw ones
-        // (`testFilePath`, `testResults`, `failureMessage`), which some CI steps save instead.
-        let file = str_of(r, "name")
-            .or_else(|| str_of(r, "testFilePath"))
-            .unwrap_or_default()
-            .to_owned();
-        let mut suite = Suite {
-            file,
-            ..Suite::default()
-        };
-        for a in r
-            .get("assertionResults")
-            .or_else(|| r.get("testResults"))
-            .and_then(Value::as_array)
-            .map_or(&[][..], Vec::as_slice)
-        {
-            let mut names: Vec<String> = a
-                .get("ancestorTitles")
-                .and_then(Value::as_array)
-                .map_or(&[][..], Vec::as_slice)
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect();
-            names.push(
-                str_of(a, "title")
-                    .or_else(|| str_of(a, "fullName"))
-                    .unwrap_or_default()
-                    .to_owned(),
-            );
-            let messages: Vec<String> = a
-                .get("failureMessages")
-                .and_then(Value::as_array)
-                .map_or(&[][..], Vec::as_slice)
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect();
-            let status = status(str_of(a, "status").unwrap_or(""), flavour);
-            suite.record(Case {
-                names,
-                status,
-                messages,
-            });
-        }
-        let message = str_of(r, "message")
-            .or_else(|| str_of(r, "failureMessage"))
-            .unwrap_or("")
-            .trim();
-        let failed = str_of(r, "status") == Some("failed")
-            || r.get("testExecError").is_some_and(|e| !e.is_null());
-        if failed
-            && !message.is_empty()
-            && !suite.cases.iter().any(|c| c.status == CaseStatus::Failed)
-        {
-            suite.error = Some(message.to_owned());
-        }
-        suites.push(suite);
-    }
+    let suites = results.iter().map(|r| suite(r, flavour)).collect();
     let snapshot_failure = v
         .get("snapshot")
         .and_then(|s| s.get("failure"))
         .and_then(Value::as_bool)
         .unwrap_or(false);
+    Ok(JsonReport {
+        suites,
+        snapshot_failure,
+        totals: totals(&v),
+    })
+}
+
+/// One file's results. `--json` writes jest's formatted results; a `testResultsProcessor`
+/// gets the raw ones (`testFilePath`, `testResults`, `failureMessage`), which some CI steps
+/// save instead.
+fn suite(r: &Value, flavour: Flavour) -> Suite {
+    let file = str_of(r, "name")
+        .or_else(|| str_of(r, "testFilePath"))
+        .unwrap_or_default()
+        .to_owned();
+    let mut suite = Suite {
+        file,
+        ..Suite::default()
+    };
+    for a in r
+        .get("assertionResults")
+        .or_else(|| r.get("testResults"))
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice)
+    {
+        let mut names = strings(a, "ancestorTitles");
+        names.push(
+            str_of(a, "title")
+                .or_else(|| str_of(a, "fullName"))
+                .unwrap_or_default()
+                .to_owned(),
+        );
+        suite.record(Case {
+            names,
+            status: status(str_of(a, "status").unwrap_or(""), flavour),
+            messages: strings(a, "failureMessages"),
+        });
+    }
+    let message = str_of(r, "message")
+        .or_else(|| str_of(r, "failureMessage"))
+        .unwrap_or("")
+        .trim();
+    let failed = str_of(r, "status") == Some("failed")
+        || r.get("testExecError").is_some_and(|e| !e.is_null());
+    if failed && !message.is_empty() && !suite.cases.iter().any(|c| c.status == CaseStatus::Failed)
+    {
+        suite.error = Some(message.to_owned());
+    }
+    suite
+}
+
+/// The report's summary fields.
+fn totals(v: &Value) -> Totals {
     let count = |k: &str| {
         v.get(k)
             .and_then(Value::as_u64)
             .map(|n| u32::try_from(n).unwrap_or(u32::MAX))
     };
-    let totals = Totals {
+    Totals {
         success: v.get("success").and_then(Value::as_bool),
         tests: count("numTotalTests"),
         failed: count("numFailedTests"),
         runtime_errors: count("numRuntimeErrorTestSuites"),
         interrupted: v.get("wasInterrupted").and_then(Value::as_bool) == Some(true),
-    };
-    Ok(JsonReport {
-        suites,
-        snapshot_failure,
-        totals,
-    })
+    }
 }
 
 /// A test status word of either runner (or of pith's reporters, which pass them through).
@@ -184,6 +189,17 @@ pub(crate) fn status(word: &str, flavour: Flavour) -> CaseStatus {
 
 fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str)
+}
+
+/// The strings of the array `key` (none when it is absent or not an array).
+pub(crate) fn strings(v: &Value, key: &str) -> Vec<String> {
+    v.get(key)
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice)
+        .iter()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Which of the two runners wrote a `--json` report, from its shape: jest's has fields vitest's

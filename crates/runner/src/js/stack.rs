@@ -269,8 +269,7 @@ pub(crate) fn tail(raw: &str, paths: &PathMap, dir: &Path) -> Option<String> {
         }
         kept.push(l);
     }
-    let t = text::tail(&paths.scrub(&kept.join("\n")));
-    (!t.is_empty()).then_some(t)
+    crate::verdict::tail(paths, &kept.join("\n"))
 }
 
 #[cfg(test)]
