@@ -115,17 +115,14 @@ impl Store {
     ) -> Result<Annotated, StoreError> {
         let status = report.status();
         let env = self.env.identity;
-        let annotated = db::write(&self.conn, |c| {
-            record(
-                c,
-                generation as i64,
-                env,
-                selection,
-                requested,
-                status,
-                report,
-            )
-        })?;
+        let run = NewRun {
+            generation: generation as i64,
+            env,
+            selection,
+            requested,
+            status,
+        };
+        let annotated = db::write(&self.conn, |c| record(c, &run, report))?;
         report.recovered = annotated.recovered;
         Ok(annotated)
     }
@@ -265,23 +262,27 @@ impl Store {
     }
 }
 
-fn record(
-    c: &Connection,
+/// What a run's row says besides its totals: the content and environment it ran on, what
+/// was asked and the verdict.
+struct NewRun<'a> {
     generation: i64,
     env: i64,
-    selection: &str,
+    selection: &'a str,
     requested: u32,
     status: Status,
-    report: &mut Report,
-) -> Result<Annotated, StoreError> {
+}
+
+/// The run's row, its per-project runner rows and its per-test results; the failing list
+/// follows the results.
+fn record(c: &Connection, run: &NewRun, report: &mut Report) -> Result<Annotated, StoreError> {
     let had_full_run: bool = c
         .prepare_cached("SELECT EXISTS (SELECT 1 FROM runs WHERE requested = 0)")?
         .query_row([], |r| r.get(0))?;
-    let run_id = insert_run(c, generation, env, selection, requested, status, report)?;
+    let run_id = insert_run(c, run, report)?;
     let mut results = Results {
         c,
-        generation,
-        env,
+        generation: run.generation,
+        env: run.env,
         had_full_run,
         run_id,
         insert: c.prepare_cached(
@@ -298,16 +299,16 @@ fn record(
         "INSERT OR REPLACE INTO runners (name, run_id, status, lacks, interpreter)
          VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
-    for run in &mut report.runs {
+    for project in &mut report.runs {
         runner_row.execute(params![
-            run.runner,
+            project.runner,
             run_id,
-            run.status().name(),
-            run.lacks,
-            run.interpreter
+            project.status().name(),
+            project.lacks,
+            project.interpreter
         ])?;
-        results.failures(run)?;
-        results.outcomes(run)?;
+        results.failures(project)?;
+        results.outcomes(project)?;
     }
     let Results {
         recovered,
@@ -324,15 +325,7 @@ fn record(
 }
 
 /// The run's row (its `recovered` is set once the results are in); returns its id.
-fn insert_run(
-    c: &Connection,
-    generation: i64,
-    env: i64,
-    selection: &str,
-    requested: u32,
-    status: Status,
-    report: &Report,
-) -> Result<i64, StoreError> {
+fn insert_run(c: &Connection, run: &NewRun, report: &Report) -> Result<i64, StoreError> {
     let mut sums = (0i64, 0i64, 0i64, 0i64);
     for r in &report.runs {
         sums.0 += i64::from(r.passed);
@@ -355,10 +348,10 @@ fn insert_run(
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0, ?10, ?11, ?12)",
     )?
     .execute(params![
-        generation,
-        selection,
-        requested,
-        status.name(),
+        run.generation,
+        run.selection,
+        run.requested,
+        run.status.name(),
         runner,
         sums.0,
         sums.1,
@@ -366,7 +359,7 @@ fn insert_run(
         sums.3,
         millis(report.duration),
         started,
-        env
+        run.env
     ])?;
     Ok(c.last_insert_rowid())
 }
