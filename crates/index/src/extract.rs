@@ -601,37 +601,7 @@ impl<'a> Walker<'a> {
                 }
                 true
             }
-            "variable_declarator" if !self.in_function() => {
-                let Some(name_node) = self
-                    .field(node, "name")
-                    .filter(|n| n.kind() == "identifier")
-                else {
-                    return true;
-                };
-                let value = self.field(node, "value").map(|v| v.kind());
-                let k = match value {
-                    Some(
-                        "arrow_function"
-                        | "function_expression"
-                        | "function"
-                        | "generator_function",
-                    ) => Kind::Function,
-                    _ if parent.is_some_and(|p| {
-                        p.kind() == "lexical_declaration"
-                            && p.child(0).is_some_and(|k| k.kind() == "const")
-                    }) =>
-                    {
-                        Kind::Const
-                    }
-                    _ => Kind::Variable,
-                };
-                if let Some(name) = self.def(name_node, k) {
-                    if k == Kind::Function {
-                        self.push(node.id(), name, ScopeKind::Function, None);
-                    }
-                }
-                true
-            }
+            "variable_declarator" if !self.in_function() => self.js_variable(node, parent),
             "import_specifier" => {
                 if let Some(alias) = self.field(node, "alias") {
                     let name = self.field(node, "name");
@@ -641,6 +611,36 @@ impl<'a> Walker<'a> {
             }
             _ => true,
         }
+    }
+
+    /// A top-level `const`/`let`/`var` declarator: a function when bound to one (and then a
+    /// scope), a constant under `const`, a variable otherwise.
+    fn js_variable(&mut self, node: Node, parent: Option<Node>) -> bool {
+        let Some(name_node) = self
+            .field(node, "name")
+            .filter(|n| n.kind() == "identifier")
+        else {
+            return true;
+        };
+        let value = self.field(node, "value").map(|v| v.kind());
+        let k = match value {
+            Some("arrow_function" | "function_expression" | "function" | "generator_function") => {
+                Kind::Function
+            }
+            _ if parent.is_some_and(|p| {
+                p.kind() == "lexical_declaration" && p.child(0).is_some_and(|k| k.kind() == "const")
+            }) =>
+            {
+                Kind::Const
+            }
+            _ => Kind::Variable,
+        };
+        if let Some(name) = self.def(name_node, k) {
+            if k == Kind::Function {
+                self.push(node.id(), name, ScopeKind::Function, None);
+            }
+        }
+        true
     }
 
     fn java(&mut self, node: Node, kind: &str) -> bool {
@@ -711,29 +711,7 @@ impl<'a> Walker<'a> {
                 self.scoped_def(node, "name", Kind::Constructor, ScopeKind::Function)
             }
             "property_declaration" => self.simple_def(node, "name", Kind::Property),
-            "field_declaration" => {
-                let mut c = node.walk();
-                let is_const = node
-                    .children(&mut c)
-                    .any(|m| m.kind() == "modifier" && self.text(m).as_deref() == Some("const"));
-                let k = if is_const { Kind::Const } else { Kind::Field };
-                let mut c = node.walk();
-                let decls: Vec<Node> = node
-                    .named_children(&mut c)
-                    .filter(|n| n.kind() == "variable_declaration")
-                    .flat_map(|v| {
-                        let mut c2 = v.walk();
-                        v.named_children(&mut c2)
-                            .filter(|d| d.kind() == "variable_declarator")
-                            .filter_map(|d| d.child_by_field_name("name"))
-                            .collect::<Vec<_>>()
-                    })
-                    .collect();
-                for n in decls {
-                    self.def(n, k);
-                }
-                true
-            }
+            "field_declaration" => self.csharp_fields(node),
             "enum_member_declaration" => self.simple_def(node, "name", Kind::Variant),
             "delegate_declaration" => self.simple_def(node, "name", Kind::Type),
             "namespace_declaration" | "file_scoped_namespace_declaration" => {
@@ -764,6 +742,32 @@ impl<'a> Walker<'a> {
             }
             _ => true,
         }
+    }
+
+    /// C# `int a, b;` (`const` among the modifiers makes them constants): each declarator's
+    /// name is a definition.
+    fn csharp_fields(&mut self, node: Node) -> bool {
+        let mut c = node.walk();
+        let is_const = node
+            .children(&mut c)
+            .any(|m| m.kind() == "modifier" && self.text(m).as_deref() == Some("const"));
+        let k = if is_const { Kind::Const } else { Kind::Field };
+        let mut c = node.walk();
+        let decls: Vec<Node> = node
+            .named_children(&mut c)
+            .filter(|n| n.kind() == "variable_declaration")
+            .flat_map(|v| {
+                let mut c2 = v.walk();
+                v.named_children(&mut c2)
+                    .filter(|d| d.kind() == "variable_declarator")
+                    .filter_map(|d| d.child_by_field_name("name"))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        for n in decls {
+            self.def(n, k);
+        }
+        true
     }
 
     /// Marks every name in a subtree as not a reference (a qualified namespace name).

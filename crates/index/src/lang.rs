@@ -126,7 +126,12 @@ impl Spec {
         let count = language.node_kind_count();
         let mut roles = vec![Role::Other; count];
         let mut quals = vec![None; count];
-        let (idents, selves, special, rules) = tables(lang);
+        let Tables {
+            idents,
+            selves,
+            special,
+            quals: rules,
+        } = tables(lang);
         for id in 0..count {
             let id16 = id as u16;
             let Some(name) = language.node_kind_for_id(id16) else {
@@ -169,16 +174,105 @@ impl Spec {
     }
 }
 
-type Tables = (
-    &'static [&'static str],
-    &'static [&'static str],
-    &'static [&'static str],
-    &'static [(&'static str, &'static str, &'static str)],
-);
+/// What one language's grammar calls its names, `self`, the definitions the rules look at and
+/// its member accesses.
+struct Tables {
+    /// Kinds that are names.
+    idents: &'static [&'static str],
+    /// Kinds that stand for the enclosing type.
+    selves: &'static [&'static str],
+    /// Kinds the language rules in `extract` handle.
+    special: &'static [&'static str],
+    /// Member-access rules: (node kind, name field, object field).
+    quals: &'static [(&'static str, &'static str, &'static str)],
+}
 
-/// Per language: identifier kinds, self kinds, kinds the rules handle, member-access rules.
-fn tables(lang: Lang) -> Tables {
-    const JS_IDENTS: &[&str] = &[
+fn tables(lang: Lang) -> &'static Tables {
+    match lang {
+        Lang::Rust => &RUST,
+        Lang::Python => &PYTHON,
+        Lang::Go => &GO,
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => &JS,
+        Lang::Java => &JAVA,
+        Lang::CSharp => &CSHARP,
+    }
+}
+
+const RUST: Tables = Tables {
+    idents: &[
+        "identifier",
+        "type_identifier",
+        "field_identifier",
+        "shorthand_field_identifier",
+    ],
+    selves: &["self"],
+    special: &[
+        "function_item",
+        "function_signature_item",
+        "struct_item",
+        "union_item",
+        "enum_item",
+        "enum_variant",
+        "trait_item",
+        "impl_item",
+        "mod_item",
+        "field_declaration",
+        "type_item",
+        "associated_type",
+        "const_item",
+        "static_item",
+        "macro_definition",
+        "use_as_clause",
+    ],
+    quals: &[
+        ("scoped_identifier", "name", "path"),
+        ("scoped_type_identifier", "name", "path"),
+        ("field_expression", "field", "value"),
+    ],
+};
+
+const PYTHON: Tables = Tables {
+    idents: &["identifier"],
+    selves: &[],
+    special: &[
+        "function_definition",
+        "class_definition",
+        "assignment",
+        "aliased_import",
+    ],
+    quals: &[("attribute", "attribute", "object")],
+};
+
+const GO: Tables = Tables {
+    idents: &[
+        "identifier",
+        "type_identifier",
+        "field_identifier",
+        "package_identifier",
+    ],
+    selves: &[],
+    special: &[
+        "function_declaration",
+        "method_declaration",
+        "type_spec",
+        "type_alias",
+        "field_declaration",
+        "method_elem",
+        "method_spec",
+        "const_spec",
+        "var_spec",
+        "package_clause",
+        "import_spec",
+    ],
+    quals: &[
+        ("selector_expression", "field", "operand"),
+        ("qualified_type", "name", "package"),
+    ],
+};
+
+/// JavaScript, TypeScript and TSX share their node kinds.
+const JS: Tables = Tables {
+    idents: &[
         "identifier",
         "property_identifier",
         "shorthand_property_identifier",
@@ -186,8 +280,9 @@ fn tables(lang: Lang) -> Tables {
         "private_property_identifier",
         "type_identifier",
         "statement_identifier",
-    ];
-    const JS_SPECIAL: &[&str] = &[
+    ],
+    selves: &["this"],
+    special: &[
         "function_declaration",
         "generator_function_declaration",
         "function_signature",
@@ -209,136 +304,64 @@ fn tables(lang: Lang) -> Tables {
         "module",
         "variable_declarator",
         "import_specifier",
-    ];
-    const JS_QUALS: &[(&str, &str, &str)] = &[
+    ],
+    quals: &[
         ("member_expression", "property", "object"),
         ("nested_type_identifier", "name", "module"),
-    ];
-    match lang {
-        Lang::Rust => (
-            &[
-                "identifier",
-                "type_identifier",
-                "field_identifier",
-                "shorthand_field_identifier",
-            ],
-            &["self"],
-            &[
-                "function_item",
-                "function_signature_item",
-                "struct_item",
-                "union_item",
-                "enum_item",
-                "enum_variant",
-                "trait_item",
-                "impl_item",
-                "mod_item",
-                "field_declaration",
-                "type_item",
-                "associated_type",
-                "const_item",
-                "static_item",
-                "macro_definition",
-                "use_as_clause",
-            ],
-            &[
-                ("scoped_identifier", "name", "path"),
-                ("scoped_type_identifier", "name", "path"),
-                ("field_expression", "field", "value"),
-            ],
-        ),
-        Lang::Python => (
-            &["identifier"],
-            &[],
-            &[
-                "function_definition",
-                "class_definition",
-                "assignment",
-                "aliased_import",
-            ],
-            &[("attribute", "attribute", "object")],
-        ),
-        Lang::Go => (
-            &[
-                "identifier",
-                "type_identifier",
-                "field_identifier",
-                "package_identifier",
-            ],
-            &[],
-            &[
-                "function_declaration",
-                "method_declaration",
-                "type_spec",
-                "type_alias",
-                "field_declaration",
-                "method_elem",
-                "method_spec",
-                "const_spec",
-                "var_spec",
-                "package_clause",
-                "import_spec",
-            ],
-            &[
-                ("selector_expression", "field", "operand"),
-                ("qualified_type", "name", "package"),
-            ],
-        ),
-        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
-            (JS_IDENTS, &["this"], JS_SPECIAL, JS_QUALS)
-        }
-        Lang::Java => (
-            &["identifier", "type_identifier"],
-            &["this"],
-            &[
-                "class_declaration",
-                "record_declaration",
-                "enum_declaration",
-                "interface_declaration",
-                "annotation_type_declaration",
-                "method_declaration",
-                "constructor_declaration",
-                "compact_constructor_declaration",
-                "field_declaration",
-                "constant_declaration",
-                "enum_constant",
-                "package_declaration",
-            ],
-            &[
-                ("method_invocation", "name", "object"),
-                ("field_access", "field", "object"),
-                ("scoped_identifier", "name", "scope"),
-                ("scoped_type_identifier", "name", "scope"),
-            ],
-        ),
-        Lang::CSharp => (
-            &["identifier"],
-            &["this"],
-            &[
-                "class_declaration",
-                "record_declaration",
-                "record_struct_declaration",
-                "struct_declaration",
-                "interface_declaration",
-                "enum_declaration",
-                "method_declaration",
-                "local_function_statement",
-                "constructor_declaration",
-                "property_declaration",
-                "field_declaration",
-                "enum_member_declaration",
-                "delegate_declaration",
-                "namespace_declaration",
-                "file_scoped_namespace_declaration",
-                "using_directive",
-            ],
-            &[
-                ("member_access_expression", "name", "expression"),
-                ("qualified_name", "name", "qualifier"),
-            ],
-        ),
-    }
-}
+    ],
+};
+
+const JAVA: Tables = Tables {
+    idents: &["identifier", "type_identifier"],
+    selves: &["this"],
+    special: &[
+        "class_declaration",
+        "record_declaration",
+        "enum_declaration",
+        "interface_declaration",
+        "annotation_type_declaration",
+        "method_declaration",
+        "constructor_declaration",
+        "compact_constructor_declaration",
+        "field_declaration",
+        "constant_declaration",
+        "enum_constant",
+        "package_declaration",
+    ],
+    quals: &[
+        ("method_invocation", "name", "object"),
+        ("field_access", "field", "object"),
+        ("scoped_identifier", "name", "scope"),
+        ("scoped_type_identifier", "name", "scope"),
+    ],
+};
+
+const CSHARP: Tables = Tables {
+    idents: &["identifier"],
+    selves: &["this"],
+    special: &[
+        "class_declaration",
+        "record_declaration",
+        "record_struct_declaration",
+        "struct_declaration",
+        "interface_declaration",
+        "enum_declaration",
+        "method_declaration",
+        "local_function_statement",
+        "constructor_declaration",
+        "property_declaration",
+        "field_declaration",
+        "enum_member_declaration",
+        "delegate_declaration",
+        "namespace_declaration",
+        "file_scoped_namespace_declaration",
+        "using_directive",
+    ],
+    quals: &[
+        ("member_access_expression", "name", "expression"),
+        ("qualified_name", "name", "qualifier"),
+    ],
+};
 
 #[cfg(test)]
 mod tests {

@@ -472,6 +472,7 @@ impl Builder {
         }
     }
 
+    /// The index file's bytes, in the layout the module describes.
     fn finish(mut self, files: &[FileMeta], dirs: &[Stamp], watched: &[Stamp]) -> Vec<u8> {
         let file_paths: Vec<u32> = files.iter().map(|f| self.intern(&f.path)).collect();
         let mut postings = std::mem::take(&mut self.postings);
@@ -482,72 +483,11 @@ impl Builder {
         });
 
         let mut out = vec![0u8; HEADER];
-        // Strings.
-        let blob_off = out.len();
-        let mut offsets = Vec::with_capacity(self.strings.len() + 1);
-        for s in &self.strings {
-            offsets.push((out.len() - blob_off) as u64);
-            out.extend_from_slice(s.as_bytes());
-        }
-        offsets.push((out.len() - blob_off) as u64);
-        let blob_len = out.len() - blob_off;
-        let offsets_off = out.len();
-        for o in &offsets {
-            out.extend_from_slice(&o.to_le_bytes());
-        }
-        // Files.
+        let (blob_off, blob_len, offsets_off) = self.write_strings(&mut out);
         let files_off = out.len();
-        for (f, path) in files.iter().zip(&file_paths) {
-            put(&mut out, u64::from(*path));
-            put(&mut out, f.size);
-            put(&mut out, f.mtime);
-            put(&mut out, u64::from(f.lang));
-            put(&mut out, u64::from(f.lines));
-        }
+        write_files(&mut out, files, &file_paths);
         let files_len = out.len() - files_off;
-        // Postings, then the name records pointing into them.
-        let mut stream = Vec::new();
-        let mut records = Vec::with_capacity(postings.len() * NAME_RECORD);
-        for (name, mut p) in postings {
-            p.defs.sort_unstable();
-            p.defs.dedup();
-            p.refs.sort_unstable();
-            p.refs.dedup();
-            let defs_off = stream.len();
-            let mut file = 0;
-            for d in &p.defs {
-                put(&mut stream, u64::from(d.file - file));
-                file = d.file;
-                put(&mut stream, u64::from(d.line));
-                put(&mut stream, d.kind);
-                put(&mut stream, u64::from(d.chain.wrapping_add(1)));
-                put(&mut stream, u64::from(d.shown));
-            }
-            let refs_off = stream.len();
-            let (mut file, mut line) = (0, 0);
-            for (i, r) in p.refs.iter().enumerate() {
-                if i > 0 && r.file == file {
-                    put(&mut stream, 0);
-                    put(&mut stream, u64::from(r.line - line));
-                } else {
-                    // The first reference always states its file (+1 keeps 0 for "same").
-                    let delta = if i == 0 { r.file + 1 } else { r.file - file };
-                    put(&mut stream, u64::from(delta));
-                    put(&mut stream, u64::from(r.line));
-                }
-                file = r.file;
-                line = r.line;
-                put(&mut stream, u64::from(r.qual.wrapping_add(1)));
-            }
-            let end = stream.len();
-            records.extend_from_slice(&name.to_le_bytes());
-            records.extend_from_slice(&(p.defs.len() as u32).to_le_bytes());
-            records.extend_from_slice(&(p.refs.len() as u32).to_le_bytes());
-            records.extend_from_slice(&((refs_off - defs_off) as u32).to_le_bytes());
-            records.extend_from_slice(&((end - refs_off) as u32).to_le_bytes());
-            records.extend_from_slice(&(defs_off as u64).to_le_bytes());
-            records.extend_from_slice(&(refs_off as u64).to_le_bytes());
-        }
+        let (records, stream) = encode_postings(postings);
         let names_off = out.len();
         let n_names = records.len() / NAME_RECORD;
         out.extend_from_slice(&records);
@@ -574,10 +514,97 @@ impl Builder {
             stamps_off,
             stamps_len,
         ];
-        for (i, w) in words.iter().enumerate() {
-            out[16 + i * 8..24 + i * 8].copy_from_slice(&(*w as u64).to_le_bytes());
+        for (i, w) in words.into_iter().enumerate() {
+            set_word(&mut out, i, w);
         }
         out
+    }
+
+    /// The string table: every string's bytes back to back, then each one's start (and the
+    /// end) as a u64. Returns the blob's offset and length and the offsets' offset.
+    fn write_strings(&self, out: &mut Vec<u8>) -> (usize, usize, usize) {
+        let blob_off = out.len();
+        let mut offsets = Vec::with_capacity(self.strings.len() + 1);
+        for s in &self.strings {
+            offsets.push((out.len() - blob_off) as u64);
+            out.extend_from_slice(s.as_bytes());
+        }
+        offsets.push((out.len() - blob_off) as u64);
+        let blob_len = out.len() - blob_off;
+        let offsets_off = out.len();
+        for o in &offsets {
+            out.extend_from_slice(&o.to_le_bytes());
+        }
+        (blob_off, blob_len, offsets_off)
+    }
+}
+
+/// The file table: each file's path (a string id), size, mtime, language and lines.
+fn write_files(out: &mut Vec<u8>, files: &[FileMeta], paths: &[u32]) {
+    for (f, path) in files.iter().zip(paths) {
+        put(out, u64::from(*path));
+        put(out, f.size);
+        put(out, f.mtime);
+        put(out, u64::from(f.lang));
+        put(out, u64::from(f.lines));
+    }
+}
+
+/// The name records (sorted as `postings` is) and the postings stream they point into.
+fn encode_postings(postings: Vec<(u32, Postings)>) -> (Vec<u8>, Vec<u8>) {
+    let mut stream = Vec::new();
+    let mut records = Vec::with_capacity(postings.len() * NAME_RECORD);
+    for (name, mut p) in postings {
+        p.defs.sort_unstable();
+        p.defs.dedup();
+        p.refs.sort_unstable();
+        p.refs.dedup();
+        let defs_off = stream.len();
+        encode_defs(&mut stream, &p.defs);
+        let refs_off = stream.len();
+        encode_refs(&mut stream, &p.refs);
+        let end = stream.len();
+        records.extend_from_slice(&name.to_le_bytes());
+        records.extend_from_slice(&(p.defs.len() as u32).to_le_bytes());
+        records.extend_from_slice(&(p.refs.len() as u32).to_le_bytes());
+        records.extend_from_slice(&((refs_off - defs_off) as u32).to_le_bytes());
+        records.extend_from_slice(&((end - refs_off) as u32).to_le_bytes());
+        records.extend_from_slice(&(defs_off as u64).to_le_bytes());
+        records.extend_from_slice(&(refs_off as u64).to_le_bytes());
+    }
+    (records, stream)
+}
+
+/// One name's definitions, sorted: files as deltas.
+fn encode_defs(stream: &mut Vec<u8>, defs: &[DefP]) {
+    let mut file = 0;
+    for d in defs {
+        put(stream, u64::from(d.file - file));
+        file = d.file;
+        put(stream, u64::from(d.line));
+        put(stream, d.kind);
+        put(stream, u64::from(d.chain.wrapping_add(1)));
+        put(stream, u64::from(d.shown));
+    }
+}
+
+/// One name's references, sorted: a file delta of 0 means the same file, whose lines are
+/// then deltas too.
+fn encode_refs(stream: &mut Vec<u8>, refs: &[RefP]) {
+    let (mut file, mut line) = (0, 0);
+    for (i, r) in refs.iter().enumerate() {
+        if i > 0 && r.file == file {
+            put(stream, 0);
+            put(stream, u64::from(r.line - line));
+        } else {
+            // The first reference always states its file (+1 keeps 0 for "same").
+            let delta = if i == 0 { r.file + 1 } else { r.file - file };
+            put(stream, u64::from(delta));
+            put(stream, u64::from(r.line));
+        }
+        file = r.file;
+        line = r.line;
+        put(stream, u64::from(r.qual.wrapping_add(1)));
     }
 }
 
@@ -623,26 +650,86 @@ pub(crate) fn update(
     walked: Walked,
     threads: usize,
 ) -> (Updated, UpdateStats) {
-    let now = walk::now_nanos();
     let Walked {
         files: candidates,
         dirs,
         watched,
     } = walked;
     let old_files: &[FileMeta] = old.as_ref().map_or(&[], |s| &s.files);
+    let Joined {
+        remap,
+        mut metas,
+        to_parse,
+        removed,
+    } = join(old_files, &candidates);
     let mut stats = UpdateStats {
         files: candidates.len(),
+        removed,
         ..UpdateStats::default()
     };
+    if to_parse.is_empty() && stats.removed == 0 {
+        let same_stamps = old
+            .as_ref()
+            .is_some_and(|o| o.dirs == dirs && o.watched == watched);
+        if let Some(o) = &old {
+            stats.skipped = o.files.iter().filter(|f| f.lang == 0).count();
+            if !same_stamps {
+                if let Some(bytes) = restamp(o, &dirs, &watched) {
+                    return (Updated::Changed(bytes), stats);
+                }
+            }
+        }
+        if same_stamps {
+            if let Some(old) = old {
+                return (Updated::Unchanged(old), stats);
+            }
+        }
+    }
 
-    // Join the walk with the old file table, both sorted by path.
+    let mut builder = Builder::default();
+    let changed = Changed {
+        candidates: &candidates,
+        to_parse: &to_parse,
+    };
+    changed.parse_into(
+        &mut builder,
+        old.as_ref().map(|o| (o, &remap[..])),
+        &mut metas,
+        threads,
+    );
+    stats.parsed = to_parse.len();
+    stats.parsed_lines = to_parse.iter().map(|&id| u64::from(metas[id].lines)).sum();
+    stats.skipped = metas.iter().filter(|f| f.lang == 0).count();
+    (
+        Updated::Changed(builder.finish(&metas, &dirs, &watched)),
+        stats,
+    )
+}
+
+/// The walk joined with the old file table.
+struct Joined {
+    /// By old file id: its id in the new table, or `NONE` when it changed or went.
+    remap: Vec<u32>,
+    /// The new file table, in the walk's order; a file to parse has no language or lines yet.
+    metas: Vec<FileMeta>,
+    /// The walk's ids of the files that are new or changed.
+    to_parse: Vec<usize>,
+    /// Old files the walk no longer found.
+    removed: usize,
+}
+
+/// Joins the walk with the old file table, both sorted by path: a file whose size and mtime
+/// are the same keeps its entry, any other is to be parsed.
+fn join(old_files: &[FileMeta], candidates: &[Candidate]) -> Joined {
+    let now = walk::now_nanos();
     let mut remap = vec![NONE; old_files.len()];
     let mut metas: Vec<FileMeta> = Vec::with_capacity(candidates.len());
     let mut to_parse: Vec<usize> = Vec::new();
+    let mut removed = 0;
     let mut j = 0;
     for (id, c) in candidates.iter().enumerate() {
         while j < old_files.len() && old_files[j].path.as_str() < c.rel.as_str() {
-            stats.removed += 1;
+            removed += 1;
             j += 1;
         }
         let same = old_files.get(j).filter(|o| o.path == c.rel);
@@ -666,70 +753,72 @@ pub(crate) fn update(
             }
         }
     }
-    stats.removed += old_files.len() - j;
-    if to_parse.is_empty() && stats.removed == 0 {
-        let same_stamps = old
-            .as_ref()
-            .is_some_and(|o| o.dirs == dirs && o.watched == watched);
-        if let Some(o) = &old {
-            stats.skipped = o.files.iter().filter(|f| f.lang == 0).count();
-            if !same_stamps {
-                if let Some(bytes) = restamp(o, &dirs, &watched) {
-                    return (Updated::Changed(bytes), stats);
-                }
+    removed += old_files.len() - j;
+    Joined {
+        remap,
+        metas,
+        to_parse,
+        removed,
+    }
+}
+
+/// The files an update parses, by their walk ids.
+struct Changed<'a> {
+    candidates: &'a [Candidate],
+    to_parse: &'a [usize],
+}
+
+impl Changed<'_> {
+    /// Parses the files on `threads` threads while `builder` carries the old index's
+    /// unchanged files over (`carried`: the old index and its remap); each parsed file's
+    /// language and lines go into `metas`.
+    fn parse_into(
+        &self,
+        builder: &mut Builder,
+        carried: Option<(&Segment, &[u32])>,
+        metas: &mut [FileMeta],
+        threads: usize,
+    ) {
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            let (tx, rx) = mpsc::sync_channel::<(usize, Option<FileSymbols>)>(256);
+            for _ in 0..threads.max(1) {
+                let tx = tx.clone();
+                let next = &next;
+                scope.spawn(move || self.parse_some(next, &tx));
             }
-        }
-        if same_stamps {
-            if let Some(old) = old {
-                return (Updated::Unchanged(old), stats);
+            drop(tx);
+            if let Some((old, remap)) = carried {
+                builder.carry(old, remap);
+            }
+            for (id, syms) in rx {
+                let Some(syms) = syms else {
+                    continue;
+                };
+                builder.add_file(id as u32, &syms);
+                metas[id].lang = self.candidates[id].lang.code();
+                metas[id].lines = syms.lines;
+            }
+        });
+    }
+
+    /// One parsing thread: takes the next file not taken yet until none is left (or the
+    /// receiver is gone), keeping one parser per language.
+    fn parse_some(&self, next: &AtomicUsize, tx: &mpsc::SyncSender<(usize, Option<FileSymbols>)>) {
+        let mut parsers: FxHashMap<Lang, Option<tree_sitter::Parser>> = FxHashMap::default();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(&id) = self.to_parse.get(i) else {
+                break;
+            };
+            let c = &self.candidates[id];
+            let parser = parsers.entry(c.lang).or_insert_with(|| c.lang.parser());
+            let syms = parser.as_mut().and_then(|p| parse_file(p, c));
+            if tx.send((id, syms)).is_err() {
+                break;
             }
         }
     }
-
-    let mut builder = Builder::default();
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        let (tx, rx) = mpsc::sync_channel::<(usize, Option<FileSymbols>)>(256);
-        for _ in 0..threads.max(1) {
-            let tx = tx.clone();
-            let (next, to_parse, candidates) = (&next, &to_parse, &candidates);
-            scope.spawn(move || {
-                let mut parsers: FxHashMap<Lang, Option<tree_sitter::Parser>> =
-                    FxHashMap::default();
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&id) = to_parse.get(i) else {
-                        break;
-                    };
-                    let c = &candidates[id];
-                    let parser = parsers.entry(c.lang).or_insert_with(|| c.lang.parser());
-                    let syms = parser.as_mut().and_then(|p| parse_file(p, c));
-                    if tx.send((id, syms)).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        if let Some(old) = &old {
-            builder.carry(old, &remap);
-        }
-        for (id, syms) in rx {
-            let Some(syms) = syms else {
-                continue;
-            };
-            builder.add_file(id as u32, &syms);
-            metas[id].lang = candidates[id].lang.code();
-            metas[id].lines = syms.lines;
-        }
-    });
-    stats.parsed = to_parse.len();
-    stats.parsed_lines = to_parse.iter().map(|&id| u64::from(metas[id].lines)).sum();
-    stats.skipped = metas.iter().filter(|f| f.lang == 0).count();
-    (
-        Updated::Changed(builder.finish(&metas, &dirs, &watched)),
-        stats,
-    )
 }
 
 /// Reads and parses one file; `None` when it is too large, binary or unreadable.

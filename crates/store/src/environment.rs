@@ -192,6 +192,22 @@ fn tree_key(rel: &str, tree: Tree) -> String {
 /// Adds the inputs this process's environment selects: the toolchains on `PATH` and what
 /// they bring, the active virtualenv or conda environment, `JAVA_HOME`, rustup and pyenv.
 fn resolve(root: &Path, env: &Environment, keys: &mut BTreeSet<String>) {
+    toolchains(root, env, keys);
+    for var in ["VIRTUAL_ENV", "CONDA_PREFIX"] {
+        if let Some(dir) = env.var(var) {
+            keys.insert(venv_key(root, Path::new(dir)));
+        }
+    }
+    if let Some(java_home) = env.var("JAVA_HOME") {
+        add_file(keys, &Path::new(java_home).join("bin/java"));
+    }
+    let home = env.home();
+    rustup(env, home.as_deref(), keys);
+    pyenv(env, home.as_deref(), keys);
+}
+
+/// The first of each of [`TOOLS`] on `PATH`, and what it brings.
+fn toolchains(root: &Path, env: &Environment, keys: &mut BTreeSet<String>) {
     let dirs: Vec<PathBuf> = env
         .var("PATH")
         .map(|p| {
@@ -219,20 +235,14 @@ fn resolve(root: &Path, env: &Environment, keys: &mut BTreeSet<String>) {
             _ => {}
         }
     }
-    for var in ["VIRTUAL_ENV", "CONDA_PREFIX"] {
-        if let Some(dir) = env.var(var) {
-            keys.insert(venv_key(root, Path::new(dir)));
-        }
-    }
-    if let Some(java_home) = env.var("JAVA_HOME") {
-        add_file(keys, &Path::new(java_home).join("bin/java"));
-    }
-    let home = env.home();
-    // rustup's shims in `~/.cargo/bin` never change; its settings and toolchains do.
+}
+
+/// rustup's shims in `~/.cargo/bin` never change; its settings and toolchains do.
+fn rustup(env: &Environment, home: Option<&Path>, keys: &mut BTreeSet<String>) {
     let rustup = env
         .var("RUSTUP_HOME")
         .map(PathBuf::from)
-        .or_else(|| home.as_ref().map(|h| h.join(".rustup")));
+        .or_else(|| home.map(|h| h.join(".rustup")));
     if let Some(rustup) = rustup.filter(|d| d.is_dir()) {
         add_file(keys, &rustup.join("settings.toml"));
         if let Ok(entries) = std::fs::read_dir(rustup.join("toolchains")) {
@@ -241,13 +251,16 @@ fn resolve(root: &Path, env: &Environment, keys: &mut BTreeSet<String>) {
             }
         }
     }
-    // pyenv's shims are scripts: its global version file selects among its versions, each
-    // with its own interpreter and packages (the project's `.python-version` is a file of the
-    // workspace).
+}
+
+/// pyenv's shims are scripts: its global version file selects among its versions, each with
+/// its own interpreter and packages (the project's `.python-version` is a file of the
+/// workspace).
+fn pyenv(env: &Environment, home: Option<&Path>, keys: &mut BTreeSet<String>) {
     let pyenv = env
         .var("PYENV_ROOT")
         .map(PathBuf::from)
-        .or_else(|| home.as_ref().map(|h| h.join(".pyenv")));
+        .or_else(|| home.map(|h| h.join(".pyenv")));
     if let Some(pyenv) = pyenv.filter(|d| d.is_dir()) {
         add_file(keys, &pyenv.join("version"));
         add_dir(keys, &pyenv.join("versions"));

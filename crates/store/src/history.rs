@@ -5,7 +5,9 @@
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use pith_model::{Failure, FailureDetails, Outcome, Phase, Report, RunSummary, RunnerInfo, Status};
+use pith_model::{
+    Failure, FailureDetails, Outcome, Phase, Report, Run, RunSummary, RunnerInfo, Status,
+};
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::{db, frames, Store, StoreError};
@@ -113,17 +115,14 @@ impl Store {
     ) -> Result<Annotated, StoreError> {
         let status = report.status();
         let env = self.env.identity;
-        let annotated = db::write(&self.conn, |c| {
-            record(
-                c,
-                generation as i64,
-                env,
-                selection,
-                requested,
-                status,
-                report,
-            )
-        })?;
+        let run = NewRun {
+            generation: generation as i64,
+            env,
+            selection,
+            requested,
+            status,
+        };
+        let annotated = db::write(&self.conn, |c| record(c, &run, report))?;
         report.recovered = annotated.recovered;
         Ok(annotated)
     }
@@ -263,18 +262,70 @@ impl Store {
     }
 }
 
-fn record(
-    c: &Connection,
+/// What a run's row says besides its totals: the content and environment it ran on, what
+/// was asked and the verdict.
+struct NewRun<'a> {
     generation: i64,
     env: i64,
-    selection: &str,
+    selection: &'a str,
     requested: u32,
     status: Status,
-    report: &mut Report,
-) -> Result<Annotated, StoreError> {
+}
+
+/// The run's row, its per-project runner rows and its per-test results; the failing list
+/// follows the results.
+fn record(c: &Connection, run: &NewRun, report: &mut Report) -> Result<Annotated, StoreError> {
     let had_full_run: bool = c
         .prepare_cached("SELECT EXISTS (SELECT 1 FROM runs WHERE requested = 0)")?
         .query_row([], |r| r.get(0))?;
+    let run_id = insert_run(c, run, report)?;
+    let mut results = Results {
+        c,
+        generation: run.generation,
+        env: run.env,
+        had_full_run,
+        run_id,
+        insert: c.prepare_cached(
+            "INSERT OR IGNORE INTO results (run_id, test_id, phase, outcome, seq, duration_ms,
+                 message, kind, frames, flaky, new, failing_for)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+        )?,
+        unfail: c.prepare_cached("DELETE FROM failing WHERE test_id = ?1")?,
+        recovered: 0,
+        seq: 0,
+        failed_ids: HashSet::new(),
+    };
+    let mut runner_row = c.prepare_cached(
+        "INSERT OR REPLACE INTO runners (name, run_id, status, lacks, interpreter)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for project in &mut report.runs {
+        runner_row.execute(params![
+            project.runner,
+            run_id,
+            project.status().name(),
+            project.lacks,
+            project.interpreter
+        ])?;
+        results.failures(project)?;
+        results.outcomes(project)?;
+    }
+    let Results {
+        recovered,
+        failed_ids,
+        ..
+    } = results;
+    let mut failing = c.prepare_cached("INSERT OR IGNORE INTO failing (test_id) VALUES (?1)")?;
+    for tid in failed_ids {
+        failing.execute([tid])?;
+    }
+    c.prepare_cached("UPDATE runs SET recovered = ?2 WHERE id = ?1")?
+        .execute(params![run_id, recovered])?;
+    Ok(Annotated { recovered })
+}
+
+/// The run's row (its `recovered` is set once the results are in); returns its id.
+fn insert_run(c: &Connection, run: &NewRun, report: &Report) -> Result<i64, StoreError> {
     let mut sums = (0i64, 0i64, 0i64, 0i64);
     for r in &report.runs {
         sums.0 += i64::from(r.passed);
@@ -297,10 +348,10 @@ fn record(
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0, ?10, ?11, ?12)",
     )?
     .execute(params![
-        generation,
-        selection,
-        requested,
-        status.name(),
+        run.generation,
+        run.selection,
+        run.requested,
+        run.status.name(),
         runner,
         sums.0,
         sums.1,
@@ -308,31 +359,31 @@ fn record(
         sums.3,
         millis(report.duration),
         started,
-        env
+        run.env
     ])?;
-    let run_id = c.last_insert_rowid();
+    Ok(c.last_insert_rowid())
+}
 
-    let mut insert = c.prepare_cached(
-        "INSERT OR IGNORE INTO results (run_id, test_id, phase, outcome, seq, duration_ms,
-             message, kind, frames, flaky, new, failing_for)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-    )?;
-    let mut runner_row = c.prepare_cached(
-        "INSERT OR REPLACE INTO runners (name, run_id, status, lacks, interpreter)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?;
-    let mut unfail = c.prepare_cached("DELETE FROM failing WHERE test_id = ?1")?;
-    let mut recovered = 0u32;
-    let mut seq = 0i64;
-    let mut failed_ids: HashSet<i64> = HashSet::new();
-    for run in &mut report.runs {
-        runner_row.execute(params![
-            run.runner,
-            run_id,
-            run.status().name(),
-            run.lacks,
-            run.interpreter
-        ])?;
+/// One run's per-test results being written, and what they add up to.
+struct Results<'c> {
+    c: &'c Connection,
+    generation: i64,
+    env: i64,
+    had_full_run: bool,
+    run_id: i64,
+    insert: rusqlite::CachedStatement<'c>,
+    unfail: rusqlite::CachedStatement<'c>,
+    /// Tests that passed after failing in their previous run.
+    recovered: u32,
+    /// The failures' order in the run, across projects.
+    seq: i64,
+    failed_ids: HashSet<i64>,
+}
+
+impl Results<'_> {
+    /// A project's failures, annotated from their history and written in the order reported.
+    fn failures(&mut self, run: &mut Run) -> Result<(), StoreError> {
+        let c = self.c;
         let failed_durations: HashMap<&str, Duration> = run
             .outcomes
             .iter()
@@ -341,14 +392,14 @@ fn record(
             .collect();
         for f in &mut run.failures {
             let tid = test_id(c, &f.test)?;
-            let past = history(c, tid, run_id)?;
-            annotate(f, &past, generation, env, had_full_run);
-            insert.execute(params![
-                run_id,
+            let past = history(c, tid, self.run_id)?;
+            annotate(f, &past, self.generation, self.env, self.had_full_run);
+            self.insert.execute(params![
+                self.run_id,
                 tid,
                 phase_code(f.phase),
                 FAILED,
-                seq,
+                self.seq,
                 failed_durations.get(f.test.as_str()).map(|d| millis(*d)),
                 f.message,
                 f.kind,
@@ -357,22 +408,27 @@ fn record(
                 f.new,
                 f.failing_for
             ])?;
-            seq += 1;
-            failed_ids.insert(tid);
+            self.seq += 1;
+            self.failed_ids.insert(tid);
         }
+        Ok(())
+    }
+
+    /// A project's passed and skipped tests; a pass takes the test off the failing list.
+    fn outcomes(&mut self, run: &Run) -> Result<(), StoreError> {
         for o in &run.outcomes {
             let outcome = match o.outcome {
                 Outcome::Failed => continue,
                 Outcome::Passed => PASSED,
                 Outcome::Skipped => SKIPPED,
             };
-            let tid = test_id(c, &o.test)?;
-            if failed_ids.contains(&tid) {
+            let tid = test_id(self.c, &o.test)?;
+            if self.failed_ids.contains(&tid) {
                 // Failed in one phase and passed in another: the failure stands.
                 continue;
             }
-            insert.execute(params![
-                run_id,
+            self.insert.execute(params![
+                self.run_id,
                 tid,
                 phase_code(Phase::Call),
                 outcome,
@@ -385,18 +441,12 @@ fn record(
                 false,
                 0
             ])?;
-            if outcome == PASSED && unfail.execute([tid])? > 0 {
-                recovered += 1;
+            if outcome == PASSED && self.unfail.execute([tid])? > 0 {
+                self.recovered += 1;
             }
         }
+        Ok(())
     }
-    let mut failing = c.prepare_cached("INSERT OR IGNORE INTO failing (test_id) VALUES (?1)")?;
-    for tid in failed_ids {
-        failing.execute([tid])?;
-    }
-    c.prepare_cached("UPDATE runs SET recovered = ?2 WHERE id = ?1")?
-        .execute(params![run_id, recovered])?;
-    Ok(Annotated { recovered })
 }
 
 /// The id of a test by name, added when new.

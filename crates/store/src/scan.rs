@@ -134,7 +134,7 @@ fn scan(
         });
         (loaded, walker.join())
     });
-    let (generation, mut known, inputs_known, mut inputs) = loaded?;
+    let (generation, known, inputs_known, mut inputs) = loaded?;
     let (walked, trees) = walked.map_err(|_| {
         StoreError::io(
             format!("walking {}", root.display()),
@@ -142,41 +142,102 @@ fn scan(
         )
     })?;
     environment::measure_trees(root, &trees, &mut inputs);
-    let inputs_changed: Vec<&Input> = inputs
-        .iter()
-        .filter(|i| inputs_known.get(&i.key) != Some(&i.hash))
-        .collect();
-    let measured: HashSet<&str> = inputs.iter().map(|i| i.key.as_str()).collect();
-    let inputs_gone: Vec<&String> = inputs_known
-        .keys()
-        .filter(|k| !measured.contains(k.as_str()))
-        .collect();
-    let mut candidates: Vec<(Seen, Option<Record>)> = Vec::new();
-    for f in walked {
-        match known.remove(f.rel.as_str()) {
-            Some(k) if k.size == f.size && k.mtime == f.mtime && !k.racy => {}
-            k => candidates.push((f, k)),
-        }
-    }
-    let deleted: Vec<String> = known.into_keys().collect();
-    let observed = hash_all(root, candidates);
-    if generation > 0
-        && observed.is_empty()
-        && deleted.is_empty()
-        && inputs_changed.is_empty()
-        && inputs_gone.is_empty()
-    {
+    let changes = Changes::between(root, walked, known, &inputs, &inputs_known);
+    if generation > 0 && changes.is_empty() {
         return Ok(generation);
     }
     // Another process may have recorded the same changes since `load`: decide against the
     // rows as they are now, inside the write transaction.
     db::write(conn, |c| {
         let generation = db::generation(c)?;
-        let mut changed = generation == 0;
+        let decided = changes.decide(c, generation)?;
+        let next = if decided.changed {
+            generation + 1
+        } else {
+            generation
+        };
+        decided.write(c, next as i64)?;
+        Ok(next)
+    })
+}
+
+/// What a scan found different from the rows it loaded.
+struct Changes<'a> {
+    /// Files whose stat did not match their row (or that have none), hashed.
+    observed: Vec<Observed>,
+    /// Files with a live row that the walk did not find.
+    deleted: Vec<String>,
+    /// Inputs whose fingerprint is not the one recorded.
+    inputs_changed: Vec<&'a Input>,
+    /// Inputs with a live row that are no longer measured.
+    inputs_gone: Vec<&'a String>,
+}
+
+/// The rows a scan changes, decided inside the write transaction.
+struct Decided<'a> {
+    changed: bool,
+    /// Files to write, and whether the write is a change (else only their stat moved).
+    updates: Vec<(&'a Observed, bool)>,
+    gone: Vec<&'a String>,
+    input_updates: Vec<&'a Input>,
+    inputs_tomb: Vec<&'a String>,
+}
+
+impl<'a> Changes<'a> {
+    /// Compares what the walk and the measuring found with the rows `load` read, hashing the
+    /// files whose stat cannot be trusted.
+    fn between(
+        root: &Path,
+        walked: Vec<Seen>,
+        mut known: Known,
+        inputs: &'a [Input],
+        inputs_known: &'a KnownInputs,
+    ) -> Changes<'a> {
+        let inputs_changed: Vec<&Input> = inputs
+            .iter()
+            .filter(|i| inputs_known.get(&i.key) != Some(&i.hash))
+            .collect();
+        let measured: HashSet<&str> = inputs.iter().map(|i| i.key.as_str()).collect();
+        let inputs_gone: Vec<&String> = inputs_known
+            .keys()
+            .filter(|k| !measured.contains(k.as_str()))
+            .collect();
+        let mut candidates: Vec<(Seen, Option<Record>)> = Vec::new();
+        for f in walked {
+            match known.remove(f.rel.as_str()) {
+                Some(k) if k.size == f.size && k.mtime == f.mtime && !k.racy => {}
+                k => candidates.push((f, k)),
+            }
+        }
+        let deleted: Vec<String> = known.into_keys().collect();
+        let observed = hash_all(root, candidates);
+        Changes {
+            observed,
+            deleted,
+            inputs_changed,
+            inputs_gone,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.observed.is_empty()
+            && self.deleted.is_empty()
+            && self.inputs_changed.is_empty()
+            && self.inputs_gone.is_empty()
+    }
+
+    /// Which of the changes the rows as they are now still lack.
+    fn decide(&self, c: &Connection, generation: u64) -> Result<Decided<'_>, StoreError> {
+        let mut decided = Decided {
+            changed: generation == 0,
+            updates: Vec::new(),
+            gone: Vec::new(),
+            input_updates: Vec::new(),
+            inputs_tomb: Vec::new(),
+        };
         let mut get =
             c.prepare_cached("SELECT size, mtime, hash, racy, deleted FROM files WHERE path = ?1")?;
-        let mut updates: Vec<(&Observed, bool)> = Vec::new();
-        for o in &observed {
+        for o in &self.observed {
             let row: Option<(i64, i64, i64, bool, bool)> = get
                 .query_row([&o.path], |r| {
                     Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
@@ -185,59 +246,62 @@ fn scan(
             match row {
                 Some((size, mtime, hash, racy, false)) if hash == o.hash => {
                     if (size, mtime, racy) != (o.size, o.mtime, o.racy) {
-                        updates.push((o, false));
+                        decided.updates.push((o, false));
                     }
                 }
                 _ => {
-                    changed = true;
-                    updates.push((o, true));
+                    decided.changed = true;
+                    decided.updates.push((o, true));
                 }
             }
         }
-        let mut gone: Vec<&String> = Vec::new();
-        for p in &deleted {
+        for p in &self.deleted {
             let live: Option<bool> = get
                 .query_row([p], |r| r.get::<_, bool>(4).map(|d| !d))
                 .optional()?;
             if live == Some(true) {
-                changed = true;
-                gone.push(p);
+                decided.changed = true;
+                decided.gone.push(p);
             }
         }
         let mut get_input = c.prepare_cached("SELECT hash, deleted FROM inputs WHERE key = ?1")?;
-        let mut input_updates: Vec<&Input> = Vec::new();
-        for i in &inputs_changed {
+        for i in &self.inputs_changed {
             let row: Option<(i64, bool)> = get_input
                 .query_row([&i.key], |r| Ok((r.get(0)?, r.get(1)?)))
                 .optional()?;
             if row != Some((i.hash, false)) {
-                changed = true;
-                input_updates.push(i);
+                decided.changed = true;
+                decided.input_updates.push(i);
             }
         }
-        let mut inputs_tomb: Vec<&String> = Vec::new();
-        for k in &inputs_gone {
+        for k in &self.inputs_gone {
             let row: Option<(i64, bool)> = get_input
                 .query_row([k], |r| Ok((r.get(0)?, r.get(1)?)))
                 .optional()?;
             if matches!(row, Some((_, false))) {
-                changed = true;
-                inputs_tomb.push(k);
+                decided.changed = true;
+                decided.inputs_tomb.push(k);
             }
         }
-        let next = if changed { generation + 1 } else { generation };
-        let next_sql = next as i64;
+        Ok(decided)
+    }
+}
+
+impl Decided<'_> {
+    /// Writes the decided rows at generation `next`, and `next` as the generation when
+    /// anything changed.
+    fn write(self, c: &Connection, next: i64) -> Result<(), StoreError> {
         let mut upsert_input = c.prepare_cached(
             "INSERT INTO inputs (key, hash, gen, deleted) VALUES (?1, ?2, ?3, 0)
              ON CONFLICT (key) DO UPDATE SET hash = ?2, gen = ?3, deleted = 0",
         )?;
-        for i in input_updates {
-            upsert_input.execute(rusqlite::params![i.key, i.hash, next_sql])?;
+        for i in self.input_updates {
+            upsert_input.execute(rusqlite::params![i.key, i.hash, next])?;
         }
         let mut tomb_input =
             c.prepare_cached("UPDATE inputs SET deleted = 1, gen = ?2 WHERE key = ?1")?;
-        for k in inputs_tomb {
-            tomb_input.execute(rusqlite::params![k, next_sql])?;
+        for k in self.inputs_tomb {
+            tomb_input.execute(rusqlite::params![k, next])?;
         }
         let mut upsert = c.prepare_cached(
             "INSERT INTO files (path, size, mtime, hash, gen, racy, deleted, born)
@@ -247,10 +311,10 @@ fn scan(
         )?;
         let mut restat =
             c.prepare_cached("UPDATE files SET size = ?2, mtime = ?3, racy = ?4 WHERE path = ?1")?;
-        for (o, bump) in updates {
+        for (o, bump) in self.updates {
             if bump {
                 upsert.execute(rusqlite::params![
-                    o.path, o.size, o.mtime, o.hash, next_sql, o.racy
+                    o.path, o.size, o.mtime, o.hash, next, o.racy
                 ])?;
             } else {
                 restat.execute(rusqlite::params![o.path, o.size, o.mtime, o.racy])?;
@@ -258,17 +322,17 @@ fn scan(
         }
         let mut tomb =
             c.prepare_cached("UPDATE files SET deleted = 1, gen = ?2 WHERE path = ?1")?;
-        for p in gone {
-            tomb.execute(rusqlite::params![p, next_sql])?;
+        for p in self.gone {
+            tomb.execute(rusqlite::params![p, next])?;
         }
-        if changed {
+        if self.changed {
             c.execute(
                 "UPDATE meta SET value = ?1 WHERE key = 'generation'",
-                [next_sql],
+                [next],
             )?;
         }
-        Ok(next)
-    })
+        Ok(())
+    }
 }
 
 /// The live inputs' fingerprints by key.

@@ -213,6 +213,34 @@ fn work(queue: &Queue, base: &Base, v: &Visitor<'_>) {
     }
 }
 
+impl Job {
+    /// The ignore rules below this directory, whose `.gitignore` or `.ignore` is there: its
+    /// own over its parents' (theirs alone when it cannot be read).
+    fn rules_here(&self) -> Option<Arc<Rules>> {
+        match matcher(&self.abs, &[".gitignore", ".ignore"]) {
+            Some(m) => Some(Arc::new(Rules {
+                dir: self.prefix.trim_end_matches('/').to_owned(),
+                matcher: m,
+                parent: self.rules.clone(),
+            })),
+            None => self.rules.clone(),
+        }
+    }
+}
+
+/// Whether the filter's verdict keeps the walk out of directory `rel`; a dependency tree is
+/// reported first.
+fn kept_out(verdict: Option<Entry>, rel: &str, v: &Visitor<'_>) -> bool {
+    match verdict {
+        Some(Entry::Tree(t)) => {
+            (v.tree)(rel, t);
+            true
+        }
+        Some(_) => true,
+        None => false,
+    }
+}
+
 /// Reads one directory: visits its files, returns its subdirectories to read.
 fn read(job: &Job, base: &Base, v: &Visitor<'_>) -> Vec<Job> {
     let Ok(entries) = std::fs::read_dir(&job.abs) else {
@@ -222,25 +250,11 @@ fn read(job: &Job, base: &Base, v: &Visitor<'_>) -> Vec<Job> {
     let is_root = job.prefix.is_empty();
     let names: Vec<std::ffi::OsString> = entries.iter().map(|e| e.file_name()).collect();
     let has = |n: &str| names.iter().any(|e| e == n);
-    if !is_root {
-        match filter::generated(has) {
-            Some(Entry::Tree(t)) => {
-                (v.tree)(job.prefix.trim_end_matches('/'), t);
-                return Vec::new();
-            }
-            Some(_) => return Vec::new(),
-            None => {}
-        }
+    if !is_root && kept_out(filter::generated(has), job.prefix.trim_end_matches('/'), v) {
+        return Vec::new();
     }
     let rules = if has(".gitignore") || has(".ignore") {
-        match matcher(&job.abs, &[".gitignore", ".ignore"]) {
-            Some(m) => Some(Arc::new(Rules {
-                dir: job.prefix.trim_end_matches('/').to_owned(),
-                matcher: m,
-                parent: job.rules.clone(),
-            })),
-            None => job.rules.clone(),
-        }
+        job.rules_here()
     } else {
         job.rules.clone()
     };
@@ -257,24 +271,12 @@ fn read(job: &Job, base: &Base, v: &Visitor<'_>) -> Vec<Job> {
             continue;
         }
         if ft.is_dir() {
-            match filter::by_name(name, &outputs) {
-                Some(Entry::Tree(t)) => {
-                    (v.tree)(&rel, t);
-                    continue;
-                }
-                Some(_) => continue,
-                None => {}
+            if kept_out(filter::by_name(name, &outputs), &rel, v) {
+                continue;
             }
             let ignored = job.ignored || ignored(rules.as_ref(), base, &rel, true);
-            if ignored {
-                match filter::when_ignored(name) {
-                    Some(Entry::Tree(t)) => {
-                        (v.tree)(&rel, t);
-                        continue;
-                    }
-                    Some(_) => continue,
-                    None => {}
-                }
+            if ignored && kept_out(filter::when_ignored(name), &rel, v) {
+                continue;
             }
             children.push(Job {
                 abs: job.abs.join(name),

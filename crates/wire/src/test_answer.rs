@@ -200,25 +200,8 @@ pub fn test_answer(report: &Report) -> TestAnswer {
     }
     let all_failures: Vec<&Failure> = runs.iter().flat_map(|r| &r.failures).collect();
     let build_errors = dedup_build_errors(runs.iter().flat_map(|r| &r.build_errors));
-    // A project without tests beside projects that ran some does not make the verdict (see
-    // `Report::status`), so its words are not the answer's either.
     let status = report.status();
-    let speaks = |r: &&Run| status == Status::NoTestsRan || r.status() != Status::NoTestsRan;
-    // Several projects of one runner say the same thing once (`lacks` of two plain-cargo
-    // workspaces is one `isolation`).
-    let joined = |f: fn(&Run) -> Option<&String>| {
-        let mut parts: Vec<&str> = Vec::new();
-        for p in runs
-            .iter()
-            .filter(speaks)
-            .filter_map(|r| f(r).map(String::as_str))
-        {
-            if !parts.contains(&p) {
-                parts.push(p);
-            }
-        }
-        (!parts.is_empty()).then(|| parts.join("\n"))
-    };
+    let joined = |f: fn(&Run) -> Option<&String>| joined(runs, status, f);
     let mut answer = TestAnswer {
         generation: report.generation,
         unchanged: false,
@@ -252,34 +235,62 @@ pub fn test_answer(report: &Report) -> TestAnswer {
         failures: Vec::new(),
         clusters: Vec::new(),
         more_failures: 0,
-        reason: {
-            let doubts: Vec<String> = runs.iter().filter_map(Run::doubt).collect();
-            (!doubts.is_empty()).then(|| cut(&doubts.join("; "), REASON_CHARS))
-        },
+        reason: reason(runs),
         tail: joined(|r| r.tail.as_ref()),
         runs: Vec::new(),
         more_runs: 0,
     };
     if runs.len() > 1 {
-        // Beyond the cap, the projects that are not green come first; order is kept otherwise.
-        let mut order: Vec<&Run> = runs.iter().collect();
-        if order.len() > RUNS_SHOWN {
-            order.sort_by_key(|r| r.status().is_green() || r.status() == Status::NoTestsRan);
-        }
-        answer.more_runs = order.len().saturating_sub(RUNS_SHOWN);
-        answer.runs = order
-            .into_iter()
-            .take(RUNS_SHOWN)
-            .map(|r| RunOut {
-                runner: r.runner.clone(),
-                dir: r.dir.clone(),
-                status: r.status().name(),
-                counts: Counts::of(r).settle(),
-            })
-            .collect();
+        (answer.runs, answer.more_runs) = runs_out(runs);
     }
     shape_failures(&mut answer, &all_failures);
     answer
+}
+
+/// What the projects that speak say, each thing once, one a line: several projects of one
+/// runner say the same thing once (`lacks` of two plain-cargo workspaces is one `isolation`).
+/// A project without tests beside projects that ran some does not make the verdict (see
+/// `Report::status`), so its words are not the answer's either.
+fn joined(runs: &[Run], status: Status, f: fn(&Run) -> Option<&String>) -> Option<String> {
+    let speaks = |r: &&Run| status == Status::NoTestsRan || r.status() != Status::NoTestsRan;
+    let mut parts: Vec<&str> = Vec::new();
+    for p in runs
+        .iter()
+        .filter(speaks)
+        .filter_map(|r| f(r).map(String::as_str))
+    {
+        if !parts.contains(&p) {
+            parts.push(p);
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("\n"))
+}
+
+/// Why the answer cannot be trusted in full, when a run says so.
+fn reason(runs: &[Run]) -> Option<String> {
+    let doubts: Vec<String> = runs.iter().filter_map(Run::doubt).collect();
+    (!doubts.is_empty()).then(|| cut(&doubts.join("; "), REASON_CHARS))
+}
+
+/// The per-project list, up to [`RUNS_SHOWN`], and how many it leaves out: beyond the cap,
+/// the projects that are not green come first; order is kept otherwise.
+fn runs_out(runs: &[Run]) -> (Vec<RunOut>, usize) {
+    let mut order: Vec<&Run> = runs.iter().collect();
+    if order.len() > RUNS_SHOWN {
+        order.sort_by_key(|r| r.status().is_green() || r.status() == Status::NoTestsRan);
+    }
+    let more = order.len().saturating_sub(RUNS_SHOWN);
+    let shown = order
+        .into_iter()
+        .take(RUNS_SHOWN)
+        .map(|r| RunOut {
+            runner: r.runner.clone(),
+            dir: r.dir.clone(),
+            status: r.status().name(),
+            counts: Counts::of(r).settle(),
+        })
+        .collect();
+    (shown, more)
 }
 
 /// The runners that ran, each named once, in the order they ran.
@@ -386,7 +397,16 @@ fn shape_failures(answer: &mut TestAnswer, failures: &[&Failure]) {
     if failures.is_empty() {
         return;
     }
-    // Group by cause, keeping first-seen order; a group's position is its first member's.
+    if failures.len() <= ALL_IN_FULL {
+        show_all(answer, failures);
+    } else {
+        show_by_cause(answer, failures, &by_cause(failures));
+    }
+}
+
+/// The failures grouped by cause, keeping first-seen order; a group's position is its first
+/// member's.
+fn by_cause<'a>(failures: &[&'a Failure]) -> Vec<Group<'a>> {
     let mut index: HashMap<Cause, usize> = HashMap::new();
     let mut groups: Vec<Group> = Vec::new();
     for f in failures {
@@ -398,33 +418,36 @@ fn shape_failures(answer: &mut TestAnswer, failures: &[&Failure]) {
         });
         groups[i].members.push(f);
     }
+    groups
+}
 
-    if failures.len() <= ALL_IN_FULL {
-        // Few enough to show every one; only frames are trimmed to fit, down to the deepest
-        // one. Its source line goes too only when that makes the answer fit: ids and messages
-        // are never cut, so eight long ones may not fit at all, and then the line that often
-        // saves opening the file is worth its bytes. Faithful before small.
-        let shaped = |frames, code| -> Vec<FailureOut> {
-            failures
-                .iter()
-                .map(|f| failure_out(f, frames, code))
-                .collect()
-        };
-        for (frames, code) in LADDER {
-            answer.failures = shaped(frames, code);
-            if size(answer) <= MANY_FAILURES_BUDGET {
-                return;
-            }
+/// Few enough to show every one; only frames are trimmed to fit, down to the deepest one. Its
+/// source line goes too only when that makes the answer fit: ids and messages are never cut,
+/// so eight long ones may not fit at all, and then the line that often saves opening the file
+/// is worth its bytes. Faithful before small.
+fn show_all(answer: &mut TestAnswer, failures: &[&Failure]) {
+    let shaped = |frames, code| -> Vec<FailureOut> {
+        failures
+            .iter()
+            .map(|f| failure_out(f, frames, code))
+            .collect()
+    };
+    for (frames, code) in LADDER {
+        answer.failures = shaped(frames, code);
+        if size(answer) <= MANY_FAILURES_BUDGET {
+            return;
         }
-        let with_lines = std::mem::replace(&mut answer.failures, shaped(1, 0));
-        if size(answer) > MANY_FAILURES_BUDGET {
-            answer.failures = with_lines;
-        }
-        return;
     }
+    let with_lines = std::mem::replace(&mut answer.failures, shaped(1, 0));
+    if size(answer) > MANY_FAILURES_BUDGET {
+        answer.failures = with_lines;
+    }
+}
 
-    // The first failure of each of the first IN_FULL causes is shown in full; every cause
-    // with members not shown becomes a cluster, biggest first.
+/// The first failure of each of the first [`IN_FULL`] causes is shown in full; every cause
+/// with members not shown becomes a cluster, biggest first. Trimmed step by step until the
+/// answer fits or only one failure in full is left.
+fn show_by_cause(answer: &mut TestAnswer, failures: &[&Failure], groups: &[Group]) {
     let mut shown_groups: Vec<usize> = (0..groups.len().min(IN_FULL)).collect();
     let mut cluster_order: Vec<usize> = (0..groups.len()).collect();
     cluster_order.sort_by_key(|&g| std::cmp::Reverse(groups[g].members.len()));
