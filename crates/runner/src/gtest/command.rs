@@ -310,6 +310,60 @@ pub(super) fn regex_escape(s: &str) -> String {
     crate::text::escape_chars(s, |c| !(c.is_ascii_alphanumeric() || c == '_'))
 }
 
+/// What runs the requested tests: the CTest tests by `-R`, the gtest ids inside whole-binary
+/// ones by `GTEST_FILTER`; all of them when both are `None`.
+#[derive(Debug, Default)]
+pub(super) struct Filters {
+    pub(super) regex: Option<String>,
+    pub(super) gtest: Option<String>,
+}
+
+impl Selection {
+    pub(super) fn filters(&self) -> Filters {
+        let regex = format!(
+            "^({})$",
+            self.ctest_names
+                .iter()
+                .map(|n| regex_escape(n))
+                .collect::<Vec<_>>()
+                .join("|")
+        );
+        Filters {
+            regex: Some(regex),
+            gtest: (!self.inside_binaries.is_empty()).then(|| self.inside_binaries.join(":")),
+        }
+    }
+}
+
+/// `ctest -V` over the build directory `build`, in parallel, each gtest process writing its
+/// JSON report into `json_dir`.
+pub(super) fn ctest_command(
+    ctest: &Path,
+    dir: &Path,
+    build: &Path,
+    json_dir: &Path,
+    filters: &Filters,
+) -> Command {
+    let mut cmd = command(ctest, dir);
+    cmd.arg("--test-dir")
+        .arg(build)
+        .args(["-V", "--parallel", &jobs()]);
+    if let Some(r) = &filters.regex {
+        cmd.arg("-R").arg(r);
+    }
+    let mut out_spec = json_dir.to_path_buf().into_os_string();
+    out_spec.push("/");
+    let mut spec = std::ffi::OsString::from("json:");
+    spec.push(out_spec);
+    // Colour is not switched off here: ctest's pipe is no terminal, so gtest prints none,
+    // and what pith reads is stripped of escapes anyway.
+    cmd.env("GTEST_OUTPUT", spec);
+    if let Some(f) = &filters.gtest {
+        cmd.env("GTEST_FILTER", f);
+    }
+    cmd
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,70 +28,8 @@ pub(super) fn judge(
     } = reports;
     // ctest's own words (its results, totals and list of failures) and what it said on stderr.
     let output = format!("{}\n{}", ctest_words(&ct.last).join("\n"), cap.stderr_str());
-    let mut by_id: HashMap<&str, &json::Case> = HashMap::new();
-    for c in &cases {
-        by_id.entry(c.id.as_str()).or_insert(c);
-    }
-    let mut seen: HashSet<String> = HashSet::new();
-    let mut outcomes: Vec<Outcome> = Vec::new();
-    let mut crash_tail: Option<String> = None;
-    for t in &ct.tests {
-        let more = ctest_outcomes(ctx, t, &by_id, &mut seen);
-        // A process that died, or left a test unfinished: what it printed last says why.
-        let ended_early = |o: &Outcome| {
-            o.crashed
-                || o.failure
-                    .as_ref()
-                    .is_some_and(|f| f.kind.as_deref() == Some("exit"))
-        };
-        if crash_tail.is_none() && more.iter().any(ended_early) {
-            crash_tail = output_tail(ctx.paths, t.output.iter());
-        }
-        outcomes.extend(more);
-    }
-    // Results only the JSON has (output that could not be attributed).
-    for c in &cases {
-        if seen.insert(c.id.clone()) {
-            outcomes.push(case_outcome(c, ctx.paths));
-        }
-    }
-
-    let mut run = Run::new("ctest");
-    let mut found: Vec<String> = Vec::new();
-    let mut crashed = false;
-    for o in outcomes {
-        let collect = o
-            .failure
-            .as_ref()
-            .is_some_and(|f| f.phase == Phase::Collect);
-        if !requested.is_empty() {
-            // A suite that failed to set up answers for the requested tests of that suite.
-            let suite_of = |r: &String| r.split_once('.').is_some_and(|(s, _)| s == o.id);
-            if !(requested.contains(&o.id) || collect && requested.iter().any(suite_of)) {
-                continue;
-            }
-            found.push(o.id.clone());
-        }
-        crashed |= o.crashed;
-        match o.verdict {
-            Verdict::Passed => run.passed += 1,
-            Verdict::Skipped => run.skipped += 1,
-            // Collection errors are counted apart from failed tests.
-            Verdict::Failed if collect => {}
-            Verdict::Failed => run.failed += 1,
-            Verdict::Running => run.running.push(o.id.clone()),
-        }
-        if let Some(f) = o.failure {
-            run.failures.push(f);
-        }
-    }
-    if !requested.is_empty() {
-        run.not_found = requested
-            .iter()
-            .filter(|r| !found.contains(r))
-            .cloned()
-            .collect();
-    }
+    let (outcomes, crash_tail) = outcomes(ctx, &ct, &cases);
+    let (mut run, crashed) = tally(outcomes, requested);
     let tail = || verdict::tail(ctx.paths, &output);
     if requested.is_empty() {
         // gtest announces how many tests each process will run: more than reported means a
@@ -143,6 +81,86 @@ pub(super) fn judge(
         run.tail = crash_tail.or_else(tail);
     }
     run
+}
+
+/// Every test's outcome, CTest test by CTest test (the JSON's where it has the test), then
+/// those only the JSON has; and the tail of the first process that died or left a test
+/// unfinished, which says why.
+fn outcomes(
+    ctx: &Context<'_>,
+    ct: &CtestRun,
+    cases: &[json::Case],
+) -> (Vec<Outcome>, Option<String>) {
+    let mut by_id: HashMap<&str, &json::Case> = HashMap::new();
+    for c in cases {
+        by_id.entry(c.id.as_str()).or_insert(c);
+    }
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut outcomes: Vec<Outcome> = Vec::new();
+    let mut crash_tail: Option<String> = None;
+    for t in &ct.tests {
+        let more = ctest_outcomes(ctx, t, &by_id, &mut seen);
+        // A process that died, or left a test unfinished: what it printed last says why.
+        let ended_early = |o: &Outcome| {
+            o.crashed
+                || o.failure
+                    .as_ref()
+                    .is_some_and(|f| f.kind.as_deref() == Some("exit"))
+        };
+        if crash_tail.is_none() && more.iter().any(ended_early) {
+            crash_tail = output_tail(ctx.paths, t.output.iter());
+        }
+        outcomes.extend(more);
+    }
+    // Results only the JSON has (output that could not be attributed).
+    for c in cases {
+        if seen.insert(c.id.clone()) {
+            outcomes.push(case_outcome(c, ctx.paths));
+        }
+    }
+    (outcomes, crash_tail)
+}
+
+/// The outcomes counted into a run, kept to the requested tests when some were (those not
+/// reported are not found); and whether a test's process died under it.
+fn tally(outcomes: Vec<Outcome>, requested: &[String]) -> (Run, bool) {
+    let mut run = Run::new("ctest");
+    let mut found: Vec<String> = Vec::new();
+    let mut crashed = false;
+    for o in outcomes {
+        let collect = o
+            .failure
+            .as_ref()
+            .is_some_and(|f| f.phase == Phase::Collect);
+        if !requested.is_empty() {
+            // A suite that failed to set up answers for the requested tests of that suite.
+            let suite_of = |r: &String| r.split_once('.').is_some_and(|(s, _)| s == o.id);
+            if !(requested.contains(&o.id) || collect && requested.iter().any(suite_of)) {
+                continue;
+            }
+            found.push(o.id.clone());
+        }
+        crashed |= o.crashed;
+        match o.verdict {
+            Verdict::Passed => run.passed += 1,
+            Verdict::Skipped => run.skipped += 1,
+            // Collection errors are counted apart from failed tests.
+            Verdict::Failed if collect => {}
+            Verdict::Failed => run.failed += 1,
+            Verdict::Running => run.running.push(o.id.clone()),
+        }
+        if let Some(f) = o.failure {
+            run.failures.push(f);
+        }
+    }
+    if !requested.is_empty() {
+        run.not_found = requested
+            .iter()
+            .filter(|r| !found.contains(r))
+            .cloned()
+            .collect();
+    }
+    (run, crashed)
 }
 
 /// Where ctest's own totals and gtest's closing summaries disagree with what pith read, one

@@ -111,17 +111,31 @@ pub(crate) fn not_started(
     if wrote || matches!(code, None | Some(0)) {
         return None;
     }
+    if super::java_missing(output) {
+        return Some("no Java runtime found (JAVA_HOME, java on PATH)".to_owned());
+    }
     let lines: Vec<String> = output
         .lines()
         .map(|l| text::strip_ansi(l).trim().to_owned())
         .filter(|l| !l.is_empty())
         .collect();
-    let has = |needle: &str| lines.iter().any(|l| l.contains(needle));
-    let line_with = |needle: &str| lines.iter().find(|l| l.contains(needle)).cloned();
-
-    if super::java_missing(output) {
-        return Some("no Java runtime found (JAVA_HOME, java on PATH)".to_owned());
+    if let Some(why) = wrapper_failed(launch, &lines).or_else(|| wrong_jdk(&lines)) {
+        return Some(why);
     }
+    // The script itself could not run what it needs (`sh: 1: java: not found`, a missing
+    // interpreter): a shell's "not found" exit codes.
+    if matches!(code, Some(126 | 127)) {
+        let why = lines.last().cloned().unwrap_or_default();
+        return Some(format!("exited {} ({})", code.unwrap_or(0), cut(&why)));
+    }
+    None
+}
+
+/// Why the project's wrapper could not start its tool, from its output's non-empty `lines`:
+/// its jar is missing, its own exception (a download that failed), the script-only Maven
+/// wrapper's one line.
+fn wrapper_failed(launch: &Launch, lines: &[String]) -> Option<String> {
+    let has = |needle: &str| lines.iter().any(|l| l.contains(needle));
     // A wrapper jar that is not there: the JVM cannot find the wrapper's main class.
     for main in [
         "org.gradle.wrapper.GradleWrapperMain",
@@ -158,7 +172,10 @@ pub(crate) fn not_started(
         });
     }
     // The script-only Maven wrapper (3.3) says why in one line of its own.
-    for needle in [
+    if !(launch.wrapper && launch.tool == Tool::Maven) {
+        return None;
+    }
+    [
         "Failed to fetch",
         "mvnw cannot run",
         "cannot read distributionUrl",
@@ -167,41 +184,41 @@ pub(crate) fn not_started(
         "failed to unzip",
         "failed to untar",
         "cannot exec ",
-    ] {
-        if launch.wrapper && launch.tool == Tool::Maven {
-            if let Some(l) = line_with(needle) {
-                return Some(l);
-            }
-        }
-    }
-    // A JDK the tool does not run on: Gradle's Groovy cannot read the JDK's classes, Gradle or
-    // Maven says which Java it needs, or its own classes are newer than the JVM.
-    for needle in [
+    ]
+    .iter()
+    .find_map(|needle| line_with(lines, needle))
+}
+
+/// A JDK the tool does not run on, from its output's non-empty `lines`: Gradle's Groovy
+/// cannot read the JDK's classes, Gradle or Maven says which Java it needs, or its own classes
+/// are newer than the JVM.
+fn wrong_jdk(lines: &[String]) -> Option<String> {
+    let said = [
         "Unsupported class file major version",
         "Could not initialize class org.codehaus.groovy.vmplugin",
         "Gradle requires JVM",
         "requires Java",
         "Unsupported Java",
-    ] {
-        if let Some(l) = line_with(needle) {
-            return Some(format!("does not run on this JDK: {}", cut(&l)));
-        }
-    }
-    if let Some(l) = lines.iter().find(|l| {
-        l.contains("has been compiled by a more recent version of the Java Runtime")
-            && (l.contains("org/gradle/")
-                || l.contains("org/apache/maven/")
-                || l.contains("org/codehaus/plexus/"))
-    }) {
-        return Some(format!("does not run on this JDK: {}", cut(l)));
-    }
-    // The script itself could not run what it needs (`sh: 1: java: not found`, a missing
-    // interpreter): a shell's "not found" exit codes.
-    if matches!(code, Some(126 | 127)) {
-        let why = lines.last().cloned().unwrap_or_default();
-        return Some(format!("exited {} ({})", code.unwrap_or(0), cut(&why)));
-    }
-    None
+    ]
+    .iter()
+    .find_map(|needle| line_with(lines, needle))
+    .or_else(|| {
+        lines
+            .iter()
+            .find(|l| {
+                l.contains("has been compiled by a more recent version of the Java Runtime")
+                    && (l.contains("org/gradle/")
+                        || l.contains("org/apache/maven/")
+                        || l.contains("org/codehaus/plexus/"))
+            })
+            .cloned()
+    })?;
+    Some(format!("does not run on this JDK: {}", cut(&said)))
+}
+
+/// The first of `lines` that holds `needle`.
+fn line_with(lines: &[String], needle: &str) -> Option<String> {
+    lines.iter().find(|l| l.contains(needle)).cloned()
 }
 
 /// `java.net.UnknownHostException: services.gradle.org` → `UnknownHostException:
