@@ -29,7 +29,7 @@ mod summary;
 
 use std::path::{Path, PathBuf};
 
-use pith_model::{Run, Status};
+use pith_model::Run;
 
 use crate::process;
 use crate::verdict;
@@ -106,65 +106,34 @@ impl Adapter for Jvm {
         if launches.iter().all(|l| l.program.is_none()) {
             return Ok(missing(self.tool));
         }
-        let listener = listener::install(ctx.cache, ctx.scratch, ctx.deadline);
         let scratch = absolute(ctx.scratch);
-        let events_path = scratch.join("junit-events.txt");
-        let requested = (!tests.is_empty()).then_some(selection.as_slice());
+        let session = Session {
+            ctx,
+            listener: listener::install(ctx.cache, ctx.scratch, ctx.deadline),
+            events: scratch.join("junit-events.txt"),
+            scratch,
+            selection: &selection,
+            requested: !tests.is_empty(),
+        };
         // The tools that did not start, each with why, and the last one's output.
         let mut failed: Vec<String> = Vec::new();
         let mut failed_tail: Option<String> = None;
         for l in &launches {
-            let Some(program) = l.program.as_deref() else {
-                failed.push(format!("{} is not installed", l.label()));
-                continue;
-            };
-            let _ = std::fs::remove_file(&events_path);
-            let before = snapshot(&self.dir, l.tool);
-            let inv = Invocation {
-                program,
-                dir: &self.dir,
-                scratch: &scratch,
-                listener: listener.as_deref(),
-                events: &events_path,
-                selection: &selection,
-            };
-            let cmd = match l.tool {
-                Tool::Maven => maven::command(&inv),
-                Tool::Gradle => gradle::command(&inv)
-                    .map_err(|e| RunnerError::io(format!("writing {}", scratch.display()), e))?,
-            };
-            let cap = match process::run(cmd, ctx.deadline, ctx.cancel) {
-                Ok(c) => c,
-                Err(e) => {
-                    failed.push(format!("{} could not be started ({e})", l.label()));
+            let mut run = match self.attempt(&session, l)? {
+                Attempt::Answer(run) => return Ok(run),
+                Attempt::Failed(why) => {
+                    failed.push(why);
                     continue;
                 }
+                Attempt::NotStarted(why, tail) => {
+                    failed.push(why);
+                    failed_tail = tail;
+                    continue;
+                }
+                Attempt::Ran(run) => run,
             };
-            let reports = collect(&self.dir, l.tool, &before);
-            let output = output_of(&cap);
-            if cap.end.code().is_some_and(|c| c != 0) && reports.is_empty() && java_missing(&output)
-            {
-                // No tool starts without a JVM: trying the next one would say nothing more.
-                return Ok(Run {
-                    status: Some(Status::RunnerMissing),
-                    hint: Some(JAVA_HINT.to_owned()),
-                    ..Run::new(l.tool.name())
-                });
-            }
-            if let Some(why) = launch::not_started(l, cap.end.code(), &output, !reports.is_empty())
-            {
-                failed.push(format!("{}: {why}", l.label()));
-                failed_tail = output_tail(ctx.paths, &output);
-                continue;
-            }
-            // The listener's events matter only for classes no report accounts for (their JVM
-            // died or was killed): only theirs are kept.
-            let reported = reported_classes(&reports);
-            let events = listener::read(&events_path, &|class| !reported.contains(class));
-            let mut run = judge(ctx, l.tool, &cap, &output, &reports, &events, requested);
             not_found.append(&mut run.not_found);
             run.not_found = not_found;
-            run.duration = cap.elapsed;
             if !failed.is_empty() && !run.status().is_green() {
                 run.hint = Some(text::first_line(&format!(
                     "{} ran because {}",
@@ -175,15 +144,87 @@ impl Adapter for Jvm {
             return Ok(run);
         }
         // Nothing could start: the tools' failure, not the project's.
+        let hint = text::first_line(&format!("no build tool could start: {}", failed.join("; ")));
         Ok(Run {
-            status: Some(Status::RunnerMissing),
-            hint: Some(text::first_line(&format!(
-                "no build tool could start: {}",
-                failed.join("; ")
-            ))),
             tail: failed_tail,
-            ..Run::new(self.tool.name())
+            ..verdict::runner_missing(self.tool.name(), hint)
         })
+    }
+}
+
+/// What every launch of one run shares.
+struct Session<'a, 'c> {
+    ctx: &'a Context<'c>,
+    /// pith's JUnit Platform listener, when it could be installed.
+    listener: Option<PathBuf>,
+    /// Where the listener writes its events.
+    events: PathBuf,
+    scratch: PathBuf,
+    selection: &'a [TestId],
+    /// Some tests were asked for (else all run).
+    requested: bool,
+}
+
+/// What became of one launch.
+enum Attempt {
+    /// The tool ran the project: its run, judged.
+    Ran(Run),
+    /// The answer, whatever the other tools would do (no Java runtime).
+    Answer(Run),
+    /// The tool is not installed or could not be started: the line that says so.
+    Failed(String),
+    /// The tool started but never got to the project: the line that says why, and its
+    /// output's tail.
+    NotStarted(String, Option<String>),
+}
+
+impl Jvm {
+    /// Runs the project's tests with one launch and judges what it left.
+    fn attempt(&self, s: &Session<'_, '_>, l: &launch::Launch) -> Result<Attempt, RunnerError> {
+        let Some(program) = l.program.as_deref() else {
+            return Ok(Attempt::Failed(format!("{} is not installed", l.label())));
+        };
+        let _ = std::fs::remove_file(&s.events);
+        let before = snapshot(&self.dir, l.tool);
+        let inv = Invocation {
+            program,
+            dir: &self.dir,
+            scratch: &s.scratch,
+            listener: s.listener.as_deref(),
+            events: &s.events,
+            selection: s.selection,
+        };
+        let cmd = match l.tool {
+            Tool::Maven => maven::command(&inv),
+            Tool::Gradle => gradle::command(&inv)
+                .map_err(|e| RunnerError::io(format!("writing {}", s.scratch.display()), e))?,
+        };
+        let cap = match process::run(cmd, s.ctx.deadline, s.ctx.cancel) {
+            Ok(c) => c,
+            Err(e) => {
+                let why = format!("{} could not be started ({e})", l.label());
+                return Ok(Attempt::Failed(why));
+            }
+        };
+        let reports = collect(&self.dir, l.tool, &before);
+        let output = output_of(&cap);
+        if cap.end.code().is_some_and(|c| c != 0) && reports.is_empty() && java_missing(&output) {
+            // No tool starts without a JVM: trying the next one would say nothing more.
+            let run = verdict::runner_missing(l.tool.name(), JAVA_HINT.to_owned());
+            return Ok(Attempt::Answer(run));
+        }
+        if let Some(why) = launch::not_started(l, cap.end.code(), &output, !reports.is_empty()) {
+            let tail = output_tail(s.ctx.paths, &output);
+            return Ok(Attempt::NotStarted(format!("{}: {why}", l.label()), tail));
+        }
+        // The listener's events matter only for classes no report accounts for (their JVM
+        // died or was killed): only theirs are kept.
+        let reported = reported_classes(&reports);
+        let events = listener::read(&s.events, &|class| !reported.contains(class));
+        let requested = s.requested.then_some(s.selection);
+        let mut run = judge(s.ctx, l.tool, &cap, &output, &reports, &events, requested);
+        run.duration = cap.elapsed;
+        Ok(Attempt::Ran(run))
     }
 }
 
