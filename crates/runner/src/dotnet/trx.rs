@@ -112,7 +112,7 @@ pub fn parse_from(input: impl std::io::Read) -> Option<Trx> {
                 r.open_element(&name, &e);
                 r.close_element(&name);
             }
-            Event::End(e) => r.end(&e.local_name().as_ref().to_owned()),
+            Event::End(e) => r.end(e.local_name().as_ref()),
             Event::Text(t) => r.push(&t.xml10_content()),
             Event::CData(t) => r.push(&t.xml10_content()),
             Event::GeneralRef(e) => r.push(&crate::junit::entity_text(&e)),

@@ -76,6 +76,33 @@ pub(super) fn is_test_id(id: &str) -> bool {
 }
 
 impl Ctest {
+    /// Where this project is built: see the module documentation.
+    pub fn build_dir(&self, cache: &Path) -> PathBuf {
+        let own = self.dir.join("build");
+        if cache_home(&own).is_some_and(|home| same_dir(&home, &self.dir)) {
+            return own;
+        }
+        let canon = self.dir.canonicalize().unwrap_or_else(|_| self.dir.clone());
+        let name: String = canon
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+            .chars()
+            .map(|c| {
+                if c.is_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .take(40)
+            .collect();
+        cache.join("ctest").join(format!(
+            "{name}-{:016x}",
+            crate::fnv1a(canon.to_string_lossy().bytes())
+        ))
+    }
+
     /// Configures (when the build directory is new) and builds. `Some(run)` when that is the
     /// end of it: a build failure, a timeout.
     pub(super) fn configure_and_build(

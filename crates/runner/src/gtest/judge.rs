@@ -53,10 +53,7 @@ pub(super) fn judge(
                 output_tail(ctx.paths, unfinished).or_else(tail),
             );
         }
-        Ending::Killed(signal) => {
-            let tail = tail().or_else(|| Some(verdict::killed_by("ctest", &signal)));
-            verdict::crashed(&mut run, None, tail);
-        }
+        Ending::Killed(signal) => verdict::killed(&mut run, "ctest", &signal, None, tail()),
         Ending::Exited(_) if crashed => {
             verdict::crashed(&mut run, None, crash_tail.clone());
         }

@@ -43,9 +43,7 @@ use pith_model::Run;
 use crate::{process, verdict};
 use crate::{Adapter, Context, RunnerError};
 
-use command::{
-    cache_home, ctest_command, is_test_id, list_tests, same_dir, select, BuildLock, Filters,
-};
+use command::{ctest_command, is_test_id, list_tests, select, BuildLock, Filters};
 use console::CtestReader;
 use judge::judge;
 use parse::read_json_dir;
@@ -66,33 +64,6 @@ impl Ctest {
         Ctest {
             dir: dir.to_path_buf(),
         }
-    }
-
-    /// Where this project is built: see the module documentation.
-    pub fn build_dir(&self, cache: &Path) -> PathBuf {
-        let own = self.dir.join("build");
-        if cache_home(&own).is_some_and(|home| same_dir(&home, &self.dir)) {
-            return own;
-        }
-        let canon = self.dir.canonicalize().unwrap_or_else(|_| self.dir.clone());
-        let name: String = canon
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-            .chars()
-            .map(|c| {
-                if c.is_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .take(40)
-            .collect();
-        cache.join("ctest").join(format!(
-            "{name}-{:016x}",
-            crate::fnv1a(canon.to_string_lossy().bytes())
-        ))
     }
 }
 

@@ -411,7 +411,6 @@ fn unreadable_failure(t: &mut Tally<'_, '_>, ctx: &Context<'_>, w: &Written, why
 /// The forked test JVM ended during a test (`System.exit`, a crash): the run crashed, and the
 /// tests it was running (else the classes Surefire names) fail.
 fn fork_crash(run: &mut Run, ctx: &Context<'_>, ids: Ids, running: Vec<String>, output: &str) {
-    run.status = Some(Status::Crashed);
     let why = match fork_exit_code(output) {
         Some(code) => format!(
             "the test JVM exited with code {code} during this test (System.exit or a crash)"
@@ -432,7 +431,7 @@ fn fork_crash(run: &mut Run, ctx: &Context<'_>, ids: Ids, running: Vec<String>, 
         &why,
         Some("JVM exit".to_owned()),
     );
-    run.tail = output_tail(ctx.paths, output);
+    verdict::crashed(run, None, output_tail(ctx.paths, output));
 }
 
 /// Each test that was running when the JVM died becomes a failure; lacking the listener's

@@ -259,8 +259,8 @@ impl<'a, 'c> Judge<'a, 'c> {
             return false;
         }
         // pytest-xdist lost a worker: its test is reported failed, but it crashed.
-        self.run.status = Some(Status::Crashed);
-        self.run.running = union(self.running.clone(), worker_crashes);
+        let running = union(self.running.clone(), worker_crashes);
+        verdict::crashed(&mut self.run, Some(running), None);
         let why = faults::fatal_error(&self.output)
             .unwrap_or("the test process died")
             .to_owned();
@@ -291,7 +291,6 @@ impl<'a, 'c> Judge<'a, 'c> {
     /// Interrupted (2), internal error (3), or a process that left without finishing its
     /// session (a test called os._exit): whatever ran, the run did not end.
     fn cut_short(&mut self, code: i32) -> bool {
-        self.run.status = Some(Status::Crashed);
         let why = if !self.running.is_empty() {
             format!("the test process exited with code {code} during the test")
         } else if code == 3 {
@@ -299,7 +298,8 @@ impl<'a, 'c> Judge<'a, 'c> {
         } else {
             format!("pytest exited with code {code} before the run ended")
         };
-        self.run.running = self.running.clone();
+        // The tail comes with every crash.
+        verdict::crashed(&mut self.run, Some(self.running.clone()), None);
         self.crash(&why, None);
         true
     }
