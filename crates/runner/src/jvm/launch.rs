@@ -10,12 +10,20 @@
 //! file (Maven before an unpinned Gradle: the wrapper pins the project's Gradle version and a
 //! Gradle from PATH is a guess, while the `pom.xml` pins its plugins), then the preferred tool
 //! from PATH.
+//!
+//! One launch is tried by [`Jvm::attempt`]: the tool runs, and what it left is judged unless it
+//! never started.
 
 use std::path::{Path, PathBuf};
 
+use pith_model::Run;
+
+use super::command::{Invocation, TestId};
 use super::detect::GRADLE_FILES;
-use super::Tool;
-use crate::text;
+use super::judge::{java_missing, judge, output_of, output_tail};
+use super::parse::{collect, reported_classes, snapshot};
+use super::{gradle, listener, maven, Jvm, Tool, JAVA_HINT};
+use crate::{process, text, verdict, Context, RunnerError};
 
 /// One way to run the project's tests.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,7 +119,7 @@ pub(crate) fn not_started(
     if wrote || matches!(code, None | Some(0)) {
         return None;
     }
-    if super::java_missing(output) {
+    if java_missing(output) {
         return Some("no Java runtime found (JAVA_HOME, java on PATH)".to_owned());
     }
     let lines: Vec<String> = output
@@ -219,6 +227,82 @@ fn wrong_jdk(lines: &[String]) -> Option<String> {
 /// The first of `lines` that holds `needle`.
 fn line_with(lines: &[String], needle: &str) -> Option<String> {
     lines.iter().find(|l| l.contains(needle)).cloned()
+}
+
+/// What every launch of one run shares.
+pub(super) struct Session<'a, 'c> {
+    pub(super) ctx: &'a Context<'c>,
+    /// pith's JUnit Platform listener, when it could be installed.
+    pub(super) listener: Option<PathBuf>,
+    /// Where the listener writes its events.
+    pub(super) events: PathBuf,
+    pub(super) scratch: PathBuf,
+    pub(super) selection: &'a [TestId],
+    /// Some tests were asked for (else all run).
+    pub(super) requested: bool,
+}
+
+/// What became of one launch.
+pub(super) enum Attempt {
+    /// The tool ran the project: its run, judged.
+    Ran(Run),
+    /// The answer, whatever the other tools would do (no Java runtime).
+    Answer(Run),
+    /// The tool is not installed or could not be started: the line that says so.
+    Failed(String),
+    /// The tool started but never got to the project: the line that says why, and its
+    /// output's tail.
+    NotStarted(String, Option<String>),
+}
+
+impl Jvm {
+    /// Runs the project's tests with one launch and judges what it left.
+    pub(super) fn attempt(&self, s: &Session<'_, '_>, l: &Launch) -> Result<Attempt, RunnerError> {
+        let Some(program) = l.program.as_deref() else {
+            return Ok(Attempt::Failed(format!("{} is not installed", l.label())));
+        };
+        let _ = std::fs::remove_file(&s.events);
+        let before = snapshot(&self.dir, l.tool);
+        let inv = Invocation {
+            program,
+            dir: &self.dir,
+            scratch: &s.scratch,
+            listener: s.listener.as_deref(),
+            events: &s.events,
+            selection: s.selection,
+        };
+        let cmd = match l.tool {
+            Tool::Maven => maven::command(&inv),
+            Tool::Gradle => gradle::command(&inv)
+                .map_err(|e| RunnerError::io(format!("writing {}", s.scratch.display()), e))?,
+        };
+        let cap = match process::run(cmd, s.ctx.deadline, s.ctx.cancel) {
+            Ok(c) => c,
+            Err(e) => {
+                let why = format!("{} could not be started ({e})", l.label());
+                return Ok(Attempt::Failed(why));
+            }
+        };
+        let reports = collect(&self.dir, l.tool, &before);
+        let output = output_of(&cap);
+        if cap.end.code().is_some_and(|c| c != 0) && reports.is_empty() && java_missing(&output) {
+            // No tool starts without a JVM: trying the next one would say nothing more.
+            let run = verdict::runner_missing(l.tool.name(), JAVA_HINT.to_owned());
+            return Ok(Attempt::Answer(run));
+        }
+        if let Some(why) = not_started(l, cap.end.code(), &output, !reports.is_empty()) {
+            let tail = output_tail(s.ctx.paths, &output);
+            return Ok(Attempt::NotStarted(format!("{}: {why}", l.label()), tail));
+        }
+        // The listener's events matter only for classes no report accounts for (their JVM
+        // died or was killed): only theirs are kept.
+        let reported = reported_classes(&reports);
+        let events = listener::read(&s.events, &|class| !reported.contains(class));
+        let requested = s.requested.then_some(s.selection);
+        let mut run = judge(s.ctx, l.tool, &cap, &output, &reports, &events, requested);
+        run.duration = cap.elapsed;
+        Ok(Attempt::Ran(run))
+    }
 }
 
 /// `java.net.UnknownHostException: services.gradle.org` → `UnknownHostException:

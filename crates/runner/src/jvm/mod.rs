@@ -31,13 +31,11 @@ use std::path::{Path, PathBuf};
 
 use pith_model::Run;
 
-use crate::process;
 use crate::verdict;
 use crate::{text, Adapter, Context, RunnerError};
 
 use command::absolute;
-use judge::{java_missing, judge, output_of, output_tail};
-use parse::{collect, reported_classes, snapshot};
+use launch::{Attempt, Session};
 
 pub use command::class_of_path;
 pub(crate) use command::Invocation;
@@ -149,82 +147,6 @@ impl Adapter for Jvm {
             tail: failed_tail,
             ..verdict::runner_missing(self.tool.name(), hint)
         })
-    }
-}
-
-/// What every launch of one run shares.
-struct Session<'a, 'c> {
-    ctx: &'a Context<'c>,
-    /// pith's JUnit Platform listener, when it could be installed.
-    listener: Option<PathBuf>,
-    /// Where the listener writes its events.
-    events: PathBuf,
-    scratch: PathBuf,
-    selection: &'a [TestId],
-    /// Some tests were asked for (else all run).
-    requested: bool,
-}
-
-/// What became of one launch.
-enum Attempt {
-    /// The tool ran the project: its run, judged.
-    Ran(Run),
-    /// The answer, whatever the other tools would do (no Java runtime).
-    Answer(Run),
-    /// The tool is not installed or could not be started: the line that says so.
-    Failed(String),
-    /// The tool started but never got to the project: the line that says why, and its
-    /// output's tail.
-    NotStarted(String, Option<String>),
-}
-
-impl Jvm {
-    /// Runs the project's tests with one launch and judges what it left.
-    fn attempt(&self, s: &Session<'_, '_>, l: &launch::Launch) -> Result<Attempt, RunnerError> {
-        let Some(program) = l.program.as_deref() else {
-            return Ok(Attempt::Failed(format!("{} is not installed", l.label())));
-        };
-        let _ = std::fs::remove_file(&s.events);
-        let before = snapshot(&self.dir, l.tool);
-        let inv = Invocation {
-            program,
-            dir: &self.dir,
-            scratch: &s.scratch,
-            listener: s.listener.as_deref(),
-            events: &s.events,
-            selection: s.selection,
-        };
-        let cmd = match l.tool {
-            Tool::Maven => maven::command(&inv),
-            Tool::Gradle => gradle::command(&inv)
-                .map_err(|e| RunnerError::io(format!("writing {}", s.scratch.display()), e))?,
-        };
-        let cap = match process::run(cmd, s.ctx.deadline, s.ctx.cancel) {
-            Ok(c) => c,
-            Err(e) => {
-                let why = format!("{} could not be started ({e})", l.label());
-                return Ok(Attempt::Failed(why));
-            }
-        };
-        let reports = collect(&self.dir, l.tool, &before);
-        let output = output_of(&cap);
-        if cap.end.code().is_some_and(|c| c != 0) && reports.is_empty() && java_missing(&output) {
-            // No tool starts without a JVM: trying the next one would say nothing more.
-            let run = verdict::runner_missing(l.tool.name(), JAVA_HINT.to_owned());
-            return Ok(Attempt::Answer(run));
-        }
-        if let Some(why) = launch::not_started(l, cap.end.code(), &output, !reports.is_empty()) {
-            let tail = output_tail(s.ctx.paths, &output);
-            return Ok(Attempt::NotStarted(format!("{}: {why}", l.label()), tail));
-        }
-        // The listener's events matter only for classes no report accounts for (their JVM
-        // died or was killed): only theirs are kept.
-        let reported = reported_classes(&reports);
-        let events = listener::read(&s.events, &|class| !reported.contains(class));
-        let requested = s.requested.then_some(s.selection);
-        let mut run = judge(s.ctx, l.tool, &cap, &output, &reports, &events, requested);
-        run.duration = cap.elapsed;
-        Ok(Attempt::Ran(run))
     }
 }
 
