@@ -16,7 +16,7 @@
 //! any test case (a class-level setup failure), so [`Report::disagreement`] can tell when the
 //! runner counted more failures or tests than its cases show.
 
-use quick_xml::events::{BytesStart, Event};
+use quick_xml::events::{BytesRef, BytesStart, Event};
 use quick_xml::Reader;
 
 use crate::ParseError;
@@ -292,18 +292,7 @@ pub fn read_from(input: impl std::io::Read) -> Result<Report, ParseError> {
             }
             Ok(Event::Text(t)) => st.push_text(&t.xml10_content()),
             Ok(Event::CData(t)) => st.push_text(&t.xml10_content()),
-            Ok(Event::GeneralRef(r)) => {
-                // Only character references and XML's five entities: a DTD's own entities
-                // (billion laughs) are never expanded.
-                let s = match r.resolve_char_ref() {
-                    Ok(Some(c)) => c.to_string(),
-                    Ok(None) => quick_xml::escape::resolve_predefined_entity(&r)
-                        .unwrap_or("")
-                        .to_owned(),
-                    Err(_) => String::new(),
-                };
-                st.push_text(&s);
-            }
+            Ok(Event::GeneralRef(r)) => st.push_text(&entity_text(&r)),
             Ok(_) => {}
         }
     }
@@ -339,6 +328,18 @@ pub fn read_from(input: impl std::io::Read) -> Result<Report, ParseError> {
         }
     }
     Ok(report)
+}
+
+/// What an entity reference in a text stands for: only character references and XML's five
+/// entities, so a DTD's own entities (billion laughs) are never expanded; nothing for others.
+pub(crate) fn entity_text(r: &BytesRef<'_>) -> String {
+    match r.resolve_char_ref() {
+        Ok(Some(c)) => c.to_string(),
+        Ok(None) => quick_xml::escape::resolve_predefined_entity(r)
+            .unwrap_or("")
+            .to_owned(),
+        Err(_) => String::new(),
+    }
 }
 
 fn settle_fault(f: &mut Fault) {
@@ -557,40 +558,8 @@ impl State {
                 }
                 self.junit = true;
             }
-            "testsuite" if self.case.is_none() => {
-                self.junit = true;
-                if let Some(f) = self.fault.take() {
-                    self.attach_suite_fault(f);
-                }
-                let parent = self.open.last().copied();
-                self.report.suites.push(Suite {
-                    name: attr(e, "name").unwrap_or_default(),
-                    file: attr(e, "file"),
-                    tests: number(e, "tests"),
-                    failures: number(e, "failures"),
-                    errors: number(e, "errors"),
-                    skipped: number(e, "skipped"),
-                    parent,
-                    ..Suite::default()
-                });
-                self.open.push(self.report.suites.len() - 1);
-            }
-            "testcase" if self.case.is_none() => {
-                self.junit = true;
-                self.case = Some(Case {
-                    suite: self
-                        .open
-                        .last()
-                        .map(|&i| self.report.suites[i].name.clone())
-                        .unwrap_or_default(),
-                    classname: attr(e, "classname").unwrap_or_default(),
-                    name: attr(e, "name").unwrap_or_default(),
-                    time: number(e, "time").filter(|t: &f64| t.is_finite()),
-                    file: attr(e, "file"),
-                    line: number(e, "line"),
-                    ..Case::default()
-                });
-            }
+            "testsuite" if self.case.is_none() => self.open_suite(e),
+            "testcase" if self.case.is_none() => self.open_case(e),
             n if self.fault.is_none()
                 && match FaultElement::of(n) {
                     Some(_) if self.case.is_some() => true,
@@ -629,6 +598,44 @@ impl State {
         if empty {
             self.close(&name);
         }
+    }
+
+    /// A `<testsuite>` opens, inside the suite open if any.
+    fn open_suite(&mut self, e: &BytesStart<'_>) {
+        self.junit = true;
+        if let Some(f) = self.fault.take() {
+            self.attach_suite_fault(f);
+        }
+        let parent = self.open.last().copied();
+        self.report.suites.push(Suite {
+            name: attr(e, "name").unwrap_or_default(),
+            file: attr(e, "file"),
+            tests: number(e, "tests"),
+            failures: number(e, "failures"),
+            errors: number(e, "errors"),
+            skipped: number(e, "skipped"),
+            parent,
+            ..Suite::default()
+        });
+        self.open.push(self.report.suites.len() - 1);
+    }
+
+    /// A `<testcase>` opens, in the innermost suite open.
+    fn open_case(&mut self, e: &BytesStart<'_>) {
+        self.junit = true;
+        self.case = Some(Case {
+            suite: self
+                .open
+                .last()
+                .map(|&i| self.report.suites[i].name.clone())
+                .unwrap_or_default(),
+            classname: attr(e, "classname").unwrap_or_default(),
+            name: attr(e, "name").unwrap_or_default(),
+            time: number(e, "time").filter(|t: &f64| t.is_finite()),
+            file: attr(e, "file"),
+            line: number(e, "line"),
+            ..Case::default()
+        });
     }
 
     fn close(&mut self, name: &str) {

@@ -141,22 +141,17 @@ fn run_with(
         .stderr(Stdio::piped())
         .process_group(0);
     let mut child = cmd.spawn()?;
-    let pgid = child.id() as libc::pid_t;
-    let mut watchdog = Watchdog::start(pgid);
+    let mut group = Group::new(child.id() as libc::pid_t);
+    let mut watchdog = Watchdog::start(group.pgid);
     // Readable when the runner exits: the loop wakes at once instead of at its next tick (a
     // test run is often a few tens of milliseconds, and every one of them is the agent's).
-    let pidfd = pidfd_open(pgid);
+    let pidfd = pidfd_open(group.pgid);
 
     let mut out = Stream::new(child.stdout.take().map(Pipe::new), lines.is_some());
     let mut err = Stream::new(child.stderr.take().map(Pipe::new), false);
-
-    let mut killed: Option<End> = None;
-    let mut termed_at: Option<Instant> = None;
-    let mut status: Option<ExitStatus> = None;
-    let mut drain_until: Option<Instant> = None;
     loop {
         let now = Instant::now();
-        if status.is_none() {
+        if group.status.is_none() {
             let stop = if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) || was_interrupted() {
                 Some(End::Cancelled)
             } else if now >= deadline {
@@ -164,33 +159,16 @@ fn run_with(
             } else {
                 None
             };
-            if let (Some(why), None) = (stop, killed) {
-                killed = Some(why);
-                termed_at = Some(now);
-                signal_group(pgid, libc::SIGTERM);
-            }
-            if termed_at.is_some_and(|t| now >= t + GRACE) {
-                signal_group(pgid, libc::SIGKILL);
-                termed_at = None;
-            }
-            if let Some(s) = child.try_wait()? {
-                // Whatever the leader left behind in its group (workers, test processes) goes
-                // too.
-                signal_group(pgid, libc::SIGKILL);
-                status = Some(s);
-                drain_until = Some(Instant::now() + PIPE_DRAIN);
-            }
+            group.stop(stop, now);
+            group.reap(&mut child)?;
         }
         let open = out.is_open() || err.is_open();
-        if status.is_some() && (!open || drain_until.is_some_and(|d| Instant::now() >= d)) {
+        if group.done(open) {
             break;
         }
         // Wake for output, or in time to look at the process, the deadline and the flags.
-        let mut wait = Duration::from_millis(50);
-        if status.is_none() && killed.is_none() {
-            wait = wait.min(deadline.saturating_duration_since(now));
-        }
-        let exit_fd = match (&pidfd, status) {
+        let wait = group.wait(now, deadline);
+        let exit_fd = match (&pidfd, group.status) {
             (Some(fd), None) => fd.as_raw_fd(),
             _ => -1,
         };
@@ -209,12 +187,7 @@ fn run_with(
     if let Some(w) = watchdog.as_mut() {
         w.release();
     }
-    let status = status.ok_or_else(|| std::io::Error::other("runner status lost"))?;
-    let end = killed.unwrap_or_else(|| match (status.code(), status.signal()) {
-        (Some(code), _) => End::Exited(code),
-        (None, Some(sig)) => End::Signaled(sig),
-        (None, None) => End::Exited(-1),
-    });
+    let end = group.end()?;
     if let Some(sink) = lines.as_mut() {
         out.flush_line(sink);
     }
@@ -228,6 +201,87 @@ fn run_with(
         end,
         elapsed: start.elapsed(),
     })
+}
+
+/// The runner's process group as [`run_with`]'s loop sees it: whether and when pith asked it
+/// to end, and the leader's exit once reaped.
+struct Group {
+    pgid: libc::pid_t,
+    /// pith stopped it, and why.
+    killed: Option<End>,
+    /// When SIGTERM went, until SIGKILL follows.
+    termed_at: Option<Instant>,
+    status: Option<ExitStatus>,
+    /// Until when the pipes are read after the leader exited.
+    drain_until: Option<Instant>,
+}
+
+impl Group {
+    fn new(pgid: libc::pid_t) -> Self {
+        Group {
+            pgid,
+            killed: None,
+            termed_at: None,
+            status: None,
+            drain_until: None,
+        }
+    }
+
+    /// Asks the group to end the first time there is a reason to (`stop`), and kills it
+    /// outright once its [`GRACE`] is over.
+    fn stop(&mut self, stop: Option<End>, now: Instant) {
+        if let (Some(why), None) = (stop, self.killed) {
+            self.killed = Some(why);
+            self.termed_at = Some(now);
+            signal_group(self.pgid, libc::SIGTERM);
+        }
+        if self.termed_at.is_some_and(|t| now >= t + GRACE) {
+            signal_group(self.pgid, libc::SIGKILL);
+            self.termed_at = None;
+        }
+    }
+
+    /// Takes the leader's exit status when it has exited.
+    fn reap(&mut self, child: &mut std::process::Child) -> std::io::Result<()> {
+        if let Some(s) = child.try_wait()? {
+            // Whatever the leader left behind in its group (workers, test processes) goes
+            // too.
+            signal_group(self.pgid, libc::SIGKILL);
+            self.status = Some(s);
+            self.drain_until = Some(Instant::now() + PIPE_DRAIN);
+        }
+        Ok(())
+    }
+
+    /// The leader exited and its pipes are closed (`open` false) or were drained long enough.
+    fn done(&self, open: bool) -> bool {
+        self.status.is_some() && (!open || self.drain_until.is_some_and(|d| Instant::now() >= d))
+    }
+
+    /// How long the loop may wait for output: until the deadline at the most while nothing
+    /// has ended.
+    fn wait(&self, now: Instant, deadline: Instant) -> Duration {
+        let wait = Duration::from_millis(50);
+        if self.status.is_none() && self.killed.is_none() {
+            wait.min(deadline.saturating_duration_since(now))
+        } else {
+            wait
+        }
+    }
+
+    /// How the process ended: pith's reason when it stopped it, else its exit status.
+    fn end(self) -> std::io::Result<End> {
+        let status = self
+            .status
+            .ok_or_else(|| std::io::Error::other("runner status lost"))?;
+        Ok(self
+            .killed
+            .unwrap_or_else(|| match (status.code(), status.signal()) {
+                (Some(code), _) => End::Exited(code),
+                (None, Some(sig)) => End::Signaled(sig),
+                (None, None) => End::Exited(-1),
+            }))
+    }
 }
 
 /// One of the runner's output pipes, read without blocking.

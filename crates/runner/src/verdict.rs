@@ -56,6 +56,22 @@ pub(crate) fn crashed(run: &mut Run, running: Option<Vec<String>>, tail: Option<
     run.tail = tail;
 }
 
+/// A signal killed the runner: it crashed, with its output's tail, else the line naming the
+/// signal (`ctest was killed by SIGKILL`).
+pub(crate) fn killed(
+    run: &mut Run,
+    runner: &str,
+    signal: &str,
+    running: Option<Vec<String>>,
+    tail: Option<String>,
+) {
+    crashed(
+        run,
+        running,
+        tail.or_else(|| Some(killed_by(runner, signal))),
+    );
+}
+
 /// The runner is not installed (or cannot run here): the answer is the hint that installs it.
 pub(crate) fn runner_missing(runner: &str, hint: String) -> Run {
     Run {

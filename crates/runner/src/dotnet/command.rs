@@ -29,10 +29,95 @@
 //! requested ones (the caller's post-filter).
 
 use std::ffi::OsString;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::project::{Framework, Layout, Platform};
+use super::Dotnet;
+
+/// Variables of the caller's shell removed from `dotnet test`'s environment, each because it
+/// would falsify what pith reads: an exit code the platform is told to hide (exit codes are
+/// evidence), or a test host that waits for a debugger to attach (a hang pith would answer as
+/// a timeout). Every other variable is the caller's, as the tests would see it run by hand.
+const SCRUBBED_ENV: &[&str] = &[
+    "TESTINGPLATFORM_EXITCODE_IGNORE",
+    "TESTINGPLATFORM_LAUNCH_ATTACH_DEBUGGER",
+    "VSTEST_HOST_DEBUG",
+    "VSTEST_RUNNER_DEBUG",
+    "VSTEST_DATACOLLECTOR_DEBUG",
+];
+
+impl Dotnet {
+    /// The hang timeout this workspace's platform is given with `remaining` left before pith's
+    /// deadline: none on MTP without the HangDump extension, which has no such option.
+    pub(super) fn hang(&self, remaining: Duration) -> Option<Duration> {
+        let supported = match self.layout.platform {
+            Platform::Vstest | Platform::None => true,
+            Platform::Mtp { .. } => self.layout.hang_dump(),
+        };
+        hang_timeout(remaining).filter(|_| supported)
+    }
+
+    /// The full command for `dotnet` at `program`, reports into `results`, running `ids`
+    /// (all tests when empty), with `remaining` left before pith's deadline.
+    pub fn command(
+        &self,
+        program: &Path,
+        results: &Path,
+        ids: &[String],
+        remaining: Duration,
+    ) -> std::process::Command {
+        let mut cmd = crate::base_command(program, &self.dir);
+        for var in SCRUBBED_ENV {
+            cmd.env_remove(var);
+        }
+        // What pith reads besides the TRX is console text: the crash and hang lines of VSTest
+        // and MTP, and MSBuild's `error CS...` lines. The CLI, MSBuild and VSTest print it in
+        // the language this variable names (the user's otherwise), and MSBuild's terminal
+        // logger, when forced on, rewrites those lines in place. Both are read by the .NET
+        // tooling; a test host inherits them, and a test that asserts on its UI culture could
+        // see the language (the one variable pith sets that a test might observe).
+        cmd.env("DOTNET_CLI_UI_LANGUAGE", "en")
+            .env("MSBUILDTERMINALLOGGER", "off");
+        if matches!(self.layout.platform, Platform::Vstest | Platform::None) {
+            // The blame collector writes its Sequence file to a temporary directory before
+            // moving it into the results: there, the scratch directory keeps it from outliving
+            // the run, and a file the move did not reach is still found.
+            cmd.env("VSTEST_DUMP_TEMP_PATH", results.join("blame"));
+        }
+        cmd.args(args(&self.layout, results, ids, self.hang(remaining)));
+        cmd
+    }
+}
+
+/// `dotnet` on PATH, else in `$DOTNET_ROOT` or `~/.dotnet` (where the install script puts it).
+pub(super) fn find_dotnet() -> Option<PathBuf> {
+    crate::on_path("dotnet").or_else(|| {
+        [
+            std::env::var_os("DOTNET_ROOT").map(PathBuf::from),
+            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".dotnet")),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|d| d.join("dotnet"))
+        .find(|p| crate::is_executable(p))
+    })
+}
+
+pub(super) fn is_test_id(id: &str) -> bool {
+    if id.is_empty() || id != id.trim() || id.contains("::") {
+        return false;
+    }
+    let b = base(id);
+    let params = b.len() < id.len();
+    let segments: Vec<&str> = b.split('.').collect();
+    let ident = |s: &&str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_alphanumeric() || "_`+<>,".contains(c))
+    };
+    segments.len() >= 2 && segments.iter().all(ident) && (segments.len() >= 3 || params)
+}
 
 /// The arguments after `dotnet`. `hang`: the platform's own hang timeout, when there is one to
 /// set ([`hang_timeout`]).
@@ -223,6 +308,20 @@ pub fn escape(value: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn claims_dotnet_ids_only() {
+        assert!(is_test_id("Ns.CalcTests.Adds"));
+        assert!(is_test_id("Ns.CalcTests.IsEven(i: 3)"));
+        assert!(is_test_id("CalcTests.IsEven(False)"));
+        assert!(is_test_id("Ns.Outer+Inner.Generic`1.M"));
+        assert!(!is_test_id("Sum.Adds"), "a GoogleTest id");
+        assert!(!is_test_id("Inst/Suite.Test/0"));
+        assert!(!is_test_id("tests/test_x.py::test_a"));
+        assert!(!is_test_id("mycrate tests::it_works"));
+        assert!(!is_test_id("Should be even(i: 3)"));
+        assert!(!is_test_id(""));
+    }
+
     use super::*;
 
     fn ids(v: &[&str]) -> Vec<String> {

@@ -10,10 +10,27 @@ use crate::{text, Context};
 
 use super::evidence::{aborted, running_tests, Evidence, Watch};
 use super::parse::{answers, read_doc, tally, verdict_of, Doc};
-use super::{blame, install_hint, msbuild, stack, trx, Platform};
+use super::{blame, msbuild, project, stack, trx, Platform};
 
 /// The hint when the test projects lack MTP's TRX extension.
 pub(super) const TRX_MISSING: &str = "the test projects cannot write TRX: add the Microsoft.Testing.Extensions.TrxReport package to them";
+
+const DOWNLOAD: &str = "https://dot.net/download";
+
+/// One line telling how to get what the workspace of `layout` needs.
+pub(super) fn install_hint(layout: &project::Layout) -> String {
+    let sdk = match (&layout.sdk_version, layout.platform) {
+        (Some(v), _) => format!("the .NET SDK {v} (global.json)"),
+        (None, Platform::Mtp { native: true }) => {
+            "the .NET 10 SDK or later (global.json selects Microsoft.Testing.Platform)".to_owned()
+        }
+        _ => "the .NET SDK".to_owned(),
+    };
+    format!(
+        "dotnet not found: install {sdk}, tests run on {}: {DOWNLOAD}",
+        layout.platform.name()
+    )
+}
 
 /// MTP exit codes that say something the TRX cannot.
 mod mtp_exit {
@@ -129,8 +146,7 @@ pub(super) fn judge(
             verdict::stopped(&mut run, Some(running), tail());
         }
         Ending::Killed(signal) => {
-            let tail = tail().or_else(|| Some(verdict::killed_by("dotnet", &signal)));
-            verdict::crashed(&mut run, Some(running), tail);
+            verdict::killed(&mut run, "dotnet", &signal, Some(running), tail());
         }
         Ending::Exited(code) => {
             let seen = Exited {
@@ -205,20 +221,16 @@ fn exited(run: &mut Run, ctx: &Context<'_>, e: &Exited<'_>, running: Vec<String>
         });
     } else if hung {
         // The test host was killed because of the hang, not a fault of its own.
-        run.status = Some(Status::TimedOut);
         stopped_failures(run, &running, &watch.hung(), "timeout");
-        run.running = running;
-        run.tail = tail();
+        verdict::stopped(run, Some(running), tail());
     } else if crashed {
-        run.status = Some(Status::Crashed);
         stopped_failures(
             run,
             &running,
             "the test host process crashed during this test",
             "crash",
         );
-        run.running = running;
-        run.tail = tail();
+        verdict::crashed(run, Some(running), tail());
     } else if code == mtp_exit::ZERO_TESTS {
         run.status = Some(Status::NoTestsRan);
     } else if incomplete {

@@ -40,7 +40,7 @@ mod stack;
 pub(crate) mod trx;
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use pith_model::Run;
 
@@ -48,28 +48,16 @@ use crate::process;
 use crate::verdict;
 use crate::{Adapter, Context, RunnerError};
 
-use evidence::{Evidence, Files, Watch, TRX_LIMIT};
-use judge::judge;
+use command::{find_dotnet, is_test_id};
+use evidence::{Evidence, Files, Watch};
+use judge::{install_hint, judge};
+use parse::read_trx;
 
 pub use blame::{parse_sequence, SequenceError};
 pub use detect::detect;
 pub use parse::parse_trx;
 pub use parse::parse_trx_from;
 pub use project::{Framework, Platform};
-
-const DOWNLOAD: &str = "https://dot.net/download";
-
-/// Variables of the caller's shell removed from `dotnet test`'s environment, each because it
-/// would falsify what pith reads: an exit code the platform is told to hide (exit codes are
-/// evidence), or a test host that waits for a debugger to attach (a hang pith would answer as
-/// a timeout). Every other variable is the caller's, as the tests would see it run by hand.
-const SCRUBBED_ENV: &[&str] = &[
-    "TESTINGPLATFORM_EXITCODE_IGNORE",
-    "TESTINGPLATFORM_LAUNCH_ATTACH_DEBUGGER",
-    "VSTEST_HOST_DEBUG",
-    "VSTEST_RUNNER_DEBUG",
-    "VSTEST_DATACOLLECTOR_DEBUG",
-];
 
 /// `dotnet test` in a directory with a solution or project file and at least one test project.
 pub struct Dotnet {
@@ -102,52 +90,6 @@ impl Dotnet {
             .iter()
             .map(|p| p.path.clone())
             .collect()
-    }
-
-    /// The hang timeout this workspace's platform is given with `remaining` left before pith's
-    /// deadline: none on MTP without the HangDump extension, which has no such option.
-    fn hang(&self, remaining: Duration) -> Option<Duration> {
-        let supported = match self.layout.platform {
-            Platform::Vstest | Platform::None => true,
-            Platform::Mtp { .. } => self.layout.hang_dump(),
-        };
-        command::hang_timeout(remaining).filter(|_| supported)
-    }
-
-    /// The full command for `dotnet` at `program`, reports into `results`, running `ids`
-    /// (all tests when empty), with `remaining` left before pith's deadline.
-    pub fn command(
-        &self,
-        program: &Path,
-        results: &Path,
-        ids: &[String],
-        remaining: Duration,
-    ) -> std::process::Command {
-        let mut cmd = crate::base_command(program, &self.dir);
-        for var in SCRUBBED_ENV {
-            cmd.env_remove(var);
-        }
-        // What pith reads besides the TRX is console text: the crash and hang lines of VSTest
-        // and MTP, and MSBuild's `error CS...` lines. The CLI, MSBuild and VSTest print it in
-        // the language this variable names (the user's otherwise), and MSBuild's terminal
-        // logger, when forced on, rewrites those lines in place. Both are read by the .NET
-        // tooling; a test host inherits them, and a test that asserts on its UI culture could
-        // see the language (the one variable pith sets that a test might observe).
-        cmd.env("DOTNET_CLI_UI_LANGUAGE", "en")
-            .env("MSBUILDTERMINALLOGGER", "off");
-        if matches!(self.layout.platform, Platform::Vstest | Platform::None) {
-            // The blame collector writes its Sequence file to a temporary directory before
-            // moving it into the results: there, the scratch directory keeps it from outliving
-            // the run, and a file the move did not reach is still found.
-            cmd.env("VSTEST_DUMP_TEMP_PATH", results.join("blame"));
-        }
-        cmd.args(command::args(
-            &self.layout,
-            results,
-            ids,
-            self.hang(remaining),
-        ));
-        cmd
     }
 
     /// Runs the tests with `dotnet` at `program` (what [`Adapter::run`] does with the one it
@@ -195,24 +137,7 @@ impl Dotnet {
             }
         };
         let files = Files::under(&results);
-        let mut docs = Vec::new();
-        let mut unread: Vec<String> = Vec::new();
-        for file in &files.trx {
-            let f = std::fs::File::open(file)
-                .map_err(|e| RunnerError::io(format!("reading {}", file.display()), e))?;
-            let len = f.metadata().map_or(0, |m| m.len());
-            if len > TRX_LIMIT {
-                unread.push(format!(
-                    "a TRX report of {} MB is over pith's {} MB limit and was not read",
-                    len >> 20,
-                    TRX_LIMIT >> 20
-                ));
-                continue;
-            }
-            if let Some(doc) = trx::parse_from(std::io::Read::take(f, TRX_LIMIT)) {
-                docs.push(doc);
-            }
-        }
+        let (docs, unread) = read_trx(&files.trx)?;
         let mut evidence = Evidence::read(&files, &captured);
         evidence.unread = unread;
         let watch = Watch {
@@ -226,35 +151,6 @@ impl Dotnet {
     pub fn install_hint(&self) -> String {
         install_hint(&self.layout)
     }
-}
-
-/// One line telling how to get what the workspace of `layout` needs.
-fn install_hint(layout: &project::Layout) -> String {
-    let sdk = match (&layout.sdk_version, layout.platform) {
-        (Some(v), _) => format!("the .NET SDK {v} (global.json)"),
-        (None, Platform::Mtp { native: true }) => {
-            "the .NET 10 SDK or later (global.json selects Microsoft.Testing.Platform)".to_owned()
-        }
-        _ => "the .NET SDK".to_owned(),
-    };
-    format!(
-        "dotnet not found: install {sdk}, tests run on {}: {DOWNLOAD}",
-        layout.platform.name()
-    )
-}
-
-/// `dotnet` on PATH, else in `$DOTNET_ROOT` or `~/.dotnet` (where the install script puts it).
-fn find_dotnet() -> Option<PathBuf> {
-    crate::on_path("dotnet").or_else(|| {
-        [
-            std::env::var_os("DOTNET_ROOT").map(PathBuf::from),
-            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".dotnet")),
-        ]
-        .into_iter()
-        .flatten()
-        .map(|d| d.join("dotnet"))
-        .find(|p| crate::is_executable(p))
-    })
 }
 
 impl Adapter for Dotnet {
@@ -279,39 +175,5 @@ impl Adapter for Dotnet {
 impl Dotnet {
     fn missing(&self) -> Run {
         verdict::runner_missing("dotnet", self.install_hint())
-    }
-}
-
-fn is_test_id(id: &str) -> bool {
-    if id.is_empty() || id != id.trim() || id.contains("::") {
-        return false;
-    }
-    let b = command::base(id);
-    let params = b.len() < id.len();
-    let segments: Vec<&str> = b.split('.').collect();
-    let ident = |s: &&str| {
-        !s.is_empty()
-            && s.chars()
-                .all(|c| c.is_alphanumeric() || "_`+<>,".contains(c))
-    };
-    segments.len() >= 2 && segments.iter().all(ident) && (segments.len() >= 3 || params)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn claims_dotnet_ids_only() {
-        assert!(is_test_id("Ns.CalcTests.Adds"));
-        assert!(is_test_id("Ns.CalcTests.IsEven(i: 3)"));
-        assert!(is_test_id("CalcTests.IsEven(False)"));
-        assert!(is_test_id("Ns.Outer+Inner.Generic`1.M"));
-        assert!(!is_test_id("Sum.Adds"), "a GoogleTest id");
-        assert!(!is_test_id("Inst/Suite.Test/0"));
-        assert!(!is_test_id("tests/test_x.py::test_a"));
-        assert!(!is_test_id("mycrate tests::it_works"));
-        assert!(!is_test_id("Should be even(i: 3)"));
-        assert!(!is_test_id(""));
     }
 }

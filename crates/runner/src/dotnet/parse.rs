@@ -6,11 +6,37 @@ use std::time::Duration;
 use pith_model::{Failure, Phase, Run, Status};
 
 use crate::verdict::{Outcome, Verdict};
-use crate::{text, ParseError, PathMap};
+use crate::{text, ParseError, PathMap, RunnerError};
 
-use super::evidence::{aborted, running_tests, Evidence};
+use super::evidence::{aborted, running_tests, Evidence, TRX_LIMIT};
 use super::judge::doc_doubt;
 use super::{command, message, stack, trx};
+
+/// The TRX reports in `files`, each read within [`TRX_LIMIT`]; and one line for each that is
+/// over it and was not read.
+pub(super) fn read_trx(
+    files: &[std::path::PathBuf],
+) -> Result<(Vec<trx::Trx>, Vec<String>), RunnerError> {
+    let mut docs = Vec::new();
+    let mut unread: Vec<String> = Vec::new();
+    for file in files {
+        let f = std::fs::File::open(file)
+            .map_err(|e| RunnerError::io(format!("reading {}", file.display()), e))?;
+        let len = f.metadata().map_or(0, |m| m.len());
+        if len > TRX_LIMIT {
+            unread.push(format!(
+                "a TRX report of {} MB is over pith's {} MB limit and was not read",
+                len >> 20,
+                TRX_LIMIT >> 20
+            ));
+            continue;
+        }
+        if let Some(doc) = trx::parse_from(std::io::Read::take(f, TRX_LIMIT)) {
+            docs.push(doc);
+        }
+    }
+    Ok((docs, unread))
+}
 
 /// A document's results, and how many tests it says it had.
 pub(super) struct Doc {

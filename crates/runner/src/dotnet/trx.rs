@@ -62,8 +62,9 @@ pub struct Trx {
 /// Bound on any one collected text, so a test printing gigabytes cannot exhaust memory.
 const TEXT_LIMIT: usize = 64 * 1024;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
 enum Sink {
+    #[default]
     None,
     Message,
     Stack,
@@ -83,13 +84,7 @@ pub fn parse_from(input: impl std::io::Read) -> Option<Trx> {
         quick_xml::Reader::from_reader(std::io::BufReader::new(crate::junit::Lossy::new(input)));
     reader.config_mut().check_end_names = false;
     let mut buf: Vec<u8> = Vec::new();
-    let mut trx = Trx::default();
-    let mut path: Vec<String> = Vec::new();
-    let mut open: Vec<TestResult> = Vec::new();
-    let mut definition: Option<(String, Definition)> = None;
-    let mut run_info: Option<(String, String)> = None;
-    let mut sink = Sink::None;
-    let mut rooted = false;
+    let mut r = Reading::default();
     // An XML error ends the reading: what was read so far is kept.
     loop {
         buf.clear();
@@ -99,176 +94,162 @@ pub fn parse_from(input: impl std::io::Read) -> Option<Trx> {
         let is_start = matches!(ev, Event::Start(_));
         match ev {
             Event::Eof => {
-                trx.complete = rooted && path.is_empty();
+                r.trx.complete = r.rooted && r.path.is_empty();
                 break;
             }
-            Event::Start(e) | Event::Empty(e) if !rooted => {
+            Event::Start(e) | Event::Empty(e) if !r.rooted => {
                 if e.local_name().as_ref() != "TestRun" {
                     return None;
                 }
-                rooted = true;
+                r.rooted = true;
                 if is_start {
-                    path.push("TestRun".into());
+                    r.path.push("TestRun".into());
                 }
             }
-            Event::Start(e) => {
-                let name = e.local_name().as_ref().to_owned();
-                open_element(
-                    &name,
-                    &e,
-                    &path,
-                    &mut open,
-                    &mut definition,
-                    &mut run_info,
-                    &mut trx,
-                );
-                sink = match (name.as_str(), path.last().map(String::as_str)) {
-                    ("Message", Some("ErrorInfo")) if !open.is_empty() => Sink::Message,
-                    ("StackTrace", Some("ErrorInfo")) if !open.is_empty() => Sink::Stack,
-                    ("Text", Some("RunInfo")) => Sink::RunInfo,
-                    _ => Sink::None,
-                };
-                path.push(name);
-            }
+            Event::Start(e) => r.start(&e),
             Event::Empty(e) => {
                 let name = e.local_name().as_ref().to_owned();
-                open_element(
-                    &name,
-                    &e,
-                    &path,
-                    &mut open,
-                    &mut definition,
-                    &mut run_info,
-                    &mut trx,
-                );
-                close_element(&name, &mut open, &mut definition, &mut run_info, &mut trx);
+                r.open_element(&name, &e);
+                r.close_element(&name);
             }
-            Event::End(e) => {
-                let name = e.local_name().as_ref().to_owned();
-                close_element(&name, &mut open, &mut definition, &mut run_info, &mut trx);
-                if let Some(i) = path.iter().rposition(|p| *p == name) {
-                    path.truncate(i);
+            Event::End(e) => r.end(e.local_name().as_ref()),
+            Event::Text(t) => r.push(&t.xml10_content()),
+            Event::CData(t) => r.push(&t.xml10_content()),
+            Event::GeneralRef(e) => r.push(&crate::junit::entity_text(&e)),
+            _ => {}
+        }
+    }
+    r.rooted.then(|| r.finish())
+}
+
+/// A TRX document being read: the elements, results, definition and run info open, and where
+/// text goes.
+#[derive(Default)]
+struct Reading {
+    trx: Trx,
+    /// The names of the open elements, outermost first.
+    path: Vec<String>,
+    /// Results open, a data row inside its parent.
+    open: Vec<TestResult>,
+    definition: Option<(String, Definition)>,
+    run_info: Option<(String, String)>,
+    sink: Sink,
+    /// The root `<TestRun>` was read.
+    rooted: bool,
+}
+
+impl Reading {
+    fn start(&mut self, e: &BytesStart<'_>) {
+        let name = e.local_name().as_ref().to_owned();
+        self.open_element(&name, e);
+        self.sink = match (name.as_str(), self.path.last().map(String::as_str)) {
+            ("Message", Some("ErrorInfo")) if !self.open.is_empty() => Sink::Message,
+            ("StackTrace", Some("ErrorInfo")) if !self.open.is_empty() => Sink::Stack,
+            ("Text", Some("RunInfo")) => Sink::RunInfo,
+            _ => Sink::None,
+        };
+        self.path.push(name);
+    }
+
+    fn end(&mut self, name: &str) {
+        self.close_element(name);
+        if let Some(i) = self.path.iter().rposition(|p| p == name) {
+            self.path.truncate(i);
+        }
+        self.sink = Sink::None;
+    }
+
+    fn open_element(&mut self, name: &str, e: &BytesStart<'_>) {
+        match name {
+            "UnitTestResult" => self.open.push(TestResult {
+                test_id: attr(e, "testId").unwrap_or_default(),
+                test_name: attr(e, "testName").unwrap_or_default(),
+                outcome: attr(e, "outcome").unwrap_or_default(),
+                duration: attr(e, "duration").and_then(|d| parse_duration(&d)),
+                ..TestResult::default()
+            }),
+            "UnitTest" => {
+                self.definition = Some((attr(e, "id").unwrap_or_default(), Definition::default()));
+            }
+            "TestMethod" => {
+                if let Some((_, d)) = self.definition.as_mut() {
+                    let class = attr(e, "className").unwrap_or_default();
+                    d.class_name = class.split(',').next().unwrap_or("").trim().to_owned();
+                    d.method = attr(e, "name").unwrap_or_default();
                 }
-                sink = Sink::None;
             }
-            Event::Text(t) => push(&mut open, &mut run_info, sink, &t.xml10_content()),
-            Event::CData(t) => push(&mut open, &mut run_info, sink, &t.xml10_content()),
-            Event::GeneralRef(r) => {
-                let s = match r.resolve_char_ref() {
-                    Ok(Some(c)) => c.to_string(),
-                    Ok(None) => quick_xml::escape::resolve_predefined_entity(&r)
-                        .unwrap_or("")
-                        .to_owned(),
-                    Err(_) => String::new(),
+            "ResultSummary" => self.trx.summary_outcome = attr(e, "outcome"),
+            "Counters" if self.path.last().is_some_and(|p| p == "ResultSummary") => {
+                let n = |k: &str| attr(e, k).and_then(|v| v.trim().parse().ok());
+                self.trx.counters = Counters {
+                    total: n("total"),
+                    passed: n("passed"),
+                    failed: n("failed"),
+                    error: n("error"),
+                    timeout: n("timeout"),
+                    aborted: n("aborted"),
                 };
-                push(&mut open, &mut run_info, sink, &s);
+            }
+            "RunInfo" => {
+                self.run_info = Some((attr(e, "outcome").unwrap_or_default(), String::new()));
             }
             _ => {}
         }
     }
-    if !rooted {
-        return None;
-    }
-    // A truncated document: keep the results that did start.
-    while let Some(r) = open.pop() {
-        finish_result(r, &mut open, &mut trx);
-    }
-    trx.results.retain(|r| !r.has_inner);
-    Some(trx)
-}
 
-fn open_element(
-    name: &str,
-    e: &BytesStart<'_>,
-    path: &[String],
-    open: &mut Vec<TestResult>,
-    definition: &mut Option<(String, Definition)>,
-    run_info: &mut Option<(String, String)>,
-    trx: &mut Trx,
-) {
-    match name {
-        "UnitTestResult" => open.push(TestResult {
-            test_id: attr(e, "testId").unwrap_or_default(),
-            test_name: attr(e, "testName").unwrap_or_default(),
-            outcome: attr(e, "outcome").unwrap_or_default(),
-            duration: attr(e, "duration").and_then(|d| parse_duration(&d)),
-            ..TestResult::default()
-        }),
-        "UnitTest" => {
-            *definition = Some((attr(e, "id").unwrap_or_default(), Definition::default()));
-        }
-        "TestMethod" => {
-            if let Some((_, d)) = definition.as_mut() {
-                let class = attr(e, "className").unwrap_or_default();
-                d.class_name = class.split(',').next().unwrap_or("").trim().to_owned();
-                d.method = attr(e, "name").unwrap_or_default();
+    fn close_element(&mut self, name: &str) {
+        match name {
+            "UnitTestResult" => {
+                if let Some(r) = self.open.pop() {
+                    self.finish_result(r);
+                }
             }
+            "UnitTest" => {
+                if let Some((id, d)) = self.definition.take() {
+                    self.trx.definitions.insert(id, d);
+                }
+            }
+            "RunInfo" => {
+                if let Some(info) = self.run_info.take() {
+                    self.trx.run_infos.push(info);
+                }
+            }
+            _ => {}
         }
-        "ResultSummary" => trx.summary_outcome = attr(e, "outcome"),
-        "Counters" if path.last().is_some_and(|p| p == "ResultSummary") => {
-            let n = |k: &str| attr(e, k).and_then(|v| v.trim().parse().ok());
-            trx.counters = Counters {
-                total: n("total"),
-                passed: n("passed"),
-                failed: n("failed"),
-                error: n("error"),
-                timeout: n("timeout"),
-                aborted: n("aborted"),
-            };
-        }
-        "RunInfo" => *run_info = Some((attr(e, "outcome").unwrap_or_default(), String::new())),
-        _ => {}
     }
-}
 
-fn close_element(
-    name: &str,
-    open: &mut Vec<TestResult>,
-    definition: &mut Option<(String, Definition)>,
-    run_info: &mut Option<(String, String)>,
-    trx: &mut Trx,
-) {
-    match name {
-        "UnitTestResult" => {
-            if let Some(r) = open.pop() {
-                finish_result(r, open, trx);
-            }
+    fn finish_result(&mut self, r: TestResult) {
+        if let Some(parent) = self.open.last_mut() {
+            parent.has_inner = true;
         }
-        "UnitTest" => {
-            if let Some((id, d)) = definition.take() {
-                trx.definitions.insert(id, d);
-            }
-        }
-        "RunInfo" => {
-            if let Some(info) = run_info.take() {
-                trx.run_infos.push(info);
-            }
-        }
-        _ => {}
+        self.trx.results.push(r);
     }
-}
 
-fn finish_result(r: TestResult, open: &mut [TestResult], trx: &mut Trx) {
-    if let Some(parent) = open.last_mut() {
-        parent.has_inner = true;
-    }
-    trx.results.push(r);
-}
-
-fn push(open: &mut [TestResult], run_info: &mut Option<(String, String)>, sink: Sink, s: &str) {
-    let target = match (sink, open.last_mut(), run_info.as_mut()) {
-        (Sink::Message, Some(r), _) => &mut r.message,
-        (Sink::Stack, Some(r), _) => &mut r.stack_trace,
-        (Sink::RunInfo, _, Some((_, text))) => text,
-        _ => return,
-    };
-    if target.len() < TEXT_LIMIT {
-        let room = TEXT_LIMIT - target.len();
-        let mut end = s.len().min(room);
-        while !s.is_char_boundary(end) {
-            end -= 1;
+    fn push(&mut self, s: &str) {
+        let target = match (self.sink, self.open.last_mut(), self.run_info.as_mut()) {
+            (Sink::Message, Some(r), _) => &mut r.message,
+            (Sink::Stack, Some(r), _) => &mut r.stack_trace,
+            (Sink::RunInfo, _, Some((_, text))) => text,
+            _ => return,
+        };
+        if target.len() < TEXT_LIMIT {
+            let room = TEXT_LIMIT - target.len();
+            let mut end = s.len().min(room);
+            while !s.is_char_boundary(end) {
+                end -= 1;
+            }
+            target.push_str(&s[..end]);
         }
-        target.push_str(&s[..end]);
+    }
+
+    /// The document read: a truncated one keeps the results that did start; a data-driven
+    /// parent gives way to its rows.
+    fn finish(mut self) -> Trx {
+        while let Some(r) = self.open.pop() {
+            self.finish_result(r);
+        }
+        self.trx.results.retain(|r| !r.has_inner);
+        self.trx
     }
 }
 

@@ -76,6 +76,33 @@ pub(super) fn is_test_id(id: &str) -> bool {
 }
 
 impl Ctest {
+    /// Where this project is built: see the module documentation.
+    pub fn build_dir(&self, cache: &Path) -> PathBuf {
+        let own = self.dir.join("build");
+        if cache_home(&own).is_some_and(|home| same_dir(&home, &self.dir)) {
+            return own;
+        }
+        let canon = self.dir.canonicalize().unwrap_or_else(|_| self.dir.clone());
+        let name: String = canon
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+            .chars()
+            .map(|c| {
+                if c.is_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .take(40)
+            .collect();
+        cache.join("ctest").join(format!(
+            "{name}-{:016x}",
+            crate::fnv1a(canon.to_string_lossy().bytes())
+        ))
+    }
+
     /// Configures (when the build directory is new) and builds. `Some(run)` when that is the
     /// end of it: a build failure, a timeout.
     pub(super) fn configure_and_build(
@@ -308,6 +335,60 @@ pub(super) fn select(listed: &[Listed], ids: &[String]) -> Selection {
 /// CTest's regular expressions: every character that is not a letter, digit or `_` escaped.
 pub(super) fn regex_escape(s: &str) -> String {
     crate::text::escape_chars(s, |c| !(c.is_ascii_alphanumeric() || c == '_'))
+}
+
+/// What runs the requested tests: the CTest tests by `-R`, the gtest ids inside whole-binary
+/// ones by `GTEST_FILTER`; all of them when both are `None`.
+#[derive(Debug, Default)]
+pub(super) struct Filters {
+    pub(super) regex: Option<String>,
+    pub(super) gtest: Option<String>,
+}
+
+impl Selection {
+    pub(super) fn filters(&self) -> Filters {
+        let regex = format!(
+            "^({})$",
+            self.ctest_names
+                .iter()
+                .map(|n| regex_escape(n))
+                .collect::<Vec<_>>()
+                .join("|")
+        );
+        Filters {
+            regex: Some(regex),
+            gtest: (!self.inside_binaries.is_empty()).then(|| self.inside_binaries.join(":")),
+        }
+    }
+}
+
+/// `ctest -V` over the build directory `build`, in parallel, each gtest process writing its
+/// JSON report into `json_dir`.
+pub(super) fn ctest_command(
+    ctest: &Path,
+    dir: &Path,
+    build: &Path,
+    json_dir: &Path,
+    filters: &Filters,
+) -> Command {
+    let mut cmd = command(ctest, dir);
+    cmd.arg("--test-dir")
+        .arg(build)
+        .args(["-V", "--parallel", &jobs()]);
+    if let Some(r) = &filters.regex {
+        cmd.arg("-R").arg(r);
+    }
+    let mut out_spec = json_dir.to_path_buf().into_os_string();
+    out_spec.push("/");
+    let mut spec = std::ffi::OsString::from("json:");
+    spec.push(out_spec);
+    // Colour is not switched off here: ctest's pipe is no terminal, so gtest prints none,
+    // and what pith reads is stripped of escapes anyway.
+    cmd.env("GTEST_OUTPUT", spec);
+    if let Some(f) = &filters.gtest {
+        cmd.env("GTEST_FILTER", f);
+    }
+    cmd
 }
 
 #[cfg(test)]

@@ -28,8 +28,68 @@ pub(super) fn judge(
     } = reports;
     // ctest's own words (its results, totals and list of failures) and what it said on stderr.
     let output = format!("{}\n{}", ctest_words(&ct.last).join("\n"), cap.stderr_str());
+    let (outcomes, crash_tail) = outcomes(ctx, &ct, &cases);
+    let (mut run, crashed) = tally(outcomes, requested);
+    let tail = || verdict::tail(ctx.paths, &output);
+    if requested.is_empty() {
+        // gtest announces how many tests each process will run: more than reported means a
+        // crash or the deadline took some along.
+        let announced: u32 = ct.tests.iter().map(|t| announced(&t.output)).sum();
+        if announced > run.passed + run.failed + run.skipped {
+            run.selected = Some(announced);
+        }
+    }
+    match Ending::of(cap.end) {
+        Ending::Stopped => {
+            // What the unfinished tests printed says more than ctest's bookkeeping.
+            let unfinished = ct
+                .tests
+                .iter()
+                .filter(|t| t.ended.is_none())
+                .flat_map(|t| t.output.iter());
+            verdict::stopped(
+                &mut run,
+                None,
+                output_tail(ctx.paths, unfinished).or_else(tail),
+            );
+        }
+        Ending::Killed(signal) => verdict::killed(&mut run, "ctest", &signal, None, tail()),
+        Ending::Exited(_) if crashed => {
+            verdict::crashed(&mut run, None, crash_tail.clone());
+        }
+        Ending::Exited(code) => {
+            if ct.tests.is_empty() && !ct.no_tests && code != 0 {
+                // ctest itself failed (no build directory, a broken CTestTestfile).
+                run.status = Some(Status::CollectionFailed);
+                run.tail = tail();
+            }
+        }
+    }
+    run.exit = verdict::exit(cap.end, |code| exit_meaning(code, &ct));
+    let (mut reasons, console_whole) = account(ctx, &ct, &mut run);
+    reasons.extend(doubts);
+    if !console_whole {
+        reasons.extend(unreadable);
+    }
+    if !reasons.is_empty() {
+        run.reason = Some(reasons.join("; "));
+    }
+    if run.tail.is_none() && run.doubt().is_some() {
+        run.tail = crash_tail.or_else(tail);
+    }
+    run
+}
+
+/// Every test's outcome, CTest test by CTest test (the JSON's where it has the test), then
+/// those only the JSON has; and the tail of the first process that died or left a test
+/// unfinished, which says why.
+fn outcomes(
+    ctx: &Context<'_>,
+    ct: &CtestRun,
+    cases: &[json::Case],
+) -> (Vec<Outcome>, Option<String>) {
     let mut by_id: HashMap<&str, &json::Case> = HashMap::new();
-    for c in &cases {
+    for c in cases {
         by_id.entry(c.id.as_str()).or_insert(c);
     }
     let mut seen: HashSet<String> = HashSet::new();
@@ -50,12 +110,17 @@ pub(super) fn judge(
         outcomes.extend(more);
     }
     // Results only the JSON has (output that could not be attributed).
-    for c in &cases {
+    for c in cases {
         if seen.insert(c.id.clone()) {
             outcomes.push(case_outcome(c, ctx.paths));
         }
     }
+    (outcomes, crash_tail)
+}
 
+/// The outcomes counted into a run, kept to the requested tests when some were (those not
+/// reported are not found); and whether a test's process died under it.
+fn tally(outcomes: Vec<Outcome>, requested: &[String]) -> (Run, bool) {
     let mut run = Run::new("ctest");
     let mut found: Vec<String> = Vec::new();
     let mut crashed = false;
@@ -92,57 +157,7 @@ pub(super) fn judge(
             .cloned()
             .collect();
     }
-    let tail = || verdict::tail(ctx.paths, &output);
-    if requested.is_empty() {
-        // gtest announces how many tests each process will run: more than reported means a
-        // crash or the deadline took some along.
-        let announced: u32 = ct.tests.iter().map(|t| announced(&t.output)).sum();
-        if announced > run.passed + run.failed + run.skipped {
-            run.selected = Some(announced);
-        }
-    }
-    match Ending::of(cap.end) {
-        Ending::Stopped => {
-            // What the unfinished tests printed says more than ctest's bookkeeping.
-            let unfinished = ct
-                .tests
-                .iter()
-                .filter(|t| t.ended.is_none())
-                .flat_map(|t| t.output.iter());
-            verdict::stopped(
-                &mut run,
-                None,
-                output_tail(ctx.paths, unfinished).or_else(tail),
-            );
-        }
-        Ending::Killed(signal) => {
-            let tail = tail().or_else(|| Some(verdict::killed_by("ctest", &signal)));
-            verdict::crashed(&mut run, None, tail);
-        }
-        Ending::Exited(_) if crashed => {
-            verdict::crashed(&mut run, None, crash_tail.clone());
-        }
-        Ending::Exited(code) => {
-            if ct.tests.is_empty() && !ct.no_tests && code != 0 {
-                // ctest itself failed (no build directory, a broken CTestTestfile).
-                run.status = Some(Status::CollectionFailed);
-                run.tail = tail();
-            }
-        }
-    }
-    run.exit = verdict::exit(cap.end, |code| exit_meaning(code, &ct));
-    let (mut reasons, console_whole) = account(ctx, &ct, &mut run);
-    reasons.extend(doubts);
-    if !console_whole {
-        reasons.extend(unreadable);
-    }
-    if !reasons.is_empty() {
-        run.reason = Some(reasons.join("; "));
-    }
-    if run.tail.is_none() && run.doubt().is_some() {
-        run.tail = crash_tail.or_else(tail);
-    }
-    run
+    (run, crashed)
 }
 
 /// Where ctest's own totals and gtest's closing summaries disagree with what pith read, one

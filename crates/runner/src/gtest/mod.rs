@@ -38,14 +38,12 @@ mod parse;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use pith_model::{Run, Status};
+use pith_model::Run;
 
-use crate::process;
+use crate::{process, verdict};
 use crate::{Adapter, Context, RunnerError};
 
-use command::{
-    cache_home, command, is_test_id, jobs, list_tests, regex_escape, same_dir, select, BuildLock,
-};
+use command::{ctest_command, is_test_id, list_tests, select, BuildLock, Filters};
 use console::CtestReader;
 use judge::judge;
 use parse::read_json_dir;
@@ -67,33 +65,6 @@ impl Ctest {
             dir: dir.to_path_buf(),
         }
     }
-
-    /// Where this project is built: see the module documentation.
-    pub fn build_dir(&self, cache: &Path) -> PathBuf {
-        let own = self.dir.join("build");
-        if cache_home(&own).is_some_and(|home| same_dir(&home, &self.dir)) {
-            return own;
-        }
-        let canon = self.dir.canonicalize().unwrap_or_else(|_| self.dir.clone());
-        let name: String = canon
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-            .chars()
-            .map(|c| {
-                if c.is_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .take(40)
-            .collect();
-        cache.join("ctest").join(format!(
-            "{name}-{:016x}",
-            crate::fnv1a(canon.to_string_lossy().bytes())
-        ))
-    }
 }
 
 impl Adapter for Ctest {
@@ -108,26 +79,18 @@ impl Adapter for Ctest {
 
     fn run(&self, ctx: &Context<'_>, tests: &[String]) -> Result<Run, RunnerError> {
         let (Some(cmake), Some(ctest)) = (crate::on_path("cmake"), crate::on_path("ctest")) else {
-            return Ok(Run {
-                status: Some(Status::RunnerMissing),
-                hint: Some(CMAKE_HINT.to_owned()),
-                ..Run::new("ctest")
-            });
+            return Ok(verdict::runner_missing("ctest", CMAKE_HINT.to_owned()));
         };
         let start = Instant::now();
         let build = self.build_dir(ctx.cache);
-        let _lock = match BuildLock::acquire(ctx, &build)? {
-            Some(l) => l,
-            None => {
-                return Ok(Run {
-                    status: Some(Status::TimedOut),
-                    tail: Some(format!(
-                        "another pith run kept the build directory {} busy until the deadline",
-                        build.display()
-                    )),
-                    ..Run::new("ctest")
-                })
-            }
+        let Some(_lock) = BuildLock::acquire(ctx, &build)? else {
+            let mut run = Run::new("ctest");
+            let why = format!(
+                "another pith run kept the build directory {} busy until the deadline",
+                build.display()
+            );
+            verdict::stopped(&mut run, None, Some(why));
+            return Ok(run);
         };
         if let Some(run) = self.configure_and_build(ctx, &cmake, &build)? {
             return Ok(Run {
@@ -135,12 +98,9 @@ impl Adapter for Ctest {
                 ..run
             });
         }
-
-        let mut gtest_filter: Option<String> = None;
-        let mut regex: Option<String> = None;
+        let mut filters = Filters::default();
         if !tests.is_empty() {
-            let listed = list_tests(ctx, &ctest, &build)?;
-            let sel = select(&listed, tests);
+            let sel = select(&list_tests(ctx, &ctest, &build)?, tests);
             if sel.ctest_names.is_empty() {
                 return Ok(Run {
                     not_found: sel.not_found,
@@ -148,39 +108,12 @@ impl Adapter for Ctest {
                     ..Run::new("ctest")
                 });
             }
-            regex = Some(format!(
-                "^({})$",
-                sel.ctest_names
-                    .iter()
-                    .map(|n| regex_escape(n))
-                    .collect::<Vec<_>>()
-                    .join("|")
-            ));
-            if !sel.inside_binaries.is_empty() {
-                gtest_filter = Some(sel.inside_binaries.join(":"));
-            }
+            filters = sel.filters();
         }
-
         let json_dir = ctx.scratch.join("gtest");
         std::fs::create_dir_all(&json_dir)
             .map_err(|e| RunnerError::io(format!("creating {}", json_dir.display()), e))?;
-        let mut cmd = command(&ctest, &self.dir);
-        cmd.arg("--test-dir")
-            .arg(&build)
-            .args(["-V", "--parallel", &jobs()]);
-        if let Some(r) = &regex {
-            cmd.arg("-R").arg(r);
-        }
-        let mut out_spec = json_dir.clone().into_os_string();
-        out_spec.push("/");
-        let mut spec = std::ffi::OsString::from("json:");
-        spec.push(out_spec);
-        // Colour is not switched off here: ctest's pipe is no terminal, so gtest prints none,
-        // and what pith reads is stripped of escapes anyway.
-        cmd.env("GTEST_OUTPUT", spec);
-        if let Some(f) = &gtest_filter {
-            cmd.env("GTEST_FILTER", f);
-        }
+        let cmd = ctest_command(&ctest, &self.dir, &build, &json_dir, &filters);
         let mut reader = CtestReader::default();
         let cap = process::run_lines(cmd, ctx.deadline, ctx.cancel, &mut |l| {
             reader.line(&String::from_utf8_lossy(l))

@@ -160,28 +160,31 @@ pub(super) fn ctest_outcomes(
         out.extend(plain_outcome(t, &g));
         return out;
     }
-    // CTest says the process failed but no gtest test did (a sanitizer at exit, a crash in a
-    // destructor): never green.
-    let bad_end = matches!(t.ended, Some(Ended::Failed(_) | Ended::Crashed(_)));
-    if bad_end && !out.iter().any(|o| o.verdict == Verdict::Failed) {
-        let crashed = matches!(t.ended, Some(Ended::Crashed(_)));
-        let message = match &t.ended {
-            Some(Ended::Crashed(word)) => {
-                format!("crashed with {} after its tests ended", signal_of(word))
-            }
-            _ => output_message(&t.output)
-                .unwrap_or_else(|| "the test process failed after its tests passed".to_owned()),
-        };
-        let mut o = Outcome::failed(Failure {
-            test: t.name.clone(),
-            message,
-            kind: Some("exit".to_owned()),
-            ..Failure::default()
-        });
-        o.crashed = crashed;
-        out.push(o);
+    if !out.iter().any(|o| o.verdict == Verdict::Failed) {
+        out.extend(failed_after(t));
     }
     out
+}
+
+/// CTest says the process failed though no gtest test did (a sanitizer at exit, a crash in a
+/// destructor): the CTest test fails, never green. `None` when CTest says it did not fail.
+fn failed_after(t: &console::CtestTest) -> Option<Outcome> {
+    let message = match &t.ended {
+        Some(Ended::Crashed(word)) => {
+            format!("crashed with {} after its tests ended", signal_of(word))
+        }
+        Some(Ended::Failed(_)) => output_message(&t.output)
+            .unwrap_or_else(|| "the test process failed after its tests passed".to_owned()),
+        _ => return None,
+    };
+    let mut o = Outcome::failed(Failure {
+        test: t.name.clone(),
+        message,
+        kind: Some("exit".to_owned()),
+        ..Failure::default()
+    });
+    o.crashed = matches!(t.ended, Some(Ended::Crashed(_)));
+    Some(o)
 }
 
 /// The outcome of a CTest test that ran no gtest test (a plain test, or a gtest binary that

@@ -152,115 +152,183 @@ pub(super) fn judge(
     events: &[listener::Event],
     requested: Option<&[TestId]>,
 ) -> Run {
-    let mut run = Run::new(tool.name());
-    let ids = match tool {
-        Tool::Maven => Ids::Surefire,
-        Tool::Gradle => Ids::Verbatim,
-    };
-    run.exit = verdict::exit(cap.end, |c| verdict::meaning(EXIT_CODES, c));
-
-    let mut t = Tally::new(&mut run, ctx.paths, ids, requested);
-    let Read {
-        reported,
-        unreadable,
-        mut seen,
-        mut reason,
-    } = read_reports(&mut t, reports);
-    // Tests whose class wrote no report: the listener saw them (and they count among what
-    // the tool ran).
-    for e in events.iter().filter(|e| !reported.contains(&e.class)) {
-        t.event(e);
-        if let Some((status, _)) = &e.finished {
-            seen.run += 1;
-            seen.failed += u64::from(status != "SUCCESSFUL" && status != "ABORTED");
-        }
-    }
-    let running: Vec<String> = events
-        .iter()
-        .filter(|e| e.finished.is_none())
-        .filter(|e| {
-            let name = event_name(ids, &e.name);
-            t.wanted(&e.class, &name)
-        })
-        .map(|e| case_id(ids, &e.class, &event_name(ids, &e.name)))
-        .collect();
-    for (w, why) in &unreadable {
-        unreadable_failure(&mut t, ctx, w, why);
-    }
-    let mut unmatched = t.unmatched();
-    let load_tail = text::tail(&ctx.paths.scrub(&t.load_traces.join("\n")));
-    drop(t);
-
+    let mut j = Judge::read(ctx, tool, output, reports, events, requested);
+    j.run.exit = verdict::exit(cap.end, |c| verdict::meaning(EXIT_CODES, c));
     let build_failed = compile_failed(output);
     if build_failed {
-        run.build_errors = build::parse(output, ctx.paths);
+        j.run.build_errors = build::parse(output, ctx.paths);
     }
-
     match Ending::of(cap.end) {
         Ending::Stopped => {
-            verdict::stopped(&mut run, Some(running), output_tail(ctx.paths, output));
+            let (running, tail) = (std::mem::take(&mut j.running), j.tail());
+            verdict::stopped(&mut j.run, Some(running), tail);
         }
         Ending::Killed(signal) => {
             let why = verdict::killed_by(tool.name(), &signal);
-            crash_failures(&mut run, ctx, ids, running, &[], &why, Some(signal));
-            verdict::crashed(&mut run, None, output_tail(ctx.paths, output));
+            let running = std::mem::take(&mut j.running);
+            crash_failures(&mut j.run, ctx, j.ids, running, &[], &why, Some(signal));
+            let tail = j.tail();
+            verdict::crashed(&mut j.run, None, tail);
         }
         Ending::Exited(_) if fork_crashed(output) => {
-            fork_crash(&mut run, ctx, ids, running, output);
+            let running = std::mem::take(&mut j.running);
+            fork_crash(&mut j.run, ctx, j.ids, running, output);
         }
         Ending::Exited(_) if build_failed => {
-            run.status = Some(Status::BuildFailed);
-            if run.build_errors.is_empty() {
-                run.tail = output_tail(ctx.paths, output);
+            j.run.status = Some(Status::BuildFailed);
+            if j.run.build_errors.is_empty() {
+                j.run.tail = j.tail();
             }
             // Nothing ran that was asked for: the ids are not missing, the build is.
-            unmatched.clear();
+            j.unmatched.clear();
         }
-        Ending::Exited(code) => {
-            let tests_failed = run.failed > 0
-                || output.contains("There are test failures")
-                || output.contains("There were failing tests")
-                || output.contains("There were test failures");
-            let no_match = output.contains("No tests found for given includes");
-            let nothing_ran = reports.is_empty() && events.is_empty();
-            if code != 0 && !tests_failed && !no_match && nothing_ran {
-                // Not the tests: a dependency that does not resolve, a broken build file.
-                run.status = Some(Status::BuildFailed);
-                run.tail = output_tail(ctx.paths, output);
-                unmatched.clear();
-            } else if code != 0 && run.failed == 0 && run.failures.is_empty() {
-                // Tests ran and none failed, yet the build failed after them (a coverage
-                // check, a plugin bound to the test phase): the exit says not green.
-                run.tail = output_tail(ctx.paths, output);
-            } else if run.collection_errors() > 0 {
-                run.tail = if load_tail.is_empty() {
-                    output_tail(ctx.paths, output)
-                } else {
-                    Some(load_tail)
-                };
+        Ending::Exited(code) => j.exited(code, reports.is_empty() && events.is_empty()),
+    }
+    j.finish()
+}
+
+/// One Maven/Gradle run being judged: the run as the reports and events tally it, and what
+/// else they say.
+struct Judge<'a, 'c> {
+    ctx: &'a Context<'c>,
+    tool: Tool,
+    /// What the tool printed, stdout then stderr.
+    output: &'a str,
+    ids: Ids,
+    run: Run,
+    /// Every case the reports and events account for: the tool's own totals count them all.
+    seen: summary::Totals,
+    /// Where a report's own totals disagree with its cases.
+    reason: Option<String>,
+    /// The wanted tests the listener saw start and not finish.
+    running: Vec<String>,
+    /// The requested ids nothing answered.
+    unmatched: Vec<String>,
+    /// The traces of classes that failed to load, paths relative.
+    load_tail: String,
+}
+
+impl<'a, 'c> Judge<'a, 'c> {
+    /// The reports, then the listener's events for the classes no report accounts for, and
+    /// the reports that could not be read, tallied into a run.
+    fn read(
+        ctx: &'a Context<'c>,
+        tool: Tool,
+        output: &'a str,
+        reports: &[Written],
+        events: &[listener::Event],
+        requested: Option<&[TestId]>,
+    ) -> Self {
+        let mut run = Run::new(tool.name());
+        let ids = match tool {
+            Tool::Maven => Ids::Surefire,
+            Tool::Gradle => Ids::Verbatim,
+        };
+        let mut t = Tally::new(&mut run, ctx.paths, ids, requested);
+        let Read {
+            reported,
+            unreadable,
+            mut seen,
+            reason,
+        } = read_reports(&mut t, reports);
+        // Tests whose class wrote no report: the listener saw them (and they count among what
+        // the tool ran).
+        for e in events.iter().filter(|e| !reported.contains(&e.class)) {
+            t.event(e);
+            if let Some((status, _)) = &e.finished {
+                seen.run += 1;
+                seen.failed += u64::from(status != "SUCCESSFUL" && status != "ABORTED");
             }
-            // The tool's own count of what it ran and failed must match the reports.
-            let said = match tool {
-                Tool::Maven => summary::surefire(output),
-                Tool::Gradle => summary::gradle(output),
+        }
+        let running: Vec<String> = events
+            .iter()
+            .filter(|e| e.finished.is_none())
+            .filter(|e| {
+                let name = event_name(ids, &e.name);
+                t.wanted(&e.class, &name)
+            })
+            .map(|e| case_id(ids, &e.class, &event_name(ids, &e.name)))
+            .collect();
+        for (w, why) in &unreadable {
+            unreadable_failure(&mut t, ctx, w, why);
+        }
+        let unmatched = t.unmatched();
+        let load_tail = text::tail(&ctx.paths.scrub(&t.load_traces.join("\n")));
+        Judge {
+            ctx,
+            tool,
+            output,
+            ids,
+            run,
+            seen,
+            reason,
+            running,
+            unmatched,
+            load_tail,
+        }
+    }
+
+    fn tail(&self) -> Option<String> {
+        output_tail(self.ctx.paths, self.output)
+    }
+
+    /// The tool exited by itself, neither a fork crash nor a compile error: a build that
+    /// failed before any test (`nothing_ran`), or after them, or the tests' own verdict, and
+    /// the tool's totals against the reports.
+    fn exited(&mut self, code: i32, nothing_ran: bool) {
+        let output = self.output;
+        let tests_failed = self.run.failed > 0
+            || output.contains("There are test failures")
+            || output.contains("There were failing tests")
+            || output.contains("There were test failures");
+        let no_match = output.contains("No tests found for given includes");
+        if code != 0 && !tests_failed && !no_match && nothing_ran {
+            // Not the tests: a dependency that does not resolve, a broken build file.
+            self.run.status = Some(Status::BuildFailed);
+            self.run.tail = self.tail();
+            self.unmatched.clear();
+        } else if code != 0 && self.run.failed == 0 && self.run.failures.is_empty() {
+            // Tests ran and none failed, yet the build failed after them (a coverage
+            // check, a plugin bound to the test phase): the exit says not green.
+            self.run.tail = self.tail();
+        } else if self.run.collection_errors() > 0 {
+            self.run.tail = if self.load_tail.is_empty() {
+                self.tail()
+            } else {
+                Some(self.load_tail.clone())
             };
-            if reason.is_none() {
-                reason = said.and_then(|said| summary::disagreement(tool.name(), said, seen));
+        }
+        // The tool's own count of what it ran and failed must match the reports.
+        let said = match self.tool {
+            Tool::Maven => summary::surefire(output),
+            Tool::Gradle => summary::gradle(output),
+        };
+        if self.reason.is_none() {
+            self.reason =
+                said.and_then(|said| summary::disagreement(self.tool.name(), said, self.seen));
+        }
+    }
+
+    /// The run with its reason, and the requested ids nothing answered as not found.
+    fn finish(mut self) -> Run {
+        if self.reason.is_some() {
+            self.run.reason = self.reason.take();
+            if self.run.tail.is_none() {
+                self.run.tail = self.tail();
             }
         }
-    }
-    if reason.is_some() {
-        run.reason = reason;
-        if run.tail.is_none() {
-            run.tail = output_tail(ctx.paths, output);
+        // A test that was running when the run ended was found, whatever became of it.
+        let run = &self.run;
+        let not_found = self
+            .unmatched
+            .into_iter()
+            .filter(|id| !run.running.contains(id) && !run.failures.iter().any(|f| &f.test == id))
+            .collect();
+        Run {
+            not_found,
+            ..self.run
         }
     }
-    // A test that was running when the run ended was found, whatever became of it.
-    run.not_found = unmatched
-        .into_iter()
-        .filter(|id| !run.running.contains(id) && !run.failures.iter().any(|f| &f.test == id))
-        .collect();
-    run
 }
 
 /// What the reports say, read into the tally.
@@ -343,7 +411,6 @@ fn unreadable_failure(t: &mut Tally<'_, '_>, ctx: &Context<'_>, w: &Written, why
 /// The forked test JVM ended during a test (`System.exit`, a crash): the run crashed, and the
 /// tests it was running (else the classes Surefire names) fail.
 fn fork_crash(run: &mut Run, ctx: &Context<'_>, ids: Ids, running: Vec<String>, output: &str) {
-    run.status = Some(Status::Crashed);
     let why = match fork_exit_code(output) {
         Some(code) => format!(
             "the test JVM exited with code {code} during this test (System.exit or a crash)"
@@ -364,7 +431,7 @@ fn fork_crash(run: &mut Run, ctx: &Context<'_>, ids: Ids, running: Vec<String>, 
         &why,
         Some("JVM exit".to_owned()),
     );
-    run.tail = output_tail(ctx.paths, output);
+    verdict::crashed(run, None, output_tail(ctx.paths, output));
 }
 
 /// Each test that was running when the JVM died becomes a failure; lacking the listener's

@@ -10,12 +10,20 @@
 //! file (Maven before an unpinned Gradle: the wrapper pins the project's Gradle version and a
 //! Gradle from PATH is a guess, while the `pom.xml` pins its plugins), then the preferred tool
 //! from PATH.
+//!
+//! One launch is tried by [`Jvm::attempt`]: the tool runs, and what it left is judged unless it
+//! never started.
 
 use std::path::{Path, PathBuf};
 
+use pith_model::Run;
+
+use super::command::{Invocation, TestId};
 use super::detect::GRADLE_FILES;
-use super::Tool;
-use crate::text;
+use super::judge::{java_missing, judge, output_of, output_tail};
+use super::parse::{collect, reported_classes, snapshot};
+use super::{gradle, listener, maven, Jvm, Tool, JAVA_HINT};
+use crate::{process, text, verdict, Context, RunnerError};
 
 /// One way to run the project's tests.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,17 +119,31 @@ pub(crate) fn not_started(
     if wrote || matches!(code, None | Some(0)) {
         return None;
     }
+    if java_missing(output) {
+        return Some("no Java runtime found (JAVA_HOME, java on PATH)".to_owned());
+    }
     let lines: Vec<String> = output
         .lines()
         .map(|l| text::strip_ansi(l).trim().to_owned())
         .filter(|l| !l.is_empty())
         .collect();
-    let has = |needle: &str| lines.iter().any(|l| l.contains(needle));
-    let line_with = |needle: &str| lines.iter().find(|l| l.contains(needle)).cloned();
-
-    if super::java_missing(output) {
-        return Some("no Java runtime found (JAVA_HOME, java on PATH)".to_owned());
+    if let Some(why) = wrapper_failed(launch, &lines).or_else(|| wrong_jdk(&lines)) {
+        return Some(why);
     }
+    // The script itself could not run what it needs (`sh: 1: java: not found`, a missing
+    // interpreter): a shell's "not found" exit codes.
+    if matches!(code, Some(126 | 127)) {
+        let why = lines.last().cloned().unwrap_or_default();
+        return Some(format!("exited {} ({})", code.unwrap_or(0), cut(&why)));
+    }
+    None
+}
+
+/// Why the project's wrapper could not start its tool, from its output's non-empty `lines`:
+/// its jar is missing, its own exception (a download that failed), the script-only Maven
+/// wrapper's one line.
+fn wrapper_failed(launch: &Launch, lines: &[String]) -> Option<String> {
+    let has = |needle: &str| lines.iter().any(|l| l.contains(needle));
     // A wrapper jar that is not there: the JVM cannot find the wrapper's main class.
     for main in [
         "org.gradle.wrapper.GradleWrapperMain",
@@ -158,7 +180,10 @@ pub(crate) fn not_started(
         });
     }
     // The script-only Maven wrapper (3.3) says why in one line of its own.
-    for needle in [
+    if !(launch.wrapper && launch.tool == Tool::Maven) {
+        return None;
+    }
+    [
         "Failed to fetch",
         "mvnw cannot run",
         "cannot read distributionUrl",
@@ -167,41 +192,117 @@ pub(crate) fn not_started(
         "failed to unzip",
         "failed to untar",
         "cannot exec ",
-    ] {
-        if launch.wrapper && launch.tool == Tool::Maven {
-            if let Some(l) = line_with(needle) {
-                return Some(l);
-            }
-        }
-    }
-    // A JDK the tool does not run on: Gradle's Groovy cannot read the JDK's classes, Gradle or
-    // Maven says which Java it needs, or its own classes are newer than the JVM.
-    for needle in [
+    ]
+    .iter()
+    .find_map(|needle| line_with(lines, needle))
+}
+
+/// A JDK the tool does not run on, from its output's non-empty `lines`: Gradle's Groovy
+/// cannot read the JDK's classes, Gradle or Maven says which Java it needs, or its own classes
+/// are newer than the JVM.
+fn wrong_jdk(lines: &[String]) -> Option<String> {
+    let said = [
         "Unsupported class file major version",
         "Could not initialize class org.codehaus.groovy.vmplugin",
         "Gradle requires JVM",
         "requires Java",
         "Unsupported Java",
-    ] {
-        if let Some(l) = line_with(needle) {
-            return Some(format!("does not run on this JDK: {}", cut(&l)));
+    ]
+    .iter()
+    .find_map(|needle| line_with(lines, needle))
+    .or_else(|| {
+        lines
+            .iter()
+            .find(|l| {
+                l.contains("has been compiled by a more recent version of the Java Runtime")
+                    && (l.contains("org/gradle/")
+                        || l.contains("org/apache/maven/")
+                        || l.contains("org/codehaus/plexus/"))
+            })
+            .cloned()
+    })?;
+    Some(format!("does not run on this JDK: {}", cut(&said)))
+}
+
+/// The first of `lines` that holds `needle`.
+fn line_with(lines: &[String], needle: &str) -> Option<String> {
+    lines.iter().find(|l| l.contains(needle)).cloned()
+}
+
+/// What every launch of one run shares.
+pub(super) struct Session<'a, 'c> {
+    pub(super) ctx: &'a Context<'c>,
+    /// pith's JUnit Platform listener, when it could be installed.
+    pub(super) listener: Option<PathBuf>,
+    /// Where the listener writes its events.
+    pub(super) events: PathBuf,
+    pub(super) scratch: PathBuf,
+    pub(super) selection: &'a [TestId],
+    /// Some tests were asked for (else all run).
+    pub(super) requested: bool,
+}
+
+/// What became of one launch.
+pub(super) enum Attempt {
+    /// The tool ran the project: its run, judged.
+    Ran(Run),
+    /// The answer, whatever the other tools would do (no Java runtime).
+    Answer(Run),
+    /// The tool is not installed or could not be started: the line that says so.
+    Failed(String),
+    /// The tool started but never got to the project: the line that says why, and its
+    /// output's tail.
+    NotStarted(String, Option<String>),
+}
+
+impl Jvm {
+    /// Runs the project's tests with one launch and judges what it left.
+    pub(super) fn attempt(&self, s: &Session<'_, '_>, l: &Launch) -> Result<Attempt, RunnerError> {
+        let Some(program) = l.program.as_deref() else {
+            return Ok(Attempt::Failed(format!("{} is not installed", l.label())));
+        };
+        let _ = std::fs::remove_file(&s.events);
+        let before = snapshot(&self.dir, l.tool);
+        let inv = Invocation {
+            program,
+            dir: &self.dir,
+            scratch: &s.scratch,
+            listener: s.listener.as_deref(),
+            events: &s.events,
+            selection: s.selection,
+        };
+        let cmd = match l.tool {
+            Tool::Maven => maven::command(&inv),
+            Tool::Gradle => gradle::command(&inv)
+                .map_err(|e| RunnerError::io(format!("writing {}", s.scratch.display()), e))?,
+        };
+        let cap = match process::run(cmd, s.ctx.deadline, s.ctx.cancel) {
+            Ok(c) => c,
+            Err(e) => {
+                let why = format!("{} could not be started ({e})", l.label());
+                return Ok(Attempt::Failed(why));
+            }
+        };
+        let reports = collect(&self.dir, l.tool, &before);
+        let output = output_of(&cap);
+        if cap.end.code().is_some_and(|c| c != 0) && reports.is_empty() && java_missing(&output) {
+            // No tool starts without a JVM: trying the next one would say nothing more.
+            let run = verdict::runner_missing(l.tool.name(), JAVA_HINT.to_owned());
+            return Ok(Attempt::Answer(run));
         }
+        if let Some(why) = not_started(l, cap.end.code(), &output, !reports.is_empty()) {
+            let tail = output_tail(s.ctx.paths, &output);
+            return Ok(Attempt::NotStarted(format!("{}: {why}", l.label()), tail));
+        }
+        // The listener's events matter only for classes no report accounts for (their JVM
+        // died or was killed): only theirs are kept.
+        let reported = reported_classes(&reports);
+        let events = listener::read(&s.events, &|class| !reported.contains(class));
+        let requested = s.requested.then_some(s.selection);
+        let mut run = judge(s.ctx, l.tool, &cap, &output, &reports, &events, requested);
+        run.duration = cap.elapsed;
+        Ok(Attempt::Ran(run))
     }
-    if let Some(l) = lines.iter().find(|l| {
-        l.contains("has been compiled by a more recent version of the Java Runtime")
-            && (l.contains("org/gradle/")
-                || l.contains("org/apache/maven/")
-                || l.contains("org/codehaus/plexus/"))
-    }) {
-        return Some(format!("does not run on this JDK: {}", cut(l)));
-    }
-    // The script itself could not run what it needs (`sh: 1: java: not found`, a missing
-    // interpreter): a shell's "not found" exit codes.
-    if matches!(code, Some(126 | 127)) {
-        let why = lines.last().cloned().unwrap_or_default();
-        return Some(format!("exited {} ({})", code.unwrap_or(0), cut(&why)));
-    }
-    None
 }
 
 /// `java.net.UnknownHostException: services.gradle.org` → `UnknownHostException:

@@ -29,15 +29,13 @@ mod summary;
 
 use std::path::{Path, PathBuf};
 
-use pith_model::{Run, Status};
+use pith_model::Run;
 
-use crate::process;
 use crate::verdict;
 use crate::{text, Adapter, Context, RunnerError};
 
 use command::absolute;
-use judge::{java_missing, judge, output_of, output_tail};
-use parse::{collect, reported_classes, snapshot};
+use launch::{Attempt, Session};
 
 pub use command::class_of_path;
 pub(crate) use command::Invocation;
@@ -106,65 +104,34 @@ impl Adapter for Jvm {
         if launches.iter().all(|l| l.program.is_none()) {
             return Ok(missing(self.tool));
         }
-        let listener = listener::install(ctx.cache, ctx.scratch, ctx.deadline);
         let scratch = absolute(ctx.scratch);
-        let events_path = scratch.join("junit-events.txt");
-        let requested = (!tests.is_empty()).then_some(selection.as_slice());
+        let session = Session {
+            ctx,
+            listener: listener::install(ctx.cache, ctx.scratch, ctx.deadline),
+            events: scratch.join("junit-events.txt"),
+            scratch,
+            selection: &selection,
+            requested: !tests.is_empty(),
+        };
         // The tools that did not start, each with why, and the last one's output.
         let mut failed: Vec<String> = Vec::new();
         let mut failed_tail: Option<String> = None;
         for l in &launches {
-            let Some(program) = l.program.as_deref() else {
-                failed.push(format!("{} is not installed", l.label()));
-                continue;
-            };
-            let _ = std::fs::remove_file(&events_path);
-            let before = snapshot(&self.dir, l.tool);
-            let inv = Invocation {
-                program,
-                dir: &self.dir,
-                scratch: &scratch,
-                listener: listener.as_deref(),
-                events: &events_path,
-                selection: &selection,
-            };
-            let cmd = match l.tool {
-                Tool::Maven => maven::command(&inv),
-                Tool::Gradle => gradle::command(&inv)
-                    .map_err(|e| RunnerError::io(format!("writing {}", scratch.display()), e))?,
-            };
-            let cap = match process::run(cmd, ctx.deadline, ctx.cancel) {
-                Ok(c) => c,
-                Err(e) => {
-                    failed.push(format!("{} could not be started ({e})", l.label()));
+            let mut run = match self.attempt(&session, l)? {
+                Attempt::Answer(run) => return Ok(run),
+                Attempt::Failed(why) => {
+                    failed.push(why);
                     continue;
                 }
+                Attempt::NotStarted(why, tail) => {
+                    failed.push(why);
+                    failed_tail = tail;
+                    continue;
+                }
+                Attempt::Ran(run) => run,
             };
-            let reports = collect(&self.dir, l.tool, &before);
-            let output = output_of(&cap);
-            if cap.end.code().is_some_and(|c| c != 0) && reports.is_empty() && java_missing(&output)
-            {
-                // No tool starts without a JVM: trying the next one would say nothing more.
-                return Ok(Run {
-                    status: Some(Status::RunnerMissing),
-                    hint: Some(JAVA_HINT.to_owned()),
-                    ..Run::new(l.tool.name())
-                });
-            }
-            if let Some(why) = launch::not_started(l, cap.end.code(), &output, !reports.is_empty())
-            {
-                failed.push(format!("{}: {why}", l.label()));
-                failed_tail = output_tail(ctx.paths, &output);
-                continue;
-            }
-            // The listener's events matter only for classes no report accounts for (their JVM
-            // died or was killed): only theirs are kept.
-            let reported = reported_classes(&reports);
-            let events = listener::read(&events_path, &|class| !reported.contains(class));
-            let mut run = judge(ctx, l.tool, &cap, &output, &reports, &events, requested);
             not_found.append(&mut run.not_found);
             run.not_found = not_found;
-            run.duration = cap.elapsed;
             if !failed.is_empty() && !run.status().is_green() {
                 run.hint = Some(text::first_line(&format!(
                     "{} ran because {}",
@@ -175,14 +142,10 @@ impl Adapter for Jvm {
             return Ok(run);
         }
         // Nothing could start: the tools' failure, not the project's.
+        let hint = text::first_line(&format!("no build tool could start: {}", failed.join("; ")));
         Ok(Run {
-            status: Some(Status::RunnerMissing),
-            hint: Some(text::first_line(&format!(
-                "no build tool could start: {}",
-                failed.join("; ")
-            ))),
             tail: failed_tail,
-            ..Run::new(self.tool.name())
+            ..verdict::runner_missing(self.tool.name(), hint)
         })
     }
 }

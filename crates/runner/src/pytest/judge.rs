@@ -109,8 +109,6 @@ pub(super) fn judge(
     stacks: String,
     ids: &[String],
 ) -> Run {
-    let mut run = Run::new("pytest");
-    run.interpreter = shown(interp);
     let stderr = captured.stderr_str();
     if !records.any
         && matches!(captured.end, End::Exited(_))
@@ -119,125 +117,192 @@ pub(super) fn judge(
         let d = &interp.display;
         return runner_missing(
             format!("pytest is not installed for {d}: {d} -m pip install pytest"),
-            run.interpreter,
+            shown(interp),
         );
     }
-    run.exit = verdict::exit(captured.end, exit_meaning);
-    let idmap = Ids {
-        paths: ctx.paths,
-        rootdir: records.rootdir.as_ref().map(PathBuf::from),
-    };
-    tally(&mut run, ctx, records, &idmap);
-    if records.lost > 0 {
-        // The plugin could not write everything: what the records say is not the whole run.
-        run.reason = Some(format!(
-            "pith's pytest plugin lost {} record(s): {}",
-            records.lost,
-            records.lost_why.as_deref().unwrap_or("write failed")
-        ));
-    }
-    run.selected = records
-        .selected
-        .map(|n| u32::try_from(n).unwrap_or(u32::MAX));
-    let output = verdict::combined(&[&captured.stdout_str(), &stderr, &stacks]);
-    let running: Vec<String> = records
-        .running()
-        .iter()
-        .map(|id| idmap.workspace(id))
-        .collect();
-    let worker_crashes: Vec<String> = records
-        .reports
-        .iter()
-        .filter(|r| r.when == When::Other && r.outcome == Outcome::Failed)
-        .map(|r| idmap.workspace(&r.id))
-        .collect();
-    let normal_end = records.end.is_some();
+    let mut j = Judge::new(ctx, records, captured, &stderr, stacks);
+    j.run.interpreter = shown(interp);
     for id in &records.unmatched {
-        if ids.contains(id) && !run.not_found.contains(id) {
-            run.not_found.push(id.clone());
+        if ids.contains(id) && !j.run.not_found.contains(id) {
+            j.run.not_found.push(id.clone());
         }
     }
-
     let crashed = match Ending::of(captured.end) {
         Ending::Stopped => {
-            verdict::stopped(&mut run, Some(running), output_tail(ctx, &output));
+            let (running, tail) = (j.running.clone(), j.tail());
+            verdict::stopped(&mut j.run, Some(running), tail);
             false
         }
-        Ending::Killed(signal) => {
-            // The tail comes with every crash, below.
-            verdict::crashed(&mut run, Some(running), None);
-            let why = faults::fatal_error(&output)
-                .map(str::to_owned)
-                .unwrap_or_else(|| verdict::killed_by("pytest", &signal));
-            crash_failures(&mut run, ctx, records, &idmap, &output, &why, Some(signal));
-            true
-        }
-        Ending::Exited(code @ (0 | 1 | 5)) if normal_end => {
-            if !worker_crashes.is_empty() {
-                // pytest-xdist lost a worker: its test is reported failed, but it crashed.
-                run.status = Some(Status::Crashed);
-                run.running = union(running, worker_crashes);
-                let why = faults::fatal_error(&output).unwrap_or("the test process died");
-                crash_failures(&mut run, ctx, records, &idmap, &output, why, None);
-                true
-            } else {
-                if code == 5 {
-                    run.status = Some(Status::NoTestsRan);
-                }
-                false
-            }
-        }
+        Ending::Killed(signal) => j.killed(signal),
+        Ending::Exited(code @ (0 | 1 | 5)) if j.normal_end() => j.finished(code),
         Ending::Exited(4) => {
-            run.not_found = union(
-                std::mem::take(&mut run.not_found),
-                not_found(&output, ids, ctx.paths),
-            );
-            if run.not_found.is_empty() {
-                // A usage error (bad option in the configuration, a conftest.py that does not
-                // import): the tests were never collected.
-                run.status = Some(Status::CollectionFailed);
-                run.tail = output_tail(ctx, &output);
-            } else {
-                // pytest's usage error is the ids it could not find, and `notFound` says so
-                // already: the exit explains nothing more, and kept it would read "exited 4
-                // though no test failed" beside every stale id.
-                run.exit = None;
-            }
+            j.usage_error(ids);
             false
         }
-        Ending::Exited(2) if normal_end && run.collection_errors() > 0 => {
-            run.tail = output_tail(ctx, &output);
+        Ending::Exited(2) if j.normal_end() && j.run.collection_errors() > 0 => {
+            j.run.tail = j.tail();
             false
         }
-        Ending::Exited(code) if normal_end && running.is_empty() && !(2..=4).contains(&code) => {
+        Ending::Exited(code)
+            if j.normal_end() && j.running.is_empty() && !(2..=4).contains(&code) =>
+        {
             // The session ended and nothing was cut short, but the exit is not pytest's word for
             // this outcome (a plugin's or a session-finish hook's own code): the exit, weighed
             // against the records, makes the verdict.
             false
         }
-        Ending::Exited(code) => {
-            // Interrupted (2), internal error (3), or a process that left without finishing its
-            // session (a test called os._exit): whatever ran, the run did not end.
-            run.status = Some(Status::Crashed);
-            let why = if !running.is_empty() {
-                format!("the test process exited with code {code} during the test")
-            } else if code == 3 {
-                "pytest hit an internal error".to_owned()
-            } else {
-                format!("pytest exited with code {code} before the run ended")
-            };
-            run.running = running;
-            crash_failures(&mut run, ctx, records, &idmap, &output, &why, None);
-            true
-        }
+        Ending::Exited(code) => j.cut_short(code),
     };
     if crashed {
-        run.tail = output_tail(ctx, &output);
+        j.run.tail = j.tail();
     }
-    if run.tail.is_none() {
-        run.tail = quiet_tail(&run, ctx, records, &output);
+    if j.run.tail.is_none() {
+        j.run.tail = quiet_tail(&j.run, ctx, records, &j.output);
     }
-    run
+    j.run
+}
+
+/// One pytest process being judged: the run so far, what it printed and the tests its records
+/// left running, as workspace ids.
+struct Judge<'a, 'c> {
+    ctx: &'a Context<'c>,
+    records: &'a Records,
+    ids: Ids<'a>,
+    run: Run,
+    /// stdout, stderr and the stack dumps, joined.
+    output: String,
+    running: Vec<String>,
+}
+
+impl<'a, 'c> Judge<'a, 'c> {
+    /// The run as the records tally it, with pytest's exit, before its ending is weighed.
+    fn new(
+        ctx: &'a Context<'c>,
+        records: &'a Records,
+        captured: &Captured,
+        stderr: &str,
+        stacks: String,
+    ) -> Self {
+        let mut run = Run::new("pytest");
+        run.exit = verdict::exit(captured.end, exit_meaning);
+        let ids = Ids {
+            paths: ctx.paths,
+            rootdir: records.rootdir.as_ref().map(PathBuf::from),
+        };
+        tally(&mut run, ctx, records, &ids);
+        if records.lost > 0 {
+            // The plugin could not write everything: what the records say is not the whole run.
+            run.reason = Some(format!(
+                "pith's pytest plugin lost {} record(s): {}",
+                records.lost,
+                records.lost_why.as_deref().unwrap_or("write failed")
+            ));
+        }
+        run.selected = records
+            .selected
+            .map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+        let output = verdict::combined(&[&captured.stdout_str(), stderr, &stacks]);
+        let running: Vec<String> = records
+            .running()
+            .iter()
+            .map(|id| ids.workspace(id))
+            .collect();
+        Judge {
+            ctx,
+            records,
+            ids,
+            run,
+            output,
+            running,
+        }
+    }
+
+    /// The session reached its end (the plugin recorded it).
+    fn normal_end(&self) -> bool {
+        self.records.end.is_some()
+    }
+
+    fn tail(&self) -> Option<String> {
+        output_tail(self.ctx, &self.output)
+    }
+
+    /// The running tests fail, each located by the faulthandler dump.
+    fn crash(&mut self, why: &str, kind: Option<String>) {
+        let (ctx, records, ids, output) = (self.ctx, self.records, &self.ids, &self.output);
+        crash_failures(&mut self.run, ctx, records, ids, output, why, kind);
+    }
+
+    /// A signal killed pytest: the run crashed (its tail comes with every crash).
+    fn killed(&mut self, signal: String) -> bool {
+        verdict::crashed(&mut self.run, Some(self.running.clone()), None);
+        let why = faults::fatal_error(&self.output)
+            .map(str::to_owned)
+            .unwrap_or_else(|| verdict::killed_by("pytest", &signal));
+        self.crash(&why, Some(signal));
+        true
+    }
+
+    /// pytest's own word for the outcome (0, 1 or 5) at the session's end; true when a
+    /// pytest-xdist worker crashed all the same.
+    fn finished(&mut self, code: i32) -> bool {
+        let worker_crashes: Vec<String> = self
+            .records
+            .reports
+            .iter()
+            .filter(|r| r.when == When::Other && r.outcome == Outcome::Failed)
+            .map(|r| self.ids.workspace(&r.id))
+            .collect();
+        if worker_crashes.is_empty() {
+            if code == 5 {
+                self.run.status = Some(Status::NoTestsRan);
+            }
+            return false;
+        }
+        // pytest-xdist lost a worker: its test is reported failed, but it crashed.
+        let running = union(self.running.clone(), worker_crashes);
+        verdict::crashed(&mut self.run, Some(running), None);
+        let why = faults::fatal_error(&self.output)
+            .unwrap_or("the test process died")
+            .to_owned();
+        self.crash(&why, None);
+        true
+    }
+
+    /// pytest's usage error (4): the requested ids it could not find, else the tests were
+    /// never collected.
+    fn usage_error(&mut self, requested: &[String]) {
+        self.run.not_found = union(
+            std::mem::take(&mut self.run.not_found),
+            not_found(&self.output, requested, self.ctx.paths),
+        );
+        if self.run.not_found.is_empty() {
+            // A usage error (bad option in the configuration, a conftest.py that does not
+            // import): the tests were never collected.
+            self.run.status = Some(Status::CollectionFailed);
+            self.run.tail = self.tail();
+        } else {
+            // pytest's usage error is the ids it could not find, and `notFound` says so
+            // already: the exit explains nothing more, and kept it would read "exited 4
+            // though no test failed" beside every stale id.
+            self.run.exit = None;
+        }
+    }
+
+    /// Interrupted (2), internal error (3), or a process that left without finishing its
+    /// session (a test called os._exit): whatever ran, the run did not end.
+    fn cut_short(&mut self, code: i32) -> bool {
+        let why = if !self.running.is_empty() {
+            format!("the test process exited with code {code} during the test")
+        } else if code == 3 {
+            "pytest hit an internal error".to_owned()
+        } else {
+            format!("pytest exited with code {code} before the run ended")
+        };
+        // The tail comes with every crash.
+        verdict::crashed(&mut self.run, Some(self.running.clone()), None);
+        self.crash(&why, None);
+        true
+    }
 }
 
 /// The tail of a run no ending above explained: pytest's own words when it disagrees with

@@ -202,7 +202,8 @@ impl Parser {
     }
 }
 
-/// Adds one record; false when it is not one the parser knows.
+/// Adds one record; false when it is not one the parser knows. One arm per record type the
+/// plugin writes: the match is the format's table, read in one place.
 fn read_record(
     obj: &Map<String, Value>,
     records: &mut Records,
@@ -230,32 +231,19 @@ fn read_record(
             let (Some(id), Some(outcome)) = (string(obj, "id"), string(obj, "outcome")) else {
                 return false;
             };
-            let outcome = match outcome.as_str() {
-                "passed" => Outcome::Passed,
-                "failed" => Outcome::Failed,
-                "skipped" => Outcome::Skipped,
-                // pytest-rerunfailures' "rerun" and other plugins' words: the final report
-                // decides.
-                _ => return true,
-            };
-            let when = match string(obj, "when").as_deref() {
-                Some("setup") => When::Setup,
-                Some("call") => When::Call,
-                Some("teardown") => When::Teardown,
-                _ => When::Other,
+            // pytest-rerunfailures' "rerun" and other plugins' words: the final report
+            // decides.
+            let Some(outcome) = Outcome::of(&outcome) else {
+                return true;
             };
             records.reports.push(TestReport {
                 id,
-                when,
+                when: When::of(string(obj, "when").as_deref()),
                 outcome,
                 detail: detail(obj),
                 xfail: obj.get("xfail").and_then(Value::as_bool).unwrap_or(false),
                 text: string(obj, "text"),
-                dur: obj
-                    .get("dur")
-                    .and_then(Value::as_f64)
-                    .filter(|d| d.is_finite() && *d >= 0.0)
-                    .and_then(|d| std::time::Duration::try_from_secs_f64(d).ok()),
+                dur: duration(obj),
             });
         }
         Some("collect") => {
@@ -295,6 +283,37 @@ fn read_record(
         _ => return false,
     }
     true
+}
+
+impl Outcome {
+    /// The outcome a report's word names; `None` for a word that is no final outcome.
+    fn of(word: &str) -> Option<Outcome> {
+        match word {
+            "passed" => Some(Outcome::Passed),
+            "failed" => Some(Outcome::Failed),
+            "skipped" => Some(Outcome::Skipped),
+            _ => None,
+        }
+    }
+}
+
+impl When {
+    fn of(word: Option<&str>) -> When {
+        match word {
+            Some("setup") => When::Setup,
+            Some("call") => When::Call,
+            Some("teardown") => When::Teardown,
+            _ => When::Other,
+        }
+    }
+}
+
+/// A report's duration (`dur`, seconds), when it is one.
+fn duration(obj: &Map<String, Value>) -> Option<std::time::Duration> {
+    obj.get("dur")
+        .and_then(Value::as_f64)
+        .filter(|d| d.is_finite() && *d >= 0.0)
+        .and_then(|d| std::time::Duration::try_from_secs_f64(d).ok())
 }
 
 fn string(obj: &Map<String, Value>, key: &str) -> Option<String> {
