@@ -177,9 +177,12 @@ fn decode_url(file: &str) -> String {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let Ok(b) = u8::from_str_radix(&file[i + 1..i + 3], 16) {
-                out.push(b);
+        // Digits read as bytes: a `%` before a multi-byte character is no escape (slicing the
+        // text there would split the character), nor is `%+1` (a sign `from_str_radix` takes).
+        let hex = |k: usize| bytes.get(k).and_then(|b| char::from(*b).to_digit(16));
+        if bytes[i] == b'%' {
+            if let (Some(hi), Some(lo)) = (hex(i + 1), hex(i + 2)) {
+                out.push((hi * 16 + lo) as u8);
                 i += 3;
                 continue;
             }
@@ -282,6 +285,20 @@ mod tests {
 
     fn parse(s: &str) -> Parsed {
         parse_error(s, &paths(), Path::new("/ws"))
+    }
+
+    #[test]
+    fn file_urls_decode_escapes_and_only_escapes() {
+        assert_eq!(decode_url("file:///a%20b/c.mjs"), "file:///a b/c.mjs");
+        assert_eq!(decode_url("file:///%C3%A9.mjs"), "file:///\u{e9}.mjs");
+        // What the fuzzer found: `%` before a multi-byte character panicked (a slice inside it).
+        assert_eq!(
+            decode_url("file:///a%1\u{fffd}.mjs"),
+            "file:///a%1\u{fffd}.mjs"
+        );
+        assert_eq!(decode_url("file:///a%\u{fffd}b"), "file:///a%\u{fffd}b");
+        assert_eq!(decode_url("file:///a%+1b%2"), "file:///a%+1b%2");
+        assert_eq!(decode_url("/plain%20path.js"), "/plain%20path.js");
     }
 
     #[test]
