@@ -6,8 +6,7 @@ use crate::Adapter;
 
 use super::{Jvm, Tool};
 
-pub(super) use pith_model::ecosystem::GRADLE_BUILD_FILES as GRADLE_FILES;
-use pith_model::ecosystem::MAVEN_BUILD_FILES;
+use pith_model::ecosystem::{GRADLE_BUILD_FILES, MAVEN_BUILD_FILES};
 
 /// A Maven or Gradle project in `dir`. When both build files are there, the one with a wrapper
 /// script wins, Maven otherwise: running the same tests twice would say nothing new.
@@ -18,9 +17,18 @@ pub fn detect(dir: &Path) -> Vec<Box<dyn Adapter>> {
     }
 }
 
+/// Whether `dir` holds one of `tool`'s build files (the ecosystem descriptor's lists).
+pub(super) fn has_build_file(dir: &Path, tool: Tool) -> bool {
+    let files = match tool {
+        Tool::Maven => MAVEN_BUILD_FILES,
+        Tool::Gradle => GRADLE_BUILD_FILES,
+    };
+    files.iter().any(|f| dir.join(f).is_file())
+}
+
 pub(super) fn tool_of(dir: &Path) -> Option<Tool> {
-    let maven = MAVEN_BUILD_FILES.iter().any(|f| dir.join(f).is_file());
-    let gradle = GRADLE_FILES.iter().any(|f| dir.join(f).is_file());
+    let maven = has_build_file(dir, Tool::Maven);
+    let gradle = has_build_file(dir, Tool::Gradle);
     match (maven, gradle) {
         (true, true) if dir.join("gradlew").is_file() && !dir.join("mvnw").is_file() => {
             Some(Tool::Gradle)

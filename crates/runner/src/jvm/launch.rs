@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use pith_model::Run;
 
 use super::command::{Invocation, TestId};
-use super::detect::GRADLE_FILES;
+use super::detect::has_build_file;
 use super::judge::{java_missing, judge, output_of, output_tail};
 use super::parse::{collect, reported_classes, snapshot};
 use super::{gradle, listener, maven, Jvm, Tool, JAVA_HINT};
@@ -84,10 +84,7 @@ pub(crate) fn launches(
         Tool::Maven => Tool::Gradle,
         Tool::Gradle => Tool::Maven,
     };
-    let has = |tool: Tool| match tool {
-        Tool::Maven => dir.join("pom.xml").is_file(),
-        Tool::Gradle => GRADLE_FILES.iter().any(|f| dir.join(f).is_file()),
-    };
+    let has = |tool: Tool| has_build_file(dir, tool);
     let mut out: Vec<Launch> = Vec::new();
     out.extend(wrapper(dir, preferred));
     let preferred_installed = installed(preferred, on_path);
