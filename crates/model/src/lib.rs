@@ -1,6 +1,7 @@
 //! Domain types of a test run, shared by every crate: what ran, what failed, and where.
 //! No I/O and no serialization here: adapters fill these in, `wire` shapes them into answers.
 
+pub mod cause;
 pub mod ecosystem;
 pub mod symbol;
 
