@@ -32,20 +32,28 @@ pub(crate) fn names() -> String {
 
 const CLUSTERS: &str = "\
 # How failures are shown, clustered and counted
-- Up to 8 failures: every failure is in `failures`, in full.
-- Above 8: `failures` holds the first failure of each of the first 3 causes. A cause is the \
-error type (or, lacking one, the message) plus the deepest project frame. The rest are grouped \
-in `clusters`, biggest first, at most 5: `error` (the first member's message, cut at 120 \
-characters), `at` (that frame as file:line, when there is one) and `affected`, which counts \
-every failure with that cause, the one shown in `failures` included.
-- `moreFailures` counts failures neither in `failures` nor in a shown cluster, so every \
-failure is accounted for.
+- Failures are grouped by cause: the error type, the message with its values taken out \
+(numbers, quoted strings, ids, paths, list contents), and the deepest project frame outside \
+the tests (a helper or library line); when every frame is in test code, the test file. Seven \
+tests failing `got 1.4.2`, `got 0.7.0`, ... through one helper are one cause.
+- Causes come biggest first. Up to 8 causes, each has one failure in full in `failures`: the \
+member with the smallest test id, with `affected` (the cause's failures, itself included) and \
+`others` (the other members' ids, when at most 8) when it stands for more than itself. Above 8 \
+causes, the 3 biggest have a failure in full; the next are `clusters`, at most 5: `error` (the \
+representative's message, cut at 120 characters), `at` (where the cause sits, file:line), \
+`affected`, and `tests` (the ids, when at most 8).
+- `moreFailures` counts the failures of causes in neither, so every failure is accounted \
+for: the sum of `affected` (1 for a failure without it) plus `moreFailures` is `failed`.
+- `new`/`failingFor` on the answer itself: every failure shown in full shares it.
 - Frames are \"file:line code\", project files only, deepest first: open the first one.
-- To fit the byte budget an answer drops, in order: source lines of outer frames, outer \
-frames, the smallest clusters, then full failures beyond the first (they move into clusters \
-or `moreFailures`). A shown failure's id, message and deepest frame are never cut.
+- Every answer is at most 800 bytes. To fit it drops, in order: source lines of outer frames, \
+outer frames, message lines after the first, id lists, the smallest clusters, the deepest \
+source line, then failures in full from the smallest cause (they move into `clusters` or \
+`moreFailures`). A shown failure's id, the first line of its message and its deepest frame \
+stay. `pith failures ID` gives one failure whole.
 - `buildErrors` (at most 5, then `moreBuildErrors`) replace failures when the code did not \
-build; a crash, timeout or collection error carries a `tail` of raw output.
+build; `running` lists up to 3 tests a hang or crash interrupted (`moreRunning`); a crash, \
+timeout or collection error carries a `tail` of raw output, its end kept within the answer.
 ";
 
 const FLAKY: &str = "\

@@ -82,7 +82,12 @@ pub fn template(message: &str) -> String {
             while i < chars.len() && !ends_path(chars[i]) {
                 i += 1;
             }
-        } else if c.is_ascii_digit() {
+        } else if c.is_ascii_digit()
+            || (matches!(c, '+' | '-')
+                && !word_before
+                && chars.get(i + 1).is_some_and(char::is_ascii_digit))
+        {
+            // A sign belongs to its number: vitest says `expected +0 to be 1000`.
             // A number with its fraction, exponent, version dots or hex digits (`0x1f`,
             // `1.4.2`, `3e-5`, `0xdeadbeef`), or digits inside an identifier (`case_07`).
             if !out.ends_with('#') {

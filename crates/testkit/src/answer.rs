@@ -72,13 +72,18 @@ impl Answer {
         out
     }
 
-    /// Failures shown in full, plus those counted in clusters, plus those left out: every
-    /// failure the run had must be in exactly one of these.
+    /// Failures shown in full (each standing for its cause's `affected`), plus those counted
+    /// in clusters, plus those left out: every failure the run had is in exactly one of these.
     pub fn accounted(&self) -> u64 {
+        let shown: u64 = self
+            .failures()
+            .iter()
+            .map(|f| f["affected"].as_u64().unwrap_or(1))
+            .sum();
         let clustered: u64 = self.json["clusters"].as_array().map_or(0, |c| {
             c.iter().map(|c| c["affected"].as_u64().unwrap()).sum()
         });
-        self.failures().len() as u64 + clustered + self.json["moreFailures"].as_u64().unwrap_or(0)
+        shown + clustered + self.json["moreFailures"].as_u64().unwrap_or(0)
     }
 
     pub fn assert_budget(&self, budget: usize) {

@@ -3,6 +3,7 @@
 //! signal. The budgets live here, beside the shapes they bound.
 
 mod failures_answer;
+mod shaping;
 mod status_answer;
 mod symbol_answer;
 mod test_answer;
@@ -20,9 +21,11 @@ pub const GREEN_BUDGET: usize = 100;
 pub const ONE_FAILURE_BUDGET: usize = 400;
 /// Fifty failures from one broken helper.
 pub const ONE_CAUSE_BUDGET: usize = 500;
-/// A hundred distinct failures; also the target the shaper trims a red answer towards
-/// (excluding a raw tail, which has its own bound).
-pub const MANY_FAILURES_BUDGET: usize = 800;
+/// Every `pith test` answer, whatever the run: any number of failures, causes, projects,
+/// build errors, running tests, and its raw tail. Shaping trims to it (see `shaping`).
+pub const ANSWER_CEILING: usize = 800;
+/// A hundred distinct failures.
+pub const MANY_FAILURES_BUDGET: usize = ANSWER_CEILING;
 /// `pith symbol` with one definition.
 pub const SYMBOL_ONE_BUDGET: usize = 170;
 /// `pith symbol` with many definitions: the best few, the rest counted.
@@ -42,6 +45,14 @@ pub const FAILURE_DETAIL_BUDGET: usize = 600;
 pub fn to_json<T: serde::Serialize>(answer: &T) -> String {
     // Serializing plain structs of strings and numbers cannot fail.
     serde_json::to_string(answer).unwrap_or_else(|e| format!("{{\"error\":\"serialize: {e}\"}}"))
+}
+
+/// Cuts text at a character boundary, marking the cut.
+pub(crate) fn cut(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        None => s.to_owned(),
+        Some((i, _)) => format!("{}…", s[..i].trim_end()),
+    }
 }
 
 /// `skip_serializing_if` for counts: a zero count is no signal, so the field is left out.

@@ -1,27 +1,21 @@
-//! The answer to `pith test`: the generation it describes, status, counts, failures in full up
-//! to a cap, the rest clustered by cause, and every left-out item counted. Shaping is
-//! deterministic and never cuts a shown failure's id, first message line or deepest project
-//! frame. When nothing changed since the same selection last ran, the answer is that run's
-//! status and counts with `"unchanged":true`.
-
-use std::collections::HashMap;
+//! The answer to `pith test`: the generation it describes, status, counts, one failure in full
+//! per cause, causes with several members as clusters, and every left-out item counted
+//! (`shaping` decides what fits). When nothing changed since the same selection last ran, the
+//! answer is that run's status and counts with `"unchanged":true`.
 
 use pith_model::{BuildError, Failure, Phase, Report, Run, RunSummary, Status};
 use serde::Serialize;
 
-use crate::MANY_FAILURES_BUDGET;
-
-/// Up to this many failures, every one is shown in full.
-const ALL_IN_FULL: usize = 8;
-/// Above [`ALL_IN_FULL`], this many (each from a distinct cause) are shown in full.
-const IN_FULL: usize = 3;
-/// Project frames per failure, deepest last in the model, deepest first in the answer.
-const FRAMES: usize = 4;
-/// Clusters shown at most; the budget may show fewer.
-const CLUSTERS: usize = 5;
-/// A cluster's representative message is cut here: it names the cause, the shown failures
-/// carry full messages.
-const CLUSTER_ERROR_CHARS: usize = 120;
+/// A shown message is cut here: adapters keep a message's telling first lines; this bounds
+/// what they keep.
+const MESSAGE_CHARS: usize = 400;
+/// A frame with its source line is cut here (the runner's source lines are bounded already;
+/// a report file's need not be).
+const FRAME_CHARS: usize = 160;
+/// Tests listed in `running` at most; the rest are counted.
+const RUNNING_SHOWN: usize = 3;
+/// Ids listed in `notFound` at most; the rest are counted.
+const NOT_FOUND_SHOWN: usize = 8;
 /// A `reason` is one line; an adapter's own words (a runner's summary) are cut here.
 const REASON_CHARS: usize = 240;
 /// Projects listed in `runs` at most.
@@ -52,21 +46,33 @@ pub struct TestAnswer {
     /// Absent when nothing ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_s: Option<f64>,
+    /// Tests that were running when the run ended (a hang, a crash), the first few.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub running: Vec<String>,
+    #[serde(skip_serializing_if = "crate::is_zero")]
+    pub more_running: usize,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_found: Vec<String>,
+    #[serde(skip_serializing_if = "crate::is_zero")]
+    pub more_not_found: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub build_errors: Vec<BuildErrorOut>,
     #[serde(skip_serializing_if = "crate::is_zero")]
     pub more_build_errors: usize,
+    /// Every failure shown in full is new (it passed, or did not exist, before); said once
+    /// here instead of on each.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub new: bool,
+    /// Every failure shown in full has failed this many runs in a row.
+    #[serde(skip_serializing_if = "crate::is_zero")]
+    pub failing_for: u32,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub failures: Vec<FailureOut>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub clusters: Vec<ClusterOut>,
-    /// Failures neither shown in full nor counted in a shown cluster.
+    /// Failures of causes neither shown in full nor listed as a cluster.
     #[serde(skip_serializing_if = "crate::is_zero")]
     pub more_failures: usize,
     /// Why the runner's own evidence says the run is not green when no test failure explains
@@ -138,6 +144,12 @@ pub struct FailureOut {
     pub frames: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phase: Option<&'static str>,
+    /// Failures of this one's cause, itself included, when more than one: it stands for them.
+    #[serde(skip_serializing_if = "crate::is_zero")]
+    pub affected: usize,
+    /// The other members' ids, when few.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub others: Vec<String>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub flaky: bool,
     /// Its first failure (it passed, or did not exist, before).
@@ -155,6 +167,9 @@ pub struct ClusterOut {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub at: Option<String>,
     pub affected: usize,
+    /// The members' ids, when few; a big cluster is counted.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tests: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -177,15 +192,6 @@ pub struct RunOut {
     pub status: &'static str,
     #[serde(flatten)]
     pub counts: Counts,
-}
-
-/// What failures are grouped by: the error's type (or, lacking one, its message) and where in
-/// the project it broke.
-type Cause = (String, Option<String>);
-
-fn cause(f: &Failure) -> Cause {
-    let kind = f.kind.clone().unwrap_or_else(|| f.message.clone());
-    (kind, f.top_project_frame().map(|fr| fr.location()))
 }
 
 /// Shapes a report into the `pith test` answer.
@@ -217,16 +223,14 @@ pub fn test_answer(report: &Report) -> TestAnswer {
         // nothing (a report file that recorded none, a run under 50 ms).
         duration_s: Some(tenths(report.duration))
             .filter(|&d| d > 0.0 && report.status() != Status::Busy),
-        running: runs
-            .iter()
-            .flat_map(|r| r.running.iter().cloned())
-            .collect(),
-        not_found: runs
-            .iter()
-            .flat_map(|r| r.not_found.iter().cloned())
-            .collect(),
+        running: Vec::new(),
+        more_running: 0,
+        not_found: Vec::new(),
+        more_not_found: 0,
         hint: joined(|r| r.hint.as_ref()),
         more_build_errors: build_errors.len().saturating_sub(BUILD_ERRORS),
+        new: false,
+        failing_for: 0,
         build_errors: build_errors
             .into_iter()
             .take(BUILD_ERRORS)
@@ -240,11 +244,22 @@ pub fn test_answer(report: &Report) -> TestAnswer {
         runs: Vec::new(),
         more_runs: 0,
     };
+    (answer.running, answer.more_running) =
+        capped(runs.iter().flat_map(|r| &r.running), RUNNING_SHOWN);
+    (answer.not_found, answer.more_not_found) =
+        capped(runs.iter().flat_map(|r| &r.not_found), NOT_FOUND_SHOWN);
     if runs.len() > 1 {
         (answer.runs, answer.more_runs) = runs_out(runs);
     }
-    shape_failures(&mut answer, &all_failures);
+    crate::shaping::shape(&mut answer, &all_failures);
     answer
+}
+
+/// The first `n` items and how many more there are.
+fn capped<'a>(items: impl Iterator<Item = &'a String>, n: usize) -> (Vec<String>, usize) {
+    let all: Vec<&String> = items.collect();
+    let more = all.len().saturating_sub(n);
+    (all.into_iter().take(n).cloned().collect(), more)
 }
 
 /// What the projects that speak say, each thing once, one a line: several projects of one
@@ -269,7 +284,7 @@ fn joined(runs: &[Run], status: Status, f: fn(&Run) -> Option<&String>) -> Optio
 /// Why the answer cannot be trusted in full, when a run says so.
 fn reason(runs: &[Run]) -> Option<String> {
     let doubts: Vec<String> = runs.iter().filter_map(Run::doubt).collect();
-    (!doubts.is_empty()).then(|| cut(&doubts.join("; "), REASON_CHARS))
+    (!doubts.is_empty()).then(|| crate::cut(&doubts.join("; "), REASON_CHARS))
 }
 
 /// The per-project list, up to [`RUNS_SHOWN`], and how many it leaves out: beyond the cap,
@@ -328,10 +343,14 @@ fn unchanged_answer(generation: u64, u: &RunSummary) -> TestAnswer {
         recovered: 0,
         duration_s: None,
         running: Vec::new(),
+        more_running: 0,
         not_found: Vec::new(),
+        more_not_found: 0,
         hint: None,
         build_errors: Vec::new(),
         more_build_errors: 0,
+        new: false,
+        failing_for: 0,
         failures: Vec::new(),
         clusters: Vec::new(),
         more_failures: 0,
@@ -362,161 +381,28 @@ fn build_error_out(e: &BuildError) -> BuildErrorOut {
 
 /// One failure in full, with up to `frames` project frames (deepest first) and source lines
 /// on the first `code_frames` of them.
-fn failure_out(f: &Failure, frames: usize, code_frames: usize) -> FailureOut {
+pub(crate) fn failure_out(f: &Failure, frames: usize, code_frames: usize) -> FailureOut {
     let frames = f
         .project_frames()
         .rev()
         .take(frames)
         .enumerate()
-        .map(|(i, fr)| crate::failures_answer::frame(fr, i < code_frames))
+        .map(|(i, fr)| {
+            crate::cut(
+                &crate::failures_answer::frame(fr, i < code_frames),
+                FRAME_CHARS,
+            )
+        })
         .collect();
     FailureOut {
         test: f.test.clone(),
-        message: f.message.clone(),
+        message: crate::cut(&f.message, MESSAGE_CHARS),
         frames,
         phase: (f.phase != Phase::Call).then(|| f.phase.name()),
+        affected: 0,
+        others: Vec::new(),
         flaky: f.flaky,
         new: f.new,
         failing_for: f.failing_for,
     }
-}
-
-/// The trimming steps for a shown failure, as (frames kept, frames keeping their source line):
-/// source lines on outer frames go first, then outer frames.
-const LADDER: [(usize, usize); 4] = [(FRAMES, FRAMES), (FRAMES, 1), (2, 1), (1, 1)];
-
-struct Group<'a> {
-    members: Vec<&'a Failure>,
-}
-
-/// Chooses what to show in full, what to cluster and what to count, then trims to the budget
-/// by dropping noise in a fixed order: source lines on outer frames, outer frames, the
-/// smallest clusters, then full failures beyond the first (they move into clusters or the
-/// left-out count, never vanish).
-fn shape_failures(answer: &mut TestAnswer, failures: &[&Failure]) {
-    if failures.is_empty() {
-        return;
-    }
-    if failures.len() <= ALL_IN_FULL {
-        show_all(answer, failures);
-    } else {
-        show_by_cause(answer, failures, &by_cause(failures));
-    }
-}
-
-/// The failures grouped by cause, keeping first-seen order; a group's position is its first
-/// member's.
-fn by_cause<'a>(failures: &[&'a Failure]) -> Vec<Group<'a>> {
-    let mut index: HashMap<Cause, usize> = HashMap::new();
-    let mut groups: Vec<Group> = Vec::new();
-    for f in failures {
-        let i = *index.entry(cause(f)).or_insert_with(|| {
-            groups.push(Group {
-                members: Vec::new(),
-            });
-            groups.len() - 1
-        });
-        groups[i].members.push(f);
-    }
-    groups
-}
-
-/// Few enough to show every one; only frames are trimmed to fit, down to the deepest one. Its
-/// source line goes too only when that makes the answer fit: ids and messages are never cut,
-/// so eight long ones may not fit at all, and then the line that often saves opening the file
-/// is worth its bytes. Faithful before small.
-fn show_all(answer: &mut TestAnswer, failures: &[&Failure]) {
-    let shaped = |frames, code| -> Vec<FailureOut> {
-        failures
-            .iter()
-            .map(|f| failure_out(f, frames, code))
-            .collect()
-    };
-    for (frames, code) in LADDER {
-        answer.failures = shaped(frames, code);
-        if size(answer) <= MANY_FAILURES_BUDGET {
-            return;
-        }
-    }
-    let with_lines = std::mem::replace(&mut answer.failures, shaped(1, 0));
-    if size(answer) > MANY_FAILURES_BUDGET {
-        answer.failures = with_lines;
-    }
-}
-
-/// The first failure of each of the first [`IN_FULL`] causes is shown in full; every cause
-/// with members not shown becomes a cluster, biggest first. Trimmed step by step until the
-/// answer fits or only one failure in full is left.
-fn show_by_cause(answer: &mut TestAnswer, failures: &[&Failure], groups: &[Group]) {
-    let mut shown_groups: Vec<usize> = (0..groups.len().min(IN_FULL)).collect();
-    let mut cluster_order: Vec<usize> = (0..groups.len()).collect();
-    cluster_order.sort_by_key(|&g| std::cmp::Reverse(groups[g].members.len()));
-
-    let ladder = LADDER;
-    let mut step = 0;
-    let mut clusters = CLUSTERS;
-    loop {
-        let (frames, code) = ladder[step];
-        answer.failures = shown_groups
-            .iter()
-            .map(|&g| failure_out(groups[g].members[0], frames, code))
-            .collect();
-        let wanted: Vec<usize> = cluster_order
-            .iter()
-            .copied()
-            .filter(|g| groups[*g].members.len() > 1 || !shown_groups.contains(g))
-            .collect();
-        answer.clusters = wanted
-            .iter()
-            .take(clusters)
-            .map(|&g| {
-                let first = groups[g].members[0];
-                ClusterOut {
-                    error: cut(&first.message, CLUSTER_ERROR_CHARS),
-                    at: first.top_project_frame().map(|fr| fr.location()),
-                    affected: groups[g].members.len(),
-                }
-            })
-            .collect();
-        let accounted: usize = answer.failures.len()
-            + wanted
-                .iter()
-                .take(clusters)
-                .map(|g| groups[*g].members.len() - usize::from(shown_groups.contains(g)))
-                .sum::<usize>();
-        answer.more_failures = failures.len() - accounted;
-        if size(answer) <= MANY_FAILURES_BUDGET {
-            return;
-        }
-        if step + 1 < ladder.len() {
-            step += 1;
-        } else if clusters > 0 {
-            clusters -= 1;
-        } else if shown_groups.len() > 1 {
-            shown_groups.pop();
-            clusters = CLUSTERS;
-        } else {
-            return;
-        }
-    }
-}
-
-/// Cuts a message at a character boundary, marking the cut.
-fn cut(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        None => s.to_owned(),
-        Some((i, _)) => format!("{}…", s[..i].trim_end()),
-    }
-}
-
-/// The bytes the failure budget bounds: all but the raw tail and the per-project list, which
-/// have bounds of their own (the number of projects is the workspace's, not the failures').
-fn size(answer: &TestAnswer) -> usize {
-    let tail = answer.tail.as_ref().map_or(0, String::len);
-    let runs = if answer.runs.is_empty() {
-        0
-    } else {
-        crate::to_json(&answer.runs).len() + ",\"runs\":".len()
-    };
-    crate::to_json(answer).len() - tail - runs
 }

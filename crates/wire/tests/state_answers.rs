@@ -122,12 +122,15 @@ fn a_fresh_workspace_has_only_its_generation_and_runners() {
 
 #[test]
 fn the_test_answer_leads_with_its_generation_and_says_what_history_knows() {
+    // Three causes, so each is shown in full with its own flags.
     let mut flaky = failure(1);
     flaky.failing_for = 0;
     flaky.flaky = true;
+    flaky.kind = Some("KeyError".into());
     let mut new = failure(2);
     new.failing_for = 0;
     new.new = true;
+    new.kind = Some("TypeError".into());
     let run = Run {
         passed: 40,
         failed: 3,

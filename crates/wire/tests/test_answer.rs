@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use pith_model::{BuildError, Exit, ExitMeaning, Failure, Frame, Phase, Report, Run, Status};
 use pith_wire::{
-    test_answer, to_json, GREEN_BUDGET, MANY_FAILURES_BUDGET, ONE_CAUSE_BUDGET, ONE_FAILURE_BUDGET,
+    test_answer, to_json, ANSWER_CEILING, GREEN_BUDGET, MANY_FAILURES_BUDGET, ONE_CAUSE_BUDGET,
+    ONE_FAILURE_BUDGET,
 };
 use proptest::prelude::*;
 
@@ -37,6 +38,13 @@ fn report(run: Run, secs: f64) -> Report {
 
 fn render(r: &Report) -> String {
     to_json(&test_answer(r))
+}
+
+/// Failures an answer accounts for: each shown one stands for its cause's `affected`.
+fn accounted(answer: &pith_wire::TestAnswer) -> usize {
+    let shown: usize = answer.failures.iter().map(|f| f.affected.max(1)).sum();
+    let clustered: usize = answer.clusters.iter().map(|c| c.affected).sum();
+    shown + clustered + answer.more_failures
 }
 
 #[test]
@@ -129,13 +137,22 @@ fn many_projects_list_the_ones_not_green_first_and_count_the_rest() {
     insta::assert_snapshot!(json, @r#"{"status":"TestsFailed","runner":"go","passed":8,"failed":1,"durationS":2.0,"failures":[{"test":"m/mod6.TestX","message":"boom"}],"runs":[{"runner":"go","dir":"mod6","status":"TestsFailed","passed":1,"failed":1},{"runner":"go","dir":"mod0","status":"TestsPassed","passed":1},{"runner":"go","dir":"mod1","status":"TestsPassed","passed":1},{"runner":"go","dir":"mod2","status":"TestsPassed","passed":1},{"runner":"go","dir":"mod3","status":"TestsPassed","passed":1},{"runner":"go","dir":"mod4","status":"TestsPassed","passed":1}],"moreRuns":3}"#);
 }
 
-/// Five distinct failures, each with the same source line on its deepest frame.
-fn long_failures(message: &str, code: &str) -> Report {
+/// Five failures, each with the same source line on its deepest frame; `distinct` gives each
+/// its own error type, so each is its own cause.
+fn long_failures(message: &str, code: &str, distinct: bool) -> Report {
+    let kinds = [
+        "XunitException",
+        "TrueException",
+        "FalseException",
+        "EqualException",
+        "NullException",
+    ];
     let failures: Vec<Failure> = (0..5)
         .map(|i| Failure {
             test: format!("CalculatorTests.Even(i: {i})"),
             message: format!("{message} {i}"),
-            frames: vec![frame("tests/CalculatorTests.cs", 60 + i, Some(code))],
+            kind: distinct.then(|| kinds[i].to_owned()),
+            frames: vec![frame("tests/CalculatorTests.cs", 60 + i as u32, Some(code))],
             ..Failure::default()
         })
         .collect();
@@ -147,11 +164,26 @@ fn long_failures(message: &str, code: &str) -> Report {
     report(run, 1.0)
 }
 
+const EVEN_CODE: &str =
+    "Assert.True(i % 2 == 0 && Calculator.IsEven(i), $\"{i} should be even by now\");";
+
 #[test]
-fn a_few_failures_lose_their_source_lines_only_when_that_makes_them_fit() {
-    let code = "Assert.True(i % 2 == 0 && Calculator.IsEven(i), $\"{i} should be even by now\");";
+fn a_few_failures_of_one_cause_are_one_failure_naming_the_others() {
+    // The messages differ by a number and each test fails at its own line of one test file:
+    // one cause, shown once, the other ids listed.
+    let json = render(&long_failures("Assert.True() Failure", EVEN_CODE, false));
+    insta::assert_snapshot!(json, @r#"{"status":"TestsFailed","runner":"dotnet","failed":5,"durationS":1.0,"failures":[{"test":"CalculatorTests.Even(i: 0)","message":"Assert.True() Failure 0","frames":["tests/CalculatorTests.cs:60 Assert.True(i % 2 == 0 && Calculator.IsEven(i), $\"{i} should be even by now\");"],"affected":5,"others":["CalculatorTests.Even(i: 1)","CalculatorTests.Even(i: 2)","CalculatorTests.Even(i: 3)","CalculatorTests.Even(i: 4)"]}]}"#);
+    assert!(
+        json.len() <= ONE_CAUSE_BUDGET,
+        "{} bytes: {json}",
+        json.len()
+    );
+}
+
+#[test]
+fn a_few_causes_lose_their_source_lines_only_when_that_makes_them_fit() {
     // Without the source lines they fit: the lines go, ids, messages and locations stay.
-    let json = render(&long_failures("Assert.True() Failure", code));
+    let json = render(&long_failures("Assert.True() Failure", EVEN_CODE, true));
     assert!(
         json.len() <= MANY_FAILURES_BUDGET,
         "{} bytes: {json}",
@@ -169,16 +201,26 @@ fn a_few_failures_lose_their_source_lines_only_when_that_makes_them_fit() {
             "{json}"
         );
     }
-    // They would not fit either way: the lines are kept.
+    // Short enough with their lines: the lines stay.
+    let json = render(&long_failures(
+        "Assert.True() Failure",
+        "Assert.True(IsEven(i));",
+        true,
+    ));
+    assert_eq!(json.matches("Assert.True(IsEven(i))").count(), 5, "{json}");
+    // Five long ones never fit in full: the biggest causes keep theirs, the rest are clusters,
+    // every failure still counted, the answer within the ceiling.
     let long = "Assert.True() Failure (Expected: True, Actual: False): the value under test was \
-                not even, as the test expected it to be";
-    let json = render(&long_failures(long, code));
-    assert!(
-        json.len() > MANY_FAILURES_BUDGET,
-        "{} bytes: {json}",
-        json.len()
+                not even, as the test expected it to be, and so the assertion failed here";
+    let answer = test_answer(&long_failures(long, EVEN_CODE, true));
+    let json = to_json(&answer);
+    assert!(json.len() <= ANSWER_CEILING, "{} bytes: {json}", json.len());
+    assert_eq!(
+        answer.failures.len() + answer.clusters.len() + answer.more_failures,
+        5,
+        "{json}"
     );
-    assert_eq!(json.matches("Assert.True(i % 2").count(), 5, "{json}");
+    assert!(answer.failures.len() >= 2, "{json}");
 }
 
 #[test]
@@ -245,7 +287,7 @@ fn helper_failure(i: usize) -> Failure {
 }
 
 #[test]
-fn fifty_from_one_cause_is_one_record_and_one_cluster() {
+fn fifty_from_one_cause_are_one_failure_with_their_count() {
     let failures: Vec<Failure> = (0..50).map(helper_failure).collect();
     let run = Run {
         passed: 500,
@@ -254,7 +296,7 @@ fn fifty_from_one_cause_is_one_record_and_one_cluster() {
         ..Run::new("pytest")
     };
     let json = render(&report(run, 64.7));
-    insta::assert_snapshot!(json, @r#"{"status":"TestsFailed","runner":"pytest","passed":500,"failed":50,"durationS":64.7,"failures":[{"test":"tests/test_more.py::test_case[0]","message":"ValueError: maxlen must be non-negative","frames":["more_itertools/more.py:2736 cache = deque(wrapper, maxlen=start)","tests/test_more.py:100"]}],"clusters":[{"error":"ValueError: maxlen must be non-negative","at":"more_itertools/more.py:2736","affected":50}]}"#);
+    insta::assert_snapshot!(json, @r#"{"status":"TestsFailed","runner":"pytest","passed":500,"failed":50,"durationS":64.7,"failures":[{"test":"tests/test_more.py::test_case[0]","message":"ValueError: maxlen must be non-negative","frames":["more_itertools/more.py:2736 cache = deque(wrapper, maxlen=start)","tests/test_more.py:100"],"affected":50}]}"#);
     assert!(json.len() <= ONE_CAUSE_BUDGET, "{} bytes", json.len());
 }
 
@@ -288,11 +330,7 @@ fn hundred_distinct_failures_stay_in_budget_and_account_for_all() {
         json.len()
     );
     assert_eq!(answer.failures.len(), 3);
-    let clustered: usize = answer.clusters.iter().map(|c| c.affected).sum();
-    assert_eq!(
-        answer.failures.len() + clustered + answer.more_failures,
-        100
-    );
+    assert_eq!(accounted(&answer), 100);
     insta::assert_snapshot!(json);
 }
 
@@ -376,10 +414,16 @@ fn several_runners_get_per_runner_counts() {
     insta::assert_snapshot!(render(&r), @r#"{"status":"TestsFailed","runner":"nextest,pytest","passed":6,"failed":1,"durationS":2.0,"failures":[{"test":"tests/test_distinct_00.py::test_value_1","message":"AssertionError: assert 1 == 2","frames":["tests/test_distinct_00.py:6 assert value == expected"]}],"runs":[{"runner":"nextest","status":"TestsPassed","passed":4},{"runner":"pytest","status":"TestsFailed","passed":2,"failed":1}]}"#);
 }
 
+/// Failures of a few shapes: a message of any length and lines (a few templates, so causes
+/// repeat, or free text), any frames, new/failing-for flags.
 fn arb_failure() -> impl Strategy<Value = Failure> {
     (
         "[a-z_/]{1,60}\\.py::test_[a-z0-9_\\[\\]-]{1,40}",
-        "[ -~]{0,400}",
+        prop_oneof![
+            "[ -~]{0,600}",
+            "(AssertionError: assert [0-9]{1,4} == [0-9]{1,4})",
+            "(got [0-9.]{1,8}, want [0-9.]{1,8}\n[ -~\n]{0,300})",
+        ],
         prop::option::of(prop::sample::select(vec![
             "AssertionError",
             "ValueError",
@@ -387,61 +431,258 @@ fn arb_failure() -> impl Strategy<Value = Failure> {
         ])),
         prop::collection::vec(
             (
-                "[a-z_/]{1,50}\\.py",
+                "(tests/test_[a-z]{1,3}|src/[a-z_/]{1,50})\\.py",
                 1u32..5000,
-                prop::option::of("[ -~]{0,80}"),
+                prop::option::of("[ -~]{0,200}"),
                 any::<bool>(),
             ),
             0..12,
         ),
         prop::sample::select(vec![Phase::Call, Phase::Setup, Phase::Teardown]),
+        any::<bool>(),
+        prop::sample::select(vec![0u32, 0, 2, 3]),
     )
-        .prop_map(|(test, message, kind, frames, phase)| Failure {
-            test,
-            message,
-            kind: kind.map(Into::into),
-            frames: frames
-                .into_iter()
-                .map(|(file, line, code, project)| Frame {
-                    file,
-                    line,
-                    code,
-                    project,
-                })
-                .collect(),
-            phase,
-            ..Failure::default()
-        })
+        .prop_map(
+            |(test, message, kind, frames, phase, new, failing_for)| Failure {
+                test,
+                message,
+                kind: kind.map(Into::into),
+                frames: frames
+                    .into_iter()
+                    .map(|(file, line, code, project)| Frame {
+                        file,
+                        line,
+                        code,
+                        project,
+                    })
+                    .collect(),
+                phase,
+                new,
+                failing_for,
+                ..Failure::default()
+            },
+        )
+}
+
+/// Text of any length and lines, for tails, hints and the like.
+fn arb_text(max: usize) -> impl Strategy<Value = String> {
+    prop::collection::vec("[ -~]{0,200}", 0..max).prop_map(|lines| lines.join("\n"))
+}
+
+/// A project's run of any shape: failures, build errors, running tests, a tail, a verdict.
+fn arb_run() -> impl Strategy<Value = Run> {
+    (
+        (
+            prop::sample::select(vec!["pytest", "cargo", "go", "jest", "maven", "ctest"]),
+            prop::option::of("[a-z/]{1,40}"),
+            prop::option::of(prop::sample::select(vec![
+                Status::TestsFailed,
+                Status::RunnerFailed,
+                Status::CollectionFailed,
+                Status::BuildFailed,
+                Status::Crashed,
+                Status::TimedOut,
+                Status::NoTestsRan,
+                Status::TestsPassed,
+            ])),
+            0u32..2000,
+            prop::collection::vec(arb_failure(), 0..40),
+        ),
+        (
+            prop::collection::vec(
+                ("[a-z/]{1,40}\\.rs", 1u32..900, "[ -~]{1,500}").prop_map(
+                    |(file, line, message)| BuildError {
+                        file: Some(file),
+                        line: Some(line),
+                        code: Some("E0308".into()),
+                        message,
+                    },
+                ),
+                0..10,
+            ),
+            prop::collection::vec("[a-z_:]{1,80}", 0..40),
+            prop::collection::vec("[a-z_:]{1,80}", 0..20),
+            prop::option::of(arb_text(60)),
+            prop::option::of("[ -~]{1,400}"),
+            prop::option::of("[ -~]{1,400}"),
+        ),
+    )
+        .prop_map(
+            |(
+                (runner, dir, status, passed, failures),
+                (build_errors, running, not_found, tail, hint, lacks),
+            )| Run {
+                dir,
+                status,
+                passed,
+                failed: failures.len() as u32,
+                failures,
+                build_errors,
+                running,
+                not_found,
+                tail,
+                hint,
+                lacks,
+                ..Run::new(runner)
+            },
+        )
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
-    /// However many failures and however long their messages, every failure is accounted for,
-    /// every shown failure keeps its id, message and deepest project frame, and the answer's
-    /// size stops growing with the failure count.
+    /// Whatever the runs (any number of projects, failures, causes, build errors, running
+    /// tests, tails, any message and source-line lengths), for every status: the answer is
+    /// within the ceiling, every failure is accounted for, and a shown failure keeps its id,
+    /// the start of its message's first line and its deepest project frame.
     #[test]
-    fn every_failure_is_accounted_for_and_size_is_bounded(failures in prop::collection::vec(arb_failure(), 1..120)) {
-        let n = failures.len();
-        let run = Run { failed: n as u32, failures: failures.clone(), ..Run::new("pytest") };
-        let answer = test_answer(&report(run, 1.0));
+    fn every_answer_is_within_the_ceiling_and_accounts_for_every_failure(
+        runs in prop::collection::vec(arb_run(), 1..8)
+    ) {
+        let all: Vec<Failure> = runs.iter().flat_map(|r| r.failures.clone()).collect();
+        let answer = test_answer(&Report { runs, duration: Duration::from_secs(3), ..Report::default() });
         let json = to_json(&answer);
-        // A shown failure may also be counted in its cause's cluster, never anywhere else.
-        let clustered: usize = answer.clusters.iter().map(|c| c.affected).sum();
-        let shown = answer.failures.len();
-        prop_assert!(clustered + answer.more_failures <= n);
-        prop_assert!(n <= shown + clustered + answer.more_failures);
+        prop_assert!(json.len() <= ANSWER_CEILING, "{} bytes: {}", json.len(), json);
+        prop_assert_eq!(accounted(&answer), all.len(), "{}", json);
         for shown in &answer.failures {
-            let original = failures.iter().find(|f| f.test == shown.test).unwrap();
-            prop_assert_eq!(&shown.message, &original.message);
+            let original = all.iter().find(|f| f.test == shown.test).unwrap();
+            let kept = shown.message.trim_end_matches('…').trim_end();
+            prop_assert!(original.message.contains(kept), "{:?} / {:?}", kept, original.message);
+            let first = original.message.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim_end();
+            prop_assert!(kept.len() >= first.len().min(100), "{:?} / {:?}", kept, first);
             if let Some(deepest) = original.top_project_frame() {
-                prop_assert!(shown.frames[0].starts_with(&deepest.location()));
+                prop_assert!(shown.frames[0].starts_with(&deepest.location()), "{}", json);
             }
         }
-        // 8 failures in full with 400-char messages and 120-char ids is the largest answer.
-        prop_assert!(json.len() <= 8 * (120 + 400 + 200) + 200, "{} bytes", json.len());
-        if n > 8 {
-            prop_assert!(answer.failures.len() <= 3);
-        }
     }
+}
+
+/// Eight failures through one assertion helper, each message with its own value.
+fn version_failure(i: usize) -> Failure {
+    Failure {
+        test: format!("tests/test_versions.py::test_parse[{i}]"),
+        message: format!("AssertionError: got {i}.{}.2, want 2.0.0", i * 3),
+        kind: Some("AssertionError".into()),
+        frames: vec![
+            frame("tests/test_versions.py", 40 + i as u32, None),
+            frame(
+                "tests/helpers.py",
+                12,
+                Some("assert got == want, f\"got {got}, want {want}\""),
+            ),
+        ],
+        new: true,
+        ..Failure::default()
+    }
+}
+
+#[test]
+fn failures_with_values_in_their_messages_are_one_cause_and_shared_flags_are_said_once() {
+    // Reported in any order, the representative is the same: the smallest id.
+    let mut failures: Vec<Failure> = (0..8).map(version_failure).collect();
+    failures.reverse();
+    let mut other = version_failure(9);
+    other.message = "TypeError: expected str, got int".into();
+    other.kind = Some("TypeError".into());
+    other.test = "tests/test_versions.py::test_type".into();
+    failures.push(other);
+    let run = Run {
+        failed: 9,
+        failures,
+        ..Run::new("pytest")
+    };
+    let answer = test_answer(&report(run, 1.0));
+    let json = to_json(&answer);
+    insta::assert_snapshot!(json, @r#"{"status":"TestsFailed","runner":"pytest","failed":9,"durationS":1.0,"new":true,"failures":[{"test":"tests/test_versions.py::test_parse[0]","message":"AssertionError: got 0.0.2, want 2.0.0","frames":["tests/helpers.py:12 assert got == want, f\"got {got}, want {want}\""],"affected":8,"others":["tests/test_versions.py::test_parse[1]","tests/test_versions.py::test_parse[2]","tests/test_versions.py::test_parse[3]","tests/test_versions.py::test_parse[4]","tests/test_versions.py::test_parse[5]","tests/test_versions.py::test_parse[6]","tests/test_versions.py::test_parse[7]"]},{"test":"tests/test_versions.py::test_type","message":"TypeError: expected str, got int","frames":["tests/helpers.py:12 assert got == want, f\"got {got}, want {want}\""]}]}"#);
+    assert_eq!(accounted(&answer), 9);
+    assert!(
+        answer.new && answer.failures.iter().all(|f| !f.new),
+        "{json}"
+    );
+}
+
+#[test]
+fn running_tests_are_capped_and_counted() {
+    let run = Run {
+        status: Some(Status::TimedOut),
+        selected: Some(40),
+        passed: 6,
+        running: (0..34).map(|i| format!("tests::case_{i:02}")).collect(),
+        ..Run::new("cargo")
+    };
+    let answer = test_answer(&report(run, 60.0));
+    assert_eq!(
+        answer.running,
+        ["tests::case_00", "tests::case_01", "tests::case_02"]
+    );
+    assert_eq!(answer.more_running, 31);
+}
+
+#[test]
+fn a_long_tail_keeps_its_end_within_the_ceiling() {
+    let lines: Vec<String> = (0..20)
+        .map(|i| format!("line {i}: {}", "x".repeat(90)))
+        .collect();
+    let run = Run {
+        status: Some(Status::Crashed),
+        failed: 12,
+        failures: (0..12).map(distinct_failure).collect(),
+        tail: Some(format!(
+            "{}\nSegmentation fault (core dumped)",
+            lines.join("\n")
+        )),
+        ..Run::new("pytest")
+    };
+    let answer = test_answer(&report(run, 1.0));
+    let json = to_json(&answer);
+    assert!(json.len() <= ANSWER_CEILING, "{} bytes: {json}", json.len());
+    let tail = answer.tail.as_deref().unwrap();
+    assert!(
+        tail.starts_with("…\n") && tail.ends_with("Segmentation fault (core dumped)"),
+        "{tail}"
+    );
+    assert_eq!(accounted(&answer), 12);
+}
+
+#[test]
+fn panics_without_a_place_join_the_one_re_run_with_backtraces() {
+    // Plain cargo re-ran one member of the cause (the smallest id) with backtraces; the other
+    // 28 panicked inside the standard library with no project frame.
+    let failure = |i: usize, frames: Vec<Frame>| Failure {
+        test: format!("std_panic tests::drops_{i:02}"),
+        message: format!(
+            "range end index {} out of range for slice of length 4",
+            5 + i % 3
+        ),
+        kind: Some("panic".into()),
+        frames,
+        ..Failure::default()
+    };
+    let mut failures: Vec<Failure> = (1..29)
+        .map(|i| failure(i, vec![lib_frame("library/core/src/slice/index.rs", 99)]))
+        .collect();
+    failures.push(failure(
+        0,
+        vec![
+            frame("src/lib.rs", 78, None),
+            frame("src/lib.rs", 7, Some("v.drain(..n)")),
+        ],
+    ));
+    let run = Run {
+        failed: 29,
+        failures,
+        ..Run::new("cargo")
+    };
+    let answer = test_answer(&report(run, 1.0));
+    let json = to_json(&answer);
+    assert_eq!(answer.failures.len(), 1, "{json}");
+    assert_eq!(
+        answer.failures[0].test, "std_panic tests::drops_00",
+        "{json}"
+    );
+    assert_eq!(answer.failures[0].affected, 29, "{json}");
+    assert_eq!(
+        answer.failures[0].frames[0], "src/lib.rs:7 v.drain(..n)",
+        "{json}"
+    );
 }
