@@ -426,14 +426,30 @@ pub(super) fn failure(
     if message.is_empty() {
         message = d.kind.clone().unwrap_or_else(|| "failed".to_owned());
     }
-    Failure {
+    // Long operands are told by where they first differ, not by their first characters.
+    if let Some(at) = d
+        .operands
+        .as_ref()
+        .and_then(|(l, r)| crate::diff::first_difference(l, r))
+    {
+        let kind = d.kind.as_deref().unwrap_or("AssertionError");
+        message = text::first_line(&ctx.paths.scrub(&format!("{kind}: left != right, {at}")));
+    }
+    let mut f = Failure {
         test,
         message,
         kind: d.kind.clone(),
         frames: frames(ctx.paths, &d.frames),
         phase,
         ..Failure::default()
-    }
+    };
+    let full = if d.chain.is_empty() {
+        d.msg.clone()
+    } else {
+        format!("{}\n{}", d.msg, d.chain)
+    };
+    crate::detail::fill(&mut f, ctx.paths, &full);
+    f
 }
 
 pub(super) fn frames(paths: &PathMap, raw: &[RawFrame]) -> Vec<Frame> {
