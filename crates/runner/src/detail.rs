@@ -33,12 +33,16 @@ pub fn fill(f: &mut Failure, paths: &PathMap, full: &str) {
     f.detail = detail(paths, full, &f.message);
 }
 
-/// One line that the message already carries whole (not cut with `…`).
+/// One line that the message already carries whole (not cut with `…`), give or take a prefix
+/// (`panicked: `, a bare `Error: `).
 fn says_no_more(lines: &[&str], message: &str) -> bool {
     let text = lines.join("\n");
     let text = text.trim();
     let message = message.trim();
-    text == message || (lines.len() == 1 && message.ends_with(text))
+    text == message
+        || (lines.len() == 1
+            && !message.is_empty()
+            && (message.ends_with(text) || text.ends_with(message)))
 }
 
 /// The first lines within [`DETAIL_LINES`] and [`DETAIL_BYTES`]; the rest counted on a last
@@ -96,6 +100,7 @@ mod tests {
         assert_eq!(detail(&paths(), "boom\n", "boom"), None);
         assert_eq!(detail(&paths(), "  \n", "boom"), None);
         assert_eq!(detail(&paths(), "boom", "panicked: boom"), None);
+        assert_eq!(detail(&paths(), "Error: boom", "boom"), None);
         assert!(detail(&paths(), "boom\nmore", "boom").is_some());
         let long = "x".repeat(500);
         assert!(

@@ -17,6 +17,12 @@ const PATH_DEPTH: usize = 4;
 /// `differ at [17]: left …, 42, 43, 44] right …, 42, 44, 45]` when `left` and `right` are
 /// long together ([`LONG_OPERANDS`]) and differ; `None` otherwise.
 pub fn first_difference(left: &str, right: &str) -> Option<String> {
+    first_difference_as(left, right, ("left", "right"))
+}
+
+/// [`first_difference`] with the runner's own names for the two sides (jest's `Expected` and
+/// `Received`).
+pub fn first_difference_as(left: &str, right: &str, names: (&str, &str)) -> Option<String> {
     if left.chars().count() + right.chars().count() <= LONG_OPERANDS {
         return None;
     }
@@ -26,8 +32,10 @@ pub fn first_difference(left: &str, right: &str) -> Option<String> {
         None => format!("offset {at}"),
     };
     Some(format!(
-        "differ at {place}: left {} right {}",
+        "differ at {place}: {} {} {} {}",
+        names.0,
         window(left, at),
+        names.1,
         window(right, at)
     ))
 }
