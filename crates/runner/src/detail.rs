@@ -22,6 +22,17 @@ pub fn detail(paths: &PathMap, full: &str, message: &str) -> Option<String> {
     while lines.last().is_some_and(|l| l.is_empty()) {
         lines.pop();
     }
+    // An indent every line shares is the runner's layout (an XML report's), not the text's.
+    let indent = lines
+        .iter()
+        .filter(|l| !l.is_empty())
+        .map(|l| l.len() - l.trim_start_matches([' ', '\t']).len())
+        .min()
+        .unwrap_or(0);
+    let lines: Vec<&str> = lines
+        .iter()
+        .map(|l| l.get(indent..).unwrap_or(""))
+        .collect();
     if lines.is_empty() || says_no_more(&lines, message) {
         return None;
     }
@@ -102,6 +113,11 @@ mod tests {
         assert_eq!(detail(&paths(), "boom", "panicked: boom"), None);
         assert_eq!(detail(&paths(), "Error: boom", "boom"), None);
         assert!(detail(&paths(), "boom\nmore", "boom").is_some());
+        assert_eq!(
+            detail(&paths(), "    Test threw:\n      Inner: why\n", "x").as_deref(),
+            Some("Test threw:\n  Inner: why"),
+            "a shared indent goes"
+        );
         let long = "x".repeat(500);
         assert!(
             detail(&paths(), &long, &crate::text::first_line(&long)).is_some(),
