@@ -203,7 +203,7 @@ fn whole(message: &str, stack: &str) -> String {
     };
     let mut out = message.trim_end().to_owned();
     if stack.lines().any(marker) {
-        out.push_str("\n");
+        out.push('\n');
         for l in stack.lines().map(|l| l.trim_end_matches('\r')) {
             if marker(l) || (l.trim_start().starts_with("at ") && l.contains(":line ")) {
                 out.push('\n');
