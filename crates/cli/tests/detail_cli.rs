@@ -60,7 +60,7 @@ fn pytest_keeps_the_diff_and_the_chain() {
     let chained = failures(root, &["tests/test_config.py::test_port"]);
     assert_eq!(
         chained.failures()[0]["message"],
-        "RuntimeError: bad config\n\nThe direct cause of the above exception:\nValueError: invalid literal for int() with base 10: '80a'\n  config.py:3 return int(settings[\"port\"])"
+        "RuntimeError: bad config\n\nThe direct cause of the above exception:\nValueError: invalid literal for int() with base 10: '80a'\n  config.py:6 return int(settings[\"port\"])"
     );
 }
 

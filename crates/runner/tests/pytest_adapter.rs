@@ -724,13 +724,19 @@ fn the_detail_has_the_explanation_the_diff_and_the_chain() {
         detail("test_port"),
         (
             "RuntimeError: bad config",
-            "RuntimeError: bad config\n\nThe direct cause of the above exception:\nValueError: invalid literal for int() with base 10: '80a'\n  config.py:3 return int(settings[\"port\"])"
+            "RuntimeError: bad config\n\nThe direct cause of the above exception:\nValueError: invalid literal for int() with base 10: '80a'\n  config.py:6 return int(settings[\"port\"])"
         )
     );
     // Raised while handling another.
     assert_eq!(
         detail("test_host").1,
-        "LookupError: no host configured\n\nThe above exception occurred during handling of:\nKeyError: 'host'\n  config.py:10 return settings[\"host\"]"
+        "LookupError: no host configured\n\nThe above exception occurred during handling of:\nKeyError: 'host'\n  config.py:13 return settings[\"host\"]"
+    );
+    // A cause raised inside the standard library: its frames there are left out, the
+    // project's frame that called it stays.
+    assert_eq!(
+        detail("test_settings").1,
+        "RuntimeError: bad settings\n\nThe direct cause of the above exception:\njson.decoder.JSONDecodeError: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)\n  config.py:25 return json.loads(text)"
     );
     // Long operands: the message says where they differ; the detail keeps pytest's own words.
     assert_eq!(

@@ -85,8 +85,8 @@ _MSG_CHARS = 2000
 _OPERAND_CHARS = 4000
 # Links of an exception's chain (`raise ... from`, raised while handling) that are told.
 _CHAIN_LINKS = 4
-# The deepest frames told for each link of the chain.
-_CHAIN_FRAMES = 3
+# The deepest frames sent for each link of the chain (pith shows the project's deepest few).
+_CHAIN_FRAMES = 8
 _TEXT_CHARS = 6000
 _CODE_CHARS = 400
 _PATH_CHARS = 4096
