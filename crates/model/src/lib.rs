@@ -138,6 +138,11 @@ impl Frame {
     }
 }
 
+/// Most lines a [`Failure::detail`] keeps; the rest are counted on a `… N more lines` line.
+pub const DETAIL_LINES: usize = 60;
+/// Most bytes a [`Failure::detail`] keeps (cut at a line, or at a character boundary).
+pub const DETAIL_BYTES: usize = 4_000;
+
 /// One failing test (or one module that failed to collect).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Failure {
@@ -146,6 +151,11 @@ pub struct Failure {
     pub test: String,
     /// The failure's message, first line(s) as the adapter judged useful; `wire` cuts it.
     pub message: String,
+    /// The failure's whole text for `pith failures`, when it says more than `message`: every
+    /// line of the runner's message, its diff (expected/actual) and the cause chain, without
+    /// colour, workspace paths relative, capped ([`DETAIL_LINES`], [`DETAIL_BYTES`]) with a
+    /// `… N more lines` remainder.
+    pub detail: Option<String>,
     /// Exception or error type when the runner reports one (`ValueError`, `panic`), used to
     /// group failures from one cause.
     pub kind: Option<String>,

@@ -3,6 +3,8 @@
 //! [`pith_model::Run`]. Adapters never print and never serialize answers.
 
 pub mod cargo;
+pub mod detail;
+pub mod diff;
 pub mod dotnet;
 pub mod fuzzing;
 pub mod go;

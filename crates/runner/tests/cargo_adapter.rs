@@ -420,3 +420,35 @@ fn failure_that_passes_on_the_backtrace_rerun_keeps_its_first_frames() {
         assert_eq!(frames, ["src/lib.rs:9"], "{run:#?}");
     }
 }
+
+#[test]
+fn long_operands_differ_at_an_index_and_the_detail_is_the_whole_panic() {
+    for nextest in BOTH {
+        let run = run("long_equal", nextest, &[]);
+        let failure = |name: &str| {
+            run.failures
+                .iter()
+                .find(|f| f.test == format!("long_equal tests::{name}"))
+                .unwrap_or_else(|| panic!("no {name} in {run:#?}"))
+        };
+        let f = failure("squares_of_forty");
+        assert_eq!(
+            f.message,
+            "assertion `left == right` failed (differ at [17]: left … 225, 256, 290, 324, 361, 40… right … 225, 256, 289, 324, 361, 40…)",
+            "nextest: {nextest}"
+        );
+        let detail = f.detail.as_deref().unwrap();
+        assert!(
+            detail.starts_with("assertion `left == right` failed\n  left: [0, 1, 4, ")
+                && detail.contains("\n right: [0, 1, 4, ")
+                && detail.ends_with(", 1521]"),
+            "both operands whole: {detail}"
+        );
+        let f = failure("negative_port");
+        assert_eq!(f.message, "bad config:");
+        assert_eq!(
+            f.detail.as_deref(),
+            Some("bad config:\n  port: -1\n  expected: 0..=65535")
+        );
+    }
+}

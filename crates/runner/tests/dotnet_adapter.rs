@@ -973,3 +973,52 @@ mod never_panics {
         }
     }
 }
+
+#[test]
+fn the_detail_is_the_whole_message_and_the_inner_exceptions() {
+    let xunit = parse_ours("xunit-vstest.trx");
+    let f = failure(&xunit, "Ledger.Tests.MoneyTests.Rounds_Half_Up");
+    assert_eq!(
+        f.detail.as_deref(),
+        Some("Assert.Equal() Failure\nExpected: 251\nActual:   250")
+    );
+    let one_line = failure(&xunit, "Ledger.Tests.MoneyTests.Split_By_Zero");
+    assert_eq!(one_line.detail, None, "the message says it all");
+    let mstest = parse_ours("mstest-legacy.trx");
+    let f = failure(&mstest, "Ledger.Specs.CheckoutFeature.RefundTwice");
+    assert_eq!(
+        f.detail.as_deref(),
+        Some("Test method Ledger.Specs.CheckoutFeature.RefundTwice threw exception:\nLedger.Specs.Support.RefundRejectedException: refund already issued")
+    );
+    // xUnit's shape of an exception with an inner one: the inner's words in the message, its
+    // stack after the marker.
+    let trx = ours("xunit-vstest.trx")
+        .replacen(
+            "<Message>System.DivideByZeroException : Attempted to divide by zero.",
+            "<Message>System.InvalidOperationException : could not split&#xD;\n---- System.DivideByZeroException : Attempted to divide by zero.",
+            1,
+        );
+    let stack_at = trx.find("Attempted to divide by zero.").unwrap();
+    let stack_start =
+        trx[stack_at..].find("<StackTrace>").unwrap() + stack_at + "<StackTrace>".len();
+    let mut trx = trx;
+    trx.insert_str(
+        stack_start,
+        "   at Ledger.Money.Split(Int32 parts) in /build/src/Ledger/Money.cs:line 30&#xD;\n----- Inner Stack Trace -----&#xD;\n   at System.Decimal.op_Division(Decimal d1, Decimal d2)&#xD;\n   at Ledger.Money.Share(Int32 parts) in /build/src/Ledger/Money.cs:line 41&#xD;\n",
+    );
+    let run = dotnet::parse_trx(&trx, &our_workspace()).unwrap();
+    let f = failure(&run, "Ledger.Tests.MoneyTests.Split_By_Zero");
+    let detail = f.detail.as_deref().unwrap();
+    assert!(
+        detail.starts_with("System.InvalidOperationException : could not split\n---- System.DivideByZeroException : Attempted to divide by zero.\n\n"),
+        "{detail}"
+    );
+    assert!(
+        detail.contains("----- Inner Stack Trace -----\n   at Ledger.Money.Share(Int32 parts) in /build/src/Ledger/Money.cs:line 41"),
+        "{detail}"
+    );
+    assert!(
+        !detail.contains("op_Division"),
+        "framework frames stay out: {detail}"
+    );
+}

@@ -62,6 +62,10 @@ fn assert_hygiene(run: &Run, root: &Path) {
     let root = root.to_string_lossy();
     for f in &run.failures {
         assert!(!f.message.contains(root.as_ref()), "{f:?}");
+        assert!(
+            !f.detail.as_deref().unwrap_or("").contains(root.as_ref()),
+            "{f:?}"
+        );
         for fr in f.frames.iter().filter(|fr| fr.project) {
             assert!(!fr.file.starts_with('/'), "{fr:?}");
         }
@@ -147,6 +151,42 @@ fn a_module_below_the_workspace_root_answers_in_workspace_paths() {
         .run(&ctx, &["example.com/shop/price.TestPear".to_owned()])
         .unwrap();
     assert_eq!((again.passed, again.failed), (0, 1), "{again:#?}");
+}
+
+#[test]
+fn a_fatalf_keeps_its_expected_and_actual_lines_in_the_detail() {
+    let run = run("detail_fatalf", &[]);
+    let f = failure(&run, "example.com/detail.TestNewer");
+    assert_eq!(f.message, "1.10.0 >= 1.9.0");
+    assert_eq!(
+        f.detail.as_deref(),
+        Some("1.10.0 >= 1.9.0\nexpected: true\nactual: false")
+    );
+    assert_eq!(
+        frames(f),
+        ["version_test.go:8 t.Fatalf(\"%s >= %s\\nexpected: %t\\nactual: %t\", a, b, true, got)"]
+    );
+}
+
+#[test]
+fn a_panic_keeps_its_lines_before_the_goroutine_dump() {
+    let run = run("single", &[]);
+    let f = failure(&run, "example.com/single.TestMeanOfNothing");
+    assert_eq!(f.detail, None, "go's [recovered] notes say nothing more");
+    let m = module(&[
+        ("go.mod", "module example.com/m\n\ngo 1.22\n"),
+        (
+            "m_test.go",
+            "package m\n\nimport \"testing\"\n\nfunc TestBoom(t *testing.T) {\n\tpanic(\"bad config:\\n  port: -1\\n  host: empty\")\n}\n",
+        ),
+    ]);
+    let run = run_in(m.path(), &[], Duration::from_secs(300));
+    let f = failure(&run, "example.com/m.TestBoom");
+    assert_eq!(f.message, "panic: bad config:");
+    assert_eq!(
+        f.detail.as_deref(),
+        Some("panic: bad config:\nport: -1\nhost: empty")
+    );
 }
 
 #[test]

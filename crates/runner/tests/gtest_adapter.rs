@@ -283,3 +283,15 @@ fn ids_rerun_exactly_those_tests() {
     let run = run_in(&f, &["Sizes/AreaTest.Matches/7"], Duration::from_secs(600));
     assert_eq!(ids(&run), ["Sizes/AreaTest.Matches/7"], "{run:#?}");
 }
+
+#[test]
+fn the_detail_is_every_failed_assertion_with_its_diff() {
+    let run = run("detail_diff", &[]);
+    let f = &run.failures[0];
+    assert_eq!(f.test, "Greet.TwoLines");
+    assert_eq!(
+        f.detail.as_deref(),
+        Some("Expected equality of these values:\n  greeting()\n    Which is: \"Hello,\\nworld\\n\"\n  want\n    Which is: \"Hello,\\nworld,\\n\"\nWith diff:\n@@ -1,2 +1,2 @@\n Hello,\n-world\\n\n+world,\\n\n\ngreeting changed\n\ntests/greet_test.cc:11: Failure\nValue of: greeting().size() > 20\n  Actual: false\nExpected: true"),
+        "gtest's diff, the author's message, and the next failed assertion"
+    );
+}

@@ -487,3 +487,37 @@ fn project_files_cannot_stand_in_for_pith_reporters() {
         assert_eq!(run.passed, 3, "{r}");
     }
 }
+
+#[test]
+fn the_detail_keeps_the_diff_and_the_cause() {
+    let cause = |test_line: u32| {
+        format!("Error: bad config\n\n[cause]: TypeError: not a number: 80a\n    at src/config.js:9\n    at src/config.js:15\n    at tests/config.test.js:{test_line}")
+    };
+    for r in ["jest", "vitest"] {
+        let (_ws, run) = run_fixture(r, "detail_chain");
+        let f = failure(&run, "tests/config.test.js > squares as text");
+        assert!(
+            f.message.ends_with("(differ at offset 56: Expected …96,225,256,289,324,361,400,4… Received …96,225,256,290,324,361,400,4…)"),
+            "{r}: {}",
+            f.message
+        );
+        let detail = f.detail.as_deref().unwrap_or("");
+        assert!(
+            detail.contains("\nExpected: \"0,1,4,") && detail.contains("\nReceived: \"0,1,4,"),
+            "{r}: the values whole: {detail}"
+        );
+        let f = failure(&run, "tests/config.test.js > port");
+        assert_eq!(f.message, "bad config");
+        assert_eq!(f.detail, Some(cause(12)), "{r}");
+    }
+    let (_ws, run) = run_fixture("node", "detail_chain");
+    let f = failure(&run, "tests/config.test.js > port does not throw");
+    assert_eq!(f.message, "AssertionError: Got unwanted exception.");
+    assert_eq!(
+        f.detail.as_deref(),
+        Some("AssertionError [ERR_ASSERTION]: Got unwanted exception.\nActual message: \"bad config\"\n\n[actual]: Error: bad config\n    at src/config.js:17\n    at tests/config.test.js:7\n\n[cause]: TypeError: not a number: 80a\n    at src/config.js:9\n    at src/config.js:15\n    at tests/config.test.js:7"),
+        "the error the code really threw, and its cause"
+    );
+    let f = failure(&run, "tests/config.test.js > port");
+    assert_eq!(f.detail, Some(cause(11)));
+}

@@ -238,3 +238,20 @@ fn gradle_without_wrapper_or_install_is_runner_missing() {
     assert_eq!(run.status(), Status::RunnerMissing);
     assert!(run.hint.as_deref().unwrap().contains("gradlew"), "{run:#?}");
 }
+
+#[test]
+fn the_detail_keeps_the_cause_chain() {
+    maven_installed();
+    let f = fixture("maven/detail_cause");
+    let run = run_with(detected(f.path()).as_ref(), f.path(), &[]);
+    let failure = run
+        .failures
+        .iter()
+        .find(|x| x.test == "demo.ConfigTest#port")
+        .unwrap_or_else(|| panic!("{run:#?}"));
+    assert_eq!(failure.message, "IllegalStateException: bad config");
+    assert_eq!(
+        failure.detail.as_deref(),
+        Some("java.lang.IllegalStateException: bad config\nCaused by: java.lang.NumberFormatException: For input string: \"80a\"\n\tat demo.Config(Config.java:6)")
+    );
+}

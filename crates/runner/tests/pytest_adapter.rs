@@ -711,3 +711,53 @@ fn every_fixture_is_detected_and_ids_are_claimed() {
     assert!(p.claims("tests/test_x.py"));
     assert!(!p.claims("crate::module::test"));
 }
+
+#[test]
+fn the_detail_has_the_explanation_the_diff_and_the_chain() {
+    let (_ws, run) = run_fixture("detail_chain");
+    let detail = |test: &str| {
+        let f = failure(&run, &format!("tests/test_config.py::{test}"), Phase::Call);
+        (f.message.as_str(), f.detail.as_deref().unwrap_or(""))
+    };
+    // `raise ... from`: the cause, with its deepest frame.
+    assert_eq!(
+        detail("test_port"),
+        (
+            "RuntimeError: bad config",
+            "RuntimeError: bad config\n\nThe direct cause of the above exception:\nValueError: invalid literal for int() with base 10: '80a'\n  config.py:6 return int(settings[\"port\"])"
+        )
+    );
+    // Raised while handling another.
+    assert_eq!(
+        detail("test_host").1,
+        "LookupError: no host configured\n\nThe above exception occurred during handling of:\nKeyError: 'host'\n  config.py:13 return settings[\"host\"]"
+    );
+    // A cause raised inside the standard library: its frames there are left out, the
+    // project's frame that called it stays.
+    assert_eq!(
+        detail("test_settings").1,
+        "RuntimeError: bad settings\n\nThe direct cause of the above exception:\njson.decoder.JSONDecodeError: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)\n  config.py:25 return json.loads(text)"
+    );
+    // Long operands: the message says where they differ; the detail keeps pytest's own words.
+    assert_eq!(
+        detail("test_squares"),
+        (
+            "AssertionError: left != right, differ at [17]: left … 225, 256, 290, 324, 361, 40… right … 225, 256, 289, 324, 361, 40…",
+            "AssertionError: assert [0, 1, 4, 9, 16, 25, ...] == [0, 1, 4, 9, 16, 25, ...]\n\n  At index 17 diff: 290 != 289\n  Use -v to get more diff"
+        )
+    );
+    // unittest's diff.
+    let (message, whole) = detail("TestSquares::test_list");
+    assert_eq!(
+        message,
+        "AssertionError: Lists differ: [0, 1, 4, 9, 16] != [0, 1, 4, 9, 17]"
+    );
+    assert!(
+        whole.ends_with("First differing element 4:\n16\n17\n\n- [0, 1, 4, 9, 16]\n?               ^\n\n+ [0, 1, 4, 9, 17]\n?               ^"),
+        "{whole}"
+    );
+    // Short operands keep pytest's first line.
+    let (_ws, single) = run_fixture("single");
+    let f = failure(&single, "tests/test_prices.py::test_cents", Phase::Call);
+    assert_eq!(f.detail, None, "one line says it all");
+}

@@ -101,6 +101,11 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     CREATE INDEX inputs_by_gen ON inputs (gen);
     ALTER TABLE runs ADD COLUMN env INTEGER NOT NULL DEFAULT 0;
     ",
+    // 5: a failure's whole text (every line, the diff, the cause chain) for `pith failures`,
+    // when it says more than its message; older rows have none and show their message.
+    "
+    ALTER TABLE results ADD COLUMN detail TEXT;
+    ",
 ];
 
 /// Why a database file cannot be used as it is.
@@ -232,7 +237,7 @@ const SCHEMA_PROBES: &[&str] = &[
     "SELECT name, run_id, status, lacks, interpreter FROM runners LIMIT 0",
     "SELECT id, name FROM tests LIMIT 0",
     "SELECT run_id, test_id, phase, outcome, seq, duration_ms, message, kind, frames, flaky,
-         new, failing_for FROM results LIMIT 0",
+         new, failing_for, detail FROM results LIMIT 0",
     "SELECT test_id FROM failing LIMIT 0",
     "SELECT key, generation, runners FROM detected LIMIT 0",
     "SELECT key, hash, gen, deleted FROM inputs LIMIT 0",

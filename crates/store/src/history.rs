@@ -172,7 +172,8 @@ impl Store {
             });
         };
         let mut stmt = self.conn.prepare_cached(
-            "SELECT t.name, r.phase, r.message, r.kind, r.frames, r.flaky, r.new, r.failing_for
+            "SELECT t.name, r.phase, r.message, r.kind, r.frames, r.flaky, r.new, r.failing_for,
+                 r.detail
              FROM results r JOIN tests t ON t.id = r.test_id
              WHERE r.run_id = ?1 AND r.outcome = 1 ORDER BY r.seq",
         )?;
@@ -190,6 +191,7 @@ impl Store {
                     flaky: r.get(5)?,
                     new: r.get(6)?,
                     failing_for: r.get::<_, i64>(7)?.clamp(0, i64::from(u32::MAX)) as u32,
+                    detail: r.get(8)?,
                 })
             })?
             .collect::<Result<Vec<_>, _>>()?;
@@ -287,8 +289,8 @@ fn record(c: &Connection, run: &NewRun, report: &mut Report) -> Result<Annotated
         run_id,
         insert: c.prepare_cached(
             "INSERT OR IGNORE INTO results (run_id, test_id, phase, outcome, seq, duration_ms,
-                 message, kind, frames, flaky, new, failing_for)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                 message, kind, frames, flaky, new, failing_for, detail)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         )?,
         unfail: c.prepare_cached("DELETE FROM failing WHERE test_id = ?1")?,
         recovered: 0,
@@ -406,7 +408,8 @@ impl Results<'_> {
                 frames::encode(&f.frames),
                 f.flaky,
                 f.new,
-                f.failing_for
+                f.failing_for,
+                f.detail
             ])?;
             self.seq += 1;
             self.failed_ids.insert(tid);
@@ -439,7 +442,8 @@ impl Results<'_> {
                 None::<String>,
                 false,
                 false,
-                0
+                0,
+                None::<String>
             ])?;
             if outcome == PASSED && self.unfail.execute([tid])? > 0 {
                 self.recovered += 1;

@@ -637,6 +637,7 @@ fn failure(test: &str) -> Failure {
                 ..Frame::project("tests/test_a.py", 7)
             },
         ],
+        detail: Some("AssertionError: assert 1 == 2\n +  where 1 = f()".into()),
         ..Failure::default()
     }
 }
@@ -1079,6 +1080,35 @@ fn an_older_schema_is_migrated_in_place() {
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .unwrap();
     assert_eq!(version as usize, crate::db::MIGRATIONS.len());
+}
+
+#[test]
+fn failures_recorded_before_the_detail_column_still_read() {
+    let (_d, root) = workspace();
+    std::fs::create_dir_all(root.join(".pith")).unwrap();
+    let old = rusqlite::Connection::open(root.join(".pith/state.db")).unwrap();
+    for step in &crate::db::MIGRATIONS[..4] {
+        old.execute_batch(step).unwrap();
+    }
+    old.execute_batch(
+        "PRAGMA user_version = 4; PRAGMA application_id = 1885959272;
+         INSERT INTO runs (id, generation, selection, requested, status, runner, passed, failed,
+             skipped, errors, recovered, duration_ms, started)
+         VALUES (1, 3, '', 0, 'testsFailed', 'pytest', 0, 1, 0, 0, 0, 10, 0);
+         INSERT INTO tests (id, name) VALUES (1, 't::a');
+         INSERT INTO results (run_id, test_id, phase, outcome, seq, message)
+         VALUES (1, 1, 2, 1, 0, 'AssertionError: assert 1 == 2');",
+    )
+    .unwrap();
+    drop(old);
+    let s = open(&root);
+    let details = s.failures(&[]).unwrap();
+    assert_eq!(details.failures.len(), 1);
+    let f = &details.failures[0];
+    assert_eq!(
+        (f.message.as_str(), f.detail.as_deref()),
+        ("AssertionError: assert 1 == 2", None)
+    );
 }
 
 #[test]

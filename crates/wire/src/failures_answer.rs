@@ -1,11 +1,12 @@
 //! The answer to `pith failures`: the last run's failures in detail, a page at a time, with
-//! full first-line messages and project frames (every frame, library ones included, with
-//! `--stacks`); named tests that did not fail are listed apart.
+//! whole messages (every line, the runner's diff and cause chain, as the adapter kept them in
+//! `Failure::detail`) and project frames (every frame, library ones included, with `--stacks`);
+//! named tests that did not fail are listed apart.
 
 use pith_model::{Failure, FailureDetails, Phase};
 use serde::Serialize;
 
-use crate::FAILURE_DETAIL_BUDGET;
+use crate::{FAILURE_DETAIL_BUDGET, FAILURE_FRAMES_BUDGET};
 
 /// Failures per page.
 pub const FAILURES_PAGE: usize = 10;
@@ -86,10 +87,13 @@ pub fn failures_answer(details: &FailureDetails, page: usize, stacks: bool) -> F
     }
 }
 
+/// One failure in detail: its whole message, and its frames trimmed (outer source lines, then
+/// outer frames) until all but the message's later lines fit [`FAILURE_FRAMES_BUDGET`]; a
+/// message too long for [`FAILURE_DETAIL_BUDGET`] sheds lines from its end.
 fn detail_out(f: &Failure, stacks: bool) -> DetailOut {
     let mut out = DetailOut {
         test: f.test.clone(),
-        message: f.message.clone(),
+        message: f.detail.clone().unwrap_or_else(|| f.message.clone()),
         phase: (f.phase != Phase::Call).then(|| f.phase.name()),
         frames: Vec::new(),
         flaky: f.flaky,
@@ -100,6 +104,11 @@ fn detail_out(f: &Failure, stacks: bool) -> DetailOut {
         out.frames = f.frames.iter().rev().map(|fr| frame(fr, true)).collect();
         return out;
     }
+    // The frames are trimmed as if the message were its first line, as they were before the
+    // message was whole: a long message does not cost the agent a frame.
+    let later_lines = crate::to_json(&out.message)
+        .len()
+        .saturating_sub(crate::to_json(&out.message.lines().next().unwrap_or("")).len());
     let project: Vec<&pith_model::Frame> = f.project_frames().rev().collect();
     let all = project.len();
     for (frames, code) in [
@@ -117,11 +126,52 @@ fn detail_out(f: &Failure, stacks: bool) -> DetailOut {
             .enumerate()
             .map(|(i, fr)| frame(fr, i < code))
             .collect();
-        if crate::to_json(&out).len() + ENVELOPE <= FAILURE_DETAIL_BUDGET {
+        if crate::to_json(&out).len() - later_lines + ENVELOPE <= FAILURE_FRAMES_BUDGET {
             break;
         }
     }
+    shed_lines(&mut out);
     out
+}
+
+/// Drops the message's last lines, counting them on a `… N more lines` line, until the failure
+/// fits [`FAILURE_DETAIL_BUDGET`]; the first line always stays.
+fn shed_lines(out: &mut DetailOut) {
+    let size = |o: &DetailOut| crate::to_json(o).len() + ENVELOPE;
+    if size(out) <= FAILURE_DETAIL_BUDGET {
+        return;
+    }
+    let lines: Vec<String> = out.message.lines().map(str::to_owned).collect();
+    // A remainder line the adapter already wrote is folded into the new count.
+    let (lines, before) = match lines.last().and_then(|l| more_lines(l)) {
+        Some(n) => (&lines[..lines.len() - 1], n),
+        None => (&lines[..], 0),
+    };
+    let mut keep = lines.len();
+    while keep > 1 {
+        keep -= 1;
+        out.message = format!(
+            "{}\n… {} more lines",
+            lines[..keep].join("\n"),
+            lines.len() - keep + before
+        );
+        if size(out) <= FAILURE_DETAIL_BUDGET {
+            return;
+        }
+    }
+    // One line that escapes past the budget (quotes, control characters): cut it.
+    while size(out) > FAILURE_DETAIL_BUDGET && out.message.chars().count() > 80 {
+        let keep = out.message.chars().count() * 3 / 4;
+        out.message = format!("{}…", out.message.chars().take(keep).collect::<String>());
+    }
+}
+
+/// The count on a `… N more lines` line.
+fn more_lines(line: &str) -> Option<usize> {
+    line.strip_prefix("… ")?
+        .strip_suffix(" more lines")?
+        .parse()
+        .ok()
 }
 
 pub(crate) fn frame(f: &pith_model::Frame, with_code: bool) -> String {

@@ -38,8 +38,15 @@ pub const USAGES_MANY_BUDGET: usize = 900;
 pub const UNCHANGED_BUDGET: usize = 40;
 /// A full `pith status` answer.
 pub const STATUS_BUDGET: usize = 400;
-/// `pith failures` for one test, without `--stacks`.
-pub const FAILURE_DETAIL_BUDGET: usize = 600;
+/// `pith failures` for one test, without `--stacks`: [`FAILURE_FRAMES_BUDGET`] for everything
+/// but the message, and room for a whole message ([`pith_model::DETAIL_BYTES`] of text, which
+/// JSON escaping grows by a few hundred bytes at most in practice; a longer one sheds lines from
+/// its end). The detail is what `pith failures` is asked for, so its message is not cut to a
+/// line as in `pith test`; what surrounds it stays as small as before.
+pub const FAILURE_DETAIL_BUDGET: usize = FAILURE_FRAMES_BUDGET + pith_model::DETAIL_BYTES + 400;
+/// `pith failures` for one test, without `--stacks`, apart from its message: the id, phase,
+/// flags and frames (the frames trimmed to fit).
+pub const FAILURE_FRAMES_BUDGET: usize = 600;
 
 /// Serializes any answer the one way answers are serialized.
 pub fn to_json<T: serde::Serialize>(answer: &T) -> String {

@@ -214,6 +214,55 @@ fn one_failure_in_detail_has_every_project_frame_within_budget() {
 }
 
 #[test]
+fn the_detail_is_shown_whole_in_place_of_the_first_line() {
+    let mut d = details(1);
+    let detail = "AssertionError: assert [1, 2, 3] == [1, 2, 4]\n  At index 2 diff: 3 != 4\n  Full diff:\n  - [1, 2, 4]\n  + [1, 2, 3]";
+    d.failures[0].detail = Some(detail.into());
+    let one_line = to_json(&failures_answer(&details(1), 1, false));
+    let answer = failures_answer(&d, 1, false);
+    assert_eq!(answer.failures[0].message, detail);
+    assert_eq!(
+        answer.failures[0].frames,
+        failures_answer(&details(1), 1, false).failures[0].frames,
+        "later lines cost no frame"
+    );
+    let json = to_json(&answer);
+    assert!(json.len() > one_line.len());
+    assert!(json.len() <= FAILURE_DETAIL_BUDGET, "{} bytes", json.len());
+}
+
+#[test]
+fn a_detail_past_the_budget_sheds_its_last_lines_and_counts_them() {
+    let mut d = details(1);
+    let lines: Vec<String> = (0..200)
+        .map(|i| format!("line {i}: \"quoted\" \\ text that escapes to more bytes than it has"))
+        .collect();
+    d.failures[0].detail = Some(format!("{}\n… 40 more lines", lines.join("\n")));
+    let answer = failures_answer(&d, 1, false);
+    let json = to_json(&answer);
+    assert!(json.len() <= FAILURE_DETAIL_BUDGET, "{} bytes", json.len());
+    let message = &answer.failures[0].message;
+    assert!(message.starts_with("line 0: "), "{message}");
+    let kept = message.lines().count() - 1;
+    let last = message.lines().last().unwrap();
+    assert_eq!(last, format!("… {} more lines", 200 - kept + 40));
+}
+
+proptest::proptest! {
+    #[test]
+    fn any_detail_fits_the_budget_and_keeps_its_start(detail in "(?s).{0,9000}") {
+        let mut d = details(1);
+        d.failures[0].detail = Some(detail.clone());
+        let answer = failures_answer(&d, 1, false);
+        let json = to_json(&answer);
+        proptest::prop_assert!(json.len() <= FAILURE_DETAIL_BUDGET, "{} bytes", json.len());
+        let start: String = detail.chars().take(60).collect();
+        let start = start.lines().next().unwrap_or("");
+        proptest::prop_assert!(answer.failures[0].message.starts_with(start));
+    }
+}
+
+#[test]
 fn a_deep_failure_sheds_outer_source_lines_then_outer_frames_to_fit() {
     let mut f = failure(0);
     for i in 0..12 {

@@ -89,11 +89,13 @@ pub(super) fn failure(
         if message.is_empty() {
             message = "failed".to_owned();
         }
-        return Failure {
+        let mut f = Failure {
             test,
             message,
             ..Failure::default()
         };
+        crate::detail::fill(&mut f, ctx.paths, output);
+        return f;
     };
     let mut frames = backtrace_frames(ctx, &p.frames, pkg_dir);
     // Without a backtrace the panic's location is the one frame, in the project or not (so
@@ -118,20 +120,27 @@ pub(super) fn failure(
     }
     // A `#[should_panic(expected)]` test that panicked otherwise: libtest's note says what was
     // wrong, the panic says where.
-    let mut message = match note {
-        Some((m, _)) => ctx.paths.scrub(&m),
+    let mut message = match &note {
+        Some((m, _)) => ctx.paths.scrub(m),
         None => ctx.paths.scrub(&p.message),
     };
     if message.is_empty() {
         message = "panicked".to_owned();
     }
-    Failure {
+    let mut f = Failure {
         test,
         message: text::cut_chars(&message, text::MESSAGE_CHARS).into_owned(),
         kind: Some("panic".to_owned()),
         frames,
         ..Failure::default()
-    }
+    };
+    let whole = match &note {
+        // libtest's note first, then the panic it explains.
+        Some(_) => format!("{}\n{}", f.message, p.text),
+        None => p.text,
+    };
+    crate::detail::fill(&mut f, ctx.paths, &whole);
+    f
 }
 
 /// Where a panic happened, located like its frames.

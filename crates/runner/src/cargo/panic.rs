@@ -16,6 +16,8 @@ pub struct RawFrame {
 pub struct Panic {
     /// First line of the panic message, `left`/`right` folded in for assertions, cut.
     pub message: String,
+    /// The whole message, every line (`left:`/`right:` included), as printed.
+    pub text: String,
     /// `FILE:LINE` of the panic as given to rustc (workspace-relative for members).
     pub location: Option<(String, u32)>,
     /// Innermost first, as printed.
@@ -59,6 +61,7 @@ pub fn parse(out: &str) -> Option<Panic> {
         }
         panic.location = loc;
         panic.message = fold_message(&msg.lines().collect::<Vec<_>>());
+        panic.text = msg;
         body = lines.get(end + 1..).unwrap_or(&[]).to_vec();
     } else {
         panic.location = parse_location(rest.trim_end().trim_end_matches(':'));
@@ -68,6 +71,7 @@ pub fn parse(out: &str) -> Option<Panic> {
             .position(|l| is_message_end(l))
             .unwrap_or(after.len());
         panic.message = fold_message(&after[..msg_end]);
+        panic.text = after[..msg_end].join("\n");
         body = after[msg_end..].to_vec();
     }
     panic.frames = parse_backtrace(&body);
@@ -98,7 +102,8 @@ pub fn parse_location(s: &str) -> Option<(String, u32)> {
     }
 }
 
-/// The message's first line; for `assert_eq!`/`assert_ne!` the `left:`/`right:` lines folded in.
+/// The message's first line; for `assert_eq!`/`assert_ne!` the `left:`/`right:` lines folded in,
+/// or, when they are long, where they first differ.
 fn fold_message(lines: &[&str]) -> String {
     let mut it = lines.iter().map(|l| l.trim()).skip_while(|l| l.is_empty());
     let Some(first) = it.next() else {
@@ -107,15 +112,27 @@ fn fold_message(lines: &[&str]) -> String {
     let mut msg = first.to_owned();
     if first.starts_with("assertion") {
         let mut sides = Vec::new();
+        let (mut left, mut right) = (None, None);
         for l in it.take(6) {
             for side in ["left:", "right:"] {
                 if let Some(v) = l.strip_prefix(side) {
                     let v = v.trim().trim_end_matches(',');
                     sides.push(format!("{side} {v}"));
+                    *(if side == "left:" {
+                        &mut left
+                    } else {
+                        &mut right
+                    }) = Some(v);
                 }
             }
         }
-        if !sides.is_empty() {
+        let differ = left
+            .zip(right)
+            .filter(|_| first.contains("left == right"))
+            .and_then(|(l, r)| crate::diff::first_difference(l, r));
+        if let Some(at) = differ {
+            msg = format!("{msg} ({at})");
+        } else if !sides.is_empty() {
             msg = format!("{msg} ({})", sides.join(", "));
         }
     }
@@ -197,6 +214,31 @@ stack backtrace:
              at /rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/core/src/ops/function.rs:250:5
 note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.
 ";
+
+    /// From a real `cargo test` of tests/fixtures/rust/long_equal.
+    const LONG_EQUAL: &str = "
+thread 'tests::squares_of_forty' (405563) panicked at src/lib.rs:20:9:
+assertion `left == right` failed: squares
+  left: [0, 1, 4, 9, 16, 25, 36, 49, 64, 81, 100, 121, 144, 169, 196, 225, 256, 290, 324, 361, 400, 441]
+ right: [0, 1, 4, 9, 16, 25, 36, 49, 64, 81, 100, 121, 144, 169, 196, 225, 256, 289, 324, 361, 400, 441]
+note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace
+";
+
+    #[test]
+    fn long_operands_are_told_by_their_first_difference() {
+        let p = parse(LONG_EQUAL).unwrap();
+        assert_eq!(
+            p.message,
+            "assertion `left == right` failed: squares (differ at [17]: left … 225, 256, 290, 324, 361, 40… right … 225, 256, 289, 324, 361, 40…)"
+        );
+        assert_eq!(p.text.lines().count(), 3, "every line: {}", p.text);
+        assert!(p.text.ends_with("289, 324, 361, 400, 441]"));
+        let ne = LONG_EQUAL.replace("left == right", "left != right");
+        assert!(
+            parse(&ne).unwrap().message.contains("(left: [0, 1,"),
+            "assert_ne! has no difference to show"
+        );
+    }
 
     #[test]
     fn modern_assert_eq() {

@@ -115,6 +115,8 @@ pub(super) fn tally(run: &mut Run, docs: Vec<Doc>, requested: &[String], paths: 
             }
             if let Some(mut f) = o.failure {
                 f.message = paths.scrub(&f.message);
+                let whole = f.detail.take().unwrap_or_default();
+                crate::detail::fill(&mut f, paths, &whole);
                 paths.fill_code(&mut f.frames);
                 run.failures.push(f);
             }
@@ -176,14 +178,40 @@ pub(super) fn failure(
     } else {
         folded
     };
-    Failure {
+    let mut f = Failure {
         test,
         message,
         kind,
         frames: locator.frames(&r.stack_trace),
         phase,
         ..Failure::default()
+    };
+    // Workspace paths are made relative with the message, in `tally`.
+    f.detail = Some(whole(&r.message, &r.stack_trace)).filter(|d| !d.trim().is_empty());
+    f
+}
+
+/// A failure's whole text for `Failure::detail`: the framework's message, every line (the
+/// values, the inner exceptions it names: xUnit's `---- Inner : why`, .NET's `---> Inner: why`),
+/// then, when the stack holds inner exceptions, their stacks: the markers between them
+/// (`----- Inner Stack Trace -----`, `--- End of inner exception stack trace ---`) and the
+/// frames with a source file (the code's own; the framework's have none).
+fn whole(message: &str, stack: &str) -> String {
+    let marker = |l: &str| {
+        let t = l.trim();
+        t == "----- Inner Stack Trace -----" || t == "--- End of inner exception stack trace ---"
+    };
+    let mut out = message.trim_end().to_owned();
+    if stack.lines().any(marker) {
+        out.push('\n');
+        for l in stack.lines().map(|l| l.trim_end_matches('\r')) {
+            if marker(l) || (l.trim_start().starts_with("at ") && l.contains(":line ")) {
+                out.push('\n');
+                out.push_str(l.trim_end());
+            }
+        }
     }
+    out
 }
 
 /// Reads an existing TRX report (for `pith test --report`). A document that is not TRX, or

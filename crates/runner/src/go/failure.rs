@@ -55,10 +55,16 @@ impl Judge<'_> {
         lines: &[&str],
         fallback: Option<Crash>,
     ) -> Failure {
-        if let Some(c) = output::crash(lines).or(fallback) {
+        if let Some(c) = output::crash(lines) {
+            let mut f = self.crash_failure(pkg, test, &c);
+            crate::detail::fill(&mut f, self.paths, &crash_text(lines));
+            return f;
+        }
+        if let Some(c) = fallback {
             return self.crash_failure(pkg, test, &c);
         }
-        if let Some(e) = output::entries(lines).into_iter().next() {
+        let entries = output::entries(lines);
+        if let Some(e) = entries.first().cloned() {
             let mut message = text::first_line(&self.paths.scrub(&output::entry_message(&e)));
             if message.is_empty() {
                 message = "failed".into();
@@ -72,7 +78,7 @@ impl Judge<'_> {
                     .collect(),
                 _ => vec![self.locate(pkg, &e.file, e.line)],
             };
-            return Failure {
+            let mut f = Failure {
                 test,
                 message,
                 // Not a type, but what clusters failures: `t.Error`s at one line are one cause
@@ -81,14 +87,18 @@ impl Judge<'_> {
                 frames,
                 ..Failure::default()
             };
+            crate::detail::fill(&mut f, self.paths, &entries_text(&entries));
+            return f;
         }
         if let Some(m) = example_mismatch(lines) {
-            return Failure {
+            let mut f = Failure {
                 test,
                 message: text::cut_chars(&self.paths.scrub(&m), text::MESSAGE_CHARS).into_owned(),
                 kind: Some("output".into()),
                 ..Failure::default()
             };
+            crate::detail::fill(&mut f, self.paths, &m);
+            return f;
         }
         let message = meaningful(lines)
             .map(|l| text::first_line(&self.paths.scrub(l)))
@@ -240,4 +250,52 @@ pub(super) fn looks_absolute(file: &str) -> bool {
 
 pub(super) fn base_name(file: &str) -> &str {
     file.rsplit(['/', '\\']).next().unwrap_or(file)
+}
+
+/// Every log entry as the testing package printed it (`file.go:12: text`, continuation lines
+/// indented): the whole of what `t.Errorf`/`t.Fatalf` said, expected/actual lines included. One
+/// entry goes without its place, which the failure's frame already says.
+fn entries_text(entries: &[output::Entry]) -> String {
+    let mut out = String::new();
+    for e in entries {
+        if entries.len() == 1 {
+            out.push_str(&format!("{}\n", e.text));
+        } else {
+            out.push_str(&format!("{}:{}: {}\n", e.file, e.line, e.text));
+        }
+        let indent = if entries.len() == 1 { "" } else { "    " };
+        for l in &e.more {
+            out.push_str(&format!("{indent}{l}\n"));
+        }
+    }
+    out
+}
+
+/// A crash's own lines: from its first line (`panic: `, `fatal error: `) to the goroutine dump
+/// (whose frames the failure carries), so a multi-line panic value is kept whole; go's
+/// `[recovered]` notes are dropped and the re-panic's restatement of the same line with them.
+fn crash_text(lines: &[&str]) -> String {
+    let start = lines
+        .iter()
+        .position(|l| {
+            let l = l.trim_start();
+            l.starts_with("panic: ") || l.starts_with("fatal error: ")
+        })
+        .unwrap_or(0);
+    let mut out: Vec<&str> = Vec::new();
+    for l in lines[start..]
+        .iter()
+        .take_while(|l| !l.starts_with("goroutine "))
+    {
+        let l = l.trim();
+        let l = ["[recovered]", "[recovered, repanicked]"]
+            .iter()
+            .find_map(|note| l.strip_suffix(note))
+            .unwrap_or(l)
+            .trim_end();
+        if !out.contains(&l) {
+            out.push(l);
+        }
+    }
+    out.join("\n")
 }

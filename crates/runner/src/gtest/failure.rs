@@ -156,14 +156,32 @@ pub fn failure(test: String, texts: &[String], paths: &PathMap) -> Failure {
     if msg.is_empty() {
         msg = "failed".to_owned();
     }
-    Failure {
+    let mut f = Failure {
         test,
         message: msg,
         // Located assertions group by where they broke; exceptions (no location) by message.
         kind: p.location.is_some().then(|| "assertion".to_owned()),
         frames,
         ..Failure::default()
+    };
+    crate::detail::fill(&mut f, paths, &whole(&p, &texts[1..]));
+    f
+}
+
+/// A test's failure texts whole for `Failure::detail`: the first assertion's lines as gtest
+/// wrote them (values, `With diff:`, the author's message), then each later failed assertion
+/// with its location.
+fn whole(first: &Parsed, later: &[String]) -> String {
+    let mut out = first.body.join("\n");
+    for t in later {
+        let p = parse(t);
+        out.push_str("\n\n");
+        if let Some((file, line)) = &p.location {
+            out.push_str(&format!("{file}:{line}: Failure\n"));
+        }
+        out.push_str(&p.body.join("\n"));
     }
+    out
 }
 
 #[cfg(test)]
@@ -172,6 +190,21 @@ mod tests {
 
     fn body(s: &str) -> Vec<String> {
         s.lines().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn the_detail_is_every_assertion_whole() {
+        let paths = PathMap::new(std::path::Path::new("/ws"));
+        let texts = [
+            "/ws/t.cc:12\nExpected equality of these values:\n  s\n    Which is: \"a\\nb\"\n  t\n    Which is: \"c\"\nWith diff:\n@@ -1,2 +1 @@\n-a\n-b\n+c".to_owned(),
+            "/ws/t.cc:13\nValue of: ok\n  Actual: false\nExpected: true".to_owned(),
+        ];
+        let f = failure("T.t".into(), &texts, &paths);
+        assert_eq!(f.message, "Expected equality: s == t (\"a\\nb\" vs \"c\")");
+        assert_eq!(
+            f.detail.as_deref(),
+            Some("Expected equality of these values:\n  s\n    Which is: \"a\\nb\"\n  t\n    Which is: \"c\"\nWith diff:\n@@ -1,2 +1 @@\n-a\n-b\n+c\n\nt.cc:13: Failure\nValue of: ok\n  Actual: false\nExpected: true")
+        );
     }
 
     #[test]

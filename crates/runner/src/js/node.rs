@@ -435,10 +435,25 @@ fn async_after_end(ev: &mut NodeEvents, file: &str) -> bool {
 }
 
 /// An error's text (`Name: message` and the stack), from the underlying error node wraps in
-/// its own `ERR_TEST_FAILURE`.
+/// its own `ERR_TEST_FAILURE`; then its causes (`[cause]:`) and, for `assert.doesNotThrow`, the
+/// error the code really threw (`[actual]:`), each with its stack.
 fn error_text(e: &Value) -> String {
     let cause = e.get("cause").filter(|c| c.is_object());
-    let src = cause.unwrap_or(e);
+    let mut out = one_error(cause.unwrap_or(e));
+    let mut at = cause.unwrap_or(e);
+    for _ in 0..4 {
+        let (label, next) = match (at.get("cause"), at.get("actual")) {
+            (Some(c), _) if c.is_object() => ("[cause]:", c),
+            (_, Some(a)) if a.is_object() => ("[actual]:", a),
+            _ => break,
+        };
+        out.push_str(&format!("\n{label} {}", one_error(next)));
+        at = next;
+    }
+    out
+}
+
+fn one_error(src: &Value) -> String {
     let get = |k: &str| src.get(k).and_then(Value::as_str).unwrap_or("");
     let (name, message, stack) = (get("name"), get("message"), get("stack"));
     if !stack.is_empty() && !name.is_empty() && stack.starts_with(name) {

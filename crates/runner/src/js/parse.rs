@@ -138,6 +138,9 @@ pub(super) fn from_records(flavour: Flavour, json: Option<&str>, ev: events::Eve
             out.report = true;
             out.json = true;
             keep_error_types(&mut out.suites, &ev);
+            if flavour == Flavour::Vitest {
+                keep_diffs(&mut out.suites, &ev);
+            }
         }
         _ => {
             out.suites = ev.suites.clone();
@@ -169,6 +172,28 @@ fn keep_error_types(suites: &mut [Suite], ev: &events::Events) {
                 .and_then(|x| x.error.clone()),
         ) {
             s.error = Some(e);
+        }
+    }
+}
+
+/// vitest's report gives a failed test's stack only; its records add the diff of expected and
+/// received (and keep the stack): a failed test's messages are taken from its record.
+fn keep_diffs(suites: &mut [Suite], ev: &events::Events) {
+    for s in suites {
+        let Some(rec) = ev.suites.iter().find(|x| x.file == s.file) else {
+            continue;
+        };
+        for c in s
+            .cases
+            .iter_mut()
+            .filter(|c| c.status == CaseStatus::Failed)
+        {
+            let richer = rec.cases.iter().find(|r| {
+                r.names == c.names && r.status == CaseStatus::Failed && !r.messages.is_empty()
+            });
+            if let Some(r) = richer {
+                c.messages = r.messages.clone();
+            }
         }
     }
 }
@@ -394,7 +419,7 @@ pub(super) fn failure(
 ) -> Failure {
     let mut frames = p.frames;
     paths.fill_code(&mut frames);
-    Failure {
+    let mut f = Failure {
         test,
         message: if p.message.is_empty() {
             fallback.to_owned()
@@ -405,7 +430,9 @@ pub(super) fn failure(
         frames,
         phase,
         ..Failure::default()
-    }
+    };
+    crate::detail::fill(&mut f, paths, &p.detail);
+    f
 }
 
 /// A test file that failed as a whole (did not load, holds no test): its reason and where.

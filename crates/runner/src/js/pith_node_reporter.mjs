@@ -37,6 +37,10 @@ function error(e, depth = 0) {
       signal: e.signal ? toStr(e.signal) : undefined,
     };
     if (e.cause !== undefined && e.cause !== e) out.cause = error(e.cause, depth + 1);
+    // assert.doesNotThrow/doesNotReject/ifError: the error the code really threw.
+    if (e.actual !== null && typeof e.actual === 'object' && typeof e.actual.stack === 'string' && e.actual !== e) {
+      out.actual = error(e.actual, depth + 1);
+    }
     return out;
   } catch (_) {
     return { message: '(an error pith could not read)' };

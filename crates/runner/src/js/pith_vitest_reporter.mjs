@@ -12,6 +12,8 @@ import fs from 'node:fs';
 // `pithRecords`: pith_reporter_records.js, appended to this file when pith embeds it.
 const { toStr, isArray, cap, messages, eventsPath, Records } = pithRecords(fs);
 const startsWith = Function.prototype.call.bind(String.prototype.startsWith);
+const search = Function.prototype.call.bind(String.prototype.search);
+const slice = Function.prototype.call.bind(String.prototype.slice);
 
 function names(task) {
   const out = [];
@@ -19,17 +21,28 @@ function names(task) {
   return out;
 }
 
-function text(e) {
+function text(e, depth = 0) {
   try {
     if (e === null || typeof e !== 'object') return cap(toStr(e));
     const name = toStr(e.name || 'Error');
     const head = `${name}: ${e.message ?? ''}`;
     const stack = typeof e.stack === 'string' ? e.stack : '';
     // A stack starts with its error's own `name: message` line; one that does not gets it added.
-    return cap(startsWith(stack, name) ? stack : `${head}\n${stack}`);
+    const whole = startsWith(stack, name) ? stack : `${head}\n${stack}`;
+    // vitest's diff of expected and received goes between the message and the frames, where
+    // jest prints its own.
+    const withCause = e.cause !== undefined && e.cause !== null && e.cause !== e && depth < 4
+      ? `${whole}\n[cause]: ${text(e.cause, depth + 1)}`
+      : whole;
+    return cap(typeof e.diff === 'string' && e.diff ? withDiff(withCause, e.diff) : withCause);
   } catch (_) {
     return 'Error: (an error pith could not read)';
   }
+}
+
+function withDiff(whole, diff) {
+  const at = search(whole, /\n\s+at /);
+  return at < 0 ? `${whole}\n\n${diff}` : `${slice(whole, 0, at)}\n\n${diff}${slice(whole, at)}`;
 }
 
 function texts(list) {

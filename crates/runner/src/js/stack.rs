@@ -17,6 +17,9 @@ pub(crate) struct Parsed {
     pub kind: Option<String>,
     /// Outermost first.
     pub frames: Vec<Frame>,
+    /// The error's whole text for `Failure::detail`: every message line (the diff included)
+    /// and its causes with their project frames; its own frames are in `frames`.
+    pub detail: String,
 }
 
 /// Reads one error text: its message lines up to the first stack frame, then the frames.
@@ -38,7 +41,53 @@ pub(crate) fn parse_error(raw: &str, paths: &PathMap, dir: &Path) -> Parsed {
         message: text::first_line(&paths.scrub(&message)),
         kind,
         frames: frames_of(&lines[head_end..], paths, dir),
+        detail: detail_of(&lines, head_end, paths, dir),
     }
+}
+
+/// Lines that introduce an error's cause, in the runners' words: node's `[cause]:` and our
+/// rendering of an assertion's `actual` error, jest's `Cause:`, `Caused by:`.
+fn is_cause_label(line: &str) -> bool {
+    let t = line.trim_start();
+    ["[cause]:", "Caused by:", "Cause:", "[actual]:"]
+        .iter()
+        .any(|p| t.starts_with(p))
+}
+
+/// An error's whole text: its message lines as printed, then each cause (introduced by its
+/// label) with its lines and its frames inside the project. The error's own frames are left
+/// out (the failure carries them), as are frames outside the project (node internals,
+/// `node_modules`) anywhere.
+fn detail_of(lines: &[&str], head_end: usize, paths: &PathMap, dir: &Path) -> String {
+    let mut out: Vec<String> = lines[..head_end]
+        .iter()
+        .map(|l| l.trim_end().to_owned())
+        .collect();
+    let mut in_cause = false;
+    for l in &lines[head_end..] {
+        if is_cause_label(l) {
+            in_cause = true;
+            out.push(String::new());
+            out.push(l.trim().to_owned());
+            continue;
+        }
+        if !in_cause {
+            continue;
+        }
+        match frame_location(l) {
+            Some((file, line)) => {
+                let f = paths.frame(&file, line, Some(dir));
+                let at = format!("    at {}", f.location());
+                // A frame repeated (an async function's two entries) is said once.
+                if f.project && out.last() != Some(&at) {
+                    out.push(at);
+                }
+            }
+            None if l.trim_start().starts_with("at ") => {}
+            None => out.push(l.trim_end().to_owned()),
+        }
+    }
+    out.join("\n")
 }
 
 /// The error type a `Name: message` line starts with (`TypeError`, `AssertionError` from
@@ -93,6 +142,13 @@ fn message_of(head: &[&str]) -> (String, Option<String>) {
         Some("Error") | None => body.to_owned(),
         Some(k) => format!("{k}: {body}"),
     };
+    if let Some(d) = long_difference(rest) {
+        // chai's (vitest's) line shows each value's first characters only.
+        return (
+            format!("{} ({d})", text::cut_chars(&shown, SHOWN_WITH_DIFFERENCE)),
+            kind,
+        );
+    }
     if body.ends_with(':') {
         // node's assert: `Expected values to be strictly equal:` and the values below.
         if let Some(v) = values(rest).or_else(|| rest.first().map(|s| (*s).to_owned())) {
@@ -102,13 +158,47 @@ fn message_of(head: &[&str]) -> (String, Option<String>) {
     (shown, kind)
 }
 
+/// Characters of an assertion's own line kept before where its long values differ.
+const SHOWN_WITH_DIFFERENCE: usize = 100;
+
+/// Where two long one-line values first differ: from `Expected:`/`Received:` lines, or a diff
+/// of one removed and one added line under `- Expected`/`+ Received` headers (vitest's diffs).
+fn long_difference(lines: &[&str]) -> Option<String> {
+    let value = |label: &str| {
+        lines
+            .iter()
+            .find_map(|l| l.strip_prefix(label)?.strip_prefix(':'))
+            .map(str::trim)
+    };
+    if let (Some(e), Some(r)) = (value("Expected"), value("Received")) {
+        return crate::diff::first_difference_as(e, r, ("Expected", "Received"));
+    }
+    let header = |l: &&str| l.starts_with("- Expected") || l.starts_with("+ Received");
+    if !lines.iter().any(header) {
+        return None;
+    }
+    let body: Vec<&&str> = lines.iter().filter(|l| !header(l)).collect();
+    let minus: Vec<&&&str> = body.iter().filter(|l| l.starts_with('-')).collect();
+    let plus: Vec<&&&str> = body.iter().filter(|l| l.starts_with('+')).collect();
+    match (minus.as_slice(), plus.as_slice()) {
+        ([m], [p]) => {
+            crate::diff::first_difference_as(m[1..].trim(), p[1..].trim(), ("Expected", "Received"))
+        }
+        _ => None,
+    }
+}
+
 /// `Expected: 4, Received: 5` from jest's lines, or the first removed and added lines of a diff
 /// (jest's `- Expected`/`+ Received`, node's `+ actual - expected`).
 fn values(lines: &[&str]) -> Option<String> {
     let expected = lines.iter().find(|l| l.starts_with("Expected"));
     let received = lines.iter().find(|l| l.starts_with("Received"));
     if let (Some(e), Some(r)) = (expected, received) {
-        return Some(format!("{e}, {r}"));
+        // Long values are told by where they first differ.
+        let value = |l: &str| l.split_once(':').map_or("", |(_, v)| v.trim()).to_owned();
+        let differ =
+            crate::diff::first_difference_as(&value(e), &value(r), ("Expected", "Received"));
+        return Some(differ.unwrap_or_else(|| format!("{e}, {r}")));
     }
     let header = |l: &&str| {
         l.starts_with("- Expected")

@@ -400,13 +400,15 @@ impl<'a, 'p> Tally<'a, 'p> {
         if message.is_empty() {
             message = "failed".to_owned();
         }
-        Failure {
+        let mut f = Failure {
             test: case_id(self.ids, &case.classname, &case.name),
             message,
             kind: d.kind,
             frames,
             ..Failure::default()
-        }
+        };
+        crate::detail::fill(&mut f, self.paths, &stack::detail_text(&chain));
+        f
     }
 
     /// A test the listener saw end whose class wrote no report (its JVM died or was killed).
@@ -426,7 +428,7 @@ impl<'a, 'p> Tally<'a, 'p> {
                 let chain = stack::parse(throwable);
                 let d = stack::describe(None, None, &chain);
                 let message = text::first_line(&self.paths.scrub(&d.message));
-                self.run.failures.push(Failure {
+                let mut f = Failure {
                     test: case_id(self.ids, &e.class, &name),
                     message: if message.is_empty() {
                         "failed".to_owned()
@@ -435,7 +437,9 @@ impl<'a, 'p> Tally<'a, 'p> {
                     },
                     kind: d.kind,
                     ..Failure::default()
-                });
+                };
+                crate::detail::fill(&mut f, self.paths, &stack::detail_text(&chain));
+                self.run.failures.push(f);
             }
         }
     }

@@ -95,6 +95,59 @@ pub fn parse(trace: &str) -> Vec<Exception> {
     chain
 }
 
+/// Frames of a cause its detail shows.
+const CAUSE_FRAMES: usize = 2;
+/// Class prefixes of the JDK and the test frameworks: not where a cause comes from.
+const PLATFORM: &[&str] = &[
+    "java.",
+    "javax.",
+    "jdk.",
+    "sun.",
+    "org.junit.",
+    "org.opentest4j.",
+    "org.apache.maven.",
+    "org.gradle.",
+];
+
+/// A chain's whole text for `Failure::detail`: the top exception's `Type: message` (every
+/// line), then each `Caused by:` with its message and its innermost frame, as the JVM prints
+/// them; the top exception's own frames are the failure's.
+pub fn detail_text(chain: &[Exception]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    for (i, e) in chain.iter().enumerate() {
+        let head = match (e.type_name.is_empty(), e.message.is_empty()) {
+            (true, _) => e.message.clone(),
+            (false, true) => e.type_name.clone(),
+            (false, false) => format!("{}: {}", e.type_name, e.message),
+        };
+        if i == 0 {
+            out.push(head);
+            continue;
+        }
+        out.push(format!("Caused by: {head}"));
+        // Its innermost frames outside the JDK and the test frameworks, else its innermost.
+        let own: Vec<&RawFrame> = e
+            .frames
+            .iter()
+            .filter(|f| !PLATFORM.iter().any(|p| f.class.starts_with(p)))
+            .take(CAUSE_FRAMES)
+            .collect();
+        let shown = if own.is_empty() {
+            e.frames.iter().take(1).collect()
+        } else {
+            own
+        };
+        for f in shown {
+            out.push(if f.class.is_empty() {
+                format!("\tat {}:{}", f.file, f.line)
+            } else {
+                format!("\tat {}({}:{})", f.class, f.file, f.line)
+            });
+        }
+    }
+    out.join("\n")
+}
+
 /// `pkg.Type: message` or `pkg.Type`; anything else is all message.
 fn header(line: &str) -> Exception {
     let (ty, msg) = match line.split_once(": ") {
@@ -585,6 +638,17 @@ Caused by: java.lang.NumberFormatException: For input string: \"x\"
         );
         assert_eq!(d.kind.as_deref(), Some("java.lang.NumberFormatException"));
         assert_eq!(d.located_by, 1);
+        assert_eq!(
+            detail_text(&chain),
+            "java.lang.ExceptionInInitializerError\nCaused by: java.lang.NumberFormatException: For input string: \"x\"\n\tat demo.BadTest(BadTest.java:7)"
+        );
+        let assertj = parse(
+            "java.lang.AssertionError: \nexpected: 5\n but was: 4\n\tat demo.T.t(T.java:3)\n",
+        );
+        assert_eq!(
+            detail_text(&assertj),
+            "java.lang.AssertionError: \nexpected: 5\nbut was: 4"
+        );
     }
 
     #[test]

@@ -426,14 +426,59 @@ pub(super) fn failure(
     if message.is_empty() {
         message = d.kind.clone().unwrap_or_else(|| "failed".to_owned());
     }
-    Failure {
+    // Long operands are told by where they first differ, not by their first characters.
+    if let Some(at) = d
+        .operands
+        .as_ref()
+        .and_then(|(l, r)| crate::diff::first_difference(l, r))
+    {
+        let kind = d.kind.as_deref().unwrap_or("AssertionError");
+        message = text::first_line(&ctx.paths.scrub(&format!("{kind}: left != right, {at}")));
+    }
+    let mut f = Failure {
         test,
         message,
         kind: d.kind.clone(),
         frames: frames(ctx.paths, &d.frames),
         phase,
         ..Failure::default()
+    };
+    let chain = chain_in_project(&ctx.paths.scrub(&d.chain));
+    let full = if chain.is_empty() {
+        d.msg.clone()
+    } else {
+        format!("{}\n{}", d.msg, chain.join("\n"))
+    };
+    crate::detail::fill(&mut f, ctx.paths, &full);
+    f
+}
+
+/// Frames of each chained exception the detail shows: the deepest in the project.
+const CHAIN_FRAMES: usize = 3;
+
+/// The plugin's chain text (workspace paths already relative) with each exception's frames
+/// cut to its deepest [`CHAIN_FRAMES`] inside the workspace: a frame from elsewhere (the
+/// interpreter's, site-packages') is an absolute path the agent cannot open.
+fn chain_in_project(chain: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut frames: Vec<&str> = Vec::new();
+    let flush = |out: &mut Vec<String>, frames: &mut Vec<&str>| {
+        let start = frames.len().saturating_sub(CHAIN_FRAMES);
+        out.extend(frames.drain(..).skip(start).map(str::to_owned));
+    };
+    for l in chain.lines() {
+        let Some(frame) = l.strip_prefix("  ") else {
+            flush(&mut out, &mut frames);
+            out.push(l.to_owned());
+            continue;
+        };
+        let elsewhere = frame.starts_with('/') || frame.get(1..2) == Some(":");
+        if !elsewhere {
+            frames.push(l);
+        }
     }
+    flush(&mut out, &mut frames);
+    out
 }
 
 pub(super) fn frames(paths: &PathMap, raw: &[RawFrame]) -> Vec<Frame> {

@@ -12,7 +12,9 @@ Records (one JSON object per line, key "t" names the kind):
   {"t": "report", "id": nodeid, "when": "setup"|"call"|"teardown"|"???",
    "outcome": "passed"|"failed"|"skipped", "dur": seconds,
    "kind": exception type, "msg": first lines of the error,
-   "frames": [[absolute path, 1-based line, source line], ...] outermost first}
+   "frames": [[absolute path, 1-based line, source line], ...] outermost first,
+   "chain": the exceptions it was raised from or while handling (optional),
+   "left"/"right": reprs of a failed `==` assertion's operands (optional)}
   {"t": "finish", "id": nodeid}
   {"t": "collect", "id": nodeid, "kind": ..., "msg": ..., "frames": [...], "text": longrepr tail}
   {"t": "unmatched", "ids": [requested ids that matched no test]}
@@ -59,8 +61,9 @@ import pytest
 # So every name the hooks use is bound here, at import, to the real thing: module globals are
 # looked up before builtins, and the functions below never reach through a module attribute.
 for _name in (
-    "BaseException", "Exception", "bool", "dict", "enumerate", "float", "getattr", "hasattr",
-    "int", "isinstance", "len", "list", "round", "set", "str", "tuple", "type",
+    "AssertionError", "BaseException", "Exception", "bool", "dict", "enumerate", "float",
+    "getattr", "hasattr", "int", "isinstance", "len", "list", "repr", "round", "set", "str",
+    "tuple", "type",
 ):
     globals()[_name] = getattr(_builtins, _name)
 _os_open = os.open
@@ -78,6 +81,12 @@ _environ_get = os.environ.get
 _APPEND = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
 
 _MSG_CHARS = 2000
+# A failed `==` assertion's operands: enough of each to find where they first differ.
+_OPERAND_CHARS = 4000
+# Links of an exception's chain (`raise ... from`, raised while handling) that are told.
+_CHAIN_LINKS = 4
+# The deepest frames sent for each link of the chain (pith shows the project's deepest few).
+_CHAIN_FRAMES = 8
 _TEXT_CHARS = 6000
 _CODE_CHARS = 400
 _PATH_CHARS = 4096
@@ -428,6 +437,46 @@ def _detail(exc, importing=False):
     return {"kind": _cap(kind, 200), "msg": _cap(msg, _MSG_CHARS), "frames": frames}
 
 
+def _chain(exc):
+    """The exceptions `exc` was raised from (`__cause__`) or while handling (`__context__`), as
+    Python's traceback tells them, the most recent first: each one's own words and its deepest
+    frames. The root cause is often there, not in the exception the test saw."""
+    out = []
+    seen = set()
+    for _ in range(_CHAIN_LINKS):
+        seen.add(id(exc))
+        if exc.__cause__ is not None:
+            label = "The direct cause of the above exception:"
+            exc = exc.__cause__
+        elif exc.__context__ is not None and not exc.__suppress_context__:
+            label = "The above exception occurred during handling of:"
+            exc = exc.__context__
+        else:
+            break
+        if id(exc) in seen:
+            break
+        out.append("")
+        out.append(label)
+        out.append(_exconly(exc))
+        for path, line, code in _frames(exc.__traceback__)[-_CHAIN_FRAMES:]:
+            out.append("  %s:%s %s" % (path, line, code) if code else "  %s:%s" % (path, line))
+    return _cap("\n".join(out), _MSG_CHARS * 2)
+
+
+# The operands of the last failed `==` in the running test, taken when pytest explains it.
+_compared = [None]
+
+
+def pytest_assertrepr_compare(config, op, left, right):
+    # Only looks: returns nothing, so pytest's own explanation is unchanged.
+    try:
+        if op == "==":
+            _compared[0] = (_cap(repr(left), _OPERAND_CHARS), _cap(repr(right), _OPERAND_CHARS))
+    except Exception:
+        pass
+    return None
+
+
 def _unwrap(exc):
     """The exception the user's code raised, not pytest's wrapper around it."""
     for _ in range(5):
@@ -520,9 +569,15 @@ def pytest_runtest_makereport(item, call):
         if not report.failed:
             return
         excinfo = call.excinfo
+        compared, _compared[0] = _compared[0], None
         if excinfo is not None:
             exc = _unwrap(excinfo.value)
             detail = _detail(exc)
+            chain = _chain(exc)
+            if chain:
+                detail["chain"] = chain
+            if compared is not None and isinstance(exc, AssertionError):
+                detail["left"], detail["right"] = compared
             if type(exc).__name__ == "FixtureLookupError":
                 # "fixture 'x' not found": pytest's own words, at the test that asked.
                 detail["msg"] = _error_line(_longrepr_text(report)) or detail["msg"]
@@ -542,6 +597,7 @@ def pytest_runtest_makereport(item, call):
 
 
 def pytest_runtest_logstart(nodeid, location):
+    _compared[0] = None
     _write({"t": "start", "id": nodeid})
 
 

@@ -35,6 +35,11 @@ pub struct Detail {
     pub msg: String,
     /// Outermost first.
     pub frames: Vec<RawFrame>,
+    /// The exceptions it was raised from or while handling, most recent first, each with its
+    /// deepest frames: the plugin's text, empty when there are none.
+    pub chain: String,
+    /// A failed `==` assertion's operands, as `repr` prints them (each bounded).
+    pub operands: Option<(String, String)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -337,6 +342,8 @@ fn detail(obj: &Map<String, Value>) -> Detail {
         kind: string(obj, "kind").filter(|k| !k.is_empty()),
         msg: string(obj, "msg").unwrap_or_default(),
         frames,
+        chain: string(obj, "chain").unwrap_or_default(),
+        operands: string(obj, "left").zip(string(obj, "right")),
     }
 }
 
