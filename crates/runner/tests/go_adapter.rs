@@ -293,6 +293,28 @@ fn a_panic_fails_its_test_and_stops_the_package() {
 }
 
 #[test]
+fn a_recovered_and_repanicked_panic_is_answered_where_it_began() {
+    // The test recovers the library's panic and panics again with it: go prints
+    // `[recovered, repanicked]`, and the trace below the runtime's `panic(` names the library
+    // line. The test's `panic(ex)` line stays, as an outer frame.
+    let run = run("repanic", &[]);
+    assert_eq!((run.passed, run.failed), (1, 1));
+    let f = failure(&run, "example.com/repanic.TestThird");
+    assert_eq!(
+        f.message,
+        "panic: runtime error: index out of range [2] with length 2"
+    );
+    assert_eq!(
+        frames(f),
+        [
+            "parse_test.go:14 panic(ex)",
+            "parse_test.go:17 Field(\"a,b\", 2)",
+            "parse.go:8 return fields[i]",
+        ]
+    );
+}
+
+#[test]
 fn packages_map_base_names_and_frames_cross_them() {
     let run = run("multi", &[]);
     assert_eq!((run.passed, run.failed), (2, 2));
