@@ -146,6 +146,24 @@ fn unknown_ids_are_not_found_and_the_rest_runs() {
 }
 
 #[test]
+fn a_doctest_panic_points_into_its_doc_comment() {
+    // rustdoc prints the assert at line 10 as `src/lib.rs:8` (its line in the program it wraps
+    // the block in); the answer names the doc comment's line, whichever drive ran it.
+    for nextest in BOTH {
+        let run = run("doctest_frame", nextest, &[]);
+        assert_eq!((run.passed, run.failed), (2, 1), "{run:#?}");
+        let id = "doctest_frame::doc src/lib.rs - mean (line 6)";
+        assert_eq!(project_frames(&run, id), ["src/lib.rs:10"]);
+        let f = run.failures.iter().find(|f| f.test == id).unwrap();
+        let at = f.project_frames().last().unwrap();
+        assert_eq!(
+            at.code.as_deref(),
+            Some("/// assert_eq!(m, 3.0, \"mean of {xs:?}\");")
+        );
+    }
+}
+
+#[test]
 fn workspace_frames_cross_crates() {
     for nextest in BOTH {
         let run = run("workspace", nextest, &[]);
