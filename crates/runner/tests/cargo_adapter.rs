@@ -164,6 +164,33 @@ fn a_doctest_panic_points_into_its_doc_comment() {
 }
 
 #[test]
+fn a_std_panic_cluster_has_its_smallest_id_rerun_for_a_place() {
+    // Twenty-nine panics inside `Vec::drain` through one library function: without a
+    // backtrace none names a project line. Eight single faults come first in id order (eight
+    // distinct places, as many as there are re-runs): the biggest cause is re-run first, its
+    // member with the smallest id, and gets the library line, on both drives.
+    for nextest in BOTH {
+        let run = run("std_panic", nextest, &[]);
+        assert_eq!((run.passed, run.failed), (1, 37), "{run:#?}");
+        assert_eq!(
+            project_frames(&run, "std_panic tests::drops_00"),
+            ["src/lib.rs:78", "src/lib.rs:7"]
+        );
+        // The others of the cause keep phase 1's frame, inside the standard library.
+        assert!(project_frames(&run, "std_panic tests::drops_01").is_empty());
+        let f = run
+            .failures
+            .iter()
+            .find(|f| f.test == "std_panic tests::drops_00")
+            .unwrap();
+        assert!(
+            f.message.starts_with("range end index 4 out of range"),
+            "{f:?}"
+        );
+    }
+}
+
+#[test]
 fn workspace_frames_cross_crates() {
     for nextest in BOTH {
         let run = run("workspace", nextest, &[]);
