@@ -12,6 +12,8 @@ import fs from 'node:fs';
 // `pithRecords`: pith_reporter_records.js, appended to this file when pith embeds it.
 const { toStr, isArray, cap, messages, eventsPath, Records } = pithRecords(fs);
 const startsWith = Function.prototype.call.bind(String.prototype.startsWith);
+const indexOf = Function.prototype.call.bind(String.prototype.indexOf);
+const slice = Function.prototype.call.bind(String.prototype.slice);
 
 function names(task) {
   const out = [];
@@ -26,7 +28,15 @@ function text(e) {
     const head = `${name}: ${e.message ?? ''}`;
     const stack = typeof e.stack === 'string' ? e.stack : '';
     // A stack starts with its error's own `name: message` line; one that does not gets it added.
-    return cap(startsWith(stack, name) ? stack : `${head}\n${stack}`);
+    // A stack taken before its message was set (vitest's timeout: `Error: STACK_TRACE_ERROR`)
+    // starts with other words: the message replaces them, the frames stay.
+    if (!startsWith(stack, name)) return cap(`${head}\n${stack}`);
+    const at = indexOf(stack, '\n    at ');
+    const top = at < 0 ? stack : slice(stack, 0, at);
+    const message = toStr(e.message ?? '');
+    const first = slice(message, 0, (indexOf(message, '\n') + 1 || message.length + 1) - 1);
+    if (!first || indexOf(top, first) >= 0) return cap(stack);
+    return cap(at < 0 ? head : head + slice(stack, at));
   } catch (_) {
     return 'Error: (an error pith could not read)';
   }
