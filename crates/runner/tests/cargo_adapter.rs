@@ -428,6 +428,33 @@ fn hang_times_out_naming_the_test() {
 }
 
 #[test]
+fn a_deadline_keeps_failures_already_reported() {
+    // A failure, then a hang in the same binary: nextest has printed the failure in full,
+    // plain libtest only its `FAILED` line (its output comes at the binary's end). Either way
+    // the TimedOut answer keeps it.
+    for nextest in BOTH {
+        let f = fixture("timeout_loads");
+        let built = Command::new("cargo")
+            .args(["test", "--no-run", "-q"])
+            .current_dir(f.path())
+            .env("CARGO_TERM_COLOR", "never")
+            .output()
+            .unwrap();
+        assert!(built.status.success(), "{built:?}");
+        let run = run_in(&f, nextest, &[], Duration::from_secs(8));
+        assert_eq!(run.status(), Status::TimedOut, "{run:#?}");
+        assert_eq!(run.running, ["timeout_loads tests::b_sleeps"], "{run:#?}");
+        assert_eq!(ids(&run), ["timeout_loads tests::a_fails"], "{run:#?}");
+        if nextest {
+            assert!(
+                run.failures[0].message.contains("left: 6, right: 4"),
+                "{run:#?}"
+            );
+        }
+    }
+}
+
+#[test]
 fn no_tests_is_not_green() {
     for nextest in BOTH {
         let run = run("empty", nextest, &[]);

@@ -430,6 +430,27 @@ fn go_timeout_names_the_running_test() {
 }
 
 #[test]
+fn a_deadline_keeps_build_errors_and_failures_already_reported() {
+    // One package does not compile, the other fails a test and then hangs: the TimedOut
+    // answer keeps the build error and the failure.
+    let f = fixture("timeout_loads");
+    let run = run_in(f.path(), &[], Duration::from_secs(15));
+    assert_eq!(run.status(), Status::TimedOut, "{run:#?}");
+    assert_eq!(
+        run.running,
+        ["example.com/timeout_loads/hang.TestSleeps"],
+        "{run:#?}"
+    );
+    assert_eq!(run.build_errors.len(), 1, "{run:#?}");
+    assert_eq!(
+        run.build_errors[0].file.as_deref(),
+        Some("broken/broken_test.go")
+    );
+    let f = failure(&run, "example.com/timeout_loads/hang.TestFails");
+    assert_eq!(f.message, "got 2, want 3");
+}
+
+#[test]
 fn pith_deadline_names_the_running_test() {
     // A TestMain that switches go's own alarm off: only pith's deadline stops it.
     let f = module(&[
