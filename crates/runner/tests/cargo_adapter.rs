@@ -365,6 +365,28 @@ fn compile_error_is_reported_once() {
 }
 
 #[test]
+fn a_macro_error_is_told_at_its_call_with_its_definition() {
+    // rustc's primary span is the macro's definition (macros.rs); its expansion names the
+    // call in lib.rs, the code that broke it.
+    for nextest in BOTH {
+        let run = run("macro_error", nextest, &[]);
+        assert_eq!(run.status(), Status::BuildFailed, "{run:#?}");
+        assert_eq!(run.build_errors.len(), 1, "{run:#?}");
+        let e = &run.build_errors[0];
+        assert_eq!(
+            (e.file.as_deref(), e.line),
+            (Some("src/lib.rs"), Some(8)),
+            "{e:?}"
+        );
+        assert!(
+            e.message
+                .ends_with("(macro twice! defined at src/macros.rs:6)"),
+            "{e:?}"
+        );
+    }
+}
+
+#[test]
 fn build_failure_without_compiler_message_keeps_a_tail() {
     for nextest in BOTH {
         let f = fixture("green");

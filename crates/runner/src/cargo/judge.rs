@@ -43,12 +43,23 @@ pub(super) fn build_errors(ctx: &Context<'_>, diags: &[diag::Diagnostic]) -> Vec
             .iter()
             .map(|(f, l)| locate(ctx, f, *l, d.package_dir.as_deref()))
             .collect();
-        let at = frames.iter().find(|f| f.project);
+        let mut at = frames.iter().find(|f| f.project);
+        let mut message = text::first_line(&ctx.paths.scrub(&d.message));
+        // An error inside a macro defined in the project: told where the macro was expanded
+        // (the outermost call in the project, the code that was edited), its definition named.
+        let project: Vec<&Frame> = frames.iter().filter(|f| f.project).collect();
+        let primary_in_project = frames.first().is_some_and(|f| f.project);
+        if let (Some(name), [def, .., call], true) =
+            (&d.macro_name, project.as_slice(), primary_in_project)
+        {
+            message = format!("{message} (macro {name} defined at {})", def.location());
+            at = Some(call);
+        }
         let e = BuildError {
             file: at.map(|f| f.file.clone()),
             line: at.map(|f| f.line),
             code: d.code.clone(),
-            message: text::first_line(&ctx.paths.scrub(&d.message)),
+            message,
         };
         if !out.contains(&e) {
             out.push(e);
