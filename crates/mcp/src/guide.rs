@@ -32,28 +32,24 @@ pub(crate) fn names() -> String {
 
 const CLUSTERS: &str = "\
 # How failures are shown, clustered and counted
-- Failures are grouped by cause: the error type, the message with its values taken out \
-(numbers, quoted strings, ids, paths, list contents), and the deepest project frame outside \
-the tests (a helper or library line); when every frame is in test code, the test file. Seven \
-tests failing `got 1.4.2`, `got 0.7.0`, ... through one helper are one cause.
-- Causes come biggest first. Up to 8 causes, each has one failure in full in `failures`: the \
-member with the smallest test id, with `affected` (the cause's failures, itself included) and \
-`others` (the other members' ids, when at most 8) when it stands for more than itself. Above 8 \
-causes, the 3 biggest have a failure in full; the next are `clusters`, at most 5: `error` (the \
-representative's message, cut at 120 characters), `at` (where the cause sits, file:line), \
-`affected`, and `tests` (the ids, when at most 8).
-- `moreFailures` counts the failures of causes in neither, so every failure is accounted \
-for: the sum of `affected` (1 for a failure without it) plus `moreFailures` is `failed`.
-- `new`/`failingFor` on the answer itself: every failure shown in full shares it.
-- Frames are \"file:line code\", project files only, deepest first: open the first one.
-- Every answer is at most 800 bytes. To fit it drops, in order: source lines of outer frames, \
+- A cause is the error type, the message with its values taken out (numbers, strings, ids, \
+paths, list contents) and the deepest project frame outside the tests (else the test file): \
+`got 1.4.2`, `got 0.7.0` from one helper are one cause, biggest first.
+- Up to 8 causes, each has one failure in full in `failures` (its smallest test id), with \
+`affected` (the cause's failures, itself included) and `others` (the other ids, up to 8). \
+Above 8, the 3 biggest do; the next, at most 5, are `clusters`: `error` (cut at 120 \
+characters), `at` (file:line), `affected`, `tests` (the ids, up to 8).
+- `moreFailures` counts the rest: the `affected` counts (1 when absent) plus `moreFailures` \
+make `failed`.
+- `new`/`failingFor` on the answer itself: every failure in full shares it.
+- Frames: \"file:line code\", project files, deepest first.
+- An answer is at most 800 bytes. To fit, it drops in order: outer frames' source lines, \
 outer frames, message lines after the first, id lists, the smallest clusters, the deepest \
-source line, then failures in full from the smallest cause (they move into `clusters` or \
-`moreFailures`). A shown failure's id, the first line of its message and its deepest frame \
-stay. `pith failures ID` gives one failure whole.
-- `buildErrors` (at most 5, then `moreBuildErrors`) replace failures when the code did not \
-build; `running` lists up to 3 tests a hang or crash interrupted (`moreRunning`); a crash, \
-timeout or collection error carries a `tail` of raw output, its end kept within the answer.
+source line, then failures in full (they move to `clusters` or `moreFailures`). A shown \
+failure's id, message first line and deepest frame stay; `pith failures ID` has it whole.
+- `buildErrors` (5, then `moreBuildErrors`) replace failures when the build failed; \
+`running` names up to 3 tests a hang or crash cut short (`moreRunning`); a crash, timeout or \
+collection error has a `tail` of raw output, its end kept.
 ";
 
 const FLAKY: &str = "\

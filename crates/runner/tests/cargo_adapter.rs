@@ -146,6 +146,51 @@ fn unknown_ids_are_not_found_and_the_rest_runs() {
 }
 
 #[test]
+fn a_doctest_panic_points_into_its_doc_comment() {
+    // rustdoc prints the assert at line 10 as `src/lib.rs:8` (its line in the program it wraps
+    // the block in); the answer names the doc comment's line, whichever drive ran it.
+    for nextest in BOTH {
+        let run = run("doctest_frame", nextest, &[]);
+        assert_eq!((run.passed, run.failed), (2, 1), "{run:#?}");
+        let id = "doctest_frame::doc src/lib.rs - mean (line 6)";
+        assert_eq!(project_frames(&run, id), ["src/lib.rs:10"]);
+        let f = run.failures.iter().find(|f| f.test == id).unwrap();
+        let at = f.project_frames().last().unwrap();
+        assert_eq!(
+            at.code.as_deref(),
+            Some("/// assert_eq!(m, 3.0, \"mean of {xs:?}\");")
+        );
+    }
+}
+
+#[test]
+fn a_std_panic_cluster_has_its_smallest_id_rerun_for_a_place() {
+    // Twenty-nine panics inside `Vec::drain` through one library function: without a
+    // backtrace none names a project line. Eight single faults come first in id order (eight
+    // distinct places, as many as there are re-runs): the biggest cause is re-run first, its
+    // member with the smallest id, and gets the library line, on both drives.
+    for nextest in BOTH {
+        let run = run("std_panic", nextest, &[]);
+        assert_eq!((run.passed, run.failed), (1, 37), "{run:#?}");
+        assert_eq!(
+            project_frames(&run, "std_panic tests::drops_00"),
+            ["src/lib.rs:78", "src/lib.rs:7"]
+        );
+        // The others of the cause keep phase 1's frame, inside the standard library.
+        assert!(project_frames(&run, "std_panic tests::drops_01").is_empty());
+        let f = run
+            .failures
+            .iter()
+            .find(|f| f.test == "std_panic tests::drops_00")
+            .unwrap();
+        assert!(
+            f.message.starts_with("range end index 4 out of range"),
+            "{f:?}"
+        );
+    }
+}
+
+#[test]
 fn workspace_frames_cross_crates() {
     for nextest in BOTH {
         let run = run("workspace", nextest, &[]);
@@ -320,6 +365,28 @@ fn compile_error_is_reported_once() {
 }
 
 #[test]
+fn a_macro_error_is_told_at_its_call_with_its_definition() {
+    // rustc's primary span is the macro's definition (macros.rs); its expansion names the
+    // call in lib.rs, the code that broke it.
+    for nextest in BOTH {
+        let run = run("macro_error", nextest, &[]);
+        assert_eq!(run.status(), Status::BuildFailed, "{run:#?}");
+        assert_eq!(run.build_errors.len(), 1, "{run:#?}");
+        let e = &run.build_errors[0];
+        assert_eq!(
+            (e.file.as_deref(), e.line),
+            (Some("src/lib.rs"), Some(8)),
+            "{e:?}"
+        );
+        assert!(
+            e.message
+                .ends_with("(macro twice! defined at src/macros.rs:6)"),
+            "{e:?}"
+        );
+    }
+}
+
+#[test]
 fn build_failure_without_compiler_message_keeps_a_tail() {
     for nextest in BOTH {
         let f = fixture("green");
@@ -379,6 +446,33 @@ fn hang_times_out_naming_the_test() {
         assert_eq!(run.running, ["hang tests::sleeps_forever"], "{run:#?}");
         assert_eq!(run.passed, 1, "{run:#?}");
         assert!(run.failures.is_empty(), "{run:#?}");
+    }
+}
+
+#[test]
+fn a_deadline_keeps_failures_already_reported() {
+    // A failure, then a hang in the same binary: nextest has printed the failure in full,
+    // plain libtest only its `FAILED` line (its output comes at the binary's end). Either way
+    // the TimedOut answer keeps it.
+    for nextest in BOTH {
+        let f = fixture("timeout_loads");
+        let built = Command::new("cargo")
+            .args(["test", "--no-run", "-q"])
+            .current_dir(f.path())
+            .env("CARGO_TERM_COLOR", "never")
+            .output()
+            .unwrap();
+        assert!(built.status.success(), "{built:?}");
+        let run = run_in(&f, nextest, &[], Duration::from_secs(8));
+        assert_eq!(run.status(), Status::TimedOut, "{run:#?}");
+        assert_eq!(run.running, ["timeout_loads tests::b_sleeps"], "{run:#?}");
+        assert_eq!(ids(&run), ["timeout_loads tests::a_fails"], "{run:#?}");
+        if nextest {
+            assert!(
+                run.failures[0].message.contains("left: 6, right: 4"),
+                "{run:#?}"
+            );
+        }
     }
 }
 

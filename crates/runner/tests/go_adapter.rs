@@ -333,6 +333,28 @@ fn a_panic_fails_its_test_and_stops_the_package() {
 }
 
 #[test]
+fn a_recovered_and_repanicked_panic_is_answered_where_it_began() {
+    // The test recovers the library's panic and panics again with it: go prints
+    // `[recovered, repanicked]`, and the trace below the runtime's `panic(` names the library
+    // line. The test's `panic(ex)` line stays, as an outer frame.
+    let run = run("repanic", &[]);
+    assert_eq!((run.passed, run.failed), (1, 1));
+    let f = failure(&run, "example.com/repanic.TestThird");
+    assert_eq!(
+        f.message,
+        "panic: runtime error: index out of range [2] with length 2"
+    );
+    assert_eq!(
+        frames(f),
+        [
+            "parse_test.go:14 panic(ex)",
+            "parse_test.go:17 Field(\"a,b\", 2)",
+            "parse.go:8 return fields[i]",
+        ]
+    );
+}
+
+#[test]
 fn packages_map_base_names_and_frames_cross_them() {
     let run = run("multi", &[]);
     assert_eq!((run.passed, run.failed), (2, 2));
@@ -445,6 +467,27 @@ fn go_timeout_names_the_running_test() {
         f.top_project_frame().map(Frame::location).as_deref(),
         Some("slow/slow_test.go:13")
     );
+}
+
+#[test]
+fn a_deadline_keeps_build_errors_and_failures_already_reported() {
+    // One package does not compile, the other fails a test and then hangs: the TimedOut
+    // answer keeps the build error and the failure.
+    let f = fixture("timeout_loads");
+    let run = run_in(f.path(), &[], Duration::from_secs(15));
+    assert_eq!(run.status(), Status::TimedOut, "{run:#?}");
+    assert_eq!(
+        run.running,
+        ["example.com/timeout_loads/hang.TestSleeps"],
+        "{run:#?}"
+    );
+    assert_eq!(run.build_errors.len(), 1, "{run:#?}");
+    assert_eq!(
+        run.build_errors[0].file.as_deref(),
+        Some("broken/broken_test.go")
+    );
+    let f = failure(&run, "example.com/timeout_loads/hang.TestFails");
+    assert_eq!(f.message, "got 2, want 3");
 }
 
 #[test]

@@ -203,6 +203,22 @@ fn compile_error_is_build_failed_at_the_line() {
 }
 
 #[test]
+fn a_macro_error_is_told_at_its_expansion_with_its_definition() {
+    // gcc reports the error at the macro's definition in calc.h and notes the expansion in
+    // calc.cc, the file that was edited: the answer is there, the definition in the message.
+    let run = run("macro_error", &[]);
+    assert_eq!(run.status(), Status::BuildFailed, "{run:#?}");
+    let e = &run.build_errors[0];
+    assert_eq!(e.file.as_deref(), Some("src/calc.cc"), "{e:?}");
+    assert_eq!(e.line, Some(6));
+    assert!(e.message.contains("request for member"), "{e:?}");
+    assert!(
+        e.message.ends_with("(macro TWICE defined at src/calc.h:4)"),
+        "{e:?}"
+    );
+}
+
+#[test]
 fn a_segfault_is_crashed_and_names_the_test() {
     let run = run("crash", &[]);
     assert_eq!(run.status(), Status::Crashed, "{run:#?}");

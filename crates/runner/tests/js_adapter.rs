@@ -254,6 +254,42 @@ fn a_hang_is_killed_and_named_vitest() {
 }
 
 #[test]
+fn a_deadline_keeps_load_errors_and_failures_already_reported() {
+    // One file fails to load while the other has a test fail, then hangs: pith's deadline
+    // answers TimedOut with both, the load error a collection error.
+    for r in ["vitest", "jest"] {
+        let ws = Workspace::new(r, "timeout_loads");
+        let run = ws.run_for(&[], Duration::from_secs(20));
+        assert_eq!(run.status(), Status::TimedOut, "{r}: {run:#?}");
+        assert!(!run.running.is_empty(), "{r}");
+        assert!(run.passed >= 1, "{r}");
+        let f = failure(&run, "tests/a_broken.test.js");
+        assert_eq!(f.phase, Phase::Collect, "{r}");
+        assert!(f.message.contains("not_there"), "{r}: {}", f.message);
+        let fails = failure(&run, "tests/b_slow.test.js > fails");
+        assert!(
+            fails.message.contains("expected 2 to be 3") || fails.message.contains("Received: 2"),
+            "{r}: {}",
+            fails.message
+        );
+    }
+}
+
+#[test]
+fn a_runner_timeout_is_labelled_in_its_own_words() {
+    for (r, label) in [
+        ("jest", "Exceeded timeout of 300 ms for a test."),
+        ("vitest", "Test timed out in 300ms."),
+    ] {
+        let ws = Workspace::new(r, "timeout_loads");
+        let slow = "tests/b_slow.test.js > waits past its timeout";
+        let run = ws.run(&[slow]);
+        assert_eq!((run.passed, run.failed), (0, 1), "{r}: {run:#?}");
+        assert_eq!(failure(&run, slow).message, label, "{r}");
+    }
+}
+
+#[test]
 fn a_hang_is_killed_and_named_node() {
     hang(
         "node",

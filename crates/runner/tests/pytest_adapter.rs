@@ -546,6 +546,21 @@ fn hang_times_out_naming_the_running_test_and_its_line() {
 }
 
 #[test]
+fn a_deadline_keeps_collection_errors_and_failures_already_reported() {
+    // A module that fails to import, a failure, then a hang: the TimedOut answer keeps what
+    // pytest said before the deadline.
+    let ws = Workspace::new("timeout_loads");
+    let adapter = pytest::detect(ws.root()).unwrap();
+    let run = ws.run_with(&adapter, &[], Duration::from_secs(10));
+    assert_eq!(run.status(), Status::TimedOut, "{run:#?}");
+    assert_eq!(run.running, ["tests/test_b_hang.py::test_sleeps"]);
+    let f = failure(&run, "tests/test_a_broken.py", Phase::Collect);
+    assert!(f.message.contains("foo_not_installed"), "{}", f.message);
+    let f = failure(&run, "tests/test_b_hang.py::test_fails", Phase::Call);
+    assert!(f.message.contains("assert (1 + 1) == 3"), "{}", f.message);
+}
+
+#[test]
 fn hang_under_xdist_names_the_test_and_its_line() {
     let ws = Workspace::new("hang");
     std::fs::write(ws.root().join("pytest.ini"), "[pytest]\naddopts = -n 2\n").unwrap();

@@ -82,6 +82,8 @@ pub struct Diagnostic {
     /// Candidate locations, best first: the primary span, then the macro call sites it came
     /// from (the caller picks the first inside the project).
     pub spans: Vec<(String, u32)>,
+    /// The macro the primary span is inside (`twice!`), when the error is in an expansion.
+    pub macro_name: Option<String>,
     pub code: Option<String>,
     pub message: String,
 }
@@ -169,6 +171,8 @@ struct Span {
 #[derive(Deserialize)]
 struct Expansion {
     span: Span,
+    #[serde(default)]
+    macro_decl_name: Option<String>,
 }
 
 /// Whether a line looks like one of cargo's JSON messages.
@@ -260,6 +264,10 @@ impl Messages {
                         .and_then(|p| Path::new(p).parent())
                         .map(Path::to_path_buf),
                     spans,
+                    macro_name: primary
+                        .and_then(|p| p.expansion.as_ref())
+                        .and_then(|e| e.macro_decl_name.clone())
+                        .filter(|n| !n.is_empty()),
                     code: rm.code.map(|c| c.code).filter(|c| !c.is_empty()),
                     // rustc's headline ("mismatched types") says what kind of error; the
                     // primary span's label ("expected `u32`, found `&str`") says what to fix.

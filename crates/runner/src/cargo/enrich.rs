@@ -2,7 +2,7 @@
 //! symbolizes a backtrace by parsing the test binary's debug info once per process (~200 ms),
 //! and nextest runs every test in its own process, so 50 failures would cost seconds. A panic
 //! then has one frame, its location. Here the failures worth a backtrace (all panics when there
-//! are few, else the first of each distinct location) run again straight from their test
+//! are few, else one of each cause, the biggest first) run again straight from their test
 //! binaries (no cargo, no nextest: one process per binary) with `RUST_BACKTRACE=1`, and a
 //! re-run that panics at the same location lends its frames (callers included).
 //!
@@ -15,6 +15,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use pith_model::cause::Cause;
 use pith_model::{Failure, Frame, Run, Status};
 
 use super::command::TestId;
@@ -150,8 +151,10 @@ fn location(f: &Failure) -> Option<(&str, u32)> {
 }
 
 /// The failures to re-run, by index: every panic (doctests aside) when there are at most
-/// [`MAX_RERUN`], else the first of each distinct location, up to [`MAX_RERUN`] — the ones
-/// an answer shows in full.
+/// [`MAX_RERUN`]; else one of each cause (`Failure::cause`: kind, message template, place),
+/// the biggest causes first, up to [`MAX_RERUN`]. A cause's member with the smallest test id
+/// is the one re-run: the answer shows it for its cluster, and a panic inside the standard
+/// library (no project frame without a backtrace) leaves the cluster no place otherwise.
 fn select(failures: &[Failure]) -> Vec<usize> {
     let panics: Vec<usize> = failures
         .iter()
@@ -165,19 +168,27 @@ fn select(failures: &[Failure]) -> Vec<usize> {
     if panics.len() <= MAX_RERUN {
         return panics;
     }
-    let mut seen: Vec<Option<(&str, u32)>> = Vec::new();
-    let mut out = Vec::new();
+    // (members, the member with the smallest id) of each cause, in order of first appearance.
+    let mut causes: Vec<(Cause, usize, usize)> = Vec::new();
     for i in panics {
-        let at = location(&failures[i]);
-        if !seen.contains(&at) {
-            seen.push(at);
-            out.push(i);
-            if out.len() == MAX_RERUN {
-                break;
+        let cause = failures[i].cause();
+        match causes.iter_mut().find(|(c, _, _)| *c == cause) {
+            Some((_, n, rep)) => {
+                *n += 1;
+                if failures[i].test < failures[*rep].test {
+                    *rep = i;
+                }
             }
+            None => causes.push((cause, 1, i)),
         }
     }
-    out
+    // Stable: causes of one size keep their order of appearance.
+    causes.sort_by_key(|(_, n, _)| std::cmp::Reverse(*n));
+    causes
+        .into_iter()
+        .take(MAX_RERUN)
+        .map(|(_, _, rep)| rep)
+        .collect()
 }
 
 /// Runs `names` of one test binary with backtraces, as cargo would run it: cwd the package
@@ -330,6 +341,39 @@ mod tests {
             .map(|i| panicked(&format!("p tests::t{i}"), "src/lib.rs", i))
             .collect();
         assert_eq!(select(&f), (0..8).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn many_panics_rerun_the_smallest_id_of_each_cause_biggest_first() {
+        // Inside the standard library: no project frame, one cause whatever the indices.
+        let std = |test: &str, n: usize| Failure {
+            message: format!("range end index {n} out of range for slice of length 3"),
+            frames: vec![frame(
+                "/rustc/x/library/core/src/slice/index.rs",
+                1031,
+                false,
+            )],
+            ..panicked(test, "", 0)
+        };
+        let mut f: Vec<Failure> = vec![
+            panicked("p tests::a1", "src/other.rs", 5),
+            panicked("p tests::a0", "src/other.rs", 5),
+        ];
+        // Run order is not id order: the re-run one is the smallest id, `t00`.
+        f.extend(
+            (0..29)
+                .rev()
+                .map(|i| std(&format!("p tests::t{i:02}"), 4 + i)),
+        );
+        f.push(panicked("p tests::b", "src/third.rs", 9));
+        let picked = select(&f);
+        let ids: Vec<&str> = picked.iter().map(|&i| f[i].test.as_str()).collect();
+        assert_eq!(ids, ["p tests::t00", "p tests::a0", "p tests::b"]);
+        // Ten causes of one member after the big one: eight re-runs in all.
+        f.extend((0..10).map(|i| panicked(&format!("p tests::u{i}"), "src/u.rs", i)));
+        let picked = select(&f);
+        assert_eq!(picked.len(), MAX_RERUN);
+        assert_eq!(f[picked[0]].test, "p tests::t00");
     }
 
     #[test]

@@ -7,8 +7,9 @@ use std::path::Path;
 
 use pith_model::{BuildError, Failure, Frame};
 
+use super::command::split_id;
 use super::parse::{doctest_block, is_progress, should_panic_note};
-use super::{diag, panic};
+use super::{diag, doctest, panic};
 use crate::{text, Context};
 
 /// Where a path rustc printed relative to the cargo workspace root lives in pith's workspace.
@@ -42,12 +43,23 @@ pub(super) fn build_errors(ctx: &Context<'_>, diags: &[diag::Diagnostic]) -> Vec
             .iter()
             .map(|(f, l)| locate(ctx, f, *l, d.package_dir.as_deref()))
             .collect();
-        let at = frames.iter().find(|f| f.project);
+        let mut at = frames.iter().find(|f| f.project);
+        let mut message = text::first_line(&ctx.paths.scrub(&d.message));
+        // An error inside a macro defined in the project: told where the macro was expanded
+        // (the outermost call in the project, the code that was edited), its definition named.
+        let project: Vec<&Frame> = frames.iter().filter(|f| f.project).collect();
+        let primary_in_project = frames.first().is_some_and(|f| f.project);
+        if let (Some(name), [def, .., call], true) =
+            (&d.macro_name, project.as_slice(), primary_in_project)
+        {
+            message = format!("{message} (macro {name} defined at {})", def.location());
+            at = Some(call);
+        }
         let e = BuildError {
             file: at.map(|f| f.file.clone()),
             line: at.map(|f| f.line),
             code: d.code.clone(),
-            message: text::first_line(&ctx.paths.scrub(&d.message)),
+            message,
         };
         if !out.contains(&e) {
             out.push(e);
@@ -113,10 +125,13 @@ pub(super) fn failure(
     ctx.paths.fill_code(&mut frames);
     if let Some((file, line)) = block {
         // rustdoc numbers a doctest's panic within the program it wraps the block in (its
-        // prelude lines included; rust-lang/rust#73469), not within the file: `src/lib.rs:7`
-        // for a block at line 67. The block's own line is the place to open (its source line,
-        // the fence, says nothing).
-        frames.push(locate(ctx, file, line, pkg_dir));
+        // prelude lines included; rust-lang/rust#73469), not within the file: `src/lib.rs:8`
+        // for an assert at line 10. Mapped back into the doc comment when the block can be
+        // read; else the block's own line (the fence) is the place to open.
+        let fence = locate(ctx, file, line, pkg_dir);
+        let mut at = doctest_frame(ctx, &test, &p, file, &fence).unwrap_or(fence);
+        ctx.paths.fill_code(std::slice::from_mut(&mut at));
+        frames.push(at);
     }
     // A `#[should_panic(expected)]` test that panicked otherwise: libtest's note says what was
     // wrong, the panic says where.
@@ -141,6 +156,30 @@ pub(super) fn failure(
     };
     crate::detail::fill(&mut f, ctx.paths, &whole);
     f
+}
+
+/// A doctest's panic in its doc comment: the program line rustdoc printed under the block's
+/// file, mapped through the block read from `fence`'s file (edition 2024 merges doctests into
+/// a bundle file of its own, which names no line of the source).
+fn doctest_frame(
+    ctx: &Context<'_>,
+    test: &str,
+    p: &panic::Panic,
+    file: &str,
+    fence: &Frame,
+) -> Option<Frame> {
+    let (at, program) = p.location.as_ref()?;
+    if at != file {
+        return None;
+    }
+    let crate_name = split_id(test)?.0.split("::").next()?.replace('-', "_");
+    let source = std::fs::read_to_string(ctx.paths.root().join(&fence.file)).ok()?;
+    let line = doctest::file_line(&source, fence.line, *program, &crate_name)?;
+    Some(Frame {
+        line,
+        code: None,
+        ..fence.clone()
+    })
 }
 
 /// Where a panic happened, located like its frames.

@@ -37,6 +37,7 @@ mod capture;
 mod command;
 mod detect;
 pub(crate) mod diag;
+mod doctest;
 mod enrich;
 mod judge;
 pub(crate) mod libtest;

@@ -10,7 +10,7 @@ use pith_model::{Failure, Frame, Phase, Run};
 
 use super::events::Stream;
 use super::judge::Judge;
-use super::output::{self, Crash, CrashKind, Goroutine};
+use super::output::{self, Crash, CrashKind, Goroutine, RawFrame};
 use super::parse::meaningful;
 use crate::text;
 
@@ -115,46 +115,58 @@ impl Judge<'_> {
             CrashKind::Timeout => None,
             _ => c.goroutines.first(),
         };
+        let frames = match (&c.kind, g.and_then(Goroutine::origin)) {
+            (CrashKind::Panic, Some((origin, handlers))) => {
+                // A re-panic is answered where the value was first panicked; the handler's
+                // project frames (the test's `panic(ex)` line) stay, as outer frames.
+                let mut out: Vec<Frame> = self
+                    .convert(pkg, handlers.into_iter().rev())
+                    .into_iter()
+                    .filter(|f| f.project)
+                    .collect();
+                out.extend(self.convert(pkg, origin.iter().rev()));
+                out
+            }
+            _ => g.map(|g| self.frames(pkg, g)).unwrap_or_default(),
+        };
         Failure {
             test,
             message: text::first_line(&self.paths.scrub(&c.message)),
             kind: Some(c.kind_name()),
-            frames: g.map(|g| self.frames(pkg, g)).unwrap_or_default(),
+            frames,
             ..Failure::default()
         }
     }
 
     /// A goroutine's frames, outermost first.
     pub(super) fn frames(&self, pkg: &str, g: &Goroutine) -> Vec<Frame> {
-        let mut out: Vec<Frame> = g
-            .frames
-            .iter()
-            .map(|f| {
-                if Path::new(&f.file).is_absolute() {
-                    self.project_frame(self.paths.frame(&f.file, f.line, None))
-                } else {
-                    match self
-                        .dirs
-                        .file(pkg, &f.file)
-                        .filter(|_| f.file.contains('/'))
-                    {
-                        Some(abs) => self.project_frame(self.paths.frame(
-                            &abs.to_string_lossy(),
-                            f.line,
-                            None,
-                        )),
-                        None => Frame {
-                            file: f.file.clone(),
-                            line: f.line,
-                            code: None,
-                            project: false,
-                        },
+        self.convert(pkg, g.frames.iter().rev())
+    }
+
+    /// Raw frames located through the package's directory, in the order given.
+    fn convert<'a>(&self, pkg: &str, raw: impl Iterator<Item = &'a RawFrame>) -> Vec<Frame> {
+        raw.map(|f| {
+            if Path::new(&f.file).is_absolute() {
+                self.project_frame(self.paths.frame(&f.file, f.line, None))
+            } else {
+                match self
+                    .dirs
+                    .file(pkg, &f.file)
+                    .filter(|_| f.file.contains('/'))
+                {
+                    Some(abs) => {
+                        self.project_frame(self.paths.frame(&abs.to_string_lossy(), f.line, None))
                     }
+                    None => Frame {
+                        file: f.file.clone(),
+                        line: f.line,
+                        code: None,
+                        project: false,
+                    },
                 }
-            })
-            .collect();
-        out.reverse();
-        out
+            }
+        })
+        .collect()
     }
 
     /// A log entry's location: through the package's directory, or as printed when it cannot

@@ -184,6 +184,21 @@ pub struct Goroutine {
     pub frames: Vec<RawFrame>,
 }
 
+impl Goroutine {
+    /// The stack split at a re-panic: a handler that recovers a panic and panics again
+    /// (`defer func() { panic(recover()) }()`, or testing's own tRunner) sits above a runtime
+    /// `panic(` frame, and the frames below the last such frame are where the value was first
+    /// panicked. Returns those (innermost first, as printed) and the handlers' frames above
+    /// it (runtime `panic(` frames left out); `None` without a `panic(` frame.
+    pub fn origin(&self) -> Option<(&[RawFrame], Vec<&RawFrame>)> {
+        let is_panic = |f: &RawFrame| f.func.starts_with("panic(");
+        let last = self.frames.iter().rposition(is_panic)?;
+        let origin = &self.frames[last + 1..];
+        let handlers = self.frames[..last].iter().filter(|f| !is_panic(f));
+        (!origin.is_empty()).then(|| (origin, handlers.collect()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawFrame {
     /// `example.com/x.TestY.func1(...)`, `created by testing.(*T).Run in goroutine 1`.
@@ -564,6 +579,77 @@ mod tests {
         assert_eq!(test_of_func(&g.frames[3].func), None);
         let old = ["panic: boom [recovered]", "\tpanic: boom"];
         assert_eq!(crash(&old).unwrap().message, "panic: boom");
+    }
+
+    /// Go 1.26's output of tests/fixtures/go/repanic; older Go prints `[recovered]` and the
+    /// re-panic's value on a second line, over the same goroutine dump.
+    const REPANIC: &[&str] = &[
+        "panic: runtime error: index out of range [2] with length 2 [recovered, repanicked]",
+        "",
+        "goroutine 7 [running]:",
+        "testing.tRunner.func1.2({0x575440, 0x2dab3a844090})",
+        "\t/usr/local/go/src/testing/testing.go:1974 +0x232",
+        "testing.tRunner.func1()",
+        "\t/usr/local/go/src/testing/testing.go:1977 +0x349",
+        "panic({0x575440?, 0x2dab3a844090?})",
+        "\t/usr/local/go/src/runtime/panic.go:860 +0x13a",
+        "example.com/repanic.TestThird.func1()",
+        "\t/ws/parse_test.go:14 +0x25",
+        "panic({0x575440?, 0x2dab3a844090?})",
+        "\t/usr/local/go/src/runtime/panic.go:860 +0x13a",
+        "example.com/repanic.Field(...)",
+        "\t/ws/parse.go:8",
+        "example.com/repanic.TestThird(0x2dab3a842908?)",
+        "\t/ws/parse_test.go:17 +0x1f6",
+        "testing.tRunner(0x2dab3a842908, 0x593e48)",
+        "\t/usr/local/go/src/testing/testing.go:2036 +0xea",
+        "created by testing.(*T).Run in goroutine 1",
+        "\t/usr/local/go/src/testing/testing.go:2101 +0x4c5",
+    ];
+
+    #[test]
+    fn a_repanic_is_read_from_its_origin() {
+        let mut old = REPANIC.to_vec();
+        old[0] = "panic: runtime error: index out of range [2] with length 2 [recovered]";
+        old.insert(
+            1,
+            "\tpanic: runtime error: index out of range [2] with length 2",
+        );
+        for lines in [REPANIC, &old[..]] {
+            let c = crash(lines).unwrap();
+            assert_eq!(
+                c.message,
+                "panic: runtime error: index out of range [2] with length 2"
+            );
+            let (origin, handlers) = c.goroutines[0].origin().unwrap();
+            let at = |fs: &[&RawFrame]| -> Vec<String> {
+                fs.iter()
+                    .map(|f| format!("{}:{}", f.file, f.line))
+                    .collect()
+            };
+            assert_eq!(
+                at(&origin.iter().collect::<Vec<_>>())[..2],
+                ["/ws/parse.go:8", "/ws/parse_test.go:17"]
+            );
+            assert_eq!(
+                at(&handlers),
+                [
+                    "/usr/local/go/src/testing/testing.go:1974",
+                    "/usr/local/go/src/testing/testing.go:1977",
+                    "/ws/parse_test.go:14"
+                ]
+            );
+        }
+        // No runtime `panic(` frame (a fatal error's dump): nothing to split.
+        let plain = Goroutine {
+            header: "goroutine 1 [running]:".into(),
+            frames: vec![RawFrame {
+                func: "main.main()".into(),
+                file: "/ws/main.go".into(),
+                line: 3,
+            }],
+        };
+        assert!(plain.origin().is_none());
     }
 
     #[test]

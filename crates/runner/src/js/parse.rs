@@ -137,7 +137,7 @@ pub(super) fn from_records(flavour: Flavour, json: Option<&str>, ev: events::Eve
             out.totals = r.totals;
             out.report = true;
             out.json = true;
-            keep_error_types(&mut out.suites, &ev);
+            keep_error_types(&mut out.suites, &ev, flavour);
             if flavour == Flavour::Vitest {
                 keep_diffs(&mut out.suites, &ev);
             }
@@ -162,7 +162,25 @@ pub(super) fn from_records(flavour: Flavour, json: Option<&str>, ev: events::Eve
 }
 
 /// vitest's report drops the error types of files that failed to load; its records keep them.
-fn keep_error_types(suites: &mut [Suite], ev: &events::Events) {
+/// Its report also gives a test's error as its stack alone, whose first line can be words from
+/// before the message was set (a timeout's `Error: STACK_TRACE_ERROR`): the record of the same
+/// test, whose first line is the error's own, is taken where the first lines differ.
+fn keep_error_types(suites: &mut [Suite], ev: &events::Events, flavour: Flavour) {
+    for s in suites.iter_mut().filter(|_| flavour == Flavour::Vitest) {
+        let Some(rec) = ev.suites.iter().find(|x| x.file == s.file) else {
+            continue;
+        };
+        for c in s.cases.iter_mut().filter(|c| !c.messages.is_empty()) {
+            let same =
+                |r: &&report::Case| r.names == c.names && r.messages.len() == c.messages.len();
+            if let Some(r) = rec.cases.iter().find(same) {
+                let first = |m: &str| crate::text::first_line(&crate::text::strip_ansi(m));
+                if first(&r.messages[0]) != first(&c.messages[0]) {
+                    c.messages = r.messages.clone();
+                }
+            }
+        }
+    }
     for s in suites {
         if let (Some(_), Some(e)) = (
             &s.error,

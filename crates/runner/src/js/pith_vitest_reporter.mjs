@@ -13,6 +13,7 @@ import fs from 'node:fs';
 const { toStr, isArray, cap, messages, eventsPath, Records } = pithRecords(fs);
 const startsWith = Function.prototype.call.bind(String.prototype.startsWith);
 const search = Function.prototype.call.bind(String.prototype.search);
+const indexOf = Function.prototype.call.bind(String.prototype.indexOf);
 const slice = Function.prototype.call.bind(String.prototype.slice);
 
 function names(task) {
@@ -28,7 +29,7 @@ function text(e, depth = 0) {
     const head = `${name}: ${e.message ?? ''}`;
     const stack = typeof e.stack === 'string' ? e.stack : '';
     // A stack starts with its error's own `name: message` line; one that does not gets it added.
-    const whole = startsWith(stack, name) ? stack : `${head}\n${stack}`;
+    const whole = ownWords(stack, name, head, toStr(e.message ?? ''));
     // vitest's diff of expected and received goes between the message and the frames, where
     // jest prints its own.
     const withCause = e.cause !== undefined && e.cause !== null && e.cause !== e && depth < 4
@@ -38,6 +39,17 @@ function text(e, depth = 0) {
   } catch (_) {
     return 'Error: (an error pith could not read)';
   }
+}
+
+// A stack taken before its message was set (vitest's timeout: `Error: STACK_TRACE_ERROR`)
+// starts with other words: the message replaces them, the frames stay.
+function ownWords(stack, name, head, message) {
+  if (!startsWith(stack, name)) return `${head}\n${stack}`;
+  const at = indexOf(stack, '\n    at ');
+  const top = at < 0 ? stack : slice(stack, 0, at);
+  const first = slice(message, 0, (indexOf(message, '\n') + 1 || message.length + 1) - 1);
+  if (!first || indexOf(top, first) >= 0) return stack;
+  return at < 0 ? head : head + slice(stack, at);
 }
 
 function withDiff(whole, diff) {

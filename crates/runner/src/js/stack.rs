@@ -132,6 +132,14 @@ fn message_of(head: &[&str]) -> (String, Option<String>) {
             None => (hint.to_owned(), kind),
         };
     }
+    // jest: `Error: thrown: "..."` (or without `Error: `) for a thrown string.
+    let thrown = match kind.as_deref() {
+        Some("thrown") => Some(body),
+        _ => body.strip_prefix("thrown: "),
+    };
+    if let Some(words) = thrown.and_then(thrown_string) {
+        return (words, kind);
+    }
     // chai's and jest's notes on how they compared say nothing an agent needs.
     let body = ["Object.is equality", "deep equality"]
         .iter()
@@ -185,6 +193,19 @@ fn long_difference(lines: &[&str]) -> Option<String> {
             crate::diff::first_difference_as(m[1..].trim(), p[1..].trim(), ("Expected", "Received"))
         }
         _ => None,
+    }
+}
+
+/// jest's words for a string thrown where an error was expected (`thrown: "why"`, the string's
+/// first line after the quote): its own timeout is one (`thrown: "Exceeded timeout of 5000 ms
+/// for a test.`), labelled by its words, not by the quoting.
+fn thrown_string(body: &str) -> Option<String> {
+    let words = body.strip_prefix('"')?;
+    let words = words.strip_suffix('"').unwrap_or(words);
+    if words.starts_with("Exceeded timeout of ") {
+        Some(words.to_owned())
+    } else {
+        Some(format!("thrown: {words}"))
     }
 }
 
@@ -421,6 +442,19 @@ mod tests {
             thrown.message,
             "expect(received).toThrow() (Received function did not throw)"
         );
+    }
+
+    #[test]
+    fn runner_timeouts_are_labelled_by_their_words() {
+        // jest 30's failure message for its own timeout (tests/fixtures/js/jest/timeout_loads).
+        let jest = parse("Error: thrown: \"Exceeded timeout of 300 ms for a test.\nAdd a timeout value to this test to increase the timeout, if this is a long-running test. See https://jestjs.io/docs/api#testname-fn-timeout.\"\n    at _getError (/ws/node_modules/jest-circus/build/jestAdapterInit.js:1985:12)\n    at Array.map (<anonymous>)");
+        assert_eq!(jest.message, "Exceeded timeout of 300 ms for a test.");
+        let s = parse("thrown: \"not an error\"\n    at x (/ws/a.test.js:1:1)");
+        assert_eq!(s.message, "thrown: not an error");
+        // vitest's, as pith's reporter records it (its report gives the stack alone, whose first
+        // line is `Error: STACK_TRACE_ERROR`; `parse::keep_error_types` takes the record).
+        let vitest = parse("Error: Test timed out in 300ms.\nIf this is a long-running test, pass a timeout value as the last argument or configure it globally with \"testTimeout\".\n    at task (file:///ws/node_modules/@vitest/runner/dist/chunk-artifact.js:1784:27)");
+        assert_eq!(vitest.message, "Test timed out in 300ms.");
     }
 
     #[test]
