@@ -211,8 +211,10 @@ impl Plan {
         } else if self.code > 0 {
             self.code = 0;
         } else if self.shown > 1 {
+            // One failure fewer frees room: what went for it may come back.
             self.shown -= 1;
             self.clusters = CLUSTERS;
+            self.code = 1;
         } else if self.message == Message::FirstLine {
             self.message = Message::Short;
         } else if !self.short_ids {
