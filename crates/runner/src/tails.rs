@@ -237,6 +237,10 @@ pub fn settle(run: &mut Run) {
     run.tail = Some(kept.join("\n"));
 }
 
+/// The shortest line that counts as said because a message contains it: shorter ones
+/// (`right: 3`) are fragments that read only with their neighbours.
+const MIN_PART: usize = 16;
+
 /// Whether a failure record of `run` already says what `line` says.
 fn said(run: &Run, line: &str) -> bool {
     let t = line.trim();
@@ -247,7 +251,7 @@ fn said(run: &Run, line: &str) -> bool {
     let excerpt = is_excerpt(t);
     run.failures.iter().any(|f| {
         let msg = f.message.trim();
-        (msg.len() >= 8 && (body.contains(msg) || msg.contains(body) && body.len() >= 8))
+        (msg.len() >= 8 && (body.contains(msg) || msg.contains(body) && body.len() >= MIN_PART))
             || excerpt && !f.frames.is_empty()
             || f.frames.iter().any(|fr| {
                 fr.code
