@@ -171,14 +171,7 @@ impl PathMap {
                 }
             }
         }
-        shape(path).or_else(|| {
-            (known
-                || Path::new(path).exists()
-                || Path::new(path)
-                    .parent()
-                    .is_some_and(|p| p != Path::new("/") && p.exists()))
-            .then(|| last_segments(path, 2))
-        })
+        shape(path).or_else(|| (known || is_file_path(path)).then(|| last_segments(path, 2)))
     }
 
     /// Fills in the source line of project frames that lack one, reading each file once per
@@ -267,6 +260,53 @@ impl PathMap {
         out.push_str(&text[last..]);
         out
     }
+}
+
+/// First directories of absolute paths on build machines and developers' ones.
+const ROOTS: &[&str] = &[
+    "usr",
+    "home",
+    "root",
+    "tmp",
+    "var",
+    "opt",
+    "etc",
+    "mnt",
+    "srv",
+    "nix",
+    "snap",
+    "private",
+    "Users",
+    "Library",
+    "System",
+    "Applications",
+    "ci",
+    "builds",
+    "build",
+    "work",
+    "workspace",
+    "github",
+    "runner",
+    "app",
+    "src",
+    "data",
+    "lib",
+    "bin",
+];
+
+/// Whether an absolute-looking token names a file rather than some other text with slashes
+/// (`/api/users/12`): its first directory is a machine's, its name has an extension, or it
+/// exists here. Output captured on another machine names paths that do not exist here.
+fn is_file_path(path: &str) -> bool {
+    let mut segs = path.split('/').filter(|s| !s.is_empty());
+    let first = segs.next().unwrap_or("");
+    let last = path.rsplit('/').next().unwrap_or("");
+    let extension = last.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && (1..=8).contains(&ext.len())
+            && ext.bytes().all(|b| b.is_ascii_alphanumeric())
+    });
+    segs.next().is_some() && (ROOTS.contains(&first) || extension) || Path::new(path).exists()
 }
 
 /// A byte before which a path token may begin.
@@ -568,6 +608,8 @@ mod tests {
             ("/usr/lib/jvm/java-17-openjdk-amd64/lib/src.zip", "java-17-openjdk-amd64/lib/src.zip"),
             ("/tmp/.tmpAbC/report.xml", "report.xml"),
             ("/usr/bin/env", "bin/env"),
+            ("/ci/Calc.Tests/bin/Debug/net8.0/Calc.Tests.dll", "net8.0/Calc.Tests.dll"),
+            ("/builds/x/y/global.json", "y/global.json"),
         ] {
             assert_eq!(m.short_path(raw), short, "{raw}");
             assert_eq!(m.frame(raw, 3, None).file, short, "{raw}");
