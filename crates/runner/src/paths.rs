@@ -638,4 +638,12 @@ mod tests {
         }
         assert_eq!(m.scrub("file:///ws/proj/src/a.js:3"), "src/a.js:3");
     }
+
+    proptest::proptest! {
+        /// Any text: no panic (path tokens are cut at character boundaries).
+        #[test]
+        fn scrub_never_panics(s in "(?s)[ a-z/.:\"'()\\-]{0,200}|(?s).{0,200}") {
+            let _ = map().scrub(&s);
+        }
+    }
 }

@@ -447,4 +447,24 @@ mod tests {
         settle(&mut run);
         assert_eq!(run.tail.as_deref(), Some("MemoryError"));
     }
+
+    proptest::proptest! {
+        /// Any tail and any record: no panic; what is left is lines of the tail and count lines.
+        #[test]
+        fn settle_keeps_only_lines_of_the_tail(tail in "(?s).{0,600}", msg in ".{0,40}", code in ".{0,20}") {
+            let mut run = Run::new("x");
+            run.failures.push(Failure {
+                test: "tests/a.py".into(),
+                message: msg,
+                frames: vec![Frame { code: Some(code), ..Frame::project("tests/a.py", 3) }],
+                phase: Phase::Collect,
+                ..Failure::default()
+            });
+            run.tail = Some(tail.clone());
+            settle(&mut run);
+            for line in run.tail.as_deref().unwrap_or("").lines() {
+                proptest::prop_assert!(line.starts_with("(same ") || tail.lines().any(|l| l == line));
+            }
+        }
+    }
 }
