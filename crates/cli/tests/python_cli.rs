@@ -90,8 +90,8 @@ fn a_broken_conftest_is_a_collection_error_with_its_reason() {
         a.line
     );
     assert_eq!(a.failures()[0]["phase"], "collect");
-    let tail = a.json["tail"].as_str().expect("a raw tail");
-    assert!(tail.lines().count() <= 20 && tail.len() <= 1500);
+    // The record carries the error, its frame and its file: no tail restating them.
+    assert!(a.json.get("tail").is_none(), "{}", a.line);
     insta::assert_snapshot!("bad_conftest", a.stable());
 }
 

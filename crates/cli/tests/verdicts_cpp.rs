@@ -92,6 +92,17 @@ fn unreadable_reports_the_console_accounts_for_are_no_doubt() {
     );
 }
 
+/// Twenty-five tests pass before one dies: the tail is the test that died, never the progress
+/// lines of those that passed (`[ RUN ]`/`[ OK ]`, 600 B of them before).
+#[test]
+fn a_crash_after_passing_tests_has_a_tail_of_the_crash_alone() {
+    let a = pith(case("crash_after_passes").path(), &[]);
+    assert_eq!((a.status(), a.code), ("Crashed", 1), "{}", a.line);
+    assert_eq!(a.json["passed"], 25, "{}", a.line);
+    assert_eq!(a.failures()[0]["test"], "Seg.Dies", "{}", a.line);
+    assert_eq!(a.json["tail"], "[ RUN      ] Seg.Dies", "{}", a.line);
+}
+
 #[test]
 fn a_segfault_is_crashed_and_names_the_test() {
     let a = pith(case("segv").path(), &[]);

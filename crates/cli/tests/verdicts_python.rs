@@ -388,6 +388,26 @@ fn an_import_error_is_a_collection_failure() {
     );
 }
 
+/// Four test modules import one broken module: four collection errors, each record carrying the
+/// error and its frame, and no tail restating the same traceback four times.
+#[test]
+fn a_module_broken_for_many_is_said_by_its_records_not_by_a_tail() {
+    let a = run("shared_broken_import", &[]);
+    assert_eq!((a.status(), a.code), ("CollectionFailed", 1), "{}", a.line);
+    assert_eq!(a.count("passed"), 1, "{}", a.line);
+    assert_eq!(a.count("errors"), 4, "{}", a.line);
+    for f in a.failures() {
+        assert_eq!(f["message"], "ValueError: broken at import", "{}", a.line);
+        assert_eq!(
+            common::frames(f)[0],
+            "src/broken.py:10 raise ValueError(\"broken at import\")",
+            "{}",
+            a.line
+        );
+    }
+    assert!(a.json.get("tail").is_none(), "{}", a.line);
+}
+
 /// Ids with shell metacharacters, spaces and brackets go to pytest as they are (argv, no
 /// shell) and re-run exactly.
 #[test]

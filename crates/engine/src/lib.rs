@@ -131,6 +131,7 @@ fn execute(
             ..base
         };
         let mut run = project.adapter.run(&ctx, &tests)?;
+        pith_runner::tails::settle(&mut run);
         run.dir = project.rel.clone();
         runs.push(run);
     }

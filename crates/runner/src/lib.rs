@@ -16,6 +16,7 @@ pub mod paths;
 pub mod process;
 pub mod pytest;
 pub mod report;
+pub mod tails;
 pub mod text;
 mod verdict;
 

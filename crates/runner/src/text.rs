@@ -87,18 +87,27 @@ pub fn first_line(s: &str) -> String {
     cut_chars(line, MESSAGE_CHARS).into_owned()
 }
 
-/// The last [`TAIL_LINES`] non-blank lines of `s` within [`TAIL_BYTES`], colour removed. Lines
-/// are kept whole except when a single line alone exceeds the byte bound.
+/// Lines from the end of output a tail looks at: enough to find the end's explanation past
+/// progress and repeats, bounded so a megabyte of output costs nothing.
+const TAIL_WINDOW: usize = 2000;
+
+/// The last [`TAIL_LINES`] non-blank lines of `s` within [`TAIL_BYTES`], colour removed, without
+/// runner progress and with repeated blocks collapsed (see [`crate::tails`]). Lines are kept
+/// whole except when a single line alone exceeds the byte bound.
 pub fn tail(s: &str) -> String {
     let clean = strip_ansi(s);
-    let mut picked: Vec<&str> = Vec::new();
-    let mut bytes = 0;
-    for line in clean
+    let mut window: Vec<&str> = clean
         .lines()
         .rev()
         .map(str::trim_end)
         .filter(|l| !l.trim().is_empty())
-    {
+        .take(TAIL_WINDOW)
+        .collect();
+    window.reverse();
+    let lines = crate::tails::collapse_repeats(&crate::tails::drop_progress(&window));
+    let mut picked: Vec<&str> = Vec::new();
+    let mut bytes = 0;
+    for line in lines.iter().rev().map(|l| l.as_ref()) {
         if picked.len() == TAIL_LINES {
             break;
         }
@@ -146,7 +155,8 @@ pub fn why_tail(s: &str) -> String {
     tail(&telling.join("\n"))
 }
 
-fn tells_why(line: &str) -> bool {
+/// Whether a line says why a run ended (an error, a failure, a signal, a timeout...).
+pub(crate) fn tells_why(line: &str) -> bool {
     let lower = line.to_ascii_lowercase();
     [
         "fail",

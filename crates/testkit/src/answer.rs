@@ -128,7 +128,48 @@ pub fn answer_of(out: std::process::Output, root: &Path) -> Answer {
     }
 }
 
-/// Rules every answer obeys: no colour codes, no absolute workspace paths, no nulls, no
+/// Absolute path tokens in `s`: `/` after a space, a quote, a bracket or `=`/`:`/`,` (or at the
+/// start) followed by at least two path segments (`/usr/lib`), `C:\`, or `file:///`.
+pub fn absolute_paths(s: &str) -> Vec<&str> {
+    let mut found = Vec::new();
+    let b = s.as_bytes();
+    let seg = |c: u8| c.is_ascii_alphanumeric() || b"._-~@+".contains(&c) || c >= 0x80;
+    for i in (0..b.len()).filter(|&i| s.is_char_boundary(i)) {
+        let at_start = i == 0 || b" \t\n\"'`([{<=,:;|>".contains(&b[i - 1]);
+        if b[i] == b'/' && at_start && b.get(i + 1).is_some_and(|&c| seg(c)) {
+            let end = s[i..]
+                .find(|c: char| c.is_whitespace() || "\"'`()<>[]{},;:|".contains(c))
+                .map_or(s.len(), |n| i + n);
+            let token = &s[i..end];
+            let segments = token.split('/').filter(|x| !x.is_empty()).count();
+            if segments >= 2 && !token.contains("//") {
+                found.push(token);
+            }
+        }
+        let drive = b[i].is_ascii_alphabetic()
+            && b.get(i + 1) == Some(&b':')
+            && b.get(i + 2) == Some(&b'\\')
+            && (i == 0 || !b[i - 1].is_ascii_alphanumeric());
+        if drive || s[i..].starts_with("file:///") {
+            let end = s[i..].find(char::is_whitespace).map_or(s.len(), |n| i + n);
+            found.push(&s[i..end]);
+        }
+    }
+    found
+}
+
+/// Every string of an answer, keys aside.
+fn every_string<'a>(v: &'a serde_json::Value, out: &mut Vec<&'a str>) {
+    match v {
+        serde_json::Value::String(s) => out.push(s),
+        serde_json::Value::Array(a) => a.iter().for_each(|x| every_string(x, out)),
+        serde_json::Value::Object(o) => o.values().for_each(|x| every_string(x, out)),
+        _ => {}
+    }
+}
+
+/// Rules every answer obeys: no colour codes, no absolute paths (the workspace's or any
+/// other: an interpreter's, a module cache's, the home or temporary directory), no nulls, no
 /// empty lists or objects.
 pub fn assert_clean(line: &str, root: &Path) {
     assert!(!line.contains('\u{1b}'), "escape code in answer: {line}");
@@ -144,6 +185,15 @@ pub fn assert_clean(line: &str, root: &Path) {
         );
     }
     let value: serde_json::Value = serde_json::from_str(line).unwrap();
+    let mut strings = Vec::new();
+    every_string(&value, &mut strings);
+    for s in strings {
+        let found = absolute_paths(s);
+        assert!(
+            found.is_empty(),
+            "absolute path {found:?} in answer: {line}"
+        );
+    }
     assert_signal(&value, line);
 }
 
@@ -166,5 +216,33 @@ fn assert_signal(v: &serde_json::Value, line: &str) {
             }
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::absolute_paths;
+
+    #[test]
+    fn absolute_path_tokens_are_found() {
+        for (text, found) in [
+            (
+                "File \"/usr/lib/python3.11/json/x.py\", line 3",
+                vec!["/usr/lib/python3.11/json/x.py"],
+            ),
+            (
+                "at (/root/go/pkg/mod/a@v1/b.go:3)",
+                vec!["/root/go/pkg/mod/a@v1/b.go"],
+            ),
+            ("rootdir=/tmp/x", vec!["/tmp/x"]),
+            ("see file:///a/b.js", vec!["file:///a/b.js"]),
+            ("C:\\work\\x.cs(3)", vec!["C:\\work\\x.cs(3)"]),
+            (
+                "src/a.rs:3 1/2 http://x.com/a/b /api GET /^a$/ ~/x/y ●─",
+                vec![],
+            ),
+        ] {
+            assert_eq!(absolute_paths(text), found, "{text}");
+        }
     }
 }

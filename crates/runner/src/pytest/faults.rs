@@ -219,7 +219,7 @@ Extension modules: _cffi_backend, yaml._yaml (total: 2)
             [
                 "tests/test_seg.py:9",
                 "helpers.py:4",
-                "/usr/lib/python3.11/ctypes/__init__.py:519"
+                "python3.11/ctypes/__init__.py:519"
             ]
         );
         assert!(f[0].project && f[1].project && !f[2].project);

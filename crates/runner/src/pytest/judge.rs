@@ -195,7 +195,8 @@ impl<'a, 'c> Judge<'a, 'c> {
             run.reason = Some(format!(
                 "pith's pytest plugin lost {} record(s): {}",
                 records.lost,
-                records.lost_why.as_deref().unwrap_or("write failed")
+                ctx.paths
+                    .scrub(records.lost_why.as_deref().unwrap_or("write failed"))
             ));
         }
         run.selected = records
