@@ -25,7 +25,7 @@ const FRAMES: usize = 4;
 const CLUSTERS: usize = 5;
 /// A cluster lists its members' ids up to this many; a bigger one is counted.
 const CLUSTER_IDS: usize = 8;
-/// A cluster's message is cut here: it names the cause; its failure in full says the rest.
+/// A cluster's message is its first line, cut here: it names the cause.
 const CLUSTER_ERROR_CHARS: usize = 120;
 /// A shown message's first line is cut here when even one failure in full does not fit.
 const SHORT_MESSAGE_CHARS: usize = 160;
@@ -248,6 +248,21 @@ pub(crate) fn shape(answer: &mut TestAnswer, failures: &[&Failure]) {
         }
     }
     answer.tail = tail.and_then(|t| fit_tail(&t, ANSWER_CEILING.saturating_sub(size(answer))));
+    give_back(answer, &groups, failures.len(), plan);
+}
+
+/// The tail's share was held back for a tail that took less: clusters the ladder let go come
+/// back, one at a time, while the whole answer still fits.
+fn give_back(answer: &mut TestAnswer, groups: &[Group], total: usize, mut plan: Plan) {
+    while plan.clusters < CLUSTERS && plan.shown + answer.clusters.len() < groups.len() {
+        let before = (answer.clusters.clone(), answer.more_failures);
+        plan.clusters += 1;
+        render(answer, groups, total, plan);
+        if size(answer) > ANSWER_CEILING {
+            (answer.clusters, answer.more_failures) = before;
+            return;
+        }
+    }
 }
 
 /// Drops the last project in `runs` that is green or ran nothing, counting it in `moreRuns`.
@@ -356,7 +371,7 @@ fn render(answer: &mut TestAnswer, groups: &[Group], total: usize, plan: Plan) {
         .iter()
         .take(plan.clusters)
         .map(|g| ClusterOut {
-            error: crate::cut(&g.representative().message, CLUSTER_ERROR_CHARS),
+            error: crate::cut(first_line(&g.representative().message), CLUSTER_ERROR_CHARS),
             at: g.at(),
             affected: g.members.len(),
             tests: if listed(g) {

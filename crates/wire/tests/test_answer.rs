@@ -686,3 +686,67 @@ fn panics_without_a_place_join_the_one_re_run_with_backtraces() {
         "{json}"
     );
 }
+
+#[test]
+fn room_the_tail_did_not_take_goes_back_to_clusters() {
+    // apache/commons-cli with a broken option validator: 73 failures of one cause, two test
+    // classes that could not load, and a tail that says why the class could not initialize.
+    let illegal = |i: usize| Failure {
+        test: format!("org.apache.commons.cli.ApplicationTest#test{i:02}"),
+        message: format!(
+            "IllegalArgumentException: The option 'opt{i}' contains an illegal character : 'e'."
+        ),
+        kind: Some("IllegalArgumentException".into()),
+        frames: vec![
+            frame(
+                "src/test/java/org/apache/commons/cli/ApplicationTest.java",
+                40 + i as u32,
+                None,
+            ),
+            frame(
+                "src/main/java/org/apache/commons/cli/OptionValidator.java",
+                140,
+                None,
+            ),
+        ],
+        ..Failure::default()
+    };
+    let collect = |class: &str, message: &str, kind: &str| Failure {
+        test: format!("src/test/java/org/apache/commons/cli/{class}.java"),
+        message: message.into(),
+        kind: Some(kind.into()),
+        phase: Phase::Collect,
+        frames: vec![
+            frame(
+                &format!("src/test/java/org/apache/commons/cli/{class}.java"),
+                34,
+                None,
+            ),
+            frame(
+                "src/main/java/org/apache/commons/cli/OptionValidator.java",
+                140,
+                None,
+            ),
+        ],
+        ..Failure::default()
+    };
+    let mut failures: Vec<Failure> = (0..73).map(illegal).collect();
+    failures.push(collect("SolrCliTest", "java.lang.ExceptionInInitializerError\nCaused by: java.lang.IllegalArgumentException: The option 'zkHost' contains an illegal character : 'k'.", "ExceptionInInitializerError"));
+    failures.push(collect("SolrCreateToolTest", "java.lang.NoClassDefFoundError: Could not initialize class org.apache.commons.cli.SolrCliTest\nCaused by: java.lang.ExceptionInInitializerError", "NoClassDefFoundError"));
+    let run = Run {
+        status: Some(Status::CollectionFailed),
+        passed: 854,
+        failed: 73,
+        failures,
+        tail: Some("Caused by: java.lang.ExceptionInInitializerError: Exception java.lang.IllegalArgumentException: The option 'zkHost' contains an illegal character : 'k'. [in thread \"main\"]".into()),
+        ..Run::new("maven")
+    };
+    let answer = test_answer(&report(run, 30.0));
+    let json = to_json(&answer);
+    assert!(json.len() <= ANSWER_CEILING, "{} bytes: {json}", json.len());
+    assert_eq!(accounted(&answer), 75);
+    assert!(
+        json.contains("SolrCliTest") && answer.tail.is_some(),
+        "{json}"
+    );
+}
