@@ -30,11 +30,12 @@ fn classes_and_parametrized_ids_are_verbatim() {
         .iter()
         .map(|f| f["test"].as_str().unwrap())
         .collect();
+    // Causes of one size come in the order of their ids: the same whatever order they ran in.
     assert_eq!(
         ids,
         [
-            "tests/test_params.py::test_inc[3-5]",
-            "tests/test_params.py::TestC::test_words[colons::in-id]"
+            "tests/test_params.py::TestC::test_words[colons::in-id]",
+            "tests/test_params.py::test_inc[3-5]"
         ]
     );
     insta::assert_snapshot!(a.stable());
@@ -49,9 +50,14 @@ fn fixture_failures_name_their_phase_and_fixture_frames() {
         .iter()
         .find(|f| f["phase"] == "setup")
         .expect(&a.line);
-    assert_eq!(
-        setup["frames"][0],
-        "conftest.py:5 raise FileNotFoundError(\"config.toml is missing\")"
+    // Four causes in full fill the answer: the smaller ones' source lines give way.
+    assert!(
+        setup["frames"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("conftest.py:5"),
+        "{}",
+        a.line
     );
     let teardown = a
         .failures()

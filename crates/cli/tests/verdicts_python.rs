@@ -14,11 +14,16 @@ fn run(case: &str, args: &[&str]) -> Answer {
     pith(ws.path(), args)
 }
 
+/// The failing ids an answer names: its failures in full and the other members of their causes.
 fn failed_tests(a: &Answer) -> Vec<&str> {
     let mut ids: Vec<&str> = a
         .failures()
         .iter()
-        .filter_map(|f| f["test"].as_str())
+        .flat_map(|f| {
+            let others = f["others"].as_array().into_iter().flatten();
+            std::iter::once(&f["test"]).chain(others)
+        })
+        .filter_map(|t| t.as_str())
         .collect();
     ids.sort_unstable();
     ids

@@ -21,7 +21,7 @@
 //! | Python stdlib (any interpreter)| `/root/.pyenv/versions/3.11.7/lib/python3.11/json/decoder.py`    | `python3.11/json/decoder.py`       |
 //! | Virtualenvs                    | `/home/u/proj-env/.venv/bin/python`                              | `.venv/bin/python`                 |
 //! | Home directory (`HOME`)        | `/home/u/notes/x.txt`                                            | `~/notes/x.txt`                    |
-//! | Temporary directory            | `/tmp/tmp.AbC/report.xml`                                        | `report.xml`                       |
+//! | Temporary directory            | `/tmp/tmp.AbC/out/report.xml`                                    | `out/report.xml`                   |
 //! | Any other existing path        | `/usr/include/c++/11/bits/stl_vector.h`                          | `bits/stl_vector.h`                |
 //!
 //! A token is a path when it begins with `/` (or `file:///`) after a space, a quote or a bracket
@@ -164,7 +164,12 @@ impl PathMap {
                     return shape(path).or_else(|| {
                         let rest = rest.trim_start_matches('/');
                         Some(match short {
-                            Short::Name => last_segments(path, 1),
+                            // The directory a test or tool made in it is random; what is
+                            // below that may name something (`does-not-exist/Cargo.toml`).
+                            Short::Name => match rest.split_once('/') {
+                                Some((_, below)) if !below.is_empty() => below.to_owned(),
+                                _ => last_segments(path, 1),
+                            },
                             Short::Prefix(s) => format!("{s}{rest}"),
                         })
                     });
@@ -440,13 +445,13 @@ fn coordinates(segs: &[&str], hashed: bool) -> Option<String> {
 enum Short {
     /// What follows the directory, after this prefix.
     Prefix(&'static str),
-    /// The file's name alone (a temporary directory's names mean nothing).
+    /// What is below the directory made in it (a temporary directory's names mean nothing).
     Name,
 }
 
 /// Directories from the environment whose paths leak the machine's layout, each with the form
 /// its paths take: `GOROOT` as `go/`, `GOMODCACHE` as module paths, `HOME` as `~/`, the
-/// temporary directory as the file's name. Longest first.
+/// temporary directory as what is below the directory made in it. Longest first.
 fn elsewhere_from_env() -> Vec<(String, Short)> {
     let mut dirs = Vec::new();
     let mut add = |var: &str, short: Short| {
@@ -607,6 +612,7 @@ mod tests {
             ("/root/.gradle/caches/modules-2/files-2.1/org.x/a/1.2/0abc/a-1.2.jar", "org.x:a:1.2/a-1.2.jar"),
             ("/usr/lib/jvm/java-17-openjdk-amd64/lib/src.zip", "java-17-openjdk-amd64/lib/src.zip"),
             ("/tmp/.tmpAbC/report.xml", "report.xml"),
+            ("/tmp/.tmpAbC/does-not-exist/Cargo.toml", "does-not-exist/Cargo.toml"),
             ("/usr/bin/env", "bin/env"),
             ("/ci/Calc.Tests/bin/Debug/net8.0/Calc.Tests.dll", "net8.0/Calc.Tests.dll"),
             ("/builds/x/y/global.json", "y/global.json"),

@@ -1014,7 +1014,7 @@ fn the_detail_is_the_whole_message_and_the_inner_exceptions() {
         "{detail}"
     );
     assert!(
-        detail.contains("----- Inner Stack Trace -----\n   at Ledger.Money.Share(Int32 parts) in /build/src/Ledger/Money.cs:line 41"),
+        detail.contains("----- Inner Stack Trace -----\n   at Ledger.Money.Share(Int32 parts) in Ledger/Money.cs:line 41"),
         "{detail}"
     );
     assert!(

@@ -167,6 +167,9 @@ struct Plan {
     /// Project frames kept per shown failure, and how many of them keep their source line.
     frames: usize,
     code: usize,
+    /// Shown failures (the first, biggest causes) that keep their deepest frame's source line
+    /// once `code` is down to that one line.
+    lines_kept: usize,
     message: Message,
     clusters: usize,
     ids: bool,
@@ -184,6 +187,7 @@ impl Plan {
             },
             frames: FRAMES,
             code: FRAMES,
+            lines_kept: usize::MAX,
             message: Message::Whole,
             clusters: CLUSTERS,
             ids: true,
@@ -193,11 +197,13 @@ impl Plan {
 
     /// The next smaller answer, in the order noise goes: source lines on outer frames, outer
     /// frames, message lines past the first, cluster ids, clusters from the smallest, the
-    /// deepest frame's source line, failures in full from the smallest cause (they join the
-    /// clusters or the count); last the first line's length and long ids.
+    /// deepest frame's source line (the smallest cause's first), failures in full from the
+    /// smallest cause (they join the clusters or the count, and what went for them may come
+    /// back); last the first line's length and long ids.
     fn next(&mut self) -> bool {
         if self.code > 1 {
             self.code = 1;
+            self.lines_kept = usize::MAX;
         } else if self.frames > 2 {
             self.frames = 2;
         } else if self.frames > 1 {
@@ -208,8 +214,8 @@ impl Plan {
             self.ids = false;
         } else if self.clusters > 0 {
             self.clusters -= 1;
-        } else if self.code > 0 {
-            self.code = 0;
+        } else if self.lines_kept > 0 {
+            self.lines_kept = self.lines_kept.min(self.shown) - 1;
         } else if self.shown > 1 {
             // One failure fewer frees room: what went for it may come back.
             self.shown -= 1;
@@ -348,8 +354,10 @@ fn render(answer: &mut TestAnswer, groups: &[Group], total: usize, plan: Plan) {
     let listed = |g: &Group| plan.ids && g.members.len() <= CLUSTER_IDS;
     answer.failures = groups[..plan.shown]
         .iter()
-        .map(|g| {
-            let mut out = failure_out(g.representative(), plan.frames, plan.code);
+        .enumerate()
+        .map(|(i, g)| {
+            let code = if i < plan.lines_kept { plan.code } else { 0 };
+            let mut out = failure_out(g.representative(), plan.frames, code);
             if plan.short_ids {
                 out.test = crate::cut(&out.test, ID_CHARS);
             }
