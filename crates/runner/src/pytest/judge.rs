@@ -444,11 +444,14 @@ pub(super) fn failure(
         phase,
         ..Failure::default()
     };
-    let chain = chain_in_project(&ctx.paths.scrub(&d.chain));
+    let inside = |file: &str| ctx.paths.relativize(file, None).is_some();
+    let chain = ctx
+        .paths
+        .scrub(&chain_in_project(&d.chain, inside).join("\n"));
     let full = if chain.is_empty() {
         d.msg.clone()
     } else {
-        format!("{}\n{}", d.msg, chain.join("\n"))
+        format!("{}\n{}", d.msg, chain)
     };
     crate::detail::fill(&mut f, ctx.paths, &full);
     f
@@ -457,10 +460,10 @@ pub(super) fn failure(
 /// Frames of each chained exception the detail shows: the deepest in the project.
 const CHAIN_FRAMES: usize = 3;
 
-/// The plugin's chain text (workspace paths already relative) with each exception's frames
-/// cut to its deepest [`CHAIN_FRAMES`] inside the workspace: a frame from elsewhere (the
-/// interpreter's, site-packages') is an absolute path the agent cannot open.
-fn chain_in_project(chain: &str) -> Vec<String> {
+/// The plugin's chain text (paths as the interpreter gave them) with each exception's frames
+/// cut to its deepest [`CHAIN_FRAMES`] inside the workspace (`inside` tells a frame's file):
+/// a frame from elsewhere (the interpreter's, site-packages') is not the agent's to open.
+fn chain_in_project(chain: &str, inside: impl Fn(&str) -> bool) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut frames: Vec<&str> = Vec::new();
     let flush = |out: &mut Vec<String>, frames: &mut Vec<&str>| {
@@ -473,13 +476,25 @@ fn chain_in_project(chain: &str) -> Vec<String> {
             out.push(l.to_owned());
             continue;
         };
-        let elsewhere = frame.starts_with('/') || frame.get(1..2) == Some(":");
-        if !elsewhere {
+        if inside(frame_file(frame)) {
             frames.push(l);
         }
     }
     flush(&mut out, &mut frames);
     out
+}
+
+/// The file of a chain's frame line, `path:line code`: the text before the first `:line`
+/// followed by a space or the end (the code may hold colons of its own).
+fn frame_file(frame: &str) -> &str {
+    for (i, _) in frame.match_indices(':') {
+        let rest = &frame[i + 1..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && rest[digits..].chars().next().is_none_or(|c| c == ' ') {
+            return &frame[..i];
+        }
+    }
+    frame
 }
 
 pub(super) fn frames(paths: &PathMap, raw: &[RawFrame]) -> Vec<Frame> {
