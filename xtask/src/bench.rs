@@ -58,8 +58,8 @@ pub fn run(opts: &Options) -> Result<()> {
     eprintln!("bench: working in {}", tmp.path().display());
 
     let mut rows = Vec::new();
-    // Per row: pith's answer and exit code, for the targets.
-    let mut answers: Vec<(Vec<u8>, Option<i32>)> = Vec::new();
+    // Per row: pith's answers, for the targets.
+    let mut answers: Vec<Answered> = Vec::new();
     for s in &scenarios {
         let source = root.join(&s.source);
         if !source.is_dir() {
@@ -107,7 +107,7 @@ pub fn run(opts: &Options) -> Result<()> {
         } else {
             Vec::new()
         };
-        let (row, answer, code) = match &s.report {
+        let (row, answered) = match &s.report {
             Some(file) => measure_report(s, file, &pith_dir, &pith, opts.runs, &counter)?,
             None => {
                 let dirs = Dirs {
@@ -120,10 +120,11 @@ pub fn run(opts: &Options) -> Result<()> {
         if let Some(dir) = &opts.answers_out {
             fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
             let file = dir.join(format!("{}.json", s.name.replace('/', "-")));
-            fs::write(&file, &answer).with_context(|| format!("writing {}", file.display()))?;
+            fs::write(&file, &answered.first)
+                .with_context(|| format!("writing {}", file.display()))?;
         }
         rows.push(row);
-        answers.push((answer, code));
+        answers.push(answered);
     }
 
     let table = report::markdown_table(&rows);
@@ -147,23 +148,18 @@ pub fn run(opts: &Options) -> Result<()> {
 /// The answer targets, after the table: prints their section (recording the baseline first
 /// when asked) and fails the bench when any is missed, so that a change that breaks one is
 /// seen at the end of the run, not only in a table's numbers.
-fn check_targets(
-    root: &Path,
-    rows: &[Row],
-    answers: &[(Vec<u8>, Option<i32>)],
-    record: bool,
-) -> Result<()> {
-    let texts: Vec<String> = answers
+fn check_targets(root: &Path, rows: &[Row], answered: &[Answered], record: bool) -> Result<()> {
+    let texts: Vec<String> = answered
         .iter()
-        .map(|(a, _)| String::from_utf8_lossy(a).into_owned())
+        .map(|a| String::from_utf8_lossy(&a.first).into_owned())
         .collect();
     let answers: Vec<targets::Answer> = rows
         .iter()
-        .zip(answers)
+        .zip(answered)
         .zip(&texts)
-        .map(|((row, (_, code)), text)| targets::Answer {
+        .map(|((row, a), text)| targets::Answer {
             scenario: &row.scenario,
-            red: *code == Some(1),
+            red: a.code == Some(1),
             bytes: row.pith.bytes,
             tokens: row.pith.tokens,
             text,
@@ -173,18 +169,24 @@ fn check_targets(
     let path = root.join(targets::BASELINE);
     let mut baseline = targets::load(&path)?;
     if record {
-        for a in answers.iter().filter(|a| a.red && a.problem.is_none()) {
-            if let Some(facts) = targets::facts(a.text) {
+        let mut recorded = 0;
+        for (a, all) in answers.iter().zip(answered) {
+            if !a.red || a.problem.is_some() {
+                continue;
+            }
+            let every: Vec<String> = all
+                .every
+                .iter()
+                .map(|t| String::from_utf8_lossy(t).into_owned())
+                .collect();
+            if let Some(facts) = targets::common_facts(&every) {
                 baseline.insert(a.scenario.to_string(), facts);
+                recorded += 1;
             }
         }
         targets::save(&path, &baseline)?;
         eprintln!(
-            "bench: recorded the baseline of {} red answers in {}",
-            answers
-                .iter()
-                .filter(|a| a.red && a.problem.is_none())
-                .count(),
+            "bench: recorded {recorded} red answers' ids and places in {}",
             path.display()
         );
     }
@@ -221,7 +223,7 @@ fn copy_fixture(root: &Path, s: &Scenario, dir: &Path) -> Result<()> {
 /// One scenario: a warm-up of each side, then `runs` timed runs alternating raw and pith.
 /// The warm-up is also where a cold build happens (cargo's, CMake's configure and build), so
 /// the timed runs are the edit loop's: an already-built tree, nothing changed.
-/// Returns the row and the answer and exit code of the first timed pith run.
+/// Returns the row and pith's answers.
 fn measure(
     s: &Scenario,
     dirs: Dirs<'_>,
@@ -229,7 +231,7 @@ fn measure(
     env: &[(&str, &Path)],
     runs: usize,
     counter: &Counter,
-) -> Result<(Row, Vec<u8>, Option<i32>)> {
+) -> Result<(Row, Answered)> {
     let raw_cmds: Vec<Vec<OsString>> = s
         .raw_commands()
         .into_iter()
@@ -250,7 +252,7 @@ fn measure(
 
     eprintln!("bench: {}: warm-up", s.name);
     run_raw(&raw_cmds, dirs.raw, env)?;
-    run_once(&pith_argv, dirs.pith, env)?;
+    let warm = run_once(&pith_argv, dirs.pith, env)?;
     let (mut raw, mut pith_runs) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
     for i in 1..=runs {
         eprintln!("bench: {}: run {i}/{runs}", s.name);
@@ -292,7 +294,7 @@ fn measure(
         note,
         raw_kind: RawKind::Run,
     };
-    Ok((row, answer.stdout.clone(), answer.code))
+    Ok((row, Answered::of(&warm, &pith_runs)))
 }
 
 /// Each raw step's median wall time, for the table's note on what a sequence's time is made of.
@@ -327,7 +329,7 @@ fn measure_report(
     pith: &Path,
     runs: usize,
     counter: &Counter,
-) -> Result<(Row, Vec<u8>, Option<i32>)> {
+) -> Result<(Row, Answered)> {
     let text = fs::read(file).with_context(|| format!("reading {}", file.display()))?;
     let argv: Vec<OsString> = vec![
         pith.into(),
@@ -338,7 +340,7 @@ fn measure_report(
         file.into(),
     ];
     eprintln!("bench: {}: warm-up", s.name);
-    run_once(&argv, workspace, &[])?;
+    let warm = run_once(&argv, workspace, &[])?;
     let mut samples = Vec::with_capacity(runs);
     for i in 1..=runs {
         eprintln!("bench: {}: run {i}/{runs}", s.name);
@@ -361,7 +363,30 @@ fn measure_report(
         note,
         raw_kind: RawKind::Report,
     };
-    Ok((row, answer.stdout.clone(), answer.code))
+    Ok((row, Answered::of(&warm, &samples)))
+}
+
+/// pith's answers for one row.
+struct Answered {
+    /// The first timed run's: the one the row's sizes and the targets are about.
+    first: Vec<u8>,
+    code: Option<i32>,
+    /// Every run's, the warm-up's included: which failures a capped answer shows may vary
+    /// from run to run (the order tests finish in), so a baseline keeps what they all show.
+    every: Vec<Vec<u8>>,
+}
+
+impl Answered {
+    fn of(warm: &Sample, timed: &[Sample]) -> Self {
+        Self {
+            first: timed[0].stdout.clone(),
+            code: timed[0].code,
+            every: std::iter::once(warm)
+                .chain(timed)
+                .map(|r| r.stdout.clone())
+                .collect(),
+        }
+    }
 }
 
 struct Sample {

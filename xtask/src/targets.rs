@@ -50,6 +50,19 @@ pub fn facts(answer: &str) -> Option<Facts> {
     Some(out)
 }
 
+/// The facts every one of `answers` shows (the runs of one scenario); none when one is not
+/// JSON or there are none.
+pub fn common_facts(answers: &[String]) -> Option<Facts> {
+    let mut all = answers.iter().map(|a| facts(a));
+    let mut common = all.next()??;
+    for f in all {
+        let f = f?;
+        common.ids.retain(|id| f.ids.contains(id));
+        common.locations.retain(|at| f.locations.contains(at));
+    }
+    Some(common)
+}
+
 /// Walks the whole answer, not just its top level: a multi-runner answer nests its runs, and
 /// the shape of the answer is `wire`'s to change.
 fn collect(value: &Value, out: &mut Facts) {
@@ -308,6 +321,25 @@ mod tests {
             facts("{\"status\":\"TestsPassed\"}"),
             Some(Facts::default())
         );
+    }
+
+    #[test]
+    fn a_baseline_keeps_what_every_run_shows() {
+        let run = |id: &str, at: &str| {
+            format!(
+                r#"{{"failures":[{{"test":"t0","frames":["a.rs:1 x"]}},{{"test":"{id}","frames":["{at} y"]}}]}}"#
+            )
+        };
+        let runs = [
+            run("t1", "b.rs:2"),
+            run("t2", "b.rs:2"),
+            run("t1", "b.rs:2"),
+        ];
+        let common = common_facts(&runs).unwrap();
+        assert_eq!(common.ids, set(&["t0"]));
+        assert_eq!(common.locations, set(&["a.rs:1", "b.rs:2"]));
+        assert!(common_facts(&[]).is_none());
+        assert!(common_facts(&[runs[0].clone(), "oops".into()]).is_none());
     }
 
     #[test]
