@@ -116,11 +116,15 @@ impl Scenario {
 /// The scenarios every live ecosystem has, under the same fixture names.
 const SCENARIOS: [&str; 4] = ["green", "single", "helper50", "distinct100"];
 
+/// Where a shape exists: its fixture's directory under `tests/fixtures/`, the row label, the
+/// runner.
+type Place = (&'static str, &'static str, Kind);
+
 /// The answer shapes of issue 14 (answers on real suites): per shape, the fixture directories
 /// (under `tests/fixtures/`) of every ecosystem that has it, their row label, and the deadline
 /// of a shape that hangs. A Rust fixture gets a cargo and a nextest row, but for the shape that
 /// is a hang under plain `cargo test`.
-const SHAPES: &[(&str, &[(&str, &str, Kind)], Option<u32>)] = &[
+const SHAPES: &[(&str, &[Place], Option<u32>)] = &[
     (
         "shape_same7",
         &[
