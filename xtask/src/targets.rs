@@ -50,9 +50,41 @@ pub fn facts(answer: &str) -> Option<Facts> {
     Some(out)
 }
 
+/// What a baseline records of one scenario's runs (`answers`): the facts every run shows, and
+/// of an answer that shows only some of its failures (clustered, or `moreFailures`) no test
+/// ids: which failures it shows follows the order tests finish in, so today's pick of ids is
+/// no fact a later answer could be held to (two runs of an unchanged pith showed different
+/// ones on rust/distinct100 under nextest). Its places stay, where every run shows them.
+/// None when one is not JSON or there are none.
+pub fn baseline_facts(answers: &[String]) -> Option<Facts> {
+    let mut facts = common_facts(answers)?;
+    let capped = answers.iter().any(|a| {
+        serde_json::from_str::<Value>(a.trim())
+            .ok()
+            .is_some_and(|v| shows_some(&v))
+    });
+    if capped {
+        facts.ids.clear();
+    }
+    Some(facts)
+}
+
+/// Whether an answer (or one of its nested runs) leaves failures unshown.
+fn shows_some(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => map.iter().any(|(key, v)| match (key.as_str(), v) {
+            ("moreFailures", Value::Number(n)) => n.as_u64() != Some(0),
+            ("clusters", Value::Array(c)) => !c.is_empty(),
+            _ => shows_some(v),
+        }),
+        Value::Array(items) => items.iter().any(shows_some),
+        _ => false,
+    }
+}
+
 /// The facts every one of `answers` shows (the runs of one scenario); none when one is not
 /// JSON or there are none.
-pub fn common_facts(answers: &[String]) -> Option<Facts> {
+fn common_facts(answers: &[String]) -> Option<Facts> {
     let mut all = answers.iter().map(|a| facts(a));
     let mut common = all.next()??;
     for f in all {
@@ -340,6 +372,27 @@ mod tests {
         assert_eq!(common.locations, set(&["a.rs:1", "b.rs:2"]));
         assert!(common_facts(&[]).is_none());
         assert!(common_facts(&[runs[0].clone(), "oops".into()]).is_none());
+        // All failures shown: their ids are facts.
+        assert_eq!(baseline_facts(&runs).unwrap(), common);
+    }
+
+    #[test]
+    fn a_capped_answer_keeps_its_places_but_not_its_pick_of_ids() {
+        let capped = [
+            r#"{"failures":[{"test":"t1","frames":["a.rs:1 x"]}],"moreFailures":29}"#.to_string(),
+            r#"{"runs":[{"failures":[{"test":"t1","frames":["a.rs:1 x"]}],"clusters":[{"error":"e","at":"b.rs:2","affected":9}]}]}"#.to_string(),
+        ];
+        for a in &capped {
+            let f = baseline_facts(std::slice::from_ref(a)).unwrap();
+            assert!(f.ids.is_empty(), "{a}");
+            assert!(f.locations.contains("a.rs:1"), "{a}");
+        }
+        let whole =
+            r#"{"failures":[{"test":"t1","frames":["a.rs:1 x"]}],"moreFailures":0,"clusters":[]}"#;
+        assert_eq!(
+            baseline_facts(&[whole.to_string()]).unwrap().ids,
+            set(&["t1"])
+        );
     }
 
     #[test]
