@@ -50,23 +50,65 @@ pub fn facts(answer: &str) -> Option<Facts> {
     Some(out)
 }
 
-/// What a baseline records of one scenario's runs (`answers`): the facts every run shows, and
-/// of an answer that shows only some of its failures (clustered, or `moreFailures`) no test
-/// ids: which failures it shows follows the order tests finish in, so today's pick of ids is
-/// no fact a later answer could be held to (two runs of an unchanged pith showed different
-/// ones on rust/distinct100 under nextest). Its places stay, where every run shows them.
-/// None when one is not JSON or there are none.
+/// What a baseline records of one scenario's runs (`answers`): the facts every run shows.
+/// Of an answer that shows only some of its failures (clustered, or `moreFailures`), which
+/// ones it shows follows the order tests finish in, so its picks are no fact a later answer
+/// could be held to (runs of an unchanged pith showed different ids on rust/distinct100 under
+/// nextest, different places under cargo test): it records no ids, and only the places of
+/// causes, not of picks: a cluster's of two or more, a build error's, and the deepest frame
+/// its shown failures all share. None when one is not JSON or there are none.
 pub fn baseline_facts(answers: &[String]) -> Option<Facts> {
     let mut facts = common_facts(answers)?;
-    let capped = answers.iter().any(|a| {
-        serde_json::from_str::<Value>(a.trim())
-            .ok()
-            .is_some_and(|v| shows_some(&v))
-    });
-    if capped {
+    let values: Vec<Value> = answers
+        .iter()
+        .filter_map(|a| serde_json::from_str(a.trim()).ok())
+        .collect();
+    if values.iter().any(shows_some) {
         facts.ids.clear();
+        for v in &values {
+            let mut causes = BTreeSet::new();
+            cause_places(v, &mut causes);
+            facts.locations.retain(|at| causes.contains(at));
+        }
     }
     Some(facts)
+}
+
+/// The places of causes in an answer at any depth: clusters of two or more, build errors,
+/// and a `failures` list's deepest frame when every failure with frames has that one.
+fn cause_places(value: &Value, out: &mut BTreeSet<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map {
+                match (key.as_str(), v) {
+                    ("clusters", Value::Array(clusters)) => {
+                        for c in clusters {
+                            if c["affected"].as_u64().is_some_and(|n| n >= 2) {
+                                out.extend(c["at"].as_str().and_then(location));
+                            }
+                        }
+                    }
+                    ("buildErrors", Value::Array(errors)) => {
+                        for e in errors {
+                            out.extend(e["at"].as_str().and_then(location));
+                        }
+                    }
+                    ("failures", Value::Array(failures)) => {
+                        let deepest: BTreeSet<String> = failures
+                            .iter()
+                            .filter_map(|f| f["frames"][0].as_str().and_then(location))
+                            .collect();
+                        if deepest.len() == 1 {
+                            out.extend(deepest);
+                        }
+                    }
+                    _ => cause_places(v, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| cause_places(v, out)),
+        _ => {}
+    }
 }
 
 /// Whether an answer (or one of its nested runs) leaves failures unshown.
@@ -387,6 +429,14 @@ mod tests {
             assert!(f.ids.is_empty(), "{a}");
             assert!(f.locations.contains("a.rs:1"), "{a}");
         }
+        assert!(baseline_facts(&capped[1..])
+            .unwrap()
+            .locations
+            .contains("b.rs:2"));
+        // Picks are not causes: distinct deepest frames, a cluster of one.
+        let picks = r#"{"failures":[{"test":"t1","frames":["a.rs:1 x"]},{"test":"t2","frames":["a.rs:2 x"]},{"test":"t3"}],"clusters":[{"error":"e","at":"c.rs:3","affected":1},{"error":"f","at":"d.rs:4","affected":2}]}"#;
+        let f = baseline_facts(&[picks.to_string()]).unwrap();
+        assert_eq!(f.locations, set(&["d.rs:4"]));
         let whole =
             r#"{"failures":[{"test":"t1","frames":["a.rs:1 x"]}],"moreFailures":0,"clusters":[]}"#;
         assert_eq!(
