@@ -13,6 +13,7 @@ use anyhow::{bail, Context, Result};
 
 use crate::report::{self, RawKind, Row, Side};
 use crate::scenario::{self, Kind, Scenario};
+use crate::targets;
 use crate::tokens::Counter;
 
 pub struct Options {
@@ -24,6 +25,9 @@ pub struct Options {
     /// Where each scenario's answer (its first timed run's stdout) is written as `NAME.json`:
     /// a refactoring's answers compared byte for byte, `durationS` aside.
     pub answers_out: Option<PathBuf>,
+    /// Re-record the baseline of ids and places (`targets::BASELINE`) from this run's red
+    /// answers, for the scenarios run, instead of only checking against it.
+    pub record_baseline: bool,
 }
 
 /// Pith may add at most this much to the runner's own wall time.
@@ -54,6 +58,8 @@ pub fn run(opts: &Options) -> Result<()> {
     eprintln!("bench: working in {}", tmp.path().display());
 
     let mut rows = Vec::new();
+    // Per row: pith's answers, for the targets.
+    let mut answers: Vec<Answered> = Vec::new();
     for s in &scenarios {
         let source = root.join(&s.source);
         if !source.is_dir() {
@@ -101,7 +107,7 @@ pub fn run(opts: &Options) -> Result<()> {
         } else {
             Vec::new()
         };
-        let (row, answer) = match &s.report {
+        let (row, answered) = match &s.report {
             Some(file) => measure_report(s, file, &pith_dir, &pith, opts.runs, &counter)?,
             None => {
                 let dirs = Dirs {
@@ -114,9 +120,11 @@ pub fn run(opts: &Options) -> Result<()> {
         if let Some(dir) = &opts.answers_out {
             fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
             let file = dir.join(format!("{}.json", s.name.replace('/', "-")));
-            fs::write(&file, answer).with_context(|| format!("writing {}", file.display()))?;
+            fs::write(&file, &answered.first)
+                .with_context(|| format!("writing {}", file.display()))?;
         }
         rows.push(row);
+        answers.push(answered);
     }
 
     let table = report::markdown_table(&rows);
@@ -132,6 +140,62 @@ pub fn run(opts: &Options) -> Result<()> {
             "bench: {}: pith takes {:.2}× the runner's wall time (target ≤ {WALL_TARGET:.2}×)",
             r.scenario,
             r.wall_ratio()
+        );
+    }
+    check_targets(&root, &rows, &answers, opts.record_baseline)
+}
+
+/// The answer targets, after the table: prints their section (recording the baseline first
+/// when asked) and fails the bench when any is missed, so that a change that breaks one is
+/// seen at the end of the run, not only in a table's numbers.
+fn check_targets(root: &Path, rows: &[Row], answered: &[Answered], record: bool) -> Result<()> {
+    let texts: Vec<String> = answered
+        .iter()
+        .map(|a| String::from_utf8_lossy(&a.first).into_owned())
+        .collect();
+    let answers: Vec<targets::Answer> = rows
+        .iter()
+        .zip(answered)
+        .zip(&texts)
+        .map(|((row, a), text)| targets::Answer {
+            scenario: &row.scenario,
+            red: a.code == Some(1),
+            bytes: row.pith.bytes,
+            tokens: row.pith.tokens,
+            text,
+            problem: row.note.as_deref(),
+        })
+        .collect();
+    let path = root.join(targets::BASELINE);
+    let mut baseline = targets::load(&path)?;
+    if record {
+        let mut recorded = 0;
+        for (a, all) in answers.iter().zip(answered) {
+            if !a.red || a.problem.is_some() {
+                continue;
+            }
+            let every: Vec<String> = all
+                .every
+                .iter()
+                .map(|t| String::from_utf8_lossy(t).into_owned())
+                .collect();
+            if let Some(facts) = targets::baseline_facts(&every) {
+                baseline.insert(a.scenario.to_string(), facts);
+                recorded += 1;
+            }
+        }
+        targets::save(&path, &baseline)?;
+        eprintln!(
+            "bench: recorded {recorded} red answers' ids and places in {}",
+            path.display()
+        );
+    }
+    let summary = targets::check(&answers, &baseline);
+    print!("{}", summary.text);
+    if summary.misses > 0 {
+        bail!(
+            "{} answer target(s) missed: see the MISS lines of the Targets section",
+            summary.misses
         );
     }
     Ok(())
@@ -159,7 +223,7 @@ fn copy_fixture(root: &Path, s: &Scenario, dir: &Path) -> Result<()> {
 /// One scenario: a warm-up of each side, then `runs` timed runs alternating raw and pith.
 /// The warm-up is also where a cold build happens (cargo's, CMake's configure and build), so
 /// the timed runs are the edit loop's: an already-built tree, nothing changed.
-/// Returns the row and the answer of the first timed pith run.
+/// Returns the row and pith's answers.
 fn measure(
     s: &Scenario,
     dirs: Dirs<'_>,
@@ -167,12 +231,11 @@ fn measure(
     env: &[(&str, &Path)],
     runs: usize,
     counter: &Counter,
-) -> Result<(Row, Vec<u8>)> {
+) -> Result<(Row, Answered)> {
     let raw_cmds: Vec<Vec<OsString>> = s
-        .kind
         .raw_commands()
-        .iter()
-        .map(|argv| argv.iter().map(OsString::from).collect())
+        .into_iter()
+        .map(|argv| argv.into_iter().map(OsString::from).collect())
         .collect();
     let mut pith_argv: Vec<OsString> = vec![
         pith.into(),
@@ -183,10 +246,13 @@ fn measure(
     if let Some(runner) = s.kind.pith_runner() {
         pith_argv.extend(["--runner".into(), runner.into()]);
     }
+    if let Some(t) = s.timeout {
+        pith_argv.extend(["--timeout".into(), t.to_string().into()]);
+    }
 
     eprintln!("bench: {}: warm-up", s.name);
     run_raw(&raw_cmds, dirs.raw, env)?;
-    run_once(&pith_argv, dirs.pith, env)?;
+    let warm = run_once(&pith_argv, dirs.pith, env)?;
     let (mut raw, mut pith_runs) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
     for i in 1..=runs {
         eprintln!("bench: {}: run {i}/{runs}", s.name);
@@ -228,7 +294,7 @@ fn measure(
         note,
         raw_kind: RawKind::Run,
     };
-    Ok((row, answer.stdout.clone()))
+    Ok((row, Answered::of(&warm, &pith_runs)))
 }
 
 /// Each raw step's median wall time, for the table's note on what a sequence's time is made of.
@@ -263,7 +329,7 @@ fn measure_report(
     pith: &Path,
     runs: usize,
     counter: &Counter,
-) -> Result<(Row, Vec<u8>)> {
+) -> Result<(Row, Answered)> {
     let text = fs::read(file).with_context(|| format!("reading {}", file.display()))?;
     let argv: Vec<OsString> = vec![
         pith.into(),
@@ -274,7 +340,7 @@ fn measure_report(
         file.into(),
     ];
     eprintln!("bench: {}: warm-up", s.name);
-    run_once(&argv, workspace, &[])?;
+    let warm = run_once(&argv, workspace, &[])?;
     let mut samples = Vec::with_capacity(runs);
     for i in 1..=runs {
         eprintln!("bench: {}: run {i}/{runs}", s.name);
@@ -297,7 +363,30 @@ fn measure_report(
         note,
         raw_kind: RawKind::Report,
     };
-    Ok((row, answer.stdout.clone()))
+    Ok((row, Answered::of(&warm, &samples)))
+}
+
+/// pith's answers for one row.
+struct Answered {
+    /// The first timed run's: the one the row's sizes and the targets are about.
+    first: Vec<u8>,
+    code: Option<i32>,
+    /// Every run's, the warm-up's included: which failures a capped answer shows may vary
+    /// from run to run (the order tests finish in), so a baseline keeps what they all show.
+    every: Vec<Vec<u8>>,
+}
+
+impl Answered {
+    fn of(warm: &Sample, timed: &[Sample]) -> Self {
+        Self {
+            first: timed[0].stdout.clone(),
+            code: timed[0].code,
+            every: std::iter::once(warm)
+                .chain(timed)
+                .map(|r| r.stdout.clone())
+                .collect(),
+        }
+    }
 }
 
 struct Sample {

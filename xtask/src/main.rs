@@ -6,6 +6,7 @@ mod bench;
 mod memory;
 mod report;
 mod scenario;
+mod targets;
 mod tokens;
 
 use std::path::PathBuf;
@@ -15,6 +16,7 @@ use anyhow::{bail, Context, Result};
 
 const USAGE: &str = "\
 usage: cargo xtask bench [--runs N] [--scenario NAME]... [--markdown-out FILE] [--answers-out DIR]
+                         [--record-baseline]
        cargo xtask memory
 
 Runs each fixture's test runner as an agent would type it (for CTest: cmake's configure,
@@ -29,6 +31,14 @@ runners that cannot run here (.NET). The tables go to stdout; progress goes to s
   --markdown-out FILE  also write the table to FILE
   --answers-out DIR    also write each scenario's answer to DIR/NAME.json (compare answers
                        across a change, durationS aside)
+  --record-baseline    re-record xtask/baseline/answers.json from this run's red answers (for
+                       the scenarios run; the others' entries stay): do it deliberately, when
+                       an answer is meant to show other ids or places
+
+After the tables, a Targets section checks pith's red answers (exit 1): each ≤ 800 B, their
+median ≤ 120 o200k tokens, and every test id and deepest-frame `file:line` the baseline
+recorded for a scenario still somewhere in its answer. Each miss is a MISS line; any miss
+makes the bench exit non-zero.
 
 `memory` runs `pith test` on projects whose one test prints 100 MB, or prints without end
 under `--timeout 5`, and prints pith's own peak RSS (VmHWM), wall time and status per runner.
@@ -63,6 +73,7 @@ fn parse_bench_args(mut args: impl Iterator<Item = String>) -> Result<bench::Opt
         filters: Vec::new(),
         markdown_out: None,
         answers_out: None,
+        record_baseline: false,
     };
     while let Some(arg) = args.next() {
         let mut value = |flag: &str| args.next().with_context(|| format!("{flag} needs a value"));
@@ -78,6 +89,7 @@ fn parse_bench_args(mut args: impl Iterator<Item = String>) -> Result<bench::Opt
             "--scenario" => opts.filters.push(value("--scenario")?),
             "--markdown-out" => opts.markdown_out = Some(PathBuf::from(value("--markdown-out")?)),
             "--answers-out" => opts.answers_out = Some(PathBuf::from(value("--answers-out")?)),
+            "--record-baseline" => opts.record_baseline = true,
             "-h" | "--help" => {
                 eprint!("{USAGE}");
                 std::process::exit(0);
@@ -103,6 +115,8 @@ mod tests {
         let o = parse(&["--runs", "3", "--scenario", "rust/", "--scenario", "demo"]).unwrap();
         assert_eq!(o.runs, 3);
         assert_eq!(o.filters, ["rust/", "demo"]);
+        assert!(!o.record_baseline);
+        assert!(parse(&["--record-baseline"]).unwrap().record_baseline);
         assert!(parse(&["--runs", "0"]).is_err());
         assert!(parse(&["--runs"]).is_err());
         assert!(parse(&["--bogus"]).is_err());

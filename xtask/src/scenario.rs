@@ -89,10 +89,116 @@ pub struct Scenario {
     pub kind: Kind,
     /// For a report row: the report file, read by the agent or by pith.
     pub report: Option<PathBuf>,
+    /// For a run that hangs: the deadline, in seconds, given to pith as `--timeout` and to the
+    /// raw side as `timeout(1)`, as an agent would bound a command it knows may not end.
+    pub timeout: Option<u32>,
+}
+
+impl Scenario {
+    /// The raw side's commands: the runner's own, each under `timeout(1)` when the row has a
+    /// deadline (`-k` because a runner that ignores SIGTERM must not hold the bench).
+    pub fn raw_commands(&self) -> Vec<Vec<String>> {
+        self.kind
+            .raw_commands()
+            .iter()
+            .map(|argv| {
+                let mut cmd = Vec::new();
+                if let Some(t) = self.timeout {
+                    cmd.extend(["timeout".into(), "-k".into(), "5".into(), t.to_string()]);
+                }
+                cmd.extend(argv.iter().map(|a| a.to_string()));
+                cmd
+            })
+            .collect()
+    }
 }
 
 /// The scenarios every live ecosystem has, under the same fixture names.
 const SCENARIOS: [&str; 4] = ["green", "single", "helper50", "distinct100"];
+
+/// Where a shape exists: its fixture's directory under `tests/fixtures/`, the row label, the
+/// runner.
+type Place = (&'static str, &'static str, Kind);
+
+/// The answer shapes of issue 14 (answers on real suites): per shape, the fixture directories
+/// (under `tests/fixtures/`) of every ecosystem that has it, their row label, and the deadline
+/// of a shape that hangs. A Rust fixture gets a cargo and a nextest row, but for the shape that
+/// is a hang under plain `cargo test`.
+const SHAPES: &[(&str, &[Place], Option<u32>)] = &[
+    (
+        "shape_same7",
+        &[
+            ("python", "python", Kind::Pytest),
+            ("rust", "rust", Kind::Cargo),
+            ("go", "go", Kind::Go),
+            ("js/jest", "jest", Kind::Jest),
+            ("js/vitest", "vitest", Kind::Vitest),
+            ("java/maven", "maven", Kind::Maven),
+            ("cpp", "ctest", Kind::Ctest),
+        ],
+        None,
+    ),
+    (
+        "shape_helper_values",
+        &[
+            ("python", "python", Kind::Pytest),
+            ("rust", "rust", Kind::Cargo),
+            ("go", "go", Kind::Go),
+            ("js/jest", "jest", Kind::Jest),
+        ],
+        None,
+    ),
+    (
+        "shape_lib30",
+        &[
+            ("python", "python", Kind::Pytest),
+            ("rust", "rust", Kind::Cargo),
+            ("go", "go", Kind::Go),
+            ("js/jest", "jest", Kind::Jest),
+            ("java/maven", "maven", Kind::Maven),
+        ],
+        None,
+    ),
+    (
+        "shape_cargo_hang",
+        &[("rust", "rust", Kind::Cargo)],
+        Some(10),
+    ),
+    (
+        "shape_std_panic",
+        &[("rust", "rust", Kind::Cargo), ("go", "go", Kind::Go)],
+        None,
+    ),
+    (
+        "shape_long_equal",
+        &[
+            ("rust", "rust", Kind::Cargo),
+            ("python", "python", Kind::Pytest),
+            ("js/jest", "jest", Kind::Jest),
+        ],
+        None,
+    ),
+    ("shape_repanic", &[("go", "go", Kind::Go)], None),
+    ("shape_macro_error", &[("cpp", "ctest", Kind::Ctest)], None),
+    (
+        "shape_crash_late",
+        &[
+            ("cpp", "ctest", Kind::Ctest),
+            ("python", "python", Kind::Pytest),
+        ],
+        None,
+    ),
+    (
+        "shape_tail_blocks",
+        &[("python", "python", Kind::Pytest)],
+        None,
+    ),
+    (
+        "shape_vitest_timeout_loads",
+        &[("js/vitest", "vitest", Kind::Vitest)],
+        Some(20),
+    ),
+];
 
 /// The workspace report rows run in: it holds the source files the TRX samples' stack traces
 /// name, so pith maps their frames as it would in the project that wrote them. The JUnit
@@ -108,6 +214,7 @@ pub fn all(samples: Option<&Path>) -> Vec<Scenario> {
         source,
         kind,
         report: None,
+        timeout: None,
     };
     for name in SCENARIOS {
         out.push(live(
@@ -147,6 +254,7 @@ pub fn all(samples: Option<&Path>) -> Vec<Scenario> {
         "examples/demo".into(),
         Kind::Pytest,
     ));
+    out.extend(shapes());
     if let Some(samples) = samples {
         for (dir, ext) in [("trx", "trx"), ("junit", "xml")] {
             for file in files_with_ext(&samples.join(dir), ext) {
@@ -158,7 +266,36 @@ pub fn all(samples: Option<&Path>) -> Vec<Scenario> {
                     source: REPORT_ROOT.into(),
                     kind: Kind::Report,
                     report: Some(file),
+                    timeout: None,
                 });
+            }
+        }
+    }
+    out
+}
+
+/// The shape rows, shape by shape.
+fn shapes() -> Vec<Scenario> {
+    let mut out = Vec::new();
+    for &(shape, places, timeout) in SHAPES {
+        for &(dir, label, kind) in places {
+            let source = format!("tests/fixtures/{dir}/{shape}");
+            let mut row = |name: String, kind| {
+                out.push(Scenario {
+                    name,
+                    source: source.clone(),
+                    kind,
+                    report: None,
+                    timeout,
+                })
+            };
+            if kind == Kind::Cargo {
+                row(format!("{label}/{shape} (cargo test)"), Kind::Cargo);
+                if shape != "shape_cargo_hang" {
+                    row(format!("{label}/{shape} (nextest)"), Kind::Nextest);
+                }
+            } else {
+                row(format!("{label}/{shape}"), kind);
             }
         }
     }
@@ -190,7 +327,8 @@ mod tests {
     #[test]
     fn every_rust_fixture_has_a_cargo_and_a_nextest_row() {
         let all = all(None);
-        assert_eq!(all.len(), 4 + 2 * 4 + 6 * 4 + 1);
+        let shapes = shapes();
+        assert_eq!(all.len(), 4 + 2 * 4 + 6 * 4 + 1 + shapes.len());
         let green: Vec<_> = all
             .iter()
             .filter(|s| s.source.ends_with("rust/green"))
@@ -214,10 +352,42 @@ mod tests {
     }
 
     #[test]
+    fn shape_rows_cover_each_ecosystem_and_bound_the_hangs() {
+        let shapes = shapes();
+        let names: Vec<&str> = shapes.iter().map(|s| s.name.as_str()).collect();
+        for name in [
+            "python/shape_same7",
+            "rust/shape_same7 (cargo test)",
+            "rust/shape_same7 (nextest)",
+            "go/shape_same7",
+            "jest/shape_same7",
+            "vitest/shape_same7",
+            "maven/shape_same7",
+            "ctest/shape_same7",
+            "go/shape_repanic",
+            "ctest/shape_macro_error",
+            "python/shape_tail_blocks",
+        ] {
+            assert!(names.contains(&name), "{name} missing from {names:?}");
+        }
+        // The cargo hang is plain `cargo test`'s: no nextest row.
+        assert!(names.contains(&"rust/shape_cargo_hang (cargo test)"));
+        assert!(!names.iter().any(|n| n.contains("cargo_hang (nextest)")));
+        let hangs: Vec<&Scenario> = shapes.iter().filter(|s| s.timeout.is_some()).collect();
+        assert_eq!(hangs.len(), 2);
+        for s in hangs {
+            let raw = s.raw_commands();
+            assert!(raw.iter().all(|argv| argv[0] == "timeout"), "{raw:?}");
+        }
+        let plain = shapes.iter().find(|s| s.timeout.is_none()).unwrap();
+        assert_eq!(plain.raw_commands()[0][0], plain.kind.raw_commands()[0][0]);
+    }
+
+    #[test]
     fn ctest_is_configure_build_test_and_gets_its_own_copies() {
         let ctest: Vec<_> = all(None)
             .into_iter()
-            .filter(|s| s.name.starts_with("ctest/"))
+            .filter(|s| s.name.starts_with("ctest/") && !s.name.contains("/shape_"))
             .collect();
         assert_eq!(ctest.len(), 4);
         assert!(ctest.iter().all(|s| s.kind.separate_copies()));
