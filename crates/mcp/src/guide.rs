@@ -36,17 +36,18 @@ const CLUSTERS: &str = "\
 paths, list contents) and the deepest project frame outside the tests (else the test file): \
 `got 1.4.2`, `got 0.7.0` from one helper are one cause, biggest first.
 - Up to 8 causes, each has one failure in full in `failures` (its smallest test id), with \
-`affected` (the cause's failures, itself included) and `others` (the other ids, up to 8). \
+`affected` (the cause's failures, itself included), `others` (the other ids, up to 8) and \
+`othersAt` (where each broke, when not all at one line). \
 Above 8, the 3 biggest do; the next, at most 5, are `clusters`: `error` (cut at 120 \
-characters), `at` (file:line), `affected`, `tests` (the ids, up to 8).
+characters), `at` (file:line), `affected`, `tests` (ids, up to 8), `testsAt`.
 - `moreFailures` counts the rest: the `affected` counts (1 when absent) plus `moreFailures` \
 make `failed`.
-- `new`/`failingFor` on the answer itself: every failure in full shares it.
+- `new`/`failingFor` on the answer: every failure in full shares it.
 - Frames: \"file:line code\", project files, deepest first.
-- An answer is at most 800 bytes. To fit, it drops in order: outer frames' source lines, \
-outer frames, message lines after the first, id lists, the smallest clusters, the deepest \
-source line, then failures in full (they move to `clusters` or `moreFailures`). A shown \
-failure's id, message first line and deepest frame stay; `pith failures ID` has it whole.
+- At most 800 bytes: outer frames' source lines go first, then outer frames, extra message \
+lines, id lists, the smallest clusters, the deepest source line, failures in full (to \
+`clusters` or `moreFailures`). A shown failure's id, message first line and deepest frame \
+stay; `pith failures ID` has it whole.
 - `buildErrors` (5, then `moreBuildErrors`) replace failures when the build failed; \
 `running` names up to 3 tests a hang or crash cut short (`moreRunning`); a crash, timeout or \
 collection error has a `tail` of raw output, its end kept.

@@ -370,6 +370,10 @@ fn render(answer: &mut TestAnswer, groups: &[Group], total: usize, plan: Plan) {
                 out.affected = g.members.len();
                 if listed(g) {
                     out.others = g.members[1..].iter().map(|f| f.test.clone()).collect();
+                    out.others_at = places(
+                        &g.members[1..],
+                        g.representative().top_project_frame().map(|f| f.location()),
+                    );
                 }
             }
             out
@@ -378,15 +382,21 @@ fn render(answer: &mut TestAnswer, groups: &[Group], total: usize, plan: Plan) {
     answer.clusters = groups[plan.shown..]
         .iter()
         .take(plan.clusters)
-        .map(|g| ClusterOut {
-            error: crate::cut(first_line(&g.representative().message), CLUSTER_ERROR_CHARS),
-            at: g.at(),
-            affected: g.members.len(),
-            tests: if listed(g) {
-                g.members.iter().map(|f| f.test.clone()).collect()
+        .map(|g| {
+            let at = g.at();
+            let (tests, tests_at) = if listed(g) {
+                let ids = g.members.iter().map(|f| f.test.clone()).collect();
+                (ids, places(&g.members, at.clone()))
             } else {
-                Vec::new()
-            },
+                (Vec::new(), Vec::new())
+            };
+            ClusterOut {
+                error: crate::cut(first_line(&g.representative().message), CLUSTER_ERROR_CHARS),
+                at,
+                affected: g.members.len(),
+                tests,
+                tests_at,
+            }
         })
         .collect();
     let accounted: usize = groups[..(plan.shown + answer.clusters.len())]
@@ -395,6 +405,19 @@ fn render(answer: &mut TestAnswer, groups: &[Group], total: usize, plan: Plan) {
         .sum();
     answer.more_failures = total - accounted;
     hoist(answer);
+}
+
+/// Where each member broke (its deepest project frame), when not every one broke at `common`.
+fn places(members: &[&Failure], common: Option<String>) -> Vec<String> {
+    let at: Option<Vec<String>> = members
+        .iter()
+        .map(|f| f.top_project_frame().map(|fr| fr.location()))
+        .collect();
+    match at {
+        // A member without a place leaves the list out: it would not line up with the ids.
+        Some(at) if at.iter().any(|a| Some(a) != common.as_ref()) => at,
+        _ => Vec::new(),
+    }
 }
 
 /// Flags every shown failure shares are said once, on the answer: eight `"new":true` are one.

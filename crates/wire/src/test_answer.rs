@@ -150,6 +150,10 @@ pub struct FailureOut {
     /// The other members' ids, when few.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub others: Vec<String>,
+    /// Where each of `others` broke (`file:line`, in the same order), when not all where this
+    /// one did: a helper marked as such (Go's `t.Helper()`) reports each caller's line.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub others_at: Vec<String>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub flaky: bool,
     /// Its first failure (it passed, or did not exist, before).
@@ -170,6 +174,9 @@ pub struct ClusterOut {
     /// The members' ids, when few; a big cluster is counted.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tests: Vec<String>,
+    /// Where each of `tests` broke, in the same order, when not all at `at`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tests_at: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -401,6 +408,7 @@ pub(crate) fn failure_out(f: &Failure, frames: usize, code_frames: usize) -> Fai
         phase: (f.phase != Phase::Call).then(|| f.phase.name()),
         affected: 0,
         others: Vec::new(),
+        others_at: Vec::new(),
         flaky: f.flaky,
         new: f.new,
         failing_for: f.failing_for,

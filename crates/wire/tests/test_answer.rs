@@ -170,11 +170,11 @@ const EVEN_CODE: &str =
 #[test]
 fn a_few_failures_of_one_cause_are_one_failure_naming_the_others() {
     // The messages differ by a number and each test fails at its own line of one test file:
-    // one cause, shown once, the other ids listed.
+    // one cause, shown once, the other ids listed with where each broke.
     let json = render(&long_failures("Assert.True() Failure", EVEN_CODE, false));
-    insta::assert_snapshot!(json, @r#"{"status":"TestsFailed","runner":"dotnet","failed":5,"durationS":1.0,"failures":[{"test":"CalculatorTests.Even(i: 0)","message":"Assert.True() Failure 0","frames":["tests/CalculatorTests.cs:60 Assert.True(i % 2 == 0 && Calculator.IsEven(i), $\"{i} should be even by now\");"],"affected":5,"others":["CalculatorTests.Even(i: 1)","CalculatorTests.Even(i: 2)","CalculatorTests.Even(i: 3)","CalculatorTests.Even(i: 4)"]}]}"#);
+    insta::assert_snapshot!(json, @r#"{"status":"TestsFailed","runner":"dotnet","failed":5,"durationS":1.0,"failures":[{"test":"CalculatorTests.Even(i: 0)","message":"Assert.True() Failure 0","frames":["tests/CalculatorTests.cs:60 Assert.True(i % 2 == 0 && Calculator.IsEven(i), $\"{i} should be even by now\");"],"affected":5,"others":["CalculatorTests.Even(i: 1)","CalculatorTests.Even(i: 2)","CalculatorTests.Even(i: 3)","CalculatorTests.Even(i: 4)"],"othersAt":["tests/CalculatorTests.cs:61","tests/CalculatorTests.cs:62","tests/CalculatorTests.cs:63","tests/CalculatorTests.cs:64"]}]}"#);
     assert!(
-        json.len() <= ONE_CAUSE_BUDGET,
+        json.len() <= ANSWER_CEILING,
         "{} bytes: {json}",
         json.len()
     );
@@ -754,4 +754,45 @@ fn room_the_tail_did_not_take_goes_back_to_clusters() {
         json.contains("SolrCliTest") && answer.tail.is_some(),
         "{json}"
     );
+}
+
+#[test]
+fn members_that_broke_at_lines_of_their_own_say_where() {
+    // Go's t.Helper(): each failure is reported at its own test's call of the helper.
+    let failures: Vec<Failure> = (0..4)
+        .map(|i| Failure {
+            test: format!("example.com/v.TestVersion{i}"),
+            message: format!("got {i}.4.0, want 2.0.0"),
+            frames: vec![frame("versions_test.go", 13 + 4 * i as u32, None)],
+            ..Failure::default()
+        })
+        .collect();
+    let run = Run {
+        failed: 4,
+        failures,
+        ..Run::new("go")
+    };
+    let answer = test_answer(&report(run, 1.0));
+    let f = &answer.failures[0];
+    assert_eq!((f.affected, f.others.len()), (4, 3));
+    assert_eq!(
+        f.others_at,
+        [
+            "versions_test.go:17",
+            "versions_test.go:21",
+            "versions_test.go:25"
+        ]
+    );
+    // Where every member broke at one line, the line is said once.
+    assert!(test_answer(&report(
+        Run {
+            failed: 3,
+            failures: (0..3).map(version_failure).collect(),
+            ..Run::new("pytest")
+        },
+        1.0
+    ))
+    .failures[0]
+        .others_at
+        .is_empty());
 }
