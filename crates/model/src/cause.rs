@@ -56,8 +56,8 @@ fn anchor(f: &Failure) -> Anchor {
 }
 
 /// A message's first line with what varies between members of one cause replaced by
-/// placeholders: numbers and hex ids (`#`), quoted strings (`'…'`), the contents of brackets
-/// and braces (`[…]`, `{…}`), paths and URLs (`…/`). `got 1.4.2` and `got 0.7.0` become one
+/// placeholders: numbers and hex ids (`#`), quoted strings (`'…'`), the contents of brackets,
+/// braces and angle-bracketed values (`[…]`, `{…}`, `<…>`), paths and URLs (`…/`). `got 1.4.2` and `got 0.7.0` become one
 /// `got #`. Idempotent, reading at most [`TEMPLATE_CHARS`] characters.
 pub fn template(message: &str) -> String {
     let line = message.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
@@ -70,6 +70,10 @@ pub fn template(message: &str) -> String {
         let word_before = prev.is_some_and(|p| p.is_alphanumeric() || p == '_');
         if let Some(end) = quoted(&chars, i, word_before) {
             out.push_str("'…'");
+            i = end + 1;
+        } else if let Some(end) = angled(&chars, i) {
+            // JUnit's `expected: <hello-world> but was: <hello_world>`.
+            out.push_str("<…>");
             i = end + 1;
         } else if c == '[' || c == '{' {
             let close = if c == '[' { ']' } else { '}' };
@@ -132,6 +136,23 @@ fn quoted(chars: &[char], i: usize, word_before: bool) -> Option<usize> {
         return None;
     }
     (i + 1..chars.len()).find(|&j| chars[j] == q && chars[j - 1] != '\\')
+}
+
+/// The index of the `>` closing a value in angle brackets opened at `i`: `<` at a word's start,
+/// not followed by a space or `=`, closed on the line before any other `<`, with no space
+/// before the `>` (`a < b and c > d` is no value; `Vec<u8>` is a type, kept).
+fn angled(chars: &[char], i: usize) -> Option<usize> {
+    if chars[i] != '<' || i > 0 && !chars[i - 1].is_whitespace() && chars[i - 1] != ':' {
+        return None;
+    }
+    if chars
+        .get(i + 1)
+        .is_none_or(|c| c.is_whitespace() || *c == '=')
+    {
+        return None;
+    }
+    let end = (i + 1..chars.len()).find(|&j| chars[j] == '>' || chars[j] == '<')?;
+    (chars[end] == '>' && !chars[end - 1].is_whitespace()).then_some(end)
 }
 
 /// The index of the bracket closing the one at `i`, counting nesting of both kinds.
@@ -240,12 +261,15 @@ mod tests {
                 "TypeError: y is undefined",
             ),
             ("doesn't match", "does match"),
+            ("a < b and c > d", "a < x and c > d"),
         ];
         for (a, b) in differ {
             assert_ne!(template(a), template(b), "{a} / {b}");
         }
         assert_eq!(template("area of side 3 = 6\nmore"), "area of side # = #");
         assert_eq!(template("don't 'x' it's"), "don't '…' it's");
+        assert_eq!(template("a < b and c > d"), "a < b and c > d");
+        assert_eq!(template("Vec<u8> at <here>"), "Vec<u#> at <…>");
     }
 
     #[test]

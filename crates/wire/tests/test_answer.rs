@@ -173,11 +173,7 @@ fn a_few_failures_of_one_cause_are_one_failure_naming_the_others() {
     // one cause, shown once, the other ids listed with where each broke.
     let json = render(&long_failures("Assert.True() Failure", EVEN_CODE, false));
     insta::assert_snapshot!(json, @r#"{"status":"TestsFailed","runner":"dotnet","failed":5,"durationS":1.0,"failures":[{"test":"CalculatorTests.Even(i: 0)","message":"Assert.True() Failure 0","frames":["tests/CalculatorTests.cs:60 Assert.True(i % 2 == 0 && Calculator.IsEven(i), $\"{i} should be even by now\");"],"affected":5,"others":["CalculatorTests.Even(i: 1)","CalculatorTests.Even(i: 2)","CalculatorTests.Even(i: 3)","CalculatorTests.Even(i: 4)"],"othersAt":["tests/CalculatorTests.cs:61","tests/CalculatorTests.cs:62","tests/CalculatorTests.cs:63","tests/CalculatorTests.cs:64"]}]}"#);
-    assert!(
-        json.len() <= ANSWER_CEILING,
-        "{} bytes: {json}",
-        json.len()
-    );
+    assert!(json.len() <= ANSWER_CEILING, "{} bytes: {json}", json.len());
 }
 
 #[test]
