@@ -2,10 +2,10 @@
 //! one failure in full (the member with the smallest test id, so the answer does not change
 //! with completion order) with the cause's `affected` count and, when few, the other members'
 //! ids, or past those a cluster (message, place, `affected`, ids when few); the failures in
-//! neither are counted in `moreFailures`. Every part that can grow
-//! (source lines, frames, cluster ids, clusters, failures in full, the tail, the project list)
-//! giving way in a fixed order. Whatever gives way is counted, never dropped silently: a shown
-//! failure keeps its id, the first line of its message and its deepest project frame.
+//! neither are counted in `moreFailures`. Every part that can grow (source lines, frames,
+//! cluster ids, clusters, failures in full, the tail, the project list) gives way in a fixed
+//! order. Whatever gives way is counted, never dropped silently: a shown failure keeps its id,
+//! the first line of its message and its deepest project frame.
 
 use std::collections::HashMap;
 
@@ -203,7 +203,6 @@ impl Plan {
     fn next(&mut self) -> bool {
         if self.code > 1 {
             self.code = 1;
-            self.lines_kept = usize::MAX;
         } else if self.frames > 2 {
             self.frames = 2;
         } else if self.frames > 1 {
@@ -221,6 +220,7 @@ impl Plan {
             self.shown -= 1;
             self.clusters = CLUSTERS;
             self.code = 1;
+            self.lines_kept = usize::MAX;
         } else if self.message == Message::FirstLine {
             self.message = Message::Short;
         } else if !self.short_ids {
