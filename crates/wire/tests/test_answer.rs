@@ -222,6 +222,11 @@ fn a_few_causes_lose_their_source_lines_only_when_that_makes_them_fit() {
         "{json}"
     );
     assert!(answer.failures.len() >= 2, "{json}");
+    // The room a failure in full gave up brings the biggest cause's source line back.
+    assert!(
+        answer.failures[0].frames[0].contains("Assert.True(i % 2"),
+        "{json}"
+    );
 }
 
 #[test]
