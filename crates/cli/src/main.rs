@@ -103,6 +103,34 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
     },
+    /// The test files that depend on FILE (the import graph), nearest first; exit 1 when none.
+    TestsFor {
+        /// A file, relative to the current directory or absolute.
+        file: String,
+        /// Workspace root (default: the nearest ancestor with a project marker).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+    },
+    /// The test files the current changes select: changes since the last green run (or git
+    /// revision REV), followed through the import graph; everything, with the reason, when a
+    /// change is one the graph cannot follow.
+    Select {
+        /// Measure the changes against this git revision instead of the last green run.
+        #[arg(long, value_name = "REV")]
+        rev: Option<String>,
+        /// Workspace root (default: the nearest ancestor with a project marker).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+    },
+    /// What depends on TARGET, a file or a symbol name: dependent files, where it is defined,
+    /// the tests that reach it; exit 1 when unknown.
+    Blast {
+        /// A file (relative to the current directory, or absolute) or a symbol name.
+        target: String,
+        /// Workspace root (default: the nearest ancestor with a project marker).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+    },
     /// Serve MCP over stdio: the CLI's answers as tools (run_tests, get_guide, ...).
     Mcp {
         /// Workspace root (default: the nearest ancestor of the current directory with a
@@ -146,6 +174,9 @@ fn main() -> ExitCode {
         } => mcp_cmd::init(&host, print, user, root),
         Command::Symbol { name, kind, root } => index_cmd::symbol(root, &name, kind.as_deref()),
         Command::Usages { name, root } => index_cmd::usages(root, &name),
+        Command::TestsFor { file, root } => index_cmd::tests_for(root, &file),
+        Command::Select { rev, root } => index_cmd::select(root, rev.as_deref()),
+        Command::Blast { target, root } => index_cmd::blast(root, &target),
         Command::Test { root, report, .. } if !report.is_empty() => reports(root, &report),
         Command::Test {
             root,

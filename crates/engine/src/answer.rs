@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use pith_model::Report;
 
+use crate::impact::{self, ImpactError};
 use crate::state::{self, FailuresRequest, StateOptions, StatusRequest};
 use crate::symbols::{self, SymbolError};
 use crate::{EngineError, TestRequest};
@@ -89,6 +90,29 @@ pub fn usages(root: Option<&Path>, cwd: &Path, name: &str) -> Result<Answer, Sym
     let shaped: Vec<pith_wire::UsesInFile> = files.iter().map(Into::into).collect();
     let answer = pith_wire::usages_answer(name.trim(), &shaped);
     Ok(found(pith_wire::to_json(&answer), answer.count() > 0))
+}
+
+/// `pith tests-for`: the test files that depend on a file; exit 1 when none does (a file no
+/// graph places answers that any test may read it, exit 0).
+pub fn tests_for(root: Option<&Path>, cwd: &Path, file: &str) -> Result<Answer, ImpactError> {
+    let tests = impact::tests_for_file(root, cwd, file)?;
+    let json = pith_wire::to_json(&pith_wire::tests_for_answer(&tests));
+    Ok(found(json, tests.unplaced || !tests.tests.is_empty()))
+}
+
+/// `pith select`: the test files the current changes select (since the last green run, or
+/// git revision `rev`); answered (exit 0) whatever it selects.
+pub fn select(root: Option<&Path>, cwd: &Path, rev: Option<&str>) -> Result<Answer, ImpactError> {
+    let selection = impact::select(root, cwd, rev)?;
+    let json = pith_wire::to_json(&pith_wire::select_answer(&selection));
+    Ok(found(json, true))
+}
+
+/// `pith blast`: what depends on a file or a symbol; exit 1 when the target is unknown.
+pub fn blast(root: Option<&Path>, cwd: &Path, target: &str) -> Result<Answer, ImpactError> {
+    let blast = impact::blast(root, cwd, target)?;
+    let json = pith_wire::to_json(&pith_wire::blast_answer(&blast));
+    Ok(found(json, !blast.unknown))
 }
 
 fn found(json: String, any: bool) -> Answer {

@@ -5,6 +5,7 @@
 
 pub mod answer;
 mod detect;
+mod impact;
 pub mod signals;
 mod state;
 mod symbols;
@@ -21,6 +22,7 @@ use pith_model::{Report, Run};
 use pith_runner::{Context, PathMap, RunnerError};
 
 pub use answer::Answer;
+pub use impact::ImpactError;
 /// What pith knows of each ecosystem (the faces read the guide text from it).
 pub use pith_model::ecosystem;
 pub use state::{FailuresRequest, StateOptions, StatusRequest, DEFAULT_WAIT};

@@ -163,8 +163,16 @@ pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Report, 
         let requested = u32::try_from(req.tests.len()).unwrap_or(u32::MAX);
         let recorded = recovering(s, |s| s.record(g, &selection, requested, &mut report));
         if keep(recorded, &mut warnings).is_some() {
+            // What the next red run compares with; best effort, like pruning: a run without
+            // it answers without suspects.
+            if let Err(e) = s.remember() {
+                warnings.push(format!("change memory not kept: {e}"));
+            }
             // Never waits for another writer; a failed prune is retried by the next run.
             let _ = s.prune(Retention::from_env());
+        }
+        if !report.status().is_green() {
+            crate::impact::find_suspects(s, &root, &mut report);
         }
     }
     drop(lock);

@@ -47,6 +47,8 @@ pub(crate) enum ToolError {
     Engine(#[from] pith_engine::EngineError),
     #[error(transparent)]
     Symbol(#[from] pith_engine::SymbolError),
+    #[error(transparent)]
+    Impact(#[from] pith_engine::ImpactError),
 }
 
 pub(crate) struct ToolDef {
@@ -64,8 +66,9 @@ pub(crate) struct ToolDef {
 }
 
 /// Every tool, sorted by name. Each answers as one CLI command: `find_symbol` as
-/// `pith symbol`, `find_usages` as `pith usages`, `get_failures` as `pith failures`,
-/// `get_status` as `pith status`, `run_tests` as `pith test`.
+/// `pith symbol`, `find_usages` as `pith usages`, `get_blast_radius` as `pith blast`,
+/// `get_failures` as `pith failures`, `get_status` as `pith status`, `get_tests_for_file` as
+/// `pith tests-for`, `run_tests` as `pith test`, `select_tests` as `pith select`.
 pub(crate) const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "find_symbol",
@@ -86,6 +89,15 @@ are many (syntactic). A qualified `name` keeps only uses written so.",
         schema: r#"{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}"#,
         exclusive: false,
         run: find_usages,
+    },
+    ToolDef {
+        name: "get_blast_radius",
+        description: "What depends on `target`, a file or a symbol name: dependent files, \
+where it is defined, the tests that reach it (import graph).",
+        slim: "What depends on a file or symbol, tests included.",
+        schema: r#"{"type":"object","properties":{"target":{"type":"string"}},"required":["target"]}"#,
+        exclusive: false,
+        run: get_blast_radius,
     },
     ToolDef {
         name: "get_failures",
@@ -119,6 +131,14 @@ just that.",
         run: get_status,
     },
     ToolDef {
+        name: "get_tests_for_file",
+        description: "The test files that depend on `file` (import graph), nearest first.",
+        slim: "Test files that depend on a file.",
+        schema: r#"{"type":"object","properties":{"file":{"type":"string"}},"required":["file"]}"#,
+        exclusive: false,
+        run: get_tests_for_file,
+    },
+    ToolDef {
         name: "run_tests",
         description: "Runs the workspace's tests through the project's own runner (nextest or \
 cargo test, pytest, ...) and answers with one small JSON record: `status`, counts, failing \
@@ -131,6 +151,15 @@ changed since it ran the same tests, that run's verdict comes back without runni
         schema: r#"{"type":"object","properties":{"runner":{"type":"string"},"since":{"type":"integer","minimum":0},"tests":{"type":"array","items":{"type":"string"}}}}"#,
         exclusive: true,
         run: run_tests,
+    },
+    ToolDef {
+        name: "select_tests",
+        description: "The test files the changes since the last green run (or git revision \
+`rev`) reach; everything, with the reason, when a change is one pith cannot follow.",
+        slim: "Test files the current changes reach.",
+        schema: r#"{"type":"object","properties":{"rev":{"type":"string"}}}"#,
+        exclusive: false,
+        run: select_tests,
     },
 ];
 
@@ -202,6 +231,27 @@ fn find_usages(call: &Call) -> Result<String, ToolError> {
         &ws.cwd,
         &name,
     )?))
+}
+
+fn get_tests_for_file(call: &Call) -> Result<String, ToolError> {
+    let args = Args::new(call.args, &["file"])?;
+    let file = args.required("file")?;
+    let ws = call.workspace;
+    Ok(sent(pith_engine::answer::tests_for(ws.root.as_deref(), &ws.cwd, &file)?))
+}
+
+fn select_tests(call: &Call) -> Result<String, ToolError> {
+    let args = Args::new(call.args, &["rev"])?;
+    let rev = args.string("rev")?;
+    let ws = call.workspace;
+    Ok(sent(pith_engine::answer::select(ws.root.as_deref(), &ws.cwd, rev.as_deref())?))
+}
+
+fn get_blast_radius(call: &Call) -> Result<String, ToolError> {
+    let args = Args::new(call.args, &["target"])?;
+    let target = args.required("target")?;
+    let ws = call.workspace;
+    Ok(sent(pith_engine::answer::blast(ws.root.as_deref(), &ws.cwd, &target)?))
 }
 
 /// The answer's bytes, the tool result's one text block (its exit code is the CLI's

@@ -40,6 +40,10 @@ pub struct Ecosystem {
     pub test_files: TestFiles,
     /// Environment variables detection reads: a change in one may change the runners found.
     pub detection_env: &'static [&'static str],
+    /// Source files whose change may change any test, whatever imports them: test
+    /// configuration and build scripts (a name, or a prefix ending in `.*`). Files no import
+    /// graph reads (lockfiles, build files, data) select every test anyway.
+    pub selects_all: &'static [&'static str],
     /// Report formats `--report` reads for this ecosystem's runners, as `report.rs` names them.
     pub reports: &'static [&'static str],
     /// This ecosystem's lines of the `runners` guide topic (empty: nothing to say).
@@ -83,12 +87,14 @@ pub const BLANK: Ecosystem = Ecosystem {
     source_extensions: &[],
     test_files: TestFiles::NONE,
     detection_env: &[],
+    selects_all: &[],
     reports: &[],
     guide: "",
 };
 
 pub const RUST: Ecosystem = Ecosystem {
     id: "rust",
+    selects_all: &["build.rs"],
     runners: &["nextest", "cargo"],
     root_markers: &["Cargo.toml"],
     not_searched: &["target", "fuzz"],
@@ -108,6 +114,7 @@ run doctests.
 
 pub const PYTHON: Ecosystem = Ecosystem {
     id: "python",
+    selects_all: &["conftest.py", "setup.py", "noxfile.py"],
     runners: &["pytest"],
     root_markers: &[
         "pyproject.toml",
@@ -164,6 +171,7 @@ pub const GO: Ecosystem = Ecosystem {
 
 pub const JS: Ecosystem = Ecosystem {
     id: "js",
+    selects_all: &["jest.config.*", "jest.setup.*", "vitest.config.*", "vitest.workspace.*", "vite.config.*", "babel.config.*", "webpack.config.*", "setupTests.*"],
     runners: &["jest", "vitest", "node"],
     root_markers: &["package.json"],
     not_searched: &["node_modules", "__fixtures__"],
@@ -444,6 +452,15 @@ pub fn detection_env() -> impl Iterator<Item = &'static str> {
 }
 
 /// Whether a path looks like test code (or fixtures) by any ecosystem's conventions.
+/// Whether a change to a file of this name may change any test (see
+/// [`Ecosystem::selects_all`]).
+pub fn selects_all(name: &str) -> bool {
+    ECOSYSTEMS.iter().flat_map(|e| e.selects_all).any(|p| match p.strip_suffix(".*") {
+        Some(stem) => name.strip_prefix(stem).is_some_and(|rest| rest.starts_with('.')),
+        None => name == *p,
+    })
+}
+
 pub fn is_test_path(path: &str) -> bool {
     let mut parts = path.split('/');
     let file = parts.next_back().unwrap_or("");

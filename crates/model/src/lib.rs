@@ -3,6 +3,7 @@
 
 pub mod cause;
 pub mod ecosystem;
+pub mod impact;
 pub mod symbol;
 
 use std::time::Duration;
@@ -170,6 +171,9 @@ pub struct Failure {
     /// Consecutive runs it has failed in, this one included, when more than one. Set from
     /// history.
     pub failing_for: u32,
+    /// The changed line this failure's test reaches that pith suspects most (set by the
+    /// engine from the change memory; the run's list is [`Report::suspects`]).
+    pub suspect: Option<impact::Suspect>,
 }
 
 impl Failure {
@@ -485,6 +489,9 @@ pub struct Report {
     pub unchanged: Option<RunSummary>,
     /// Tests that passed in this run after failing in the one before.
     pub recovered: u32,
+    /// The changed lines the failing tests reach, best first (a red run with something to
+    /// compare with only).
+    pub suspects: Option<impact::Suspects>,
     /// One-line warnings for a human (a damaged state database moved aside); never part of
     /// the answer.
     pub warnings: Vec<String>,

@@ -67,6 +67,19 @@ pub trait Adapter: Send + Sync {
     /// Expected outcomes of the code under test (failures, compile errors, crashes, timeouts,
     /// a missing runner) are a [`Run`], never an error; an error means pith itself failed.
     fn run(&self, ctx: &Context<'_>, tests: &[String]) -> Result<Run, RunnerError>;
+
+    /// Re-runs `tests` (a handful of failing ones) with line tracing limited to `files`
+    /// (workspace-relative) and tells which of their lines each test executed. `None` when
+    /// this runner cannot trace cheaply (an instrumented rebuild): the engine then uses the
+    /// static reach. The re-run's verdict is not the answer's: it only traces.
+    fn trace(
+        &self,
+        _ctx: &Context<'_>,
+        _tests: &[String],
+        _files: &[String],
+    ) -> Result<Option<pith_model::impact::Traced>, RunnerError> {
+        Ok(None)
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -3,12 +3,17 @@
 //! signal. The budgets live here, beside the shapes they bound.
 
 mod failures_answer;
+mod impact_answer;
 mod shaping;
 mod status_answer;
 mod symbol_answer;
 mod test_answer;
 
 pub use failures_answer::{failures_answer, FailuresAnswer, FAILURES_PAGE};
+pub use impact_answer::{
+    blast_answer, select_answer, tests_for_answer, BlastAnswer, FileTestsAnswer, SelectAnswer,
+    BLAST_BUDGET, SELECT_BUDGET, TESTS_FOR_BUDGET,
+};
 pub use status_answer::{status_answer, StatusAnswer};
 pub use symbol_answer::{
     symbol_answer, usages_answer, SymbolAnswer, SymbolDef, UsagesAnswer, UsesInFile, RESOLUTION,

@@ -175,6 +175,9 @@ struct Plan {
     ids: bool,
     /// Ids past [`ID_CHARS`] are cut: the very last resort, for ids that alone overflow.
     short_ids: bool,
+    /// Suspects kept, and how many of them keep their source line.
+    suspects: usize,
+    suspect_code: usize,
 }
 
 impl Plan {
@@ -192,6 +195,8 @@ impl Plan {
             clusters: CLUSTERS,
             ids: true,
             short_ids: false,
+            suspects: usize::MAX,
+            suspect_code: usize::MAX,
         }
     }
 
@@ -211,8 +216,12 @@ impl Plan {
             self.message = Message::FirstLine;
         } else if self.ids {
             self.ids = false;
+        } else if self.suspect_code > 1 {
+            self.suspect_code = 1;
         } else if self.clusters > 0 {
             self.clusters -= 1;
+        } else if self.suspects > 1 {
+            self.suspects = 1;
         } else if self.lines_kept > 0 {
             self.lines_kept = self.lines_kept.min(self.shown) - 1;
         } else if self.shown > 1 {
@@ -223,6 +232,8 @@ impl Plan {
             self.lines_kept = usize::MAX;
         } else if self.message == Message::FirstLine {
             self.message = Message::Short;
+        } else if self.suspect_code > 0 {
+            self.suspect_code = 0;
         } else if !self.short_ids {
             self.short_ids = true;
         } else {
@@ -236,14 +247,19 @@ impl Plan {
 /// whole answer until it fits [`ANSWER_CEILING`]: green projects in `runs` go first (they are
 /// counted), then the failures' ladder ([`Plan::next`]), then the lists that have no other bound
 /// ([`give_way`]). The raw tail gets what is left, at least [`TAIL_SHARE`] when it is that long.
-pub(crate) fn shape(answer: &mut TestAnswer, failures: &[&Failure]) {
+pub(crate) fn shape(answer: &mut TestAnswer, failures: &[&Failure], suspects: &[String]) {
     let groups = by_cause(failures);
+    let suspects = Suspects {
+        all: suspects,
+        first: answer_first(suspects),
+    };
     let tail = answer.tail.take();
     let reserve = tail.as_ref().map_or(0, |t| (t.len() + 12).min(TAIL_SHARE));
     let room = ANSWER_CEILING - reserve;
     let mut plan = Plan::first(groups.len());
     loop {
         render(answer, &groups, failures.len(), plan);
+        suspects.render(answer, &groups, plan);
         if size(answer) <= room
             || !(drop_green_run(answer)
                 || drop_run_past(answer, RUNS_WHEN_FULL)
@@ -254,16 +270,73 @@ pub(crate) fn shape(answer: &mut TestAnswer, failures: &[&Failure]) {
         }
     }
     answer.tail = tail.and_then(|t| fit_tail(&t, ANSWER_CEILING.saturating_sub(size(answer))));
-    give_back(answer, &groups, failures.len(), plan);
+    give_back(answer, &groups, failures.len(), plan, &suspects);
+}
+
+/// The run's suspects (`file:line source`, best first) and the first one's place, which a
+/// failure or cluster repeats only when its own differs.
+struct Suspects<'a> {
+    all: &'a [String],
+    first: Option<String>,
+}
+
+/// `file:line` of a `file:line source` suspect.
+fn answer_first(suspects: &[String]) -> Option<String> {
+    suspects
+        .first()
+        .map(|s| s.split_once(' ').map_or(s.as_str(), |(at, _)| at).to_owned())
+}
+
+impl Suspects<'_> {
+    /// The suspects the plan keeps, and each shown failure's and cluster's own suspect
+    /// where it differs from the run's first.
+    fn render(&self, answer: &mut TestAnswer, groups: &[Group], plan: Plan) {
+        answer.suspects = self
+            .all
+            .iter()
+            .take(plan.suspects)
+            .enumerate()
+            .map(|(i, s)| match s.split_once(' ') {
+                Some((at, _)) if i >= plan.suspect_code => at.to_owned(),
+                _ => s.clone(),
+            })
+            .collect();
+        if answer.suspects.is_empty() {
+            answer.reach = None;
+            answer.baseline = None;
+            return;
+        }
+        let own = |g: &Group| {
+            g.representative()
+                .suspect
+                .as_ref()
+                .map(|s| s.location())
+                .filter(|at| Some(at) != self.first.as_ref())
+        };
+        let shown = plan.shown.min(groups.len());
+        for (out, g) in answer.failures.iter_mut().zip(&groups[..shown]) {
+            out.suspect = own(g);
+        }
+        for (out, g) in answer.clusters.iter_mut().zip(&groups[shown..]) {
+            out.suspect = own(g);
+        }
+    }
 }
 
 /// The tail's share was held back for a tail that took less: clusters the ladder let go come
 /// back, one at a time, while the whole answer still fits.
-fn give_back(answer: &mut TestAnswer, groups: &[Group], total: usize, mut plan: Plan) {
+fn give_back(
+    answer: &mut TestAnswer,
+    groups: &[Group],
+    total: usize,
+    mut plan: Plan,
+    suspects: &Suspects,
+) {
     while plan.clusters < CLUSTERS && plan.shown + answer.clusters.len() < groups.len() {
         let before = (answer.clusters.clone(), answer.more_failures);
         plan.clusters += 1;
         render(answer, groups, total, plan);
+        suspects.render(answer, groups, plan);
         if size(answer) > ANSWER_CEILING {
             (answer.clusters, answer.more_failures) = before;
             return;
@@ -396,6 +469,7 @@ fn render(answer: &mut TestAnswer, groups: &[Group], total: usize, plan: Plan) {
                 affected: g.members.len(),
                 tests,
                 tests_at,
+                suspect: None,
             }
         })
         .collect();

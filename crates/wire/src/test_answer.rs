@@ -22,6 +22,8 @@ const REASON_CHARS: usize = 240;
 const RUNS_SHOWN: usize = 6;
 /// Build errors shown; the rest are counted.
 const BUILD_ERRORS: usize = 5;
+/// A suspect with its source line is cut here.
+const SUSPECT_CHARS: usize = 120;
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -68,6 +70,17 @@ pub struct TestAnswer {
     /// Every failure shown in full has failed this many runs in a row.
     #[serde(skip_serializing_if = "crate::is_zero")]
     pub failing_for: u32,
+    /// Changed lines the failing tests reach (`file:line source`), best first: where pith
+    /// suspects the defect is, which no runner says.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suspects: Vec<String>,
+    /// How the suspects were found (`static`: the import graph; `traced`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reach: Option<&'static str>,
+    /// What the changed lines were compared with: `lastPass` (the files when the failing
+    /// test last passed), `git` (`HEAD`: the uncommitted changes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<&'static str>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub failures: Vec<FailureOut>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -162,6 +175,9 @@ pub struct FailureOut {
     /// Consecutive runs it has failed in, this one included.
     #[serde(skip_serializing_if = "crate::is_zero")]
     pub failing_for: u32,
+    /// Its own suspect (`file:line`), when not the answer's first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suspect: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -177,6 +193,9 @@ pub struct ClusterOut {
     /// Where each of `tests` broke, in the same order, when not all at `at`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tests_at: Vec<String>,
+    /// The cause's own suspect (`file:line`), when not the answer's first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suspect: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -238,6 +257,9 @@ pub fn test_answer(report: &Report) -> TestAnswer {
         more_build_errors: build_errors.len().saturating_sub(BUILD_ERRORS),
         new: false,
         failing_for: 0,
+        suspects: Vec::new(),
+        reach: None,
+        baseline: None,
         build_errors: build_errors
             .into_iter()
             .take(BUILD_ERRORS)
@@ -258,7 +280,17 @@ pub fn test_answer(report: &Report) -> TestAnswer {
     if runs.len() > 1 {
         (answer.runs, answer.more_runs) = runs_out(runs);
     }
-    crate::shaping::shape(&mut answer, &all_failures);
+    let suspects: Vec<String> = report
+        .suspects
+        .iter()
+        .flat_map(|s| &s.lines)
+        .map(|s| crate::cut(&format!("{} {}", s.location(), s.source).trim_end(), SUSPECT_CHARS))
+        .collect();
+    if let Some(s) = report.suspects.as_ref().filter(|_| !suspects.is_empty()) {
+        answer.reach = Some(s.reach.name());
+        answer.baseline = Some(s.baseline.name());
+    }
+    crate::shaping::shape(&mut answer, &all_failures, &suspects);
     answer
 }
 
@@ -358,6 +390,9 @@ fn unchanged_answer(generation: u64, u: &RunSummary) -> TestAnswer {
         more_build_errors: 0,
         new: false,
         failing_for: 0,
+        suspects: Vec::new(),
+        reach: None,
+        baseline: None,
         failures: Vec::new(),
         clusters: Vec::new(),
         more_failures: 0,
@@ -412,5 +447,6 @@ pub(crate) fn failure_out(f: &Failure, frames: usize, code_frames: usize) -> Fai
         flaky: f.flaky,
         new: f.new,
         failing_for: f.failing_for,
+        suspect: None,
     }
 }

@@ -1,0 +1,213 @@
+//! Change memory, reach and impact through the real `pith` binary and the real pytest: a red
+//! run names the changed line its failing tests reach (against the last run in which they
+//! passed, with and without git; against git `HEAD` when they never passed), `tests-for`,
+//! `select` and `blast` follow the import graph, and a change the graph cannot follow selects
+//! everything. Every answer's budget is asserted.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{fixture, Answer};
+use pith_wire::{BLAST_BUDGET, SELECT_BUDGET, TESTS_FOR_BUDGET};
+
+const HELPER: &str = "src/shop/money.py";
+/// The line of the helper the injected bug changes, and what it reads after.
+const BUG_AT: &str = "src/shop/money.py:9 return amount >= 0";
+
+fn git(root: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .current_dir(root)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+fn committed(root: &Path) {
+    git(root, &["init", "-q"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "green"]);
+}
+
+/// The negated-boundary bug: zero counts as positive. Two tests fail, each at its own
+/// assertion; no frame names the helper.
+fn inject(root: &Path) {
+    let path = root.join(HELPER);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let bugged = text.replace("return amount > 0", "return amount >= 0");
+    assert_ne!(text, bugged);
+    // A later mtime than the run before, whatever the clock's resolution.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(path, bugged).unwrap();
+}
+
+fn query(root: &Path, args: &[&str]) -> Answer {
+    let out = common::bare()
+        .args(args)
+        .arg("--root")
+        .arg(root)
+        .current_dir(root)
+        .output()
+        .expect("run pith");
+    common::answer_of(out, root)
+}
+
+fn suspects(a: &Answer) -> Vec<&str> {
+    common::strings(&a.json["suspects"])
+}
+
+fn assert_red_with_suspect(a: &Answer, baseline: &str) {
+    assert_eq!(a.status(), "TestsFailed", "{}", a.line);
+    assert_eq!(a.count("failed"), 2, "{}", a.line);
+    // The runner's own output never names the helper: pith does.
+    assert!(!a.json["failures"].to_string().contains("money.py"), "{}", a.line);
+    assert_eq!(suspects(a).first().copied(), Some(BUG_AT), "{}", a.line);
+    assert_eq!(a.text("reach"), "static", "{}", a.line);
+    assert_eq!(a.text("baseline"), baseline, "{}", a.line);
+    a.assert_budget(pith_wire::ONE_FAILURE_BUDGET + 100);
+}
+
+#[test]
+fn a_red_run_names_the_changed_helper_line_since_the_tests_last_passed_with_git() {
+    let ws = fixture("python/impact");
+    committed(ws.path());
+    assert_eq!(common::pith(ws.path(), &[]).status(), "TestsPassed");
+    inject(ws.path());
+    assert_red_with_suspect(&common::pith(ws.path(), &[]), "lastPass");
+}
+
+#[test]
+fn without_git_pith_remembers_what_the_files_were_when_the_tests_passed() {
+    let ws = fixture("python/impact");
+    assert_eq!(common::pith(ws.path(), &[]).status(), "TestsPassed");
+    inject(ws.path());
+    let red = common::pith(ws.path(), &[]);
+    assert_red_with_suspect(&red, "lastPass");
+    // An unrelated edit after the bug: still the helper's line first, the baseline is the
+    // tests' last pass, not the last run.
+    let report = ws.path().join("src/shop/report.py");
+    let text = std::fs::read_to_string(&report).unwrap();
+    std::fs::write(&report, text.replace("title()", "title() ")).unwrap();
+    let again = common::pith(ws.path(), &[]);
+    assert_eq!(suspects(&again).first().copied(), Some(BUG_AT), "{}", again.line);
+    assert!(
+        !suspects(&again).iter().any(|s| s.starts_with("src/shop/report.py")),
+        "no failing test reaches report.py: {}",
+        again.line
+    );
+}
+
+#[test]
+fn tests_that_never_passed_compare_with_git_head() {
+    let ws = fixture("python/impact");
+    committed(ws.path());
+    inject(ws.path());
+    assert_red_with_suspect(&common::pith(ws.path(), &[]), "git");
+}
+
+#[test]
+fn nothing_to_compare_with_means_no_suspects() {
+    let ws = fixture("python/impact");
+    inject(ws.path());
+    let red = common::pith(ws.path(), &[]);
+    assert_eq!(red.status(), "TestsFailed", "{}", red.line);
+    for absent in ["suspects", "reach", "baseline"] {
+        assert!(red.json.get(absent).is_none(), "{absent}: {}", red.line);
+    }
+}
+
+#[test]
+fn tests_for_a_file_follow_the_imports() {
+    let ws = fixture("python/impact");
+    let a = query(ws.path(), &["tests-for", HELPER]);
+    assert_eq!(a.code, 0, "{}", a.line);
+    a.assert_budget(TESTS_FOR_BUDGET);
+    assert_eq!(
+        common::strings(&a.json["tests"]),
+        ["tests/test_money.py", "tests/test_cart.py"],
+        "{}",
+        a.line
+    );
+    assert_eq!(a.text("reach"), "static");
+    let data = query(ws.path(), &["tests-for", "data/labels.json"]);
+    assert_eq!(data.code, 0, "{}", data.line);
+    assert!(data.json.get("all").is_some(), "{}", data.line);
+    data.assert_budget(TESTS_FOR_BUDGET);
+    let outside = common::bare()
+        .args(["tests-for", "/etc/hostname", "--root"])
+        .arg(ws.path())
+        .output()
+        .unwrap();
+    assert_eq!(outside.status.code(), Some(2));
+    assert!(outside.stdout.is_empty());
+}
+
+#[test]
+fn select_runs_what_the_changes_reach_and_everything_when_it_cannot_follow() {
+    let ws = fixture("python/impact");
+    committed(ws.path());
+    assert_eq!(common::pith(ws.path(), &[]).status(), "TestsPassed");
+    inject(ws.path());
+    let a = query(ws.path(), &["select"]);
+    a.assert_budget(SELECT_BUDGET);
+    assert_eq!(a.text("baseline"), "lastGreen", "{}", a.line);
+    assert_eq!(a.count("changed"), 1, "{}", a.line);
+    assert_eq!(
+        common::strings(&a.json["tests"]),
+        ["tests/test_money.py", "tests/test_cart.py"],
+        "{}",
+        a.line
+    );
+    assert_eq!(a.count("suite"), 3);
+    // Never miss: every test the bug fails is in a selected file.
+    let red = common::pith(ws.path(), &[]);
+    for id in red.failure_ids() {
+        let file = id.split("::").next().unwrap();
+        assert!(common::strings(&a.json["tests"]).contains(&file), "{id} not selected: {}", a.line);
+    }
+    // Against a revision: the same change, measured from git.
+    let by_rev = query(ws.path(), &["select", "--rev", "HEAD"]);
+    assert_eq!(by_rev.text("baseline"), "git", "{}", by_rev.line);
+    assert_eq!(by_rev.json["tests"], a.json["tests"]);
+
+    // Data the tests read: everything, with the reason.
+    std::fs::write(ws.path().join("data/labels.json"), "{\"greeting\": \"Hi\"}\n").unwrap();
+    let all = query(ws.path(), &["select"]);
+    all.assert_budget(SELECT_BUDGET);
+    assert!(all.text("all").contains("data/labels.json"), "{}", all.line);
+    assert!(all.json.get("tests").is_none(), "{}", all.line);
+
+    let bad = common::bare()
+        .args(["select", "--rev=--output=x", "--root"])
+        .arg(ws.path())
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(!ws.path().join("x").exists());
+}
+
+#[test]
+fn blast_radius_of_a_file_and_of_a_symbol() {
+    let ws = fixture("python/impact");
+    let file = query(ws.path(), &["blast", HELPER]);
+    file.assert_budget(BLAST_BUDGET);
+    assert_eq!(common::strings(&file.json["files"]), ["src/shop/cart.py"], "{}", file.line);
+    assert_eq!(
+        common::strings(&file.json["tests"]),
+        ["tests/test_money.py", "tests/test_cart.py"],
+        "{}",
+        file.line
+    );
+    let symbol = query(ws.path(), &["blast", "is_positive"]);
+    symbol.assert_budget(BLAST_BUDGET);
+    assert_eq!(common::strings(&symbol.json["defined"]), ["src/shop/money.py:8"], "{}", symbol.line);
+    assert!(common::strings(&symbol.json["tests"]).contains(&"tests/test_cart.py"), "{}", symbol.line);
+    let unknown = query(ws.path(), &["blast", "no_such_name_anywhere"]);
+    assert_eq!(unknown.code, 1, "{}", unknown.line);
+    assert_eq!(unknown.json["unknown"], true);
+}

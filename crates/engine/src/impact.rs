@@ -1,0 +1,436 @@
+//! What a change reaches, from the store's change memory and the index's import graph: the
+//! suspects of a red run (changed lines its failing tests reach), the tests of a file, the
+//! tests the current changes select, and a file's or symbol's blast radius. The graph is
+//! static: a test reaches a file when the test's files depend on it, transitively. Where the
+//! graph cannot see (a file it does not read, a build or test-config file, a deleted file, a
+//! test with dynamic imports), selection errs towards running more, never fewer.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use pith_index::Graph;
+use pith_model::impact::{Baseline, Blast, FileTests, Reach, Selection, Suspect, Suspects};
+use pith_model::{Failure, Report};
+use pith_store::{ChangeKind, Changes, Since, Store};
+
+use crate::symbols::SymbolError;
+
+/// Suspects a red answer names at most.
+const SUSPECTS: usize = 3;
+/// Failing tests whose reach is looked at: the answer shows fewer; past this the biggest
+/// causes have spoken.
+const FAILURES_TRACED: usize = 64;
+/// A suspect's source text is cut here.
+const SOURCE_CHARS: usize = 100;
+/// A hunk longer than this is a rewrite or a new file: weaker evidence than a few lines.
+const LONG_HUNK: u32 = 20;
+
+/// Expected failures of an impact query, each one clear line.
+#[derive(Debug, thiserror::Error)]
+pub enum ImpactError {
+    #[error(transparent)]
+    Symbol(#[from] SymbolError),
+    #[error(transparent)]
+    Index(#[from] pith_index::IndexError),
+    #[error(transparent)]
+    State(#[from] pith_store::StoreError),
+    #[error("{0} is outside the workspace")]
+    Outside(String),
+    #[error("{0:?} is not a git revision")]
+    BadRevision(String),
+}
+
+/// Sets the report's suspects and each failure's own: the changed lines (against the last run
+/// in which that test passed, else git `HEAD`) that the failing tests reach, best first. A
+/// failure in a line that changed is the strongest sign; then a changed file its frames pass
+/// through; then nearness in the graph. Nothing when there is nothing to compare with or
+/// nothing changed.
+pub(crate) fn find_suspects(store: &Store, root: &Path, report: &mut Report) {
+    let failing: Vec<(usize, usize)> = report
+        .runs
+        .iter()
+        .enumerate()
+        .flat_map(|(r, run)| (0..run.failures.len()).map(move |f| (r, f)))
+        .take(FAILURES_TRACED)
+        .collect();
+    if failing.is_empty() {
+        return;
+    }
+    let mut memo: HashMap<Option<u64>, Option<Changes>> = HashMap::new();
+    let mut graph: Option<Graph> = None;
+    let mut tally: BTreeMap<(String, u32), Tally> = BTreeMap::new();
+    let mut first_baseline = None;
+    for (r, f) in failing {
+        let dir = report.runs[r].dir.clone();
+        let failure = &report.runs[r].failures[f];
+        let pass = store.last_pass(&failure.test).ok().flatten();
+        let changes = memo.entry(pass).or_insert_with(|| {
+            let since = pass.map_or_else(|| Since::Git("HEAD".into()), Since::Generation);
+            store
+                .changes(&since)
+                .ok()
+                .filter(|c| !matches!(c.baseline, pith_store::Baseline::None))
+        });
+        let Some(changes) = changes.as_ref().filter(|c| !c.files.is_empty()) else {
+            continue;
+        };
+        if graph.is_none() {
+            graph = Graph::build(root).ok();
+        }
+        let Some(g) = graph.as_ref() else { return };
+        first_baseline.get_or_insert(baseline_of(&changes.baseline));
+        let scored = score(g, changes, failure, dir.as_deref());
+        if let Some(((file, line), _)) = scored.iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))) {
+            let suspect = suspect_at(root, file, *line);
+            report.runs[r].failures[f].suspect = Some(suspect);
+        }
+        for (key, s) in scored {
+            let t = tally.entry(key).or_default();
+            t.hits += s.hit as u32;
+            t.score += s.score;
+            t.tests += 1;
+        }
+    }
+    let mut ranked: Vec<((String, u32), Tally)> = tally.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let lines: Vec<Suspect> = ranked
+        .into_iter()
+        .take(SUSPECTS)
+        .map(|((file, line), _)| suspect_at(root, &file, line))
+        .collect();
+    if let (false, Some(baseline)) = (lines.is_empty(), first_baseline) {
+        report.suspects = Some(Suspects {
+            reach: Reach::Static,
+            baseline,
+            lines,
+        });
+    }
+}
+
+/// What one failure says of one changed line: whether a frame is on it, and how strongly
+/// the failure points at it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+struct Score {
+    hit: bool,
+    score: u32,
+}
+
+/// A changed line's evidence over every failing test: frames on it, then total strength,
+/// then how many tests reach it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Tally {
+    hits: u32,
+    score: u32,
+    tests: u32,
+}
+
+impl Ord for Tally {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (self.hits, self.score, self.tests).cmp(&(o.hits, o.score, o.tests))
+    }
+}
+
+impl PartialOrd for Tally {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+/// Every changed hunk `failure` reaches, at its best line, with its strength.
+fn score(
+    g: &Graph,
+    changes: &Changes,
+    failure: &Failure,
+    dir: Option<&str>,
+) -> Vec<((String, u32), Score)> {
+    let reach = reach_of(g, failure, dir);
+    let mut out = Vec::new();
+    for change in &changes.files {
+        if matches!(change.kind, ChangeKind::Deleted) {
+            continue;
+        }
+        let Some(&distance) = reach.get(change.path.as_str()) else {
+            continue;
+        };
+        let frames: Vec<u32> = failure
+            .project_frames()
+            .filter(|fr| fr.file == change.path)
+            .map(|fr| fr.line)
+            .collect();
+        let is_test = pith_model::ecosystem::is_test_path(&change.path);
+        for h in &change.hunks {
+            let on = frames.iter().copied().find(|l| (h.start..=h.end).contains(l));
+            let mut score = 64 / (1 + distance);
+            if !frames.is_empty() {
+                score += 64;
+            }
+            if h.end - h.start >= LONG_HUNK {
+                score /= 2;
+            }
+            if is_test && on.is_none() {
+                score /= 2;
+            }
+            let line = on.unwrap_or(h.start);
+            out.push((
+                (change.path.clone(), line),
+                Score {
+                    hit: on.is_some(),
+                    score: score.max(1),
+                },
+            ));
+        }
+    }
+    out
+}
+
+/// The files a failing test reaches and how far: every file its project frames name (the
+/// test's own, the code it ran through) at distance 0, the test id's file when it names one,
+/// and what they depend on.
+fn reach_of(g: &Graph, failure: &Failure, dir: Option<&str>) -> HashMap<String, u32> {
+    let mut entries: BTreeSet<String> = failure
+        .project_frames()
+        .map(|fr| fr.file.clone())
+        .collect();
+    if let Some(file) = id_file(&failure.test) {
+        entries.insert(file.to_owned());
+        if let Some(d) = dir {
+            entries.insert(format!("{d}/{file}"));
+        }
+    }
+    let mut reach: HashMap<String, u32> = HashMap::new();
+    for e in entries.iter().filter(|e| g.places(e)) {
+        reach.entry(e.clone()).or_insert(0);
+        for (dep, d) in g.dependencies(e) {
+            let slot = reach.entry(dep).or_insert(d);
+            *slot = (*slot).min(d);
+        }
+    }
+    reach
+}
+
+/// The file a test id starts with, when it names one (`tests/test_x.py::t`,
+/// `tests/a.test.ts > suite > t`, `src/test/java/demo/CalcTest.java`).
+fn id_file(id: &str) -> Option<&str> {
+    let file = id.split("::").next()?.split(" > ").next()?.trim();
+    let named = file.contains('.') && !file.contains(' ') && file.contains('/');
+    (named || file.ends_with(".py")).then_some(file)
+}
+
+fn baseline_of(b: &pith_store::Baseline) -> Baseline {
+    match b {
+        pith_store::Baseline::Run { .. } => Baseline::LastPass,
+        _ => Baseline::Git,
+    }
+}
+
+fn suspect_at(root: &Path, file: &str, line: u32) -> Suspect {
+    let source = std::fs::read(root.join(file))
+        .ok()
+        .and_then(|bytes| {
+            String::from_utf8_lossy(&bytes)
+                .lines()
+                .nth(line.saturating_sub(1) as usize)
+                .map(|l| cut(l.trim(), SOURCE_CHARS))
+        })
+        .unwrap_or_default();
+    Suspect {
+        file: file.to_owned(),
+        line,
+        source,
+    }
+}
+
+fn cut(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}
+
+/// `pith tests-for FILE`: the test files that depend on `file`, nearest first.
+pub fn tests_for_file(root: Option<&Path>, cwd: &Path, file: &str) -> Result<FileTests, ImpactError> {
+    let root = workspace(root, cwd)?;
+    let rel = relative(&root, cwd, file)?;
+    let g = Graph::build(&root)?;
+    if !g.places(&rel) {
+        return Ok(FileTests {
+            file: rel,
+            tests: Vec::new(),
+            unplaced: true,
+        });
+    }
+    Ok(FileTests {
+        tests: g.tests_of(&rel).into_iter().map(|(t, _)| t).collect(),
+        file: rel,
+        unplaced: false,
+    })
+}
+
+/// `pith select`: the test files the changes select — since git revision `rev` when given,
+/// else since the last green run, else the uncommitted changes against git `HEAD`.
+pub fn select(root: Option<&Path>, cwd: &Path, rev: Option<&str>) -> Result<Selection, ImpactError> {
+    if let Some(r) = rev.filter(|r| r.is_empty() || r.starts_with('-') || r.contains(char::is_whitespace)) {
+        // Never an option to git, whatever it looks like.
+        return Err(ImpactError::BadRevision(r.to_owned()));
+    }
+    let root = workspace(root, cwd)?;
+    let mut store = Store::open(&root)?;
+    store.scan()?;
+    let (since, asked) = match rev {
+        Some(r) => (Since::Git(r.to_owned()), Baseline::Git),
+        None => match store.last_green()? {
+            Some(g) => (Since::Generation(g), Baseline::LastGreen),
+            None => (Since::Git("HEAD".into()), Baseline::Git),
+        },
+    };
+    let changes = store.changes(&since)?;
+    let g = Graph::build(&root)?;
+    Ok(selection_of(&g, &changes, asked))
+}
+
+/// The selection for `changes` on graph `g`: the tests that reach a changed file, plus every
+/// test the graph cannot vouch for (dynamic imports); or everything, with the reason, when a
+/// change is one the graph cannot follow.
+pub(crate) fn selection_of(g: &Graph, changes: &Changes, asked: Baseline) -> Selection {
+    let suite: Vec<&str> = g.files().filter(|f| is_test(g, f)).collect();
+    let mut sel = Selection {
+        changed: changes.files.iter().map(|c| c.path.clone()).collect(),
+        suite: suite.len(),
+        ..Selection::default()
+    };
+    let baseline = match &changes.baseline {
+        pith_store::Baseline::None => {
+            sel.all = Some("nothing to compare with: no green run and no git".into());
+            return sel;
+        }
+        pith_store::Baseline::Run { .. } => asked,
+        pith_store::Baseline::Git { .. } => Baseline::Git,
+    };
+    sel.baseline = Some(baseline);
+    let mut picked: BTreeMap<String, u32> = BTreeMap::new();
+    for c in &changes.files {
+        if let Some(why) = selects_all(g, &c.path, &c.kind) {
+            sel.all = Some(why);
+            return sel;
+        }
+        for (t, d) in g.tests_of(&c.path) {
+            let slot = picked.entry(t).or_insert(d);
+            *slot = (*slot).min(d);
+        }
+    }
+    if !changes.files.is_empty() {
+        // The known hole: a test that imports by a name computed at run time may reach
+        // anything; it runs whenever anything changed.
+        for t in suite.iter().filter(|t| g.is_dynamic(t)) {
+            picked.entry((*t).to_owned()).or_insert(u32::MAX);
+        }
+    }
+    let mut tests: Vec<(String, u32)> = picked.into_iter().collect();
+    tests.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)));
+    sel.tests = tests.into_iter().map(|(t, _)| t).collect();
+    sel
+}
+
+fn is_test(g: &Graph, file: &str) -> bool {
+    g.tests_of(file).first().is_some_and(|(t, d)| *d == 0 && t == file)
+}
+
+/// Why a change to `path` must select every test, if it must.
+fn selects_all(g: &Graph, path: &str, kind: &ChangeKind) -> Option<String> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    match kind {
+        ChangeKind::Deleted => return Some(format!("{path} deleted")),
+        ChangeKind::Renamed { from } => return Some(format!("{from} renamed")),
+        _ => {}
+    }
+    if pith_model::ecosystem::selects_all(name) {
+        return Some(format!("{path} changed (build or test configuration)"));
+    }
+    if !g.places(path) {
+        return Some(format!("{path} changed (not source pith can follow)"));
+    }
+    None
+}
+
+/// `pith blast TARGET`: what depends on a file, or on a symbol (the files that use it, and
+/// theirs).
+pub fn blast(root: Option<&Path>, cwd: &Path, target: &str) -> Result<Blast, ImpactError> {
+    let root = workspace(root, cwd)?;
+    let g = Graph::build(&root)?;
+    let as_file = relative(&root, cwd, target).ok().filter(|f| g.places(f));
+    let mut blast = Blast {
+        target: target.trim().to_owned(),
+        ..Blast::default()
+    };
+    let mut reached: BTreeMap<String, u32> = BTreeMap::new();
+    match as_file {
+        Some(file) => {
+            blast.target = file.clone();
+            for (f, d) in g.dependents(&file) {
+                reached.insert(f, d);
+            }
+        }
+        None => {
+            let index = pith_index::Index::open(&root)?;
+            let defs = index.definitions(target.trim(), None);
+            let uses = index.usages(target.trim());
+            if defs.is_empty() && uses.is_empty() {
+                blast.unknown = true;
+                return Ok(blast);
+            }
+            blast.symbols = defs.iter().map(|d| format!("{}:{}", d.file, d.line)).collect();
+            for u in &uses {
+                reached.entry(u.file.clone()).or_insert(1);
+                for (f, d) in g.dependents(&u.file) {
+                    let slot = reached.entry(f).or_insert(d + 1);
+                    *slot = (*slot).min(d + 1);
+                }
+            }
+        }
+    }
+    let mut files: Vec<(String, u32)> = reached.into_iter().collect();
+    files.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)));
+    blast.tests = files
+        .iter()
+        .filter(|(f, _)| is_test(&g, f))
+        .map(|(f, _)| f.clone())
+        .collect();
+    blast.files = files.into_iter().map(|(f, _)| f).collect();
+    Ok(blast)
+}
+
+fn workspace(root: Option<&Path>, cwd: &Path) -> Result<PathBuf, ImpactError> {
+    crate::root_of(root, cwd).map_err(|p| ImpactError::Symbol(SymbolError::BadRoot(p)))
+}
+
+/// `file` as the workspace names it: relative to the root, `/`-separated, from a path
+/// relative to `cwd` or absolute.
+fn relative(root: &Path, cwd: &Path, file: &str) -> Result<String, ImpactError> {
+    let given = Path::new(file.trim());
+    let full = if given.is_absolute() {
+        given.to_path_buf()
+    } else {
+        cwd.join(given)
+    };
+    let mut parts: Vec<String> = Vec::new();
+    for c in full.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                parts.pop();
+            }
+            std::path::Component::Normal(p) => parts.push(p.to_string_lossy().into_owned()),
+            _ => {}
+        }
+    }
+    let root_parts: Vec<String> = root
+        .components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(p) => Some(p.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect();
+    if parts.len() <= root_parts.len() || parts[..root_parts.len()] != root_parts[..] {
+        return Err(ImpactError::Outside(file.trim().to_owned()));
+    }
+    Ok(parts[root_parts.len()..].join("/"))
+}

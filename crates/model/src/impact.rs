@@ -1,0 +1,120 @@
+//! What pith knows about a change's reach that no runner says: the changed lines a red run's
+//! failing tests reach (`Suspects`), and the impact answers (the tests of a file, the tests a
+//! change selects, a file's or symbol's blast radius). The engine fills them from the store's
+//! change memory and the index's import graph; `wire` shapes them.
+
+/// How pith knew which code the failing tests execute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Reach {
+    /// The import graph: the test's files depend, transitively, on the changed file.
+    #[default]
+    Static,
+    /// The failing tests re-ran with line tracing on the changed files.
+    Traced,
+}
+
+impl Reach {
+    pub fn name(self) -> &'static str {
+        match self {
+            Reach::Static => "static",
+            Reach::Traced => "traced",
+        }
+    }
+}
+
+/// What the changed lines were compared with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Baseline {
+    /// The files as of the last run in which the failing test passed.
+    LastPass,
+    /// The files as of the last green run.
+    LastGreen,
+    /// A git revision: `HEAD` (the uncommitted changes) when pith has no passing run to
+    /// compare with, or the revision asked for.
+    Git,
+}
+
+impl Baseline {
+    pub fn name(self) -> &'static str {
+        match self {
+            Baseline::LastPass => "lastPass",
+            Baseline::LastGreen => "lastGreen",
+            Baseline::Git => "git",
+        }
+    }
+}
+
+/// A changed line the failing tests reach: where to look first.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Suspect {
+    pub file: String,
+    pub line: u32,
+    /// The line's text now, trimmed (empty for a deleted line's neighbour past the end).
+    pub source: String,
+}
+
+impl Suspect {
+    pub fn location(&self) -> String {
+        format!("{}:{}", self.file, self.line)
+    }
+}
+
+/// A red run's suspects, best first, and how they were found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Suspects {
+    pub reach: Reach,
+    pub baseline: Baseline,
+    pub lines: Vec<Suspect>,
+}
+
+/// The tests that depend on one file (`pith tests-for`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FileTests {
+    pub file: String,
+    /// Test files, nearest first (the file itself when it is a test).
+    pub tests: Vec<String>,
+    /// The graph cannot place the file (not a source file it reads): every test may read it.
+    pub unplaced: bool,
+}
+
+/// The tests a change selects (`pith select`, `pith test --changed`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Selection {
+    /// What the changes were measured against; `None` when there was nothing to compare with.
+    pub baseline: Option<Baseline>,
+    /// The changed files, sorted.
+    pub changed: Vec<String>,
+    /// The selected test files, nearest the changes first; with `all`, empty.
+    pub tests: Vec<String>,
+    /// Every test is selected, and why (a build file changed, a file the graph cannot place,
+    /// no baseline).
+    pub all: Option<String>,
+    /// Test files in the workspace.
+    pub suite: usize,
+}
+
+/// What depends on a file or a symbol (`pith blast`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Blast {
+    pub target: String,
+    /// Files that depend on the target (for a symbol: the files that use it and theirs),
+    /// nearest first, tests included.
+    pub files: Vec<String>,
+    /// For a symbol: where it is defined, `file:line`; for a file: the symbols it defines.
+    pub symbols: Vec<String>,
+    /// The test files among `files`, nearest first.
+    pub tests: Vec<String>,
+    /// The target is not a file the graph places nor a symbol the index knows.
+    pub unknown: bool,
+}
+
+/// Lines executed, per workspace-relative file.
+pub type Lines = std::collections::BTreeMap<String, std::collections::BTreeSet<u32>>;
+
+/// What re-running some tests with line tracing found: for each test id, the lines of the
+/// traced files it executed (a test that executed none of them has an empty map; a test the
+/// re-run did not report is absent).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Traced {
+    pub tests: std::collections::BTreeMap<String, Lines>,
+}
