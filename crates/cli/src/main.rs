@@ -51,6 +51,14 @@ enum Command {
         /// answer status Busy (exit 2).
         #[arg(long, value_name = "SECS", default_value_t = pith_engine::DEFAULT_WAIT.as_secs())]
         wait: u64,
+        /// Run only the test files the changes reach: changes since the last green run (or
+        /// `--rev`), followed through the import graph; everything when a change is one the
+        /// graph cannot follow (the answer's `changes` says why).
+        #[arg(long, conflicts_with_all = ["report", "since", "tests"])]
+        changed: bool,
+        /// With `--changed`: measure the changes against this git revision.
+        #[arg(long, value_name = "REV", requires = "changed")]
+        rev: Option<String>,
         /// Test ids from an earlier answer: re-run exactly these.
         #[arg(value_name = "TEST_ID")]
         tests: Vec<String>,
@@ -185,8 +193,16 @@ fn main() -> ExitCode {
             tests,
             since,
             wait,
+            changed,
+            rev,
             ..
-        } => test(root, timeout, runner, tests, since, wait),
+        } => {
+            let changed = changed.then(|| match rev {
+                Some(r) => pith_engine::ChangedSince::Rev(r),
+                None => pith_engine::ChangedSince::LastGreen,
+            });
+            test(root, timeout, runner, tests, since, wait, changed)
+        }
         Command::Status { root, since } => state_cmd::status(root, since),
         Command::Failures {
             root,
@@ -204,6 +220,7 @@ fn test(
     tests: Vec<String>,
     since: Option<u64>,
     wait: u64,
+    changed: Option<pith_engine::ChangedSince>,
 ) -> ExitCode {
     pith_engine::signals::install();
     let cwd = match std::env::current_dir() {
@@ -221,6 +238,7 @@ fn test(
         runner,
         cancel: None,
         progress,
+        changed,
     };
     let state = pith_engine::StateOptions {
         since,

@@ -269,13 +269,23 @@ pub fn tests_for_file(root: Option<&Path>, cwd: &Path, file: &str) -> Result<Fil
 /// `pith select`: the test files the changes select — since git revision `rev` when given,
 /// else since the last green run, else the uncommitted changes against git `HEAD`.
 pub fn select(root: Option<&Path>, cwd: &Path, rev: Option<&str>) -> Result<Selection, ImpactError> {
-    if let Some(r) = rev.filter(|r| r.is_empty() || r.starts_with('-') || r.contains(char::is_whitespace)) {
+    if let Some(r) = rev.filter(|r| !is_revision(r)) {
         // Never an option to git, whatever it looks like.
         return Err(ImpactError::BadRevision(r.to_owned()));
     }
     let root = workspace(root, cwd)?;
     let mut store = Store::open(&root)?;
     store.scan()?;
+    let (selection, _) = selection_in(&store, &root, rev)?;
+    Ok(selection)
+}
+
+/// The selection in a scanned store, and the graph it was made on.
+fn selection_in(
+    store: &Store,
+    root: &Path,
+    rev: Option<&str>,
+) -> Result<(Selection, Graph), ImpactError> {
     let (since, asked) = match rev {
         Some(r) => (Since::Git(r.to_owned()), Baseline::Git),
         None => match store.last_green()? {
@@ -284,8 +294,125 @@ pub fn select(root: Option<&Path>, cwd: &Path, rev: Option<&str>) -> Result<Sele
         },
     };
     let changes = store.changes(&since)?;
-    let g = Graph::build(&root)?;
-    Ok(selection_of(&g, &changes, asked))
+    let g = Graph::build(root)?;
+    Ok((selection_of(&g, &changes, asked), g))
+}
+
+/// What `pith test --changed` runs: the selection, and per project the ids of its selected
+/// test files (empty: the whole project, for a runner that cannot select by file); `routed`
+/// is `None` when everything runs.
+pub(crate) struct Planned {
+    pub selection: Selection,
+    pub routed: Option<Vec<(usize, Vec<String>)>>,
+}
+
+impl Planned {
+    /// The history's key for what ran: never the plain "everything" of a run without ids.
+    pub fn key(&self) -> String {
+        let mut key = String::from("changed");
+        for (i, ids) in self.routed.iter().flatten() {
+            key.push('\u{1f}');
+            key.push_str(&i.to_string());
+            for id in ids {
+                key.push('\u{1e}');
+                key.push_str(id);
+            }
+        }
+        key
+    }
+}
+
+/// Plans `pith test --changed`. Without the workspace state there is nothing to measure the
+/// changes from: everything runs, and the answer says why.
+pub(crate) fn plan(
+    store: Option<&Store>,
+    root: &Path,
+    since: &crate::ChangedSince,
+    found: &[crate::detect::Found],
+) -> Result<Planned, crate::EngineError> {
+    let rev = match since {
+        crate::ChangedSince::LastGreen => None,
+        crate::ChangedSince::Rev(r) => Some(r.as_str()),
+    };
+    if let Some(r) = rev.filter(|r| !is_revision(r)) {
+        return Err(crate::EngineError::BadRevision(r.to_owned()));
+    }
+    let Some(store) = store else {
+        return Ok(Planned {
+            selection: Selection {
+                all: Some("no workspace state to measure changes from".into()),
+                ..Selection::default()
+            },
+            routed: None,
+        });
+    };
+    let selection = match selection_in(store, root, rev) {
+        Ok((s, _)) => s,
+        Err(e) => Selection {
+            all: Some(format!("changes unknown: {e}")),
+            ..Selection::default()
+        },
+    };
+    if selection.all.is_some() {
+        return Ok(Planned {
+            selection,
+            routed: None,
+        });
+    }
+    let routed = route_files(&selection.tests, found);
+    Ok(Planned {
+        selection,
+        routed: Some(routed),
+    })
+}
+
+/// Each selected test file goes to the deepest project holding it whose runner takes it, as
+/// that runner's ids; a runner that cannot select by file runs its whole project when one of
+/// its source files is selected.
+fn route_files(tests: &[String], found: &[crate::detect::Found]) -> Vec<(usize, Vec<String>)> {
+    let mut plan: BTreeMap<usize, Option<Vec<String>>> = BTreeMap::new();
+    for file in tests {
+        let mut holders: Vec<(usize, &crate::detect::Found)> = found
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| {
+                p.rel
+                    .as_deref()
+                    .is_none_or(|r| file.strip_prefix(r).is_some_and(|x| x.starts_with('/')))
+            })
+            .collect();
+        holders.sort_by_key(|(_, p)| std::cmp::Reverse(p.rel.as_ref().map_or(0, String::len)));
+        for (i, p) in holders {
+            match p.adapter.ids_for_files(p.rel.as_deref(), std::slice::from_ref(file)) {
+                Some(ids) if ids.is_empty() => continue,
+                Some(ids) => {
+                    if let Some(list) = plan.entry(i).or_insert_with(|| Some(Vec::new())) {
+                        list.extend(ids.into_iter().filter(|id| !list.contains(id)).collect::<Vec<_>>());
+                    }
+                }
+                None if is_source_of(p, file) => {
+                    plan.insert(i, None);
+                }
+                None => continue,
+            }
+            break;
+        }
+    }
+    plan.into_iter()
+        .map(|(i, ids)| (i, ids.unwrap_or_default()))
+        .collect()
+}
+
+/// Whether `file` is a source file of the project's ecosystem.
+fn is_source_of(p: &crate::detect::Found, file: &str) -> bool {
+    let ext = file.rsplit_once('.').map_or("", |(_, e)| e);
+    pith_model::ecosystem::by_runner(p.adapter.name())
+        .is_some_and(|e| e.source_extensions.contains(&ext))
+}
+
+/// A git revision pith passes on: never an option, never empty.
+fn is_revision(r: &str) -> bool {
+    !r.is_empty() && !r.starts_with('-') && !r.contains(char::is_whitespace)
 }
 
 /// The selection for `changes` on graph `g`: the tests that reach a changed file, plus every
@@ -433,4 +560,37 @@ fn relative(root: &Path, cwd: &Path, file: &str) -> Result<String, ImpactError> 
         return Err(ImpactError::Outside(file.trim().to_owned()));
     }
     Ok(parts[root_parts.len()..].join("/"))
+}
+
+/// Changed source files (since the last green run, else against git `HEAD`) that no test
+/// reaches: the graph places them, they are not tests, and no test depends on them. Best
+/// effort: a status never fails for it.
+pub(crate) fn off_target(store: &Store, root: &Path) -> Vec<String> {
+    let since = match store.last_green() {
+        Ok(Some(g)) => Since::Generation(g),
+        Ok(None) => Since::Git("HEAD".into()),
+        Err(_) => return Vec::new(),
+    };
+    let Ok(changes) = store.changes(&since) else {
+        return Vec::new();
+    };
+    let edited: Vec<&str> = changes
+        .files
+        .iter()
+        .filter(|c| !matches!(c.kind, ChangeKind::Deleted))
+        .map(|c| c.path.as_str())
+        .filter(|p| !pith_model::ecosystem::is_test_path(p))
+        .collect();
+    if edited.is_empty() {
+        return Vec::new();
+    }
+    let Ok(g) = Graph::build(root) else {
+        return Vec::new();
+    };
+    edited
+        .into_iter()
+        .filter(|p| g.places(p) && !pith_model::ecosystem::selects_all(p.rsplit('/').next().unwrap_or(p)))
+        .filter(|p| g.tests_of(p).is_empty())
+        .map(str::to_owned)
+        .collect()
 }

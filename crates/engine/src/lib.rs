@@ -64,6 +64,8 @@ pub enum EngineError {
     Report(#[from] pith_runner::report::ReportError),
     #[error(transparent)]
     State(#[from] pith_store::StoreError),
+    #[error("{0:?} is not a git revision")]
+    BadRevision(String),
 }
 
 /// One `pith test` request, as the CLI or an MCP tool call states it.
@@ -82,14 +84,28 @@ pub struct TestRequest {
     pub cancel: Option<Arc<AtomicBool>>,
     /// Told the name of each runner as it starts, for a human watching.
     pub progress: Option<Progress>,
+    /// Run only the tests the changes reach (`pith test --changed`), instead of `tests`.
+    pub changed: Option<ChangedSince>,
+}
+
+/// What `pith test --changed` measures the changes against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChangedSince {
+    /// The last green run (else the uncommitted changes against git `HEAD`).
+    LastGreen,
+    /// A git revision.
+    Rev(String),
 }
 
 /// Runs the selected runners: the part of a test run that does not involve the workspace state.
+/// `planned`, when given, is what each project runs (an index into `found` and its ids, empty
+/// for all of it), instead of routing the request's ids.
 fn execute(
     req: &TestRequest,
     root: &Path,
     found: &[Found],
     start: Instant,
+    planned: Option<&[(usize, Vec<String>)]>,
 ) -> Result<Report, EngineError> {
     let root = root.to_path_buf();
     let cache = cache_dir()?;
@@ -116,7 +132,9 @@ fn execute(
     let (dashed, ids): (Vec<String>, Vec<String>) =
         req.tests.iter().cloned().partition(|t| t.starts_with('-'));
     let mut runs = Vec::new();
-    let routed = if ids.is_empty() && !dashed.is_empty() {
+    let routed = if let Some(plan) = planned {
+        plan.iter().map(|(i, ids)| (&found[*i], ids.clone())).collect()
+    } else if ids.is_empty() && !dashed.is_empty() {
         Vec::new()
     } else {
         route(found, &ids)
@@ -137,7 +155,10 @@ fn execute(
         run.dir = project.rel.clone();
         runs.push(run);
     }
-    if let Some(first) = runs.first_mut() {
+    if planned.is_some_and(|p| p.is_empty()) {
+        // The changes reach no test: nothing ran, and the answer's `changes` says why.
+        runs.push(Run::new(names_of(found).join(",")));
+    } else if let Some(first) = runs.first_mut() {
         first.not_found.extend(unclaimed(found, &ids));
         first.not_found.extend(dashed);
     } else {

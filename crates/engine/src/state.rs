@@ -82,12 +82,14 @@ pub fn status(req: &StatusRequest) -> Result<WorkspaceState, EngineError> {
         .iter()
         .map(|name| store.runner_info(name))
         .collect::<Result<Vec<_>, _>>()?;
+    let off_target = crate::impact::off_target(&store, &root);
     Ok(WorkspaceState {
         generation,
         unchanged: false,
         last_run,
         changed,
         changed_count,
+        off_target,
         runners,
         warnings: store.take_warnings(),
     })
@@ -118,14 +120,25 @@ pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Report, 
     };
     let watcher = opts.watcher.as_deref().filter(|w| w.root() == root);
     let selection = selection(req);
+    // What `--changed` runs depends on more than the selection's key: it never replays.
+    let since = opts.since.filter(|_| req.changed.is_none());
     let mut generation = store
         .as_mut()
         .and_then(|s| keep(recovering(s, |s| refresh(s, watcher)), &mut warnings));
-    if let Some(report) = replay(store.as_ref(), generation, opts.since, &selection) {
+    if let Some(report) = replay(store.as_ref(), generation, since, &selection) {
         return Ok(finish(report, store, warnings));
     }
     // Detection reads the workspace's project files: only when something will run.
     let adapters = select_runners(&root, req.runner.as_deref())?;
+    let planned = req
+        .changed
+        .as_ref()
+        .map(|since| crate::impact::plan(store.as_ref(), &root, since, &adapters))
+        .transpose()?;
+    let selection = match &planned {
+        Some(p) => p.key(),
+        None => selection,
+    };
 
     let lock = match &store {
         Some(s) => match s.lock_run(opts.wait.unwrap_or(DEFAULT_WAIT)) {
@@ -147,20 +160,23 @@ pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Report, 
         generation = store
             .as_mut()
             .and_then(|s| keep(recovering(s, |s| refresh(s, watcher)), &mut warnings));
-        if let Some(report) = replay(store.as_ref(), generation, opts.since, &selection) {
+        if let Some(report) = replay(store.as_ref(), generation, since, &selection) {
             return Ok(finish(report, store, warnings));
         }
     }
 
-    let mut report = execute(req, &root, &adapters, Instant::now())?;
+    let routed = planned.as_ref().and_then(|p| p.routed.as_deref());
+    let mut report = execute(req, &root, &adapters, Instant::now(), routed)?;
     report.generation = generation;
+    report.changes = planned.as_ref().map(|p| p.selection.clone());
     let cancelled = req
         .cancel
         .as_ref()
         .is_some_and(|c| c.load(Ordering::SeqCst))
         || pith_runner::process::was_interrupted();
     if let (Some(s), Some(g), false) = (store.as_mut(), generation, cancelled) {
-        let requested = u32::try_from(req.tests.len()).unwrap_or(u32::MAX);
+        let asked = routed.map_or(req.tests.len(), |r| r.iter().map(|(_, ids)| ids.len().max(1)).sum());
+        let requested = u32::try_from(asked).unwrap_or(u32::MAX);
         let recorded = recovering(s, |s| s.record(g, &selection, requested, &mut report));
         if keep(recorded, &mut warnings).is_some() {
             // What the next red run compares with; best effort, like pruning: a run without

@@ -146,9 +146,10 @@ tests in full (`test` id, `message`, `frames` as \"file:line code\", deepest fir
 failures grouped in `clusters`, anything left out counted. Use it instead of running test or \
 build commands in a shell. `tests`: ids from an earlier answer, to re-run only those. \
 `runner`: run only this runner. `since`: a generation from an earlier answer; if nothing \
-changed since it ran the same tests, that run's verdict comes back without running.",
+changed since it ran the same tests, that run's verdict comes back without running. \
+`changed`: only the tests the changes since the last green run reach.",
         slim: "Run the tests (all, or the ids in `tests`); one small JSON answer.",
-        schema: r#"{"type":"object","properties":{"runner":{"type":"string"},"since":{"type":"integer","minimum":0},"tests":{"type":"array","items":{"type":"string"}}}}"#,
+        schema: r#"{"type":"object","properties":{"changed":{"type":"boolean"},"runner":{"type":"string"},"since":{"type":"integer","minimum":0},"tests":{"type":"array","items":{"type":"string"}}}}"#,
         exclusive: true,
         run: run_tests,
     },
@@ -168,7 +169,7 @@ pub(crate) fn find(name: &str) -> Option<&'static ToolDef> {
 }
 
 fn run_tests(call: &Call) -> Result<String, ToolError> {
-    let args = Args::new(call.args, &["runner", "since", "tests"])?;
+    let args = Args::new(call.args, &["changed", "runner", "since", "tests"])?;
     let req = pith_engine::TestRequest {
         root: call.workspace.root.clone(),
         cwd: call.workspace.cwd.clone(),
@@ -177,6 +178,9 @@ fn run_tests(call: &Call) -> Result<String, ToolError> {
         runner: args.string("runner")?,
         cancel: Some(Arc::clone(call.cancel)),
         progress: None,
+        changed: args
+            .flag("changed")?
+            .then_some(pith_engine::ChangedSince::LastGreen),
     };
     let state = pith_engine::StateOptions {
         since: args.count("since")?,

@@ -492,6 +492,8 @@ pub struct Report {
     /// The changed lines the failing tests reach, best first (a red run with something to
     /// compare with only).
     pub suspects: Option<impact::Suspects>,
+    /// `pith test --changed`: what the changes selected (the tests that ran are those).
+    pub changes: Option<impact::Selection>,
     /// One-line warnings for a human (a damaged state database moved aside); never part of
     /// the answer.
     pub warnings: Vec<String>,
@@ -558,6 +560,9 @@ pub struct WorkspaceState {
     pub changed: Vec<String>,
     /// How many files changed since the last run in all.
     pub changed_count: u64,
+    /// Source files changed since the last green run (or git `HEAD`) that no test reaches:
+    /// edits that may be in the wrong place. Sorted.
+    pub off_target: Vec<String>,
     pub runners: Vec<RunnerInfo>,
     /// One-line warnings for a human; never part of the answer.
     pub warnings: Vec<String>,

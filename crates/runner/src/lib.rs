@@ -68,6 +68,14 @@ pub trait Adapter: Send + Sync {
     /// a missing runner) are a [`Run`], never an error; an error means pith itself failed.
     fn run(&self, ctx: &Context<'_>, tests: &[String]) -> Result<Run, RunnerError>;
 
+    /// The ids that run exactly the test files `files` (workspace-relative, inside this
+    /// project, whose directory is `project`, workspace-relative, `None` at the root), for
+    /// `pith test --changed`. `None` when this runner cannot select by file: the engine then
+    /// runs the whole project.
+    fn ids_for_files(&self, _project: Option<&str>, _files: &[String]) -> Option<Vec<String>> {
+        None
+    }
+
     /// Re-runs `tests` (a handful of failing ones) with line tracing limited to `files`
     /// (workspace-relative) and tells which of their lines each test executed. `None` when
     /// this runner cannot trace cheaply (an instrumented rebuild): the engine then uses the

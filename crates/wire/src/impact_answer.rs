@@ -81,11 +81,12 @@ pub fn select_answer(s: &Selection) -> SelectAnswer {
     while size(&a) > SELECT_BUDGET && a.tests.pop().is_some() {
         a.more_tests += 1;
     }
-    if size(&a) > SELECT_BUDGET {
-        if let Some(all) = &a.all {
-            let over = size(&a) - SELECT_BUDGET;
-            a.all = Some(crate::cut(all, all.chars().count().saturating_sub(over + 2)));
-        }
+    // A reason longer than the room keeps its start (the file that forced it).
+    let reason = a.all.clone().unwrap_or_default();
+    let mut keep = reason.chars().count();
+    while size(&a) > SELECT_BUDGET && keep > 0 {
+        keep -= 1;
+        a.all = Some(crate::cut(&reason, keep));
     }
     a
 }

@@ -10,6 +10,8 @@ use crate::test_answer::tenths;
 
 /// Changed files named in the answer; the rest are counted in `moreChanged`.
 const CHANGED_NAMED: usize = 3;
+/// Off-target files named; the rest are counted in `moreOffTarget`.
+const OFF_TARGET_NAMED: usize = 3;
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -24,6 +26,12 @@ pub struct StatusAnswer {
     pub changed: Vec<String>,
     #[serde(skip_serializing_if = "crate::is_zero")]
     pub more_changed: u64,
+    /// Changed source files no test reaches (since the last green run): edits that may be in
+    /// the wrong place.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub off_target: Vec<String>,
+    #[serde(skip_serializing_if = "crate::is_zero")]
+    pub more_off_target: usize,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub runners: Vec<RunnerOut>,
 }
@@ -73,6 +81,8 @@ pub fn status_answer(state: &WorkspaceState) -> StatusAnswer {
             last_run: None,
             changed: Vec::new(),
             more_changed: 0,
+            off_target: Vec::new(),
+            more_off_target: 0,
             runners: Vec::new(),
         };
     }
@@ -93,6 +103,8 @@ pub fn status_answer(state: &WorkspaceState) -> StatusAnswer {
             0
         },
         changed,
+        off_target: state.off_target.iter().take(OFF_TARGET_NAMED).cloned().collect(),
+        more_off_target: state.off_target.len().saturating_sub(OFF_TARGET_NAMED),
         runners: state.runners.iter().map(runner_out).collect(),
     }
 }

@@ -40,6 +40,9 @@ pub struct TestAnswer {
     pub lacks: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interpreter: Option<String>,
+    /// `pith test --changed`: what the changes selected.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes: Option<ChangesOut>,
     #[serde(flatten)]
     pub counts: Counts,
     /// Tests that passed after failing in the run before.
@@ -101,6 +104,37 @@ pub struct TestAnswer {
     /// Projects that ran and are not in `runs`.
     #[serde(skip_serializing_if = "crate::is_zero")]
     pub more_runs: usize,
+}
+
+/// What `pith test --changed` ran, and against what it measured the changes.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChangesOut {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<&'static str>,
+    /// Changed files.
+    #[serde(skip_serializing_if = "crate::is_zero")]
+    pub files: usize,
+    /// Every test ran, and why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub all: Option<String>,
+    /// Test files selected, of `suite`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tests: Option<usize>,
+    #[serde(skip_serializing_if = "crate::is_zero")]
+    pub suite: usize,
+}
+
+impl ChangesOut {
+    fn of(s: &pith_model::impact::Selection) -> Self {
+        ChangesOut {
+            baseline: s.baseline.map(|b| b.name()),
+            files: s.changed.len(),
+            all: s.all.as_ref().map(|a| crate::cut(a, REASON_CHARS / 2)),
+            tests: s.all.is_none().then_some(s.tests.len()),
+            suite: s.suite,
+        }
+    }
 }
 
 #[derive(Debug, Default, Clone, Serialize)]
@@ -243,6 +277,7 @@ pub fn test_answer(report: &Report) -> TestAnswer {
         // only when the run is not green; on a green run it is noise in every answer.
         lacks: joined(|r| r.lacks.as_ref()).filter(|_| !report.status().is_green()),
         interpreter: joined(|r| r.interpreter.as_ref()),
+        changes: report.changes.as_ref().map(ChangesOut::of),
         counts: counts.settle(),
         recovered: report.recovered as usize,
         // Busy ran nothing: how long it waited is no signal; nor is a duration that rounds to
@@ -372,6 +407,7 @@ fn unchanged_answer(generation: u64, u: &RunSummary) -> TestAnswer {
         runner: u.runner.clone(),
         lacks: None,
         interpreter: None,
+        changes: None,
         counts: Counts {
             selected: 0,
             passed: u.passed as usize,

@@ -107,6 +107,27 @@ fn full_status_names_three_changes_and_counts_the_rest() {
 }
 
 #[test]
+fn off_target_edits_are_named_three_and_counted() {
+    let state = WorkspaceState {
+        generation: 9,
+        last_run: Some(summary()),
+        changed: vec!["src/shop/cart.py".into()],
+        changed_count: 5,
+        off_target: ["a", "b", "c", "d", "e"]
+            .iter()
+            .map(|f| format!("src/shop/{f}.py"))
+            .collect(),
+        ..WorkspaceState::default()
+    };
+    let json = to_json(&status_answer(&state));
+    assert!(
+        json.contains(r#""offTarget":["src/shop/a.py","src/shop/b.py","src/shop/c.py"],"moreOffTarget":2"#),
+        "{json}"
+    );
+    assert!(json.len() <= STATUS_BUDGET, "{} bytes", json.len());
+}
+
+#[test]
 fn a_fresh_workspace_has_only_its_generation_and_runners() {
     let state = WorkspaceState {
         generation: 1,

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use pith_model::impact::{Baseline, Reach, Suspect, Suspects};
 use pith_model::{BuildError, Exit, ExitMeaning, Failure, Frame, Phase, Report, Run, Status};
 use pith_wire::{
     test_answer, to_json, ANSWER_CEILING, GREEN_BUDGET, MANY_FAILURES_BUDGET, ONE_CAUSE_BUDGET,
@@ -447,9 +448,10 @@ fn arb_failure() -> impl Strategy<Value = Failure> {
         prop::sample::select(vec![Phase::Call, Phase::Setup, Phase::Teardown]),
         any::<bool>(),
         prop::sample::select(vec![0u32, 0, 2, 3]),
+        prop::option::of(arb_suspect()),
     )
         .prop_map(
-            |(test, message, kind, frames, phase, new, failing_for)| Failure {
+            |(test, message, kind, frames, phase, new, failing_for, suspect)| Failure {
                 test,
                 message,
                 kind: kind.map(Into::into),
@@ -465,9 +467,17 @@ fn arb_failure() -> impl Strategy<Value = Failure> {
                 phase,
                 new,
                 failing_for,
+                suspect,
                 ..Failure::default()
             },
         )
+}
+
+/// A changed line of any length, in a file of any depth.
+fn arb_suspect() -> impl Strategy<Value = Suspect> {
+    ("src/[a-z_/]{1,60}\\.py", 1u32..99999, "[ -~]{0,200}").prop_map(|(file, line, source)| {
+        Suspect { file, line, source }
+    })
 }
 
 /// Text of any length and lines, for tails, hints and the like.
@@ -543,13 +553,25 @@ proptest! {
     /// the start of its message's first line and its deepest project frame.
     #[test]
     fn every_answer_is_within_the_ceiling_and_accounts_for_every_failure(
-        runs in prop::collection::vec(arb_run(), 1..8)
+        runs in prop::collection::vec(arb_run(), 1..8),
+        suspects in prop::collection::vec(arb_suspect(), 0..4),
     ) {
         let all: Vec<Failure> = runs.iter().flat_map(|r| r.failures.clone()).collect();
-        let answer = test_answer(&Report { runs, duration: Duration::from_secs(3), ..Report::default() });
+        let first_suspect = suspects.first().map(Suspect::location);
+        let suspects = (!suspects.is_empty()).then(|| Suspects {
+            reach: Reach::Static,
+            baseline: Baseline::LastPass,
+            lines: suspects,
+        });
+        let answer = test_answer(&Report { runs, duration: Duration::from_secs(3), suspects, ..Report::default() });
         let json = to_json(&answer);
         prop_assert!(json.len() <= ANSWER_CEILING, "{} bytes: {}", json.len(), json);
         prop_assert_eq!(accounted(&answer), all.len(), "{}", json);
+        // The best suspect is the last thing a failure's shaping lets go of: its place stays.
+        if let (Some(first), false) = (&first_suspect, all.is_empty()) {
+            prop_assert!(answer.suspects.first().is_some_and(|s| s.starts_with(first.as_str())), "{}", json);
+            prop_assert_eq!(answer.reach, Some("static"));
+        }
         for shown in &answer.failures {
             let original = all.iter().find(|f| f.test == shown.test).unwrap();
             let kept = shown.message.trim_end_matches('…').trim_end();
@@ -796,4 +818,41 @@ fn members_that_broke_at_lines_of_their_own_say_where() {
     .failures[0]
         .others_at
         .is_empty());
+}
+
+#[test]
+fn suspects_lead_and_a_cause_names_its_own_only_when_it_differs() {
+    let helper = Suspect {
+        file: "src/shop/money.py".into(),
+        line: 9,
+        source: "return amount >= 0".into(),
+    };
+    let other = Suspect {
+        file: "src/shop/cart.py".into(),
+        line: 7,
+        source: "return sum(cents(p) for p in prices)".into(),
+    };
+    let failure = |test: &str, message: &str, suspect: &Suspect| Failure {
+        test: test.into(),
+        message: message.into(),
+        kind: Some("AssertionError".into()),
+        frames: vec![frame("tests/test_cart.py", 5, Some("assert total([1.0]) == 100"))],
+        suspect: Some(suspect.clone()),
+        ..Failure::default()
+    };
+    let run = Run {
+        failed: 2,
+        failures: vec![
+            failure("tests/test_cart.py::test_a", "AssertionError: assert 3 == 1", &helper),
+            failure("tests/test_cart.py::test_b", "TypeError: bad operand", &other),
+        ],
+        ..Run::new("pytest")
+    };
+    let mut r = report(run, 1.0);
+    r.suspects = Some(Suspects {
+        reach: Reach::Static,
+        baseline: Baseline::LastPass,
+        lines: vec![helper.clone(), other.clone()],
+    });
+    insta::assert_snapshot!(render(&r), @r#"{"status":"TestsFailed","runner":"pytest","failed":2,"durationS":1.0,"suspects":["src/shop/money.py:9 return amount >= 0","src/shop/cart.py:7 return sum(cents(p) for p in prices)"],"reach":"static","baseline":"lastPass","failures":[{"test":"tests/test_cart.py::test_a","message":"AssertionError: assert 3 == 1","frames":["tests/test_cart.py:5 assert total([1.0]) == 100"]},{"test":"tests/test_cart.py::test_b","message":"TypeError: bad operand","frames":["tests/test_cart.py:5 assert total([1.0]) == 100"],"suspect":"src/shop/cart.py:7"}]}"#);
 }

@@ -105,6 +105,27 @@ impl Adapter for Go {
         "go"
     }
 
+    /// A test file selects its package (`go test` builds and runs a package whole): the
+    /// module path and the file's directory below the module's.
+    fn ids_for_files(&self, project: Option<&str>, files: &[String]) -> Option<Vec<String>> {
+        let module = self.module.as_deref()?;
+        let mut ids: Vec<String> = Vec::new();
+        for f in files.iter().filter(|f| f.ends_with("_test.go")) {
+            let inside = match project {
+                Some(p) => f.strip_prefix(p)?.strip_prefix('/')?,
+                None => f.as_str(),
+            };
+            let id = match inside.rsplit_once('/') {
+                Some((dir, _)) => format!("{module}/{dir}"),
+                None => module.to_owned(),
+            };
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+        Some(ids)
+    }
+
     /// `<import path>.<TestName>[/sub...]` of this module, or one of its packages alone.
     fn claims(&self, id: &str) -> bool {
         if id.is_empty() || id.contains(char::is_whitespace) {

@@ -121,6 +121,27 @@ impl Adapter for Js {
         is_test_id(id)
     }
 
+    /// A test file's path is its own id: the runner runs every test in it. Only files named
+    /// as jest, vitest and node:test find tests by default: a helper beside them matches no
+    /// test, and the files importing it are selected with it.
+    fn ids_for_files(&self, _project: Option<&str>, files: &[String]) -> Option<Vec<String>> {
+        let test_file = |f: &&String| {
+            let name = f.rsplit('/').next().unwrap_or(f);
+            let stem = name.split('.').next().unwrap_or(name);
+            is_test_id(f)
+                && (name.contains(".test.")
+                    || name.contains(".spec.")
+                    || stem == "test"
+                    || stem.starts_with("test-")
+                    || stem.ends_with("-test")
+                    || stem.ends_with("_test")
+                    || f.contains("__tests__/")
+                    || f.starts_with("test/")
+                    || f.contains("/test/"))
+        };
+        Some(files.iter().filter(test_file).cloned().collect())
+    }
+
     fn run(&self, ctx: &Context<'_>, tests: &[String]) -> Result<Run, RunnerError> {
         let program = match self.program() {
             Ok(p) => p,

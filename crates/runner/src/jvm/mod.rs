@@ -85,6 +85,22 @@ impl Adapter for Jvm {
         TestId::parse(id).is_some()
     }
 
+    /// A test class's source path is its own id (the class it declares by convention). Only
+    /// classes Surefire and Gradle run by default (`Test*`, `*Test`, `*Tests`, `*TestCase`):
+    /// a helper class matches no test, and the classes using it are selected with it.
+    fn ids_for_files(&self, _project: Option<&str>, files: &[String]) -> Option<Vec<String>> {
+        let test_class = |f: &&String| {
+            command::class_of_path(f).is_some_and(|c| {
+                let name = c.rsplit('.').next().unwrap_or(&c);
+                name.starts_with("Test")
+                    || name.ends_with("Test")
+                    || name.ends_with("Tests")
+                    || name.ends_with("TestCase")
+            })
+        };
+        Some(files.iter().filter(test_class).cloned().collect())
+    }
+
     fn run(&self, ctx: &Context<'_>, tests: &[String]) -> Result<Run, RunnerError> {
         let mut not_found: Vec<String> = Vec::new();
         let mut selection: Vec<TestId> = Vec::new();

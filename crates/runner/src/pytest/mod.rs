@@ -79,6 +79,17 @@ impl Adapter for Pytest {
         file.len() > 3 && file.ends_with(".py")
     }
 
+    /// A test module's path is its own id: pytest runs every test in it. Only modules named
+    /// as pytest collects them by default (`test_*.py`, `*_test.py`): a helper under `tests/`
+    /// would match no test, and the modules importing it are selected with it.
+    fn ids_for_files(&self, _project: Option<&str>, files: &[String]) -> Option<Vec<String>> {
+        let module = |f: &&String| {
+            let name = f.rsplit('/').next().unwrap_or(f);
+            self.claims(f) && (name.starts_with("test_") || name.ends_with("_test.py"))
+        };
+        Some(files.iter().filter(module).cloned().collect())
+    }
+
     fn run(&self, ctx: &Context<'_>, tests: &[String]) -> Result<Run, RunnerError> {
         let dir = self.dir(ctx);
         let interp = match self.interpreter(dir, ctx.paths) {
