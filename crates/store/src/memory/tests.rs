@@ -169,16 +169,17 @@ fn the_last_pass_is_the_baseline_and_earlier_edits_are_not_named() {
         edit_line(&root, "src/b.py", 1, "b = 'before the last pass'");
         run(&mut s, &[], &["t1", "t2"]);
         edit_line(&root, "src/c.py", 2, "c = 'before the last pass'");
-        let g3 = run(&mut s, &[], &["t1", "t2"]);
+        // t3 fails here: the last green run is the one before.
+        let g3 = run(&mut s, &["t3"], &["t1", "t2"]);
         edit_line(&root, "src/a.py", 4, "a = 'broke it'");
-        run(&mut s, &["t1"], &["t2"]);
+        run(&mut s, &["t1"], &["t2", "t3"]);
         edit_line(&root, "src/a.py", 9, "a = 'worse'");
-        let g5 = run(&mut s, &["t1"], &["t2"]);
+        let g5 = run(&mut s, &["t1"], &["t2", "t3"]);
         assert_eq!(g3, 3);
         assert_eq!(s.last_pass("t1").unwrap(), Some(3));
         assert_eq!(s.last_pass("t2").unwrap(), Some(g5));
         assert_eq!(s.last_pass("never ran").unwrap(), None);
-        assert_eq!(s.last_green().unwrap(), Some(3));
+        assert_eq!(s.last_green().unwrap(), Some(2));
         let c = s.changes(&Since::Generation(3)).unwrap();
         assert_eq!(
             c.files,
@@ -189,7 +190,8 @@ fn the_last_pass_is_the_baseline_and_earlier_edits_are_not_named() {
             )],
             "git: {with_git}"
         );
-        // Pruning keeps generation 3 (t1's last pass) and the newest; 1, 2 and 4 go.
+        // Pruning keeps generation 3 (t1's last pass), 2 (the last green) and the newest;
+        // 1 and 4 go.
         assert!(s.prune(crate::Retention::default()).unwrap());
         let kept: Vec<i64> = s
             .conn
@@ -199,7 +201,7 @@ fn the_last_pass_is_the_baseline_and_earlier_edits_are_not_named() {
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
-        assert_eq!(kept, vec![3, 5], "git: {with_git}");
+        assert_eq!(kept, vec![2, 3, 5], "git: {with_git}");
         assert_eq!(s.changes(&Since::Generation(3)).unwrap(), c);
         // Contents only the dropped generations used are gone.
         let orphans: i64 = s
