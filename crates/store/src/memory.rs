@@ -409,6 +409,15 @@ fn store_generation(
     bound: u64,
 ) -> Result<Remembered, StoreError> {
     let g = generation as i64;
+    // Another process's scan since this one read the files would have them labelled with
+    // the wrong generation: nothing is kept (the next run remembers its own).
+    if db::generation(c)? != generation || remembered(c, generation)?.is_some() {
+        return Ok(Remembered {
+            generation,
+            total_bytes: total_bytes(c)?,
+            ..Remembered::default()
+        });
+    }
     c.prepare_cached("INSERT OR REPLACE INTO remembered (generation, head) VALUES (?1, ?2)")?
         .execute(params![g, head])?;
     let mut row = c.prepare_cached(
