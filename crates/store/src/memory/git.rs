@@ -41,6 +41,16 @@ fn output(root: &Path, args: &[&str]) -> Option<Vec<u8>> {
     out.status.success().then_some(out.stdout)
 }
 
+/// Several git commands run at once (each walks the work tree: together they take the time
+/// of the slowest), their outputs in order.
+fn outputs<const N: usize>(root: &Path, commands: [&[&str]; N]) -> [Option<Vec<u8>>; N] {
+    let children = commands.map(|args| command(root, args).stdout(Stdio::piped()).spawn().ok());
+    children.map(|child| {
+        let out = child?.wait_with_output().ok()?;
+        out.status.success().then_some(out.stdout)
+    })
+}
+
 fn nul_separated(bytes: &[u8]) -> impl Iterator<Item = String> + '_ {
     bytes
         .split(|&b| b == 0)
@@ -79,21 +89,24 @@ impl Repo {
     /// Workspace-relative paths of the files whose working-tree content is `HEAD`'s: in the
     /// index and not reported by `git diff HEAD` (which compares contents, not stats).
     pub(crate) fn clean(&self) -> Option<HashSet<String>> {
-        let tracked = output(&self.root, &["ls-files", "-z", "--", "."])?;
-        let dirty = output(
+        let [tracked, dirty] = outputs(
             &self.root,
-            &[
-                "diff",
-                "--name-only",
-                "-z",
-                "--relative",
-                "--no-renames",
-                "--no-ext-diff",
-                "--ignore-submodules",
-                "HEAD",
-                "--",
+            [
+                &["ls-files", "-z", "--", "."],
+                &[
+                    "diff",
+                    "--name-only",
+                    "-z",
+                    "--relative",
+                    "--no-renames",
+                    "--no-ext-diff",
+                    "--ignore-submodules",
+                    "HEAD",
+                    "--",
+                ],
             ],
-        )?;
+        );
+        let (tracked, dirty) = (tracked?, dirty?);
         let dirty: HashSet<String> = nul_separated(&dirty).collect();
         Some(
             nul_separated(&tracked)
@@ -186,14 +199,17 @@ impl Repo {
             "--no-textconv",
             "--ignore-submodules",
         ];
-        let run = |extra: &[&str]| {
+        let with = |extra: &'static [&'static str]| {
             let mut args: Vec<&str> = common.to_vec();
             args.extend_from_slice(extra);
             args.extend_from_slice(&[rev, "--"]);
-            output(&self.root, &args).ok_or_else(|| bad_rev(rev))
+            args
         };
-        let names = run(&["--name-status", "-z"])?;
-        let patch = run(&["-U0"])?;
+        let (names, patch) = (with(&["--name-status", "-z"]), with(&["-U0"]));
+        let [names, patch] = outputs(&self.root, [&names, &patch]);
+        let (Some(names), Some(patch)) = (names, patch) else {
+            return Err(bad_rev(rev));
+        };
         let mut files = parse_name_status(&names);
         let sections = split_patch(&patch);
         let zipped = sections.len() == files.len();

@@ -372,22 +372,31 @@ fn a_rename_with_edits_is_paired_by_its_lines_without_git() {
 }
 
 #[test]
-fn binary_links_and_edits_undone_are_handled() {
+fn binary_big_non_utf8_links_and_edits_undone_are_handled() {
     let (_d, root) = project(false);
     std::fs::write(root.join("data.bin"), b"\0\x01\x02\nabc\n").unwrap();
     std::os::unix::fs::symlink("/etc/hostname", root.join("link.txt")).unwrap();
+    std::fs::write(root.join("latin1.py"), b"x = '\xe9'\ny = 1\nz = 2\n").unwrap();
+    write(&root, "big.txt", &lines(30_000, "big"));
     let mut s = open(&root);
     let g = run(&mut s, &[], &["t1"]);
     std::fs::write(root.join("data.bin"), b"\0\x01\x03\nabc\n").unwrap();
+    std::fs::write(root.join("latin1.py"), b"x = '\xe9'\ny = 1\nz = '\xff'\n").unwrap();
+    edit_line(&root, "big.txt", 5, "edited");
     edit_line(&root, "src/a.py", 2, "a2");
     s.scan().unwrap();
     edit_line(&root, "src/a.py", 2, "a line 2");
     s.scan().unwrap();
     let c = s.changes(&Since::Generation(g)).unwrap();
-    // a.py is as it was; data.bin was not kept (binary).
+    // a.py is as it was; data.bin (binary) and big.txt (over 256 KiB) were not kept; text
+    // that is not UTF-8 is compared as bytes.
     assert_eq!(
         c.files,
-        vec![change("data.bin", ChangeKind::Unknown, &[h(1, 2)])]
+        vec![
+            change("big.txt", ChangeKind::Unknown, &[h(1, 30_000)]),
+            change("data.bin", ChangeKind::Unknown, &[h(1, 2)]),
+            change("latin1.py", ChangeKind::Modified, &[h(3, 3)]),
+        ]
     );
 }
 
