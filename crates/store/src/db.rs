@@ -106,6 +106,22 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     "
     ALTER TABLE results ADD COLUMN detail TEXT;
     ",
+    // 6: change memory: the generations whose contents are kept, the contents (by xxh3) and
+    // which file held which content at each.
+    "
+    CREATE TABLE remembered (
+        generation INTEGER PRIMARY KEY,
+        head TEXT                        -- the HEAD commit clean files are read from; NULL: no git
+    );
+    CREATE TABLE blobs (hash INTEGER PRIMARY KEY, size INTEGER NOT NULL, data BLOB NOT NULL);
+    CREATE TABLE kept (
+        generation INTEGER NOT NULL,
+        path TEXT NOT NULL,
+        hash INTEGER,                    -- NULL: the content was not kept
+        PRIMARY KEY (generation, path)
+    ) WITHOUT ROWID;
+    CREATE INDEX kept_by_hash ON kept (hash);
+    ",
 ];
 
 /// Why a database file cannot be used as it is.
@@ -241,6 +257,9 @@ const SCHEMA_PROBES: &[&str] = &[
     "SELECT test_id FROM failing LIMIT 0",
     "SELECT key, generation, runners FROM detected LIMIT 0",
     "SELECT key, hash, gen, deleted FROM inputs LIMIT 0",
+    "SELECT generation, head FROM remembered LIMIT 0",
+    "SELECT hash, size, data FROM blobs LIMIT 0",
+    "SELECT generation, path, hash FROM kept LIMIT 0",
 ];
 
 /// Brings the schema to the latest version, in one write transaction that re-reads the

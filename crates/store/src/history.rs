@@ -19,7 +19,8 @@ const LOOKBACK: i64 = 20;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Retention {
     pub runs: u32,
-    /// Bytes of the database in use (free pages not counted).
+    /// Bytes of the database in use (free pages and change memory's kept contents, which
+    /// have their own bound, not counted).
     pub bytes: u64,
 }
 
@@ -578,8 +579,10 @@ fn prune(c: &Connection, retention: Retention) -> Result<bool, StoreError> {
         pruned |= delete_runs_before(c, cutoff)?;
     }
     loop {
+        // Change memory's contents have their own bound (see `memory`).
         let used: i64 = c.query_row(
             "SELECT (page_count - freelist_count) * page_size
+                 - (SELECT coalesce(sum(size), 0) FROM blobs)
              FROM pragma_page_count(), pragma_freelist_count(), pragma_page_size()",
             [],
             |r| r.get(0),
@@ -603,6 +606,9 @@ fn prune(c: &Connection, retention: Retention) -> Result<bool, StoreError> {
         }
         pruned = true;
     }
+    // Change memory is pruned on every call: its generations stop being needed as tests
+    // pass again, not only when runs are dropped.
+    pruned |= crate::memory::prune(c)?;
     if pruned {
         c.execute_batch(
             "DELETE FROM tests WHERE id NOT IN (SELECT test_id FROM results)

@@ -17,6 +17,7 @@ pub mod filter;
 mod frames;
 mod history;
 mod lock;
+mod memory;
 mod scan;
 mod walk;
 mod watch;
@@ -28,6 +29,9 @@ use rusqlite::Connection;
 pub use exclude::keep_out_of_git;
 pub use history::{Annotated, Retention};
 pub use lock::{RunLock, TryLock};
+pub use memory::{
+    changed_lines, Baseline, ChangeKind, Changes, FileChange, Hunk, Remembered, Since, MEMORY_BYTES,
+};
 pub use watch::{Dirty, Watcher};
 
 /// The state directory's name, at the workspace root.
@@ -75,6 +79,8 @@ pub struct Store {
     warnings: Vec<String>,
     /// The process environment, as the generation's inputs and the history's runs see it.
     pub(crate) env: environment::Environment,
+    /// Bytes of file contents change memory keeps at most.
+    pub(crate) memory_bytes: u64,
 }
 
 /// The workspace's state directory, created when missing. A `.pith` that is a symbolic link
@@ -123,6 +129,7 @@ impl Store {
             dir,
             warnings,
             env: environment::Environment::from_process(),
+            memory_bytes: memory::MEMORY_BYTES,
         })
     }
 

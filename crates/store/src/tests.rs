@@ -27,7 +27,7 @@ fn env_of(vars: &[(&str, &str)]) -> Environment {
 }
 
 /// The store of `root`, in [`bare_env`].
-fn open(root: &Path) -> Store {
+pub(crate) fn open(root: &Path) -> Store {
     let mut s = Store::open(root).unwrap();
     s.env = bare_env();
     s
@@ -661,7 +661,7 @@ fn report(failing: &[&str], passing: &[&str]) -> Report {
     }
 }
 
-fn record(s: &mut Store, generation: u64, failing: &[&str], passing: &[&str]) -> Report {
+pub(crate) fn record(s: &mut Store, generation: u64, failing: &[&str], passing: &[&str]) -> Report {
     let mut r = report(failing, passing);
     s.record(generation, "", 0, &mut r).unwrap();
     r
