@@ -92,11 +92,16 @@ impl Graph {
     /// The graph of the given files (sorted, deduplicated): every resolver runs on its own
     /// thread, reading only files of `files`.
     fn from_files(root: &Path, files: Vec<String>) -> Graph {
+        Graph::from_files_with(root, files, RESOLVERS)
+    }
+
+    /// [`Graph::from_files`] with a given table of resolvers.
+    fn from_files_with(root: &Path, files: Vec<String>, resolvers: &[Resolver]) -> Graph {
         let n = files.len();
         // By id: 0 not read, 1 read, 2 read and a test by its content.
         let seen = Mutex::new(vec![0u8; n]);
-        let results: Vec<Found> = std::thread::scope(|s| {
-            let handles: Vec<_> = RESOLVERS
+        let results: Vec<Option<Found>> = std::thread::scope(|s| {
+            let handles: Vec<_> = resolvers
                 .iter()
                 .map(|r| {
                     let (files, seen) = (&files, &seen);
@@ -106,12 +111,20 @@ impl Graph {
                     })
                 })
                 .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_default())
-                .collect()
+            handles.into_iter().map(|h| h.join().ok()).collect()
         });
-        let seen = seen.into_inner().unwrap_or_else(|e| e.into_inner());
+        let mut seen = seen.into_inner().unwrap_or_else(|e| e.into_inner());
+        // A resolver that failed (a bug) places none of its files, so that a change to one
+        // selects every test instead of none.
+        for (r, found) in resolvers.iter().zip(&results) {
+            if found.is_none() {
+                for (s, f) in seen.iter_mut().zip(&files) {
+                    if r.extensions.contains(&extension(f)) {
+                        *s = 0;
+                    }
+                }
+            }
+        }
         let mut g = Graph {
             placed: seen.iter().map(|s| *s != 0).collect(),
             test: files
@@ -124,7 +137,7 @@ impl Graph {
             ..Graph::default()
         };
         let mut edges: Vec<(u32, u32)> = Vec::new();
-        for (found, dynamic) in results {
+        for (found, dynamic) in results.into_iter().flatten() {
             for d in dynamic {
                 if let Some(i) = g.id(&d) {
                     g.dynamic[i as usize] = true;
@@ -275,7 +288,7 @@ fn read_known(
         Ok(t) => t,
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
     };
-    let ext = rel.rsplit_once('.').map_or("", |(_, e)| e);
+    let ext = extension(rel);
     if resolver.extensions.contains(&ext) {
         let rule = CONTENT_TEST_RULES.iter().find(|(e, _)| *e == ext);
         let mark = if rule.is_some_and(|(_, holds)| holds(&text)) {
@@ -288,6 +301,12 @@ fn read_known(
         }
     }
     Some(text)
+}
+
+/// A path's extension, without the dot (`""` for none).
+fn extension(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.rsplit_once('.').map_or("", |(_, e)| e)
 }
 
 /// Files under test directories that hold no tests of their own: pytest's `conftest.py`, a

@@ -183,6 +183,8 @@ impl<'a> Context<'a> {
             }
         }
         first.extend(last);
+        let mut seen = HashSet::new();
+        first.retain(|d| seen.insert(d.clone()));
         first
     }
 }

@@ -262,6 +262,8 @@ export function run() {
 "#,
     ),
     ("packages/app/src/styles/index.ts", "export const css = '';\n"),
+    // Named only by text that reads like an import: no file depends on it.
+    ("packages/app/src/ghost.ts", "export const x = 1;\n"),
     (
         "packages/app/src/legacy.js",
         "const util = require('./util.cjs');\nmodule.exports = function (p) {\n  return require(p);\n};\n",
@@ -318,7 +320,8 @@ fn typescript_monorepo_edges() {
     for (file, want) in cases {
         assert_eq!(g.imports(file), owned(want).as_slice(), "{file}");
     }
-    assert_eq!(g.size(), (10, 10));
+    assert_eq!(g.size(), (11, 10));
+    assert!(g.dependents("packages/app/src/ghost.ts").is_empty());
     assert!(
         !g.places("node_modules/react/index.js"),
         "node_modules is not walked"
@@ -439,4 +442,42 @@ fn paths_join_within_the_workspace_only() {
         ["a/b", "a", ""]
     );
     assert_eq!(paths::ancestors("c.py").collect::<Vec<_>>(), [""]);
+}
+
+fn panics(
+    _: &Path,
+    files: &[String],
+    read: &dyn Fn(&str) -> Option<String>,
+) -> (Vec<(String, String)>, Vec<String>) {
+    for f in files {
+        read(f);
+    }
+    panic!("a resolver's bug");
+}
+
+/// A resolver that fails places none of its files (a change to one then selects every
+/// test), and the other languages' edges stand.
+#[test]
+fn a_failing_resolver_places_nothing() {
+    let dir = project(&[
+        ("a.py", "import b\n"),
+        ("b.py", ""),
+        ("c.js", "require('./d')\n"),
+        ("d.js", ""),
+    ]);
+    let files = owned(&["a.py", "b.py", "c.js", "d.js"]);
+    let table = [
+        Resolver {
+            extensions: &["py"],
+            edges: panics,
+        },
+        Resolver {
+            extensions: &["js"],
+            edges: javascript::edges,
+        },
+    ];
+    let g = Graph::from_files_with(dir.path(), files, &table);
+    assert!(!g.places("a.py") && !g.places("b.py"));
+    assert!(g.places("c.js"));
+    assert_eq!(g.imports("c.js"), owned(&["d.js"]));
 }
