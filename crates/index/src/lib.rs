@@ -8,6 +8,7 @@
 
 mod extract;
 mod fx;
+mod graph;
 mod lang;
 mod store;
 mod walk;
@@ -15,6 +16,7 @@ mod walk;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+pub use graph::Graph;
 pub use pith_model::symbol::{Definition, FileUses, Kind};
 pub use walk::MAX_FILE_BYTES;
 

@@ -67,24 +67,7 @@ pub(crate) fn walk(root: &Path, threads: usize) -> Result<Walked, IndexError> {
     })?;
     let now = now_nanos();
     let found = Mutex::new(Walked::default());
-    let walker = ignore::WalkBuilder::new(root)
-        .hidden(true)
-        .git_ignore(true)
-        .git_exclude(true)
-        .git_global(true)
-        .ignore(true)
-        .parents(true)
-        .require_git(false)
-        .follow_links(false)
-        .threads(threads)
-        .filter_entry(|e| {
-            if e.depth() == 0 || !e.file_type().is_some_and(|t| t.is_dir()) {
-                return true;
-            }
-            // The store's filter: the generation and the index see the same files.
-            !pith_store::filter::excluded_dir(e.path())
-        })
-        .build_parallel();
+    let walker = builder(root, threads).build_parallel();
     walker.run(|| {
         let mut batch = Batch {
             local: Walked::default(),
@@ -104,6 +87,56 @@ pub(crate) fn walk(root: &Path, threads: usize) -> Result<Walked, IndexError> {
     found.watched.extend(outside_ignore_files(root, now));
     found.watched.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     Ok(found)
+}
+
+/// Every regular file of the workspace the index's walk would look at, whatever its language
+/// (the import graph also needs manifests, headers and data files): workspace-relative,
+/// `/`-separated, sorted.
+pub(crate) fn all_files(root: &Path, threads: usize) -> Result<Vec<String>, IndexError> {
+    std::fs::read_dir(root).map_err(|source| IndexError::Walk {
+        path: root.to_path_buf(),
+        source,
+    })?;
+    let found: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    builder(root, threads).build_parallel().run(|| {
+        let found = &found;
+        Box::new(move |entry| {
+            let rel = entry
+                .ok()
+                .filter(|e| e.file_type().is_some_and(|t| t.is_file()));
+            if let Some(rel) = rel.and_then(|e| e.path().strip_prefix(root).ok().map(rel_string)) {
+                found.lock().unwrap_or_else(|e| e.into_inner()).push(rel);
+            }
+            ignore::WalkState::Continue
+        })
+    });
+    let mut files = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    files.sort_unstable();
+    files.dedup();
+    Ok(files)
+}
+
+/// The walk both `walk` and `all_files` make: ignore files obeyed, hidden entries and the
+/// store's excluded directories skipped, links not followed.
+fn builder(root: &Path, threads: usize) -> ignore::WalkBuilder {
+    let mut b = ignore::WalkBuilder::new(root);
+    b.hidden(true)
+        .git_ignore(true)
+        .git_exclude(true)
+        .git_global(true)
+        .ignore(true)
+        .parents(true)
+        .require_git(false)
+        .follow_links(false)
+        .threads(threads)
+        .filter_entry(|e| {
+            if e.depth() == 0 || !e.file_type().is_some_and(|t| t.is_dir()) {
+                return true;
+            }
+            // The store's filter: the generation and the index see the same files.
+            !pith_store::filter::excluded_dir(e.path())
+        });
+    b
 }
 
 fn visit(root: &Path, entry: &ignore::DirEntry, now: u64, out: &mut Walked) {
