@@ -8,6 +8,7 @@
 
 mod extract;
 mod fx;
+mod graph;
 mod lang;
 mod store;
 mod walk;
