@@ -394,18 +394,16 @@ fn scan<'a>(toks: &[Tok<'a>]) -> (Vec<ModDecl<'a>>, Vec<Option<&'a str>>) {
                     }
                 }
             }
-            Kind::Ident("include") if toks.get(i + 1).is_some_and(|t| t.is(b'!')) => {
-                if toks
-                    .get(i + 2)
-                    .is_some_and(|t| t.is(b'(') || t.is(b'{') || t.is(b'['))
-                {
-                    includes.push(match toks.get(i + 3).map(|t| t.kind) {
-                        Some(Kind::Str(s)) if toks.get(i + 4).is_some_and(|t| !t.is(b'.')) => {
-                            Some(s)
-                        }
-                        _ => None,
-                    });
-                }
+            Kind::Ident("include")
+                if toks.get(i + 1).is_some_and(|t| t.is(b'!'))
+                    && toks
+                        .get(i + 2)
+                        .is_some_and(|t| t.is(b'(') || t.is(b'{') || t.is(b'[')) =>
+            {
+                includes.push(match toks.get(i + 3).map(|t| t.kind) {
+                    Some(Kind::Str(s)) => Some(s),
+                    _ => None,
+                });
             }
             Kind::Punct(b'{') => {
                 braces.push(None);
