@@ -397,6 +397,75 @@ mod tests {
         }
     }
 
+    /// Measures every resolver on a real tree: `PITH_GRAPH_TREE=/path cargo test -p
+    /// pith-index --release graph::lex::tests::real_tree -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "a measurement on a tree outside the repository"]
+    fn real_tree() {
+        let Ok(root) = std::env::var("PITH_GRAPH_TREE") else {
+            return;
+        };
+        let root = std::path::Path::new(&root);
+        let t = std::time::Instant::now();
+        let mut files: Vec<String> = crate::walk::walk(root, 2)
+            .unwrap()
+            .files
+            .into_iter()
+            .map(|c| c.rel)
+            .collect();
+        // The walk lists no C/C++ files: gather them the same way for the C/C++ resolver.
+        let c_walk = ignore::WalkBuilder::new(root)
+            .filter_entry(|e| {
+                e.depth() == 0
+                    || !e.file_type().is_some_and(|t| t.is_dir())
+                    || !pith_store::filter::excluded_dir(e.path())
+            })
+            .build();
+        for e in c_walk.flatten() {
+            let rel = e
+                .path()
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            if super::super::cpp::is_c_family(&rel) {
+                files.push(rel);
+            }
+        }
+        files.sort();
+        files.dedup();
+        eprintln!("walk: {} files in {:?}", files.len(), t.elapsed());
+        let read = |rel: &str| -> Option<String> {
+            let p = root.join(rel);
+            if std::fs::metadata(&p).ok()?.len() > crate::MAX_FILE_BYTES {
+                return None;
+            }
+            std::fs::read_to_string(p).ok()
+        };
+        let resolvers: [(&str, testing::Resolver); 5] = [
+            ("go", super::super::go::edges),
+            ("rust", super::super::rust::edges),
+            ("java", super::super::java::edges),
+            ("csharp", super::super::csharp::edges),
+            ("cpp", super::super::cpp::edges),
+        ];
+        for (name, r) in resolvers {
+            let t = std::time::Instant::now();
+            let (edges, unplaced) = r(root, &files, &read);
+            let mut from: Vec<&String> = edges.iter().map(|e| &e.0).collect();
+            from.sort();
+            from.dedup();
+            eprintln!(
+                "{name}: {} edges from {} files, {} unplaced {:?}, {:?}",
+                edges.len(),
+                from.len(),
+                unplaced.len(),
+                unplaced.iter().take(8).collect::<Vec<_>>(),
+                t.elapsed()
+            );
+        }
+    }
+
     #[test]
     fn joins_stay_inside_the_workspace() {
         assert_eq!(join("a/b", "../c/./d.h").as_deref(), Some("a/c/d.h"));

@@ -51,7 +51,7 @@ pub(super) fn edges(
     let mut placed: HashSet<String> = HashSet::new();
     for p in &packages {
         for root in p.roots(&rs, &by_dir) {
-            let tree = module_tree(&root, &rs, read, &mut unplaced);
+            let tree = module_tree(&root, &p.dir, &rs, read, &mut unplaced);
             for m in &tree {
                 out.push((m.clone(), root.clone()));
                 out.push((root.clone(), m.clone()));
@@ -268,6 +268,7 @@ enum Place {
 /// The module files a crate root declares, transitively (without the root).
 fn module_tree(
     root: &str,
+    manifest_dir: &str,
     rs: &HashSet<&str>,
     read: &dyn Fn(&str) -> Option<String>,
     unplaced: &mut Vec<String>,
@@ -277,7 +278,7 @@ fn module_tree(
     let mut out = Vec::new();
     while let Some((file, place)) = queue.pop() {
         let Some(text) = read(&file) else { continue };
-        for (child, child_place) in children(&file, place, &text, rs, unplaced) {
+        for (child, child_place) in children(&file, manifest_dir, place, &text, rs, unplaced) {
             if seen.insert(child.clone()) {
                 out.push(child.clone());
                 queue.push((child, child_place));
@@ -298,6 +299,7 @@ struct ModDecl<'a> {
 /// The files one module file declares or includes, with how each places its own children.
 fn children(
     file: &str,
+    manifest_dir: &str,
     place: Place,
     text: &str,
     rs: &HashSet<&str>,
@@ -346,7 +348,14 @@ fn children(
         out.extend(found);
     }
     for inc in includes {
-        match inc.and_then(|p| lex::join(dir, p)) {
+        let target = inc.and_then(|(from_manifest, p)| {
+            if from_manifest {
+                lex::join(manifest_dir, p.trim_start_matches('/'))
+            } else {
+                lex::join(dir, &p)
+            }
+        });
+        match target {
             Some(f) if rs.contains(f.as_str()) => out.push((f, Place::Either)),
             Some(_) => {}
             None => unplaced.push(file.to_owned()),
@@ -355,9 +364,14 @@ fn children(
     out
 }
 
+/// An `include!`'s path: relative to the package's directory when it starts with
+/// `env!("CARGO_MANIFEST_DIR")`, else to the including file's.
+type IncludePath = (bool, String);
+
 /// The `mod x;` declarations and `include!` arguments of a file (`None` for an argument that
-/// is not a string literal).
-fn scan<'a>(toks: &[Tok<'a>]) -> (Vec<ModDecl<'a>>, Vec<Option<&'a str>>) {
+/// is neither a string literal nor a `concat!` of literals after an optional
+/// `env!("CARGO_MANIFEST_DIR")`).
+fn scan<'a>(toks: &[Tok<'a>]) -> (Vec<ModDecl<'a>>, Vec<Option<IncludePath>>) {
     let mut decls = Vec::new();
     let mut includes = Vec::new();
     // One entry per open brace: the inline module it opens, if any.
@@ -400,10 +414,7 @@ fn scan<'a>(toks: &[Tok<'a>]) -> (Vec<ModDecl<'a>>, Vec<Option<&'a str>>) {
                         .get(i + 2)
                         .is_some_and(|t| t.is(b'(') || t.is(b'{') || t.is(b'[')) =>
             {
-                includes.push(match toks.get(i + 3).map(|t| t.kind) {
-                    Some(Kind::Str(s)) => Some(s),
-                    _ => None,
-                });
+                includes.push(include_path(&toks[i + 3..]));
             }
             Kind::Punct(b'{') => {
                 braces.push(None);
@@ -419,6 +430,38 @@ fn scan<'a>(toks: &[Tok<'a>]) -> (Vec<ModDecl<'a>>, Vec<Option<&'a str>>) {
         i += 1;
     }
     (decls, includes)
+}
+
+/// The path of an `include!` whose argument starts at `toks[0]`.
+fn include_path(toks: &[Tok<'_>]) -> Option<IncludePath> {
+    if let Some(Kind::Str(s)) = toks.first().map(|t| t.kind) {
+        return Some((false, s.to_owned()));
+    }
+    let concat =
+        toks.first()?.ident() == Some("concat") && toks.get(1)?.is(b'!') && toks.get(2)?.is(b'(');
+    if !concat {
+        return None;
+    }
+    let mut rest = &toks[3..];
+    let from_manifest = rest.len() >= 5
+        && rest[0].ident() == Some("env")
+        && rest[1].is(b'!')
+        && rest[2].is(b'(')
+        && rest[3].kind == Kind::Str("CARGO_MANIFEST_DIR")
+        && rest[4].is(b')');
+    if from_manifest {
+        rest = &rest[5..];
+    }
+    let mut path = String::new();
+    for t in rest {
+        match t.kind {
+            Kind::Str(s) => path.push_str(s),
+            Kind::Punct(b',') => {}
+            Kind::Punct(b')') => return Some((from_manifest, path)),
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// An attribute starting at `toks[i]` (`#`): its `path = ".."` if any (with whether it sits
@@ -476,8 +519,9 @@ mod tests {
         ("crates/core/src/gen/tables.rs", "pub const T: [u8; 1] = [0];\n"),
         ("crates/core/src/outer/inner.rs", "pub struct Inner;\n"),
         ("crates/core/src/stray.rs", "fn unused() {}\n"),
-        ("crates/core/tests/parse.rs", "mod common;\nuse core_lib::parse::parse;\n#[test]\nfn parses() { parse() }\n"),
+        ("crates/core/tests/parse.rs", "mod common;\nmod cases {\n    include!(concat!(\n        env!(\"CARGO_MANIFEST_DIR\"),\n        \"/tests/data/cases.rs\"\n    ));\n}\nuse core_lib::parse::parse;\n#[test]\nfn parses() { parse() }\n"),
         ("crates/core/tests/common/mod.rs", "pub fn setup() {}\n"),
+        ("crates/core/tests/data/cases.rs", "const CASES: &[&str] = &[];\n"),
         ("crates/app/Cargo.toml", "[package]\nname = \"app\"\nversion = \"0.1.0\"\nbuild = \"build.rs\"\n\n[dependencies]\ncore-lib.workspace = true\n"),
         ("crates/app/build.rs", "fn main() {}\n"),
         ("crates/app/src/main.rs", "mod cli;\nmod generated { include!(concat!(env!(\"OUT_DIR\"), \"/gen.rs\")); }\nfn main() { core_lib::parse::parse() }\n"),
@@ -511,6 +555,8 @@ mod tests {
                 "crates/core/tests/parse.rs",
             ),
             ("crates/core/tests/parse.rs", lib),
+            ("crates/core/tests/parse.rs", "crates/core/tests/data/cases.rs"),
+            ("crates/core/tests/data/cases.rs", "crates/core/tests/parse.rs"),
             ("crates/app/src/main.rs", "crates/app/src/cli.rs"),
             ("crates/app/src/cli.rs", "crates/app/src/main.rs"),
             ("crates/app/src/main.rs", lib),
