@@ -198,6 +198,9 @@ mod tests {
         ("src/point.cpp", "#include <geo/point.hpp>\n// #include \"shape.hpp\"\nconst char* s = \"#include <geo/shape.hpp>\";\n"),
         ("src/shape.cpp", "#  include \"geo/shape.hpp\"\n#include \"detail/area.h\"\n#include PLATFORM_HEADER\n"),
         ("src/detail/area.h", "double area();\n"),
+        // Copies a search by name alone would also find.
+        ("include/geo/area.h", "double area2();\n"),
+        ("legacy/geo/config.h", "#define GEO_VERSION 0\n"),
         ("src/detail/area.c", "#include \"area.h\"\n"),
         ("third/util/log.h", "void log();\n"),
         ("lib/util/log.h", "void log2();\n"),
@@ -224,6 +227,7 @@ mod tests {
                 ("src/shape.cpp", "include/geo/shape.hpp"),
                 ("src/shape.cpp", "src/detail/area.h"),
                 ("src/detail/area.h", "src/detail/area.c"),
+                ("include/geo/area.h", "src/detail/area.c"),
                 ("src/detail/area.c", "src/detail/area.h"),
                 ("tests/test_shape.cpp", "include/geo/shape.hpp"),
                 ("tests/test_shape.cpp", "lib/util/log.h"),

@@ -241,7 +241,7 @@ mod tests {
 
     const TREE: &[(&str, &str)] = &[
         ("go.mod", "module example.com/shop\n\ngo 1.22\n\nrequire (\n\tgithub.com/x/y v1.0.0\n\texample.com/money v0.0.0\n)\n\nreplace example.com/money => ./money // local\n"),
-        ("cmd/shop/main.go", "package main\n\nimport (\n\t\"fmt\"\n\tcart \"example.com/shop/internal/cart\"\n\t_ \"example.com/shop/internal/db\"\n)\n\nfunc main() { fmt.Println(cart.New(), \"import \\\"example.com/shop/internal/price\\\"\") }\n"),
+        ("cmd/shop/main.go", "package main\n\nimport (\n\t\"fmt\"\n\tcart \"example.com/shop/internal/cart\"\n\t_ \"example.com/shop/internal/db\"\n\t\"example.com/tools/lint\"\n)\n\nfunc main() { fmt.Println(cart.New(), \"import \\\"example.com/shop/internal/price\\\"\") }\n"),
         ("internal/cart/cart.go", "// Package cart.\npackage cart\n\nimport \"example.com/money\"\n\n/* import \"example.com/shop/internal/db\" */\nfunc New() money.Amount { return total() }\n"),
         ("internal/cart/total.go", "package cart\n\nimport . `example.com/shop/internal/price`\n\nfunc total() int { return Zero }\n"),
         ("internal/cart/cart_test.go", "package cart\n\nimport \"testing\"\n\nfunc TestNew(t *testing.T) {}\n"),
@@ -249,7 +249,11 @@ mod tests {
         ("internal/price/price.go", "package price\n\nconst Zero = 0\n"),
         ("internal/db/db.go", "package db\n\nimport \"github.com/x/y\"\n\nvar _ = y.X\n"),
         ("internal/gen/use.go", "package gen\n\nimport \"example.com/shop/internal/generated\"\n\nvar _ = generated.X\n"),
-        ("money/go.mod", "module example.com/money\n\ngo 1.22\n"),
+        // A fork under another path, reached only through the replace.
+        ("money/go.mod", "module github.com/fork/money\n\ngo 1.22\n"),
+        // A nested module with its own path, which the root module's path does not cover.
+        ("tools/go.mod", "module example.com/tools\n\ngo 1.22\n"),
+        ("tools/lint/lint.go", "package lint\n\nfunc Check() {}\n"),
         ("money/money.go", "package money\n\ntype Amount int\n"),
     ];
 
@@ -263,6 +267,7 @@ mod tests {
                 ("cmd/shop/main.go", "internal/cart/cart.go"),
                 ("cmd/shop/main.go", "internal/cart/total.go"),
                 ("cmd/shop/main.go", "internal/db/db.go"),
+                ("cmd/shop/main.go", "tools/lint/lint.go"),
                 ("internal/cart/api_test.go", "internal/cart/cart.go"),
                 ("internal/cart/api_test.go", "internal/cart/total.go"),
                 ("internal/cart/cart.go", "internal/cart/total.go"),

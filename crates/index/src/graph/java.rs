@@ -28,8 +28,10 @@ pub(super) fn edges(
         let package = package_of(&toks);
         let stem = f.rsplit('/').next().unwrap_or(f).trim_end_matches(".java");
         packages.entry(package.clone()).or_default().push(f);
-        classes.entry((package, stem)).or_default().push(f);
+        classes.entry((package.clone(), stem)).or_default().push(f);
         let mut used = lex::dotted_chains(&toks);
+        // The package clause names the file's own package: the same-package rule's business.
+        used.retain(|c| *c != package);
         used.extend(toks.iter().filter_map(|t| match t.kind {
             Kind::Str(s) if s.contains('.') && s.len() < 200 => Some(s.to_owned()),
             _ => None,
@@ -122,7 +124,7 @@ mod tests {
         ("src/main/java/com/shop/money/Amount.java", "package com.shop.money;\n\npublic class Amount {\n    public static final Amount ZERO = new Amount();\n    public static class Currency {}\n}\n"),
         ("src/main/java/com/shop/money/Rates.java", "package com.shop.money;\n\n// import com.shop.Cart;\nclass Rates { String s = \"com.shop.Cart is not used here\"; }\n"),
         ("src/main/java/com/shop/db/Store.java", "package com.shop.db;\n\nimport com.shop.money.Amount.Currency;\n\npublic class Store {\n    Object load() throws Exception { return Class.forName(\"com.shop.Cart\"); }\n}\n"),
-        ("src/main/java/com/shop/report/Report.java", "package com.shop.report;\n\npublic class Report {\n    Object db = new com.shop.db.Store();\n}\n"),
+        ("src/main/java/com/shop/report/Report.java", "package com.shop.report;\n\nimport com.shop.money.GeneratedRates;\n\npublic class Report {\n    Object db = new com.shop.db.Store();\n}\n"),
         ("src/test/java/com/shop/CartTest.java", "package com.shop;\n\nimport com.shop.money.*;\nimport org.junit.jupiter.api.Test;\n\nclass CartTest {\n    @Test void total() { new Cart().total(); }\n}\n"),
     ];
 
@@ -149,6 +151,9 @@ mod tests {
                 (store, amount),
                 (store, cart),
                 ("src/main/java/com/shop/report/Report.java", store),
+                // A class without a file of its name (generated): its whole package.
+                ("src/main/java/com/shop/report/Report.java", amount),
+                ("src/main/java/com/shop/report/Report.java", rates),
                 (test, cart),
                 (test, pricing),
                 (test, amount),

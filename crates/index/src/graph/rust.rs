@@ -555,8 +555,14 @@ mod tests {
                 "crates/core/tests/parse.rs",
             ),
             ("crates/core/tests/parse.rs", lib),
-            ("crates/core/tests/parse.rs", "crates/core/tests/data/cases.rs"),
-            ("crates/core/tests/data/cases.rs", "crates/core/tests/parse.rs"),
+            (
+                "crates/core/tests/parse.rs",
+                "crates/core/tests/data/cases.rs",
+            ),
+            (
+                "crates/core/tests/data/cases.rs",
+                "crates/core/tests/parse.rs",
+            ),
             ("crates/app/src/main.rs", "crates/app/src/cli.rs"),
             ("crates/app/src/cli.rs", "crates/app/src/main.rs"),
             ("crates/app/src/main.rs", lib),
