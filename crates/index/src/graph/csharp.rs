@@ -3,9 +3,10 @@
 //! of every enclosing one (`N.A` sees `N`'s types, and all see the global namespace's), of
 //! every namespace it names in a `using` or a qualified name (relative names resolved inside
 //! its namespaces too), and of the namespaces of its project's global usings (`global using`
-//! in any file, `<Using Include>` in the `.csproj`). A test project's files (a `.csproj` that
-//! references a test SDK or sits on a test path) depend on every file of each project it
-//! references with `<ProjectReference>`.
+//! in any file, `<Using Include>` in the `.csproj`) and on the files holding those global
+//! usings. A test project's files (a `.csproj` that references a test SDK or sits on a test
+//! path) depend on every file of each project it references with `<ProjectReference>`,
+//! transitively, since a compile error anywhere there fails the test project's build.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
@@ -38,24 +39,27 @@ pub(super) fn edges(
     for f in &cs {
         let Some(text) = read(f) else { continue };
         let s = scan(&lex::tokens(&text, STYLE));
-        for n in &s.namespaces {
-            spaces.entry(n.clone()).or_default().push(f);
+        // A file of top-level statements declares nothing another file can name.
+        if s.types || s.namespaces != [""] {
+            for n in &s.namespaces {
+                spaces.entry(n.clone()).or_default().push(f);
+            }
         }
         scanned.push((*f, s));
     }
-    // Global usings gathered per project before any file is resolved.
-    let mut global: HashMap<&str, BTreeSet<String>> = HashMap::new();
+    // Global usings gathered per project before any file is resolved, with the files that
+    // hold them: every file of the project compiles under them.
+    let mut global: HashMap<&str, (BTreeSet<String>, Vec<&str>)> = HashMap::new();
     for (f, s) in &scanned {
-        global
-            .entry(projects.of(f))
-            .or_default()
-            .extend(s.global.iter().cloned());
+        let g = global.entry(projects.of(f)).or_default();
+        g.0.extend(s.global.iter().cloned());
+        if !s.global.is_empty() {
+            g.1.push(f);
+        }
     }
     for p in &projects.list {
-        global
-            .entry(&p.dir)
-            .or_default()
-            .extend(p.usings.iter().cloned());
+        let g = global.entry(&p.dir).or_default();
+        g.0.extend(p.usings.iter().cloned());
     }
     let mut out = Vec::new();
     for (f, s) in &scanned {
@@ -65,8 +69,9 @@ pub(super) fn edges(
                 targets.extend(spaces.get(e).into_iter().flatten());
             }
         }
-        let project_usings = global.get(projects.of(f)).into_iter().flatten();
-        for name in s.used.iter().chain(project_usings) {
+        let g = global.get(projects.of(f));
+        targets.extend(g.into_iter().flat_map(|g| g.1.iter().copied()));
+        for name in s.used.iter().chain(g.into_iter().flat_map(|g| g.0.iter())) {
             if let Some(files) = resolve(name, &s.namespaces, &spaces) {
                 targets.extend(files);
             }
@@ -126,6 +131,9 @@ struct Scan {
     used: Vec<String>,
     /// Its `global using`s, which apply to its whole project.
     global: Vec<String>,
+    /// Whether it declares a type (`class`, `record`, ...), which a file of the global
+    /// namespace must to be named by another.
+    types: bool,
 }
 
 fn scan(toks: &[Tok<'_>]) -> Scan {
@@ -170,6 +178,9 @@ fn scan(toks: &[Tok<'_>]) -> Scan {
                     }
                     s.used.push(name);
                 }
+            }
+            Kind::Ident("class" | "struct" | "interface" | "enum" | "record" | "delegate") => {
+                s.types = true;
             }
             Kind::Punct(b'{') => braces.push(None),
             Kind::Punct(b'}') => {
@@ -275,15 +286,31 @@ impl Projects {
         }
         let mut out = Vec::new();
         for p in self.list.iter().filter(|p| p.test) {
-            let own = by_project.get(p.dir.as_str()).into_iter().flatten();
-            for f in own {
-                for r in &p.references {
-                    let theirs = by_project.get(r.as_str()).into_iter().flatten();
+            let reached = self.references_of(p);
+            for f in by_project.get(p.dir.as_str()).into_iter().flatten() {
+                for r in &reached {
+                    let theirs = by_project.get(r).into_iter().flatten();
                     out.extend(theirs.map(|t| ((*f).to_owned(), (*t).to_owned())));
                 }
             }
         }
         out
+    }
+
+    /// The directories of the projects a project references, transitively: a compile error
+    /// anywhere in them fails the test project's build.
+    fn references_of<'a>(&'a self, p: &'a Project) -> BTreeSet<&'a str> {
+        let mut reached: BTreeSet<&str> = BTreeSet::new();
+        let mut queue: Vec<&str> = p.references.iter().map(String::as_str).collect();
+        while let Some(dir) = queue.pop() {
+            if dir == p.dir || !reached.insert(dir) {
+                continue;
+            }
+            for q in self.list.iter().filter(|q| q.dir == dir) {
+                queue.extend(q.references.iter().map(String::as_str));
+            }
+        }
+        reached
     }
 }
 
@@ -326,7 +353,11 @@ mod tests {
 
     const SOLUTION: &[(&str, &str)] = &[
         ("Shop.sln", "Microsoft Visual Studio Solution File\n"),
-        ("src/Shop/Shop.csproj", "<Project Sdk=\"Microsoft.NET.Sdk\">\n  <ItemGroup>\n    <Using Include=\"Shop.Common\" />\n  </ItemGroup>\n</Project>\n"),
+        ("src/Shop/Shop.csproj", "<Project Sdk=\"Microsoft.NET.Sdk\">\n  <ItemGroup>\n    <Using Include=\"Shop.Common\" />\n    <ProjectReference Include=\"../Core/Core.csproj\" />\n  </ItemGroup>\n</Project>\n"),
+        ("src/Core/Core.csproj", "<Project Sdk=\"Microsoft.NET.Sdk\" />\n"),
+        ("src/Core/Clock.cs", "namespace Core;\n\npublic class Clock { }\n"),
+        // Top-level statements after a byte order mark: no type another file could name.
+        ("src/Shop/Program.cs", "\u{feff}using Shop;\n\nSystem.Console.WriteLine(new Cart().Total());\n"),
         ("src/Shop/Cart.cs", "namespace Shop;\n\nusing Shop.Money;\n\npublic class Cart { public Amount Total() => Pricing.Sum(); }\n"),
         ("src/Shop/Pricing.cs", "namespace Shop\n{\n    static class Pricing { public static Money.Amount Sum() => Guard.Check(new()); }\n}\n"),
         ("src/Shop/Money/Amount.cs", "// using Shop.Data;\nnamespace Shop.Money { public record Amount(decimal Value); }\n"),
@@ -347,7 +378,13 @@ mod tests {
         let guard = "src/Shop/Common/Guard.cs";
         let usings = "src/Shop/Usings.cs";
         let test = "tests/Shop.Tests/CartTests.cs";
+        let program = "src/Shop/Program.cs";
         let mut want = vec![
+            (program, cart),
+            (program, pricing),
+            (program, usings),
+            (program, store),
+            (program, guard),
             (cart, pricing),
             (pricing, cart),
             (cart, usings),
@@ -379,8 +416,8 @@ mod tests {
             (test, pricing),
             (test, usings),
         ];
-        // The test project references the whole library.
-        for lib in [amount, store, guard] {
+        // The test project references the whole library, and what the library references.
+        for lib in [amount, store, guard, program, "src/Core/Clock.cs"] {
             want.push((test, lib));
         }
         assert_eq!(edges, pairs(&want));

@@ -56,7 +56,8 @@ pub(super) fn tokens(src: &str, style: Style) -> Vec<Tok<'_>> {
     let mut lx = Lexer {
         src,
         b: src.as_bytes(),
-        i: 0,
+        // A byte order mark would read as the start of an identifier.
+        i: if src.starts_with('\u{feff}') { 3 } else { 0 },
         line: 1,
         style,
         out: Vec::new(),
