@@ -467,6 +467,52 @@ mod tests {
         }
     }
 
+    /// Every resolver over every prefix of a source mixing the five languages' import syntax:
+    /// truncated statements, unclosed literals and comments end nothing but the scan.
+    #[test]
+    fn truncated_sources_do_not_panic() {
+        let src =
+            "\u{feff}package a.b; import (\"x/y\" z `w`) #[path = \"p.rs\"] mod m { mod n; } \
+            include!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/x\")); namespace N.M { using static \
+            global::A.B; } #include <a/b.h>\n#include \"c.h\"\n#include M\n/* é */ 'é' r#\"q\"# \
+            @\"v\"\"\" \"\"\"raw\"\"\" import static a.b.C.*;";
+        let files: Vec<String> = [
+            "Cargo.toml",
+            "a.go",
+            "src/lib.rs",
+            "A.java",
+            "a.cs",
+            "a.c",
+            "a.h",
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+        let resolvers: [testing::Resolver; 5] = [
+            super::super::go::edges,
+            super::super::rust::edges,
+            super::super::java::edges,
+            super::super::csharp::edges,
+            super::super::cpp::edges,
+        ];
+        let root = std::path::Path::new("/nonexistent/pith-graph-test");
+        for (cut, _) in src.char_indices() {
+            let text = &src[..cut];
+            let read = |rel: &str| -> Option<String> {
+                if rel == "Cargo.toml" {
+                    Some(format!(
+                        "[package]\nname = \"{text}\n[dependencies]\n{text}"
+                    ))
+                } else {
+                    Some(text.to_owned())
+                }
+            };
+            for r in resolvers {
+                let _ = r(root, &files, &read);
+            }
+        }
+    }
+
     #[test]
     fn joins_stay_inside_the_workspace() {
         assert_eq!(join("a/b", "../c/./d.h").as_deref(), Some("a/c/d.h"));
