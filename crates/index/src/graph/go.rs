@@ -100,7 +100,8 @@ fn imports<'a>(toks: &[Tok<'a>]) -> Vec<&'a str> {
 }
 
 enum Resolved<'a> {
-    Package(&'a [&'a str]),
+    /// The package's files; the union when several modules share the path (copies, fixtures).
+    Package(Vec<&'a str>),
     /// A workspace module's path naming no directory with Go files.
     Missing,
     /// The standard library or a module outside the workspace.
@@ -154,13 +155,18 @@ impl Modules {
         loop {
             if let Some(dirs) = self.dirs.get(prefix) {
                 let rest = &path[prefix.len()..];
+                let mut found = Vec::new();
                 for d in dirs {
                     let dir = lex::join(d, rest.trim_start_matches('/')).unwrap_or_default();
-                    if let Some(v) = packages.get(dir.as_str()).filter(|v| !v.is_empty()) {
-                        return Resolved::Package(v);
-                    }
+                    found.extend(packages.get(dir.as_str()).into_iter().flatten());
                 }
-                return Resolved::Missing;
+                found.sort_unstable();
+                found.dedup();
+                return if found.is_empty() {
+                    Resolved::Missing
+                } else {
+                    Resolved::Package(found)
+                };
             }
             match prefix.rsplit_once('/') {
                 Some((p, _)) => prefix = p,
@@ -171,7 +177,7 @@ impl Modules {
         loop {
             let vendored = lex::join(d, &format!("vendor/{path}")).unwrap_or_default();
             if let Some(v) = packages.get(vendored.as_str()).filter(|v| !v.is_empty()) {
-                return Resolved::Package(v);
+                return Resolved::Package(v.clone());
             }
             if d.is_empty() {
                 return Resolved::Outside;
@@ -279,6 +285,29 @@ mod tests {
             ])
         );
         assert_eq!(unplaced, vec!["internal/gen/use.go".to_owned()]);
+    }
+
+    #[test]
+    fn modules_sharing_a_path_are_all_reached() {
+        let tree: &[(&str, &str)] = &[
+            ("fixtures/a/go.mod", "module example.com/app\n"),
+            (
+                "fixtures/a/main.go",
+                "package main\nimport \"example.com/app/util\"\n",
+            ),
+            ("fixtures/b/go.mod", "module example.com/app\n"),
+            ("fixtures/a/util/u.go", "package util\n"),
+            ("fixtures/b/util/u.go", "package util\n"),
+        ];
+        let (edges, unplaced) = run(tree, &sources(tree, &[".go"]), edges);
+        assert_eq!(
+            edges,
+            pairs(&[
+                ("fixtures/a/main.go", "fixtures/a/util/u.go"),
+                ("fixtures/a/main.go", "fixtures/b/util/u.go"),
+            ])
+        );
+        assert!(unplaced.is_empty());
     }
 
     #[test]
