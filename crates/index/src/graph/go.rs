@@ -1,8 +1,9 @@
 //! Go's edges: a file depends on the non-test files of every workspace package it imports
 //! (import paths resolved through the `go.mod` files of the workspace, nested modules and
 //! in-workspace `replace` directives included, and `vendor/` copies), and on the non-test
-//! files of its own directory, since a package compiles as one unit. The standard library and
-//! modules outside the workspace give no edge.
+//! files of its own directory, since a package compiles as one unit; a test file also on the
+//! other test files of its directory, which compile into the same test binary. The standard
+//! library and modules outside the workspace give no edge.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -30,9 +31,13 @@ pub(super) fn edges(
         .collect();
     // Directory → its non-test files, the target of every import of the package.
     let mut packages: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    // Directory → its test files, which compile together into the package's test binary.
+    let mut tests: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for f in &go {
         let entry = packages.entry(lex::dir_of(f)).or_default();
-        if !f.ends_with("_test.go") {
+        if f.ends_with("_test.go") {
+            tests.entry(lex::dir_of(f)).or_default().push(f);
+        } else {
             entry.push(f);
         }
     }
@@ -41,7 +46,14 @@ pub(super) fn edges(
     let mut unplaced = Vec::new();
     for f in &go {
         let dir = lex::dir_of(f);
-        for g in packages.get(dir).into_iter().flatten() {
+        // A test file also uses its siblings' helpers (`export_test.go`, `helpers_test.go`).
+        let siblings = f
+            .ends_with("_test.go")
+            .then(|| tests.get(dir))
+            .flatten()
+            .into_iter()
+            .flatten();
+        for g in packages.get(dir).into_iter().flatten().chain(siblings) {
             if g != f {
                 out.push(((*f).to_owned(), (*g).to_owned()));
             }
@@ -250,7 +262,8 @@ mod tests {
         ("cmd/shop/main.go", "package main\n\nimport (\n\t\"fmt\"\n\tcart \"example.com/shop/internal/cart\"\n\t_ \"example.com/shop/internal/db\"\n\t\"example.com/tools/lint\"\n)\n\nfunc main() { fmt.Println(cart.New(), \"import \\\"example.com/shop/internal/price\\\"\") }\n"),
         ("internal/cart/cart.go", "// Package cart.\npackage cart\n\nimport \"example.com/money\"\n\n/* import \"example.com/shop/internal/db\" */\nfunc New() money.Amount { return total() }\n"),
         ("internal/cart/total.go", "package cart\n\nimport . `example.com/shop/internal/price`\n\nfunc total() int { return Zero }\n"),
-        ("internal/cart/cart_test.go", "package cart\n\nimport \"testing\"\n\nfunc TestNew(t *testing.T) {}\n"),
+        ("internal/cart/cart_test.go", "package cart\n\nimport \"testing\"\n\nfunc TestNew(t *testing.T) { helper(t) }\n"),
+        ("internal/cart/helpers_test.go", "package cart\n\nimport \"testing\"\n\nfunc helper(t *testing.T) {}\n"),
         ("internal/cart/api_test.go", "package cart_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/shop/internal/cart\"\n)\n\nfunc TestAPI(t *testing.T) { cart.New() }\n"),
         ("internal/price/price.go", "package price\n\nconst Zero = 0\n"),
         ("internal/db/db.go", "package db\n\nimport \"github.com/x/y\"\n\nvar _ = y.X\n"),
@@ -280,6 +293,20 @@ mod tests {
                 ("internal/cart/cart.go", "money/money.go"),
                 ("internal/cart/cart_test.go", "internal/cart/cart.go"),
                 ("internal/cart/cart_test.go", "internal/cart/total.go"),
+                (
+                    "internal/cart/cart_test.go",
+                    "internal/cart/helpers_test.go"
+                ),
+                ("internal/cart/cart_test.go", "internal/cart/api_test.go"),
+                ("internal/cart/helpers_test.go", "internal/cart/cart.go"),
+                ("internal/cart/helpers_test.go", "internal/cart/total.go"),
+                ("internal/cart/helpers_test.go", "internal/cart/api_test.go"),
+                (
+                    "internal/cart/helpers_test.go",
+                    "internal/cart/cart_test.go"
+                ),
+                ("internal/cart/api_test.go", "internal/cart/cart_test.go"),
+                ("internal/cart/api_test.go", "internal/cart/helpers_test.go"),
                 ("internal/cart/total.go", "internal/cart/cart.go"),
                 ("internal/cart/total.go", "internal/price/price.go"),
             ])
