@@ -4,8 +4,9 @@
 //! `include!`s. Coarse on purpose: every module file depends on its root and the root on every
 //! module file, so any file of a crate reaches all of it (items reach each other through
 //! `use crate::..` paths, glob imports and macros a text scan cannot follow safely). A target
-//! other than the lib depends on the lib; every target of a package depends on the lib root of
-//! each workspace package its manifest names in any dependency table.
+//! other than the lib and the build script depends on the lib, every target on the build
+//! script; every target of a package depends on the lib root of each workspace package its
+//! manifest names in any dependency table.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
@@ -57,8 +58,13 @@ pub(super) fn edges(
                 out.push((root.clone(), m.clone()));
             }
             placed.extend(tree);
-            if let Some(lib) = p.lib.as_ref().filter(|l| **l != root) {
+            let is_build = p.build.as_ref() == Some(&root);
+            if let Some(lib) = p.lib.as_ref().filter(|l| **l != root && !is_build) {
                 out.push((root.clone(), lib.clone()));
+            }
+            // What the build script generates or configures, every target compiles with.
+            if let Some(build) = p.build.as_ref().filter(|_| !is_build) {
+                out.push((root.clone(), build.clone()));
             }
             for dep in &p.deps {
                 if let Some(lib) = libs.get(dep).filter(|l| **l != root) {
@@ -66,9 +72,6 @@ pub(super) fn edges(
                 }
             }
             placed.insert(root);
-        }
-        if let (Some(lib), Some(build)) = (&p.lib, &p.build) {
-            out.push((lib.clone(), build.clone()));
         }
     }
     let mut orphans: Vec<String> = rs
@@ -566,6 +569,7 @@ mod tests {
             ("crates/app/src/main.rs", "crates/app/src/cli.rs"),
             ("crates/app/src/cli.rs", "crates/app/src/main.rs"),
             ("crates/app/src/main.rs", lib),
+            ("crates/app/src/main.rs", "crates/app/build.rs"),
             ("crates/app/build.rs", lib),
         ]);
         assert_eq!(edges, pairs(&want));
