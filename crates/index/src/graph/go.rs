@@ -94,8 +94,10 @@ fn imports<'a>(toks: &[Tok<'a>]) -> Vec<&'a str> {
                     }
                     i += 1;
                 } else {
-                    while i < toks.len() && toks[i].ident().is_some()
-                        || toks.get(i).is_some_and(|t| t.is(b'.'))
+                    // The package name, `_` or `.` before the path.
+                    while toks
+                        .get(i)
+                        .is_some_and(|t| t.ident().is_some() || t.is(b'.'))
                     {
                         i += 1;
                     }

@@ -453,6 +453,11 @@ mod tests {
         for (name, r) in resolvers {
             let t = std::time::Instant::now();
             let (edges, unplaced) = r(root, &files, &read);
+            if std::env::var("PITH_GRAPH_DUMP").is_ok_and(|l| l == name) {
+                for (a, b) in &edges {
+                    eprintln!("{a} -> {b}");
+                }
+            }
             let mut from: Vec<&String> = edges.iter().map(|e| &e.0).collect();
             from.sort();
             from.dedup();
