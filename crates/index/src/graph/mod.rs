@@ -8,8 +8,14 @@
 //! The graph errs towards more edges: an import it cannot place is either outside the
 //! workspace (no edge) or recorded as dynamic ([`Graph::is_dynamic`]), never guessed away.
 
+mod cpp;
+mod csharp;
+mod go;
+mod java;
 mod javascript;
+mod lex;
 mod python;
+mod rust;
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -35,10 +41,7 @@ struct Resolver {
     edges: EdgesFn,
 }
 
-/// One row per language. The other languages plug in here, one line each, from their own
-/// files under `graph/` (with a `mod` line above):
-/// `go::edges` for `go`; `rust::edges` for `rs`; `java::edges` for `java`;
-/// `csharp::edges` for `cs`; `cpp::edges` for `c h cc cpp cxx c++ hh hpp hxx h++ ipp inl`.
+/// One row per language, each resolver in its own file under `graph/`.
 const RESOLVERS: &[Resolver] = &[
     Resolver {
         extensions: &["py", "pyi"],
@@ -47,6 +50,26 @@ const RESOLVERS: &[Resolver] = &[
     Resolver {
         extensions: &["js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts"],
         edges: javascript::edges,
+    },
+    Resolver {
+        extensions: &["go"],
+        edges: go::edges,
+    },
+    Resolver {
+        extensions: &["rs"],
+        edges: rust::edges,
+    },
+    Resolver {
+        extensions: &["java"],
+        edges: java::edges,
+    },
+    Resolver {
+        extensions: &["cs"],
+        edges: csharp::edges,
+    },
+    Resolver {
+        extensions: &["c", "h", "cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "ipp", "inl"],
+        edges: cpp::edges,
     },
 ];
 

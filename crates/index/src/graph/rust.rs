@@ -1,0 +1,584 @@
+//! Rust's edges, by crate: every package's targets (lib, main, `src/bin`, `tests`, `benches`,
+//! `examples`, `build.rs`, and the paths `Cargo.toml` names) each root a module tree followed
+//! through `mod x;` (`x.rs`, `x/mod.rs`, inline `mod a { mod b; }`, `#[path]`) and literal
+//! `include!`s. Coarse on purpose: every module file depends on its root and the root on every
+//! module file, so any file of a crate reaches all of it (items reach each other through
+//! `use crate::..` paths, glob imports and macros a text scan cannot follow safely). A target
+//! other than the lib and the build script depends on the lib, every target on the build
+//! script; every target of a package depends on the lib root of each workspace package its
+//! manifest names in any dependency table.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::Path;
+
+use super::lex::{self, Kind, Style, Tok};
+
+const STYLE: Style = Style {
+    nested_comments: true,
+    rust_raw: true,
+    backtick: false,
+    csharp: false,
+};
+
+/// Edges `(from, to)` among the `.rs` files of `files`, and the files the graph cannot place:
+/// those with a `mod` or `include!` whose file is not found (generated into `OUT_DIR`, or a
+/// path built by a macro), and those no crate's module tree reaches (fixtures, files only a
+/// macro includes).
+pub(super) fn edges(
+    _root: &Path,
+    files: &[String],
+    read: &dyn Fn(&str) -> Option<String>,
+) -> (Vec<(String, String)>, Vec<String>) {
+    let rs: HashSet<&str> = files
+        .iter()
+        .map(String::as_str)
+        .filter(|f| f.ends_with(".rs"))
+        .collect();
+    let mut by_dir: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for f in &rs {
+        by_dir.entry(lex::dir_of(f)).or_default().push(f);
+    }
+    let mut packages = find_packages(&by_dir, read);
+    for p in &mut packages {
+        p.lib = p.lib.take().filter(|l| rs.contains(l.as_str()));
+        p.build = p.build.take().filter(|b| rs.contains(b.as_str()));
+    }
+    let libs: HashMap<String, String> = packages
+        .iter()
+        .filter_map(|p| Some((p.name.clone(), p.lib.clone()?)))
+        .collect();
+    let mut out = Vec::new();
+    let mut unplaced = Vec::new();
+    let mut placed: HashSet<String> = HashSet::new();
+    for p in &packages {
+        for root in p.roots(&rs, &by_dir) {
+            let tree = module_tree(&root, &p.dir, &rs, read, &mut unplaced);
+            for m in &tree {
+                out.push((m.clone(), root.clone()));
+                out.push((root.clone(), m.clone()));
+            }
+            placed.extend(tree);
+            let is_build = p.build.as_ref() == Some(&root);
+            if let Some(lib) = p.lib.as_ref().filter(|l| **l != root && !is_build) {
+                out.push((root.clone(), lib.clone()));
+            }
+            // What the build script generates or configures, every target compiles with.
+            if let Some(build) = p.build.as_ref().filter(|_| !is_build) {
+                out.push((root.clone(), build.clone()));
+            }
+            for dep in &p.deps {
+                if let Some(lib) = libs.get(dep).filter(|l| **l != root) {
+                    out.push((root.clone(), lib.clone()));
+                }
+            }
+            placed.insert(root);
+        }
+    }
+    let mut orphans: Vec<String> = rs
+        .iter()
+        .filter(|f| !placed.contains(**f))
+        .map(|f| (*f).to_owned())
+        .collect();
+    unplaced.append(&mut orphans);
+    unplaced.sort();
+    unplaced.dedup();
+    (out, unplaced)
+}
+
+/// A package of the workspace, from its `Cargo.toml`.
+#[derive(Debug, Default)]
+struct Package {
+    /// The manifest's directory (`""` at the top).
+    dir: String,
+    /// The crate name, `-` written `_`.
+    name: String,
+    lib: Option<String>,
+    build: Option<String>,
+    /// Target paths the manifest names (`[[bin]] path = ..`, `[[test]]`, ...).
+    targets: Vec<String>,
+    /// Every dependency name and `package = ..` rename, `-` written `_`.
+    deps: Vec<String>,
+}
+
+impl Package {
+    /// The crate roots: lib first, then every other target, as far as they exist.
+    fn roots(&self, rs: &HashSet<&str>, by_dir: &BTreeMap<&str, Vec<&str>>) -> Vec<String> {
+        let at = |rel: &str| lex::join(&self.dir, rel).unwrap_or_default();
+        let mut out: Vec<String> = self.lib.iter().cloned().collect();
+        let mut wanted = vec![at("src/main.rs")];
+        wanted.extend(self.build.iter().cloned());
+        wanted.extend(self.targets.iter().cloned());
+        for sub in ["src/bin", "tests", "benches", "examples"] {
+            let d = at(sub);
+            wanted.extend(
+                by_dir
+                    .get(d.as_str())
+                    .into_iter()
+                    .flatten()
+                    .map(|f| (*f).to_owned()),
+            );
+            // `tests/it/main.rs`: a target with its own module directory.
+            let prefix = format!("{d}/");
+            for (dir, _) in by_dir.range(prefix.as_str()..) {
+                if !dir.starts_with(&prefix) {
+                    break;
+                }
+                if !dir[prefix.len()..].contains('/') {
+                    wanted.push(format!("{dir}/main.rs"));
+                }
+            }
+        }
+        for w in wanted {
+            if rs.contains(w.as_str()) && !out.contains(&w) {
+                out.push(w);
+            }
+        }
+        out
+    }
+}
+
+/// Every package whose `Cargo.toml` sits in a directory holding, or above, a `.rs` file.
+fn find_packages(
+    by_dir: &BTreeMap<&str, Vec<&str>>,
+    read: &dyn Fn(&str) -> Option<String>,
+) -> Vec<Package> {
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut out = Vec::new();
+    for dir in by_dir.keys() {
+        let mut d = (*dir).to_owned();
+        while seen.insert(d.clone()) {
+            let manifest = lex::join(&d, "Cargo.toml").unwrap_or_default();
+            if let Some(p) = read(&manifest).and_then(|t| parse_manifest(&t, &d)) {
+                out.push(p);
+            }
+            if d.is_empty() {
+                break;
+            }
+            d = lex::dir_of(&d).to_owned();
+        }
+    }
+    out.sort_by(|a, b| a.dir.cmp(&b.dir));
+    out
+}
+
+/// The parts of a `Cargo.toml` the graph needs, read line by line: a manifest without
+/// `[package]` (a virtual workspace) gives none.
+fn parse_manifest(text: &str, dir: &str) -> Option<Package> {
+    let mut p = Package {
+        dir: dir.to_owned(),
+        ..Package::default()
+    };
+    let mut section = String::new();
+    let mut is_package = false;
+    let mut lib_path = None;
+    for raw in text.lines() {
+        let line = raw.trim();
+        if line.starts_with('[') {
+            section = line
+                .trim_matches(|c| c == '[' || c == ']')
+                .trim()
+                .to_owned();
+            is_package |= section == "package";
+            if let Some(name) = dep_table_name(&section) {
+                p.deps.push(crate_name(name));
+            }
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let key = key.trim().trim_matches('"');
+        let string = first_string(value);
+        match section.as_str() {
+            "package" if key == "name" => p.name = crate_name(string.unwrap_or_default()),
+            "package" if key == "build" => {
+                p.build = string.and_then(|s| lex::join(dir, s));
+            }
+            "lib" if key == "path" => lib_path = string.and_then(|s| lex::join(dir, s)),
+            "bin" | "test" | "bench" | "example" if key == "path" => {
+                p.targets.extend(string.and_then(|s| lex::join(dir, s)));
+            }
+            s if is_dep_table(s) => {
+                let name = key
+                    .split('.')
+                    .next()
+                    .unwrap_or(key)
+                    .trim()
+                    .trim_matches('"');
+                p.deps.push(crate_name(name));
+                if let Some(i) = value.find("package") {
+                    p.deps.extend(first_string(&value[i..]).map(crate_name));
+                }
+            }
+            s if dep_table_name(s).is_some() && key == "package" => {
+                p.deps.extend(string.map(crate_name));
+            }
+            _ => {}
+        }
+    }
+    if !is_package {
+        return None;
+    }
+    p.lib = Some(lib_path.unwrap_or_else(|| lex::join(dir, "src/lib.rs").unwrap_or_default()));
+    p.build = p
+        .build
+        .or_else(|| lex::join(dir, "build.rs"))
+        .filter(|b| !b.is_empty());
+    Some(p)
+}
+
+/// Whether a section lists dependencies (`dependencies`, `dev-dependencies`,
+/// `target.'cfg(unix)'.build-dependencies`), not the workspace's shared table.
+fn is_dep_table(section: &str) -> bool {
+    !section.starts_with("workspace")
+        && ["dependencies", "dev-dependencies", "build-dependencies"]
+            .iter()
+            .any(|t| section == *t || section.ends_with(&format!(".{t}")))
+}
+
+/// `dependencies.foo` → `foo`.
+fn dep_table_name(section: &str) -> Option<&str> {
+    if section.starts_with("workspace") {
+        return None;
+    }
+    ["dependencies.", "dev-dependencies.", "build-dependencies."]
+        .iter()
+        .find_map(|t| section.find(t).map(|i| &section[i + t.len()..]))
+        .map(|n| n.trim_matches('"'))
+}
+
+fn first_string(value: &str) -> Option<&str> {
+    let start = value.find('"')? + 1;
+    let len = value[start..].find('"')?;
+    Some(&value[start..start + len])
+}
+
+fn crate_name(name: &str) -> String {
+    name.trim().replace('-', "_")
+}
+
+/// How a module file places the files of the modules it declares.
+#[derive(Clone, Copy, PartialEq)]
+enum Place {
+    /// A crate root or `mod.rs`: children beside it.
+    ModRs,
+    /// `a.rs`: children in `a/`.
+    Named,
+    /// Loaded through `#[path]`: either way (rustc's rule differs by version and position).
+    Either,
+}
+
+/// The module files a crate root declares, transitively (without the root).
+fn module_tree(
+    root: &str,
+    manifest_dir: &str,
+    rs: &HashSet<&str>,
+    read: &dyn Fn(&str) -> Option<String>,
+    unplaced: &mut Vec<String>,
+) -> Vec<String> {
+    let mut seen: HashSet<String> = HashSet::from([root.to_owned()]);
+    let mut queue = vec![(root.to_owned(), Place::ModRs)];
+    let mut out = Vec::new();
+    while let Some((file, place)) = queue.pop() {
+        let Some(text) = read(&file) else { continue };
+        for (child, child_place) in children(&file, manifest_dir, place, &text, rs, unplaced) {
+            if seen.insert(child.clone()) {
+                out.push(child.clone());
+                queue.push((child, child_place));
+            }
+        }
+    }
+    out
+}
+
+/// A `mod` declaration found in a file: the inline modules around it, its name, its `#[path]`
+/// (and whether that path only applies under a `cfg_attr`).
+struct ModDecl<'a> {
+    inline: Vec<&'a str>,
+    name: &'a str,
+    path: Option<(&'a str, bool)>,
+}
+
+/// The files one module file declares or includes, with how each places its own children.
+fn children(
+    file: &str,
+    manifest_dir: &str,
+    place: Place,
+    text: &str,
+    rs: &HashSet<&str>,
+    unplaced: &mut Vec<String>,
+) -> Vec<(String, Place)> {
+    let toks = lex::tokens(text, STYLE);
+    let (decls, includes) = scan(&toks);
+    let dir = lex::dir_of(file);
+    let stem = file
+        .rsplit('/')
+        .next()
+        .unwrap_or(file)
+        .trim_end_matches(".rs");
+    let mut out = Vec::new();
+    for d in decls {
+        let mut bases = Vec::new();
+        if place != Place::Named {
+            bases.push(lex::join(dir, &d.inline.join("/")));
+        }
+        if place != Place::ModRs {
+            bases.push(lex::join(dir, &format!("{stem}/{}", d.inline.join("/"))));
+        }
+        let mut found = Vec::new();
+        for base in bases.into_iter().flatten() {
+            if let Some((p, conditional)) = d.path {
+                // Outside inline modules a path is relative to the file's directory.
+                let base = if d.inline.is_empty() { dir } else { &base };
+                found.extend(lex::join(base, p).map(|f| (f, Place::Either)));
+                if !conditional {
+                    continue;
+                }
+            }
+            found.push((
+                lex::join(&base, &format!("{}.rs", d.name)).unwrap_or_default(),
+                Place::Named,
+            ));
+            found.push((
+                lex::join(&base, &format!("{}/mod.rs", d.name)).unwrap_or_default(),
+                Place::ModRs,
+            ));
+        }
+        found.retain(|(f, _)| rs.contains(f.as_str()));
+        if found.is_empty() {
+            unplaced.push(file.to_owned());
+        }
+        out.extend(found);
+    }
+    for inc in includes {
+        let target = inc.and_then(|(from_manifest, p)| {
+            if from_manifest {
+                lex::join(manifest_dir, p.trim_start_matches('/'))
+            } else {
+                lex::join(dir, &p)
+            }
+        });
+        match target {
+            Some(f) if rs.contains(f.as_str()) => out.push((f, Place::Either)),
+            Some(_) => {}
+            None => unplaced.push(file.to_owned()),
+        }
+    }
+    out
+}
+
+/// An `include!`'s path: relative to the package's directory when it starts with
+/// `env!("CARGO_MANIFEST_DIR")`, else to the including file's.
+type IncludePath = (bool, String);
+
+/// The `mod x;` declarations and `include!` arguments of a file (`None` for an argument that
+/// is neither a string literal nor a `concat!` of literals after an optional
+/// `env!("CARGO_MANIFEST_DIR")`).
+fn scan<'a>(toks: &[Tok<'a>]) -> (Vec<ModDecl<'a>>, Vec<Option<IncludePath>>) {
+    let mut decls = Vec::new();
+    let mut includes = Vec::new();
+    // One entry per open brace: the inline module it opens, if any.
+    let mut braces: Vec<Option<&'a str>> = Vec::new();
+    let mut pending_path: Option<(&'a str, bool)> = None;
+    let mut i = 0;
+    while i < toks.len() {
+        let t = toks[i];
+        match t.kind {
+            Kind::Punct(b'#') => {
+                let (path, next) = attribute(toks, i);
+                pending_path = path.or(pending_path);
+                i = next;
+                continue;
+            }
+            Kind::Ident("mod") => {
+                if let (Some(name), Some(after)) =
+                    (toks.get(i + 1).and_then(Tok::ident), toks.get(i + 2))
+                {
+                    if after.is(b';') {
+                        decls.push(ModDecl {
+                            inline: braces.iter().flatten().copied().collect(),
+                            name,
+                            path: pending_path.take(),
+                        });
+                        i += 3;
+                        continue;
+                    }
+                    if after.is(b'{') {
+                        braces.push(Some(name));
+                        pending_path = None;
+                        i += 3;
+                        continue;
+                    }
+                }
+            }
+            Kind::Ident("include")
+                if toks.get(i + 1).is_some_and(|t| t.is(b'!'))
+                    && toks
+                        .get(i + 2)
+                        .is_some_and(|t| t.is(b'(') || t.is(b'{') || t.is(b'[')) =>
+            {
+                includes.push(include_path(&toks[i + 3..]));
+            }
+            Kind::Punct(b'{') => {
+                braces.push(None);
+                pending_path = None;
+            }
+            Kind::Punct(b'}') => {
+                braces.pop();
+                pending_path = None;
+            }
+            Kind::Punct(b';') => pending_path = None,
+            _ => {}
+        }
+        i += 1;
+    }
+    (decls, includes)
+}
+
+/// The path of an `include!` whose argument starts at `toks[0]`.
+fn include_path(toks: &[Tok<'_>]) -> Option<IncludePath> {
+    if let Some(Kind::Str(s)) = toks.first().map(|t| t.kind) {
+        return Some((false, s.to_owned()));
+    }
+    let concat =
+        toks.first()?.ident() == Some("concat") && toks.get(1)?.is(b'!') && toks.get(2)?.is(b'(');
+    if !concat {
+        return None;
+    }
+    let mut rest = &toks[3..];
+    let from_manifest = rest.len() >= 5
+        && rest[0].ident() == Some("env")
+        && rest[1].is(b'!')
+        && rest[2].is(b'(')
+        && rest[3].kind == Kind::Str("CARGO_MANIFEST_DIR")
+        && rest[4].is(b')');
+    if from_manifest {
+        rest = &rest[5..];
+    }
+    let mut path = String::new();
+    for t in rest {
+        match t.kind {
+            Kind::Str(s) => path.push_str(s),
+            Kind::Punct(b',') => {}
+            Kind::Punct(b')') => return Some((from_manifest, path)),
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// An attribute starting at `toks[i]` (`#`): its `path = ".."` if any (with whether it sits
+/// in a `cfg_attr`), and the index after it.
+fn attribute<'a>(toks: &[Tok<'a>], i: usize) -> (Option<(&'a str, bool)>, usize) {
+    let mut j = i + 1;
+    if toks.get(j).is_some_and(|t| t.is(b'!')) {
+        j += 1;
+    }
+    if !toks.get(j).is_some_and(|t| t.is(b'[')) {
+        return (None, i + 1);
+    }
+    let first = toks.get(j + 1).and_then(Tok::ident);
+    let mut depth = 0usize;
+    let mut path = None;
+    while j < toks.len() {
+        match toks[j].kind {
+            Kind::Punct(b'[') => depth += 1,
+            Kind::Punct(b']') => {
+                depth -= 1;
+                if depth == 0 {
+                    return (path, j + 1);
+                }
+            }
+            Kind::Ident("path") => {
+                if let (Some(eq), Some(Kind::Str(s))) =
+                    (toks.get(j + 1), toks.get(j + 2).map(|t| t.kind))
+                {
+                    if eq.is(b'=') {
+                        path = Some((s, first != Some("path")));
+                    }
+                }
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    (path, j)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lex::testing::{pairs, run, sources};
+    use super::*;
+
+    const WORKSPACE: &[(&str, &str)] = &[
+        ("Cargo.toml", "[workspace]\nmembers = [\"crates/*\"]\n\n[workspace.dependencies]\ncore-lib = { path = \"crates/core\" }\nserde = \"1\"\n"),
+        ("crates/core/Cargo.toml", "[package]\nname = \"core-lib\"\nversion = \"0.1.0\"\n\n[dependencies]\nserde.workspace = true\n"),
+        ("crates/core/src/lib.rs", "//! Core.\n// mod commented;\npub mod parse;\nmod net;\n#[path = \"gen/tables.rs\"]\nmod tables;\nmod outer {\n    pub mod inner;\n}\nconst S: &str = \"mod fake;\";\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() {}\n}\n"),
+        ("crates/core/src/parse.rs", "mod lexer;\npub fn parse() {}\n"),
+        ("crates/core/src/parse/lexer.rs", "pub fn lex<'a>(s: &'a str) -> &'a str { s }\n"),
+        ("crates/core/src/net/mod.rs", "pub(crate) mod socket;\n"),
+        ("crates/core/src/net/socket.rs", "include!(\"consts.rs\");\n"),
+        ("crates/core/src/net/consts.rs", "const PORT: u16 = 1;\n"),
+        ("crates/core/src/gen/tables.rs", "pub const T: [u8; 1] = [0];\n"),
+        ("crates/core/src/outer/inner.rs", "pub struct Inner;\n"),
+        ("crates/core/src/stray.rs", "fn unused() {}\n"),
+        ("crates/core/tests/parse.rs", "mod common;\nmod cases {\n    include!(concat!(\n        env!(\"CARGO_MANIFEST_DIR\"),\n        \"/tests/data/cases.rs\"\n    ));\n}\nuse core_lib::parse::parse;\n#[test]\nfn parses() { parse() }\n"),
+        ("crates/core/tests/common/mod.rs", "pub fn setup() {}\n"),
+        ("crates/core/tests/data/cases.rs", "const CASES: &[&str] = &[];\n"),
+        ("crates/app/Cargo.toml", "[package]\nname = \"app\"\nversion = \"0.1.0\"\nbuild = \"build.rs\"\n\n[dependencies]\ncore-lib.workspace = true\n"),
+        ("crates/app/build.rs", "fn main() {}\n"),
+        ("crates/app/src/main.rs", "mod cli;\nmod generated { include!(concat!(env!(\"OUT_DIR\"), \"/gen.rs\")); }\nfn main() { core_lib::parse::parse() }\n"),
+        ("crates/app/src/cli.rs", "pub fn run() {}\n"),
+    ];
+
+    #[test]
+    fn cargo_workspace_with_two_crates() {
+        let (edges, unplaced) = run(WORKSPACE, &sources(WORKSPACE, &[".rs"]), edges);
+        let lib = "crates/core/src/lib.rs";
+        let mut want = Vec::new();
+        for m in [
+            "crates/core/src/parse.rs",
+            "crates/core/src/parse/lexer.rs",
+            "crates/core/src/net/mod.rs",
+            "crates/core/src/net/socket.rs",
+            "crates/core/src/net/consts.rs",
+            "crates/core/src/gen/tables.rs",
+            "crates/core/src/outer/inner.rs",
+        ] {
+            want.push((m, lib));
+            want.push((lib, m));
+        }
+        want.extend([
+            (
+                "crates/core/tests/parse.rs",
+                "crates/core/tests/common/mod.rs",
+            ),
+            (
+                "crates/core/tests/common/mod.rs",
+                "crates/core/tests/parse.rs",
+            ),
+            ("crates/core/tests/parse.rs", lib),
+            (
+                "crates/core/tests/parse.rs",
+                "crates/core/tests/data/cases.rs",
+            ),
+            (
+                "crates/core/tests/data/cases.rs",
+                "crates/core/tests/parse.rs",
+            ),
+            ("crates/app/src/main.rs", "crates/app/src/cli.rs"),
+            ("crates/app/src/cli.rs", "crates/app/src/main.rs"),
+            ("crates/app/src/main.rs", lib),
+            ("crates/app/src/main.rs", "crates/app/build.rs"),
+            ("crates/app/build.rs", lib),
+        ]);
+        assert_eq!(edges, pairs(&want));
+        assert_eq!(
+            unplaced,
+            vec![
+                "crates/app/src/main.rs".to_owned(),
+                "crates/core/src/stray.rs".to_owned()
+            ]
+        );
+    }
+}
