@@ -419,7 +419,7 @@ fn is_revision(r: &str) -> bool {
 /// test the graph cannot vouch for (dynamic imports); or everything, with the reason, when a
 /// change is one the graph cannot follow.
 pub(crate) fn selection_of(g: &Graph, changes: &Changes, asked: Baseline) -> Selection {
-    let suite: Vec<&str> = g.files().filter(|f| is_test(g, f)).collect();
+    let suite: Vec<&str> = g.files().filter(|f| g.is_test(f)).collect();
     let mut sel = Selection {
         changed: changes.files.iter().map(|c| c.path.clone()).collect(),
         suite: suite.len(),
@@ -456,10 +456,6 @@ pub(crate) fn selection_of(g: &Graph, changes: &Changes, asked: Baseline) -> Sel
     tests.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)));
     sel.tests = tests.into_iter().map(|(t, _)| t).collect();
     sel
-}
-
-fn is_test(g: &Graph, file: &str) -> bool {
-    g.tests_of(file).first().is_some_and(|(t, d)| *d == 0 && t == file)
 }
 
 /// Why a change to `path` must select every test, if it must.
@@ -519,7 +515,7 @@ pub fn blast(root: Option<&Path>, cwd: &Path, target: &str) -> Result<Blast, Imp
     files.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)));
     blast.tests = files
         .iter()
-        .filter(|(f, _)| is_test(&g, f))
+        .filter(|(f, _)| g.is_test(f))
         .map(|(f, _)| f.clone())
         .collect();
     blast.files = files.into_iter().map(|(f, _)| f).collect();

@@ -193,6 +193,7 @@ impl Store {
                     new: r.get(6)?,
                     failing_for: r.get::<_, i64>(7)?.clamp(0, i64::from(u32::MAX)) as u32,
                     detail: r.get(8)?,
+                    suspect: None,
                 })
             })?
             .collect::<Result<Vec<_>, _>>()?;

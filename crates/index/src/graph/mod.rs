@@ -13,6 +13,7 @@ mod csharp;
 mod go;
 mod java;
 mod javascript;
+mod listing;
 mod lex;
 mod python;
 mod rust;
