@@ -37,7 +37,9 @@ from .pricing import (
     price,  # the base price
     discount as d,
 )
-from . import util
+from . import (
+    util,  # a submodule, in brackets
+)
 import json, os.path as osp
 
 
@@ -252,12 +254,12 @@ const MONOREPO: &[(&str, &str)] = &[
         r#"import { add } from '@acme/core';
 import { fmt } from '@core/fmt';
 import React from 'react';
-import './styles';
+const quote = /'/g; import './styles';
 const re = /import x from '.\/ghost'/g;
 // import { x } from './ghost'
 const s = "require('./ghost')";
 export function run() {
-  return fmt(add(1, 2)) + s + String(re) + React;
+  return fmt(add(1, 2)) + s + String(re) + String(quote) + React;
 }
 "#,
     ),
