@@ -283,6 +283,21 @@ test('run', () => {
 });
 "#,
     ),
+    (
+        "packages/app/bin/cli.js",
+        "#!/usr/bin/env node\nconsole.log(process.argv.length);\n",
+    ),
+    (
+        "packages/app/test/cli.test.js",
+        r#"const { execFileSync } = require("child_process");
+const path = require("path");
+
+test("prints", () => {
+  const cli = path.join(__dirname, "../bin/cli.js");
+  expect(execFileSync("node", [cli, "../not/a/file.js"]).toString()).toBe("3\n");
+});
+"#,
+    ),
     ("node_modules/react/index.js", "module.exports = require('./cjs/react.js');\n"),
     (
         "packages/app/node_modules/@acme/core/index.js",
@@ -311,6 +326,10 @@ fn typescript_monorepo_edges() {
         ("packages/core/src/plugins.ts", &[]),
         ("packages/app/src/legacy.js", &["packages/app/src/util.cjs"]),
         (
+            "packages/app/test/cli.test.js",
+            &["packages/app/bin/cli.js"],
+        ),
+        (
             "packages/app/test/main.test.ts",
             &[
                 "packages/app/src/legacy.js",
@@ -322,7 +341,7 @@ fn typescript_monorepo_edges() {
     for (file, want) in cases {
         assert_eq!(g.imports(file), owned(want).as_slice(), "{file}");
     }
-    assert_eq!(g.size(), (11, 10));
+    assert_eq!(g.size(), (13, 11));
     assert!(g.dependents("packages/app/src/ghost.ts").is_empty());
     assert!(
         !g.places("node_modules/react/index.js"),
@@ -350,6 +369,10 @@ fn typescript_distances_tests_and_the_dynamic_hole() {
     assert_eq!(
         g.tests_of("packages/app/src/util.cjs"),
         dist(&[("packages/app/test/main.test.ts", 2)])
+    );
+    assert_eq!(
+        g.tests_of("packages/app/bin/cli.js"),
+        dist(&[("packages/app/test/cli.test.js", 1)])
     );
     assert!(g.is_dynamic("packages/core/src/plugins.ts"));
     assert!(g.is_dynamic("packages/app/src/legacy.js"));
