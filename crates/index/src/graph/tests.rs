@@ -201,6 +201,35 @@ fn python_distances_tests_and_the_dynamic_hole() {
     assert!(g.dependents("src/shop/gone.py").is_empty());
 }
 
+/// What pytest loads or runs without an import: plugins named in `pytest_plugins`, scripts
+/// run by their path.
+#[test]
+fn python_tests_depend_on_plugins_and_scripts_they_run() {
+    let dir = project(&[
+        ("app/__init__.py", ""),
+        ("app/plugin.py", "import pytest\n"),
+        ("app/cli.py", "print('hi')\n"),
+        ("tests/conftest.py", "pytest_plugins = [\n    \"app.plugin\",\n]\n"),
+        (
+            "tests/test_cli.py",
+            "import subprocess, sys\n\ndef test_cli():\n    subprocess.run([sys.executable, \"app/cli.py\"], check=True)\n    assert \"missing.py\"\n",
+        ),
+    ]);
+    let g = Graph::build(dir.path()).unwrap();
+    assert_eq!(
+        g.imports("tests/conftest.py"),
+        owned(&["app/__init__.py", "app/plugin.py"])
+    );
+    assert_eq!(
+        g.imports("tests/test_cli.py"),
+        owned(&["app/cli.py", "tests/conftest.py"])
+    );
+    assert_eq!(
+        g.tests_of("app/plugin.py"),
+        dist(&[("tests/test_cli.py", 2)])
+    );
+}
+
 const MONOREPO: &[(&str, &str)] = &[
     (
         "package.json",
