@@ -374,7 +374,9 @@ fn tokens(src: &str) -> Vec<Tok<'_>> {
                     i += 1;
                 }
             }
-            b'\\' => i += 2,
+            // A line continuation (or a stray backslash): the next byte, or `\r\n`, is not
+            // the end of a logical line.
+            b'\\' => i += if b.get(i + 1) == Some(&b'\r') { 3 } else { 2 },
             b'\n' => {
                 if depth == 0 && out.last().is_some_and(|t| *t != Tok::Newline) {
                     out.push(Tok::Newline);

@@ -207,7 +207,7 @@ fn python_distances_tests_and_the_dynamic_hole() {
 fn python_tests_depend_on_plugins_and_scripts_they_run() {
     let dir = project(&[
         ("app/__init__.py", ""),
-        ("app/plugin.py", "import pytest\n"),
+        ("app/plugin.py", "import pytest, \\\r\n    app.cli\r\n"),
         ("app/cli.py", "print('hi')\n"),
         ("tests/conftest.py", "pytest_plugins = [\n    \"app.plugin\",\n]\n"),
         (
@@ -223,6 +223,11 @@ fn python_tests_depend_on_plugins_and_scripts_they_run() {
     assert_eq!(
         g.imports("tests/test_cli.py"),
         owned(&["app/cli.py", "tests/conftest.py"])
+    );
+    assert_eq!(
+        g.imports("app/plugin.py"),
+        owned(&["app/__init__.py", "app/cli.py"]),
+        "a continued line in a CRLF file"
     );
     assert_eq!(
         g.tests_of("app/plugin.py"),
