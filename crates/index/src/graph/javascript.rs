@@ -59,11 +59,21 @@ pub(super) fn edges(
         let Some(text) = read(file) else {
             continue;
         };
-        let (specs, is_dynamic) = scan(&text);
+        let (specs, is_dynamic, paths) = scan(&text);
         if is_dynamic {
             dynamic.push(file.clone());
         }
         let mut to: Vec<String> = specs.iter().flat_map(|s| ctx.resolve(file, s)).collect();
+        // A test that runs or reads a workspace file by its path
+        // (`path.join(__dirname, '../lib/cli.js')`) depends on it as much as on an import.
+        if pith_model::ecosystem::is_test_path(file) {
+            to.extend(
+                paths
+                    .iter()
+                    .filter_map(|p| join(parent(file), p))
+                    .filter(|p| has(files, p)),
+            );
+        }
         to.sort_unstable();
         to.dedup();
         edges.extend(to.into_iter().map(|t| (file.clone(), t)));
@@ -472,9 +482,9 @@ enum Tok<'a> {
     Punct(u8),
 }
 
-/// The module specifiers a source imports literally, and whether it imports by a computed
-/// name (`require(x)`, `import(x)`).
-fn scan(src: &str) -> (Vec<String>, bool) {
+/// The module specifiers a source imports literally, whether it imports by a computed name
+/// (`require(x)`, `import(x)`), and its other literal strings that read as relative paths.
+fn scan(src: &str) -> (Vec<String>, bool, Vec<&str>) {
     let t = tokens(src);
     let mut specs = Vec::new();
     let mut dynamic = false;
@@ -483,6 +493,13 @@ fn scan(src: &str) -> (Vec<String>, bool) {
         Some(Tok::Str(s, true)) => Some(s),
         _ => None,
     };
+    let paths = t
+        .iter()
+        .filter_map(|x| match x {
+            Tok::Str(s, true) if s.starts_with("./") || s.starts_with("../") => Some(*s),
+            _ => None,
+        })
+        .collect();
     for k in 0..t.len() {
         let after_dot = k > 0 && t[k - 1] == Tok::Punct(b'.');
         match t[k] {
@@ -514,7 +531,7 @@ fn scan(src: &str) -> (Vec<String>, bool) {
             _ => {}
         }
     }
-    (specs, dynamic)
+    (specs, dynamic, paths)
 }
 
 /// The argument of `require(` / `import(` starting at token `k`: a literal specifier, or a

@@ -13,7 +13,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use super::paths::{ancestors, child, has, parent};
+use super::paths::{ancestors, child, has, join, parent};
 
 /// One import as written: `level` leading dots, the dotted module, and for `from` imports
 /// the imported names (each possibly a submodule).
@@ -36,7 +36,7 @@ pub(super) fn edges(
         let Some(text) = read(file) else {
             continue;
         };
-        let (imports, is_dynamic) = scan(&text);
+        let (imports, is_dynamic, paths) = scan(&text);
         if is_dynamic {
             dynamic.push(file.clone());
         }
@@ -50,6 +50,15 @@ pub(super) fn edges(
                 ancestors(file)
                     .map(|d| child(d, "conftest.py"))
                     .filter(|c| has(files, c)),
+            );
+            // A script the test runs by its path (`subprocess.run([sys.executable,
+            // "tools/gen.py"])`), from its own directory or the workspace root.
+            to.extend(
+                paths
+                    .iter()
+                    .flat_map(|p| [join(parent(file), p), join("", p)])
+                    .flatten()
+                    .filter(|p| has(files, p)),
             );
         }
         to.sort_unstable();
@@ -201,8 +210,9 @@ enum Tok<'a> {
     Newline,
 }
 
-/// The imports of a Python source, and whether it imports a module named at run time.
-fn scan(src: &str) -> (Vec<Import>, bool) {
+/// The imports of a Python source (`pytest_plugins` lists too), whether it imports a module
+/// named at run time, and its literal strings naming `.py` files.
+fn scan(src: &str) -> (Vec<Import>, bool, Vec<&str>) {
     let toks = tokens(src);
     let mut imports = Vec::new();
     let mut dynamic = false;
@@ -212,6 +222,15 @@ fn scan(src: &str) -> (Vec<Import>, bool) {
         k += match toks[k] {
             Tok::Name("import") if start => import_stmt(&toks[k + 1..], &mut imports) + 1,
             Tok::Name("from") if start => from_stmt(&toks[k + 1..], &mut imports) + 1,
+            Tok::Name("pytest_plugins") if start && toks.get(k + 1) == Some(&Tok::Op(b'=')) => {
+                let listed = toks[k + 2..].iter().take_while(|t| **t != Tok::Newline);
+                for t in listed {
+                    if let Tok::Str(name, true) = t {
+                        imports.extend(literal_import(name));
+                    }
+                }
+                2
+            }
             Tok::Name("import_module" | "__import__")
                 if toks.get(k + 1) == Some(&Tok::Op(b'('))
                     && (k == 0 || toks[k - 1] != Tok::Name("def")) =>
@@ -227,7 +246,14 @@ fn scan(src: &str) -> (Vec<Import>, bool) {
             _ => 1,
         };
     }
-    (imports, dynamic)
+    let paths = toks
+        .iter()
+        .filter_map(|t| match t {
+            Tok::Str(s, true) if s.ends_with(".py") && !s.contains(['\n', '\\']) => Some(*s),
+            _ => None,
+        })
+        .collect();
+    (imports, dynamic, paths)
 }
 
 /// `import a.b as c, d`: the tokens after `import`; returns how many it consumed.
@@ -348,7 +374,9 @@ fn tokens(src: &str) -> Vec<Tok<'_>> {
                     i += 1;
                 }
             }
-            b'\\' => i += 2,
+            // A line continuation (or a stray backslash): the next byte, or `\r\n`, is not
+            // the end of a logical line.
+            b'\\' => i += if b.get(i + 1) == Some(&b'\r') { 3 } else { 2 },
             b'\n' => {
                 if depth == 0 && out.last().is_some_and(|t| *t != Tok::Newline) {
                     out.push(Tok::Newline);

@@ -37,7 +37,9 @@ from .pricing import (
     price,  # the base price
     discount as d,
 )
-from . import util
+from . import (
+    util,  # a submodule, in brackets
+)
 import json, os.path as osp
 
 
@@ -199,6 +201,40 @@ fn python_distances_tests_and_the_dynamic_hole() {
     assert!(g.dependents("src/shop/gone.py").is_empty());
 }
 
+/// What pytest loads or runs without an import: plugins named in `pytest_plugins`, scripts
+/// run by their path.
+#[test]
+fn python_tests_depend_on_plugins_and_scripts_they_run() {
+    let dir = project(&[
+        ("app/__init__.py", ""),
+        ("app/plugin.py", "import pytest, \\\r\n    app.cli\r\n"),
+        ("app/cli.py", "print('hi')\n"),
+        ("tests/conftest.py", "pytest_plugins = [\n    \"app.plugin\",\n]\n"),
+        (
+            "tests/test_cli.py",
+            "import subprocess, sys\n\ndef test_cli():\n    subprocess.run([sys.executable, \"app/cli.py\"], check=True)\n    assert \"missing.py\"\n",
+        ),
+    ]);
+    let g = Graph::build(dir.path()).unwrap();
+    assert_eq!(
+        g.imports("tests/conftest.py"),
+        owned(&["app/__init__.py", "app/plugin.py"])
+    );
+    assert_eq!(
+        g.imports("tests/test_cli.py"),
+        owned(&["app/cli.py", "tests/conftest.py"])
+    );
+    assert_eq!(
+        g.imports("app/plugin.py"),
+        owned(&["app/__init__.py", "app/cli.py"]),
+        "a continued line in a CRLF file"
+    );
+    assert_eq!(
+        g.tests_of("app/plugin.py"),
+        dist(&[("tests/test_cli.py", 2)])
+    );
+}
+
 const MONOREPO: &[(&str, &str)] = &[
     (
         "package.json",
@@ -252,12 +288,12 @@ const MONOREPO: &[(&str, &str)] = &[
         r#"import { add } from '@acme/core';
 import { fmt } from '@core/fmt';
 import React from 'react';
-import './styles';
+const quote = /'/g; import './styles';
 const re = /import x from '.\/ghost'/g;
 // import { x } from './ghost'
 const s = "require('./ghost')";
 export function run() {
-  return fmt(add(1, 2)) + s + String(re) + React;
+  return fmt(add(1, 2)) + s + String(re) + String(quote) + React;
 }
 "#,
     ),
@@ -278,6 +314,21 @@ jest.mock('../src/legacy');
 test('run', () => {
   expect(run()).toBe('3');
   expect(sum([1])).toBe(1);
+});
+"#,
+    ),
+    (
+        "packages/app/bin/cli.js",
+        "#!/usr/bin/env node\nconsole.log(process.argv.length);\n",
+    ),
+    (
+        "packages/app/test/cli.test.js",
+        r#"const { execFileSync } = require("child_process");
+const path = require("path");
+
+test("prints", () => {
+  const cli = path.join(__dirname, "../bin/cli.js");
+  expect(execFileSync("node", [cli, "../not/a/file.js"]).toString()).toBe("3\n");
 });
 "#,
     ),
@@ -309,6 +360,10 @@ fn typescript_monorepo_edges() {
         ("packages/core/src/plugins.ts", &[]),
         ("packages/app/src/legacy.js", &["packages/app/src/util.cjs"]),
         (
+            "packages/app/test/cli.test.js",
+            &["packages/app/bin/cli.js"],
+        ),
+        (
             "packages/app/test/main.test.ts",
             &[
                 "packages/app/src/legacy.js",
@@ -320,7 +375,7 @@ fn typescript_monorepo_edges() {
     for (file, want) in cases {
         assert_eq!(g.imports(file), owned(want).as_slice(), "{file}");
     }
-    assert_eq!(g.size(), (11, 10));
+    assert_eq!(g.size(), (13, 11));
     assert!(g.dependents("packages/app/src/ghost.ts").is_empty());
     assert!(
         !g.places("node_modules/react/index.js"),
@@ -348,6 +403,10 @@ fn typescript_distances_tests_and_the_dynamic_hole() {
     assert_eq!(
         g.tests_of("packages/app/src/util.cjs"),
         dist(&[("packages/app/test/main.test.ts", 2)])
+    );
+    assert_eq!(
+        g.tests_of("packages/app/bin/cli.js"),
+        dist(&[("packages/app/test/cli.test.js", 1)])
     );
     assert!(g.is_dynamic("packages/core/src/plugins.ts"));
     assert!(g.is_dynamic("packages/app/src/legacy.js"));
