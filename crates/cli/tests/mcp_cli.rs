@@ -173,6 +173,7 @@ fn cli_line(root: &Path, args: &[&str]) -> String {
         .args(args)
         .arg("--root")
         .arg(root)
+        .current_dir(root)
         .output()
         .unwrap();
     let stdout = String::from_utf8(out.stdout).unwrap();
@@ -264,11 +265,15 @@ fn every_tool_answers_as_the_cli_does_through_the_python_sdk() {
             {"call": "get_guide", "args": {"topic": "clusters"}},
             {"call": "get_guide", "args": {"topic": "flaky"}},
             {"call": "get_guide", "args": {"topic": "ids"}},
+            {"call": "get_guide", "args": {"topic": "impact"}},
             {"call": "get_guide", "args": {"topic": "runners"}},
             {"call": "get_status"},
             {"call": "get_failures"},
             {"call": "find_symbol", "args": {"name": "parse_price"}},
             {"call": "find_usages", "args": {"name": "parse_price"}},
+            {"call": "get_impact", "args": {"file": "prices.py"}},
+            {"call": "get_impact"},
+            {"call": "get_impact", "args": {"target": "parse_price"}},
         ]);
         let out = client(plan(plain.path(), mode, steps));
         let expected = if mode == "modern" {
@@ -291,6 +296,7 @@ fn every_tool_answers_as_the_cli_does_through_the_python_sdk() {
                 "find_usages",
                 "get_failures",
                 "get_guide",
+                "get_impact",
                 "get_status",
                 "run_tests"
             ]
@@ -307,20 +313,23 @@ fn every_tool_answers_as_the_cli_does_through_the_python_sdk() {
         assert_eq!(one.status(), "TestsFailed");
 
         // The state and index tools, after the same runs on both copies.
-        for (step, args) in out[8..].iter().zip([
+        for (step, args) in out[9..].iter().zip([
             &["status"][..],
             &["failures"],
             &["symbol", "parse_price"],
             &["usages", "parse_price"],
+            &["tests-for", "prices.py"],
+            &["select"],
+            &["blast", "parse_price"],
         ]) {
             let mcp = as_answer(answer_text(step));
             let cli = as_answer(cli_line(cli_ws.path(), args));
             assert_eq!(mcp.stable(), cli.stable(), "{args:?}, mode {mode}");
         }
 
-        for (step, topic) in out[4..8]
+        for (step, topic) in out[4..9]
             .iter()
-            .zip(["clusters", "flaky", "ids", "runners"])
+            .zip(["clusters", "flaky", "ids", "impact", "runners"])
         {
             let text = answer_text(step);
             assert!(text.starts_with("# "), "{topic}: {text}");
@@ -388,7 +397,7 @@ fn tool_errors_are_in_band_and_malformed_requests_are_protocol_errors() {
     );
     assert_eq!(
         error_text(&out[3]),
-        "unknown argument \"test\" (takes: runner, since, tests)"
+        "unknown argument \"test\" (takes: changed, runner, since, tests)"
     );
     assert!(error_text(&out[4]).starts_with("no topic \"nope\""));
     assert_eq!(out[5]["error"]["code"], -32602, "{}", out[5]);

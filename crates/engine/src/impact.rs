@@ -526,12 +526,15 @@ fn workspace(root: Option<&Path>, cwd: &Path) -> Result<PathBuf, ImpactError> {
     crate::root_of(root, cwd).map_err(|p| ImpactError::Symbol(SymbolError::BadRoot(p)))
 }
 
-/// `file` as the workspace names it: relative to the root, `/`-separated, from a path
-/// relative to `cwd` or absolute.
+/// `file` as the workspace names it: relative to the root, `/`-separated, from an absolute
+/// path or one relative to `cwd` — or to the root, as answers name files, when that is where
+/// it exists.
 fn relative(root: &Path, cwd: &Path, file: &str) -> Result<String, ImpactError> {
     let given = Path::new(file.trim());
     let full = if given.is_absolute() {
         given.to_path_buf()
+    } else if !cwd.join(given).exists() && root.join(given).exists() {
+        root.join(given)
     } else {
         cwd.join(given)
     };

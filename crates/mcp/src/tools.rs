@@ -66,101 +66,82 @@ pub(crate) struct ToolDef {
 }
 
 /// Every tool, sorted by name. Each answers as one CLI command: `find_symbol` as
-/// `pith symbol`, `find_usages` as `pith usages`, `get_blast_radius` as `pith blast`,
-/// `get_failures` as `pith failures`, `get_status` as `pith status`, `get_tests_for_file` as
-/// `pith tests-for`, `run_tests` as `pith test`, `select_tests` as `pith select`.
+/// `pith symbol`, `find_usages` as `pith usages`, `get_failures` as `pith failures`,
+/// `get_impact` as `pith tests-for`, `pith blast` or `pith select` by its argument,
+/// `get_status` as `pith status`, `run_tests` as `pith test`.
 pub(crate) const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "find_symbol",
-        description: "Where a name is defined: kind, file:line and container of each \
-definition (syntactic index of the workspace). `name`: a name or a qualified name \
-(`Config::load`, `pkg.module.func`); `kind`: only this kind (function, method, class, struct, \
-...).",
-        slim: "Where a name is defined: kind, file:line, container.",
+        description: "Where a name is defined: kind, file:line, container (syntactic). \
+`name`: plain or qualified (`Config::load`, `pkg.mod.func`); `kind`: only this kind \
+(function, class, struct, ...).",
+        slim: "Where a name is defined.",
         schema: r#"{"type":"object","properties":{"kind":{"type":"string"},"name":{"type":"string"}},"required":["name"]}"#,
         exclusive: false,
         run: find_symbol,
     },
     ToolDef {
         name: "find_usages",
-        description: "Where a name is used: file:line sites, or counts per file when there \
-are many (syntactic). A qualified `name` keeps only uses written so.",
-        slim: "Where a name is used: file:line, or counts per file.",
+        description: "Where a name is used: file:line, or counts per file when many \
+(syntactic).",
+        slim: "Where a name is used.",
         schema: r#"{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}"#,
         exclusive: false,
         run: find_usages,
     },
     ToolDef {
-        name: "get_blast_radius",
-        description: "What depends on `target`, a file or a symbol name: dependent files, \
-where it is defined, the tests that reach it (import graph).",
-        slim: "What depends on a file or symbol, tests included.",
-        schema: r#"{"type":"object","properties":{"target":{"type":"string"}},"required":["target"]}"#,
-        exclusive: false,
-        run: get_blast_radius,
-    },
-    ToolDef {
         name: "get_failures",
-        description: "The last run's failures in detail, without running anything: full \
-messages and every project frame, ten a page. `tests`: only these ids; `page`: the previous \
-answer's `nextPage`; `stacks`: library frames too.",
-        slim: "The last run's failures in detail, ten a page.",
+        description: "The last run's failures in full, without running: whole messages, \
+every project frame, ten a page. `tests`: only these ids; `page`: `nextPage`; `stacks`: \
+library frames too.",
+        slim: "The last run's failures in full.",
         schema: r#"{"type":"object","properties":{"page":{"type":"integer","minimum":1},"stacks":{"type":"boolean"},"tests":{"type":"array","items":{"type":"string"}}}}"#,
         exclusive: false,
         run: get_failures,
     },
     ToolDef {
         name: "get_guide",
-        description: "Explains one topic of pith's answers, on demand: `clusters` (how failures \
-are grouped, cut and counted), `flaky` (flaky, new, failingFor, recovered), `ids` (test ids and \
-re-runs), `runners` (which runner runs, what each lacks, statuses).",
-        slim: "One topic of pith's guide: clusters, flaky, ids or runners.",
-        schema: r#"{"type":"object","properties":{"topic":{"type":"string","enum":["clusters","flaky","ids","runners"]}},"required":["topic"]}"#,
+        description: "Explains one topic of pith's answers: `clusters` (grouping, cuts, \
+counts), `flaky` (flaky, new, failingFor, recovered), `ids` (re-runs), `impact` (suspects, \
+selection, blast radius), `runners` (what each lacks, statuses).",
+        slim: "One topic of pith's guide.",
+        schema: r#"{"type":"object","properties":{"topic":{"type":"string","enum":["clusters","flaky","ids","impact","runners"]}},"required":["topic"]}"#,
         exclusive: false,
         run: get_guide,
     },
     ToolDef {
+        name: "get_impact",
+        description: "What a change reaches (import graph), nearest first: `file`: the test \
+files that depend on it; `target` (a file or symbol): its blast radius (files, definitions, \
+tests); neither: the test files the changes since the last green run (or git `rev`) reach, \
+or all with the reason when pith cannot follow a change.",
+        slim: "Tests of a `file`, blast radius of a `target`, or tests the changes reach.",
+        schema: r#"{"type":"object","properties":{"file":{"type":"string"},"rev":{"type":"string"},"target":{"type":"string"}}}"#,
+        exclusive: false,
+        run: get_impact,
+    },
+    ToolDef {
         name: "get_status",
-        description: "The workspace's state without running anything: its generation, the \
-last run's status and counts and how many generations behind it is, files changed since, the \
-runners. `since`: a generation from an earlier answer; if nothing changed, the answer says \
-just that.",
-        slim: "Workspace state: generation, last run, changed files, runners.",
+        description: "Workspace state without running: generation, last run (status, \
+counts, generations behind), files changed since, edits no test reaches, runners. `since`: an \
+earlier generation; if unchanged, says just that.",
+        slim: "Workspace state, without running.",
         schema: r#"{"type":"object","properties":{"since":{"type":"integer","minimum":0}}}"#,
         exclusive: false,
         run: get_status,
     },
     ToolDef {
-        name: "get_tests_for_file",
-        description: "The test files that depend on `file` (import graph), nearest first.",
-        slim: "Test files that depend on a file.",
-        schema: r#"{"type":"object","properties":{"file":{"type":"string"}},"required":["file"]}"#,
-        exclusive: false,
-        run: get_tests_for_file,
-    },
-    ToolDef {
         name: "run_tests",
-        description: "Runs the workspace's tests through the project's own runner (nextest or \
-cargo test, pytest, ...) and answers with one small JSON record: `status`, counts, failing \
-tests in full (`test` id, `message`, `frames` as \"file:line code\", deepest first), further \
-failures grouped in `clusters`, anything left out counted. Use it instead of running test or \
-build commands in a shell. `tests`: ids from an earlier answer, to re-run only those. \
-`runner`: run only this runner. `since`: a generation from an earlier answer; if nothing \
-changed since it ran the same tests, that run's verdict comes back without running. \
-`changed`: only the tests the changes since the last green run reach.",
-        slim: "Run the tests (all, or the ids in `tests`); one small JSON answer.",
+        description: "Runs the tests through the project's own runner (nextest, pytest, ...); \
+one small JSON record: `status`, counts, failing tests (`test`, `message`, `frames` \
+\"file:line code\" deepest first), `clusters`, `suspects` (changed lines the failures \
+reach), the rest counted. Use it, not test or build commands in a shell. `tests`: ids \
+to re-run; `runner`: only this one; `since`: an earlier generation, unchanged answers without \
+running; `changed`: only tests the changes since the last green run reach.",
+        slim: "Run the tests (all, or `tests` ids).",
         schema: r#"{"type":"object","properties":{"changed":{"type":"boolean"},"runner":{"type":"string"},"since":{"type":"integer","minimum":0},"tests":{"type":"array","items":{"type":"string"}}}}"#,
         exclusive: true,
         run: run_tests,
-    },
-    ToolDef {
-        name: "select_tests",
-        description: "The test files the changes since the last green run (or git revision \
-`rev`) reach; everything, with the reason, when a change is one pith cannot follow.",
-        slim: "Test files the current changes reach.",
-        schema: r#"{"type":"object","properties":{"rev":{"type":"string"}}}"#,
-        exclusive: false,
-        run: select_tests,
     },
 ];
 
@@ -237,25 +218,23 @@ fn find_usages(call: &Call) -> Result<String, ToolError> {
     )?))
 }
 
-fn get_tests_for_file(call: &Call) -> Result<String, ToolError> {
-    let args = Args::new(call.args, &["file"])?;
-    let file = args.required("file")?;
+/// One tool for the three impact questions, each one call: `file` → `pith tests-for`,
+/// `target` → `pith blast`, neither → `pith select` (since `rev` when given).
+fn get_impact(call: &Call) -> Result<String, ToolError> {
+    let args = Args::new(call.args, &["file", "rev", "target"])?;
     let ws = call.workspace;
-    Ok(sent(pith_engine::answer::tests_for(ws.root.as_deref(), &ws.cwd, &file)?))
-}
-
-fn select_tests(call: &Call) -> Result<String, ToolError> {
-    let args = Args::new(call.args, &["rev"])?;
-    let rev = args.string("rev")?;
-    let ws = call.workspace;
-    Ok(sent(pith_engine::answer::select(ws.root.as_deref(), &ws.cwd, rev.as_deref())?))
-}
-
-fn get_blast_radius(call: &Call) -> Result<String, ToolError> {
-    let args = Args::new(call.args, &["target"])?;
-    let target = args.required("target")?;
-    let ws = call.workspace;
-    Ok(sent(pith_engine::answer::blast(ws.root.as_deref(), &ws.cwd, &target)?))
+    let (root, cwd) = (ws.root.as_deref(), &ws.cwd);
+    let answer = match (args.string("file")?, args.string("target")?, args.string("rev")?) {
+        (Some(_), Some(_), _) | (Some(_), _, Some(_)) | (_, Some(_), Some(_)) => {
+            return Err(ToolError::Arguments(
+                "one of file, target or rev (or none: the tests the changes reach)".into(),
+            ))
+        }
+        (Some(file), None, None) => pith_engine::answer::tests_for(root, cwd, &file)?,
+        (None, Some(target), None) => pith_engine::answer::blast(root, cwd, &target)?,
+        (None, None, rev) => pith_engine::answer::select(root, cwd, rev.as_deref())?,
+    };
+    Ok(sent(answer))
 }
 
 /// The answer's bytes, the tool result's one text block (its exit code is the CLI's
@@ -399,12 +378,12 @@ mod tests {
         let e = call("run_tests", serde_json::json!({"test": ["a"]})).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "unknown argument \"test\" (takes: runner, since, tests)"
+            "unknown argument \"test\" (takes: changed, runner, since, tests)"
         );
         let e = call("get_guide", serde_json::json!({"topic": "x"})).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "no topic \"x\" (topics: clusters, flaky, ids, runners)"
+            "no topic \"x\" (topics: clusters, flaky, ids, impact, runners)"
         );
         let e = call("get_guide", serde_json::json!({})).unwrap_err();
         assert!(e.to_string().starts_with("topic is required"));
