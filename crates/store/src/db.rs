@@ -114,6 +114,8 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         head TEXT                        -- the HEAD commit clean files are read from; NULL: no git
     );
     CREATE TABLE blobs (hash INTEGER PRIMARY KEY, size INTEGER NOT NULL, data BLOB NOT NULL);
+    -- Covers listing the hashes and summing the sizes without reading every content's page.
+    CREATE INDEX blobs_by_size ON blobs (size);
     CREATE TABLE kept (
         generation INTEGER NOT NULL,
         path TEXT NOT NULL,

@@ -210,7 +210,7 @@ impl Store {
                 if listed.contains(&path) || (tracked && !self.is_live(&path)?) {
                     continue;
                 }
-                let lines = count_lines(&read_current(&self.root, &path).unwrap_or_default());
+                let lines = file_lines(&self.root, &path);
                 files.push(FileChange {
                     path,
                     kind: ChangeKind::Added,
@@ -272,7 +272,7 @@ impl Store {
                     }
                 }
                 (_, true) => {
-                    let lines = count_lines(&read_current(&self.root, &path).unwrap_or_default());
+                    let lines = file_lines(&self.root, &path);
                     files.push(FileChange {
                         path,
                         kind: ChangeKind::Unknown,
@@ -393,6 +393,36 @@ fn read_limited(root: &Path, path: &str, limit: u64) -> Option<Vec<u8>> {
     (data.len() as u64 <= limit).then_some(data)
 }
 
+/// How many lines a file has now, counted as it streams by (any size); 0 when it cannot be
+/// read as a regular file.
+pub(crate) fn file_lines(root: &Path, path: &str) -> u32 {
+    let Ok(mut f) = std::fs::File::options()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(root.join(path))
+    else {
+        return 0;
+    };
+    if !f.metadata().is_ok_and(|m| m.is_file()) {
+        return 0;
+    }
+    let mut buf = vec![0u8; 64 * 1024];
+    let (mut lines, mut last) = (0u64, b'\n');
+    loop {
+        match f.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                lines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
+                last = buf[n - 1];
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    let lines = lines + u64::from(last != b'\n');
+    u32::try_from(lines).unwrap_or(u32::MAX)
+}
+
 /// A file's current content, up to the diff limit.
 pub(crate) fn read_current(root: &Path, path: &str) -> Option<Vec<u8>> {
     read_limited(root, path, DIFF_LIMIT)
@@ -443,26 +473,7 @@ fn store_generation(
         .filter(|(_, h, _)| seen.insert(*h))
         .map(|(_, _, d)| d.len() as u64)
         .sum();
-    let mut total = total_bytes(c)?;
-    if total + need > bound {
-        // The generations before this one, oldest first, give up the contents only they use.
-        let older: Vec<i64> = c
-            .prepare_cached("SELECT generation FROM remembered WHERE generation < ?1 ORDER BY 1")?
-            .query_map([g], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
-        let mut drop = c.prepare_cached(
-            "DELETE FROM blobs WHERE hash IN (SELECT hash FROM kept WHERE generation = ?1)
-                 AND hash NOT IN (SELECT hash FROM kept WHERE generation > ?1
-                     AND hash IS NOT NULL)",
-        )?;
-        for old in older {
-            if total + need <= bound {
-                break;
-            }
-            drop.execute([old])?;
-            total = total_bytes(c)?;
-        }
-    }
+    let mut total = make_room(c, g, need, bound)?;
     let mut blob = c.prepare_cached("INSERT INTO blobs (hash, size, data) VALUES (?1, ?2, ?3)")?;
     for (path, hash, data) in &new {
         let size = data.len() as u64;
@@ -485,6 +496,32 @@ fn store_generation(
     }
     out.total_bytes = total;
     Ok(out)
+}
+
+/// Drops the contents only older generations use, oldest generation first, until `need`
+/// more bytes fit within `bound` (or no older generation is left); returns the bytes kept.
+fn make_room(c: &Connection, g: i64, need: u64, bound: u64) -> Result<u64, StoreError> {
+    let mut total = total_bytes(c)?;
+    if total + need <= bound {
+        return Ok(total);
+    }
+    let older: Vec<i64> = c
+        .prepare_cached("SELECT generation FROM remembered WHERE generation < ?1 ORDER BY 1")?
+        .query_map([g], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let mut drop = c.prepare_cached(
+        "DELETE FROM blobs WHERE hash IN (SELECT hash FROM kept WHERE generation = ?1)
+             AND hash NOT IN (SELECT hash FROM kept WHERE generation > ?1
+                 AND hash IS NOT NULL)",
+    )?;
+    for old in older {
+        if total + need <= bound {
+            break;
+        }
+        drop.execute([old])?;
+        total = total_bytes(c)?;
+    }
+    Ok(total)
 }
 
 /// Whether a content is kept already (a second file with the same content as one just
@@ -544,13 +581,14 @@ pub(crate) fn prune(c: &Connection) -> Result<bool, StoreError> {
 }
 
 /// A file changed in place: its hunks against `old`, or none when the content is the same
-/// again. Binary or very large content is changed as a whole.
+/// again. Binary content, or more than 8 MiB of it, is changed as a whole.
 fn modified(root: &Path, path: String, old: &[u8]) -> Option<FileChange> {
     let Some(new) = read_current(root, &path) else {
+        let lines = file_lines(root, &path);
         return Some(FileChange {
             path,
             kind: ChangeKind::Modified,
-            hunks: Vec::new(),
+            hunks: whole(lines),
         });
     };
     if new == old {
@@ -580,7 +618,7 @@ fn pair_renames(
     deleted: Vec<(String, Old)>,
 ) -> Vec<FileChange> {
     let mut out = Vec::new();
-    let mut gone: Vec<Option<(String, Option<Vec<u8>>)>> = deleted
+    let mut gone: Vec<Gone> = deleted
         .into_iter()
         .map(|(p, old)| {
             Some((
@@ -606,21 +644,12 @@ fn pair_renames(
         let exact = by_hash.get(&hash).copied().filter(|&i| gone[i].is_some());
         let best = exact.or_else(|| {
             let new = new.as_deref().filter(|n| !is_binary(n))?;
-            let mut best: Option<(f32, usize)> = None;
-            for (i, g) in gone.iter().enumerate() {
-                let Some((_, Some(old))) = g else { continue };
-                if tries >= RENAME_TRIES || is_binary(old) {
-                    continue;
-                }
-                tries += 1;
-                let r = similarity(old, new);
-                if r >= 0.5 && best.is_none_or(|(b, _)| r > b) {
-                    best = Some((r, i));
-                }
-            }
-            best.map(|(_, i)| i)
+            most_similar(&gone, new, &mut tries)
         });
-        let lines = || count_lines(new.as_deref().unwrap_or_default());
+        let lines = |path: &str| match &new {
+            Some(n) => count_lines(n),
+            None => file_lines(root, path),
+        };
         match best.and_then(|i| gone[i].take()) {
             Some((from, old)) => {
                 let hunks = match (&old, &new) {
@@ -628,7 +657,7 @@ fn pair_renames(
                     (Some(o), Some(n)) if !is_binary(o) && !is_binary(n) => {
                         changed_line_slices(o, n)
                     }
-                    _ => whole(lines()),
+                    _ => whole(lines(&path)),
                 };
                 out.push(FileChange {
                     path,
@@ -636,11 +665,14 @@ fn pair_renames(
                     hunks,
                 });
             }
-            None => out.push(FileChange {
-                path,
-                kind: ChangeKind::Added,
-                hunks: whole(lines()),
-            }),
+            None => {
+                let hunks = whole(lines(&path));
+                out.push(FileChange {
+                    path,
+                    kind: ChangeKind::Added,
+                    hunks,
+                });
+            }
         }
     }
     out.extend(gone.into_iter().flatten().map(|(path, _)| FileChange {
@@ -650,6 +682,27 @@ fn pair_renames(
     }));
     out
 }
+
+/// The deleted file (with content) most like `new`, if at least half their lines are equal;
+/// `tries` counts the comparisons made, which stop at [`RENAME_TRIES`].
+fn most_similar(gone: &[Gone], new: &[u8], tries: &mut usize) -> Option<usize> {
+    let mut best: Option<(f32, usize)> = None;
+    for (i, g) in gone.iter().enumerate() {
+        let Some((_, Some(old))) = g else { continue };
+        if *tries >= RENAME_TRIES || is_binary(old) {
+            continue;
+        }
+        *tries += 1;
+        let r = similarity(old, new);
+        if r >= 0.5 && best.is_none_or(|(b, _)| r > b) {
+            best = Some((r, i));
+        }
+    }
+    best.map(|(_, i)| i)
+}
+
+/// A deleted file not yet paired: its path and content at the baseline, when known.
+type Gone = Option<(String, Option<Vec<u8>>)>;
 
 /// The share of lines two contents have in common, 0 to 1.
 fn similarity(old: &[u8], new: &[u8]) -> f32 {
@@ -712,7 +765,7 @@ fn changed_line_slices(old: &[u8], new: &[u8]) -> Vec<Hunk> {
             } => {
                 hunks.push(Hunk {
                     start: line(new_index),
-                    end: line(new_index + new_len - 1),
+                    end: line(new_index + new_len.max(1) - 1),
                 });
                 at = new_index + new_len;
             }

@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use super::{count_lines, ChangeKind, FileChange, Hunk};
+use super::{ChangeKind, FileChange, Hunk};
 use crate::StoreError;
 
 /// The work tree around a workspace root.
@@ -151,15 +151,21 @@ impl Repo {
                 continue; // "<name> missing" or "ambiguous"
             };
             let mut data = Vec::new();
-            if (&mut stdout).take(size).read_to_end(&mut data).is_err() || data.len() as u64 != size
-            {
+            let mut body = (&mut stdout).take(size);
+            // A content too big to diff is read past, not into memory: it stays unknown.
+            let read = if size > super::DIFF_LIMIT {
+                std::io::copy(&mut body, &mut std::io::sink()).ok()
+            } else {
+                body.read_to_end(&mut data).ok().map(|n| n as u64)
+            };
+            if read != Some(size) {
                 break;
             }
             let mut newline = [0u8; 1];
             if stdout.read_exact(&mut newline).is_err() {
                 break;
             }
-            if kind == Some("blob") {
+            if kind == Some("blob") && size <= super::DIFF_LIMIT {
                 found.insert((*path).to_owned(), data);
             }
         }
@@ -226,7 +232,7 @@ impl Repo {
         if f.kind == ChangeKind::Deleted {
             return Vec::new();
         }
-        let lines = || count_lines(&super::read_current(&self.root, &f.path).unwrap_or_default());
+        let lines = || super::file_lines(&self.root, &f.path);
         let Some(section) = section else {
             return super::whole(lines());
         };

@@ -401,6 +401,27 @@ fn binary_big_non_utf8_links_and_edits_undone_are_handled() {
 }
 
 #[test]
+fn a_committed_file_too_big_to_diff_is_unknown_with_git() {
+    let (_d, root) = project(true);
+    write(&root, "data/big.csv", &lines(700_000, "row"));
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-q", "-m", "data"]);
+    let mut s = open(&root);
+    let g = run(&mut s, &[], &["t1"]);
+    edit_line(&root, "data/big.csv", 7, "edited");
+    edit_line(&root, "src/a.py", 7, "edited");
+    s.scan().unwrap();
+    let c = s.changes(&Since::Generation(g)).unwrap();
+    assert_eq!(
+        c.files,
+        vec![
+            change("data/big.csv", ChangeKind::Unknown, &[h(1, 700_000)]),
+            change("src/a.py", ChangeKind::Modified, &[h(7, 7)]),
+        ]
+    );
+}
+
+#[test]
 fn changed_lines_marks_edits_insertions_and_deletions() {
     let old = "1\n2\n3\n4\n5\n";
     assert_eq!(changed_lines(old, old), vec![]);
