@@ -555,16 +555,29 @@ pub(crate) fn prune(c: &Connection) -> Result<bool, StoreError> {
         .query_map([], |r| r.get::<_, Option<i64>>(0))?
         .filter_map(|r| r.transpose())
         .collect::<Result<_, _>>()?;
-    // Some test's last pass was in a run at the generation: a pass with no later pass.
-    let mut last_pass_at = c.prepare_cached(
-        "SELECT EXISTS (SELECT 1 FROM runs u JOIN results r ON r.run_id = u.id
-             WHERE u.generation = ?1 AND r.outcome = 0 AND NOT EXISTS (
+    // Some test's last pass was in a run at the generation: a pass with no later pass. Asked
+    // per run id, so SQLite seeks the run's results instead of scanning every result.
+    let mut runs_at = c.prepare_cached("SELECT id FROM runs WHERE generation = ?1")?;
+    let mut last_pass_in = c.prepare_cached(
+        "SELECT EXISTS (SELECT 1 FROM results r
+             WHERE r.run_id = ?1 AND r.outcome = 0 AND NOT EXISTS (
                  SELECT 1 FROM results l WHERE l.test_id = r.test_id AND l.run_id > r.run_id
                      AND l.outcome = 0))",
     )?;
+    let mut last_pass_at = |g: i64| -> Result<bool, StoreError> {
+        let runs: Vec<i64> = runs_at
+            .query_map([g], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        for run in runs {
+            if last_pass_in.query_row([run], |r| r.get::<_, bool>(0))? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    };
     let mut dropped = false;
     for g in gens {
-        if keep.contains(&g) || last_pass_at.query_row([g], |r| r.get::<_, bool>(0))? {
+        if keep.contains(&g) || last_pass_at(g)? {
             continue;
         }
         c.execute("DELETE FROM kept WHERE generation = ?1", [g])?;
