@@ -121,8 +121,8 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         path TEXT NOT NULL,
         hash INTEGER,                    -- NULL: the content was not kept
         PRIMARY KEY (generation, path)
-    ) WITHOUT ROWID;
-    CREATE INDEX kept_by_hash ON kept (hash);
+    ) WITHOUT ROWID;                     -- no index by hash: a generation's rows stay together
+                                         -- on a few pages, written once
     ",
 ];
 
