@@ -422,6 +422,27 @@ fn a_committed_file_too_big_to_diff_is_unknown_with_git() {
 }
 
 #[test]
+fn a_repository_without_commits_keeps_every_file() {
+    let (_d, root) = project(false);
+    git(&root, &["init", "-q"]);
+    let mut s = open(&root);
+    s.scan().unwrap();
+    assert_eq!(
+        s.changes(&Since::Generation(1)).unwrap().baseline,
+        Baseline::None,
+        "no HEAD to fall back to"
+    );
+    let r = s.remember().unwrap();
+    assert_eq!((r.head, r.kept), (None, 5));
+    edit_line(&root, "src/c.py", 4, "c4");
+    s.scan().unwrap();
+    assert_eq!(
+        s.changes(&Since::Generation(1)).unwrap().files,
+        vec![change("src/c.py", ChangeKind::Modified, &[h(4, 4)])]
+    );
+}
+
+#[test]
 fn changed_lines_marks_edits_insertions_and_deletions() {
     let old = "1\n2\n3\n4\n5\n";
     assert_eq!(changed_lines(old, old), vec![]);
