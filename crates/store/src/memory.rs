@@ -32,9 +32,10 @@ const RENAME_TRIES: usize = 400;
 /// What a comparison is made with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Since {
-    /// The content at a run's generation.
+    /// The content at a run's generation (see [`Store::last_pass`], [`Store::last_green`]).
     Generation(u64),
-    /// A git revision, e.g. `HEAD`.
+    /// A git revision, e.g. `HEAD`: tracked changes (renames found by git) plus untracked,
+    /// unignored files as `Added`. A revision git does not know is an error.
     Git(String),
 }
 
@@ -46,12 +47,15 @@ pub enum Baseline {
     None,
 }
 
+/// What changed, and against what; `files` sorted by path, workspace-relative.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Changes {
     pub baseline: Baseline,
     pub files: Vec<FileChange>,
 }
 
+/// One changed file. A file whose content is the baseline's again is not listed; one that
+/// cannot be read as a regular file now (a link) has no hunks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileChange {
     pub path: String,
@@ -62,8 +66,12 @@ pub struct FileChange {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ChangeKind {
     Added,
+    /// Binary content, or more than 8 MiB, is modified as a whole file.
     Modified,
+    /// No hunks.
     Deleted,
+    /// Moved (git's `-M`; without git, the same content or at least half its lines equal),
+    /// with the lines changed on the way.
     Renamed {
         from: String,
     },
