@@ -31,6 +31,67 @@ fn main() {
         }
         measure(&root, if with_git { "git" } else { "no git" });
     }
+    prune_cost(true);
+    prune_cost(false);
+}
+
+/// What pruning change memory adds to each run's `prune`: 200 runs of 1,000 tests (one test
+/// failing from run 100 on, so its last pass stays needed), each on a new generation, with
+/// and without `remember` after each.
+fn prune_cost(remember: bool) {
+    use pith_model::{Failure, Outcome, Report, Run, TestOutcome};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().canonicalize().expect("canonical temp dir");
+    std::fs::write(root.join("a.py"), "a = 0\n").expect("write");
+    let mut s = Store::open(&root).expect("store");
+    let mut times = Vec::new();
+    for i in 0..200 {
+        std::fs::write(root.join("a.py"), format!("a = {i}\n")).expect("write");
+        let g = s.scan().expect("scan");
+        let failing = i >= 100;
+        let mut run = Run::new("pytest");
+        run.outcomes = (0..1000)
+            .filter(|t| !(failing && *t == 0))
+            .map(|t| TestOutcome::passed(format!("tests/test_m.py::test_{t}"), None))
+            .collect();
+        run.passed = run.outcomes.len() as u32;
+        if failing {
+            run.failed = 1;
+            run.failures.push(Failure {
+                test: "tests/test_m.py::test_0".into(),
+                message: "assert 1 == 2".into(),
+                ..Failure::default()
+            });
+        }
+        debug_assert!(run.outcomes.iter().all(|o| o.outcome == Outcome::Passed));
+        let mut report = Report {
+            runs: vec![run],
+            ..Report::default()
+        };
+        s.record(g, "", 0, &mut report).expect("record");
+        if remember {
+            s.remember().expect("remember");
+        }
+        let t = Instant::now();
+        s.prune(pith_store::Retention::default()).expect("prune");
+        times.push(t.elapsed());
+    }
+    times.sort();
+    println!(
+        "prune after each of 200 runs of 1,000 tests, {}: median {:.2} ms, max {:.2} ms; \
+         files changed since test_0's last pass: {:?}",
+        if remember {
+            "each remembered"
+        } else {
+            "none remembered"
+        },
+        ms(times[times.len() / 2]),
+        ms(times[times.len() - 1]),
+        s.changes(&Since::Generation(
+            s.last_pass("tests/test_m.py::test_0").unwrap().unwrap()
+        ))
+        .map(|c| c.files.len())
+    );
 }
 
 fn measure(root: &Path, label: &str) {

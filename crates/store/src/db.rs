@@ -114,13 +114,15 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         head TEXT                        -- the HEAD commit clean files are read from; NULL: no git
     );
     CREATE TABLE blobs (hash INTEGER PRIMARY KEY, size INTEGER NOT NULL, data BLOB NOT NULL);
+    -- Covers listing the hashes and summing the sizes without reading every content's page.
+    CREATE INDEX blobs_by_size ON blobs (size);
     CREATE TABLE kept (
         generation INTEGER NOT NULL,
         path TEXT NOT NULL,
         hash INTEGER,                    -- NULL: the content was not kept
         PRIMARY KEY (generation, path)
-    ) WITHOUT ROWID;
-    CREATE INDEX kept_by_hash ON kept (hash);
+    ) WITHOUT ROWID;                     -- no index by hash: a generation's rows stay together
+                                         -- on a few pages, written once
     ",
 ];
 

@@ -607,9 +607,11 @@ fn prune(c: &Connection, retention: Retention) -> Result<bool, StoreError> {
         }
         pruned = true;
     }
-    // Change memory is pruned on every call: its generations stop being needed as tests
-    // pass again, not only when runs are dropped.
-    pruned |= crate::memory::prune(c)?;
+    // Change memory is pruned on every call (its generations stop being needed as tests pass
+    // again, not only when runs are dropped) without counting as pruned: the sweep and the
+    // checkpoint below cost far more than the few pages it frees, which its next contents
+    // reuse.
+    crate::memory::prune(c)?;
     if pruned {
         c.execute_batch(
             "DELETE FROM tests WHERE id NOT IN (SELECT test_id FROM results)

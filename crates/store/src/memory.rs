@@ -32,9 +32,10 @@ const RENAME_TRIES: usize = 400;
 /// What a comparison is made with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Since {
-    /// The content at a run's generation.
+    /// The content at a run's generation (see [`Store::last_pass`], [`Store::last_green`]).
     Generation(u64),
-    /// A git revision, e.g. `HEAD`.
+    /// A git revision, e.g. `HEAD`: tracked changes (renames found by git) plus untracked,
+    /// unignored files as `Added`. A revision git does not know is an error.
     Git(String),
 }
 
@@ -46,12 +47,15 @@ pub enum Baseline {
     None,
 }
 
+/// What changed, and against what; `files` sorted by path, workspace-relative.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Changes {
     pub baseline: Baseline,
     pub files: Vec<FileChange>,
 }
 
+/// One changed file. A file whose content is the baseline's again is not listed; one that
+/// cannot be read as a regular file now (a link) has no hunks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileChange {
     pub path: String,
@@ -62,8 +66,12 @@ pub struct FileChange {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ChangeKind {
     Added,
+    /// Binary content, or more than 8 MiB, is modified as a whole file.
     Modified,
+    /// No hunks.
     Deleted,
+    /// Moved (git's `-M`; without git, the same content or at least half its lines equal),
+    /// with the lines changed on the way.
     Renamed {
         from: String,
     },
@@ -210,7 +218,7 @@ impl Store {
                 if listed.contains(&path) || (tracked && !self.is_live(&path)?) {
                     continue;
                 }
-                let lines = count_lines(&read_current(&self.root, &path).unwrap_or_default());
+                let lines = file_lines(&self.root, &path);
                 files.push(FileChange {
                     path,
                     kind: ChangeKind::Added,
@@ -272,7 +280,7 @@ impl Store {
                     }
                 }
                 (_, true) => {
-                    let lines = count_lines(&read_current(&self.root, &path).unwrap_or_default());
+                    let lines = file_lines(&self.root, &path);
                     files.push(FileChange {
                         path,
                         kind: ChangeKind::Unknown,
@@ -393,6 +401,36 @@ fn read_limited(root: &Path, path: &str, limit: u64) -> Option<Vec<u8>> {
     (data.len() as u64 <= limit).then_some(data)
 }
 
+/// How many lines a file has now, counted as it streams by (any size); 0 when it cannot be
+/// read as a regular file.
+pub(crate) fn file_lines(root: &Path, path: &str) -> u32 {
+    let Ok(mut f) = std::fs::File::options()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(root.join(path))
+    else {
+        return 0;
+    };
+    if !f.metadata().is_ok_and(|m| m.is_file()) {
+        return 0;
+    }
+    let mut buf = vec![0u8; 64 * 1024];
+    let (mut lines, mut last) = (0u64, b'\n');
+    loop {
+        match f.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                lines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
+                last = buf[n - 1];
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    let lines = lines + u64::from(last != b'\n');
+    u32::try_from(lines).unwrap_or(u32::MAX)
+}
+
 /// A file's current content, up to the diff limit.
 pub(crate) fn read_current(root: &Path, path: &str) -> Option<Vec<u8>> {
     read_limited(root, path, DIFF_LIMIT)
@@ -443,26 +481,7 @@ fn store_generation(
         .filter(|(_, h, _)| seen.insert(*h))
         .map(|(_, _, d)| d.len() as u64)
         .sum();
-    let mut total = total_bytes(c)?;
-    if total + need > bound {
-        // The generations before this one, oldest first, give up the contents only they use.
-        let older: Vec<i64> = c
-            .prepare_cached("SELECT generation FROM remembered WHERE generation < ?1 ORDER BY 1")?
-            .query_map([g], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
-        let mut drop = c.prepare_cached(
-            "DELETE FROM blobs WHERE hash IN (SELECT hash FROM kept WHERE generation = ?1)
-                 AND hash NOT IN (SELECT hash FROM kept WHERE generation > ?1
-                     AND hash IS NOT NULL)",
-        )?;
-        for old in older {
-            if total + need <= bound {
-                break;
-            }
-            drop.execute([old])?;
-            total = total_bytes(c)?;
-        }
-    }
+    let mut total = make_room(c, g, need, bound)?;
     let mut blob = c.prepare_cached("INSERT INTO blobs (hash, size, data) VALUES (?1, ?2, ?3)")?;
     for (path, hash, data) in &new {
         let size = data.len() as u64;
@@ -485,6 +504,32 @@ fn store_generation(
     }
     out.total_bytes = total;
     Ok(out)
+}
+
+/// Drops the contents only older generations use, oldest generation first, until `need`
+/// more bytes fit within `bound` (or no older generation is left); returns the bytes kept.
+fn make_room(c: &Connection, g: i64, need: u64, bound: u64) -> Result<u64, StoreError> {
+    let mut total = total_bytes(c)?;
+    if total + need <= bound {
+        return Ok(total);
+    }
+    let older: Vec<i64> = c
+        .prepare_cached("SELECT generation FROM remembered WHERE generation < ?1 ORDER BY 1")?
+        .query_map([g], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let mut drop = c.prepare_cached(
+        "DELETE FROM blobs WHERE hash IN (SELECT hash FROM kept WHERE generation = ?1)
+             AND hash NOT IN (SELECT hash FROM kept WHERE generation > ?1
+                 AND hash IS NOT NULL)",
+    )?;
+    for old in older {
+        if total + need <= bound {
+            break;
+        }
+        drop.execute([old])?;
+        total = total_bytes(c)?;
+    }
+    Ok(total)
 }
 
 /// Whether a content is kept already (a second file with the same content as one just
@@ -518,16 +563,29 @@ pub(crate) fn prune(c: &Connection) -> Result<bool, StoreError> {
         .query_map([], |r| r.get::<_, Option<i64>>(0))?
         .filter_map(|r| r.transpose())
         .collect::<Result<_, _>>()?;
-    // Some test's last pass was in a run at the generation: a pass with no later pass.
-    let mut last_pass_at = c.prepare_cached(
-        "SELECT EXISTS (SELECT 1 FROM runs u JOIN results r ON r.run_id = u.id
-             WHERE u.generation = ?1 AND r.outcome = 0 AND NOT EXISTS (
+    // Some test's last pass was in a run at the generation: a pass with no later pass. Asked
+    // per run id, so SQLite seeks the run's results instead of scanning every result.
+    let mut runs_at = c.prepare_cached("SELECT id FROM runs WHERE generation = ?1")?;
+    let mut last_pass_in = c.prepare_cached(
+        "SELECT EXISTS (SELECT 1 FROM results r
+             WHERE r.run_id = ?1 AND r.outcome = 0 AND NOT EXISTS (
                  SELECT 1 FROM results l WHERE l.test_id = r.test_id AND l.run_id > r.run_id
                      AND l.outcome = 0))",
     )?;
+    let mut last_pass_at = |g: i64| -> Result<bool, StoreError> {
+        let runs: Vec<i64> = runs_at
+            .query_map([g], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        for run in runs {
+            if last_pass_in.query_row([run], |r| r.get::<_, bool>(0))? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    };
     let mut dropped = false;
     for g in gens {
-        if keep.contains(&g) || last_pass_at.query_row([g], |r| r.get::<_, bool>(0))? {
+        if keep.contains(&g) || last_pass_at(g)? {
             continue;
         }
         c.execute("DELETE FROM kept WHERE generation = ?1", [g])?;
@@ -544,13 +602,14 @@ pub(crate) fn prune(c: &Connection) -> Result<bool, StoreError> {
 }
 
 /// A file changed in place: its hunks against `old`, or none when the content is the same
-/// again. Binary or very large content is changed as a whole.
+/// again. Binary content, or more than 8 MiB of it, is changed as a whole.
 fn modified(root: &Path, path: String, old: &[u8]) -> Option<FileChange> {
     let Some(new) = read_current(root, &path) else {
+        let lines = file_lines(root, &path);
         return Some(FileChange {
             path,
             kind: ChangeKind::Modified,
-            hunks: Vec::new(),
+            hunks: whole(lines),
         });
     };
     if new == old {
@@ -580,7 +639,7 @@ fn pair_renames(
     deleted: Vec<(String, Old)>,
 ) -> Vec<FileChange> {
     let mut out = Vec::new();
-    let mut gone: Vec<Option<(String, Option<Vec<u8>>)>> = deleted
+    let mut gone: Vec<Gone> = deleted
         .into_iter()
         .map(|(p, old)| {
             Some((
@@ -606,21 +665,12 @@ fn pair_renames(
         let exact = by_hash.get(&hash).copied().filter(|&i| gone[i].is_some());
         let best = exact.or_else(|| {
             let new = new.as_deref().filter(|n| !is_binary(n))?;
-            let mut best: Option<(f32, usize)> = None;
-            for (i, g) in gone.iter().enumerate() {
-                let Some((_, Some(old))) = g else { continue };
-                if tries >= RENAME_TRIES || is_binary(old) {
-                    continue;
-                }
-                tries += 1;
-                let r = similarity(old, new);
-                if r >= 0.5 && best.is_none_or(|(b, _)| r > b) {
-                    best = Some((r, i));
-                }
-            }
-            best.map(|(_, i)| i)
+            most_similar(&gone, new, &mut tries)
         });
-        let lines = || count_lines(new.as_deref().unwrap_or_default());
+        let lines = |path: &str| match &new {
+            Some(n) => count_lines(n),
+            None => file_lines(root, path),
+        };
         match best.and_then(|i| gone[i].take()) {
             Some((from, old)) => {
                 let hunks = match (&old, &new) {
@@ -628,7 +678,7 @@ fn pair_renames(
                     (Some(o), Some(n)) if !is_binary(o) && !is_binary(n) => {
                         changed_line_slices(o, n)
                     }
-                    _ => whole(lines()),
+                    _ => whole(lines(&path)),
                 };
                 out.push(FileChange {
                     path,
@@ -636,11 +686,14 @@ fn pair_renames(
                     hunks,
                 });
             }
-            None => out.push(FileChange {
-                path,
-                kind: ChangeKind::Added,
-                hunks: whole(lines()),
-            }),
+            None => {
+                let hunks = whole(lines(&path));
+                out.push(FileChange {
+                    path,
+                    kind: ChangeKind::Added,
+                    hunks,
+                });
+            }
         }
     }
     out.extend(gone.into_iter().flatten().map(|(path, _)| FileChange {
@@ -650,6 +703,27 @@ fn pair_renames(
     }));
     out
 }
+
+/// The deleted file (with content) most like `new`, if at least half their lines are equal;
+/// `tries` counts the comparisons made, which stop at [`RENAME_TRIES`].
+fn most_similar(gone: &[Gone], new: &[u8], tries: &mut usize) -> Option<usize> {
+    let mut best: Option<(f32, usize)> = None;
+    for (i, g) in gone.iter().enumerate() {
+        let Some((_, Some(old))) = g else { continue };
+        if *tries >= RENAME_TRIES || is_binary(old) {
+            continue;
+        }
+        *tries += 1;
+        let r = similarity(old, new);
+        if r >= 0.5 && best.is_none_or(|(b, _)| r > b) {
+            best = Some((r, i));
+        }
+    }
+    best.map(|(_, i)| i)
+}
+
+/// A deleted file not yet paired: its path and content at the baseline, when known.
+type Gone = Option<(String, Option<Vec<u8>>)>;
 
 /// The share of lines two contents have in common, 0 to 1.
 fn similarity(old: &[u8], new: &[u8]) -> f32 {
@@ -712,7 +786,7 @@ fn changed_line_slices(old: &[u8], new: &[u8]) -> Vec<Hunk> {
             } => {
                 hunks.push(Hunk {
                     start: line(new_index),
-                    end: line(new_index + new_len - 1),
+                    end: line(new_index + new_len.max(1) - 1),
                 });
                 at = new_index + new_len;
             }

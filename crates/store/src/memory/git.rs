@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use super::{count_lines, ChangeKind, FileChange, Hunk};
+use super::{ChangeKind, FileChange, Hunk};
 use crate::StoreError;
 
 /// The work tree around a workspace root.
@@ -16,6 +16,8 @@ pub(crate) struct Repo {
     root: PathBuf,
     /// The workspace's path inside the repository, `/`-terminated (`""` at the top).
     prefix: String,
+    /// The commit `HEAD` named when the repository was found.
+    head: Option<String>,
 }
 
 fn command(root: &Path, args: &[&str]) -> Command {
@@ -61,29 +63,42 @@ fn nul_separated(bytes: &[u8]) -> impl Iterator<Item = String> + '_ {
 impl Repo {
     /// The work tree containing `root`, when there is one and git runs.
     pub(crate) fn find(root: &Path) -> Option<Repo> {
-        let out = output(
+        // One process answers all three; without a commit it fails after the first two.
+        let out = command(
             root,
-            &["rev-parse", "--is-inside-work-tree", "--show-prefix"],
-        )?;
-        let text = String::from_utf8_lossy(&out);
+            &[
+                "rev-parse",
+                "--is-inside-work-tree",
+                "--show-prefix",
+                "--verify",
+                "-q",
+                "HEAD^{commit}",
+            ],
+        )
+        .stdout(Stdio::piped())
+        .output()
+        .ok()?;
+        let text = String::from_utf8_lossy(&out.stdout);
         let mut lines = text.lines();
         if lines.next()? != "true" {
             return None;
         }
+        let prefix = lines.next().unwrap_or("").to_owned();
+        let head = lines
+            .next()
+            .map(str::trim)
+            .filter(|id| out.status.success() && !id.is_empty())
+            .map(str::to_owned);
         Some(Repo {
             root: root.to_path_buf(),
-            prefix: lines.next().unwrap_or("").to_owned(),
+            prefix,
+            head,
         })
     }
 
     /// The commit `HEAD` names; none in a repository without commits.
     pub(crate) fn head(&self) -> Option<String> {
-        let out = output(
-            &self.root,
-            &["rev-parse", "-q", "--verify", "HEAD^{commit}"],
-        )?;
-        let id = String::from_utf8_lossy(&out).trim().to_owned();
-        (!id.is_empty()).then_some(id)
+        self.head.clone()
     }
 
     /// Workspace-relative paths of the files whose working-tree content is `HEAD`'s: in the
@@ -151,15 +166,21 @@ impl Repo {
                 continue; // "<name> missing" or "ambiguous"
             };
             let mut data = Vec::new();
-            if (&mut stdout).take(size).read_to_end(&mut data).is_err() || data.len() as u64 != size
-            {
+            let mut body = (&mut stdout).take(size);
+            // A content too big to diff is read past, not into memory: it stays unknown.
+            let read = if size > super::DIFF_LIMIT {
+                std::io::copy(&mut body, &mut std::io::sink()).ok()
+            } else {
+                body.read_to_end(&mut data).ok().map(|n| n as u64)
+            };
+            if read != Some(size) {
                 break;
             }
             let mut newline = [0u8; 1];
             if stdout.read_exact(&mut newline).is_err() {
                 break;
             }
-            if kind == Some("blob") {
+            if kind == Some("blob") && size <= super::DIFF_LIMIT {
                 found.insert((*path).to_owned(), data);
             }
         }
@@ -226,7 +247,7 @@ impl Repo {
         if f.kind == ChangeKind::Deleted {
             return Vec::new();
         }
-        let lines = || count_lines(&super::read_current(&self.root, &f.path).unwrap_or_default());
+        let lines = || super::file_lines(&self.root, &f.path);
         let Some(section) = section else {
             return super::whole(lines());
         };

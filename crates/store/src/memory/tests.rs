@@ -192,7 +192,7 @@ fn the_last_pass_is_the_baseline_and_earlier_edits_are_not_named() {
         );
         // Pruning keeps generation 3 (t1's last pass), 2 (the last green) and the newest;
         // 1 and 4 go.
-        assert!(s.prune(crate::Retention::default()).unwrap());
+        s.prune(crate::Retention::default()).unwrap();
         let kept: Vec<i64> = s
             .conn
             .prepare("SELECT generation FROM remembered ORDER BY 1")
@@ -397,6 +397,48 @@ fn binary_big_non_utf8_links_and_edits_undone_are_handled() {
             change("data.bin", ChangeKind::Unknown, &[h(1, 2)]),
             change("latin1.py", ChangeKind::Modified, &[h(3, 3)]),
         ]
+    );
+}
+
+#[test]
+fn a_committed_file_too_big_to_diff_is_unknown_with_git() {
+    let (_d, root) = project(true);
+    write(&root, "data/big.csv", &lines(700_000, "row"));
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-q", "-m", "data"]);
+    let mut s = open(&root);
+    let g = run(&mut s, &[], &["t1"]);
+    edit_line(&root, "data/big.csv", 7, "edited");
+    edit_line(&root, "src/a.py", 7, "edited");
+    s.scan().unwrap();
+    let c = s.changes(&Since::Generation(g)).unwrap();
+    assert_eq!(
+        c.files,
+        vec![
+            change("data/big.csv", ChangeKind::Unknown, &[h(1, 700_000)]),
+            change("src/a.py", ChangeKind::Modified, &[h(7, 7)]),
+        ]
+    );
+}
+
+#[test]
+fn a_repository_without_commits_keeps_every_file() {
+    let (_d, root) = project(false);
+    git(&root, &["init", "-q"]);
+    let mut s = open(&root);
+    s.scan().unwrap();
+    assert_eq!(
+        s.changes(&Since::Generation(1)).unwrap().baseline,
+        Baseline::None,
+        "no HEAD to fall back to"
+    );
+    let r = s.remember().unwrap();
+    assert_eq!((r.head, r.kept), (None, 5));
+    edit_line(&root, "src/c.py", 4, "c4");
+    s.scan().unwrap();
+    assert_eq!(
+        s.changes(&Since::Generation(1)).unwrap().files,
+        vec![change("src/c.py", ChangeKind::Modified, &[h(4, 4)])]
     );
 }
 
