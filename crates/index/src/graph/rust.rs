@@ -43,10 +43,13 @@ pub(super) fn edges(
         p.lib = p.lib.take().filter(|l| rs.contains(l.as_str()));
         p.build = p.build.take().filter(|b| rs.contains(b.as_str()));
     }
-    let libs: HashMap<String, String> = packages
-        .iter()
-        .filter_map(|p| Some((p.name.clone(), p.lib.clone()?)))
-        .collect();
+    // By crate name; several packages may share one (fixtures, vendored copies): all count.
+    let mut libs: HashMap<&str, Vec<&str>> = HashMap::new();
+    for p in &packages {
+        if let Some(lib) = &p.lib {
+            libs.entry(&p.name).or_default().push(lib);
+        }
+    }
     let mut out = Vec::new();
     let mut unplaced = Vec::new();
     let mut placed: HashSet<String> = HashSet::new();
@@ -67,8 +70,10 @@ pub(super) fn edges(
                 out.push((root.clone(), build.clone()));
             }
             for dep in &p.deps {
-                if let Some(lib) = libs.get(dep).filter(|l| **l != root) {
-                    out.push((root.clone(), lib.clone()));
+                for lib in libs.get(dep.as_str()).into_iter().flatten() {
+                    if *lib != root {
+                        out.push((root.clone(), (*lib).to_owned()));
+                    }
                 }
             }
             placed.insert(root);
@@ -529,6 +534,9 @@ mod tests {
         ("crates/app/build.rs", "fn main() {}\n"),
         ("crates/app/src/main.rs", "mod cli;\nmod generated { include!(concat!(env!(\"OUT_DIR\"), \"/gen.rs\")); }\nfn main() { core_lib::parse::parse() }\n"),
         ("crates/app/src/cli.rs", "pub fn run() {}\n"),
+        // A fixture package under the member's name: a dependency on the name reaches both.
+        ("crates/core/tests/fixtures/core/Cargo.toml", "[package]\nname = \"core_lib\"\n"),
+        ("crates/core/tests/fixtures/core/src/lib.rs", "pub fn old() {}\n"),
     ];
 
     #[test]
@@ -569,6 +577,14 @@ mod tests {
             ("crates/app/src/main.rs", "crates/app/src/cli.rs"),
             ("crates/app/src/cli.rs", "crates/app/src/main.rs"),
             ("crates/app/src/main.rs", lib),
+            (
+                "crates/app/src/main.rs",
+                "crates/core/tests/fixtures/core/src/lib.rs",
+            ),
+            (
+                "crates/app/build.rs",
+                "crates/core/tests/fixtures/core/src/lib.rs",
+            ),
             ("crates/app/src/main.rs", "crates/app/build.rs"),
             ("crates/app/build.rs", lib),
         ]);
