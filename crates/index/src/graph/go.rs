@@ -256,7 +256,7 @@ fn parse_gomod(text: &str, dir: &str) -> Vec<(String, String)> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::lex::testing::{pairs, run, sources};
+    use super::super::lex::testing::{pairs, run};
     use super::*;
 
     const TREE: &[(&str, &str)] = &[
@@ -280,8 +280,7 @@ mod tests {
 
     #[test]
     fn go_module_with_packages_a_nested_module_and_a_replace() {
-        let listed = sources(TREE, &[".go"]);
-        let (edges, unplaced) = run(TREE, &listed, edges);
+        let (edges, unplaced) = run(TREE, edges);
         assert_eq!(
             edges,
             pairs(&[
@@ -328,7 +327,7 @@ mod tests {
             ("fixtures/a/util/u.go", "package util\n"),
             ("fixtures/b/util/u.go", "package util\n"),
         ];
-        let (edges, unplaced) = run(tree, &sources(tree, &[".go"]), edges);
+        let (edges, unplaced) = run(tree, edges);
         assert_eq!(
             edges,
             pairs(&[
@@ -346,7 +345,7 @@ mod tests {
             ("a.go", "package m\nimport \"github.com/v/w\"\n"),
             ("vendor/github.com/v/w/w.go", "package w\n"),
         ];
-        let (edges, _) = run(tree, &sources(tree, &[".go"]), edges);
+        let (edges, _) = run(tree, edges);
         assert_eq!(edges, pairs(&[("a.go", "vendor/github.com/v/w/w.go")]));
     }
 }

@@ -512,7 +512,7 @@ fn attribute<'a>(toks: &[Tok<'a>], i: usize) -> (Option<(&'a str, bool)>, usize)
 
 #[cfg(test)]
 mod tests {
-    use super::super::lex::testing::{pairs, run, sources};
+    use super::super::lex::testing::{pairs, run};
     use super::*;
 
     const WORKSPACE: &[(&str, &str)] = &[
@@ -541,7 +541,7 @@ mod tests {
 
     #[test]
     fn cargo_workspace_with_two_crates() {
-        let (edges, unplaced) = run(WORKSPACE, &sources(WORKSPACE, &[".rs"]), edges);
+        let (edges, unplaced) = run(WORKSPACE, edges);
         let lib = "crates/core/src/lib.rs";
         let mut want = Vec::new();
         for m in [
