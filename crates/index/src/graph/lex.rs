@@ -60,7 +60,8 @@ pub(super) fn tokens(src: &str, style: Style) -> Vec<Tok<'_>> {
         i: if src.starts_with('\u{feff}') { 3 } else { 0 },
         line: 1,
         style,
-        out: Vec::new(),
+        // About one token per five bytes of source (pith's own Rust: 2.6 MB, 504k tokens).
+        out: Vec::with_capacity(src.len() / 5),
     };
     lx.run();
     lx.out
