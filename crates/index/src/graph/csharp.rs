@@ -20,11 +20,11 @@ const STYLE: Style = Style {
     csharp: true,
 };
 
-/// Edges `(from, to)` among the `.cs` files of `files`. `root` is where the `.csproj` files
-/// are looked for (the directories of the sources and above); usings are all static, so no
-/// file is left unplaced.
+/// Edges `(from, to)` among the `.cs` files of `files`, with the projects read from the
+/// `.csproj` files among `files` (the walk's every file); usings are all static, so no file
+/// is left unplaced.
 pub(super) fn edges(
-    root: &Path,
+    _root: &Path,
     files: &[String],
     read: &dyn Fn(&str) -> Option<String>,
 ) -> (Vec<(String, String)>, Vec<String>) {
@@ -33,7 +33,7 @@ pub(super) fn edges(
         .map(String::as_str)
         .filter(|f| f.ends_with(".cs"))
         .collect();
-    let projects = Projects::find(root, &cs, read);
+    let projects = Projects::find(files, read);
     let mut spaces: BTreeMap<String, Vec<&str>> = BTreeMap::new();
     let mut scanned = Vec::new();
     for f in &cs {
@@ -239,31 +239,13 @@ struct Projects {
 }
 
 impl Projects {
-    /// Every `.csproj` in a directory holding, or above, a `.cs` file.
-    fn find(root: &Path, cs: &[&str], read: &dyn Fn(&str) -> Option<String>) -> Self {
-        let mut dirs: BTreeSet<&str> = BTreeSet::new();
-        for f in cs {
-            let mut d = lex::dir_of(f);
-            while dirs.insert(d) && !d.is_empty() {
-                d = lex::dir_of(d);
-            }
-        }
-        let mut list = Vec::new();
-        for d in dirs {
-            let Ok(entries) = std::fs::read_dir(root.join(d)) else {
-                continue;
-            };
-            for e in entries.flatten() {
-                let name = e.file_name().to_string_lossy().into_owned();
-                if !name.ends_with(".csproj") {
-                    continue;
-                }
-                let rel = lex::join(d, &name).unwrap_or_default();
-                if let Some(text) = read(&rel) {
-                    list.push(parse_project(d, &rel, &text));
-                }
-            }
-        }
+    /// Every `.csproj` among the workspace's files.
+    fn find(files: &[String], read: &dyn Fn(&str) -> Option<String>) -> Self {
+        let mut list: Vec<Project> = files
+            .iter()
+            .filter(|f| f.ends_with(".csproj"))
+            .filter_map(|f| Some(parse_project(lex::dir_of(f), f, &read(f)?)))
+            .collect();
         list.sort_by(|a, b| a.dir.cmp(&b.dir));
         Projects { list }
     }
@@ -348,7 +330,7 @@ fn parse_project(dir: &str, path: &str, text: &str) -> Project {
 
 #[cfg(test)]
 mod tests {
-    use super::super::lex::testing::{pairs, run, sources};
+    use super::super::lex::testing::{pairs, run};
     use super::*;
 
     const SOLUTION: &[(&str, &str)] = &[
@@ -370,7 +352,7 @@ mod tests {
 
     #[test]
     fn solution_with_a_test_project_referencing_a_library() {
-        let (edges, unplaced) = run(SOLUTION, &sources(SOLUTION, &[".cs"]), edges);
+        let (edges, unplaced) = run(SOLUTION, edges);
         let cart = "src/Shop/Cart.cs";
         let pricing = "src/Shop/Pricing.cs";
         let amount = "src/Shop/Money/Amount.cs";

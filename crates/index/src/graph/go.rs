@@ -2,8 +2,9 @@
 //! (import paths resolved through the `go.mod` files of the workspace, nested modules and
 //! in-workspace `replace` directives included, and `vendor/` copies), and on the non-test
 //! files of its own directory, since a package compiles as one unit; a test file also on the
-//! other test files of its directory, which compile into the same test binary. The standard
-//! library and modules outside the workspace give no edge.
+//! other test files of its directory, which compile into the same test binary; every file on
+//! the C, C++ and assembly files of its directory (cgo and `.s` files build into the
+//! package). The standard library and modules outside the workspace give no edge.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -17,7 +18,13 @@ const STYLE: Style = Style {
     csharp: false,
 };
 
-/// Edges `(from, to)` among the `.go` files of `files`, and the files importing a path of a
+/// Sources of other languages a Go package compiles with it.
+const FOREIGN: &[&str] = &[
+    "c", "h", "cc", "cpp", "cxx", "hh", "hpp", "hxx", "m", "s", "S",
+];
+
+/// Edges `(from, to)` among the `.go` files of `files` (and to the C and assembly files of
+/// their packages), and the files importing a path of a
 /// workspace module that names no directory with Go files (generated, or deleted).
 pub(super) fn edges(
     _root: &Path,
@@ -41,6 +48,15 @@ pub(super) fn edges(
             entry.push(f);
         }
     }
+    // Directory → its C, C++ and assembly files, which `go build` compiles into the package
+    // (cgo, `.s`): a change to one changes the package.
+    let mut foreign: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for f in files {
+        let ext = f.rsplit_once('.').map_or("", |(_, e)| e);
+        if FOREIGN.contains(&ext) && packages.contains_key(lex::dir_of(f)) {
+            foreign.entry(lex::dir_of(f)).or_default().push(f);
+        }
+    }
     let modules = Modules::find(&packages, read);
     let mut out = Vec::new();
     let mut unplaced = Vec::new();
@@ -53,7 +69,11 @@ pub(super) fn edges(
             .flatten()
             .into_iter()
             .flatten();
-        for g in packages.get(dir).into_iter().flatten().chain(siblings) {
+        let own = packages.get(dir).into_iter().flatten();
+        for g in own
+            .chain(siblings)
+            .chain(foreign.get(dir).into_iter().flatten())
+        {
             if g != f {
                 out.push(((*f).to_owned(), (*g).to_owned()));
             }
@@ -256,7 +276,7 @@ fn parse_gomod(text: &str, dir: &str) -> Vec<(String, String)> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::lex::testing::{pairs, run, sources};
+    use super::super::lex::testing::{pairs, run};
     use super::*;
 
     const TREE: &[(&str, &str)] = &[
@@ -267,7 +287,9 @@ mod tests {
         ("internal/cart/cart_test.go", "package cart\n\nimport \"testing\"\n\nfunc TestNew(t *testing.T) { helper(t) }\n"),
         ("internal/cart/helpers_test.go", "package cart\n\nimport \"testing\"\n\nfunc helper(t *testing.T) {}\n"),
         ("internal/cart/api_test.go", "package cart_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/shop/internal/cart\"\n)\n\nfunc TestAPI(t *testing.T) { cart.New() }\n"),
-        ("internal/price/price.go", "package price\n\nconst Zero = 0\n"),
+        ("internal/price/price.go", "package price\n\n// #include \"round.h\"\nimport \"C\"\n\nconst Zero = 0\n"),
+        ("internal/price/round.h", "int round_cents(int);\n"),
+        ("internal/price/round.c", "#include \"round.h\"\nint round_cents(int c) { return c; }\n"),
         ("internal/db/db.go", "package db\n\nimport \"github.com/x/y\"\n\nvar _ = y.X\n"),
         ("internal/gen/use.go", "package gen\n\nimport \"example.com/shop/internal/generated\"\n\nvar _ = generated.X\n"),
         // A fork under another path, reached only through the replace.
@@ -280,8 +302,7 @@ mod tests {
 
     #[test]
     fn go_module_with_packages_a_nested_module_and_a_replace() {
-        let listed = sources(TREE, &[".go"]);
-        let (edges, unplaced) = run(TREE, &listed, edges);
+        let (edges, unplaced) = run(TREE, edges);
         assert_eq!(
             edges,
             pairs(&[
@@ -311,6 +332,8 @@ mod tests {
                 ("internal/cart/api_test.go", "internal/cart/helpers_test.go"),
                 ("internal/cart/total.go", "internal/cart/cart.go"),
                 ("internal/cart/total.go", "internal/price/price.go"),
+                ("internal/price/price.go", "internal/price/round.c"),
+                ("internal/price/price.go", "internal/price/round.h"),
             ])
         );
         assert_eq!(unplaced, vec!["internal/gen/use.go".to_owned()]);
@@ -328,7 +351,7 @@ mod tests {
             ("fixtures/a/util/u.go", "package util\n"),
             ("fixtures/b/util/u.go", "package util\n"),
         ];
-        let (edges, unplaced) = run(tree, &sources(tree, &[".go"]), edges);
+        let (edges, unplaced) = run(tree, edges);
         assert_eq!(
             edges,
             pairs(&[
@@ -346,7 +369,7 @@ mod tests {
             ("a.go", "package m\nimport \"github.com/v/w\"\n"),
             ("vendor/github.com/v/w/w.go", "package w\n"),
         ];
-        let (edges, _) = run(tree, &sources(tree, &[".go"]), edges);
+        let (edges, _) = run(tree, edges);
         assert_eq!(edges, pairs(&[("a.go", "vendor/github.com/v/w/w.go")]));
     }
 }

@@ -114,7 +114,7 @@ fn resolve<'f>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::lex::testing::{pairs, run, sources};
+    use super::super::lex::testing::{pairs, run};
     use super::*;
 
     const MAVEN: &[(&str, &str)] = &[
@@ -130,7 +130,7 @@ mod tests {
 
     #[test]
     fn maven_layout_with_shared_packages_and_a_wildcard_import() {
-        let (edges, unplaced) = run(MAVEN, &sources(MAVEN, &[".java"]), edges);
+        let (edges, unplaced) = run(MAVEN, edges);
         let cart = "src/main/java/com/shop/Cart.java";
         let pricing = "src/main/java/com/shop/Pricing.java";
         let amount = "src/main/java/com/shop/money/Amount.java";

@@ -60,7 +60,8 @@ pub(super) fn tokens(src: &str, style: Style) -> Vec<Tok<'_>> {
         i: if src.starts_with('\u{feff}') { 3 } else { 0 },
         line: 1,
         style,
-        out: Vec::new(),
+        // About one token per five bytes of source (pith's own Rust: 2.6 MB, 504k tokens).
+        out: Vec::with_capacity(src.len() / 5),
     };
     lx.run();
     lx.out
@@ -535,9 +536,10 @@ pub(super) mod testing {
     pub(crate) type Edges = (Vec<(String, String)>, Vec<String>);
     pub(crate) type Resolver = fn(&Path, &[String], &dyn Fn(&str) -> Option<String>) -> Edges;
 
-    /// Writes `tree` into a temp dir and runs `resolver` with `listed` as the walk's files
-    /// (sorted) and a `read` over the dir. Edges come back sorted and deduplicated.
-    pub(crate) fn run(tree: &[(&str, &str)], listed: &[&str], resolver: Resolver) -> Edges {
+    /// Writes `tree` into a temp dir and runs `resolver` with every file of the tree as the
+    /// walk's files (sorted) and a `read` of those files only, as the graph's core gives them.
+    /// Edges come back sorted and deduplicated.
+    pub(crate) fn run(tree: &[(&str, &str)], resolver: Resolver) -> Edges {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         for (rel, text) in tree {
@@ -545,9 +547,14 @@ pub(super) mod testing {
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(p, text).unwrap();
         }
-        let mut files: Vec<String> = listed.iter().map(|s| (*s).to_owned()).collect();
+        let mut files: Vec<String> = tree.iter().map(|(p, _)| (*p).to_owned()).collect();
         files.sort();
-        let read = |rel: &str| std::fs::read_to_string(root.join(rel)).ok();
+        let read = |rel: &str| {
+            files
+                .binary_search_by(|f| f.as_str().cmp(rel))
+                .ok()
+                .and_then(|_| std::fs::read_to_string(root.join(rel)).ok())
+        };
         let (mut edges, mut unplaced) = resolver(root, &files, &read);
         edges.sort();
         edges.dedup();
@@ -564,13 +571,5 @@ pub(super) mod testing {
             .collect();
         v.sort();
         v
-    }
-
-    /// The source files of a tree (everything but build files).
-    pub(crate) fn sources<'a>(tree: &[(&'a str, &str)], exts: &[&str]) -> Vec<&'a str> {
-        tree.iter()
-            .map(|(p, _)| *p)
-            .filter(|p| exts.iter().any(|e| p.ends_with(e)))
-            .collect()
     }
 }

@@ -5,8 +5,9 @@
 //! module file, so any file of a crate reaches all of it (items reach each other through
 //! `use crate::..` paths, glob imports and macros a text scan cannot follow safely). A target
 //! other than the lib and the build script depends on the lib, every target on the build
-//! script; every target of a package depends on the lib root of each workspace package its
-//! manifest names in any dependency table.
+//! script, and the build script on the workspace files it names (C sources it compiles, paths
+//! it watches); every target of a package depends on the lib root of each workspace package
+//! its manifest names in any dependency table.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
@@ -43,10 +44,13 @@ pub(super) fn edges(
         p.lib = p.lib.take().filter(|l| rs.contains(l.as_str()));
         p.build = p.build.take().filter(|b| rs.contains(b.as_str()));
     }
-    let libs: HashMap<String, String> = packages
-        .iter()
-        .filter_map(|p| Some((p.name.clone(), p.lib.clone()?)))
-        .collect();
+    // By crate name; several packages may share one (fixtures, vendored copies): all count.
+    let mut libs: HashMap<&str, Vec<&str>> = HashMap::new();
+    for p in &packages {
+        if let Some(lib) = &p.lib {
+            libs.entry(&p.name).or_default().push(lib);
+        }
+    }
     let mut out = Vec::new();
     let mut unplaced = Vec::new();
     let mut placed: HashSet<String> = HashSet::new();
@@ -59,6 +63,10 @@ pub(super) fn edges(
             }
             placed.extend(tree);
             let is_build = p.build.as_ref() == Some(&root);
+            if is_build {
+                let inputs = build_inputs(&root, &p.dir, files, read);
+                out.extend(inputs.into_iter().map(|i| (root.clone(), i)));
+            }
             if let Some(lib) = p.lib.as_ref().filter(|l| **l != root && !is_build) {
                 out.push((root.clone(), lib.clone()));
             }
@@ -67,8 +75,10 @@ pub(super) fn edges(
                 out.push((root.clone(), build.clone()));
             }
             for dep in &p.deps {
-                if let Some(lib) = libs.get(dep).filter(|l| **l != root) {
-                    out.push((root.clone(), lib.clone()));
+                for lib in libs.get(dep.as_str()).into_iter().flatten() {
+                    if *lib != root {
+                        out.push((root.clone(), (*lib).to_owned()));
+                    }
                 }
             }
             placed.insert(root);
@@ -83,6 +93,45 @@ pub(super) fn edges(
     unplaced.sort();
     unplaced.dedup();
     (out, unplaced)
+}
+
+/// The workspace files a build script names in a string literal, relative to its package
+/// (`cc::Build::new().file("src/fast.c")`, `cargo:rerun-if-changed=proto/`): a directory
+/// stands for every file below it that is not Rust (the crate's own files are its already).
+fn build_inputs(
+    build: &str,
+    dir: &str,
+    files: &[String],
+    read: &dyn Fn(&str) -> Option<String>,
+) -> Vec<String> {
+    let Some(text) = read(build) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for t in lex::tokens(&text, STYLE) {
+        let Kind::Str(s) = t.kind else { continue };
+        let s = s
+            .trim_start_matches("cargo:")
+            .trim_start_matches(':')
+            .trim_start_matches("rerun-if-changed=");
+        let Some(path) = lex::join(dir, s).filter(|p| !p.is_empty() && *p != dir) else {
+            continue;
+        };
+        if files.binary_search(&path).is_ok() {
+            out.push(path);
+            continue;
+        }
+        let below = format!("{path}/");
+        let from = files.partition_point(|f| f.as_str() < below.as_str());
+        out.extend(
+            files[from..]
+                .iter()
+                .take_while(|f| f.starts_with(&below))
+                .filter(|f| !f.ends_with(".rs"))
+                .cloned(),
+        );
+    }
+    out
 }
 
 /// A package of the workspace, from its `Cargo.toml`.
@@ -507,7 +556,7 @@ fn attribute<'a>(toks: &[Tok<'a>], i: usize) -> (Option<(&'a str, bool)>, usize)
 
 #[cfg(test)]
 mod tests {
-    use super::super::lex::testing::{pairs, run, sources};
+    use super::super::lex::testing::{pairs, run};
     use super::*;
 
     const WORKSPACE: &[(&str, &str)] = &[
@@ -526,14 +575,19 @@ mod tests {
         ("crates/core/tests/common/mod.rs", "pub fn setup() {}\n"),
         ("crates/core/tests/data/cases.rs", "const CASES: &[&str] = &[];\n"),
         ("crates/app/Cargo.toml", "[package]\nname = \"app\"\nversion = \"0.1.0\"\nbuild = \"build.rs\"\n\n[dependencies]\ncore-lib.workspace = true\n"),
-        ("crates/app/build.rs", "fn main() {}\n"),
+        ("crates/app/build.rs", "fn main() {\n    println!(\"cargo:rerun-if-changed=proto\");\n    cc::Build::new().file(\"native/fast.c\").compile(\"fast\");\n    let _ = \"src\";\n}\n"),
+        ("crates/app/native/fast.c", "int fast(void) { return 1; }\n"),
+        ("crates/app/proto/api.proto", "syntax = \"proto3\";\n"),
         ("crates/app/src/main.rs", "mod cli;\nmod generated { include!(concat!(env!(\"OUT_DIR\"), \"/gen.rs\")); }\nfn main() { core_lib::parse::parse() }\n"),
         ("crates/app/src/cli.rs", "pub fn run() {}\n"),
+        // A fixture package under the member's name: a dependency on the name reaches both.
+        ("crates/core/tests/fixtures/core/Cargo.toml", "[package]\nname = \"core_lib\"\n"),
+        ("crates/core/tests/fixtures/core/src/lib.rs", "pub fn old() {}\n"),
     ];
 
     #[test]
     fn cargo_workspace_with_two_crates() {
-        let (edges, unplaced) = run(WORKSPACE, &sources(WORKSPACE, &[".rs"]), edges);
+        let (edges, unplaced) = run(WORKSPACE, edges);
         let lib = "crates/core/src/lib.rs";
         let mut want = Vec::new();
         for m in [
@@ -569,7 +623,17 @@ mod tests {
             ("crates/app/src/main.rs", "crates/app/src/cli.rs"),
             ("crates/app/src/cli.rs", "crates/app/src/main.rs"),
             ("crates/app/src/main.rs", lib),
+            (
+                "crates/app/src/main.rs",
+                "crates/core/tests/fixtures/core/src/lib.rs",
+            ),
+            (
+                "crates/app/build.rs",
+                "crates/core/tests/fixtures/core/src/lib.rs",
+            ),
             ("crates/app/src/main.rs", "crates/app/build.rs"),
+            ("crates/app/build.rs", "crates/app/native/fast.c"),
+            ("crates/app/build.rs", "crates/app/proto/api.proto"),
             ("crates/app/build.rs", lib),
         ]);
         assert_eq!(edges, pairs(&want));
