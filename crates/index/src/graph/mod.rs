@@ -69,7 +69,7 @@ const RESOLVERS: &[Resolver] = &[
         edges: csharp::edges,
     },
     Resolver {
-        extensions: &["c", "h", "cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "ipp", "inl"],
+        extensions: &["c", "h", "cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "ipp", "inl", "tcc"],
         edges: cpp::edges,
     },
 ];
