@@ -214,3 +214,49 @@ fn blast_radius_of_a_file_and_of_a_symbol() {
     assert_eq!(unknown.code, 1, "{}", unknown.line);
     assert_eq!(unknown.json["unknown"], true);
 }
+
+#[test]
+fn test_changed_runs_exactly_the_selection_in_one_invocation() {
+    let ws = fixture("python/impact");
+    committed(ws.path());
+    let green = common::pith(ws.path(), &[]);
+    assert_eq!(green.count("passed"), 7, "{}", green.line);
+    inject(ws.path());
+    let changed = common::pith(ws.path(), &["--changed"]);
+    assert_eq!(changed.status(), "TestsFailed", "{}", changed.line);
+    // test_money.py (2) and test_cart.py (3) ran; test_report.py (2) did not.
+    assert_eq!(
+        (changed.count("passed"), changed.count("failed")),
+        (3, 2),
+        "{}",
+        changed.line
+    );
+    assert_eq!(
+        changed.json["changes"],
+        serde_json::json!({"baseline": "lastGreen", "files": 1, "tests": 2, "suite": 3}),
+        "{}",
+        changed.line
+    );
+    // The full run fails the same tests.
+    let full = common::pith(ws.path(), &[]);
+    assert_eq!(full.failure_ids(), changed.failure_ids());
+
+    // A change the graph cannot follow runs everything, and says why.
+    std::fs::write(ws.path().join("data/labels.json"), "{\"greeting\": \"Hello\"}  \n").unwrap();
+    let all = common::pith(ws.path(), &["--changed"]);
+    assert_eq!(all.count("passed") + all.count("failed"), 7, "{}", all.line);
+    assert!(all.json["changes"]["all"].as_str().unwrap().contains("data/labels.json"), "{}", all.line);
+}
+
+#[test]
+fn edits_no_test_reaches_are_named_off_target() {
+    let ws = fixture("python/impact");
+    committed(ws.path());
+    assert_eq!(common::pith(ws.path(), &[]).status(), "TestsPassed");
+    std::fs::create_dir_all(ws.path().join("src/shop/unused")).unwrap();
+    std::fs::write(ws.path().join("src/shop/orphan.py"), "def nobody():\n    return 1\n").unwrap();
+    inject(ws.path());
+    let status = query(ws.path(), &["status"]);
+    assert_eq!(common::strings(&status.json["offTarget"]), ["src/shop/orphan.py"], "{}", status.line);
+    status.assert_budget(pith_wire::STATUS_BUDGET);
+}

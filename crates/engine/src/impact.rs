@@ -593,3 +593,154 @@ pub(crate) fn off_target(store: &Store, root: &Path) -> Vec<String> {
         .map(str::to_owned)
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pith_store::{FileChange, Hunk};
+
+    /// A workspace of a Python package, its tests, a test with a dynamic import, data, and a
+    /// Rust crate beside it.
+    fn workspace() -> tempfile::TempDir {
+        let ws = tempfile::tempdir().unwrap();
+        let files = [
+            ("pkg/__init__.py", ""),
+            ("pkg/money.py", "def cents(x):\n    return round(x * 100)\n"),
+            ("pkg/cart.py", "from pkg.money import cents\n"),
+            ("pkg/other.py", "X = 1\n"),
+            ("tests/test_money.py", "from pkg.money import cents\n"),
+            ("tests/test_cart.py", "from pkg import cart\n"),
+            ("tests/test_other.py", "from pkg.other import X\n"),
+            ("tests/test_plugins.py", "import importlib\nm = importlib.import_module(NAME)\n"),
+            ("tests/conftest.py", "\n"),
+            ("data/prices.json", "{}\n"),
+            ("rs/Cargo.toml", "[package]\nname = \"rs\"\nversion = \"0.1.0\"\n"),
+            ("rs/src/lib.rs", "pub fn f() {}\n#[cfg(test)]\nmod tests {}\n"),
+            ("rs/build.rs", "fn main() {}\n"),
+        ];
+        for (path, text) in files {
+            let p = ws.path().join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        ws
+    }
+
+    fn changed(paths: &[(&str, ChangeKind)]) -> Changes {
+        Changes {
+            baseline: pith_store::Baseline::Run { generation: 1 },
+            files: paths
+                .iter()
+                .map(|(p, k)| FileChange {
+                    path: (*p).into(),
+                    kind: k.clone(),
+                    hunks: vec![Hunk { start: 1, end: 1 }],
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_change_selects_the_tests_that_reach_it_and_those_with_dynamic_imports() {
+        let ws = workspace();
+        let g = Graph::build(ws.path()).unwrap();
+        let sel = selection_of(
+            &g,
+            &changed(&[("pkg/money.py", ChangeKind::Modified)]),
+            Baseline::LastGreen,
+        );
+        assert_eq!(sel.all, None);
+        assert_eq!(sel.baseline, Some(Baseline::LastGreen));
+        assert_eq!(
+            sel.tests,
+            ["tests/test_money.py", "tests/test_cart.py", "tests/test_plugins.py"]
+        );
+        assert_eq!(sel.suite, 5, "four test modules and the Rust crate's tests");
+    }
+
+    #[test]
+    fn what_the_graph_cannot_follow_selects_everything_with_the_reason() {
+        let ws = workspace();
+        let g = Graph::build(ws.path()).unwrap();
+        for (path, kind, why) in [
+            ("data/prices.json", ChangeKind::Modified, "not source"),
+            ("tests/conftest.py", ChangeKind::Modified, "configuration"),
+            ("rs/build.rs", ChangeKind::Modified, "configuration"),
+            ("pkg/gone.py", ChangeKind::Deleted, "deleted"),
+            (
+                "pkg/new.py",
+                ChangeKind::Renamed {
+                    from: "pkg/old.py".into(),
+                },
+                "renamed",
+            ),
+        ] {
+            let sel = selection_of(&g, &changed(&[(path, kind)]), Baseline::LastGreen);
+            let all = sel.all.unwrap_or_else(|| panic!("{path} selected {:?}", sel.tests));
+            assert!(all.contains(why), "{path}: {all}");
+            assert!(sel.tests.is_empty());
+        }
+        let nothing = Changes {
+            baseline: pith_store::Baseline::None,
+            files: Vec::new(),
+        };
+        let sel = selection_of(&g, &nothing, Baseline::LastGreen);
+        assert!(sel.all.unwrap().contains("nothing to compare with"));
+    }
+
+    /// An adapter that selects by file when its name says so, like pytest does.
+    struct Fake {
+        name: &'static str,
+        by_file: bool,
+    }
+
+    impl pith_runner::Adapter for Fake {
+        fn name(&self) -> &'static str {
+            self.name
+        }
+        fn claims(&self, _: &str) -> bool {
+            true
+        }
+        fn run(
+            &self,
+            _: &pith_runner::Context<'_>,
+            _: &[String],
+        ) -> Result<pith_model::Run, pith_runner::RunnerError> {
+            unreachable!("planning runs nothing")
+        }
+        fn ids_for_files(&self, _: Option<&str>, files: &[String]) -> Option<Vec<String>> {
+            self.by_file.then(|| {
+                files
+                    .iter()
+                    .filter(|f| f.ends_with(".py"))
+                    .cloned()
+                    .collect()
+            })
+        }
+    }
+
+    #[test]
+    fn each_test_file_goes_to_its_project_and_a_runner_without_file_selection_runs_whole() {
+        let project = |rel: Option<&str>, name, by_file| crate::detect::Found {
+            dir: PathBuf::from("/ws").join(rel.unwrap_or("")),
+            rel: rel.map(Into::into),
+            adapter: Box::new(Fake { name, by_file }),
+        };
+        let found = [
+            project(None, "pytest", true),
+            project(Some("rs"), "cargo", false),
+            project(Some("other"), "cargo", false),
+        ];
+        let tests: Vec<String> = ["tests/test_a.py", "rs/tests/api.rs", "tests/test_b.py"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            route_files(&tests, &found),
+            [
+                (0, vec!["tests/test_a.py".to_owned(), "tests/test_b.py".to_owned()]),
+                (1, Vec::new()),
+            ]
+        );
+    }
+}

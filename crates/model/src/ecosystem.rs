@@ -570,6 +570,16 @@ mod tests {
     }
 
     #[test]
+    fn test_configuration_and_build_scripts_select_everything() {
+        for name in ["conftest.py", "build.rs", "jest.config.js", "vitest.config.mts", "setup.py"] {
+            assert!(selects_all(name), "{name}");
+        }
+        for name in ["jest.configure.js", "test_build.rs", "config.py", "jest", "vitest.config"] {
+            assert!(!selects_all(name), "{name}");
+        }
+    }
+
+    #[test]
     fn test_paths_follow_every_ecosystems_conventions() {
         for p in [
             "tests/a.rs",
