@@ -241,6 +241,19 @@ fn test_changed_runs_exactly_the_selection_in_one_invocation() {
     let full = common::pith(ws.path(), &[]);
     assert_eq!(full.failure_ids(), changed.failure_ids());
 
+    // Reverted: nothing changed since the last green run, and what failed runs again.
+    let text = std::fs::read_to_string(ws.path().join(HELPER)).unwrap();
+    std::fs::write(ws.path().join(HELPER), text.replace(">= 0", "> 0")).unwrap();
+    let fixed = common::pith(ws.path(), &["--changed"]);
+    assert_eq!(fixed.status(), "TestsPassed", "{}", fixed.line);
+    assert_eq!(fixed.count("passed"), 2, "{}", fixed.line);
+    assert_eq!(
+        fixed.json["changes"],
+        serde_json::json!({"baseline": "lastGreen", "suite": 3, "failing": 2}),
+        "{}",
+        fixed.line
+    );
+
     // A change the graph cannot follow runs everything, and says why.
     std::fs::write(ws.path().join("data/labels.json"), "{\"greeting\": \"Hello\"}  \n").unwrap();
     let all = common::pith(ws.path(), &["--changed"]);

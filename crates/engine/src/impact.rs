@@ -359,7 +359,32 @@ pub(crate) fn plan(
             routed: None,
         });
     }
-    let routed = route_files(&selection.tests, found);
+    let mut routed = route_files(&selection.tests, found);
+    // What failed last time runs again, whatever the changes reach: a fix is verified by the
+    // run that follows it (a revert leaves nothing changed since the last green run).
+    let failing: Vec<String> = store
+        .failures(&[])
+        .map(|d| d.failures.into_iter().map(|f| f.test).collect())
+        .unwrap_or_default();
+    let again = if failing.is_empty() {
+        Vec::new()
+    } else {
+        crate::route(found, &failing)
+    };
+    for (project, ids) in again {
+        let Some(i) = found.iter().position(|f| std::ptr::eq(f, project)) else {
+            continue;
+        };
+        match routed.iter_mut().find(|(j, _)| *j == i) {
+            // An empty list runs the whole project already.
+            Some((_, list)) if list.is_empty() => {}
+            Some((_, list)) => list.extend(ids.into_iter().filter(|id| !list.contains(id)).collect::<Vec<_>>()),
+            None => routed.push((i, ids)),
+        }
+    }
+    routed.sort_by_key(|(i, _)| *i);
+    let mut selection = selection;
+    selection.failing = failing.len();
     Ok(Planned {
         selection,
         routed: Some(routed),

@@ -91,6 +91,9 @@ pub struct Selection {
     pub all: Option<String>,
     /// Test files in the workspace.
     pub suite: usize,
+    /// `pith test --changed`: the last run's failing tests, run again whatever the changes
+    /// reach.
+    pub failing: usize,
 }
 
 /// What depends on a file or a symbol (`pith blast`).

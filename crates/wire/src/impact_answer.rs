@@ -13,10 +13,10 @@ pub const SELECT_BUDGET: usize = 150;
 /// `pith blast`.
 pub const BLAST_BUDGET: usize = 200;
 
+/// The file asked about is not repeated: the caller named it, and its bytes go to tests.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FileTestsAnswer {
-    pub file: String,
     pub reach: &'static str,
     /// Any test may read the file: the graph cannot place it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -30,7 +30,6 @@ pub struct FileTestsAnswer {
 /// Shapes the tests of a file into at most [`TESTS_FOR_BUDGET`] bytes.
 pub fn tests_for_answer(t: &FileTests) -> FileTestsAnswer {
     let mut a = FileTestsAnswer {
-        file: t.file.clone(),
         reach: Reach::Static.name(),
         all: t.unplaced.then_some("not source: any test may read it"),
         tests: t.tests.clone(),
@@ -39,8 +38,18 @@ pub fn tests_for_answer(t: &FileTests) -> FileTestsAnswer {
     while size(&a) > TESTS_FOR_BUDGET && a.tests.pop().is_some() {
         a.more_tests += 1;
     }
-    if size(&a) > TESTS_FOR_BUDGET {
-        a.file = crate::cut(&a.file, 40);
+    if a.tests.is_empty() && a.more_tests > 0 {
+        // One name longer than the budget: its end, where the file's name is.
+        let first = &t.tests[0];
+        let room = TESTS_FOR_BUDGET.saturating_sub(size(&a) + 6);
+        let start = first.len().saturating_sub(room);
+        let start = (start..first.len()).find(|&i| first.is_char_boundary(i)).unwrap_or(0);
+        a.tests.push(format!("…{}", &first[start..]));
+        a.more_tests -= 1;
+        while size(&a) > TESTS_FOR_BUDGET && a.tests[0].chars().count() > 2 {
+            let mut rest = a.tests[0].chars().skip(2);
+            a.tests[0] = format!("…{}", rest.by_ref().collect::<String>());
+        }
     }
     a
 }
@@ -136,18 +145,21 @@ pub fn blast_answer(b: &Blast) -> BlastAnswer {
         more_tests: 0,
     };
     while size(&a) > BLAST_BUDGET {
+        // The longest list gives way while any has more than one entry; then the last
+        // entries go, files before definitions before tests (what an agent runs next).
         let lists = [
             (a.files.len(), 0),
-            (a.tests.len(), 1),
             (a.defined.len(), 2),
+            (a.tests.len(), 1),
         ];
-        let Some(&(n, which)) = lists.iter().filter(|(n, _)| *n > 1).max_by_key(|(n, _)| *n)
-            .or_else(|| lists.iter().filter(|(n, _)| *n > 0).max_by_key(|(n, _)| *n))
-        else {
+        let longest = lists
+            .iter()
+            .filter(|(n, _)| *n > 1)
+            .max_by_key(|(n, _)| *n);
+        let Some(&(_, which)) = longest.or_else(|| lists.iter().find(|(n, _)| *n > 0)) else {
             a.target = crate::cut(&a.target, 40);
             break;
         };
-        debug_assert!(n > 0);
         match which {
             0 => {
                 a.files.pop();
@@ -192,6 +204,16 @@ mod tests {
         assert_eq!(a.tests.len() + a.more_tests, 12, "{json}");
         assert!(!a.tests.is_empty(), "{json}");
         assert_eq!(a.tests[0], "tests/test_module_0.py", "nearest first");
+        // A name too long for the budget keeps its end.
+        let deep = FileTests {
+            file: "x.py".into(),
+            tests: vec![format!("{}/tests/test_deep.py", "very_deep_directory".repeat(6)), "t.py".into()],
+            unplaced: false,
+        };
+        let a = tests_for_answer(&deep);
+        let json = crate::to_json(&a);
+        assert!(json.len() <= TESTS_FOR_BUDGET, "{json}");
+        assert!(a.tests[0].ends_with("tests/test_deep.py") && a.more_tests == 1, "{json}");
     }
 
     #[test]
@@ -203,7 +225,7 @@ mod tests {
         };
         assert_eq!(
             crate::to_json(&tests_for_answer(&t)),
-            r#"{"file":"data/prices.json","reach":"static","all":"not source: any test may read it"}"#
+            r#"{"reach":"static","all":"not source: any test may read it"}"#
         );
     }
 

@@ -118,11 +118,14 @@ pub struct ChangesOut {
     /// Every test ran, and why.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub all: Option<String>,
-    /// Test files selected, of `suite`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tests: Option<usize>,
+    /// Test files selected, of `suite` (absent: none, unless `all`).
+    #[serde(skip_serializing_if = "crate::is_zero")]
+    pub tests: usize,
     #[serde(skip_serializing_if = "crate::is_zero")]
     pub suite: usize,
+    /// The last run's failing tests, run again too.
+    #[serde(skip_serializing_if = "crate::is_zero")]
+    pub failing: usize,
 }
 
 impl ChangesOut {
@@ -131,8 +134,9 @@ impl ChangesOut {
             baseline: s.baseline.map(|b| b.name()),
             files: s.changed.len(),
             all: s.all.as_ref().map(|a| crate::cut(a, REASON_CHARS / 2)),
-            tests: s.all.is_none().then_some(s.tests.len()),
+            tests: s.tests.len(),
             suite: s.suite,
+            failing: s.failing,
         }
     }
 }
