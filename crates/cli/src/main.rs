@@ -197,7 +197,7 @@ fn main() -> ExitCode {
             rev,
             ..
         } => {
-            let changed = changed.then(|| match rev {
+            let changed = changed.then_some(match rev {
                 Some(r) => pith_engine::ChangedSince::Rev(r),
                 None => pith_engine::ChangedSince::LastGreen,
             });

@@ -20,7 +20,14 @@ const BUG_AT: &str = "src/shop/money.py:9 return amount >= 0";
 
 fn git(root: &Path, args: &[&str]) {
     let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
         .args(args)
         .current_dir(root)
         .env_remove("GIT_DIR")
@@ -67,7 +74,11 @@ fn assert_red_with_suspect(a: &Answer, baseline: &str) {
     assert_eq!(a.status(), "TestsFailed", "{}", a.line);
     assert_eq!(a.count("failed"), 2, "{}", a.line);
     // The runner's own output never names the helper: pith does.
-    assert!(!a.json["failures"].to_string().contains(HELPER), "{}", a.line);
+    assert!(
+        !a.json["failures"].to_string().contains(HELPER),
+        "{}",
+        a.line
+    );
     assert_eq!(suspects(a).first().copied(), Some(BUG_AT), "{}", a.line);
     assert_eq!(a.text("reach"), "static", "{}", a.line);
     assert_eq!(a.text("baseline"), baseline, "{}", a.line);
@@ -97,9 +108,16 @@ fn without_git_pith_remembers_what_the_files_were_when_the_tests_passed() {
     let text = std::fs::read_to_string(&report).unwrap();
     std::fs::write(&report, text.replace("title()", "title() ")).unwrap();
     let again = common::pith(ws.path(), &[]);
-    assert_eq!(suspects(&again).first().copied(), Some(BUG_AT), "{}", again.line);
+    assert_eq!(
+        suspects(&again).first().copied(),
+        Some(BUG_AT),
+        "{}",
+        again.line
+    );
     assert!(
-        !suspects(&again).iter().any(|s| s.starts_with("src/shop/report.py")),
+        !suspects(&again)
+            .iter()
+            .any(|s| s.starts_with("src/shop/report.py")),
         "no failing test reaches report.py: {}",
         again.line
     );
@@ -171,7 +189,11 @@ fn select_runs_what_the_changes_reach_and_everything_when_it_cannot_follow() {
     let red = common::pith(ws.path(), &[]);
     for id in red.failure_ids() {
         let file = id.split("::").next().unwrap();
-        assert!(common::strings(&a.json["tests"]).contains(&file), "{id} not selected: {}", a.line);
+        assert!(
+            common::strings(&a.json["tests"]).contains(&file),
+            "{id} not selected: {}",
+            a.line
+        );
     }
     // Against a revision: the same change, measured from git.
     let by_rev = query(ws.path(), &["select", "--rev", "HEAD"]);
@@ -179,7 +201,11 @@ fn select_runs_what_the_changes_reach_and_everything_when_it_cannot_follow() {
     assert_eq!(by_rev.json["tests"], a.json["tests"]);
 
     // Data the tests read: everything, with the reason.
-    std::fs::write(ws.path().join("data/labels.json"), "{\"greeting\": \"Hi\"}\n").unwrap();
+    std::fs::write(
+        ws.path().join("data/labels.json"),
+        "{\"greeting\": \"Hi\"}\n",
+    )
+    .unwrap();
     let all = query(ws.path(), &["select"]);
     all.assert_budget(SELECT_BUDGET);
     assert!(all.text("all").contains("data/labels.json"), "{}", all.line);
@@ -199,7 +225,12 @@ fn blast_radius_of_a_file_and_of_a_symbol() {
     let ws = fixture("python/impact");
     let file = query(ws.path(), &["blast", HELPER]);
     file.assert_budget(BLAST_BUDGET);
-    assert_eq!(common::strings(&file.json["files"]), ["src/shop/cart.py"], "{}", file.line);
+    assert_eq!(
+        common::strings(&file.json["files"]),
+        ["src/shop/cart.py"],
+        "{}",
+        file.line
+    );
     assert_eq!(
         common::strings(&file.json["tests"]),
         ["tests/test_money.py", "tests/test_cart.py"],
@@ -208,8 +239,17 @@ fn blast_radius_of_a_file_and_of_a_symbol() {
     );
     let symbol = query(ws.path(), &["blast", "is_positive"]);
     symbol.assert_budget(BLAST_BUDGET);
-    assert_eq!(common::strings(&symbol.json["defined"]), ["src/shop/money.py:8"], "{}", symbol.line);
-    assert!(common::strings(&symbol.json["tests"]).contains(&"tests/test_cart.py"), "{}", symbol.line);
+    assert_eq!(
+        common::strings(&symbol.json["defined"]),
+        ["src/shop/money.py:8"],
+        "{}",
+        symbol.line
+    );
+    assert!(
+        common::strings(&symbol.json["tests"]).contains(&"tests/test_cart.py"),
+        "{}",
+        symbol.line
+    );
     let unknown = query(ws.path(), &["blast", "no_such_name_anywhere"]);
     assert_eq!(unknown.code, 1, "{}", unknown.line);
     assert_eq!(unknown.json["unknown"], true);
@@ -255,10 +295,21 @@ fn test_changed_runs_exactly_the_selection_in_one_invocation() {
     );
 
     // A change the graph cannot follow runs everything, and says why.
-    std::fs::write(ws.path().join("data/labels.json"), "{\"greeting\": \"Hello\"}  \n").unwrap();
+    std::fs::write(
+        ws.path().join("data/labels.json"),
+        "{\"greeting\": \"Hello\"}  \n",
+    )
+    .unwrap();
     let all = common::pith(ws.path(), &["--changed"]);
     assert_eq!(all.count("passed") + all.count("failed"), 7, "{}", all.line);
-    assert!(all.json["changes"]["all"].as_str().unwrap().contains("data/labels.json"), "{}", all.line);
+    assert!(
+        all.json["changes"]["all"]
+            .as_str()
+            .unwrap()
+            .contains("data/labels.json"),
+        "{}",
+        all.line
+    );
 }
 
 #[test]
@@ -267,9 +318,18 @@ fn edits_no_test_reaches_are_named_off_target() {
     committed(ws.path());
     assert_eq!(common::pith(ws.path(), &[]).status(), "TestsPassed");
     std::fs::create_dir_all(ws.path().join("src/shop/unused")).unwrap();
-    std::fs::write(ws.path().join("src/shop/orphan.py"), "def nobody():\n    return 1\n").unwrap();
+    std::fs::write(
+        ws.path().join("src/shop/orphan.py"),
+        "def nobody():\n    return 1\n",
+    )
+    .unwrap();
     inject(ws.path());
     let status = query(ws.path(), &["status"]);
-    assert_eq!(common::strings(&status.json["offTarget"]), ["src/shop/orphan.py"], "{}", status.line);
+    assert_eq!(
+        common::strings(&status.json["offTarget"]),
+        ["src/shop/orphan.py"],
+        "{}",
+        status.line
+    );
     status.assert_budget(pith_wire::STATUS_BUDGET);
 }

@@ -80,7 +80,10 @@ pub(crate) fn find_suspects(store: &Store, root: &Path, report: &mut Report) {
         let Some(g) = graph.as_ref() else { return };
         first_baseline.get_or_insert(baseline_of(&changes.baseline));
         let scored = score(g, changes, failure, dir.as_deref());
-        if let Some(((file, line), _)) = scored.iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))) {
+        if let Some(((file, line), _)) = scored
+            .iter()
+            .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+        {
             let suspect = suspect_at(root, file, *line);
             report.runs[r].failures[f].suspect = Some(suspect);
         }
@@ -159,7 +162,10 @@ fn score(
             .collect();
         let is_test = pith_model::ecosystem::is_test_path(&change.path);
         for h in &change.hunks {
-            let on = frames.iter().copied().find(|l| (h.start..=h.end).contains(l));
+            let on = frames
+                .iter()
+                .copied()
+                .find(|l| (h.start..=h.end).contains(l));
             let mut score = 64 / (1 + distance);
             if !frames.is_empty() {
                 score += 64;
@@ -187,10 +193,8 @@ fn score(
 /// test's own, the code it ran through) at distance 0, the test id's file when it names one,
 /// and what they depend on.
 fn reach_of(g: &Graph, failure: &Failure, dir: Option<&str>) -> HashMap<String, u32> {
-    let mut entries: BTreeSet<String> = failure
-        .project_frames()
-        .map(|fr| fr.file.clone())
-        .collect();
+    let mut entries: BTreeSet<String> =
+        failure.project_frames().map(|fr| fr.file.clone()).collect();
     if let Some(file) = id_file(&failure.test) {
         entries.insert(file.to_owned());
         if let Some(d) = dir {
@@ -248,7 +252,11 @@ fn cut(s: &str, max: usize) -> String {
 }
 
 /// `pith tests-for FILE`: the test files that depend on `file`, nearest first.
-pub fn tests_for_file(root: Option<&Path>, cwd: &Path, file: &str) -> Result<FileTests, ImpactError> {
+pub fn tests_for_file(
+    root: Option<&Path>,
+    cwd: &Path,
+    file: &str,
+) -> Result<FileTests, ImpactError> {
     let root = workspace(root, cwd)?;
     let rel = relative(&root, cwd, file)?;
     let g = Graph::build(&root)?;
@@ -268,7 +276,11 @@ pub fn tests_for_file(root: Option<&Path>, cwd: &Path, file: &str) -> Result<Fil
 
 /// `pith select`: the test files the changes select — since git revision `rev` when given,
 /// else since the last green run, else the uncommitted changes against git `HEAD`.
-pub fn select(root: Option<&Path>, cwd: &Path, rev: Option<&str>) -> Result<Selection, ImpactError> {
+pub fn select(
+    root: Option<&Path>,
+    cwd: &Path,
+    rev: Option<&str>,
+) -> Result<Selection, ImpactError> {
     if let Some(r) = rev.filter(|r| !is_revision(r)) {
         // Never an option to git, whatever it looks like.
         return Err(ImpactError::BadRevision(r.to_owned()));
@@ -378,7 +390,11 @@ pub(crate) fn plan(
         match routed.iter_mut().find(|(j, _)| *j == i) {
             // An empty list runs the whole project already.
             Some((_, list)) if list.is_empty() => {}
-            Some((_, list)) => list.extend(ids.into_iter().filter(|id| !list.contains(id)).collect::<Vec<_>>()),
+            Some((_, list)) => list.extend(
+                ids.into_iter()
+                    .filter(|id| !list.contains(id))
+                    .collect::<Vec<_>>(),
+            ),
             None => routed.push((i, ids)),
         }
     }
@@ -408,11 +424,18 @@ fn route_files(tests: &[String], found: &[crate::detect::Found]) -> Vec<(usize, 
             .collect();
         holders.sort_by_key(|(_, p)| std::cmp::Reverse(p.rel.as_ref().map_or(0, String::len)));
         for (i, p) in holders {
-            match p.adapter.ids_for_files(p.rel.as_deref(), std::slice::from_ref(file)) {
+            match p
+                .adapter
+                .ids_for_files(p.rel.as_deref(), std::slice::from_ref(file))
+            {
                 Some(ids) if ids.is_empty() => continue,
                 Some(ids) => {
                     if let Some(list) = plan.entry(i).or_insert_with(|| Some(Vec::new())) {
-                        list.extend(ids.into_iter().filter(|id| !list.contains(id)).collect::<Vec<_>>());
+                        list.extend(
+                            ids.into_iter()
+                                .filter(|id| !list.contains(id))
+                                .collect::<Vec<_>>(),
+                        );
                     }
                 }
                 None if is_source_of(p, file) => {
@@ -526,7 +549,10 @@ pub fn blast(root: Option<&Path>, cwd: &Path, target: &str) -> Result<Blast, Imp
                 blast.unknown = true;
                 return Ok(blast);
             }
-            blast.symbols = defs.iter().map(|d| format!("{}:{}", d.file, d.line)).collect();
+            blast.symbols = defs
+                .iter()
+                .map(|d| format!("{}:{}", d.file, d.line))
+                .collect();
             for u in &uses {
                 reached.entry(u.file.clone()).or_insert(1);
                 for (f, d) in g.dependents(&u.file) {
@@ -613,7 +639,9 @@ pub(crate) fn off_target(store: &Store, root: &Path) -> Vec<String> {
     };
     edited
         .into_iter()
-        .filter(|p| g.places(p) && !pith_model::ecosystem::selects_all(p.rsplit('/').next().unwrap_or(p)))
+        .filter(|p| {
+            g.places(p) && !pith_model::ecosystem::selects_all(p.rsplit('/').next().unwrap_or(p))
+        })
         .filter(|p| g.tests_of(p).is_empty())
         .map(str::to_owned)
         .collect()
@@ -636,11 +664,20 @@ mod tests {
             ("tests/test_money.py", "from pkg.money import cents\n"),
             ("tests/test_cart.py", "from pkg import cart\n"),
             ("tests/test_other.py", "from pkg.other import X\n"),
-            ("tests/test_plugins.py", "import importlib\nm = importlib.import_module(NAME)\n"),
+            (
+                "tests/test_plugins.py",
+                "import importlib\nm = importlib.import_module(NAME)\n",
+            ),
             ("tests/conftest.py", "\n"),
             ("data/prices.json", "{}\n"),
-            ("rs/Cargo.toml", "[package]\nname = \"rs\"\nversion = \"0.1.0\"\n"),
-            ("rs/src/lib.rs", "pub fn f() {}\n#[cfg(test)]\nmod tests {}\n"),
+            (
+                "rs/Cargo.toml",
+                "[package]\nname = \"rs\"\nversion = \"0.1.0\"\n",
+            ),
+            (
+                "rs/src/lib.rs",
+                "pub fn f() {}\n#[cfg(test)]\nmod tests {}\n",
+            ),
             ("rs/build.rs", "fn main() {}\n"),
         ];
         for (path, text) in files {
@@ -678,7 +715,11 @@ mod tests {
         assert_eq!(sel.baseline, Some(Baseline::LastGreen));
         assert_eq!(
             sel.tests,
-            ["tests/test_money.py", "tests/test_cart.py", "tests/test_plugins.py"]
+            [
+                "tests/test_money.py",
+                "tests/test_cart.py",
+                "tests/test_plugins.py"
+            ]
         );
         assert_eq!(sel.suite, 5, "four test modules and the Rust crate's tests");
     }
@@ -701,7 +742,9 @@ mod tests {
             ),
         ] {
             let sel = selection_of(&g, &changed(&[(path, kind)]), Baseline::LastGreen);
-            let all = sel.all.unwrap_or_else(|| panic!("{path} selected {:?}", sel.tests));
+            let all = sel
+                .all
+                .unwrap_or_else(|| panic!("{path} selected {:?}", sel.tests));
             assert!(all.contains(why), "{path}: {all}");
             assert!(sel.tests.is_empty());
         }
@@ -763,7 +806,10 @@ mod tests {
         assert_eq!(
             route_files(&tests, &found),
             [
-                (0, vec!["tests/test_a.py".to_owned(), "tests/test_b.py".to_owned()]),
+                (
+                    0,
+                    vec!["tests/test_a.py".to_owned(), "tests/test_b.py".to_owned()]
+                ),
                 (1, Vec::new()),
             ]
         );

@@ -133,7 +133,9 @@ fn execute(
         req.tests.iter().cloned().partition(|t| t.starts_with('-'));
     let mut runs = Vec::new();
     let routed = if let Some(plan) = planned {
-        plan.iter().map(|(i, ids)| (&found[*i], ids.clone())).collect()
+        plan.iter()
+            .map(|(i, ids)| (&found[*i], ids.clone()))
+            .collect()
     } else if ids.is_empty() && !dashed.is_empty() {
         Vec::new()
     } else {

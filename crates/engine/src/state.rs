@@ -175,7 +175,9 @@ pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Report, 
         .is_some_and(|c| c.load(Ordering::SeqCst))
         || pith_runner::process::was_interrupted();
     if let (Some(s), Some(g), false) = (store.as_mut(), generation, cancelled) {
-        let asked = routed.map_or(req.tests.len(), |r| r.iter().map(|(_, ids)| ids.len().max(1)).sum());
+        let asked = routed.map_or(req.tests.len(), |r| {
+            r.iter().map(|(_, ids)| ids.len().max(1)).sum()
+        });
         let requested = u32::try_from(asked).unwrap_or(u32::MAX);
         let recorded = recovering(s, |s| s.record(g, &selection, requested, &mut report));
         if keep(recorded, &mut warnings).is_some() {

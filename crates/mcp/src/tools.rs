@@ -224,7 +224,11 @@ fn get_impact(call: &Call) -> Result<String, ToolError> {
     let args = Args::new(call.args, &["file", "rev", "target"])?;
     let ws = call.workspace;
     let (root, cwd) = (ws.root.as_deref(), &ws.cwd);
-    let answer = match (args.string("file")?, args.string("target")?, args.string("rev")?) {
+    let answer = match (
+        args.string("file")?,
+        args.string("target")?,
+        args.string("rev")?,
+    ) {
         (Some(_), Some(_), _) | (Some(_), _, Some(_)) | (_, Some(_), Some(_)) => {
             return Err(ToolError::Arguments(
                 "one of file, target or rev (or none: the tests the changes reach)".into(),

@@ -171,7 +171,16 @@ pub const GO: Ecosystem = Ecosystem {
 
 pub const JS: Ecosystem = Ecosystem {
     id: "js",
-    selects_all: &["jest.config.*", "jest.setup.*", "vitest.config.*", "vitest.workspace.*", "vite.config.*", "babel.config.*", "webpack.config.*", "setupTests.*"],
+    selects_all: &[
+        "jest.config.*",
+        "jest.setup.*",
+        "vitest.config.*",
+        "vitest.workspace.*",
+        "vite.config.*",
+        "babel.config.*",
+        "webpack.config.*",
+        "setupTests.*",
+    ],
     runners: &["jest", "vitest", "node"],
     root_markers: &["package.json"],
     not_searched: &["node_modules", "__fixtures__"],
@@ -455,10 +464,15 @@ pub fn detection_env() -> impl Iterator<Item = &'static str> {
 /// Whether a change to a file of this name may change any test (see
 /// [`Ecosystem::selects_all`]).
 pub fn selects_all(name: &str) -> bool {
-    ECOSYSTEMS.iter().flat_map(|e| e.selects_all).any(|p| match p.strip_suffix(".*") {
-        Some(stem) => name.strip_prefix(stem).is_some_and(|rest| rest.starts_with('.')),
-        None => name == *p,
-    })
+    ECOSYSTEMS
+        .iter()
+        .flat_map(|e| e.selects_all)
+        .any(|p| match p.strip_suffix(".*") {
+            Some(stem) => name
+                .strip_prefix(stem)
+                .is_some_and(|rest| rest.starts_with('.')),
+            None => name == *p,
+        })
 }
 
 pub fn is_test_path(path: &str) -> bool {
@@ -571,10 +585,22 @@ mod tests {
 
     #[test]
     fn test_configuration_and_build_scripts_select_everything() {
-        for name in ["conftest.py", "build.rs", "jest.config.js", "vitest.config.mts", "setup.py"] {
+        for name in [
+            "conftest.py",
+            "build.rs",
+            "jest.config.js",
+            "vitest.config.mts",
+            "setup.py",
+        ] {
             assert!(selects_all(name), "{name}");
         }
-        for name in ["jest.configure.js", "test_build.rs", "config.py", "jest", "vitest.config"] {
+        for name in [
+            "jest.configure.js",
+            "test_build.rs",
+            "config.py",
+            "jest",
+            "vitest.config",
+        ] {
             assert!(!selects_all(name), "{name}");
         }
     }

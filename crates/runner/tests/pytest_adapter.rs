@@ -773,7 +773,10 @@ fn the_detail_has_the_explanation_the_diff_and_the_chain() {
         .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
     if on_ci {
         assert!(rest.starts_with("\n  Full diff:"), "{whole}");
-        assert!(rest.contains("\n  -     289,\n") && rest.contains("\n  +     290,\n"), "{whole}");
+        assert!(
+            rest.contains("\n  -     289,\n") && rest.contains("\n  +     290,\n"),
+            "{whole}"
+        );
         assert!(whole.ends_with("\n    ]"), "the whole diff: {whole}");
     } else {
         assert_eq!(rest, "  Use -v to get more diff");

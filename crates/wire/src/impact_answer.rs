@@ -43,7 +43,9 @@ pub fn tests_for_answer(t: &FileTests) -> FileTestsAnswer {
         let first = &t.tests[0];
         let room = TESTS_FOR_BUDGET.saturating_sub(size(&a) + 6);
         let start = first.len().saturating_sub(room);
-        let start = (start..first.len()).find(|&i| first.is_char_boundary(i)).unwrap_or(0);
+        let start = (start..first.len())
+            .find(|&i| first.is_char_boundary(i))
+            .unwrap_or(0);
         a.tests.push(format!("…{}", &first[start..]));
         a.more_tests -= 1;
         while size(&a) > TESTS_FOR_BUDGET && a.tests[0].chars().count() > 2 {
@@ -147,15 +149,8 @@ pub fn blast_answer(b: &Blast) -> BlastAnswer {
     while size(&a) > BLAST_BUDGET {
         // The longest list gives way while any has more than one entry; then the last
         // entries go, files before definitions before tests (what an agent runs next).
-        let lists = [
-            (a.files.len(), 0),
-            (a.defined.len(), 2),
-            (a.tests.len(), 1),
-        ];
-        let longest = lists
-            .iter()
-            .filter(|(n, _)| *n > 1)
-            .max_by_key(|(n, _)| *n);
+        let lists = [(a.files.len(), 0), (a.defined.len(), 2), (a.tests.len(), 1)];
+        let longest = lists.iter().filter(|(n, _)| *n > 1).max_by_key(|(n, _)| *n);
         let Some(&(_, which)) = longest.or_else(|| lists.iter().find(|(n, _)| *n > 0)) else {
             a.target = crate::cut(&a.target, 40);
             break;
@@ -188,7 +183,9 @@ mod tests {
     use pith_model::impact::Baseline;
 
     fn names(prefix: &str, n: usize) -> Vec<String> {
-        (0..n).map(|i| format!("{prefix}/test_module_{i}.py")).collect()
+        (0..n)
+            .map(|i| format!("{prefix}/test_module_{i}.py"))
+            .collect()
     }
 
     #[test]
@@ -207,13 +204,19 @@ mod tests {
         // A name too long for the budget keeps its end.
         let deep = FileTests {
             file: "x.py".into(),
-            tests: vec![format!("{}/tests/test_deep.py", "very_deep_directory".repeat(6)), "t.py".into()],
+            tests: vec![
+                format!("{}/tests/test_deep.py", "very_deep_directory".repeat(6)),
+                "t.py".into(),
+            ],
             unplaced: false,
         };
         let a = tests_for_answer(&deep);
         let json = crate::to_json(&a);
         assert!(json.len() <= TESTS_FOR_BUDGET, "{json}");
-        assert!(a.tests[0].ends_with("tests/test_deep.py") && a.more_tests == 1, "{json}");
+        assert!(
+            a.tests[0].ends_with("tests/test_deep.py") && a.more_tests == 1,
+            "{json}"
+        );
     }
 
     #[test]
@@ -237,6 +240,7 @@ mod tests {
             tests: names("tests/unit", 30),
             all: None,
             suite: 240,
+            failing: 0,
         };
         let a = select_answer(&s);
         let json = crate::to_json(&a);
@@ -252,14 +256,20 @@ mod tests {
         };
         let json = crate::to_json(&select_answer(&all));
         assert!(json.len() <= SELECT_BUDGET, "{json}");
-        assert!(json.contains(r#""all":"a/very"#) && !json.contains("tests"), "{json}");
+        assert!(
+            json.contains(r#""all":"a/very"#) && !json.contains("tests"),
+            "{json}"
+        );
     }
 
     #[test]
     fn blast_fits_keeping_one_of_each() {
         let b = Blast {
             target: "parse_price".into(),
-            files: names("src", 20).into_iter().chain(names("tests", 9)).collect(),
+            files: names("src", 20)
+                .into_iter()
+                .chain(names("tests", 9))
+                .collect(),
             symbols: vec!["src/prices.py:12".into(), "src/legacy/prices.py:40".into()],
             tests: names("tests", 9),
             unknown: false,
@@ -270,6 +280,9 @@ mod tests {
         assert_eq!(a.files.len() + a.more_files, 20, "{json}");
         assert_eq!(a.tests.len() + a.more_tests, 9, "{json}");
         assert_eq!(a.defined.len() + a.more_defined, 2, "{json}");
-        assert!(!a.files.is_empty() && !a.tests.is_empty() && !a.defined.is_empty(), "{json}");
+        assert!(
+            !a.files.is_empty() && !a.tests.is_empty() && !a.defined.is_empty(),
+            "{json}"
+        );
     }
 }

@@ -282,9 +282,11 @@ struct Suspects<'a> {
 
 /// `file:line` of a `file:line source` suspect.
 fn answer_first(suspects: &[String]) -> Option<String> {
-    suspects
-        .first()
-        .map(|s| s.split_once(' ').map_or(s.as_str(), |(at, _)| at).to_owned())
+    suspects.first().map(|s| {
+        s.split_once(' ')
+            .map_or(s.as_str(), |(at, _)| at)
+            .to_owned()
+    })
 }
 
 impl Suspects<'_> {

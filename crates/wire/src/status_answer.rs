@@ -103,7 +103,12 @@ pub fn status_answer(state: &WorkspaceState) -> StatusAnswer {
             0
         },
         changed,
-        off_target: state.off_target.iter().take(OFF_TARGET_NAMED).cloned().collect(),
+        off_target: state
+            .off_target
+            .iter()
+            .take(OFF_TARGET_NAMED)
+            .cloned()
+            .collect(),
         more_off_target: state.off_target.len().saturating_sub(OFF_TARGET_NAMED),
         runners: state.runners.iter().map(runner_out).collect(),
     }

@@ -323,7 +323,12 @@ pub fn test_answer(report: &Report) -> TestAnswer {
         .suspects
         .iter()
         .flat_map(|s| &s.lines)
-        .map(|s| crate::cut(&format!("{} {}", s.location(), s.source).trim_end(), SUSPECT_CHARS))
+        .map(|s| {
+            crate::cut(
+                format!("{} {}", s.location(), s.source).trim_end(),
+                SUSPECT_CHARS,
+            )
+        })
         .collect();
     if let Some(s) = report.suspects.as_ref().filter(|_| !suspects.is_empty()) {
         answer.reach = Some(s.reach.name());

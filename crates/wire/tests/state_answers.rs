@@ -121,7 +121,9 @@ fn off_target_edits_are_named_three_and_counted() {
     };
     let json = to_json(&status_answer(&state));
     assert!(
-        json.contains(r#""offTarget":["src/shop/a.py","src/shop/b.py","src/shop/c.py"],"moreOffTarget":2"#),
+        json.contains(
+            r#""offTarget":["src/shop/a.py","src/shop/b.py","src/shop/c.py"],"moreOffTarget":2"#
+        ),
         "{json}"
     );
     assert!(json.len() <= STATUS_BUDGET, "{} bytes", json.len());

@@ -475,9 +475,8 @@ fn arb_failure() -> impl Strategy<Value = Failure> {
 
 /// A changed line of any length, in a file of any depth.
 fn arb_suspect() -> impl Strategy<Value = Suspect> {
-    ("src/[a-z_/]{1,60}\\.py", 1u32..99999, "[ -~]{0,200}").prop_map(|(file, line, source)| {
-        Suspect { file, line, source }
-    })
+    ("src/[a-z_/]{1,60}\\.py", 1u32..99999, "[ -~]{0,200}")
+        .prop_map(|(file, line, source)| Suspect { file, line, source })
 }
 
 /// Text of any length and lines, for tails, hints and the like.
@@ -558,7 +557,7 @@ proptest! {
     ) {
         let all: Vec<Failure> = runs.iter().flat_map(|r| r.failures.clone()).collect();
         let first_suspect = suspects.first().map(Suspect::location);
-        let suspects = (!suspects.is_empty()).then(|| Suspects {
+        let suspects = (!suspects.is_empty()).then_some(Suspects {
             reach: Reach::Static,
             baseline: Baseline::LastPass,
             lines: suspects,
@@ -836,15 +835,27 @@ fn suspects_lead_and_a_cause_names_its_own_only_when_it_differs() {
         test: test.into(),
         message: message.into(),
         kind: Some("AssertionError".into()),
-        frames: vec![frame("tests/test_cart.py", 5, Some("assert total([1.0]) == 100"))],
+        frames: vec![frame(
+            "tests/test_cart.py",
+            5,
+            Some("assert total([1.0]) == 100"),
+        )],
         suspect: Some(suspect.clone()),
         ..Failure::default()
     };
     let run = Run {
         failed: 2,
         failures: vec![
-            failure("tests/test_cart.py::test_a", "AssertionError: assert 3 == 1", &helper),
-            failure("tests/test_cart.py::test_b", "TypeError: bad operand", &other),
+            failure(
+                "tests/test_cart.py::test_a",
+                "AssertionError: assert 3 == 1",
+                &helper,
+            ),
+            failure(
+                "tests/test_cart.py::test_b",
+                "TypeError: bad operand",
+                &other,
+            ),
         ],
         ..Run::new("pytest")
     };

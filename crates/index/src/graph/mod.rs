@@ -13,8 +13,8 @@ mod csharp;
 mod go;
 mod java;
 mod javascript;
-mod listing;
 mod lex;
+mod listing;
 mod python;
 mod rust;
 
@@ -69,7 +69,9 @@ const RESOLVERS: &[Resolver] = &[
         edges: csharp::edges,
     },
     Resolver {
-        extensions: &["c", "h", "cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "ipp", "inl", "tcc"],
+        extensions: &[
+            "c", "h", "cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "ipp", "inl", "tcc",
+        ],
         edges: cpp::edges,
     },
 ];
