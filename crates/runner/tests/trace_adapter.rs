@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use pith_model::impact::Traced;
-use pith_runner::{pytest, Adapter};
+use pith_runner::{go, pytest, Adapter};
 use pith_testkit::Runs;
 
 /// A project written on the spot: `files` are (workspace-relative path, content).
@@ -178,4 +178,109 @@ fn pytest_without_tests_or_files_does_not_trace() {
     // A file no test reaches: the test is traced, with nothing.
     let traced = trace_pytest(ws.path(), &[test], &["nowhere.py"]).expect("traced");
     assert!(traced.tests[test].is_empty());
+}
+
+const GO_PRICE: &str = "package price
+
+func Discount(a int) int {
+	if a > 100 {
+		return a * 9 / 10
+	}
+	return a - 1
+}
+
+func Unused() int {
+	return 0
+}
+";
+
+const GO_CART: &str = "package cart
+
+import \"example.com/shop/price\"
+
+func Total(xs []int) int {
+	t := 0
+	for _, x := range xs {
+		t += price.Discount(x)
+	}
+	return t
+}
+";
+
+const GO_CART_TEST: &str = "package cart
+
+import \"testing\"
+
+func TestTotal(t *testing.T) {
+	t.Run(\"small\", func(t *testing.T) {
+		if Total([]int{10}) != 10 {
+			t.Fatal(\"wrong total\")
+		}
+	})
+	t.Run(\"big\", func(t *testing.T) {
+		if Total([]int{500}) != 450 {
+			t.Fatal(\"wrong total\")
+		}
+	})
+}
+
+func TestNothing(t *testing.T) {
+	t.Fatal(\"no\")
+}
+";
+
+#[test]
+fn go_traces_the_lines_a_test_runs_in_another_package() {
+    assert!(
+        pith_runner::on_path("go").is_some(),
+        "go is not installed: https://go.dev/dl/"
+    );
+    let ws = project(&[
+        ("svc/go.mod", "module example.com/shop\n\ngo 1.22\n"),
+        ("svc/price/price.go", GO_PRICE),
+        ("svc/cart/cart.go", GO_CART),
+        ("svc/cart/cart_test.go", GO_CART_TEST),
+    ]);
+    let dir = ws.path().join("svc");
+    let adapter = go::detect(&dir).pop().expect("a Go module");
+    let runs = Runs::in_dir(ws.path(), &dir);
+    let sub = "example.com/shop/cart.TestTotal/small";
+    let nothing = "example.com/shop/cart.TestNothing";
+    let tests = [sub.to_owned(), nothing.to_owned()];
+    let files = [
+        "svc/price/price.go",
+        "svc/cart/cart.go",
+        "svc/cart/cart_test.go",
+    ]
+    .map(String::from);
+    let traced = adapter
+        .trace(&runs.context(Duration::from_secs(240)), &tests, &files)
+        .expect("tracing itself must not fail")
+        .expect("traced");
+    // Line 5 (the big-amount branch) ran only in the sibling subtest, which a subtest asked for
+    // alone does not run; the function's own lines did.
+    assert_eq!(
+        lines(&traced, sub, "svc/price/price.go"),
+        [3, 4, 7],
+        "{traced:?}"
+    );
+    // go's blocks end at their closing brace: the loop body's `}` (line 9) is in one.
+    assert_eq!(lines(&traced, sub, "svc/cart/cart.go"), [5, 6, 7, 8, 9, 10]);
+    assert!(lines(&traced, nothing, "svc/price/price.go").is_empty());
+    assert!(lines(&traced, nothing, "svc/cart/cart.go").is_empty());
+    // A test file is not instrumented, and scratch profiles stay in the scratch directory.
+    assert!(traced
+        .tests
+        .values()
+        .all(|l| !l.contains_key("svc/cart/cart_test.go")));
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 3);
+    // Two subtests of one parent share its run, and so its lines.
+    let big = "example.com/shop/cart.TestTotal/big";
+    let both = [sub.to_owned(), big.to_owned()];
+    let traced = adapter
+        .trace(&runs.context(Duration::from_secs(240)), &both, &files)
+        .expect("tracing itself must not fail")
+        .expect("traced");
+    assert_eq!(lines(&traced, sub, "svc/price/price.go"), [3, 4, 5, 6, 7]);
+    assert_eq!(traced.tests[sub], traced.tests[big]);
 }

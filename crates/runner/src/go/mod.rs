@@ -33,6 +33,9 @@
 //! go's output is read line by line as it comes ([`process::run_lines`]), never held whole: a
 //! test that prints without end costs the bounded head and tail of its output, no more.
 //!
+//! Tracing (`trace`): the failing tests' top-level functions re-run one by one under
+//! `-coverprofile` limited to the changed files' packages; the profile tells the lines run.
+//!
 //! Layout: `detect` (the module and the modules nested in it), `command` (go's environment, its
 //! `-timeout`, ids into `-run` patterns), `events` (the stream read), `judge` (the stream into a
 //! run) with `failure` (one failed test), `output` and `locate` (what go prints and where its
@@ -46,6 +49,7 @@ mod judge;
 mod locate;
 mod output;
 mod parse;
+mod trace;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -170,6 +174,18 @@ impl Adapter for Go {
             run.absorb(part);
         }
         Ok(run)
+    }
+
+    /// Each failing test's top-level function (at most five) alone again with a coverage
+    /// profile of the changed files' packages: see `trace`. Subtests of one function share its
+    /// lines.
+    fn trace(
+        &self,
+        ctx: &Context<'_>,
+        tests: &[String],
+        files: &[String],
+    ) -> Result<Option<pith_model::impact::Traced>, RunnerError> {
+        self.trace_tests(ctx, tests, files)
     }
 }
 
