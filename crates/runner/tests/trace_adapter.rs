@@ -209,11 +209,22 @@ func Total(xs []int) int {
 
 const GO_CART_TEST: &str = "package cart
 
-import \"testing\"
+import (
+	\"os\"
+	\"strconv\"
+	\"strings\"
+	\"testing\"
+)
 
 func TestTotal(t *testing.T) {
 	t.Run(\"small\", func(t *testing.T) {
-		if Total([]int{10}) != 10 {
+		// go runs a package's tests in its directory: testdata is found from there.
+		b, err := os.ReadFile(\"testdata/small.txt\")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		if Total([]int{n}) != 10 {
 			t.Fatal(\"wrong total\")
 		}
 	})
@@ -240,6 +251,7 @@ fn go_traces_the_lines_a_test_runs_in_another_package() {
         ("svc/price/price.go", GO_PRICE),
         ("svc/cart/cart.go", GO_CART),
         ("svc/cart/cart_test.go", GO_CART_TEST),
+        ("svc/cart/testdata/small.txt", "10\n"),
     ]);
     let dir = ws.path().join("svc");
     let adapter = go::detect(&dir).pop().expect("a Go module");

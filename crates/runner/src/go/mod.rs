@@ -33,8 +33,9 @@
 //! go's output is read line by line as it comes ([`process::run_lines`]), never held whole: a
 //! test that prints without end costs the bounded head and tail of its output, no more.
 //!
-//! Tracing (`trace`): the failing tests' top-level functions re-run one by one under
-//! `-coverprofile` limited to the changed files' packages; the profile tells the lines run.
+//! Tracing (`trace`): the failing tests' package is built once with coverage of the changed
+//! files' packages (`go test -c -coverpkg`), its failing top-level tests run from it one by
+//! one, and each one's coverage profile tells the lines it ran.
 //!
 //! Layout: `detect` (the module and the modules nested in it), `command` (go's environment, its
 //! `-timeout`, ids into `-run` patterns), `events` (the stream read), `judge` (the stream into a
@@ -176,9 +177,9 @@ impl Adapter for Go {
         Ok(run)
     }
 
-    /// Each failing test's top-level function (at most five) alone again with a coverage
-    /// profile of the changed files' packages: see `trace`. Subtests of one function share its
-    /// lines.
+    /// Each failing test's top-level function (at most five; a subtest asked for alone: that
+    /// subtest) alone again from a test binary built with coverage of the changed files'
+    /// packages: see `trace`. Subtests of one function asked for together share its lines.
     fn trace(
         &self,
         ctx: &Context<'_>,
