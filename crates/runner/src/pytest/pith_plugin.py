@@ -26,7 +26,9 @@ Records (one JSON object per line, key "t" names the kind):
 Tracing ($PITH_TRACE, {"files": [absolute paths]}): pith re-runs a few failing tests to learn
 which lines of the changed files each one executes. Every test then records, over its setup,
 call and teardown, the lines of those files alone, through `sys.monitoring` (Python 3.12+, a
-tool id of its own, code of other files disabled after its first event) or else
+tool id of its own: each code object's first start, then disabled, gives the traced files'
+code LINE events of their own and other code none; each line is told once per test, then
+disabled until the next test's `restart_events`) or else
 `sys.settrace` (a global function that leaves other files' frames untraced, chaining a Python
 tracer already set and restoring whatever was set after each test). The variable is taken out
 of the environment at import, so tests never see it; xdist workers get it through their
@@ -407,6 +409,10 @@ _trace_seen = {}
 # The running test's lines ({path as given: set of lines}); None between tests.
 _trace_lines = None
 _trace_tool = None
+# Code objects given LINE events of their own (to take them back at the end).
+_trace_codes = set()
+# Whether a test was traced already: its disabled events must come back for the next one.
+_trace_restart = [False]
 # The trace function set before the running test (restored after it), and the one of those
 # that is a Python function, which pith's own chains to.
 _trace_saved = None
@@ -458,14 +464,25 @@ def _add_line(path, line):
         got.add(line)
 
 
+def _on_start(code, offset):
+    """sys.monitoring's PY_START callback, once per code object (DISABLE): the code of a traced
+    file gets LINE events of its own, any other code no more events at all."""
+    try:
+        if _traced_path(code.co_filename) is not None:
+            _monitoring.set_local_events(_trace_tool, code, _monitoring.events.LINE)
+            _trace_codes.add(code)
+    except Exception:
+        pass
+    return _monitoring.DISABLE
+
+
 def _on_line(code, line):
-    """sys.monitoring's LINE callback: a line of another file disables its own event, so other
-    code costs one call per line, once for the session."""
+    """A line is told once per test: a hot loop in a changed file costs one call per line.
+    The next test's start turns the events back on (`restart_events`)."""
     path = _traced_path(code.co_filename)
-    if path is None:
-        return _monitoring.DISABLE
-    _add_line(path, line)
-    return None
+    if path is not None:
+        _add_line(path, line)
+    return _monitoring.DISABLE
 
 
 def _claim_tool():
@@ -480,26 +497,34 @@ def _claim_tool():
         except Exception:
             continue
         try:
-            _monitoring.register_callback(tool, _monitoring.events.LINE, _on_line)
-            _monitoring.set_events(tool, _monitoring.events.LINE)
+            _trace_tool = tool
+            events = _monitoring.events
+            _monitoring.register_callback(tool, events.LINE, _on_line)
+            _monitoring.register_callback(tool, events.PY_START, _on_start)
+            _monitoring.set_events(tool, events.PY_START)
         except Exception:
             _release_tool(tool)
+            _trace_tool = None
             return False
-        _trace_tool = tool
         return True
     return False
 
 
 def _release_tool(tool):
-    for step in (
+    """Leaves no event of pith's behind: Python 3.12's free_tool_id keeps them."""
+    steps = [lambda c=c: _monitoring.set_local_events(tool, c, 0) for c in _trace_codes]
+    steps += [
         lambda: _monitoring.set_events(tool, 0),
         lambda: _monitoring.register_callback(tool, _monitoring.events.LINE, None),
+        lambda: _monitoring.register_callback(tool, _monitoring.events.PY_START, None),
         lambda: _monitoring.free_tool_id(tool),
-    ):
+    ]
+    for step in steps:
         try:
             step()
         except Exception:
             pass
+    _trace_codes.clear()
 
 
 def _settrace_local(path, chained):
@@ -550,6 +575,9 @@ def _trace_begin():
     try:
         if _monitoring is not None:
             if _claim_tool():
+                if _trace_restart[0]:
+                    _monitoring.restart_events()
+                _trace_restart[0] = True
                 _trace_lines = {}
             return
         prev = _sys_gettrace()
