@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use pith_model::impact::Traced;
-use pith_runner::{go, pytest, Adapter};
+use pith_runner::{go, js, pytest, Adapter};
 use pith_testkit::Runs;
 
 /// A project written on the spot: `files` are (workspace-relative path, content).
@@ -295,4 +295,48 @@ fn go_traces_the_lines_a_test_runs_in_another_package() {
         .expect("traced");
     assert_eq!(lines(&traced, sub, "svc/price/price.go"), [3, 4, 5, 6, 7]);
     assert_eq!(traced.tests[sub], traced.tests[big]);
+}
+
+const JS_PRICE: &str = "// the price of one thing\nfunction discount(a) {\n  if (a > 100) {\n    return a * 0.9;\n  }\n  return a - 1;\n}\n\nfunction unused() {\n  return 0;\n}\n\nmodule.exports = { discount, unused };\n";
+
+const JS_TESTS: &str = r#"const test = require("node:test");
+const assert = require("node:assert");
+
+test("small", () => {
+  const { discount } = require("../" + "price.js");
+  assert.strictEqual(discount(10), 10);
+});
+
+test("other", () => {
+  assert.strictEqual(1, 2);
+});
+"#;
+
+#[test]
+fn node_traces_a_dynamic_require_and_only_the_lines_run() {
+    assert!(
+        pith_runner::on_path("node").is_some(),
+        "node is not installed: https://nodejs.org"
+    );
+    let ws = project(&[
+        (
+            "package.json",
+            r#"{"name": "shop", "scripts": {"test": "node --test"}}"#,
+        ),
+        ("price.js", JS_PRICE),
+        ("test/price.test.js", JS_TESTS),
+    ]);
+    let adapter = js::detect(ws.path()).pop().expect("a node project");
+    assert_eq!(adapter.name(), "node");
+    let small = "test/price.test.js > small";
+    let other = "test/price.test.js > other";
+    let traced =
+        trace(adapter.as_ref(), ws.path(), &[small, other], &["price.js"]).expect("traced");
+    // The big-amount branch (4, 5) and `unused` (9-11) never ran; the comment is no line.
+    assert_eq!(
+        lines(&traced, small, "price.js"),
+        [2, 3, 6, 7, 13],
+        "{traced:?}"
+    );
+    assert!(lines(&traced, other, "price.js").is_empty());
 }
