@@ -33,6 +33,10 @@
 //! go's output is read line by line as it comes ([`process::run_lines`]), never held whole: a
 //! test that prints without end costs the bounded head and tail of its output, no more.
 //!
+//! Tracing (`trace`): the failing tests' package is built once with coverage of the changed
+//! files' packages (`go test -c -coverpkg`), its failing top-level tests run from it one by
+//! one, and each one's coverage profile tells the lines it ran.
+//!
 //! Layout: `detect` (the module and the modules nested in it), `command` (go's environment, its
 //! `-timeout`, ids into `-run` patterns), `events` (the stream read), `judge` (the stream into a
 //! run) with `failure` (one failed test), `output` and `locate` (what go prints and where its
@@ -46,6 +50,7 @@ mod judge;
 mod locate;
 mod output;
 mod parse;
+mod trace;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -191,6 +196,18 @@ impl Adapter for Go {
             run.absorb(part);
         }
         Ok(run)
+    }
+
+    /// Each failing test's top-level function (at most five; a subtest asked for alone: that
+    /// subtest) alone again from a test binary built with coverage of the changed files'
+    /// packages: see `trace`. Subtests of one function asked for together share its lines.
+    fn trace(
+        &self,
+        ctx: &Context<'_>,
+        tests: &[String],
+        files: &[String],
+    ) -> Result<Option<pith_model::impact::Traced>, RunnerError> {
+        self.trace_tests(ctx, tests, files)
     }
 }
 

@@ -30,6 +30,9 @@
 //! for: the patterns can match more (jest's is case-insensitive, node 20's matches each level's
 //! own name). An id that starts with `-` is never passed on: it names no test.
 //!
+//! Tracing (`trace`, node's runner only): each failing test runs again alone under
+//! `NODE_V8_COVERAGE`, and V8's block coverage of the changed files tells the lines it ran.
+//!
 //! Killed at the deadline: jest reports each test as it starts, so the running test is named;
 //! vitest batches its test events in the worker, so a test stuck in synchronous code is named by
 //! its file; node's child processes send nothing while blocked, so the same holds for node.
@@ -44,6 +47,7 @@ mod parse;
 mod read;
 pub(crate) mod report;
 mod stack;
+mod trace;
 mod verdict;
 
 use std::path::{Path, PathBuf};
@@ -184,6 +188,17 @@ impl Adapter for Js {
         run.not_found = all;
         run.duration = captured.elapsed;
         Ok(run)
+    }
+
+    /// node's runner: each failing test alone again under `NODE_V8_COVERAGE` (see `trace`);
+    /// jest and vitest run transformed code, whose offsets are not the source's: `None`.
+    fn trace(
+        &self,
+        ctx: &Context<'_>,
+        tests: &[String],
+        files: &[String],
+    ) -> Result<Option<pith_model::impact::Traced>, RunnerError> {
+        self.trace_tests(ctx, tests, files)
     }
 }
 

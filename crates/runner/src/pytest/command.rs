@@ -20,6 +20,10 @@ pub(super) const REPORT_ENV: &str = "PITH_REPORT";
 /// The parametrized ids the plugin selects (see [`Selection`]).
 pub(super) const SELECT_ENV: &str = "PITH_SELECT";
 
+/// The files whose lines the plugin records per test (see [`trace_env`]); set only on a
+/// tracing re-run. The plugin takes it out of the tests' environment.
+pub(super) const TRACE_ENV: &str = "PITH_TRACE";
+
 /// Variables of the caller's shell that would change what pytest does or where the plugin
 /// writes: pith's answer must not depend on them.
 pub(super) const SCRUBBED_ENV: &[&str] = &[
@@ -29,6 +33,8 @@ pub(super) const SCRUBBED_ENV: &[&str] = &[
     "PYTEST_XDIST_TESTRUNUID",
     "PYTEST_CURRENT_TEST",
     "PYTEST_VERSION",
+    // Only a tracing re-run sets it: a stray one in the caller's shell would slow every run.
+    TRACE_ENV,
 ];
 
 /// The interpreter that runs pytest.
@@ -243,6 +249,11 @@ impl Selection {
     pub(super) fn env(&self) -> String {
         serde_json::json!({ "ids": self.params, "whole": self.whole }).to_string()
     }
+}
+
+/// The value of [`TRACE_ENV`]: `{"files": [absolute paths]}`.
+pub(super) fn trace_env(files: &[String]) -> String {
+    serde_json::json!({ "files": files }).to_string()
 }
 
 pub(super) fn prepend(dir: &Path, rest: Option<OsString>) -> OsString {

@@ -12,6 +12,11 @@
 //! or a run that stopped early with exit 0, is never green. pith passes pytest only what its
 //! structured output needs, after the project's own `addopts`, so the project's options keep
 //! their effect; ids go as paths, never as options.
+//!
+//! Tracing ([`Adapter::trace`]): the failing tests run again, selected as any re-run is, with
+//! the changed files' absolute paths in `PITH_TRACE`; the plugin records, per test, the lines
+//! of those files it executed (`sys.monitoring` or `sys.settrace`, see the plugin) as "trace"
+//! records of the same report. That re-run's verdict is not read.
 
 mod command;
 mod detect;
@@ -19,16 +24,18 @@ pub(crate) mod faults;
 mod judge;
 pub(crate) mod records;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use pith_model::impact::Traced;
 use pith_model::Run;
 
 use crate::process;
 use crate::{Adapter, Context, RunnerError};
 
-use command::{as_paths, command, install_plugin, to_dir_ids, Choice};
-use judge::{judge, read_stacks, runner_missing, shown};
+use command::{as_paths, command, install_plugin, to_dir_ids, trace_env, Choice, TRACE_ENV};
+use judge::{judge, read_stacks, runner_missing, shown, Ids};
 use records::Records;
 
 pub use detect::detect;
@@ -152,6 +159,61 @@ impl Adapter for Pytest {
             run.duration = elapsed;
             return Ok(run);
         }
+    }
+
+    /// One run of `tests` with the plugin tracing `files`. Whatever keeps it from tracing (no
+    /// interpreter, pytest gone, no trace records) is `None`: the static reach stands.
+    fn trace(
+        &self,
+        ctx: &Context<'_>,
+        tests: &[String],
+        files: &[String],
+    ) -> Result<Option<Traced>, RunnerError> {
+        // No ids would run the whole suite under tracing.
+        if tests.is_empty() || files.is_empty() {
+            return Ok(None);
+        }
+        let dir = self.dir(ctx);
+        let Choice::Found(interp) = self.interpreter(dir, ctx.paths) else {
+            return Ok(None);
+        };
+        let plugin_dir = install_plugin(ctx.cache)?;
+        let (mut ids, mut original) =
+            to_dir_ids(tests, ctx.paths.relativize(&dir.to_string_lossy(), None));
+        as_paths(&mut ids, &mut original);
+        // The plugin names a file as it was given: back to the workspace-relative name.
+        let given: HashMap<String, &String> = files
+            .iter()
+            .map(|f| (ctx.root.join(f).to_string_lossy().into_owned(), f))
+            .collect();
+        let absolute: Vec<String> = given.keys().cloned().collect();
+        let report = ctx.scratch.join("pytest-trace.jsonl");
+        let _ = std::fs::remove_file(&report);
+        let mut cmd = command(dir, &interp, &plugin_dir, &report, &ids);
+        cmd.env(TRACE_ENV, trace_env(&absolute));
+        if process::run(cmd, ctx.deadline, ctx.cancel).is_err() {
+            return Ok(None);
+        }
+        let Ok(records) = std::fs::File::open(&report).and_then(records::read) else {
+            return Ok(None);
+        };
+        if records.traced.is_empty() {
+            return Ok(None);
+        }
+        let ids = Ids {
+            paths: ctx.paths,
+            rootdir: records.rootdir.as_ref().map(PathBuf::from),
+        };
+        let mut traced = Traced::default();
+        for (nodeid, lines) in records.traced {
+            let mine = traced.tests.entry(ids.workspace(&nodeid)).or_default();
+            for (file, got) in lines {
+                if let Some(rel) = given.get(&file) {
+                    mine.entry((*rel).clone()).or_default().extend(got);
+                }
+            }
+        }
+        Ok(Some(traced))
     }
 }
 

@@ -21,6 +21,18 @@ Records (one JSON object per line, key "t" names the kind):
   {"t": "selected", "n": tests pytest set out to run, after deselection}
   {"t": "end", "exit": exit status, "collected": count}
   {"t": "fault", "lost": records that could not be written so far, "why": the first reason}
+  {"t": "trace", "id": nodeid, "lines": {traced file as given: [executed lines]}}
+
+Tracing ($PITH_TRACE, {"files": [absolute paths]}): pith re-runs a few failing tests to learn
+which lines of the changed files each one executes. Every test then records, over its setup,
+call and teardown, the lines of those files alone, through `sys.monitoring` (Python 3.12+, a
+tool id of its own: each code object's first start, then disabled, gives the traced files'
+code LINE events of their own and other code none; each line is told once per test, then
+disabled until the next test's `restart_events`) or else
+`sys.settrace` (a global function that leaves other files' frames untraced, chaining a Python
+tracer already set and restoring whatever was set after each test). The variable is taken out
+of the environment at import, so tests never see it; xdist workers get it through their
+`workerinput`.
 
 Parametrized ids asked for by pith ($PITH_SELECT, {"ids": [...], "whole": [...]}) are selected
 here: pytest is given the function (`t.py::f`), this plugin keeps only the requested
@@ -97,6 +109,7 @@ _STR_CHARS = 65536
 
 _REPORT = _environ_get("PITH_REPORT") or ""
 _SELECT = _environ_get("PITH_SELECT") or ""
+_TRACE = _environ_get("PITH_TRACE") or ""
 # Workers of pytest-xdist know themselves from this variable before their config exists; the
 # controller alone writes (see pytest_configure).
 _WORKER = _environ_get("PYTEST_XDIST_WORKER") or ""
@@ -142,6 +155,13 @@ def _enable_faulthandler():
     except Exception:
         pass
 
+
+if _TRACE:
+    # pith's own word to this plugin: the tests' world has no such variable.
+    try:
+        del os.environ["PITH_TRACE"]
+    except Exception:
+        pass
 
 if _REPORT:
     _leave_no_trace()
@@ -372,6 +392,254 @@ if _SELECT:
         pass
 
 
+# --- Tracing: the lines of the changed files each test executes ($PITH_TRACE) ---
+
+_realpath = os.path.realpath
+_sys_settrace = sys.settrace
+_sys_gettrace = sys.gettrace
+_monitoring = getattr(sys, "monitoring", None)
+# Tool ids sys.monitoring reserves for nobody (0 debugger, 1 coverage, 2 profiler, 5
+# optimizer): pith never takes one a debugger or coverage.py would look for.
+_FREE_TOOLS = (4, 3)
+
+# normalized real path of a traced file -> the path as pith gave it
+_trace_wanted = {}
+# a code object's file name -> the path as given, or None for a file not traced
+_trace_seen = {}
+# The running test's lines ({path as given: set of lines}); None between tests.
+_trace_lines = None
+_trace_tool = None
+# Code objects given LINE events of their own (to take them back at the end).
+_trace_codes = set()
+# Whether a test was traced already: its disabled events must come back for the next one.
+_trace_restart = [False]
+# The trace function set before the running test (restored after it), and the one of those
+# that is a Python function, which pith's own chains to.
+_trace_saved = None
+_trace_chained = None
+
+
+def _trace_files(raw):
+    try:
+        import json as _json_module
+
+        return [str(f) for f in _json_module.loads(raw).get("files", []) if f]
+    except Exception:
+        return []
+
+
+def _trace_configure(raw):
+    for f in _trace_files(raw):
+        try:
+            _trace_wanted[_normcase(_realpath(f))] = f
+        except Exception:
+            pass
+
+
+if _TRACE:
+    _trace_configure(_TRACE)
+
+
+def _traced_path(filename):
+    try:
+        return _trace_seen[filename]
+    except KeyError:
+        pass
+    path = None
+    try:
+        if filename and not filename.startswith("<"):
+            path = _trace_wanted.get(_normcase(_realpath(filename)))
+    except Exception:
+        path = None
+    _trace_seen[filename] = path
+    return path
+
+
+def _add_line(path, line):
+    lines = _trace_lines
+    if lines is not None:
+        got = lines.get(path)
+        if got is None:
+            got = lines[path] = set()
+        got.add(line)
+
+
+def _on_start(code, offset):
+    """sys.monitoring's PY_START callback, once per code object (DISABLE): the code of a traced
+    file gets LINE events of its own, any other code no more events at all."""
+    try:
+        if _traced_path(code.co_filename) is not None:
+            _monitoring.set_local_events(_trace_tool, code, _monitoring.events.LINE)
+            _trace_codes.add(code)
+    except Exception:
+        pass
+    return _monitoring.DISABLE
+
+
+def _on_line(code, line):
+    """A line is told once per test: a hot loop in a changed file costs one call per line.
+    The next test's start turns the events back on (`restart_events`)."""
+    path = _traced_path(code.co_filename)
+    if path is not None:
+        _add_line(path, line)
+    return _monitoring.DISABLE
+
+
+def _claim_tool():
+    global _trace_tool
+    if _trace_tool is not None:
+        return True
+    for tool in _FREE_TOOLS:
+        try:
+            if _monitoring.get_tool(tool) is not None:
+                continue
+            _monitoring.use_tool_id(tool, "pith")
+        except Exception:
+            continue
+        try:
+            _trace_tool = tool
+            events = _monitoring.events
+            _monitoring.register_callback(tool, events.LINE, _on_line)
+            _monitoring.register_callback(tool, events.PY_START, _on_start)
+            _monitoring.set_events(tool, events.PY_START)
+        except Exception:
+            _release_tool(tool)
+            _trace_tool = None
+            return False
+        return True
+    return False
+
+
+def _release_tool(tool):
+    """Leaves no event of pith's behind: Python 3.12's free_tool_id keeps them."""
+    steps = [lambda c=c: _monitoring.set_local_events(tool, c, 0) for c in _trace_codes]
+    steps += [
+        lambda: _monitoring.set_events(tool, 0),
+        lambda: _monitoring.register_callback(tool, _monitoring.events.LINE, None),
+        lambda: _monitoring.register_callback(tool, _monitoring.events.PY_START, None),
+        lambda: _monitoring.free_tool_id(tool),
+    ]
+    for step in steps:
+        try:
+            step()
+        except Exception:
+            pass
+    _trace_codes.clear()
+
+
+def _settrace_local(path, chained):
+    """The local trace function of a traced file's frame: records its lines and passes every
+    event on to the local function of the tracer it chains to, as that one would have seen it."""
+
+    def local(frame, event, arg):
+        nonlocal chained
+        if event == "line":
+            _add_line(path, frame.f_lineno)
+        if chained is not None:
+            try:
+                chained = chained(frame, event, arg)
+            except Exception:
+                chained = None
+        return local
+
+    return local
+
+
+def _settrace_global(frame, event, arg):
+    """The global trace function: frames of other files get no local tracing from pith (so
+    their lines cost nothing), only the chained tracer's, as before."""
+    prev = _trace_chained
+    local = None
+    if prev is not None:
+        try:
+            local = prev(frame, event, arg)
+        except Exception:
+            local = None
+    path = _traced_path(frame.f_code.co_filename)
+    if path is None:
+        return local
+    return _settrace_local(path, local)
+
+
+def _is_python_tracer(fn):
+    """A Python function or bound method can be chained; a C tracer (coverage.py's CTracer)
+    cannot: called from Python it installs itself again in place of the caller."""
+    name = type(fn).__name__
+    return name in ("function", "method")
+
+
+def _trace_begin():
+    global _trace_lines, _trace_saved, _trace_chained
+    if not _trace_wanted or _trace_lines is not None:
+        return
+    try:
+        if _monitoring is not None:
+            if _claim_tool():
+                if _trace_restart[0]:
+                    _monitoring.restart_events()
+                _trace_restart[0] = True
+                _trace_lines = {}
+            return
+        prev = _sys_gettrace()
+        _trace_saved = prev
+        _trace_chained = prev if prev is not None and _is_python_tracer(prev) else None
+        _trace_lines = {}
+        _sys_settrace(_settrace_global)
+    except Exception:
+        _trace_lines = None
+
+
+def _trace_end():
+    """Stops recording the running test and returns its lines ({path: sorted list}), or None
+    when it was not traced. Whatever trace function was set before the test is set again."""
+    global _trace_lines, _trace_saved, _trace_chained
+    lines = _trace_lines
+    if lines is None:
+        return None
+    _trace_lines = None
+    if _monitoring is None:
+        try:
+            _sys_settrace(_trace_saved)
+        except Exception:
+            pass
+        _trace_saved = _trace_chained = None
+    try:
+        return dict((path, sorted(got)) for path, got in lines.items())
+    except Exception:
+        return None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    _trace_begin()
+    try:
+        yield
+    finally:
+        # The teardown's report took the lines; this only stops a test that never got there.
+        _trace_end()
+
+
+def _write_trace(report):
+    lines = getattr(report, "pith_trace", None)
+    if not isinstance(lines, dict) or getattr(report, "when", None) != "teardown":
+        return
+    try:
+        _write({"t": "trace", "id": _text(report.nodeid), "lines": lines})
+    except Exception:
+        pass
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    # An xdist worker's environment has no $PITH_TRACE (taken out at import): it gets the
+    # files this way.
+    try:
+        if _TRACE:
+            node.workerinput["pith_trace"] = _TRACE
+    except Exception:
+        pass
+
+
 def _is_harness(path):
     if not path or path.startswith("<"):
         return True
@@ -545,6 +813,12 @@ def pytest_load_initial_conftests(early_config, parser, args):
 def pytest_configure(config):
     global _active
     _active = _active and not hasattr(config, "workerinput")
+    try:
+        raw = getattr(config, "workerinput", {}).get("pith_trace")
+        if raw and not _trace_wanted:
+            _trace_configure(raw)
+    except Exception:
+        pass
     version = getattr(pytest, "__version__", "")
     try:
         rootdir = str(config.rootpath)
@@ -563,7 +837,15 @@ def pytest_configure(config):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
+    # A test's last phase is over when its teardown report is made: its traced lines go with
+    # that report (which xdist carries from a worker to the controller).
+    lines = _trace_end() if getattr(call, "when", None) == "teardown" else None
     outcome = yield
+    if lines is not None:
+        try:
+            outcome.get_result().pith_trace = lines
+        except Exception:
+            pass
     try:
         report = outcome.get_result()
         if not report.failed:
@@ -634,6 +916,7 @@ def pytest_runtest_logreport(report):
     except Exception:
         pass
     _write(record)
+    _write_trace(report)
 
 
 def pytest_exception_interact(node, call, report):
@@ -732,6 +1015,10 @@ def pytest_xdist_node_collection_finished(node, ids):
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session, exitstatus):
+    global _trace_tool
+    if _trace_tool is not None:
+        _release_tool(_trace_tool)
+        _trace_tool = None
     try:
         _write(
             {

@@ -3,9 +3,10 @@
 //! input, however broken, makes the parser panic. The file is read line by line with a bound per
 //! line, so a record that is not the plugin's (or a plugin gone wrong) cannot exhaust memory.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::io::BufRead;
 
+use pith_model::impact::Lines;
 use serde_json::{Map, Value};
 
 /// Longest text kept from any one record field; the plugin already bounds them, this guards
@@ -112,6 +113,9 @@ pub struct Records {
     pub any: bool,
     /// Lines that were not records.
     pub malformed: usize,
+    /// A tracing re-run's lines, per node id as pytest wrote it, per traced file as pith gave
+    /// it (its "trace" records; several for one id, a re-run test's, are merged).
+    pub traced: BTreeMap<String, Lines>,
 }
 
 impl Records {
@@ -279,6 +283,20 @@ fn read_record(
                 records.lost_why = string(obj, "why").filter(|w| !w.is_empty());
             }
         }
+        Some("trace") => {
+            let (Some(id), Some(Value::Object(files))) = (string(obj, "id"), obj.get("lines"))
+            else {
+                return false;
+            };
+            let lines = records.traced.entry(id).or_default();
+            for (file, got) in files {
+                let got = got.as_array().into_iter().flatten();
+                lines
+                    .entry(bounded(file))
+                    .or_default()
+                    .extend(got.filter_map(line_number));
+            }
+        }
         Some("end") => {
             records.end = Some(SessionEnd {
                 exit: obj.get("exit").and_then(Value::as_i64).unwrap_or(-1),
@@ -311,6 +329,13 @@ impl When {
             _ => When::Other,
         }
     }
+}
+
+/// A 1-based line number, when `v` is one.
+fn line_number(v: &Value) -> Option<u32> {
+    v.as_u64()
+        .filter(|&n| n > 0)
+        .and_then(|n| u32::try_from(n).ok())
 }
 
 /// A report's duration (`dur`, seconds), when it is one.
@@ -427,6 +452,26 @@ mod tests {
     }
 
     #[test]
+    fn trace_records_merge_per_test_and_keep_only_line_numbers() {
+        let text = r#"{"t": "trace", "id": "t.py::a", "lines": {"/ws/h.py": [3, 1, 0, -2, "4", 5000000000, 2.5], "/ws/g.py": "x"}}
+{"t": "trace", "id": "t.py::a", "lines": {"/ws/h.py": [7, 3]}}
+{"t": "trace", "id": "t.py::b", "lines": {}}
+{"t": "trace", "id": "t.py::c", "lines": [1, 2]}
+{"t": "trace", "lines": {"/ws/h.py": [1]}}
+"#;
+        let r = parse(text.as_bytes());
+        assert_eq!(
+            r.malformed, 2,
+            "a trace without an id or a map of lines is not one"
+        );
+        assert_eq!(r.traced.len(), 2);
+        let a = &r.traced["t.py::a"];
+        assert_eq!(a["/ws/h.py"].iter().copied().collect::<Vec<_>>(), [1, 3, 7]);
+        assert!(a["/ws/g.py"].is_empty());
+        assert!(r.traced["t.py::b"].is_empty());
+    }
+
+    #[test]
     fn a_truncated_last_line_is_skipped() {
         let cut = &SAMPLE[..SAMPLE.find(r#"{"t": "end""#).unwrap() + 12];
         let r = parse(cut.as_bytes());
@@ -521,7 +566,7 @@ mod tests {
         }
 
         #[test]
-        fn never_panics_on_json_shaped_noise(s in r#"(\{"t": ?"(report|start|collect|end|session|unmatched)"(, ?"[a-z]{1,6}": ?(-?[0-9]{1,12}|"[^"\\]{0,8}"|\[\[?"[a-z/]*", ?-?[0-9]{1,12}\]?\]|null|true))*\}\n?){0,6}"#) {
+        fn never_panics_on_json_shaped_noise(s in r#"(\{"t": ?"(report|start|collect|end|session|unmatched|trace)"(, ?"[a-z]{1,6}": ?(-?[0-9]{1,12}|"[^"\\]{0,8}"|\[\[?"[a-z/]*", ?-?[0-9]{1,12}\]?\]|\{"[a-z/]*": ?\[?-?[0-9]{1,12}\]?\}|null|true))*\}\n?){0,6}"#) {
             let _ = parse(s.as_bytes());
         }
     }

@@ -1,0 +1,342 @@
+//! `Adapter::trace` against real runners on projects written into temp dirs: the failing tests
+//! re-run with line tracing on the changed files, and what each one executed of them. Python 3
+//! with pytest and pytest-xdist, and Go, must be installed: these tests fail, never skip,
+//! without them.
+
+use std::path::Path;
+use std::time::Duration;
+
+use pith_model::impact::Traced;
+use pith_runner::{go, js, pytest, Adapter};
+use pith_testkit::Runs;
+
+/// A project written on the spot: `files` are (workspace-relative path, content).
+fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix("pith-trace-")
+        .tempdir()
+        .unwrap();
+    for (path, content) in files {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
+    }
+    dir
+}
+
+fn trace(adapter: &dyn Adapter, root: &Path, tests: &[&str], files: &[&str]) -> Option<Traced> {
+    let runs = Runs::new(root);
+    let tests: Vec<String> = tests.iter().map(|s| s.to_string()).collect();
+    let files: Vec<String> = files.iter().map(|s| s.to_string()).collect();
+    adapter
+        .trace(&runs.context(Duration::from_secs(240)), &tests, &files)
+        .expect("tracing itself must not fail")
+}
+
+fn trace_pytest(root: &Path, tests: &[&str], files: &[&str]) -> Option<Traced> {
+    let adapter = pytest::detect(root).expect("a Python project");
+    trace(&adapter, root, tests, files)
+}
+
+/// The lines `test` executed of `file` (none when it executed none of them).
+fn lines(traced: &Traced, test: &str, file: &str) -> Vec<u32> {
+    let Some(t) = traced.tests.get(test) else {
+        panic!("{test} was not traced: {traced:?}");
+    };
+    t.get(file)
+        .map(|l| l.iter().copied().collect())
+        .unwrap_or_default()
+}
+
+const PYPROJECT: &str = "[project]\nname = \"shop\"\nversion = \"0.1.0\"\n\n[tool.pytest.ini_options]\npythonpath = [\".\"]\ntestpaths = [\"tests\"]\n";
+
+/// `pricing.py`: line 3 runs only for big amounts, line 4 for the rest.
+const PRICING: &str = "def discount(amount):\n    if amount > 100:\n        return amount * 0.9\n    return amount - 1\n\n\ndef unused():\n    return 0\n";
+
+const DYNAMIC_TESTS: &str = r#"import importlib
+import os
+
+
+def test_discount_through_a_dynamic_import():
+    pricing = importlib.import_module("pri" + "cing")
+    assert pricing.discount(10) == 10
+
+
+def test_unrelated():
+    assert 1 + 1 == 3
+
+
+def test_environment_is_the_tests_own():
+    # Reaches the changed file only when pith's variable is out of the tests' world.
+    if "PITH_TRACE" not in os.environ:
+        import pricing
+
+        pricing.unused()
+    assert False
+"#;
+
+#[test]
+fn pytest_traces_a_dynamic_import_and_only_the_lines_run() {
+    let ws = project(&[
+        ("pyproject.toml", PYPROJECT),
+        ("pricing.py", PRICING),
+        ("tests/test_pricing.py", DYNAMIC_TESTS),
+    ]);
+    let t = "tests/test_pricing.py::";
+    let tests = [
+        format!("{t}test_unrelated"),
+        format!("{t}test_discount_through_a_dynamic_import"),
+        format!("{t}test_environment_is_the_tests_own"),
+    ];
+    let tests: Vec<&str> = tests.iter().map(String::as_str).collect();
+    let traced = trace_pytest(ws.path(), &tests, &["pricing.py"]).expect("traced");
+    assert_eq!(traced.tests.len(), 3, "{traced:?}");
+    let dynamic = lines(&traced, tests[1], "pricing.py");
+    // The module's own lines ran at its import inside the test; line 3 never did.
+    assert_eq!(dynamic, [1, 2, 4, 7], "{traced:?}");
+    assert!(lines(&traced, tests[0], "pricing.py").is_empty());
+    assert_eq!(lines(&traced, tests[2], "pricing.py"), [8]);
+    // Files not asked for are never named.
+    assert!(traced
+        .tests
+        .values()
+        .all(|l| l.keys().all(|f| f == "pricing.py")));
+}
+
+#[test]
+fn pytest_traces_under_xdist_and_in_a_package_directory() {
+    let ws = project(&[
+        (
+            "py/pyproject.toml",
+            &PYPROJECT.replace("testpaths", "addopts = \"-n 2\"\ntestpaths"),
+        ),
+        ("py/pricing.py", PRICING),
+        ("py/tests/test_pricing.py", DYNAMIC_TESTS),
+    ]);
+    let dir = ws.path().join("py");
+    let adapter = pytest::detect(&dir).expect("a Python project").in_dir(&dir);
+    let test = "py/tests/test_pricing.py::test_discount_through_a_dynamic_import";
+    let traced = trace(&adapter, ws.path(), &[test], &["py/pricing.py"]).expect("traced");
+    assert_eq!(lines(&traced, test, "py/pricing.py"), [1, 2, 4, 7]);
+}
+
+/// A project that traces on its own: a Python tracer installed by its conftest counts the
+/// calls into `pricing.py` and says at the end of the session whether it is still the one set.
+const OWN_TRACER: &str = r#"import sys
+
+calls = []
+
+
+def tracer(frame, event, arg):
+    if event == "call" and frame.f_code.co_filename.endswith("/pricing.py"):
+        calls.append(frame.f_code.co_name)
+    return None
+
+
+sys.settrace(tracer)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    with open("tracer.txt", "w") as f:
+        f.write("%s %s" % (sys.gettrace() is tracer, ",".join(calls)))
+"#;
+
+#[test]
+fn pytest_keeps_the_projects_own_tracer() {
+    let ws = project(&[
+        ("pyproject.toml", PYPROJECT),
+        ("pricing.py", PRICING),
+        ("tests/conftest.py", OWN_TRACER),
+        (
+            "tests/test_pricing.py",
+            "import pricing\n\n\ndef test_a():\n    assert pricing.discount(500) == 0\n\n\ndef test_b():\n    assert pricing.discount(5) == 0\n",
+        ),
+    ]);
+    let tests = [
+        "tests/test_pricing.py::test_a",
+        "tests/test_pricing.py::test_b",
+    ];
+    let traced = trace_pytest(ws.path(), &tests, &["pricing.py"]).expect("traced");
+    assert_eq!(lines(&traced, tests[0], "pricing.py"), [2, 3]);
+    assert_eq!(lines(&traced, tests[1], "pricing.py"), [2, 4]);
+    let told = std::fs::read_to_string(ws.path().join("tracer.txt")).unwrap();
+    // Restored after the tests, and it saw the import (collection) and both calls, made while
+    // pith traced.
+    assert_eq!(told, "True <module>,discount,discount");
+}
+
+#[test]
+fn pytest_without_tests_or_files_does_not_trace() {
+    let ws = project(&[
+        ("pyproject.toml", PYPROJECT),
+        ("pricing.py", PRICING),
+        ("tests/test_pricing.py", DYNAMIC_TESTS),
+    ]);
+    let test = "tests/test_pricing.py::test_unrelated";
+    assert_eq!(trace_pytest(ws.path(), &[], &["pricing.py"]), None);
+    assert_eq!(trace_pytest(ws.path(), &[test], &[]), None);
+    // A file no test reaches: the test is traced, with nothing.
+    let traced = trace_pytest(ws.path(), &[test], &["nowhere.py"]).expect("traced");
+    assert!(traced.tests[test].is_empty());
+}
+
+const GO_PRICE: &str = "package price
+
+func Discount(a int) int {
+	if a > 100 {
+		return a * 9 / 10
+	}
+	return a - 1
+}
+
+func Unused() int {
+	return 0
+}
+";
+
+const GO_CART: &str = "package cart
+
+import \"example.com/shop/price\"
+
+func Total(xs []int) int {
+	t := 0
+	for _, x := range xs {
+		t += price.Discount(x)
+	}
+	return t
+}
+";
+
+const GO_CART_TEST: &str = "package cart
+
+import (
+	\"os\"
+	\"strconv\"
+	\"strings\"
+	\"testing\"
+)
+
+func TestTotal(t *testing.T) {
+	t.Run(\"small\", func(t *testing.T) {
+		// go runs a package's tests in its directory: testdata is found from there.
+		b, err := os.ReadFile(\"testdata/small.txt\")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		if Total([]int{n}) != 10 {
+			t.Fatal(\"wrong total\")
+		}
+	})
+	t.Run(\"big\", func(t *testing.T) {
+		if Total([]int{500}) != 450 {
+			t.Fatal(\"wrong total\")
+		}
+	})
+}
+
+func TestNothing(t *testing.T) {
+	t.Fatal(\"no\")
+}
+";
+
+#[test]
+fn go_traces_the_lines_a_test_runs_in_another_package() {
+    assert!(
+        pith_runner::on_path("go").is_some(),
+        "go is not installed: https://go.dev/dl/"
+    );
+    let ws = project(&[
+        ("svc/go.mod", "module example.com/shop\n\ngo 1.22\n"),
+        ("svc/price/price.go", GO_PRICE),
+        ("svc/cart/cart.go", GO_CART),
+        ("svc/cart/cart_test.go", GO_CART_TEST),
+        ("svc/cart/testdata/small.txt", "10\n"),
+    ]);
+    let dir = ws.path().join("svc");
+    let adapter = go::detect(&dir).pop().expect("a Go module");
+    let runs = Runs::in_dir(ws.path(), &dir);
+    let sub = "example.com/shop/cart.TestTotal/small";
+    let nothing = "example.com/shop/cart.TestNothing";
+    let tests = [sub.to_owned(), nothing.to_owned()];
+    let files = [
+        "svc/price/price.go",
+        "svc/cart/cart.go",
+        "svc/cart/cart_test.go",
+    ]
+    .map(String::from);
+    let traced = adapter
+        .trace(&runs.context(Duration::from_secs(240)), &tests, &files)
+        .expect("tracing itself must not fail")
+        .expect("traced");
+    // Line 5 (the big-amount branch) ran only in the sibling subtest, which a subtest asked for
+    // alone does not run; the function's own lines did.
+    assert_eq!(
+        lines(&traced, sub, "svc/price/price.go"),
+        [3, 4, 7],
+        "{traced:?}"
+    );
+    // go's blocks end at their closing brace: the loop body's `}` (line 9) is in one.
+    assert_eq!(lines(&traced, sub, "svc/cart/cart.go"), [5, 6, 7, 8, 9, 10]);
+    assert!(lines(&traced, nothing, "svc/price/price.go").is_empty());
+    assert!(lines(&traced, nothing, "svc/cart/cart.go").is_empty());
+    // A test file is not instrumented, and scratch profiles stay in the scratch directory.
+    assert!(traced
+        .tests
+        .values()
+        .all(|l| !l.contains_key("svc/cart/cart_test.go")));
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 3);
+    // Two subtests of one parent share its run, and so its lines.
+    let big = "example.com/shop/cart.TestTotal/big";
+    let both = [sub.to_owned(), big.to_owned()];
+    let traced = adapter
+        .trace(&runs.context(Duration::from_secs(240)), &both, &files)
+        .expect("tracing itself must not fail")
+        .expect("traced");
+    assert_eq!(lines(&traced, sub, "svc/price/price.go"), [3, 4, 5, 6, 7]);
+    assert_eq!(traced.tests[sub], traced.tests[big]);
+}
+
+const JS_PRICE: &str = "// the price of one thing\nfunction discount(a) {\n  if (a > 100) {\n    return a * 0.9;\n  }\n  return a - 1;\n}\n\nfunction unused() {\n  return 0;\n}\n\nmodule.exports = { discount, unused };\n";
+
+const JS_TESTS: &str = r#"const test = require("node:test");
+const assert = require("node:assert");
+
+test("small", () => {
+  const { discount } = require("../" + "price.js");
+  assert.strictEqual(discount(10), 10);
+});
+
+test("other", () => {
+  assert.strictEqual(1, 2);
+});
+"#;
+
+#[test]
+fn node_traces_a_dynamic_require_and_only_the_lines_run() {
+    assert!(
+        pith_runner::on_path("node").is_some(),
+        "node is not installed: https://nodejs.org"
+    );
+    let ws = project(&[
+        (
+            "package.json",
+            r#"{"name": "shop", "scripts": {"test": "node --test"}}"#,
+        ),
+        ("price.js", JS_PRICE),
+        ("test/price.test.js", JS_TESTS),
+    ]);
+    let adapter = js::detect(ws.path()).pop().expect("a node project");
+    assert_eq!(adapter.name(), "node");
+    let small = "test/price.test.js > small";
+    let other = "test/price.test.js > other";
+    let traced =
+        trace(adapter.as_ref(), ws.path(), &[small, other], &["price.js"]).expect("traced");
+    // The big-amount branch (4, 5) and `unused` (9-11) never ran; the comment is no line.
+    assert_eq!(
+        lines(&traced, small, "price.js"),
+        [2, 3, 6, 7, 13],
+        "{traced:?}"
+    );
+    assert!(lines(&traced, other, "price.js").is_empty());
+}
