@@ -333,3 +333,19 @@ fn edits_no_test_reaches_are_named_off_target() {
     );
     status.assert_budget(pith_wire::STATUS_BUDGET);
 }
+
+#[test]
+fn when_the_graph_leaves_a_choice_what_the_failing_tests_executed_decides() {
+    let ws = fixture("python/impact");
+    committed(ws.path());
+    assert_eq!(common::pith(ws.path(), &[]).status(), "TestsPassed");
+    inject(ws.path());
+    // A harmless edit the failing tests reach by import but never execute.
+    let cart = ws.path().join("src/shop/cart.py");
+    let text = std::fs::read_to_string(&cart).unwrap();
+    std::fs::write(&cart, text.replace("return sum(cents(p)", "return sum(cents(p) * 1")).unwrap();
+    let red = common::pith(ws.path(), &[]);
+    assert_eq!(red.count("failed"), 2, "{}", red.line);
+    assert_eq!(red.text("reach"), "traced", "{}", red.line);
+    assert_eq!(suspects(&red), [BUG_AT], "{}", red.line);
+}

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use pith_index::Graph;
-use pith_model::impact::{Baseline, Blast, FileTests, Reach, Selection, Suspect, Suspects};
+use pith_model::impact::{Baseline, Blast, FileTests, Reach, Selection, Suspect, Suspects, Traced};
 use pith_model::{Failure, Report};
 use pith_store::{ChangeKind, Changes, Since, Store};
 
@@ -40,12 +40,21 @@ pub enum ImpactError {
     BadRevision(String),
 }
 
+/// Re-runs some of a run's failing tests with line tracing on the given files (the run's
+/// index in the report, test ids, workspace-relative files); `None` when its runner cannot.
+pub(crate) type Tracer<'a> = &'a dyn Fn(usize, &[String], &[String]) -> Option<Traced>;
+
+/// Failing tests re-run with tracing at most, per project: the answer shows a few.
+const TESTS_TRACED: usize = 5;
+
 /// Sets the report's suspects and each failure's own: the changed lines (against the last run
 /// in which that test passed, else git `HEAD`) that the failing tests reach, best first. A
 /// failure in a line that changed is the strongest sign; then a changed file its frames pass
-/// through; then nearness in the graph. Nothing when there is nothing to compare with or
-/// nothing changed.
-pub(crate) fn find_suspects(store: &Store, root: &Path, report: &mut Report) {
+/// through; then nearness in the graph. When that leaves a choice (several changed hunks, none
+/// under a frame) or a failing test reaches no change the graph sees, the failing tests run
+/// again with line tracing on the changed files (`trace`), and what they executed decides.
+/// Nothing when there is nothing to compare with or nothing changed.
+pub(crate) fn find_suspects(store: &Store, root: &Path, report: &mut Report, trace: Tracer) {
     let failing: Vec<(usize, usize)> = report
         .runs
         .iter()
@@ -58,10 +67,10 @@ pub(crate) fn find_suspects(store: &Store, root: &Path, report: &mut Report) {
     }
     let mut memo: HashMap<Option<u64>, Option<Changes>> = HashMap::new();
     let mut graph: Option<Graph> = None;
-    let mut tally: BTreeMap<(String, u32), Tally> = BTreeMap::new();
     let mut first_baseline = None;
+    // Per failure: where it is, its changes' key, what the graph says.
+    let mut judged: Vec<(usize, usize, Option<u64>, Vec<((String, u32), Score)>)> = Vec::new();
     for (r, f) in failing {
-        let dir = report.runs[r].dir.clone();
         let failure = &report.runs[r].failures[f];
         let pass = store.last_pass(&failure.test).ok().flatten();
         let changes = memo.entry(pass).or_insert_with(|| {
@@ -79,13 +88,22 @@ pub(crate) fn find_suspects(store: &Store, root: &Path, report: &mut Report) {
         }
         let Some(g) = graph.as_ref() else { return };
         first_baseline.get_or_insert(baseline_of(&changes.baseline));
-        let scored = score(g, changes, failure, dir.as_deref());
+        let scored = score(g, changes, failure, report.runs[r].dir.as_deref());
+        judged.push((r, f, pass, scored));
+    }
+    let traced = traced_lines(report, &judged, &memo, trace);
+    let mut tally: BTreeMap<(String, u32), Tally> = BTreeMap::new();
+    for (r, f, pass, mut scored) in judged {
+        let test = &report.runs[r].failures[f].test;
+        if let Some(lines) = traced.as_ref().and_then(|t| t.tests.get(test)) {
+            let changes = memo.get(&pass).and_then(Option::as_ref);
+            scored = retrace(scored, lines, changes);
+        }
         if let Some(((file, line), _)) = scored
             .iter()
             .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
         {
-            let suspect = suspect_at(root, file, *line);
-            report.runs[r].failures[f].suspect = Some(suspect);
+            report.runs[r].failures[f].suspect = Some(suspect_at(root, file, *line));
         }
         for (key, s) in scored {
             let t = tally.entry(key).or_default();
@@ -103,11 +121,86 @@ pub(crate) fn find_suspects(store: &Store, root: &Path, report: &mut Report) {
         .collect();
     if let (false, Some(baseline)) = (lines.is_empty(), first_baseline) {
         report.suspects = Some(Suspects {
-            reach: Reach::Static,
+            reach: if traced.is_some() {
+                Reach::Traced
+            } else {
+                Reach::Static
+            },
             baseline,
             lines,
         });
     }
+}
+
+/// The lines the failing tests executed in the changed files, when tracing is worth its run:
+/// no failure's frame is on a changed line already, and the graph leaves more than one
+/// changed hunk, or a failing test reaches none. Each project's first failing tests run again.
+fn traced_lines(
+    report: &Report,
+    judged: &[(usize, usize, Option<u64>, Vec<((String, u32), Score)>)],
+    memo: &HashMap<Option<u64>, Option<Changes>>,
+    trace: Tracer,
+) -> Option<Traced> {
+    let nailed = judged.iter().any(|(.., s)| s.iter().any(|(_, s)| s.hit));
+    let hunks: BTreeSet<&(String, u32)> = judged.iter().flat_map(|(.., s)| s.iter().map(|(k, _)| k)).collect();
+    let unreached = judged.iter().any(|(.., s)| s.is_empty());
+    if nailed || (hunks.len() <= 1 && !unreached) {
+        return None;
+    }
+    let files: Vec<String> = memo
+        .values()
+        .flatten()
+        .flat_map(|c| &c.files)
+        .filter(|c| !matches!(c.kind, ChangeKind::Deleted))
+        .map(|c| c.path.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut by_run: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    for (r, f, ..) in judged {
+        let tests = by_run.entry(*r).or_default();
+        if tests.len() < TESTS_TRACED {
+            tests.push(report.runs[*r].failures[*f].test.clone());
+        }
+    }
+    let mut all = Traced::default();
+    for (r, tests) in by_run {
+        if let Some(t) = trace(r, &tests, &files) {
+            all.tests.extend(t.tests);
+        }
+    }
+    (!all.tests.is_empty()).then_some(all)
+}
+
+/// A traced test's evidence: a changed hunk it executed counts, at its first executed line,
+/// above anything the graph says; one in a file it was traced through but did not execute
+/// does not count at all.
+fn retrace(
+    scored: Vec<((String, u32), Score)>,
+    lines: &pith_model::impact::Lines,
+    changes: Option<&Changes>,
+) -> Vec<((String, u32), Score)> {
+    let Some(changes) = changes else { return scored };
+    let mut out: Vec<((String, u32), Score)> = Vec::new();
+    for change in changes.files.iter().filter(|c| !matches!(c.kind, ChangeKind::Deleted)) {
+        let ran = lines.get(&change.path);
+        for h in &change.hunks {
+            let executed = ran.and_then(|l| l.range(h.start..=h.end).next().copied());
+            if let Some(line) = executed {
+                let hit = scored
+                    .iter()
+                    .any(|((f, l), s)| *f == change.path && *l == line && s.hit);
+                out.push((
+                    (change.path.clone(), line),
+                    Score {
+                        hit,
+                        score: 256 + u32::from(hit) * 64,
+                    },
+                ));
+            }
+        }
+    }
+    out
 }
 
 /// What one failure says of one changed line: whether a frame is on it, and how strongly

@@ -176,6 +176,38 @@ fn execute(
     })
 }
 
+/// How long re-running a few failing tests with line tracing may take: past it, the suspects
+/// stay those of the static reach.
+const TRACE_LIMIT: Duration = Duration::from_secs(60);
+
+/// Re-runs `tests` of `project` with line tracing on `files`, in a scratch directory of its
+/// own and under [`TRACE_LIMIT`] (or what is left of the request's bound, if less); `None`
+/// when the runner cannot trace or the re-run told nothing.
+fn trace_project(
+    req: &TestRequest,
+    root: &Path,
+    project: &Found,
+    tests: &[String],
+    files: &[String],
+) -> Option<pith_model::impact::Traced> {
+    let cache = cache_dir().ok()?;
+    let scratch = tempfile::Builder::new()
+        .prefix("trace-")
+        .tempdir_in(&cache)
+        .ok()?;
+    let paths = PathMap::new(root);
+    let ctx = Context {
+        root,
+        dir: &project.dir,
+        paths: &paths,
+        deadline: Instant::now() + TRACE_LIMIT.min(req.timeout.unwrap_or(DEFAULT_TIMEOUT)),
+        scratch: scratch.path(),
+        cache: &cache,
+        cancel: req.cancel.as_deref(),
+    };
+    project.adapter.trace(&ctx, tests, files).ok().flatten()
+}
+
 /// Reads existing report files (JUnit XML, TRX, `go test -json`, jest/vitest JSON, GoogleTest
 /// JSON) into one report without running anything. Paths in them are made relative to the
 /// workspace found from `cwd` (or `root`).

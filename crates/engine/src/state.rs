@@ -190,7 +190,21 @@ pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Report, 
             let _ = s.prune(Retention::from_env());
         }
         if !report.status().is_green() {
-            crate::impact::find_suspects(s, &root, &mut report);
+            // Each run's project, for re-running its failing tests with tracing.
+            let owners: Vec<Option<usize>> = report
+                .runs
+                .iter()
+                .map(|run| {
+                    adapters
+                        .iter()
+                        .position(|p| p.rel == run.dir && p.adapter.name() == run.runner)
+                })
+                .collect();
+            let tracer = |r: usize, tests: &[String], files: &[String]| {
+                let project = &adapters[owners.get(r).copied().flatten()?];
+                crate::trace_project(req, &root, project, tests, files)
+            };
+            crate::impact::find_suspects(s, &root, &mut report, &tracer);
         }
     }
     drop(lock);
