@@ -58,7 +58,8 @@ const IMPACT: &str = "\
 # Suspects, selection, blast radius
 - `suspects` (red runs): up to 3 changed lines the failing tests reach, \"file:line source\", \
 best first: a line a failure's frame is on, then a changed file its frames pass through, then \
-the nearest in the import graph. `reach`: `static` (the graph). `baseline`: `lastPass` (the \
+the nearest in the import graph. `reach`: `static` (the graph) or `traced` (when that left a \
+choice, the failing tests ran again with line tracing: pytest, go, node). `baseline`: `lastPass` (the \
 files when the failing test last passed, kept by pith in `.pith/`, with or without git) or \
 `git` (no passing run: the uncommitted changes against `HEAD`). A failure or cluster with a \
 different suspect names it (`suspect`). Nothing to compare with, or nothing changed: absent.
