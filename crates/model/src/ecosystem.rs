@@ -97,6 +97,9 @@ pub const RUST: Ecosystem = Ecosystem {
     selects_all: &["build.rs"],
     runners: &["nextest", "cargo"],
     root_markers: &["Cargo.toml"],
+    // Cargo's build directory: a build changes thousands of files there, none a test reads
+    // as an input of the workspace.
+    build_outputs: &[("Cargo.toml", &["target"])],
     not_searched: &["target", "fuzz"],
     source_extensions: &["rs"],
     test_files: TestFiles {
