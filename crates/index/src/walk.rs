@@ -381,6 +381,10 @@ mod agreement_tests {
             "Cargo.toml",
             "target/CACHEDIR.TAG",
             "target/debug/build/out.rs",
+            // An untagged target/ of a crate (older cargo, or the tag removed).
+            "crate/Cargo.toml",
+            "crate/src/lib.rs",
+            "crate/target/debug/build/gen.rs",
             // Maven's untagged target/ beside pom.xml, Gradle's build/.
             "mvn/pom.xml",
             "mvn/src/main/java/A.java",
@@ -450,6 +454,7 @@ mod agreement_tests {
         for generated in [
             "venv/lib/site.py",
             "target/debug/build/out.rs",
+            "crate/target/debug/build/gen.rs",
             "mvn/target/generated-sources/G.java",
             "gradle/build/generated/H.java",
             "node_modules/lib/index.js",
