@@ -288,14 +288,18 @@ impl Case<'_> {
         let suite = select.json["suite"].as_u64().unwrap_or(0) as usize;
         let changed_ids: BTreeSet<&str> = changed_failures.iter().map(|f| f.id.as_str()).collect();
         // A selection longer than `pith select`'s 150 B shows its nearest files and counts the
-        // rest; a failing file among the rest is held by the `--changed` run, which runs the
-        // whole selection: its failing tests fail there too.
+        // rest. A failing file among the rest is held when the count is the whole suite, or
+        // by the `--changed` run, which runs the whole selection: the file's failing tests
+        // fail there too, or, for a file a build failure stops, the run fails the same way.
+        let whole = all.is_some() || shown.len() + more >= suite;
+        let same_status = changed.json["status"] == red.json["status"];
         let missed: Vec<String> = failing
             .iter()
             .filter(|f| {
-                all.is_none()
-                    && !shown.contains(f)
-                    && !(more > 0 && fails_in(ws, &tests, &changed_failures, f))
+                let held = more > 0
+                    && (fails_in(ws, &tests, &changed_failures, f)
+                        || (self.bug.blocked.contains(f) && same_status));
+                !whole && !shown.contains(f) && !held
             })
             .cloned()
             .collect();
