@@ -389,11 +389,11 @@ impl Answered {
     }
 }
 
-struct Sample {
-    wall: Duration,
-    stdout: Vec<u8>,
-    stderr: Vec<u8>,
-    code: Option<i32>,
+pub(crate) struct Sample {
+    pub(crate) wall: Duration,
+    pub(crate) stdout: Vec<u8>,
+    pub(crate) stderr: Vec<u8>,
+    pub(crate) code: Option<i32>,
 }
 
 /// The raw side once.
@@ -433,7 +433,7 @@ fn run_raw(cmds: &[Vec<OsString>], cwd: &Path, env: &[(&str, &Path)]) -> Result<
 }
 
 /// Runs `argv` (never through a shell) in `cwd`, capturing its output and wall time.
-fn run_once(argv: &[OsString], cwd: &Path, env: &[(&str, &Path)]) -> Result<Sample> {
+pub(crate) fn run_once(argv: &[OsString], cwd: &Path, env: &[(&str, &Path)]) -> Result<Sample> {
     let mut cmd = Command::new(&argv[0]);
     cmd.args(&argv[1..])
         .current_dir(cwd)
@@ -552,7 +552,7 @@ fn nextest_installed() -> bool {
 
 /// Copies a fixture, leaving out build and cache directories a developer's run may have left
 /// (a `build/` only when it is a CMake build directory: pith would adopt it).
-fn copy_dir(from: &Path, to: &Path) -> Result<()> {
+pub(crate) fn copy_dir(from: &Path, to: &Path) -> Result<()> {
     fs::create_dir_all(to)?;
     for entry in fs::read_dir(from)? {
         let entry = entry?;

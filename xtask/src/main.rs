@@ -1,8 +1,10 @@
 //! `cargo xtask`: the project's own maintenance tasks. This module owns the command line and
-//! dispatch: `bench`, pith's token and wall-time benchmark, and `memory`, pith's peak memory
-//! under a flood of runner output.
+//! dispatch: `bench`, pith's token and wall-time benchmark, `memory`, pith's peak memory
+//! under a flood of runner output, and `impact`, change memory, reach and test selection on
+//! injected bugs.
 
 mod bench;
+mod impact;
 mod memory;
 mod report;
 mod scenario;
@@ -18,6 +20,7 @@ const USAGE: &str = "\
 usage: cargo xtask bench [--runs N] [--scenario NAME]... [--markdown-out FILE] [--answers-out DIR]
                          [--record-baseline]
        cargo xtask memory
+       cargo xtask impact [--bug NAME]... [--markdown-out FILE]
 
 Runs each fixture's test runner as an agent would type it (for CTest: cmake's configure,
 build and ctest, outputs concatenated and times added), and `pith test` on the same
@@ -42,6 +45,15 @@ makes the bench exit non-zero.
 
 `memory` runs `pith test` on projects whose one test prints 100 MB, or prints without end
 under `--timeout 5`, and prints pith's own peak RSS (VmHWM), wall time and status per runner.
+
+`impact` injects each bug of tests/fixtures/impact_bugs.json into a fresh copy of its fixture
+project (Python, JavaScript, Go, Rust, Java), once committed to git and once without git, after
+a green `pith test`, and prints one row per bug: the failing test files `pith select` holds
+(recall), the selection's share of the suite, the injected line's rank among the red run's
+`suspects`, and the wall time of the full run and of `pith test --changed` (both warm). Exit 1
+on a missed target: recall below 100%, a failure of the full run `--changed` does not fail, a
+median selection above 25% of the suite, the injected line in the top 3 suspects of fewer
+than 80% of wrong-result bugs. `--bug NAME` keeps the rows whose `eco/kind` contains NAME.
 ";
 
 fn main() -> ExitCode {
@@ -58,6 +70,7 @@ fn run(mut args: impl Iterator<Item = String>) -> Result<()> {
     match args.next().as_deref() {
         Some("bench") => bench::run(&parse_bench_args(args)?),
         Some("memory") => memory::run(&bench::build_pith(&bench::repo_root())?),
+        Some("impact") => impact::run(&parse_impact_args(args)?),
         Some("-h" | "--help") => {
             eprint!("{USAGE}");
             Ok(())
@@ -90,6 +103,26 @@ fn parse_bench_args(mut args: impl Iterator<Item = String>) -> Result<bench::Opt
             "--markdown-out" => opts.markdown_out = Some(PathBuf::from(value("--markdown-out")?)),
             "--answers-out" => opts.answers_out = Some(PathBuf::from(value("--answers-out")?)),
             "--record-baseline" => opts.record_baseline = true,
+            "-h" | "--help" => {
+                eprint!("{USAGE}");
+                std::process::exit(0);
+            }
+            other => bail!("unknown option {other:?}\n\n{USAGE}"),
+        }
+    }
+    Ok(opts)
+}
+
+fn parse_impact_args(mut args: impl Iterator<Item = String>) -> Result<impact::Options> {
+    let mut opts = impact::Options {
+        filters: Vec::new(),
+        markdown_out: None,
+    };
+    while let Some(arg) = args.next() {
+        let mut value = |flag: &str| args.next().with_context(|| format!("{flag} needs a value"));
+        match arg.as_str() {
+            "--bug" => opts.filters.push(value("--bug")?),
+            "--markdown-out" => opts.markdown_out = Some(PathBuf::from(value("--markdown-out")?)),
             "-h" | "--help" => {
                 eprint!("{USAGE}");
                 std::process::exit(0);

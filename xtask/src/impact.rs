@@ -1,0 +1,772 @@
+//! `cargo xtask impact`: the benchmark of issue 13's change memory, reach and test selection.
+//! Each fixture project (`tests/fixtures/<eco>/impact_shop`) gets each of its injected bugs
+//! (`tests/fixtures/impact_bugs.json`) in a fresh copy, once under git and once without, and
+//! the bench measures what an agent relies on: `pith select` holds every failing test's file
+//! (recall), how much of the suite it selects, where the injected line ranks among a red
+//! run's `suspects`, and what `pith test --changed` costs against the full run while failing
+//! every test the full run fails. Kept apart from `bench` because its unit is a bug, not a
+//! runner's output: the targets are about selection and suspects, not bytes.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use anyhow::{bail, ensure, Context, Result};
+use serde_json::Value;
+
+use crate::bench;
+
+pub struct Options {
+    /// Substrings of `eco/kind` row names to keep; empty keeps all.
+    pub filters: Vec<String>,
+    pub markdown_out: Option<PathBuf>,
+}
+
+/// The bugs, relative to the repository root.
+pub const BUGS: &str = "tests/fixtures/impact_bugs.json";
+/// The median selection, as a share of the suite's test files, at most.
+const SHARE_TARGET: f64 = 0.25;
+/// Wrong-result bugs whose injected line is among the first three suspects, at least.
+const TOP3_TARGET: f64 = 0.80;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// One assertion catches it.
+    WrongResult,
+    /// A shared helper: many tests fail, each at its own assertion.
+    Helper,
+    /// Raised a few calls below the tests.
+    DeepException,
+    /// A compile or import error.
+    CompileError,
+    /// A build or test-config file.
+    Config,
+}
+
+impl Kind {
+    fn parse(s: &str) -> Result<Self> {
+        Ok(match s {
+            "wrongResult" => Kind::WrongResult,
+            "helper" => Kind::Helper,
+            "deepException" => Kind::DeepException,
+            "compileError" => Kind::CompileError,
+            "config" => Kind::Config,
+            other => bail!("unknown bug kind {other:?}"),
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::WrongResult => "wrongResult",
+            Kind::Helper => "helper",
+            Kind::DeepException => "deepException",
+            Kind::CompileError => "compileError",
+            Kind::Config => "config",
+        }
+    }
+
+    /// A wrong result, as the issue's suspects target counts them: an off-by-one in a library
+    /// function, a negated condition in a shared helper. Nothing in the runner's output
+    /// names their line, so the suspects are the only pointer an agent gets.
+    pub fn wrong_result(self) -> bool {
+        matches!(self, Kind::WrongResult | Kind::Helper)
+    }
+}
+
+pub struct Project {
+    pub eco: String,
+    pub fixture: String,
+    pub node_modules: bool,
+    pub bugs: Vec<Bug>,
+}
+
+pub struct Bug {
+    pub kind: Kind,
+    pub file: String,
+    pub old: String,
+    pub new: String,
+    /// Test files a build or import failure stops from running, where the runner names no
+    /// failing test in them.
+    pub blocked: Vec<String>,
+}
+
+/// Reads the bug list (`BUGS`).
+pub fn load(root: &Path) -> Result<Vec<Project>> {
+    let path = root.join(BUGS);
+    let text = fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let doc: Value = serde_json::from_str(&text).with_context(|| format!("parsing {BUGS}"))?;
+    let str_of = |v: &Value, key: &str| -> Result<String> {
+        v[key]
+            .as_str()
+            .map(str::to_owned)
+            .with_context(|| format!("{BUGS}: a {key:?} string is missing"))
+    };
+    let mut projects = Vec::new();
+    for p in doc["projects"]
+        .as_array()
+        .context("no \"projects\" array")?
+    {
+        let mut bugs = Vec::new();
+        for b in p["bugs"]
+            .as_array()
+            .context("a project has no \"bugs\" array")?
+        {
+            bugs.push(Bug {
+                kind: Kind::parse(&str_of(b, "kind")?)?,
+                file: str_of(b, "file")?,
+                old: str_of(b, "old")?,
+                new: str_of(b, "new")?,
+                blocked: strings(&b["blocked"]),
+            });
+        }
+        projects.push(Project {
+            eco: str_of(p, "eco")?,
+            fixture: str_of(p, "fixture")?,
+            node_modules: p["nodeModules"].as_bool().unwrap_or(false),
+            bugs,
+        });
+    }
+    Ok(projects)
+}
+
+/// What one pass (with git or without) of one bug measured.
+struct Pass {
+    /// Test files the full run fails (and the bug's `blocked` ones).
+    failing: BTreeSet<String>,
+    /// Of `failing`, the ones the selection lacks.
+    missed: Vec<String>,
+    /// Selected test files, and the suite's.
+    selected: usize,
+    suite: usize,
+    /// The selection is everything, and why.
+    all: Option<String>,
+    /// The injected line's place among the suspects, 1-based.
+    rank: Option<usize>,
+    full: Duration,
+    changed: Duration,
+    /// Failing tests of the full run the `--changed` run did not fail (or, when neither names
+    /// a test, the statuses when they differ).
+    lost: Vec<String>,
+}
+
+impl Pass {
+    fn share(&self) -> f64 {
+        if self.suite == 0 {
+            1.0
+        } else {
+            self.selected as f64 / self.suite as f64
+        }
+    }
+}
+
+struct Row {
+    name: String,
+    kind: Kind,
+    git: Pass,
+    plain: Pass,
+}
+
+impl Row {
+    fn passes(&self) -> [&Pass; 2] {
+        [&self.git, &self.plain]
+    }
+}
+
+pub fn run(opts: &Options) -> Result<()> {
+    let root = bench::repo_root();
+    let projects = load(&root)?;
+    let pith = bench::build_pith(&root)?;
+    let tmp = tempfile::Builder::new().prefix("pith-impact-").tempdir()?;
+    // The Rust fixture's builds stay in the temp area, shared across its copies.
+    let target_dir = tmp.path().join("cargo-target");
+    eprintln!("impact: working in {}", tmp.path().display());
+    let mut rows = Vec::new();
+    for p in &projects {
+        for bug in &p.bugs {
+            let name = format!("{}/{}", p.eco, bug.kind.name());
+            if !crate::scenario::selected(&name, &opts.filters) {
+                continue;
+            }
+            let case = Case {
+                root: &root,
+                pith: &pith,
+                project: p,
+                bug,
+                env: &[("CARGO_TARGET_DIR", &target_dir)],
+            };
+            let n = rows.len();
+            let git = case.measure(&tmp.path().join(format!("{n}-git")), true)?;
+            let plain = case.measure(&tmp.path().join(format!("{n}-plain")), false)?;
+            rows.push(Row {
+                name,
+                kind: bug.kind,
+                git,
+                plain,
+            });
+        }
+    }
+    ensure!(!rows.is_empty(), "no bug matches {:?}", opts.filters);
+    let table = table(&rows);
+    print!("{table}");
+    if let Some(path) = &opts.markdown_out {
+        fs::write(path, &table).with_context(|| format!("writing {}", path.display()))?;
+    }
+    let misses = summary(&rows);
+    if misses > 0 {
+        bail!("{misses} impact target(s) missed");
+    }
+    Ok(())
+}
+
+/// One bug in one project, measured in a fresh copy.
+struct Case<'a> {
+    root: &'a Path,
+    pith: &'a Path,
+    project: &'a Project,
+    bug: &'a Bug,
+    env: &'a [(&'a str, &'a Path)],
+}
+
+impl Case<'_> {
+    /// Copies the fixture to `ws` (committed when `git`), has pith see it green, injects the
+    /// bug and measures: `pith select`, a red full run (its suspects and failures; it also
+    /// warms the build), `pith test --changed` and the full run again, both timed warm.
+    fn measure(&self, ws: &Path, git: bool) -> Result<Pass> {
+        let p = self.project;
+        eprintln!(
+            "impact: {}/{} ({})",
+            p.eco,
+            self.bug.kind.name(),
+            if git { "git" } else { "no git" }
+        );
+        bench::copy_dir(&self.root.join("tests/fixtures").join(&p.fixture), ws)
+            .with_context(|| format!("copying {}", p.fixture))?;
+        if p.node_modules {
+            let modules = self.root.join("tests/fixtures/js/node_modules");
+            std::os::unix::fs::symlink(&modules, ws.join("node_modules"))
+                .context("linking node_modules")?;
+        }
+        if git {
+            commit_all(ws)?;
+        }
+        let green = self.pith(ws, &["test"])?;
+        ensure!(
+            green.json["status"] == "TestsPassed",
+            "{} is not green before the bug: {}",
+            p.fixture,
+            green.line
+        );
+        // A later mtime than the green run's, whatever the clock's resolution.
+        std::thread::sleep(Duration::from_millis(20));
+        let line = inject(ws, self.bug)?;
+        let select = self.pith(ws, &["select"])?;
+        let red = self.pith(ws, &["test"])?;
+        ensure!(
+            red.json["status"] != "TestsPassed",
+            "{}/{}: the bug fails nothing: {}",
+            p.eco,
+            self.bug.kind.name(),
+            red.line
+        );
+        let red_failures = self.failures(ws)?;
+        let changed = self.pith(ws, &["test", "--changed"])?;
+        let changed_failures = self.failures(ws)?;
+        let full = self.pith(ws, &["test"])?;
+
+        let mut failing: BTreeSet<String> = self.bug.blocked.iter().cloned().collect();
+        let tests = test_files(ws);
+        for f in &red_failures {
+            let file = test_file_of(ws, &tests, f)
+                .with_context(|| format!("no test file for failure {f:?} ({})", red.line))?;
+            failing.insert(file);
+        }
+        let shown = strings(&select.json["tests"]);
+        let more = select.json["moreTests"].as_u64().unwrap_or(0) as usize;
+        let all = select.json["all"].as_str().map(str::to_owned);
+        let suite = select.json["suite"].as_u64().unwrap_or(0) as usize;
+        let changed_ids: BTreeSet<&str> = changed_failures.iter().map(|f| f.id.as_str()).collect();
+        // A selection longer than `pith select`'s 150 B shows its nearest files and counts the
+        // rest. A failing file among the rest is held when the count is the whole suite, or
+        // by the `--changed` run, which runs the whole selection: the file's failing tests
+        // fail there too, or, for a file a build failure stops, the run fails the same way.
+        let whole = all.is_some() || shown.len() + more >= suite;
+        let same_status = changed.json["status"] == red.json["status"];
+        let missed: Vec<String> = failing
+            .iter()
+            .filter(|f| {
+                let held = more > 0
+                    && (fails_in(ws, &tests, &changed_failures, f)
+                        || (self.bug.blocked.contains(f) && same_status));
+                !whole && !shown.contains(f) && !held
+            })
+            .cloned()
+            .collect();
+        let mut lost: Vec<String> = red_failures
+            .iter()
+            .filter(|f| !changed_ids.contains(f.id.as_str()))
+            .map(|f| f.id.clone())
+            .collect();
+        if red_failures.is_empty() && changed.json["status"] != red.json["status"] {
+            lost.push(format!(
+                "status {} → {}",
+                red.json["status"], changed.json["status"]
+            ));
+        }
+        for miss in missed.iter().chain(&lost) {
+            eprintln!("impact: {}: MISS {miss}: {}", p.eco, select.line);
+        }
+        Ok(Pass {
+            selected: if all.is_some() {
+                suite
+            } else {
+                shown.len() + more
+            },
+            suite,
+            all,
+            rank: rank(&strings(&red.json["suspects"]), &self.bug.file, line),
+            failing,
+            missed,
+            full: full.wall,
+            changed: changed.wall,
+            lost,
+        })
+    }
+
+    /// `pith ARGS --root WS` in `ws`, its one-line answer parsed.
+    fn pith(&self, ws: &Path, args: &[&str]) -> Result<Answered> {
+        let mut argv: Vec<std::ffi::OsString> = vec![self.pith.into()];
+        argv.extend(args.iter().map(Into::into));
+        argv.extend(["--root".into(), ws.into()]);
+        let sample = bench::run_once(&argv, ws, self.env)?;
+        let line = String::from_utf8_lossy(&sample.stdout).trim().to_owned();
+        let json = serde_json::from_str(&line).with_context(|| {
+            format!(
+                "pith {args:?} answered no JSON: {line:?} (stderr {:?})",
+                String::from_utf8_lossy(&sample.stderr)
+            )
+        })?;
+        Ok(Answered {
+            json,
+            line,
+            wall: sample.wall,
+        })
+    }
+
+    /// Every failure of the last run, through `pith failures`' pages.
+    fn failures(&self, ws: &Path) -> Result<Vec<Failed>> {
+        let mut out = Vec::new();
+        let mut page = 1u64;
+        loop {
+            let a = self.pith(ws, &["failures", "--stacks", "--page", &page.to_string()])?;
+            for f in a.json["failures"].as_array().into_iter().flatten() {
+                out.push(Failed {
+                    id: f["test"].as_str().unwrap_or_default().to_owned(),
+                    frames: strings(&f["frames"]),
+                });
+            }
+            match a.json["nextPage"].as_u64() {
+                Some(next) if next > page => page = next,
+                _ => return Ok(out),
+            }
+        }
+    }
+}
+
+struct Answered {
+    json: Value,
+    line: String,
+    wall: Duration,
+}
+
+/// One failure of a run: its test id and its frames (`file:line source`).
+#[derive(Debug)]
+struct Failed {
+    id: String,
+    frames: Vec<String>,
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// `git init` and one commit of everything, in `ws`.
+fn commit_all(ws: &Path) -> Result<()> {
+    for args in [
+        &["init", "-q"][..],
+        &["add", "-A"],
+        &["commit", "-q", "-m", "green"],
+    ] {
+        let status = Command::new("git")
+            .args([
+                "-c",
+                "user.name=bench",
+                "-c",
+                "user.email=bench@example.com",
+            ])
+            .args(["-c", "commit.gpgsign=false"])
+            .args(args)
+            .current_dir(ws)
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .status()
+            .context("running git")?;
+        ensure!(status.success(), "git {args:?} failed in {}", ws.display());
+    }
+    Ok(())
+}
+
+/// Applies `bug` in `ws`; returns the first line it changes (1-based, in the new text).
+fn inject(ws: &Path, bug: &Bug) -> Result<u32> {
+    let path = ws.join(&bug.file);
+    let text = fs::read_to_string(&path).with_context(|| format!("reading {}", bug.file))?;
+    ensure!(
+        text.matches(&bug.old).count() == 1,
+        "{}: {:?} is not there exactly once",
+        bug.file,
+        bug.old
+    );
+    let bugged = text.replacen(&bug.old, &bug.new, 1);
+    fs::write(&path, &bugged).with_context(|| format!("writing {}", bug.file))?;
+    Ok(first_changed_line(&text, &bugged))
+}
+
+/// The first line (1-based) where `new` differs from `old`.
+fn first_changed_line(old: &str, new: &str) -> u32 {
+    let mut olds = old.lines();
+    let mut n = 0u32;
+    for line in new.lines() {
+        n += 1;
+        if olds.next() != Some(line) {
+            return n;
+        }
+    }
+    n + 1
+}
+
+/// Where `file:line` is among `suspects` (`"file:line source"`), 1-based.
+fn rank(suspects: &[String], file: &str, line: u32) -> Option<usize> {
+    let at = format!("{file}:{line}");
+    suspects
+        .iter()
+        .position(|s| s == &at || s.strip_prefix(&at).is_some_and(|r| r.starts_with(' ')))
+        .map(|i| i + 1)
+}
+
+/// The workspace's test files, relative, by the fixtures' conventions: `tests/test_*.py`,
+/// `*_test.go`, `*.test.js`, a Cargo `tests/*.rs`, Maven's `src/test/java/**/*Test.java`.
+fn test_files(ws: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    walk(ws, ws, &mut out);
+    out.retain(|f| {
+        let name = f.rsplit('/').next().unwrap_or(f);
+        (f.starts_with("tests/") && name.starts_with("test_") && name.ends_with(".py"))
+            || name.ends_with("_test.go")
+            || name.ends_with(".test.js")
+            || (f.starts_with("tests/") && name.ends_with(".rs") && !f[6..].contains('/'))
+            || (f.starts_with("src/test/java/") && name.ends_with("Test.java"))
+    });
+    out.sort();
+    out
+}
+
+fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let path = e.path();
+        let name = e.file_name();
+        if matches!(
+            name.to_str(),
+            Some("node_modules" | "target" | ".git" | ".pith" | "__pycache__")
+        ) {
+            continue;
+        }
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
+            walk(root, &path, out);
+        } else if let Ok(rel) = path.strip_prefix(root) {
+            out.push(rel.to_string_lossy().into_owned());
+        }
+    }
+}
+
+/// The test file a failure belongs to: the file its id starts with (`tests/test_x.py::t`,
+/// `tests/x.test.js > t`), else the test file whose stem is a word of the id (a Maven class,
+/// a Cargo test target), else the one declaring the id's last word as a function (Go), else
+/// the first test file among its frames.
+fn test_file_of(ws: &Path, tests: &[String], f: &Failed) -> Option<String> {
+    let head = f.id.split("::").next()?.split(" > ").next()?.trim();
+    if tests.iter().any(|t| t == head) {
+        return Some(head.to_owned());
+    }
+    let words: Vec<&str> =
+        f.id.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .collect();
+    let stem = |t: &str| {
+        let name = t.rsplit('/').next().unwrap_or(t);
+        name.split('.').next().unwrap_or(name).to_owned()
+    };
+    if let Some(t) = tests.iter().find(|t| words.contains(&stem(t).as_str())) {
+        return Some(t.clone());
+    }
+    // Go (`example.com/shop/cart.TestTotal/sub`): the file declaring one of its words.
+    let declared = tests.iter().find(|t| {
+        fs::read_to_string(ws.join(t)).is_ok_and(|text| {
+            words.iter().any(|w| {
+                ["func ", "fn ", "def "]
+                    .iter()
+                    .any(|k| text.contains(&format!("{k}{w}(")))
+            })
+        })
+    });
+    if let Some(t) = declared {
+        return Some(t.clone());
+    }
+    f.frames.iter().find_map(|fr| {
+        let file = fr.split(':').next()?;
+        tests.iter().find(|t| *t == file).cloned()
+    })
+}
+
+/// Whether the failing tests of test file `file` fail in the run `failures`.
+fn fails_in(ws: &Path, tests: &[String], failures: &[Failed], file: &str) -> bool {
+    failures
+        .iter()
+        .any(|f| test_file_of(ws, tests, f).as_deref() == Some(file))
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    let mid = v.len() / 2;
+    if v.len().is_multiple_of(2) {
+        (v[mid - 1] + v[mid]) / 2.0
+    } else {
+        v[mid]
+    }
+}
+
+fn secs(d: Duration) -> String {
+    format!("{:.2} s", d.as_secs_f64())
+}
+
+/// Both passes in one cell: `git / no git`, one value when they agree.
+fn pair(git: String, plain: String) -> String {
+    if git == plain {
+        git
+    } else {
+        format!("{git} / {plain}")
+    }
+}
+
+fn table(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "| bug | failing files | recall | selected | suspect rank | full run | `--changed` |\n\
+         |---|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for r in rows {
+        let cell = |f: &dyn Fn(&Pass) -> String| pair(f(&r.git), f(&r.plain));
+        let recall = cell(&|p| {
+            let got = p.failing.len() - p.missed.len();
+            format!("{got}/{}", p.failing.len())
+        });
+        let selected = cell(&|p| {
+            let share = format!("{}/{} ({:.0}%)", p.selected, p.suite, 100.0 * p.share());
+            if p.all.is_some() {
+                format!("all: {share}")
+            } else {
+                share
+            }
+        });
+        let rank = cell(&|p| p.rank.map_or("—".into(), |r| r.to_string()));
+        out.push_str(&format!(
+            "| {} | {} | {recall} | {selected} | {rank} | {} | {} |\n",
+            r.name,
+            cell(&|p| p.failing.len().to_string()),
+            cell(&|p| secs(p.full)),
+            cell(&|p| secs(p.changed)),
+        ));
+    }
+    out.push_str("\nCells read `with git / without git` where the two passes differ.\n");
+    out
+}
+
+/// Prints the summary lines and each missed target; returns how many were missed.
+fn summary(rows: &[Row]) -> usize {
+    let passes: Vec<(&Row, &Pass)> = rows
+        .iter()
+        .flat_map(|r| r.passes().map(|p| (r, p)))
+        .collect();
+    let failing: usize = passes.iter().map(|(_, p)| p.failing.len()).sum();
+    let missed: usize = passes.iter().map(|(_, p)| p.missed.len()).sum();
+    let lost: usize = passes.iter().map(|(_, p)| p.lost.len()).sum();
+    let share = median(passes.iter().map(|(_, p)| p.share()).collect());
+    let wrong: Vec<&Pass> = passes
+        .iter()
+        .filter(|(r, _)| r.kind.wrong_result())
+        .map(|(_, p)| *p)
+        .collect();
+    let top3 = wrong
+        .iter()
+        .filter(|p| p.rank.is_some_and(|r| r <= 3))
+        .count();
+    let top3_share = if wrong.is_empty() {
+        1.0
+    } else {
+        top3 as f64 / wrong.len() as f64
+    };
+    let ratio = median(
+        passes
+            .iter()
+            .map(|(_, p)| p.changed.as_secs_f64() / p.full.as_secs_f64().max(1e-3))
+            .collect(),
+    );
+    let recall = if failing == 0 {
+        1.0
+    } else {
+        (failing - missed) as f64 / failing as f64
+    };
+    println!();
+    println!(
+        "- recall: {:.0}% ({} of {failing} failing test files selected, {} bugs × 2 passes; target 100%)",
+        100.0 * recall,
+        failing - missed,
+        rows.len()
+    );
+    println!(
+        "- selection: median {:.0}% of the suite's test files (target ≤ {:.0}%)",
+        100.0 * share,
+        100.0 * SHARE_TARGET
+    );
+    println!(
+        "- suspects: the injected line in the top 3 for {top3} of {} wrong-result runs ({:.0}%; target ≥ {:.0}%)",
+        wrong.len(),
+        100.0 * top3_share,
+        100.0 * TOP3_TARGET
+    );
+    println!(
+        "- `pith test --changed`: median {ratio:.2}× the full run's wall time; {} full-run failures not failing in it",
+        lost
+    );
+    let mut misses = 0;
+    let mut miss = |ok: bool, what: String| {
+        if !ok {
+            println!("MISS {what}");
+            misses += 1;
+        }
+    };
+    miss(
+        missed == 0,
+        format!("recall: {missed} failing test file(s) not selected"),
+    );
+    miss(
+        lost == 0,
+        format!("--changed: {lost} failure(s) of the full run lost"),
+    );
+    miss(
+        share <= SHARE_TARGET,
+        format!("median selection {:.0}%", 100.0 * share),
+    );
+    miss(
+        top3_share >= TOP3_TARGET,
+        format!("top-3 suspects {:.0}%", 100.0 * top3_share),
+    );
+    misses
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_changed_line_is_in_the_new_text() {
+        assert_eq!(first_changed_line("a\nb\nc\n", "a\nB\nc\n"), 2);
+        assert_eq!(first_changed_line("a\nb\n", "a\nb\nc\n"), 3);
+        assert_eq!(first_changed_line("a\n", "x\ny\na\n"), 1);
+    }
+
+    #[test]
+    fn a_suspect_ranks_by_file_and_line_only() {
+        let s: Vec<String> = ["src/a.py:12 x = 1", "src/b.py:3 y", "src/a.py:1 z"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(rank(&s, "src/a.py", 12), Some(1));
+        assert_eq!(rank(&s, "src/a.py", 1), Some(3));
+        assert_eq!(rank(&s, "src/b.py", 30), None);
+        assert_eq!(rank(&s, "src/a.py", 11), None);
+    }
+
+    #[test]
+    fn failures_map_to_their_test_files() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = tmp.path();
+        for (f, text) in [
+            ("tests/test_tax.py", "def test_north():\n"),
+            ("cart/cart_test.go", "func TestTotal(t *testing.T) {}\n"),
+            ("src/test/java/shop/CartTest.java", "class CartTest {}\n"),
+            ("tests/tax.rs", "fn north() {}\n"),
+        ] {
+            fs::create_dir_all(ws.join(f).parent().unwrap()).unwrap();
+            fs::write(ws.join(f), text).unwrap();
+        }
+        let tests = test_files(ws);
+        assert_eq!(tests.len(), 4, "{tests:?}");
+        let of = |id: &str, frames: &[&str]| {
+            let f = Failed {
+                id: id.into(),
+                frames: frames.iter().map(|s| s.to_string()).collect(),
+            };
+            test_file_of(ws, &tests, &f)
+        };
+        assert_eq!(
+            of("tests/test_tax.py::test_north", &[]).unwrap(),
+            "tests/test_tax.py"
+        );
+        assert_eq!(
+            of("example.com/shop/cart.TestTotal/sub", &[]).unwrap(),
+            "cart/cart_test.go"
+        );
+        assert_eq!(
+            of("shop.CartTest.total", &[]).unwrap(),
+            "src/test/java/shop/CartTest.java"
+        );
+        assert_eq!(of("tax north", &[]).unwrap(), "tests/tax.rs");
+        assert_eq!(of("??", &["tests/tax.rs:3 x"]).unwrap(), "tests/tax.rs");
+        assert_eq!(of("nothing", &["src/x.rs:1"]), None);
+    }
+
+    #[test]
+    fn every_bug_applies_to_its_fixture_once() {
+        let root = bench::repo_root();
+        let projects = load(&root).unwrap();
+        assert!(projects.len() >= 5);
+        for p in &projects {
+            let kinds: BTreeSet<&str> = p.bugs.iter().map(|b| b.kind.name()).collect();
+            assert_eq!(kinds.len(), 5, "{}: one bug of each kind", p.eco);
+            for b in &p.bugs {
+                let path = root.join("tests/fixtures").join(&p.fixture).join(&b.file);
+                let text = fs::read_to_string(&path).unwrap();
+                assert_eq!(text.matches(&b.old).count(), 1, "{}: {:?}", b.file, b.old);
+                assert_ne!(b.old, b.new);
+            }
+        }
+    }
+
+    #[test]
+    fn median_of_even_and_odd() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert_eq!(median(Vec::new()), 0.0);
+    }
+}
