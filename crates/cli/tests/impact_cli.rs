@@ -343,7 +343,11 @@ fn when_the_graph_leaves_a_choice_what_the_failing_tests_executed_decides() {
     // A harmless edit the failing tests reach by import but never execute.
     let cart = ws.path().join("src/shop/cart.py");
     let text = std::fs::read_to_string(&cart).unwrap();
-    std::fs::write(&cart, text.replace("return sum(cents(p)", "return sum(cents(p) * 1")).unwrap();
+    std::fs::write(
+        &cart,
+        text.replace("return sum(cents(p)", "return sum(cents(p) * 1"),
+    )
+    .unwrap();
     let red = common::pith(ws.path(), &[]);
     assert_eq!(red.count("failed"), 2, "{}", red.line);
     assert_eq!(red.text("reach"), "traced", "{}", red.line);

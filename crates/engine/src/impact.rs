@@ -142,7 +142,10 @@ fn traced_lines(
     trace: Tracer,
 ) -> Option<Traced> {
     let nailed = judged.iter().any(|(.., s)| s.iter().any(|(_, s)| s.hit));
-    let hunks: BTreeSet<&(String, u32)> = judged.iter().flat_map(|(.., s)| s.iter().map(|(k, _)| k)).collect();
+    let hunks: BTreeSet<&(String, u32)> = judged
+        .iter()
+        .flat_map(|(.., s)| s.iter().map(|(k, _)| k))
+        .collect();
     let unreached = judged.iter().any(|(.., s)| s.is_empty());
     if nailed || (hunks.len() <= 1 && !unreached) {
         return None;
@@ -180,9 +183,15 @@ fn retrace(
     lines: &pith_model::impact::Lines,
     changes: Option<&Changes>,
 ) -> Vec<((String, u32), Score)> {
-    let Some(changes) = changes else { return scored };
+    let Some(changes) = changes else {
+        return scored;
+    };
     let mut out: Vec<((String, u32), Score)> = Vec::new();
-    for change in changes.files.iter().filter(|c| !matches!(c.kind, ChangeKind::Deleted)) {
+    for change in changes
+        .files
+        .iter()
+        .filter(|c| !matches!(c.kind, ChangeKind::Deleted))
+    {
         let ran = lines.get(&change.path);
         for h in &change.hunks {
             let executed = ran.and_then(|l| l.range(h.start..=h.end).next().copied());

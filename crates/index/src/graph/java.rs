@@ -1,6 +1,8 @@
-//! Java's edges: a file depends on every other file of its package (same-package classes need
-//! no import, and `src/main` and `src/test` share packages), and on the class files its
-//! imports and qualified names reach (`import a.b.C` and `a.b.C.m()` → `C.java` of package
+//! Java's edges: a file depends on the files of its package that declare a type it names
+//! (same-package classes need no import, and `src/main` and `src/test` share packages; a file
+//! declaring no type, `package-info.java`, is coarse: every file of its package), on every file that extends or implements a type it declares (a call through an
+//! interface runs its implementations: dependency injection finds them by scanning, not by
+//! name), and on the class files its imports and qualified names reach (`import a.b.C` and `a.b.C.m()` → `C.java` of package
 //! `a.b`; `import a.b.*` → every file of `a.b`; nested `a.b.C.Inner` and `import static` →
 //! `C.java`). A string literal naming a workspace class (`Class.forName("a.b.C")`) counts as a
 //! use. Kotlin files are not listed by the walk, so they give no edges.
@@ -20,12 +22,14 @@ pub(super) fn edges(
     let mut packages: BTreeMap<String, Vec<&str>> = BTreeMap::new();
     let mut classes: HashMap<(String, &str), Vec<&str>> = HashMap::new();
     let mut names: Vec<(&str, Vec<String>)> = Vec::new();
+    let mut shapes: Vec<(&str, String, Shape)> = Vec::new();
     for f in files.iter().filter(|f| f.ends_with(".java")) {
         let Some(text) = read(f) else {
             continue;
         };
         let toks = lex::tokens(&text, Style::default());
         let package = package_of(&toks);
+        shapes.push((f, package.clone(), shape(&toks)));
         let stem = f.rsplit('/').next().unwrap_or(f).trim_end_matches(".java");
         packages.entry(package.clone()).or_default().push(f);
         classes.entry((package.clone(), stem)).or_default().push(f);
@@ -38,14 +42,21 @@ pub(super) fn edges(
         }));
         names.push((f, used));
     }
-    let mut out = Vec::new();
-    for same in packages.values() {
-        for a in same {
-            out.extend(
-                same.iter()
-                    .filter(|b| *b != a)
-                    .map(|b| ((*a).to_owned(), (*b).to_owned())),
-            );
+    let mut out = same_package(&shapes);
+    // A supertype's file depends on its subtypes' files, wherever they are.
+    let mut declaring: HashMap<&str, Vec<&str>> = HashMap::new();
+    for (f, _, sh) in &shapes {
+        for t in &sh.declares {
+            declaring.entry(t.as_str()).or_default().push(f);
+        }
+    }
+    for (f, _, sh) in &shapes {
+        for sup in &sh.supers {
+            for d in declaring.get(sup.as_str()).into_iter().flatten() {
+                if d != f {
+                    out.push(((*d).to_owned(), (*f).to_owned()));
+                }
+            }
         }
     }
     for (f, used) in &names {
@@ -58,6 +69,75 @@ pub(super) fn edges(
         }
     }
     (out, Vec::new())
+}
+
+/// What a file declares and names: the types it declares, the supertypes they extend or
+/// implement, and every identifier it mentions.
+#[derive(Default)]
+struct Shape {
+    declares: Vec<String>,
+    supers: Vec<String>,
+    idents: std::collections::HashSet<String>,
+}
+
+/// A file's [`Shape`] from its tokens: `class`/`interface`/`enum`/`record` followed by a name
+/// (not `Foo.class`), and the names between it and its body's `{` (`extends`, `implements`,
+/// type arguments: an extra name only adds an edge).
+fn shape(toks: &[Tok<'_>]) -> Shape {
+    let mut sh = Shape::default();
+    let mut i = 0;
+    while i < toks.len() {
+        let t = &toks[i];
+        if let Some(id) = t.ident() {
+            sh.idents.insert(id.to_owned());
+            let after_dot = i > 0 && toks[i - 1].is(b'.');
+            if matches!(id, "class" | "interface" | "enum" | "record") && !after_dot {
+                if let Some(name) = toks.get(i + 1).and_then(Tok::ident) {
+                    sh.declares.push(name.to_owned());
+                    let mut j = i + 2;
+                    while j < toks.len() && !toks[j].is(b'{') && !toks[j].is(b';') {
+                        if let Some(n) = toks[j].ident() {
+                            if !matches!(n, "extends" | "implements" | "permits") {
+                                sh.supers.push(n.to_owned());
+                            }
+                        }
+                        j += 1;
+                    }
+                }
+            }
+        }
+        i += 1;
+    }
+    sh
+}
+
+/// Edges within each package: to the files declaring a type the file names. A file that
+/// declares nothing (`package-info.java`) is read coarsely: it depends on every file of its
+/// package, and they on it.
+fn same_package(shapes: &[(&str, String, Shape)]) -> Vec<(String, String)> {
+    let mut by_package: BTreeMap<&str, Vec<&(&str, String, Shape)>> = BTreeMap::new();
+    for s in shapes {
+        by_package.entry(s.1.as_str()).or_default().push(s);
+    }
+    let mut out = Vec::new();
+    for members in by_package.values() {
+        for (a, _, sa) in members.iter().copied() {
+            let named: Vec<&str> = members
+                .iter()
+                .filter(|(b, _, sb)| b != a && sb.declares.iter().any(|t| sa.idents.contains(t)))
+                .map(|(b, ..)| *b)
+                .collect();
+            if sa.declares.is_empty() {
+                for (b, ..) in members.iter().copied().filter(|(b, ..)| b != a) {
+                    out.push(((*a).to_owned(), (*b).to_owned()));
+                    out.push(((*b).to_owned(), (*a).to_owned()));
+                }
+            } else {
+                out.extend(named.into_iter().map(|b| ((*a).to_owned(), b.to_owned())));
+            }
+        }
+    }
+    out
 }
 
 /// The `package a.b;` of a file; `""` for the default package.
@@ -140,14 +220,10 @@ mod tests {
         assert_eq!(
             edges,
             pairs(&[
+                // Same package: only the classes a file names.
                 (cart, pricing),
-                (cart, test),
                 (cart, amount),
-                (pricing, cart),
-                (pricing, test),
                 (pricing, amount),
-                (amount, rates),
-                (rates, amount),
                 (store, amount),
                 (store, cart),
                 ("src/main/java/com/shop/report/Report.java", store),
@@ -155,11 +231,88 @@ mod tests {
                 ("src/main/java/com/shop/report/Report.java", amount),
                 ("src/main/java/com/shop/report/Report.java", rates),
                 (test, cart),
-                (test, pricing),
                 (test, amount),
                 (test, rates),
             ])
         );
         assert!(unplaced.is_empty());
+    }
+
+    #[test]
+    fn an_interface_reaches_its_implementations_and_package_info_its_package() {
+        let files: &[(&str, &str)] = &[
+            (
+                "src/main/java/shop/Payments.java",
+                "package shop;
+public interface Payments { int pay(int c); }
+",
+            ),
+            (
+                "src/main/java/shop/Stripe.java",
+                "package shop;
+class Stripe implements Payments, java.io.Serializable { public int pay(int c) { return c; } }
+",
+            ),
+            (
+                "src/main/java/shop/other/Audit.java",
+                "package shop.other;
+import shop.Payments;
+public abstract class Audit<T> implements Payments {}
+",
+            ),
+            (
+                "src/main/java/shop/package-info.java",
+                "@Deprecated
+package shop;
+",
+            ),
+            (
+                "src/test/java/shop/PaymentsTest.java",
+                "package shop;
+class PaymentsTest { @Inject Payments p; void t() { p.pay(1); } }
+",
+            ),
+        ];
+        let (edges, _) = run(files, edges);
+        let has = |a: &str, b: &str| edges.contains(&(format!("src/{a}"), format!("src/{b}")));
+        assert!(
+            has(
+                "test/java/shop/PaymentsTest.java",
+                "main/java/shop/Payments.java"
+            ),
+            "{edges:?}"
+        );
+        assert!(
+            has("main/java/shop/Payments.java", "main/java/shop/Stripe.java"),
+            "{edges:?}"
+        );
+        assert!(
+            has(
+                "main/java/shop/Payments.java",
+                "main/java/shop/other/Audit.java"
+            ),
+            "{edges:?}"
+        );
+        assert!(
+            has(
+                "main/java/shop/package-info.java",
+                "main/java/shop/Stripe.java"
+            ),
+            "{edges:?}"
+        );
+        assert!(
+            has(
+                "main/java/shop/Stripe.java",
+                "main/java/shop/package-info.java"
+            ),
+            "{edges:?}"
+        );
+        assert!(
+            !has(
+                "test/java/shop/PaymentsTest.java",
+                "main/java/shop/Stripe.java"
+            ),
+            "reached through the interface, not named: {edges:?}"
+        );
     }
 }

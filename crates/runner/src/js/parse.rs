@@ -392,7 +392,12 @@ pub(super) fn tally(
             }
             t.seen.insert(id.clone());
             match case.status {
-                CaseStatus::Passed => run.passed += 1,
+                CaseStatus::Passed => {
+                    run.passed += 1;
+                    // The history's record of a pass: flaky, recovered, and the last pass
+                    // that suspects compare with.
+                    run.outcomes.push(pith_model::TestOutcome::passed(id, None));
+                }
                 CaseStatus::Skipped => run.skipped += 1,
                 CaseStatus::Pending => t.pending += 1,
                 CaseStatus::Failed => {

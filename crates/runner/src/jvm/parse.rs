@@ -361,7 +361,15 @@ impl<'a, 'p> Tally<'a, 'p> {
                 f.flaky = true;
                 self.run.failures.push(f);
             }
-            Outcome::Passed => self.run.passed += 1,
+            Outcome::Passed => {
+                self.run.passed += 1;
+                // The history's record of a pass: flaky, recovered, and the last pass that
+                // suspects compare with.
+                let id = case_id(self.ids, &case.classname, &case.name);
+                self.run
+                    .outcomes
+                    .push(pith_model::TestOutcome::passed(id, None));
+            }
             Outcome::Failed | Outcome::Errored => {
                 self.run.failed += 1;
                 let mut f = self.failure(case, case.fault.as_ref(), module);
@@ -421,7 +429,13 @@ impl<'a, 'p> Tally<'a, 'p> {
             return;
         };
         match status.as_str() {
-            "SUCCESSFUL" => self.run.passed += 1,
+            "SUCCESSFUL" => {
+                self.run.passed += 1;
+                let id = case_id(self.ids, &e.class, &name);
+                self.run
+                    .outcomes
+                    .push(pith_model::TestOutcome::passed(id, None));
+            }
             "ABORTED" => self.run.skipped += 1,
             _ => {
                 self.run.failed += 1;
