@@ -68,8 +68,7 @@ pub(crate) fn find_suspects(store: &Store, root: &Path, report: &mut Report, tra
     let mut memo: HashMap<Option<u64>, Option<Changes>> = HashMap::new();
     let mut graph: Option<Graph> = None;
     let mut first_baseline = None;
-    // Per failure: where it is, its changes' key, what the graph says.
-    let mut judged: Vec<(usize, usize, Option<u64>, Vec<((String, u32), Score)>)> = Vec::new();
+    let mut judged: Vec<Judged> = Vec::new();
     for (r, f) in failing {
         let failure = &report.runs[r].failures[f];
         let pass = store.last_pass(&failure.test).ok().flatten();
@@ -89,11 +88,22 @@ pub(crate) fn find_suspects(store: &Store, root: &Path, report: &mut Report, tra
         let Some(g) = graph.as_ref() else { return };
         first_baseline.get_or_insert(baseline_of(&changes.baseline));
         let scored = score(g, changes, failure, report.runs[r].dir.as_deref());
-        judged.push((r, f, pass, scored));
+        judged.push(Judged {
+            run: r,
+            failure: f,
+            pass,
+            scored,
+        });
     }
     let traced = traced_lines(report, &judged, &memo, trace);
     let mut tally: BTreeMap<(String, u32), Tally> = BTreeMap::new();
-    for (r, f, pass, mut scored) in judged {
+    for Judged {
+        run: r,
+        failure: f,
+        pass,
+        mut scored,
+    } in judged
+    {
         let test = &report.runs[r].failures[f].test;
         if let Some(lines) = traced.as_ref().and_then(|t| t.tests.get(test)) {
             let changes = memo.get(&pass).and_then(Option::as_ref);
@@ -137,16 +147,16 @@ pub(crate) fn find_suspects(store: &Store, root: &Path, report: &mut Report, tra
 /// changed hunk, or a failing test reaches none. Each project's first failing tests run again.
 fn traced_lines(
     report: &Report,
-    judged: &[(usize, usize, Option<u64>, Vec<((String, u32), Score)>)],
+    judged: &[Judged],
     memo: &HashMap<Option<u64>, Option<Changes>>,
     trace: Tracer,
 ) -> Option<Traced> {
-    let nailed = judged.iter().any(|(.., s)| s.iter().any(|(_, s)| s.hit));
+    let nailed = judged.iter().any(|j| j.scored.iter().any(|(_, s)| s.hit));
     let hunks: BTreeSet<&(String, u32)> = judged
         .iter()
-        .flat_map(|(.., s)| s.iter().map(|(k, _)| k))
+        .flat_map(|j| j.scored.iter().map(|(k, _)| k))
         .collect();
-    let unreached = judged.iter().any(|(.., s)| s.is_empty());
+    let unreached = judged.iter().any(|j| j.scored.is_empty());
     if nailed || (hunks.len() <= 1 && !unreached) {
         return None;
     }
@@ -160,10 +170,10 @@ fn traced_lines(
         .into_iter()
         .collect();
     let mut by_run: BTreeMap<usize, Vec<String>> = BTreeMap::new();
-    for (r, f, ..) in judged {
-        let tests = by_run.entry(*r).or_default();
+    for j in judged {
+        let tests = by_run.entry(j.run).or_default();
         if tests.len() < TESTS_TRACED {
-            tests.push(report.runs[*r].failures[*f].test.clone());
+            tests.push(report.runs[j.run].failures[j.failure].test.clone());
         }
     }
     let mut all = Traced::default();
@@ -210,6 +220,15 @@ fn retrace(
         }
     }
     out
+}
+
+/// One failure's place in the report, the generation of its test's last pass (the key of its
+/// changes), and what the graph says of each changed hunk it reaches.
+struct Judged {
+    run: usize,
+    failure: usize,
+    pass: Option<u64>,
+    scored: Vec<((String, u32), Score)>,
 }
 
 /// What one failure says of one changed line: whether a frame is on it, and how strongly
