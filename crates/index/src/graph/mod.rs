@@ -17,6 +17,7 @@ mod lex;
 mod listing;
 mod python;
 mod rust;
+mod rust_paths;
 
 use std::collections::VecDeque;
 use std::path::Path;

@@ -1,10 +1,11 @@
 //! Rust's edges, by crate: every package's targets (lib, main, `src/bin`, `tests`, `benches`,
 //! `examples`, `build.rs`, and the paths `Cargo.toml` names) each root a module tree followed
 //! through `mod x;` (`x.rs`, `x/mod.rs`, inline `mod a { mod b; }`, `#[path]`) and literal
-//! `include!`s. Coarse on purpose: every module file depends on its root and the root on every
-//! module file, so any file of a crate reaches all of it (items reach each other through
-//! `use crate::..` paths, glob imports and macros a text scan cannot follow safely). A target
-//! other than the lib and the build script depends on the lib, every target on the build
+//! `include!`s. The root depends on every module file; a module file on the modules its paths
+//! name, its children and the macro files, and a type's file on its impls' files
+//! (`rust_paths`: coarse to the root wherever a path ends at an item there, so a re-export or
+//! a glob reaches the whole crate). A target other than the lib and the build script reaches
+//! the lib's modules it names by the crate's name (else the whole lib), every target the build
 //! script, and the build script on the workspace files it names (C sources it compiles, paths
 //! it watches); every target of a package depends on the lib root of each workspace package
 //! its manifest names in any dependency table.
@@ -13,6 +14,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use super::lex::{self, Kind, Style, Tok};
+use super::rust_paths;
 
 const STYLE: Style = Style {
     nested_comments: true,
@@ -55,20 +57,48 @@ pub(super) fn edges(
     let mut unplaced = Vec::new();
     let mut placed: HashSet<String> = HashSet::new();
     for p in &packages {
+        // The library's modules and macro files, which the package's other targets reach by
+        // the crate's name.
+        let mut lib_view: Option<(rust_paths::Modules, Vec<String>)> = None;
         for root in p.roots(&rs, &by_dir) {
-            let tree = module_tree(&root, &p.dir, &rs, read, &mut unplaced);
-            for m in &tree {
-                out.push((m.clone(), root.clone()));
-                out.push((root.clone(), m.clone()));
+            let tree = module_tree(&root, &p.dir, &rs, read, &mut unplaced, &mut out);
+            let said: HashMap<String, rust_paths::Said> = std::iter::once(&root)
+                .chain(&tree)
+                .filter_map(|f| {
+                    let text = read(f)?;
+                    Some((f.clone(), rust_paths::said(&lex::tokens(&text, STYLE))))
+                })
+                .collect();
+            let is_lib = p.lib.as_ref() == Some(&root);
+            let is_build = p.build.as_ref() == Some(&root);
+            let lib = lib_view
+                .as_ref()
+                .filter(|_| !is_build)
+                .map(|(m, _)| (p.name.as_str(), m));
+            out.extend(rust_paths::edges(&root, &tree, &said, lib));
+            if let Some((_, macros)) = lib_view.as_ref().filter(|_| !is_build) {
+                for f in std::iter::once(&root).chain(&tree) {
+                    out.extend(macros.iter().map(|m| (f.clone(), m.clone())));
+                }
+            }
+            if is_lib {
+                let macros = std::iter::once(&root)
+                    .chain(&tree)
+                    .filter(|f| said.get(*f).is_some_and(rust_paths::Said::defines_macros))
+                    .cloned()
+                    .collect();
+                lib_view = Some((rust_paths::Modules::new(&root, &tree), macros));
             }
             placed.extend(tree);
-            let is_build = p.build.as_ref() == Some(&root);
             if is_build {
                 let inputs = build_inputs(&root, &p.dir, files, read);
                 out.extend(inputs.into_iter().map(|i| (root.clone(), i)));
             }
             if let Some(lib) = p.lib.as_ref().filter(|l| **l != root && !is_build) {
-                out.push((root.clone(), lib.clone()));
+                if lib_view.is_none() {
+                    // A library whose tree was not read: all of it.
+                    out.push((root.clone(), lib.clone()));
+                }
             }
             // What the build script generates or configures, every target compiles with.
             if let Some(build) = p.build.as_ref().filter(|_| !is_build) {
@@ -324,6 +354,7 @@ fn module_tree(
     rs: &HashSet<&str>,
     read: &dyn Fn(&str) -> Option<String>,
     unplaced: &mut Vec<String>,
+    links: &mut Vec<(String, String)>,
 ) -> Vec<String> {
     let mut seen: HashSet<String> = HashSet::from([root.to_owned()]);
     let mut queue = vec![(root.to_owned(), Place::ModRs)];
@@ -331,6 +362,9 @@ fn module_tree(
     while let Some((file, place)) = queue.pop() {
         let Some(text) = read(&file) else { continue };
         for (child, child_place) in children(&file, manifest_dir, place, &text, rs, unplaced) {
+            // A file depends on what it declares or includes (`#[path]`, `include!`), wherever
+            // that is.
+            links.push((file.clone(), child.clone()));
             if seen.insert(child.clone()) {
                 out.push(child.clone());
                 queue.push((child, child_place));
@@ -590,6 +624,7 @@ mod tests {
         let (edges, unplaced) = run(WORKSPACE, edges);
         let lib = "crates/core/src/lib.rs";
         let mut want = Vec::new();
+        // The root reaches every module file.
         for m in [
             "crates/core/src/parse.rs",
             "crates/core/src/parse/lexer.rs",
@@ -599,29 +634,34 @@ mod tests {
             "crates/core/src/gen/tables.rs",
             "crates/core/src/outer/inner.rs",
         ] {
-            want.push((m, lib));
             want.push((lib, m));
         }
         want.extend([
+            // A module reaches what it declares or includes, not its root.
+            ("crates/core/src/parse.rs", "crates/core/src/parse/lexer.rs"),
+            (
+                "crates/core/src/net/mod.rs",
+                "crates/core/src/net/socket.rs",
+            ),
+            (
+                "crates/core/src/net/mod.rs",
+                "crates/core/src/net/consts.rs",
+            ),
+            (
+                "crates/core/src/net/socket.rs",
+                "crates/core/src/net/consts.rs",
+            ),
+            // The test target names `core_lib::parse`: that module, not the whole lib.
+            ("crates/core/tests/parse.rs", "crates/core/src/parse.rs"),
             (
                 "crates/core/tests/parse.rs",
                 "crates/core/tests/common/mod.rs",
             ),
             (
-                "crates/core/tests/common/mod.rs",
-                "crates/core/tests/parse.rs",
-            ),
-            ("crates/core/tests/parse.rs", lib),
-            (
                 "crates/core/tests/parse.rs",
                 "crates/core/tests/data/cases.rs",
-            ),
-            (
-                "crates/core/tests/data/cases.rs",
-                "crates/core/tests/parse.rs",
             ),
             ("crates/app/src/main.rs", "crates/app/src/cli.rs"),
-            ("crates/app/src/cli.rs", "crates/app/src/main.rs"),
             ("crates/app/src/main.rs", lib),
             (
                 "crates/app/src/main.rs",
