@@ -359,23 +359,13 @@ fn holds_rust_tests(text: &str) -> bool {
 pub(super) mod paths {
     /// The directory of a workspace-relative path (`""` for the root).
     pub(crate) fn parent(path: &str) -> &str {
-        path.rsplit_once('/').map_or("", |(d, _)| d)
+        super::lex::dir_of(path)
     }
 
     /// `dir` joined with a relative `rel` (`./`, `../` resolved); `None` when it leaves the
-    /// workspace.
+    /// workspace or is absolute.
     pub(crate) fn join(dir: &str, rel: &str) -> Option<String> {
-        let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
-        for p in rel.split('/') {
-            match p {
-                "" | "." => {}
-                ".." => {
-                    parts.pop()?;
-                }
-                p => parts.push(p),
-            }
-        }
-        Some(parts.join("/"))
+        super::lex::join(dir, rel)
     }
 
     /// Whether a sorted list of paths holds `path`.
