@@ -1,13 +1,13 @@
 //! `Adapter::trace` against real runners on projects written into temp dirs: the failing tests
 //! re-run with line tracing on the changed files, and what each one executed of them. Python 3
-//! with pytest and pytest-xdist, and Go, must be installed: these tests fail, never skip,
-//! without them.
+//! with pytest and pytest-xdist, Go, node and Maven (with Maven Central reachable for JaCoCo)
+//! must be installed: these tests fail, never skip, without them.
 
 use std::path::Path;
 use std::time::Duration;
 
 use pith_model::impact::Traced;
-use pith_runner::{go, js, pytest, Adapter};
+use pith_runner::{go, js, jvm, pytest, Adapter};
 use pith_testkit::Runs;
 
 /// A project written on the spot: `files` are (workspace-relative path, content).
@@ -339,4 +339,57 @@ fn node_traces_a_dynamic_require_and_only_the_lines_run() {
         "{traced:?}"
     );
     assert!(lines(&traced, other, "price.js").is_empty());
+}
+
+#[test]
+fn maven_traces_through_jacoco_the_lines_the_failing_tests_ran() {
+    assert!(
+        pith_runner::on_path("mvn").is_some(),
+        "Maven is not installed (apt-get install maven)"
+    );
+    let ws = pith_testkit::fixture("java/impact_shop");
+    let root = ws.path();
+    let money = root.join("src/main/java/shop/Money.java");
+    let text = std::fs::read_to_string(&money).unwrap();
+    // The injected bug (line 12) and an edit no Cart test runs (line 16, in `format`).
+    let text = text
+        .replace("return amount > 0;", "return amount >= 0;")
+        .replace("\"shop.currency\", \"USD\"", "\"shop.currency\", \"EUR\"");
+    std::fs::write(&money, text).unwrap();
+    let adapter = jvm::detect(root).pop().expect("a Maven project");
+    assert_eq!(adapter.name(), "maven");
+    let refunds = "shop.CartTest#totalSkipsRefunds";
+    let empty = "shop.CartTest#countSkipsEmptyLines";
+    let files = [
+        "src/main/java/shop/Money.java",
+        "src/main/java/shop/Stock.java",
+        "src/test/java/shop/CartTest.java",
+    ];
+    // Not compiled yet: no module has classes to report against.
+    assert!(trace(adapter.as_ref(), root, &[refunds], &files).is_none());
+    let runs = Runs::new(root);
+    runs.run(adapter.as_ref(), &[refunds], Duration::from_secs(240));
+    let traced = trace(adapter.as_ref(), root, &[refunds, empty], &files).expect("traced");
+    // `cents` (8) and `isPositive` (12) ran; `format` (16, 17) did not; nothing of Stock ran, and
+    // test sources are not instrumented. One JVM ran both tests, yet each has its own lines:
+    // counting does not total, so it never reaches `cents`.
+    assert_eq!(
+        lines(&traced, refunds, "src/main/java/shop/Money.java"),
+        [8, 12],
+        "{traced:?}"
+    );
+    assert_eq!(lines(&traced, empty, "src/main/java/shop/Money.java"), [12]);
+    assert!(lines(&traced, refunds, "src/main/java/shop/Stock.java").is_empty());
+    assert!(traced
+        .tests
+        .values()
+        .all(|l| !l.contains_key("src/test/java/shop/CartTest.java")));
+    // JaCoCo's data and report stay in the scratch directory: nothing of it in the project.
+    assert!(!root.join("target/jacoco.exec").exists());
+    assert!(!root.join("target/site").exists());
+    // Gradle is not traced: nothing runs.
+    let gradle = project(&[("build.gradle", "plugins { id 'java' }\n")]);
+    let adapter = jvm::detect(gradle.path()).pop().expect("a Gradle project");
+    assert_eq!(adapter.name(), "gradle");
+    assert!(trace(adapter.as_ref(), gradle.path(), &[refunds], &files[..1]).is_none());
 }

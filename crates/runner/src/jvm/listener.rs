@@ -18,6 +18,10 @@ use crate::process::{self, End};
 /// The environment variable naming the events file.
 pub const EVENTS_ENV: &str = "PITH_JUNIT_EVENTS";
 
+/// The environment variable naming the directory the listener writes each test's JaCoCo data
+/// to, when pith traces (see `trace`).
+pub const JACOCO_ENV: &str = "PITH_JACOCO_DIR";
+
 const SOURCES: &[(&str, &str)] = &[
     (
         "PithListener.java",

@@ -26,6 +26,7 @@ mod maven;
 mod parse;
 pub mod stack;
 mod summary;
+mod trace;
 
 use std::path::{Path, PathBuf};
 
@@ -163,6 +164,16 @@ impl Adapter for Jvm {
             tail: failed_tail,
             ..verdict::runner_missing(self.tool.name(), hint)
         })
+    }
+
+    /// Maven through JaCoCo (see `trace`); Gradle: `None`.
+    fn trace(
+        &self,
+        ctx: &Context<'_>,
+        tests: &[String],
+        files: &[String],
+    ) -> Result<Option<pith_model::impact::Traced>, RunnerError> {
+        self.trace_tests(ctx, tests, files)
     }
 }
 

@@ -1,7 +1,9 @@
 package dev.pith;
 
+import java.io.File;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.TestSource;
@@ -15,11 +17,39 @@ import org.junit.platform.launcher.TestIdentifier;
  * so a run killed at its deadline, or a test that calls System.exit, still tells which test was
  * running. Without that variable it does nothing. It must never break a run: every failure to
  * write is swallowed.
+ *
+ * When pith traces (PITH_JACOCO_DIR names a directory and JaCoCo's agent is in the JVM), it
+ * also keeps each test's own coverage: the agent's data is reset when a test starts and written,
+ * when it ends, to DIR/<run>-<n>.exec, with "<run>-<n>\tclass\tname" appended to DIR/tests.txt.
  */
 public final class PithListener implements TestExecutionListener {
     private final FileOutputStream out;
+    private final File jacocoDir;
+    private final Object agent;
+    private final Method executionData;
+    private final String run = Long.toHexString(System.nanoTime());
+    private int traced;
 
     public PithListener() {
+        File dir = null;
+        Object a = null;
+        Method data = null;
+        String jacoco = System.getenv("PITH_JACOCO_DIR");
+        if (jacoco != null && !jacoco.isEmpty()) {
+            try {
+                Class<?> rt = Class.forName("org.jacoco.agent.rt.RT");
+                a = rt.getMethod("getAgent").invoke(null);
+                data = Class.forName("org.jacoco.agent.rt.IAgent").getMethod("getExecutionData", boolean.class);
+                dir = new File(jacoco);
+            } catch (Exception | LinkageError e) {
+                a = null;
+                data = null;
+                dir = null;
+            }
+        }
+        jacocoDir = dir;
+        agent = a;
+        executionData = data;
         FileOutputStream o = null;
         String path = System.getenv("PITH_JUNIT_EVENTS");
         if (path != null && !path.isEmpty()) {
@@ -34,6 +64,9 @@ public final class PithListener implements TestExecutionListener {
 
     @Override
     public void executionStarted(TestIdentifier id) {
+        if (id.isTest()) {
+            coverage();
+        }
         write(id, "S", "");
     }
 
@@ -45,6 +78,42 @@ public final class PithListener implements TestExecutionListener {
             tail += "\t" + clean(String.valueOf(t));
         }
         write(id, "F", tail);
+        if (id.isTest()) {
+            keepCoverage(id);
+        }
+    }
+
+    /** The agent's data since the last call, reset; null without an agent. */
+    private byte[] coverage() {
+        if (agent == null) {
+            return null;
+        }
+        try {
+            return (byte[]) executionData.invoke(agent, true);
+        } catch (Exception | LinkageError e) {
+            return null;
+        }
+    }
+
+    private synchronized void keepCoverage(TestIdentifier id) {
+        byte[] data = coverage();
+        if (data == null) {
+            return;
+        }
+        try {
+            String name = run + "-" + (traced++);
+            try (FileOutputStream exec = new FileOutputStream(new File(jacocoDir, name + ".exec"))) {
+                exec.write(data);
+            }
+            TestSource source = id.getSource().orElse(null);
+            String cls = source instanceof MethodSource ? ((MethodSource) source).getClassName() : "";
+            String line = name + "\t" + clean(cls) + "\t" + clean(id.getLegacyReportingName()) + "\n";
+            try (FileOutputStream index = new FileOutputStream(new File(jacocoDir, "tests.txt"), true)) {
+                index.write(line.getBytes(StandardCharsets.UTF_8));
+            }
+        } catch (IOException | RuntimeException e) {
+            // Tracing must never break the run.
+        }
     }
 
     private void write(TestIdentifier id, String what, String tail) {
