@@ -83,7 +83,7 @@ pub(crate) fn find_suspects(store: &Store, root: &Path, report: &mut Report, tra
             continue;
         };
         if graph.is_none() {
-            graph = Graph::build(root).ok();
+            graph = graph_of(store, root).ok();
         }
         let Some(g) = graph.as_ref() else { return };
         first_baseline.get_or_insert(baseline_of(&changes.baseline));
@@ -427,8 +427,31 @@ fn selection_in(
         },
     };
     let changes = store.changes(&since)?;
-    let g = Graph::build(root)?;
+    let g = graph_of(store, root)?;
     Ok((selection_of(&g, &changes, asked), g))
+}
+
+/// Which graphs the store keeps: this pith's, so another version's resolvers never answer.
+const GRAPH_KEY: &str = concat!("import-graph ", env!("CARGO_PKG_VERSION"));
+
+/// The import graph of the workspace as of the store's generation (which the caller has just
+/// refreshed): the one kept for that generation, else built from the files and kept. The
+/// store's walk and the graph's are one filter, so an edit the graph would read is a new
+/// generation; a status polled with nothing changed reads no source again.
+fn graph_of(store: &Store, root: &Path) -> Result<Graph, pith_index::IndexError> {
+    let generation = store.generation().ok();
+    if let Some(g) = generation
+        .and_then(|g| store.cached_graph(GRAPH_KEY, g).ok().flatten())
+        .and_then(|bytes| Graph::from_bytes(&bytes))
+    {
+        return Ok(g);
+    }
+    let g = Graph::build(root)?;
+    if let Some(generation) = generation {
+        // Best effort: a busy database only costs the next call another build.
+        let _ = store.cache_graph(GRAPH_KEY, generation, &g.to_bytes());
+    }
+    Ok(g)
 }
 
 /// What `pith test --changed` runs: the selection, and per project the ids of its selected
@@ -755,7 +778,7 @@ pub(crate) fn off_target(store: &Store, root: &Path) -> Vec<String> {
     if edited.is_empty() {
         return Vec::new();
     }
-    let Ok(g) = Graph::build(root) else {
+    let Ok(g) = graph_of(store, root) else {
         return Vec::new();
     };
     edited
@@ -807,6 +830,49 @@ mod tests {
             std::fs::write(p, text).unwrap();
         }
         ws
+    }
+
+    #[test]
+    fn the_graph_kept_for_a_generation_is_never_an_older_one() {
+        let ws = workspace();
+        let mut store = Store::open(ws.path()).unwrap();
+        let first = store.scan().unwrap();
+        let g = graph_of(&store, ws.path()).unwrap();
+        assert_eq!(g.tests_of("pkg/other.py").len(), 1);
+        assert!(store.cached_graph(GRAPH_KEY, first).unwrap().is_some());
+        // A new test importing the module: a new generation, and the graph says so.
+        std::fs::write(
+            ws.path().join("tests/test_more.py"),
+            "from pkg.other import X\n",
+        )
+        .unwrap();
+        let second = store.scan().unwrap();
+        assert!(second > first);
+        let tests: Vec<String> = graph_of(&store, ws.path())
+            .unwrap()
+            .tests_of("pkg/other.py")
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect();
+        assert_eq!(tests, ["tests/test_more.py", "tests/test_other.py"]);
+        // What was kept for this generation is what answers, until something changes.
+        let none = Graph::build(&ws.path().join("data")).unwrap();
+        store
+            .cache_graph(GRAPH_KEY, second, &none.to_bytes())
+            .unwrap();
+        assert!(graph_of(&store, ws.path())
+            .unwrap()
+            .tests_of("pkg/other.py")
+            .is_empty());
+        // Damaged bytes are not a graph: it is built again.
+        store.cache_graph(GRAPH_KEY, second, b"junk").unwrap();
+        assert_eq!(
+            graph_of(&store, ws.path())
+                .unwrap()
+                .tests_of("pkg/other.py")
+                .len(),
+            2
+        );
     }
 
     fn changed(paths: &[(&str, ChangeKind)]) -> Changes {

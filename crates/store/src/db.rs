@@ -124,6 +124,11 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ) WITHOUT ROWID;                     -- no index by hash: a generation's rows stay together
                                          -- on a few pages, written once
     ",
+    // 7: the import graph as of one generation (one row per kind of graph), so a status that
+    // asks for it again before anything changed does not read the whole workspace.
+    "
+    CREATE TABLE graphs (key TEXT PRIMARY KEY, generation INTEGER NOT NULL, data BLOB NOT NULL);
+    ",
 ];
 
 /// Why a database file cannot be used as it is.
@@ -262,6 +267,7 @@ const SCHEMA_PROBES: &[&str] = &[
     "SELECT generation, head FROM remembered LIMIT 0",
     "SELECT hash, size, data FROM blobs LIMIT 0",
     "SELECT generation, path, hash FROM kept LIMIT 0",
+    "SELECT key, generation, data FROM graphs LIMIT 0",
 ];
 
 /// Brings the schema to the latest version, in one write transaction that re-reads the

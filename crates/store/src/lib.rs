@@ -223,6 +223,28 @@ impl Store {
         Ok(())
     }
 
+    /// The bytes cached under `key` by [`Store::cache_graph`] at `generation`, if that is the
+    /// generation they were cached at.
+    pub fn cached_graph(&self, key: &str, generation: u64) -> Result<Option<Vec<u8>>, StoreError> {
+        use rusqlite::OptionalExtension;
+        Ok(self
+            .conn
+            .prepare_cached("SELECT data FROM graphs WHERE key = ?1 AND generation = ?2")?
+            .query_row(rusqlite::params![key, generation as i64], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// Keeps `data` (a graph of the workspace at `generation`) under `key`, replacing what
+    /// was kept there: one row per key, so the table never grows past the kinds of graph.
+    pub fn cache_graph(&self, key: &str, generation: u64, data: &[u8]) -> Result<(), StoreError> {
+        self.conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO graphs (key, generation, data) VALUES (?1, ?2, ?3)",
+            )?
+            .execute(rusqlite::params![key, generation as i64, data])?;
+        Ok(())
+    }
+
     /// Takes the run lock, waiting up to `wait` for another pith run to end.
     pub fn lock_run(&self, wait: std::time::Duration) -> Result<TryLock, StoreError> {
         lock::acquire(&self.dir, wait)

@@ -15,6 +15,7 @@ mod java;
 mod javascript;
 mod lex;
 mod listing;
+mod persist;
 mod python;
 mod rust;
 mod rust_paths;
