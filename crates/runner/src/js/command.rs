@@ -51,6 +51,12 @@ pub(super) struct Files {
     pub(super) coverage: PathBuf,
 }
 
+/// What a tracing re-run (jest, vitest) collects coverage of, into [`Files::coverage`]: glob
+/// patterns relative to the runner's root directory, each naming one changed file.
+pub(super) struct Cover {
+    pub(super) globs: Vec<String>,
+}
+
 impl Js {
     /// The runner's program: jest and vitest from the project's `node_modules/.bin` (or one
     /// above it, where a monorepo hoists them), `node` from PATH. The error is the install hint.
@@ -119,13 +125,15 @@ impl Js {
     }
 
     /// The runner's command: the launcher, pith's reporter and report paths, the script's own
-    /// options and environment, and the selection.
+    /// options and environment, and the selection; with `cover` (a selection's tracing re-run,
+    /// jest and vitest), the coverage of those files instead of none.
     pub(super) fn command(
         &self,
         ctx: &Context<'_>,
         program: &Path,
         files: &Files,
         sel: Option<&Selection>,
+        cover: Option<&Cover>,
     ) -> Command {
         let mut cmd = self.launcher(program);
         for var in RUNNER_ENV {
@@ -141,8 +149,8 @@ impl Js {
             })
             .unwrap_or_default();
         match self.runner {
-            Runner::Jest => self.jest_args(&mut cmd, files, sel, &targets),
-            Runner::Vitest => self.vitest_args(&mut cmd, program, files, sel, &targets),
+            Runner::Jest => self.jest_args(&mut cmd, files, sel, cover, &targets),
+            Runner::Vitest => self.vitest_args(&mut cmd, program, files, sel, cover, &targets),
             Runner::Node => self.node_args(&mut cmd, files, sel, &targets),
         }
         for (k, v) in &self.script.env {
@@ -171,6 +179,7 @@ impl Js {
         cmd: &mut Command,
         files: &Files,
         sel: Option<&Selection>,
+        cover: Option<&Cover>,
         targets: &[String],
     ) {
         cmd.args(self.script.args(sel.is_none()))
@@ -186,8 +195,13 @@ impl Js {
             cmd.arg("--reporters=default").arg(reporter);
         }
         if let Some(sel) = sel {
-            // A re-run of some tests is not judged by whole-suite coverage thresholds.
-            cmd.arg("--coverage=false");
+            match cover {
+                // A re-run of some tests is not judged by whole-suite coverage thresholds.
+                None => {
+                    cmd.arg("--coverage=false");
+                }
+                Some(cover) => jest_cover(cmd, cover),
+            }
             if let Some(p) = sel.full_name_pattern() {
                 cmd.arg(format!("--testNamePattern={p}"));
             }
@@ -203,6 +217,7 @@ impl Js {
         program: &Path,
         files: &Files,
         sel: Option<&Selection>,
+        cover: Option<&Cover>,
         targets: &[String],
     ) {
         cmd.arg("run")
@@ -222,7 +237,12 @@ impl Js {
             cmd.env("CI", "1");
         }
         if let Some(sel) = sel {
-            cmd.arg("--coverage.enabled=false");
+            match cover {
+                None => {
+                    cmd.arg("--coverage.enabled=false");
+                }
+                Some(cover) => vitest_cover(cmd, cover),
+            }
             if let Some(p) = sel.full_name_pattern() {
                 cmd.arg(format!("--testNamePattern={p}"));
             }
@@ -261,6 +281,45 @@ impl Js {
     }
 }
 
+/// jest's coverage of the traced files alone, whatever the configuration says of coverage: V8's
+/// (no instrumentation; jest maps it back through each transform's source map), as istanbul's
+/// JSON, with no thresholds to judge and no ignore pattern that could hide a traced file (the
+/// one given matches no path).
+fn jest_cover(cmd: &mut Command, cover: &Cover) {
+    let from = serde_json::to_string(&cover.globs).unwrap_or_else(|_| "[]".to_owned());
+    cmd.args([
+        "--coverage",
+        "--coverageProvider=v8",
+        "--coverageReporters=json",
+        "--coverageThreshold={}",
+        "--coveragePathIgnorePatterns=^$",
+    ])
+    .arg(format!("--collectCoverageFrom={from}"));
+}
+
+/// vitest's coverage of the traced files alone through `@vitest/coverage-v8` (the caller checks
+/// it is installed), as istanbul's JSON, with no thresholds.
+fn vitest_cover(cmd: &mut Command, cover: &Cover) {
+    cmd.args([
+        "--coverage.enabled=true",
+        "--coverage.provider=v8",
+        "--coverage.reporter=json",
+        "--coverage.thresholds.lines=0",
+        "--coverage.thresholds.functions=0",
+        "--coverage.thresholds.branches=0",
+        "--coverage.thresholds.statements=0",
+    ]);
+    for g in &cover.globs {
+        cmd.arg(format!("--coverage.include={g}"));
+    }
+}
+
+/// A path as a glob matching only itself (jest's and vitest's picomatch): every character
+/// that means something in a glob escaped.
+pub(super) fn glob_literal(path: &str) -> String {
+    crate::text::escape_chars(path, |c| "\\*?[]{}()!+@,".contains(c))
+}
+
 /// How the project installs its packages, from its lockfile.
 pub(super) fn install_command(dir: &Path) -> &'static str {
     let has = |f: &str| dir.ancestors().any(|d| d.join(f).is_file());
@@ -294,7 +353,7 @@ impl Selection {
         let mut sel = Selection::default();
         let mut gone = Vec::new();
         for raw in ids {
-            let id = raw.trim().trim_start_matches("./").to_owned();
+            let id = Self::normal(raw);
             let file = id_file(&id).to_owned();
             // An id is never an option, whatever file it might also name.
             if file.starts_with('-') || !root.join(&file).is_file() {
@@ -314,6 +373,11 @@ impl Selection {
             sel.ids.push(id);
         }
         (sel, gone)
+    }
+
+    /// An id as the selection holds it: trimmed, without a leading `./`.
+    pub(super) fn normal(raw: &str) -> String {
+        raw.trim().trim_start_matches("./").to_owned()
     }
 
     pub(super) fn wants(&self, id: &str, file: &str) -> bool {

@@ -30,14 +30,18 @@
 //! for: the patterns can match more (jest's is case-insensitive, node 20's matches each level's
 //! own name). An id that starts with `-` is never passed on: it names no test.
 //!
-//! Tracing (`trace`, node's runner only): each failing test runs again alone under
-//! `NODE_V8_COVERAGE`, and V8's block coverage of the changed files tells the lines it ran.
+//! Tracing (`trace`): under node's runner each failing test runs again alone under
+//! `NODE_V8_COVERAGE`, and V8's block coverage of the changed files tells the lines it ran
+//! (`trace`); jest (and vitest with `@vitest/coverage-v8` installed) transform the code, so
+//! their own V8 coverage, mapped back through the transforms' source maps, is read instead,
+//! one run per test file (`coverage`).
 //!
 //! Killed at the deadline: jest reports each test as it starts, so the running test is named;
 //! vitest batches its test events in the worker, so a test stuck in synchronous code is named by
 //! its file; node's child processes send nothing while blocked, so the same holds for node.
 
 mod command;
+mod coverage;
 mod detect;
 pub(crate) mod events;
 mod judge;
@@ -116,6 +120,23 @@ pub fn is_test_id(id: &str) -> bool {
             .any(|e| file.len() > e.len() && file.ends_with(e))
 }
 
+/// Whether the workspace-relative script file `f` is named as jest, vitest and node:test find
+/// test files by default.
+fn is_test_file(f: &str) -> bool {
+    let name = f.rsplit('/').next().unwrap_or(f);
+    let stem = name.split('.').next().unwrap_or(name);
+    is_test_id(f)
+        && (name.contains(".test.")
+            || name.contains(".spec.")
+            || stem == "test"
+            || stem.starts_with("test-")
+            || stem.ends_with("-test")
+            || stem.ends_with("_test")
+            || f.contains("__tests__/")
+            || f.starts_with("test/")
+            || f.contains("/test/"))
+}
+
 impl Adapter for Js {
     fn name(&self) -> &'static str {
         self.runner.name()
@@ -129,21 +150,7 @@ impl Adapter for Js {
     /// as jest, vitest and node:test find tests by default: a helper beside them matches no
     /// test, and the files importing it are selected with it.
     fn ids_for_files(&self, _project: Option<&str>, files: &[String]) -> Option<Vec<String>> {
-        let test_file = |f: &&String| {
-            let name = f.rsplit('/').next().unwrap_or(f);
-            let stem = name.split('.').next().unwrap_or(name);
-            is_test_id(f)
-                && (name.contains(".test.")
-                    || name.contains(".spec.")
-                    || stem == "test"
-                    || stem.starts_with("test-")
-                    || stem.ends_with("-test")
-                    || stem.ends_with("_test")
-                    || f.contains("__tests__/")
-                    || f.starts_with("test/")
-                    || f.contains("/test/"))
-        };
-        Some(files.iter().filter(test_file).cloned().collect())
+        Some(files.iter().filter(|f| is_test_file(f)).cloned().collect())
     }
 
     fn run(&self, ctx: &Context<'_>, tests: &[String]) -> Result<Run, RunnerError> {
@@ -165,7 +172,7 @@ impl Adapter for Js {
             });
         }
         let files = self.files(ctx)?;
-        let cmd = self.command(ctx, &program, &files, sel.as_ref());
+        let cmd = self.command(ctx, &program, &files, sel.as_ref(), None);
         let captured = match process::run(cmd, ctx.deadline, ctx.cancel) {
             Ok(c) => c,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -191,7 +198,8 @@ impl Adapter for Js {
     }
 
     /// node's runner: each failing test alone again under `NODE_V8_COVERAGE` (see `trace`);
-    /// jest and vitest run transformed code, whose offsets are not the source's: `None`.
+    /// jest and vitest run transformed code, so each test file's failing tests run again with
+    /// the runner's own coverage of the changed files (see `coverage`).
     fn trace(
         &self,
         ctx: &Context<'_>,

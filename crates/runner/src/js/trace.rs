@@ -4,9 +4,10 @@
 //! coverage as they exit; a changed file's ranges (byte offsets in UTF-16 units, nested ranges
 //! overriding the ones around them) become the lines whose first token ran.
 //!
-//! Only code V8 ran as written can be mapped: jest wraps and transforms every module (babel-jest)
-//! and vitest runs what vite made of it, so their offsets are not the source's, and they are
-//! not traced (the static reach stands). Under node, a file whose script length is not the
+//! Only code V8 ran as written can be mapped here: jest wraps and transforms every module
+//! (babel-jest) and vitest runs what vite made of it, so their offsets are not the source's;
+//! they are traced through their own coverage instead (`coverage`), which maps V8's ranges back
+//! through each transform's source map. Under node, a file whose script length is not the
 //! source's (a loader, a transpiler) makes the whole trace `None` rather than guessed.
 
 use std::collections::BTreeSet;
@@ -22,11 +23,11 @@ use crate::{Context, RunnerError};
 use super::command::Selection;
 use super::{is_test_id, Js, Runner};
 
-/// Most tests re-run: each is a run of its own.
+/// Most tests re-run: each is a run of its own (under jest and vitest, each test file is).
 pub(super) const MAX_TESTS: usize = 5;
 
 /// Largest coverage file or source read; past it, tracing gives way to the static reach.
-const MAX_BYTES: u64 = 64 << 20;
+pub(super) const MAX_BYTES: u64 = 64 << 20;
 
 /// A changed file as V8 names it, with what is needed to map offsets to lines.
 pub(super) struct Script {
@@ -74,7 +75,8 @@ fn utf16_len(s: &str) -> u64 {
 }
 
 impl Js {
-    /// See [`crate::Adapter::trace`]: node's runner alone, one run per test.
+    /// See [`crate::Adapter::trace`]: node's runner here, one run per test; jest and vitest
+    /// through their coverage (`coverage`).
     pub(super) fn trace_tests(
         &self,
         ctx: &Context<'_>,
@@ -82,7 +84,7 @@ impl Js {
         files: &[String],
     ) -> Result<Option<Traced>, RunnerError> {
         if self.runner != Runner::Node {
-            return Ok(None);
+            return self.trace_coverage(ctx, tests, files);
         }
         let Ok(program) = self.program() else {
             return Ok(None);
@@ -108,7 +110,7 @@ impl Js {
             let run_files = self.files(ctx)?;
             let dir = ctx.scratch.join(format!("v8-coverage-{n}"));
             let _ = std::fs::remove_dir_all(&dir);
-            let mut cmd = self.command(ctx, &program, &run_files, Some(&sel));
+            let mut cmd = self.command(ctx, &program, &run_files, Some(&sel), None);
             cmd.env("NODE_V8_COVERAGE", &dir);
             // The verdict is not the answer's: only the coverage is read.
             if process::run(cmd, ctx.deadline, ctx.cancel).is_err() {

@@ -1,0 +1,342 @@
+//! Tracing for jest (and vitest): which lines of the changed script files the failing tests
+//! executed, read from the runner's own coverage. Both transform every module (babel-jest,
+//! vite), so V8's offsets are not the source's and `NODE_V8_COVERAGE` cannot be mapped; their
+//! coverage maps V8's ranges back through each transform's source map (jest's
+//! `--coverageProvider=v8`, vitest's `@vitest/coverage-v8`) and writes istanbul's
+//! `coverage-final.json`, which is read here.
+//!
+//! One run per test file, its failing tests selected together by full name: coverage is the
+//! file's (jest collects it around each test file, not each test), and a jest start costs about
+//! as much as the run itself, so the tests of one file share what their run executed rather
+//! than each paying a start. At most [`MAX_TESTS`] tests, so at most that many runs.
+//!
+//! A changed file the coverage does not hold may have run unseen: a test file (jest never
+//! covers those), a setup file, one outside the runner's roots. When that file is in the
+//! project and not merely another test's file, the trace is `None` and the static reach stands.
+
+use std::collections::BTreeSet;
+use std::path::{Component, Path, PathBuf};
+use std::time::Instant;
+
+use pith_model::impact::{Lines, Traced};
+use serde_json::Value;
+
+use crate::process;
+use crate::{Context, PathMap, RunnerError};
+
+use super::command::{glob_literal, Cover, Selection};
+use super::trace::{Script, MAX_BYTES, MAX_TESTS};
+use super::{id_file, is_test_file, is_test_id, Js, Runner, EXTENSIONS};
+
+impl Js {
+    /// See [`crate::Adapter::trace`]: jest (and vitest with `@vitest/coverage-v8`), one run per
+    /// test file.
+    pub(super) fn trace_coverage(
+        &self,
+        ctx: &Context<'_>,
+        tests: &[String],
+        files: &[String],
+    ) -> Result<Option<Traced>, RunnerError> {
+        let Ok(program) = self.program() else {
+            return Ok(None);
+        };
+        if self.runner == Runner::Vitest {
+            // Not yet: vitest's coverage options are untried.
+            let _ = vitest_coverage_installed(&program);
+            return Ok(None);
+        }
+        let scripts: Vec<Script> = files
+            .iter()
+            .filter(|f| EXTENSIONS.iter().any(|e| f.ends_with(e)))
+            .filter_map(|f| Script::read(ctx.root, f))
+            .collect();
+        if scripts.is_empty() {
+            return Ok(None);
+        }
+        let cover = Cover {
+            globs: globs(ctx.root, &self.dir, &scripts),
+        };
+        let mut groups: Vec<Vec<String>> = Vec::new();
+        for id in tests.iter().filter(|id| is_test_id(id)).take(MAX_TESTS) {
+            let file = id_file(id.trim().trim_start_matches("./"));
+            let same = |g: &&mut Vec<String>| {
+                g.first()
+                    .is_some_and(|f| id_file(f.trim().trim_start_matches("./")) == file)
+            };
+            match groups.iter_mut().find(same) {
+                Some(g) => g.push(id.clone()),
+                None => groups.push(vec![id.clone()]),
+            }
+        }
+        let mut traced = Traced::default();
+        for group in groups {
+            if Instant::now() >= ctx.deadline {
+                break;
+            }
+            let (sel, _) = Selection::of(&group, ctx.root);
+            if sel.files.is_empty() {
+                continue;
+            }
+            let run_files = self.files(ctx)?;
+            let _ = std::fs::remove_dir_all(&run_files.coverage);
+            let cmd = self.command(ctx, &program, &run_files, Some(&sel), Some(&cover));
+            // The verdict is not the answer's: only the coverage, and which tests ran, are read.
+            let Ok(captured) = process::run(cmd, ctx.deadline, ctx.cancel) else {
+                continue;
+            };
+            let report = run_files.coverage.join("coverage-final.json");
+            let Some(found) = read_final(&report, &scripts, ctx.paths) else {
+                continue;
+            };
+            let unseen = scripts.iter().any(|s| {
+                !found.present.contains(&s.file)
+                    && ctx.root.join(&s.file).starts_with(&self.dir)
+                    && (!is_test_file(&s.file) || sel.files.contains(&s.file))
+            });
+            if unseen {
+                return Ok(None);
+            }
+            let run = self.judge(ctx, self.read(&run_files), &captured, Some(&sel));
+            for id in group {
+                if !run.not_found.contains(&Selection::normal(&id)) {
+                    traced.tests.insert(id, found.lines.clone());
+                }
+            }
+        }
+        Ok((!traced.tests.is_empty()).then_some(traced))
+    }
+}
+
+/// Whether `@vitest/coverage-v8` is installed beside the project's vitest: without it, vitest
+/// asks to install it instead of running.
+fn vitest_coverage_installed(program: &Path) -> bool {
+    let Some(modules) = program.parent().and_then(Path::parent) else {
+        return false;
+    };
+    modules
+        .join("@vitest")
+        .join("coverage-v8")
+        .join("package.json")
+        .is_file()
+}
+
+/// The globs naming `scripts` relative to the runner's root directory, which pith does not
+/// read (a configuration may set `rootDir`, as NestJS's does with `src`): each file relative
+/// to the project directory (`../` past it), and every tail of its workspace-relative path,
+/// for a root below the project. A tail that names another file too only adds that file to
+/// the report, where nothing asks for it.
+fn globs(root: &Path, dir: &Path, scripts: &[Script]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |g: String| {
+        if !out.contains(&g) {
+            out.push(g);
+        }
+    };
+    for s in scripts {
+        if let Some(rel) = relative(&root.join(&s.file), dir) {
+            add(glob_literal(&rel));
+        }
+        let parts: Vec<&str> = s.file.split('/').collect();
+        for i in 0..parts.len() {
+            add(glob_literal(&parts[i..].join("/")));
+        }
+    }
+    out
+}
+
+/// `path` relative to `base`, both absolute and normal (`..` past `base` where needed).
+fn relative(path: &Path, base: &Path) -> Option<String> {
+    let p: Vec<Component> = path.components().collect();
+    let b: Vec<Component> = base.components().collect();
+    let common = p.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    if common == 0 {
+        return None;
+    }
+    let mut out = PathBuf::new();
+    for _ in common..b.len() {
+        out.push("..");
+    }
+    for c in &p[common..] {
+        out.push(c);
+    }
+    let s = out.to_str()?.to_owned();
+    (!s.is_empty()).then_some(s)
+}
+
+/// What `coverage-final.json` says of the traced files.
+#[derive(Debug, Default)]
+pub(super) struct Found {
+    /// The code lines of each file that ran.
+    pub(super) lines: Lines,
+    /// The files the report holds, run or not (with `collectCoverageFrom`, jest reports the
+    /// files it covers even when no test loaded them).
+    pub(super) present: BTreeSet<String>,
+}
+
+/// The lines of `scripts` that istanbul's report at `path` says ran: for each statement run
+/// at least once, its start line, when that line holds code. The start line only: a statement
+/// spans the lines of what it contains (a multi-line `if` its whole body), and those ran only
+/// if their own statements say so. V8's provider writes one statement per source line, blank
+/// and comment lines included (they take the count of the function around them), hence the
+/// code lines of [`Script`]. `None` when the report is missing, too big or not a JSON object.
+pub(super) fn read_final(path: &Path, scripts: &[Script], paths: &PathMap) -> Option<Found> {
+    if std::fs::metadata(path).ok()?.len() > MAX_BYTES {
+        return None;
+    }
+    let Value::Object(doc) = serde_json::from_slice::<Value>(&std::fs::read(path).ok()?).ok()?
+    else {
+        return None;
+    };
+    let mut found = Found::default();
+    for (key, entry) in &doc {
+        let Some(script) = scripts.iter().find(|s| names(key, s, paths)) else {
+            continue;
+        };
+        let (Some(map), Some(counts)) = (
+            entry.get("statementMap").and_then(Value::as_object),
+            entry.get("s").and_then(Value::as_object),
+        ) else {
+            // Not istanbul's shape: the file is not known to be covered.
+            continue;
+        };
+        found.present.insert(script.file.clone());
+        let code: BTreeSet<u32> = script.lines.iter().map(|(l, _)| *l).collect();
+        let ran = found.lines.entry(script.file.clone()).or_default();
+        for (id, count) in counts {
+            if count.as_u64().is_none_or(|n| n == 0) {
+                continue;
+            }
+            let start = map
+                .get(id)
+                .and_then(|st| st.get("start"))
+                .and_then(|st| st.get("line"))
+                .and_then(Value::as_u64)
+                .and_then(|l| u32::try_from(l).ok());
+            if let Some(line) = start.filter(|l| code.contains(l)) {
+                ran.insert(line);
+            }
+        }
+        if ran.is_empty() {
+            found.lines.remove(&script.file);
+        }
+    }
+    Some(found)
+}
+
+/// Whether the report's key (an absolute path) is `script`: its workspace-relative form, or
+/// the same real file.
+fn names(key: &str, script: &Script, paths: &PathMap) -> bool {
+    paths.relativize(key, None).as_deref() == Some(script.file.as_str())
+        || std::fs::canonicalize(key).is_ok_and(|p| p == script.path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PRICE: &str = "// the price of one thing\nfunction discount(a) {\n  if (a > 100) {\n    return a * 0.9;\n  }\n\n  return a - 1;\n}\n";
+
+    /// What jest 30 wrote (v8 provider) for `PRICE` after `discount(10)`, cut to its lines.
+    fn report(path: &str) -> String {
+        let counts = [1, 1, 1, 0, 0, 1, 1, 1];
+        let map: Vec<String> = (0..counts.len())
+            .map(|i| {
+                format!(
+                    r#""{i}": {{"start": {{"line": {}, "column": 0}}, "end": {{"line": {}, "column": 3}}}}"#,
+                    i + 1,
+                    i + 1
+                )
+            })
+            .collect();
+        let s: Vec<String> = counts
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!(r#""{i}": {c}"#))
+            .collect();
+        format!(
+            r#"{{"{path}": {{"path": "{path}", "all": false, "statementMap": {{{}}}, "s": {{{}}}, "fnMap": {{}}, "f": {{}}}}}}"#,
+            map.join(", "),
+            s.join(", ")
+        )
+    }
+
+    fn setup() -> (tempfile::TempDir, Script, PathMap) {
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::create_dir(ws.path().join("src")).unwrap();
+        std::fs::write(ws.path().join("src/price.js"), PRICE).unwrap();
+        let script = Script::read(ws.path(), "src/price.js").unwrap();
+        let paths = PathMap::new(ws.path());
+        (ws, script, paths)
+    }
+
+    #[test]
+    fn statements_that_ran_give_their_code_lines() {
+        let (ws, script, paths) = setup();
+        let path = ws.path().join("src/price.js");
+        let out = ws.path().join("coverage-final.json");
+        std::fs::write(&out, report(&path.display().to_string())).unwrap();
+        let found = read_final(&out, std::slice::from_ref(&script), &paths).unwrap();
+        let got: Vec<u32> = found.lines["src/price.js"].iter().copied().collect();
+        // The comment (1) and the blank line (6) ran as far as V8 says, but hold no code.
+        assert_eq!(got, [2, 3, 7, 8]);
+        assert!(found.present.contains("src/price.js"));
+    }
+
+    #[test]
+    fn malformed_reports_are_read_as_nothing_never_a_panic() {
+        let (ws, script, paths) = setup();
+        let path = ws.path().join("src/price.js").display().to_string();
+        let out = ws.path().join("coverage-final.json");
+        let scripts = std::slice::from_ref(&script);
+        for bad in ["", "{", "[]", "null", "{\"a\": 1}"] {
+            std::fs::write(&out, bad).unwrap();
+            let found = read_final(&out, scripts, &paths);
+            assert!(found.is_none_or(|f| f.present.is_empty()), "{bad}");
+        }
+        let shapes = [
+            format!(r#"{{"{path}": 7}}"#),
+            format!(r#"{{"{path}": {{"statementMap": [], "s": {{}}}}}}"#),
+        ];
+        for bad in &shapes {
+            std::fs::write(&out, bad).unwrap();
+            let found = read_final(&out, scripts, &paths).unwrap();
+            assert!(found.present.is_empty(), "{bad}");
+        }
+        // Known shape, odd values: counts that are not numbers, ids with no statement, lines
+        // that are not lines.
+        let odd = format!(
+            r#"{{"{path}": {{"statementMap": {{"0": {{"start": {{"line": -2}}}}, "1": {{"start": {{"line": 99999999999}}}}, "2": {{}}, "3": {{"start": {{"line": 3}}}}}}, "s": {{"0": 1, "1": 1, "2": 1, "3": "x", "4": 5}}}}}}"#
+        );
+        std::fs::write(&out, odd).unwrap();
+        let found = read_final(&out, scripts, &paths).unwrap();
+        assert!(found.present.contains("src/price.js"));
+        assert!(found.lines.is_empty(), "{:?}", found.lines);
+        assert!(read_final(&ws.path().join("missing.json"), scripts, &paths).is_none());
+    }
+
+    #[test]
+    fn files_are_named_from_every_root_the_runner_may_have() {
+        let ws = tempfile::tempdir().unwrap();
+        for f in ["web/src/a (1).js", "lib/b.js"] {
+            let p = ws.path().join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "x;\n").unwrap();
+        }
+        let scripts: Vec<Script> = ["web/src/a (1).js", "lib/b.js"]
+            .iter()
+            .map(|f| Script::read(ws.path(), f).unwrap())
+            .collect();
+        let got = globs(ws.path(), &ws.path().join("web"), &scripts);
+        assert_eq!(
+            got,
+            [
+                r"src/a \(1\).js",
+                r"web/src/a \(1\).js",
+                r"a \(1\).js",
+                "../lib/b.js",
+                "lib/b.js",
+                "b.js"
+            ]
+        );
+    }
+}

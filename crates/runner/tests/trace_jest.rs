@@ -1,0 +1,168 @@
+//! `Adapter::trace` for jest against the real runner (installed for the fixtures by
+//! scripts/setup/js.sh; these tests fail, never skip, without it), on a copy of
+//! `tests/fixtures/js/trace_jest`: a helper whose branch decides which tests fail, a file no
+//! test requires, and a configuration whose own coverage settings (a threshold, an ignore
+//! pattern hiding `src/`) must not change what is traced.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use pith_model::impact::Traced;
+use pith_runner::{js, Adapter};
+use pith_testkit::{Fixture, Runs};
+
+fn workspace() -> Fixture {
+    let ws = pith_testkit::fixture("js/trace_jest");
+    pith_testkit::link_node_modules(ws.path());
+    ws
+}
+
+fn jest(root: &Path) -> Box<dyn Adapter> {
+    let adapter = js::detect(root).pop().expect("a jest project");
+    assert_eq!(adapter.name(), "jest");
+    adapter
+}
+
+fn trace(adapter: &dyn Adapter, root: &Path, tests: &[&str], files: &[&str]) -> Option<Traced> {
+    let runs = Runs::new(root);
+    let tests: Vec<String> = tests.iter().map(|s| s.to_string()).collect();
+    let files: Vec<String> = files.iter().map(|s| s.to_string()).collect();
+    adapter
+        .trace(&runs.context(Duration::from_secs(240)), &tests, &files)
+        .expect("tracing itself must not fail")
+}
+
+/// The lines `test` executed of `file` (none when it executed none of them).
+fn lines(traced: &Traced, test: &str, file: &str) -> Vec<u32> {
+    let Some(t) = traced.tests.get(test) else {
+        panic!("{test} was not traced: {traced:?}");
+    };
+    t.get(file)
+        .map(|l| l.iter().copied().collect())
+        .unwrap_or_default()
+}
+
+const SMALL: &str = "tests/price.test.js > discount > small";
+const TINY: &str = "tests/price.test.js > discount > tiny";
+const OTHER: &str = "tests/other.test.js > arithmetic";
+const CHANGED: [&str; 3] = ["src/price.js", "src/round.js", "src/label.js"];
+
+#[test]
+fn jest_traces_the_lines_the_failing_tests_ran_of_a_changed_helper() {
+    let ws = workspace();
+    let root = ws.path();
+    let adapter = jest(root);
+    let traced = trace(adapter.as_ref(), root, &[SMALL, TINY, OTHER], &CHANGED).expect("traced");
+    assert_eq!(traced.tests.len(), 3, "{traced:?}");
+    // The big-amount branch (6) and `unused` (12-14) never ran; comments and blank lines are
+    // no lines.
+    assert_eq!(
+        lines(&traced, SMALL, "src/price.js"),
+        [2, 4, 5, 9, 10, 16],
+        "{traced:?}"
+    );
+    assert_eq!(lines(&traced, SMALL, "src/round.js"), [2, 3, 4, 6]);
+    // Tests of one file share its run (jest's coverage is per test file).
+    assert_eq!(traced.tests[SMALL], traced.tests[TINY]);
+    // The other file's test required nothing, and no test ran `label.js`.
+    assert!(traced.tests[OTHER].is_empty(), "{traced:?}");
+    assert!(traced
+        .tests
+        .values()
+        .all(|l| !l.contains_key("src/label.js")));
+    // Coverage went to the scratch directory, never into the project.
+    assert!(!root.join("coverage").exists());
+}
+
+#[test]
+fn jest_leaves_to_the_static_reach_a_changed_file_it_cannot_see() {
+    let ws = workspace();
+    let root = ws.path();
+    let adapter = jest(root);
+    // The traced test's own file changed: jest never covers a test file, so what ran of it
+    // is unknown.
+    let own = trace(
+        adapter.as_ref(),
+        root,
+        &[SMALL],
+        &["src/price.js", "tests/price.test.js"],
+    );
+    assert_eq!(own, None);
+    // Another test's file is not run by this one: traced.
+    let other = trace(
+        adapter.as_ref(),
+        root,
+        &[SMALL],
+        &["src/price.js", "tests/other.test.js"],
+    )
+    .expect("traced");
+    assert_eq!(lines(&other, SMALL, "src/price.js"), [2, 4, 5, 9, 10, 16]);
+    // Nothing jest could run, or no test: not traced.
+    assert_eq!(
+        trace(adapter.as_ref(), root, &[SMALL], &["README.md"]),
+        None
+    );
+    assert_eq!(trace(adapter.as_ref(), root, &[], &CHANGED), None);
+    // A test the re-run did not find is absent.
+    let gone = "tests/price.test.js > discount > renamed";
+    let t = trace(adapter.as_ref(), root, &[gone, SMALL], &CHANGED).expect("traced");
+    assert!(!t.tests.contains_key(gone), "{t:?}");
+    assert!(t.tests.contains_key(SMALL));
+}
+
+#[test]
+fn jest_traces_under_a_configured_root_dir() {
+    let ws = workspace();
+    let root = ws.path();
+    // NestJS's layout: `rootDir` is `src`, so coverage globs are relative to it.
+    let pkg = std::fs::read_to_string(root.join("package.json")).unwrap();
+    let pkg = pkg.replace(
+        "\"jest\": {",
+        "\"jest\": {\n    \"rootDir\": \"src\",\n    \"roots\": [\"<rootDir>\", \"<rootDir>/../tests\"],",
+    );
+    std::fs::write(root.join("package.json"), pkg).unwrap();
+    let adapter = jest(root);
+    let traced = trace(adapter.as_ref(), root, &[SMALL], &CHANGED).expect("traced");
+    assert_eq!(
+        lines(&traced, SMALL, "src/price.js"),
+        [2, 4, 5, 9, 10, 16],
+        "{traced:?}"
+    );
+}
+
+/// Not a check: the cost of tracing against a plain re-run of the same tests, printed for the
+/// record (`cargo test -p pith-runner --test trace_jest -- --nocapture`).
+#[test]
+fn jest_trace_cost_against_a_plain_run() {
+    let ws = workspace();
+    let root = ws.path();
+    let adapter = jest(root);
+    let runs = Runs::new(root);
+    // Warm jest's transform cache first, as a red run before the trace would have.
+    runs.run(
+        adapter.as_ref(),
+        &[SMALL, TINY, OTHER],
+        Duration::from_secs(240),
+    );
+    let mut plain = Vec::new();
+    let mut traced = Vec::new();
+    for _ in 0..3 {
+        let t = Instant::now();
+        let run = runs.run(
+            adapter.as_ref(),
+            &[SMALL, TINY, OTHER],
+            Duration::from_secs(240),
+        );
+        plain.push(t.elapsed());
+        assert_eq!(run.failed, 3);
+        let t = Instant::now();
+        trace(adapter.as_ref(), root, &[SMALL, TINY, OTHER], &CHANGED).expect("traced");
+        traced.push(t.elapsed());
+    }
+    plain.sort();
+    traced.sort();
+    eprintln!(
+        "jest trace cost: plain run of 3 tests in 2 files {:?} (median of 3), traced (2 runs) {:?}",
+        plain[1], traced[1]
+    );
+}
