@@ -130,39 +130,104 @@ fn jest_traces_under_a_configured_root_dir() {
     );
 }
 
-/// Not a check: the cost of tracing against a plain re-run of the same tests, printed for the
-/// record (`cargo test -p pith-runner --test trace_jest -- --nocapture`).
+/// Not a check: the cost of tracing against a plain re-run of the same tests, for jest and
+/// vitest, printed for the record (`cargo test -p pith-runner --test trace_jest -- --nocapture`).
 #[test]
-fn jest_trace_cost_against_a_plain_run() {
+fn trace_cost_against_a_plain_run() {
+    for (name, ws) in [("jest", workspace()), ("vitest", vitest_workspace())] {
+        let root = ws.path();
+        let adapter = js::detect(root).pop().expect("a project");
+        assert_eq!(adapter.name(), name);
+        let runs = Runs::new(root);
+        let tests = [SMALL, TINY, OTHER];
+        // Warm the runner's transform cache first, as the red run before a trace does.
+        runs.run(adapter.as_ref(), &tests, Duration::from_secs(240));
+        let mut plain = Vec::new();
+        let mut traced = Vec::new();
+        for _ in 0..5 {
+            let t = Instant::now();
+            let run = runs.run(adapter.as_ref(), &tests, Duration::from_secs(240));
+            plain.push(t.elapsed());
+            assert_eq!(run.failed, 3);
+            let t = Instant::now();
+            trace(adapter.as_ref(), root, &tests, &CHANGED).expect("traced");
+            traced.push(t.elapsed());
+        }
+        plain.sort();
+        traced.sort();
+        eprintln!(
+            "{name} trace cost: plain run of 3 tests in 2 files {:?}, traced (2 runs) {:?} (medians of 5)",
+            plain[2], traced[2]
+        );
+    }
+}
+
+/// The same project under vitest: globals on, and a configuration whose coverage settings
+/// would hide `src/`, skip fully run files (istanbul's JSON reporter has no such option) and
+/// rewrite itself (`autoUpdate`).
+const VITEST_CONFIG: &str = "export default {\n  test: {\n    globals: true,\n    coverage: {\n      exclude: [\"src/**\"],\n      skipFull: true,\n      thresholds: { lines: 10, autoUpdate: true },\n    },\n  },\n};\n";
+
+fn vitest_workspace() -> Fixture {
     let ws = workspace();
     let root = ws.path();
-    let adapter = jest(root);
-    let runs = Runs::new(root);
-    // Warm jest's transform cache first, as a red run before the trace would have.
-    runs.run(
+    std::fs::write(
+        root.join("package.json"),
+        r#"{"name": "trace-vitest", "private": true, "scripts": {"test": "vitest"}, "devDependencies": {"vitest": "4.1.12", "@vitest/coverage-v8": "4.1.12"}}"#,
+    )
+    .unwrap();
+    std::fs::write(root.join("vitest.config.mjs"), VITEST_CONFIG).unwrap();
+    ws
+}
+
+#[test]
+fn vitest_traces_through_its_v8_coverage() {
+    let ws = vitest_workspace();
+    let root = ws.path();
+    let adapter = js::detect(root).pop().expect("a vitest project");
+    assert_eq!(adapter.name(), "vitest");
+    let traced = trace(adapter.as_ref(), root, &[SMALL, TINY, OTHER], &CHANGED).expect("traced");
+    // vitest 4 reports statements, not lines: the `if` (5) and both returns' statements; the
+    // big-amount return (6) and `unused`'s (13) never ran.
+    assert_eq!(
+        lines(&traced, SMALL, "src/price.js"),
+        [2, 5, 9, 16],
+        "{traced:?}"
+    );
+    // Fully run, and still reported.
+    assert_eq!(lines(&traced, SMALL, "src/round.js"), [3, 6]);
+    assert_eq!(traced.tests[SMALL], traced.tests[TINY]);
+    assert!(traced.tests[OTHER].is_empty(), "{traced:?}");
+    // The configuration was not rewritten, and nothing was written into the project.
+    let config = std::fs::read_to_string(root.join("vitest.config.mjs")).unwrap();
+    assert_eq!(config, VITEST_CONFIG);
+    assert!(!root.join("coverage").exists());
+    // Its own test file changed: unknown, so not traced.
+    let own = trace(
         adapter.as_ref(),
-        &[SMALL, TINY, OTHER],
-        Duration::from_secs(240),
+        root,
+        &[SMALL],
+        &["src/price.js", "tests/price.test.js"],
     );
-    let mut plain = Vec::new();
-    let mut traced = Vec::new();
-    for _ in 0..3 {
-        let t = Instant::now();
-        let run = runs.run(
-            adapter.as_ref(),
-            &[SMALL, TINY, OTHER],
-            Duration::from_secs(240),
-        );
-        plain.push(t.elapsed());
-        assert_eq!(run.failed, 3);
-        let t = Instant::now();
-        trace(adapter.as_ref(), root, &[SMALL, TINY, OTHER], &CHANGED).expect("traced");
-        traced.push(t.elapsed());
-    }
-    plain.sort();
-    traced.sort();
-    eprintln!(
-        "jest trace cost: plain run of 3 tests in 2 files {:?} (median of 3), traced (2 runs) {:?}",
-        plain[1], traced[1]
-    );
+    assert_eq!(own, None);
+}
+
+#[test]
+fn vitest_without_its_v8_coverage_package_is_not_traced() {
+    let ws = vitest_workspace();
+    let root = ws.path();
+    // A node_modules with vitest alone.
+    std::fs::remove_file(root.join("node_modules")).unwrap();
+    std::fs::create_dir_all(root.join("node_modules/.bin")).unwrap();
+    let shared = pith_testkit::shared_node_modules();
+    std::os::unix::fs::symlink(
+        shared.join(".bin/vitest"),
+        root.join("node_modules/.bin/vitest"),
+    )
+    .unwrap();
+    let adapter = js::detect(root).pop().expect("a vitest project");
+    assert_eq!(adapter.name(), "vitest");
+    let t = Instant::now();
+    assert_eq!(trace(adapter.as_ref(), root, &[SMALL], &CHANGED), None);
+    // Decided before running anything.
+    assert!(t.elapsed() < Duration::from_secs(2));
 }

@@ -298,16 +298,17 @@ fn jest_cover(cmd: &mut Command, cover: &Cover) {
 }
 
 /// vitest's coverage of the traced files alone through `@vitest/coverage-v8` (the caller checks
-/// it is installed), as istanbul's JSON, with no thresholds.
+/// it is installed), as istanbul's JSON: written although the tests fail (they do: they are
+/// the failing ones), with no exclusion but one that matches no path. Thresholds stay (they decide only the exit code,
+/// which is ignored) but never update the configuration file (`autoUpdate` writes to it).
 fn vitest_cover(cmd: &mut Command, cover: &Cover) {
     cmd.args([
         "--coverage.enabled=true",
         "--coverage.provider=v8",
         "--coverage.reporter=json",
-        "--coverage.thresholds.lines=0",
-        "--coverage.thresholds.functions=0",
-        "--coverage.thresholds.branches=0",
-        "--coverage.thresholds.statements=0",
+        "--coverage.reportOnFailure=true",
+        "--coverage.thresholds.autoUpdate=false",
+        "--coverage.exclude=/__pith_excludes_nothing__",
     ]);
     for g in &cover.globs {
         cmd.arg(format!("--coverage.include={g}"));

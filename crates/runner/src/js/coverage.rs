@@ -10,8 +10,14 @@
 //! as much as the run itself, so the tests of one file share what their run executed rather
 //! than each paying a start. At most [`MAX_TESTS`] tests, so at most that many runs.
 //!
-//! A changed file the coverage does not hold may have run unseen: a test file (jest never
-//! covers those), a setup file, one outside the runner's roots. When that file is in the
+//! The runner's configuration may hide a changed file from coverage or judge it: the re-run
+//! names the changed files as the only ones to cover, overrides the exclusions with one that
+//! matches nothing, and keeps thresholds from failing it (jest) or rewriting the configuration
+//! (vitest's `autoUpdate`). Reports go to the scratch directory. vitest is traced only when
+//! `@vitest/coverage-v8` is installed: pith installs nothing into a project.
+//!
+//! A changed file the coverage still does not hold may have run unseen: a test file (neither
+//! runner covers those), a setup file, one outside the runner's roots. When that file is in the
 //! project and not merely another test's file, the trace is `None` and the static reach stands.
 
 use std::collections::BTreeSet;
@@ -40,9 +46,7 @@ impl Js {
         let Ok(program) = self.program() else {
             return Ok(None);
         };
-        if self.runner == Runner::Vitest {
-            // Not yet: vitest's coverage options are untried.
-            let _ = vitest_coverage_installed(&program);
+        if self.runner == Runner::Vitest && !vitest_coverage_installed(&self.dir) {
             return Ok(None);
         }
         let scripts: Vec<Script> = files
@@ -107,17 +111,14 @@ impl Js {
     }
 }
 
-/// Whether `@vitest/coverage-v8` is installed beside the project's vitest: without it, vitest
-/// asks to install it instead of running.
-fn vitest_coverage_installed(program: &Path) -> bool {
-    let Some(modules) = program.parent().and_then(Path::parent) else {
-        return false;
-    };
-    modules
-        .join("@vitest")
-        .join("coverage-v8")
-        .join("package.json")
-        .is_file()
+/// Whether `@vitest/coverage-v8` is resolvable from the project directory `dir` (a
+/// `node_modules` in it or above it): without it, vitest asks to install it instead of running,
+/// and pith installs nothing into a project.
+fn vitest_coverage_installed(dir: &Path) -> bool {
+    dir.ancestors().any(|d| {
+        d.join("node_modules/@vitest/coverage-v8/package.json")
+            .is_file()
+    })
 }
 
 /// The globs naming `scripts` relative to the runner's root directory, which pith does not
@@ -175,10 +176,11 @@ pub(super) struct Found {
 
 /// The lines of `scripts` that istanbul's report at `path` says ran: for each statement run
 /// at least once, its start line, when that line holds code. The start line only: a statement
-/// spans the lines of what it contains (a multi-line `if` its whole body), and those ran only
-/// if their own statements say so. V8's provider writes one statement per source line, blank
-/// and comment lines included (they take the count of the function around them), hence the
-/// code lines of [`Script`]. `None` when the report is missing, too big or not a JSON object.
+/// spans the lines of what it contains (vitest 4 reports real statements, so an `if` spans its
+/// whole body), and those ran only if their own statements say so. jest's V8 provider
+/// (`v8-to-istanbul`) writes one statement per source line instead, blank and comment lines
+/// included (they take the count of the function around them), hence the code lines of
+/// [`Script`]. `None` when the report is missing, too big or not a JSON object.
 pub(super) fn read_final(path: &Path, scripts: &[Script], paths: &PathMap) -> Option<Found> {
     if std::fs::metadata(path).ok()?.len() > MAX_BYTES {
         return None;
