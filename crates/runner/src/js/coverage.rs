@@ -316,6 +316,30 @@ mod tests {
         assert!(read_final(&ws.path().join("missing.json"), scripts, &paths).is_none());
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Arbitrary text, and a real report cut short or with one character changed.
+        #[test]
+        fn never_panics(junk in "(?s).{0,300}", cut in 0usize..2000, at in 0usize..2000, c: char) {
+            let (ws, script, paths) = setup();
+            let out = ws.path().join("coverage-final.json");
+            let scripts = std::slice::from_ref(&script);
+            std::fs::write(&out, &junk).unwrap();
+            let _ = read_final(&out, scripts, &paths);
+            let good = report(&ws.path().join("src/price.js").display().to_string());
+            let chars: Vec<char> = good.chars().collect();
+            let cut: String = chars[..cut.min(chars.len())].iter().collect();
+            std::fs::write(&out, cut).unwrap();
+            let _ = read_final(&out, scripts, &paths);
+            let mut changed = chars.clone();
+            let i = at % changed.len();
+            changed[i] = c;
+            std::fs::write(&out, changed.into_iter().collect::<String>()).unwrap();
+            let _ = read_final(&out, scripts, &paths);
+        }
+    }
+
     #[test]
     fn files_are_named_from_every_root_the_runner_may_have() {
         let ws = tempfile::tempdir().unwrap();
