@@ -80,14 +80,41 @@ fn jest_leaves_to_the_static_reach_a_changed_file_it_cannot_see() {
     let root = ws.path();
     let adapter = jest(root);
     // The traced test's own file changed: jest never covers a test file, so what ran of it
-    // is unknown.
+    // is unknown, and that test is left to the static reach; the other file's test is traced.
     let own = trace(
         adapter.as_ref(),
         root,
-        &[SMALL],
+        &[SMALL, OTHER],
         &["src/price.js", "tests/price.test.js"],
+    )
+    .expect("traced");
+    assert!(!own.tests.contains_key(SMALL), "{own:?}");
+    assert!(own.tests[OTHER].is_empty(), "{own:?}");
+    assert_eq!(
+        trace(
+            adapter.as_ref(),
+            root,
+            &[SMALL],
+            &["src/price.js", "tests/price.test.js"]
+        ),
+        None
     );
-    assert_eq!(own, None);
+    // A changed file in the project that jest keeps out of every run (a setup file): nothing
+    // is traced.
+    std::fs::write(root.join("setup.js"), "globalThis.READY = true;\n").unwrap();
+    let pkg = std::fs::read_to_string(root.join("package.json")).unwrap();
+    let pkg = pkg.replace(
+        "\"jest\": {",
+        "\"jest\": {\n    \"setupFiles\": [\"<rootDir>/setup.js\"],",
+    );
+    std::fs::write(root.join("package.json"), pkg).unwrap();
+    let setup = trace(
+        adapter.as_ref(),
+        root,
+        &[SMALL, OTHER],
+        &["src/price.js", "setup.js"],
+    );
+    assert_eq!(setup, None);
     // Another test's file is not run by this one: traced.
     let other = trace(
         adapter.as_ref(),

@@ -17,8 +17,10 @@
 //! `@vitest/coverage-v8` is installed: pith installs nothing into a project.
 //!
 //! A changed file the coverage still does not hold may have run unseen: a test file (neither
-//! runner covers those), a setup file, one outside the runner's roots. When that file is in the
-//! project and not merely another test's file, the trace is `None` and the static reach stands.
+//! runner covers those), a setup file, one outside the runner's roots. The traced tests' own
+//! test file changed: those tests are left out of the trace (the engine keeps their static
+//! reach). Any other such file in the project, unless it is merely another test's file: the
+//! trace is `None` and the static reach stands.
 
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
@@ -92,13 +94,22 @@ impl Js {
             let Some(found) = read_final(&report, &scripts, ctx.paths) else {
                 continue;
             };
-            let unseen = scripts.iter().any(|s| {
-                !found.present.contains(&s.file)
-                    && ctx.root.join(&s.file).starts_with(&self.dir)
-                    && (!is_test_file(&s.file) || sel.files.contains(&s.file))
-            });
-            if unseen {
+            let unseen: Vec<&Script> = scripts
+                .iter()
+                .filter(|s| {
+                    !found.present.contains(&s.file)
+                        && ctx.root.join(&s.file).starts_with(&self.dir)
+                        && (!is_test_file(&s.file) || sel.files.contains(&s.file))
+                })
+                .collect();
+            if unseen.iter().any(|s| !sel.files.contains(&s.file)) {
+                // Unseen by every run alike (a setup file, a configuration): nothing traced.
                 return Ok(None);
+            }
+            if !unseen.is_empty() {
+                // This file's own tests changed: its tests keep the static reach, the others
+                // are traced.
+                continue;
             }
             let run = self.judge(ctx, self.read(&run_files), &captured, Some(&sel));
             for id in group {
