@@ -2,7 +2,8 @@
 //! scripts/setup/js.sh; these tests fail, never skip, without it), on a copy of
 //! `tests/fixtures/js/trace_jest`: a helper whose branch decides which tests fail, a file no
 //! test requires, and a configuration whose own coverage settings (a threshold, an ignore
-//! pattern hiding `src/`) must not change what is traced.
+//! pattern hiding `src/`) must not change what is traced; variants with a configured
+//! `rootDir`, a babel transform that moves every line, and vitest.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -155,6 +156,39 @@ fn jest_traces_under_a_configured_root_dir() {
         [2, 4, 5, 9, 10, 16],
         "{traced:?}"
     );
+}
+
+/// A babel transform that moves every line of every module: three statements before its own.
+const MOVING_BABEL: &str = r#"module.exports = {
+  plugins: [
+    ({ types: t }) => ({
+      visitor: {
+        Program(path) {
+          for (let i = 0; i < 3; i++) {
+            const call = t.callExpression(t.identifier("String"), [t.numericLiteral(i)]);
+            path.unshiftContainer("body", t.expressionStatement(call));
+          }
+        },
+      },
+    }),
+  ],
+};
+"#;
+
+#[test]
+fn jest_maps_transformed_code_back_to_its_source_lines() {
+    let ws = workspace();
+    let root = ws.path();
+    std::fs::write(root.join("babel.config.js"), MOVING_BABEL).unwrap();
+    let adapter = jest(root);
+    let traced = trace(adapter.as_ref(), root, &[SMALL], &CHANGED).expect("traced");
+    // The same lines as untransformed: jest maps V8's ranges through babel's source map.
+    assert_eq!(
+        lines(&traced, SMALL, "src/price.js"),
+        [2, 4, 5, 9, 10, 16],
+        "{traced:?}"
+    );
+    assert_eq!(lines(&traced, SMALL, "src/round.js"), [2, 3, 4, 6]);
 }
 
 /// Not a check: the cost of tracing against a plain re-run of the same tests, for jest and
