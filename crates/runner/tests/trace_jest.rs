@@ -158,6 +158,42 @@ fn jest_traces_under_a_configured_root_dir() {
     );
 }
 
+#[test]
+fn jest_leaves_static_a_changed_file_outside_its_root_dir() {
+    let ws = workspace();
+    let root = ws.path();
+    // A configuration file in its own directory, which is jest's root directory: jest's V8
+    // coverage drops every file outside it, so `src/` can never be seen to run.
+    std::fs::write(
+        root.join("package.json"),
+        r#"{"name": "trace-jest", "private": true, "scripts": {"test": "jest --config config/jest.config.js"}, "devDependencies": {"jest": "30.5.2"}}"#,
+    )
+    .unwrap();
+    std::fs::create_dir(root.join("config")).unwrap();
+    std::fs::write(
+        root.join("config/jest.config.js"),
+        "module.exports = { roots: [\"<rootDir>/../src\", \"<rootDir>/../tests\"] };\n",
+    )
+    .unwrap();
+    let adapter = jest(root);
+    assert_eq!(trace(adapter.as_ref(), root, &[SMALL], &CHANGED), None);
+    // Inside it, the file is traced.
+    std::fs::create_dir(root.join("config/lib")).unwrap();
+    std::fs::write(
+        root.join("config/lib/add.js"),
+        "module.exports = (a, b) => a + b;\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("tests/add.test.js"),
+        "const add = require(\"../config/lib/add\");\ntest(\"adds\", () => {\n  expect(add(1, 1)).toBe(3);\n});\n",
+    )
+    .unwrap();
+    let adds = "tests/add.test.js > adds";
+    let traced = trace(adapter.as_ref(), root, &[adds], &["config/lib/add.js"]).expect("traced");
+    assert_eq!(lines(&traced, adds, "config/lib/add.js"), [1]);
+}
+
 /// A babel transform that moves every line of every module: three statements before its own.
 const MOVING_BABEL: &str = r#"module.exports = {
   plugins: [

@@ -20,13 +20,15 @@
 //! `@vitest/coverage-v8` is installed: pith installs nothing into a project.
 //!
 //! A changed file the coverage still does not hold may have run unseen: a test file (neither
-//! runner covers those), a setup file, one outside the runner's roots. The traced tests' own
-//! test file changed: those tests are left out of the trace (the engine keeps their static
-//! reach). Any other such file in the project, unless it is merely another test's file: the
-//! trace is `None` and the static reach stands.
+//! runner covers those), a setup file, a file outside jest's root directory (a sibling package
+//! of a monorepo: jest's V8 coverage drops those) or its `roots`. The traced tests' own test
+//! file changed: those tests are left out of the trace (the engine keeps their static reach).
+//! Any other such file, unless it is merely another test's file: the trace is `None` and the
+//! static reach stands, so changes in two JavaScript projects of one workspace leave both
+//! static.
 
 use std::collections::BTreeSet;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use pith_model::impact::{Lines, Traced};
@@ -37,7 +39,7 @@ use crate::{Context, PathMap, RunnerError};
 
 use super::command::{glob_literal, Cover, Selection};
 use super::trace::{Script, MAX_BYTES, MAX_TESTS};
-use super::{id_file, is_test_file, is_test_id, Js, Runner, EXTENSIONS};
+use super::{id_file, is_test_file, is_test_id, package, Js, Runner, EXTENSIONS};
 
 impl Js {
     /// See [`crate::Adapter::trace`]: jest (and vitest with `@vitest/coverage-v8`), one run per
@@ -62,11 +64,18 @@ impl Js {
         if scripts.is_empty() {
             return Ok(None);
         }
-        let cover = Cover {
-            globs: globs(ctx.root, &self.dir, &scripts),
-        };
-        // The project's real directory: the scripts' paths are real.
+        // The project's real directory (the scripts' paths are real), and the directory of the
+        // configuration file the script names, which is jest's root unless it says otherwise.
         let dir = std::fs::canonicalize(&self.dir).unwrap_or_else(|_| self.dir.clone());
+        let mut bases = vec![dir];
+        if self.runner == Runner::Jest {
+            let config = package::config_file(&self.dir, &self.script)
+                .and_then(|f| std::fs::canonicalize(f).ok());
+            bases.extend(config.and_then(|f| f.parent().map(Path::to_path_buf)));
+        }
+        let cover = Cover {
+            globs: globs(&bases, &scripts),
+        };
         let mut groups: Vec<(String, Vec<String>)> = Vec::new();
         for id in tests.iter().filter(|id| is_test_id(id)).take(MAX_TESTS) {
             let file = id_file(&Selection::normal(id)).to_owned();
@@ -99,12 +108,12 @@ impl Js {
                 .iter()
                 .filter(|s| {
                     !found.present.contains(&s.file)
-                        && s.path.starts_with(&dir)
                         && (!is_test_file(&s.file) || sel.files.contains(&s.file))
                 })
                 .collect();
             if unseen.iter().any(|s| !sel.files.contains(&s.file)) {
-                // Unseen by every run alike (a setup file, a configuration): nothing traced.
+                // Unseen by every run alike (a setup file, a configuration, a file outside the
+                // runner's root, in another package or project): nothing traced.
                 return Ok(None);
             }
             if !unseen.is_empty() {
@@ -135,10 +144,11 @@ fn vitest_coverage_installed(dir: &Path) -> bool {
 
 /// The globs naming `scripts` relative to the runner's root directory, which pith does not
 /// read (a configuration may set `rootDir`, as NestJS's does with `src`): each file relative
-/// to the project directory (`../` past it), and every tail of its workspace-relative path,
-/// for a root below the project. A tail that names another file too only adds that file to
-/// the report, where nothing asks for it.
-fn globs(root: &Path, dir: &Path, scripts: &[Script]) -> Vec<String> {
+/// to each of `bases` it is in (real directories: the project's, the named configuration
+/// file's), and every tail of its workspace-relative path, for a root below the project. A
+/// tail that names another file too only adds that file to the report, where nothing asks for
+/// it. A file outside the root matches none of them, and is missing from the report.
+fn globs(bases: &[PathBuf], scripts: &[Script]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut add = |g: String| {
         if !out.contains(&g) {
@@ -146,8 +156,10 @@ fn globs(root: &Path, dir: &Path, scripts: &[Script]) -> Vec<String> {
         }
     };
     for s in scripts {
-        if let Some(rel) = relative(&root.join(&s.file), dir) {
-            add(glob_literal(&rel));
+        for base in bases {
+            if let Some(rel) = relative(&s.path, base) {
+                add(glob_literal(&rel));
+            }
         }
         let parts: Vec<&str> = s.file.split('/').collect();
         for i in 0..parts.len() {
@@ -157,23 +169,13 @@ fn globs(root: &Path, dir: &Path, scripts: &[Script]) -> Vec<String> {
     out
 }
 
-/// `path` relative to `base`, both absolute and normal (`..` past `base` where needed).
+/// `path` relative to `base`, both real: `None` outside `base`. jest's V8 coverage never holds a
+/// file outside its root directory (it drops them before any glob), yet a `../` glob would
+/// have its pass over untested files report one with every count at zero, as if it never ran.
 fn relative(path: &Path, base: &Path) -> Option<String> {
-    let p: Vec<Component> = path.components().collect();
-    let b: Vec<Component> = base.components().collect();
-    let common = p.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    if common == 0 {
-        return None;
-    }
-    let mut out = PathBuf::new();
-    for _ in common..b.len() {
-        out.push("..");
-    }
-    for c in &p[common..] {
-        out.push(c);
-    }
-    let s = out.to_str()?.to_owned();
-    (!s.is_empty()).then_some(s)
+    let rel = path.strip_prefix(base).ok()?;
+    let s = rel.to_str()?;
+    (!s.is_empty()).then(|| s.to_owned())
 }
 
 /// What `coverage-final.json` says of the traced files.
@@ -364,16 +366,24 @@ mod tests {
             .iter()
             .map(|f| Script::read(ws.path(), f).unwrap())
             .collect();
-        let got = globs(ws.path(), &ws.path().join("web"), &scripts);
+        let real = ws.path().canonicalize().unwrap();
+        let bases = [
+            real.join("web"),
+            real.join("web/config"),
+            real.parent().unwrap().into(),
+        ];
+        let got = globs(&bases, &scripts);
+        let top = real.file_name().unwrap().to_str().unwrap();
         assert_eq!(
             got,
             [
-                r"src/a \(1\).js",
-                r"web/src/a \(1\).js",
-                r"a \(1\).js",
-                "../lib/b.js",
-                "lib/b.js",
-                "b.js"
+                r"src/a \(1\).js".to_owned(),
+                format!(r"{top}/web/src/a \(1\).js"),
+                r"web/src/a \(1\).js".to_owned(),
+                r"a \(1\).js".to_owned(),
+                format!("{top}/lib/b.js"),
+                "lib/b.js".to_owned(),
+                "b.js".to_owned(),
             ]
         );
     }

@@ -218,15 +218,7 @@ pub fn read(dir: &Path) -> Option<(Runner, Script)> {
 /// `jest` key. A configuration file is code, so a mention of `reporters` in it counts.
 pub fn config_has_reporters(dir: &Path, script: &Script) -> bool {
     let mentions = |text: &str| text.contains("reporters");
-    let words = &script.words;
-    if let Some(i) = words
-        .iter()
-        .position(|w| matches!(option_name(&w.text), "config" | "c"))
-    {
-        let value = match words[i].text.split_once('=') {
-            Some((_, v)) => Some(v.to_owned()),
-            None => words.get(i + 1).map(|w| w.text.clone()),
-        };
+    if let Some(value) = config_option(script) {
         return match value {
             Some(v) if v.trim_start().starts_with('{') => mentions(&v),
             Some(v) => std::fs::read_to_string(dir.join(v)).is_ok_and(|t| mentions(&t)),
@@ -242,6 +234,26 @@ pub fn config_has_reporters(dir: &Path, script: &Script) -> bool {
         .ok()
         .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
         .is_some_and(|v| v.get("jest").and_then(|j| j.get("reporters")).is_some())
+}
+
+/// What the script's jest `--config` (`-c`) says: `None` without one, `Some(None)` when it has
+/// no value.
+fn config_option(script: &Script) -> Option<Option<String>> {
+    let words = &script.words;
+    let i = words
+        .iter()
+        .position(|w| matches!(option_name(&w.text), "config" | "c"))?;
+    Some(match words[i].text.split_once('=') {
+        Some((_, v)) => Some(v.to_owned()),
+        None => words.get(i + 1).map(|w| w.text.clone()),
+    })
+}
+
+/// The configuration file the script names with `--config`, relative to `dir` (not inline
+/// JSON): jest's root directory is its directory unless it says otherwise.
+pub fn config_file(dir: &Path, script: &Script) -> Option<std::path::PathBuf> {
+    let v = config_option(script)??;
+    (!v.trim_start().starts_with('{')).then(|| dir.join(v))
 }
 
 /// The runner a script runs, with what it adds: the first command segment that runs one.
