@@ -228,8 +228,10 @@ fn jest_maps_transformed_code_back_to_its_source_lines() {
 }
 
 /// Not a check: the cost of tracing against a plain re-run of the same tests, for jest and
-/// vitest, printed for the record (`cargo test -p pith-runner --test trace_jest -- --nocapture`).
+/// vitest, printed for the record (`cargo test -p pith-runner --test trace_jest -- --ignored
+/// --nocapture`); about 45 s of runs.
 #[test]
+#[ignore = "a measurement, not a check"]
 fn trace_cost_against_a_plain_run() {
     for (name, ws) in [("jest", workspace()), ("vitest", vitest_workspace())] {
         let root = ws.path();
