@@ -356,6 +356,14 @@ fn maven_traces_through_jacoco_the_lines_the_failing_tests_ran() {
         .replace("return amount > 0;", "return amount >= 0;")
         .replace("\"shop.currency\", \"USD\"", "\"shop.currency\", \"EUR\"");
     std::fs::write(&money, text).unwrap();
+    // A project that sets Surefire's `argLine` itself (no `@{argLine}`) still traces.
+    let pom = root.join("pom.xml");
+    let text = std::fs::read_to_string(&pom).unwrap().replace(
+        "<configuration>\n          <systemPropertyVariables>",
+        "<configuration>\n          <argLine>-Xss1m</argLine>\n          <systemPropertyVariables>",
+    );
+    assert!(text.contains("<argLine>"));
+    std::fs::write(&pom, text).unwrap();
     let adapter = jvm::detect(root).pop().expect("a Maven project");
     assert_eq!(adapter.name(), "maven");
     let refunds = "shop.CartTest#totalSkipsRefunds";

@@ -18,12 +18,8 @@ use super::{Invocation, TestId};
 const SCRUBBED_ENV: &[&str] = &["MAVEN_ARGS"];
 
 pub(super) fn command(inv: &Invocation<'_>) -> Command {
-    with_args(inv, args(inv))
-}
-
-fn with_args(inv: &Invocation<'_>, args: Vec<String>) -> Command {
     let mut cmd = crate::base_command(inv.program, inv.dir);
-    cmd.args(args);
+    cmd.args(args(inv));
     for var in SCRUBBED_ENV {
         cmd.env_remove(var);
     }
@@ -31,33 +27,6 @@ fn with_args(inv: &Invocation<'_>, args: Vec<String>) -> Command {
     // test that was running when a JVM died or was killed). The test JVMs inherit it; nothing
     // but pith's listener reads it. Everything else is the caller's environment, unchanged.
     cmd.env(super::listener::EVENTS_ENV, inv.events);
-    cmd
-}
-
-/// [`command`] with JaCoCo's agent on the test JVMs, its execution data written to `exec`
-/// and each test's own into `per_test` by pith's listener (see `trace`): the plugin's
-/// `prepare-agent` goal runs before the `test` phase and prepends the agent to Surefire's
-/// `argLine`.
-pub(super) fn trace_command(
-    inv: &Invocation<'_>,
-    exec: &std::path::Path,
-    per_test: &std::path::Path,
-) -> Command {
-    let mut a = args(inv);
-    let phase = a.len() - 1;
-    a.splice(
-        phase..phase,
-        [
-            format!(
-                "org.jacoco:jacoco-maven-plugin:{}:prepare-agent",
-                super::trace::JACOCO
-            ),
-            format!("-Djacoco.destFile={}", exec.display()),
-            "-Djacoco.append=true".to_owned(),
-        ],
-    );
-    let mut cmd = with_args(inv, a);
-    cmd.env(super::listener::JACOCO_ENV, per_test);
     cmd
 }
 

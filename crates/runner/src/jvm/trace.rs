@@ -1,22 +1,26 @@
 //! Tracing for Maven: which lines of the changed JVM sources the failing tests execute, through
 //! JaCoCo from Maven Central. The failing tests (at most [`MAX_TESTS`]) run again in one Maven
-//! invocation with `org.jacoco:jacoco-maven-plugin:<JACOCO>:prepare-agent` before `test` (the
-//! plugin adds its agent to Surefire's `argLine`, keeping the project's own), its execution
-//! data written into the scratch directory; JaCoCo's command-line tool (`org.jacoco.cli`,
-//! fetched once through the same Maven into pith's cache) then reads it against the compiled
-//! classes of the modules that hold the changed files and writes its XML report, whose
-//! `<line nr ci>` entries with covered instructions are the executed lines.
+//! invocation with JaCoCo's agent in every JVM through `JAVA_TOOL_OPTIONS` (instrumenting only
+//! the classes of the changed files, its data written into the scratch directory); JaCoCo's
+//! command-line tool then reads the data against the compiled classes of the modules that hold
+//! the changed files and writes its XML report, whose `<line nr ci>` entries with covered
+//! instructions are the executed lines. The agent's and the tool's jars are fetched once
+//! through the project's own Maven (`dependency:copy`) into pith's cache.
+//!
+//! Why the variable and not the plugin's `prepare-agent`: that goal reaches the test JVMs
+//! through Surefire's `argLine` property, which a project that sets `<argLine>` itself (jsoup,
+//! for one) drops; every JVM reads the variable. Maven's own JVM reads it too, and loads none
+//! of the instrumented classes.
 //!
 //! One invocation for all tests, because a Maven start costs seconds; yet each test has its own
 //! lines: the agent records a whole JVM, so pith's JUnit Platform listener (see `listener`)
 //! resets the agent's data when a test starts and keeps it when the test ends, one `.exec` per
 //! test. A test the listener could not see (JUnit 4 or TestNG providers) gets the run's lines
-//! as a whole. The plugin's own `report` goal is not used: it writes into the module's
+//! as a whole. The plugin's `report` goal is not used: it writes into the module's
 //! `target/site`, which is the project's.
 //!
-//! Gradle is not traced (its JaCoCo plugin needs the build script): the static reach stands.
-//! A project whose Surefire configuration drops the `argLine` property writes no execution
-//! data: no trace, the static reach stands.
+//! Gradle is not traced (its test JVMs take their environment from a daemon that may predate
+//! the run): the static reach stands.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -79,7 +83,12 @@ impl Jvm {
         else {
             return Ok(None);
         };
-        let (Some(cli), Some(java)) = (jacoco_cli(ctx, launch, &self.dir), java()) else {
+        let fetch = |artifact: &str| fetch_jar(ctx, launch, &self.dir, artifact);
+        let (Some(agent), Some(cli), Some(java)) = (
+            fetch(&format!("org.jacoco.agent:{JACOCO}:jar:runtime")),
+            fetch(&format!("org.jacoco.cli:{JACOCO}:jar:nodeps")),
+            java(),
+        ) else {
             return Ok(None);
         };
         let scratch = absolute(ctx.scratch);
@@ -100,8 +109,13 @@ impl Jvm {
             events: &scratch.join("junit-events.txt"),
             selection: &ids,
         };
+        let Some(options) = agent_options(&agent, &exec, &targets) else {
+            return Ok(None);
+        };
+        let mut cmd = maven::command(&inv);
+        cmd.env(AGENT_ENV, options)
+            .env(listener::JACOCO_ENV, &per_test);
         // The verdict of the re-run is not the answer's; only its execution data counts.
-        let cmd = maven::trace_command(&inv, &exec, &per_test);
         let _ = process::run(cmd, ctx.deadline, ctx.cancel);
         if !exec.is_file() {
             return Ok(None);
@@ -234,32 +248,66 @@ fn java() -> Option<PathBuf> {
         .or_else(|| crate::on_path("java"))
 }
 
-/// JaCoCo's command-line tool in pith's cache, fetched through the project's Maven the first
-/// time (`dependency:copy` from the repositories Maven is configured with); `None` when it
-/// cannot be had (offline, no repository serves it).
-fn jacoco_cli(ctx: &Context<'_>, launch: &Launch, dir: &Path) -> Option<PathBuf> {
-    let name = format!("org.jacoco.cli-{JACOCO}-nodeps.jar");
+/// The variable every JVM reads its options from; the caller's own options stay, first.
+const AGENT_ENV: &str = "JAVA_TOOL_OPTIONS";
+
+/// `JAVA_TOOL_OPTIONS` with JaCoCo's agent writing to `exec` and instrumenting only the
+/// classes of the changed files (and their nested classes, `Name$*`, and Kotlin's `NameKt`);
+/// `None` when a path would not survive the variable's splitting on whitespace or the agent's
+/// on `,` and `=`.
+fn agent_options(agent: &Path, exec: &Path, targets: &[Target]) -> Option<String> {
+    let plain = |p: &Path| {
+        let s = p.to_str()?;
+        (!s.contains(|c: char| c.is_whitespace() || c == ',' || c == '=' || c == '"'))
+            .then(|| s.to_owned())
+    };
+    let classes: BTreeSet<String> = targets
+        .iter()
+        .map(|t| {
+            let stem = t.key.rsplit_once('.').map_or(t.key.as_str(), |(s, _)| s);
+            format!("{}*", stem.replace('/', "."))
+        })
+        .collect();
+    let own = format!(
+        "-javaagent:{}=destfile={},append=true,dumponexit=true,includes={}",
+        plain(agent)?,
+        plain(exec)?,
+        classes.into_iter().collect::<Vec<_>>().join(":")
+    );
+    Some(match std::env::var(AGENT_ENV) {
+        Ok(theirs) if !theirs.trim().is_empty() => format!("{theirs} {own}"),
+        _ => own,
+    })
+}
+
+/// A JaCoCo jar (`org.jacoco.<artifact>`, `name:version:type:classifier`) in pith's cache,
+/// fetched through the project's Maven the first time (`dependency:copy` from the
+/// repositories Maven is configured with); `None` when it cannot be had (offline, no
+/// repository serves it).
+fn fetch_jar(ctx: &Context<'_>, launch: &Launch, dir: &Path, artifact: &str) -> Option<PathBuf> {
+    let mut parts = artifact.split(':');
+    let (name, version, kind, classifier) =
+        (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+    let file = format!("{name}-{version}-{classifier}.{kind}");
     let home = ctx.cache.join("jvm").join(format!("jacoco-{JACOCO}"));
-    let jar = home.join(&name);
+    let jar = home.join(&file);
     if jar.is_file() {
         return Some(jar);
     }
-    let stage = absolute(ctx.scratch).join("jacoco-cli");
+    let stage = absolute(ctx.scratch).join("jacoco-jars");
     let mut cmd = crate::base_command(launch.program.as_deref()?, dir);
     cmd.args(["-B", "-q", "-Dstyle.color=never", "dependency:copy"])
-        .arg(format!(
-            "-Dartifact=org.jacoco:org.jacoco.cli:{JACOCO}:jar:nodeps"
-        ))
+        .arg(format!("-Dartifact=org.jacoco:{artifact}"))
         .arg(format!("-DoutputDirectory={}", stage.display()))
         .arg("-Dmdep.stripVersion=false")
         .env_remove("MAVEN_ARGS");
     let fetched = process::run(cmd, ctx.deadline, ctx.cancel).is_ok_and(|c| c.success());
-    if !fetched || !stage.join(&name).is_file() {
+    if !fetched || !stage.join(&file).is_file() {
         return None;
     }
     std::fs::create_dir_all(&home).ok()?;
     // Another run may have won the race: its copy is as good as ours.
-    if std::fs::rename(stage.join(&name), &jar).is_err() && !jar.is_file() {
+    if std::fs::rename(stage.join(&file), &jar).is_err() && !jar.is_file() {
         return None;
     }
     Some(jar)
@@ -367,6 +415,27 @@ mod tests {
             )]
         );
         assert!(per_test_data(&dir.path().join("none")).is_empty());
+    }
+
+    #[test]
+    fn agent_options_instrument_only_the_changed_classes() {
+        let t = |key: &str| Target {
+            file: format!("src/main/java/{key}"),
+            key: key.to_owned(),
+            classes: PathBuf::from("/ws/target/classes"),
+        };
+        let targets = [t("shop/Cart.java"), t("shop/api/Route.kt"), t("Top.java")];
+        let agent = Path::new("/cache/jvm/jacoco-0.8.15/org.jacoco.agent-0.8.15-runtime.jar");
+        let o = agent_options(agent, Path::new("/s/jacoco.exec"), &targets).unwrap();
+        assert!(o.ends_with(
+            "-javaagent:/cache/jvm/jacoco-0.8.15/org.jacoco.agent-0.8.15-runtime.jar=destfile=/s/jacoco.exec,append=true,dumponexit=true,includes=Top*:shop.Cart*:shop.api.Route*"
+        ), "{o}");
+        for bad in ["/my dir/j.exec", "/a,b/j.exec", "/a=b/j.exec"] {
+            assert!(
+                agent_options(agent, Path::new(bad), &targets).is_none(),
+                "{bad}"
+            );
+        }
     }
 
     #[test]
