@@ -170,7 +170,11 @@ fn traced_lines(
         .into_iter()
         .collect();
     let mut by_run: BTreeMap<usize, Vec<String>> = BTreeMap::new();
-    for j in judged {
+    // The tests the changes broke (they passed before) first: a test that never passed under
+    // pith may fail for reasons of its own, and the re-run holds only a few.
+    let mut order: Vec<&Judged> = judged.iter().collect();
+    order.sort_by_key(|j| j.pass.is_none());
+    for j in order {
         let tests = by_run.entry(j.run).or_default();
         if tests.len() < TESTS_TRACED {
             tests.push(report.runs[j.run].failures[j.failure].test.clone());
@@ -830,6 +834,44 @@ mod tests {
             std::fs::write(p, text).unwrap();
         }
         ws
+    }
+
+    #[test]
+    fn the_tests_the_changes_broke_are_traced_before_those_that_never_passed() {
+        let mut run = pith_model::Run::new("pytest");
+        for i in 0..8 {
+            run.failures.push(pith_model::Failure {
+                test: format!("tests/test_x.py::test_{i}"),
+                ..Default::default()
+            });
+        }
+        let report = Report {
+            runs: vec![run],
+            ..Report::default()
+        };
+        let hunk = |line| (("pkg/money.py".to_owned(), line), Score::default());
+        // Seven never passed under pith; the last one passed at generation 3.
+        let judged: Vec<Judged> = (0..8)
+            .map(|f| Judged {
+                run: 0,
+                failure: f,
+                pass: (f == 7).then_some(3),
+                scored: vec![hunk(1), hunk(9)],
+            })
+            .collect();
+        let memo = HashMap::from([(
+            Some(3),
+            Some(changed(&[("pkg/money.py", ChangeKind::Modified)])),
+        )]);
+        let asked = std::cell::RefCell::new(Vec::new());
+        let tracer = |_: usize, tests: &[String], _: &[String]| {
+            asked.borrow_mut().extend(tests.iter().cloned());
+            None
+        };
+        assert!(traced_lines(&report, &judged, &memo, &tracer).is_none());
+        let asked = asked.into_inner();
+        assert_eq!(asked.len(), TESTS_TRACED);
+        assert_eq!(asked[0], "tests/test_x.py::test_7");
     }
 
     #[test]
