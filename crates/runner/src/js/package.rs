@@ -273,6 +273,8 @@ fn segments(s: &str) -> Vec<&str> {
         let c = bytes[i] as char;
         match quote {
             Some(q) if c == q => quote = None,
+            // An escaped character never ends a quote or a segment.
+            Some('"') | None if c == '\\' => i += 1,
             Some(_) => {}
             None if c == '\'' || c == '"' => quote = Some(c),
             None if c == ';' || c == '|' || (c == '&' && bytes.get(i + 1) == Some(&b'&')) => {
@@ -290,15 +292,24 @@ fn segments(s: &str) -> Vec<&str> {
     out
 }
 
-/// Shell-like words: whitespace-separated, quotes removed.
+/// Shell-like words: whitespace-separated, quotes removed, backslash escapes as the shell reads
+/// them (any character outside quotes; `"`, `\\`, `$` and `` ` `` inside double quotes; none
+/// inside single quotes): `--coverageThreshold="{ \"global\": 1 }"` is one word of JSON.
 fn tokens(s: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut quote: Option<char> = None;
     let mut any = false;
-    for c in s.chars() {
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
         match quote {
             Some(q) if c == q => quote = None,
+            Some('"') if c == '\\' && matches!(chars.peek(), Some('"' | '\\' | '$' | '`')) => {
+                cur.extend(chars.next());
+            }
+            None if c == '\\' && chars.peek().is_some() => {
+                cur.extend(chars.next());
+            }
             Some(_) => cur.push(c),
             None if c == '\'' || c == '"' => {
                 quote = Some(c);
@@ -711,6 +722,36 @@ mod tests {
 
     fn s(v: &[&str]) -> Vec<String> {
         v.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn escaped_quotes_stay_in_their_word() {
+        assert_eq!(
+            tokens(
+                r#"jest --coverageThreshold="{ \"global\": { \"lines\": 100} }" a\ b 'c\d' "e\f""#
+            ),
+            s(&[
+                "jest",
+                r#"--coverageThreshold={ "global": { "lines": 100} }"#,
+                "a b",
+                r"c\d",
+                r"e\f"
+            ])
+        );
+        assert_eq!(
+            segments(r#"a "x \" && y" && b \; c"#),
+            [r#"a "x \" && y" "#, r" b \; c"]
+        );
+        // dayjs's test script.
+        let (r, sc) = from_script(
+            r#"cross-env TZ=Europe/Paris npm run test-tz && jest --coverage --coverageThreshold="{ \"global\": { \"lines\": 100} }""#,
+        )
+        .unwrap();
+        assert_eq!(r, Runner::Jest);
+        assert!(sc
+            .words
+            .iter()
+            .any(|w| w.text == r#"--coverageThreshold={ "global": { "lines": 100} }"#));
     }
 
     #[test]
