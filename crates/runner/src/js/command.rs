@@ -115,10 +115,16 @@ impl Js {
 
     /// The installed vitest's major version, from its `package.json`.
     pub(super) fn vitest_major(program: &Path) -> Option<u32> {
+        Self::installed_major(program, "vitest")
+    }
+
+    /// The major version of `package` installed beside the runner's program
+    /// (`node_modules/.bin/<program>` → `node_modules/<package>/package.json`).
+    fn installed_major(program: &Path, package: &str) -> Option<u32> {
         let pkg = program
             .parent()?
             .parent()?
-            .join("vitest")
+            .join(package)
             .join("package.json");
         let v: serde_json::Value = serde_json::from_slice(&std::fs::read(pkg).ok()?).ok()?;
         v.get("version")?.as_str()?.split('.').next()?.parse().ok()
@@ -149,7 +155,15 @@ impl Js {
             })
             .unwrap_or_default();
         match self.runner {
-            Runner::Jest => self.jest_args(&mut cmd, files, sel, cover, &targets),
+            Runner::Jest => {
+                // jest's V8 provider came with jest 25; before it, its default (babel and
+                // istanbul) is the only one, and maps to the source as well.
+                let cover = cover.map(|c| JestCover {
+                    globs: &c.globs,
+                    v8: Self::installed_major(program, "jest").is_none_or(|m| m >= 25),
+                });
+                self.jest_args(&mut cmd, files, sel, cover.as_ref(), &targets)
+            }
             Runner::Vitest => self.vitest_args(&mut cmd, program, files, sel, cover, &targets),
             Runner::Node => self.node_args(&mut cmd, files, sel, &targets),
         }
@@ -179,7 +193,7 @@ impl Js {
         cmd: &mut Command,
         files: &Files,
         sel: Option<&Selection>,
-        cover: Option<&Cover>,
+        cover: Option<&JestCover<'_>>,
         targets: &[String],
     ) {
         cmd.args(self.script.args(sel.is_none()))
@@ -282,19 +296,32 @@ impl Js {
 }
 
 /// jest's coverage of the traced files alone, whatever the configuration says of coverage: V8's
-/// (no instrumentation; jest maps it back through each transform's source map), as istanbul's
+/// (no instrumentation; jest maps it back through each transform's source map; before jest 25,
+/// its babel and istanbul instrumentation, the only provider then), as istanbul's
 /// JSON, with no thresholds to judge and no ignore pattern that could hide a traced file (the
 /// one given matches no path).
-fn jest_cover(cmd: &mut Command, cover: &Cover) {
-    let from = serde_json::to_string(&cover.globs).unwrap_or_else(|_| "[]".to_owned());
+fn jest_cover(cmd: &mut Command, cover: &JestCover<'_>) {
     cmd.args([
         "--coverage",
-        "--coverageProvider=v8",
         "--coverageReporters=json",
         "--coverageThreshold={}",
         "--coveragePathIgnorePatterns=^$",
-    ])
-    .arg(format!("--collectCoverageFrom={from}"));
+    ]);
+    if cover.v8 {
+        cmd.arg("--coverageProvider=v8");
+    }
+    // One option per glob: every jest reads repeated options as a list, while a JSON array
+    // in one option is read only by jest 24 and later (jest 22 takes it for one glob that
+    // matches nothing).
+    for g in cover.globs {
+        cmd.arg(format!("--collectCoverageFrom={g}"));
+    }
+}
+
+/// What a jest tracing re-run covers: the globs, and whether through V8 (jest 25+).
+struct JestCover<'a> {
+    globs: &'a [String],
+    v8: bool,
 }
 
 /// vitest's coverage of the traced files alone through `@vitest/coverage-v8` (the caller checks
@@ -436,6 +463,40 @@ pub(super) fn escape(s: &str) -> String {
 mod tests {
     use super::*;
     use crate::js::is_test_id;
+
+    #[test]
+    fn jest_coverage_takes_one_option_per_glob_and_v8_only_from_jest_25() {
+        let d = tempfile::tempdir().unwrap();
+        let bin = d.path().join("node_modules/.bin/jest");
+        std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
+        std::fs::create_dir_all(d.path().join("node_modules/jest")).unwrap();
+        let pkg = d.path().join("node_modules/jest/package.json");
+        std::fs::write(&pkg, r#"{"version": "22.4.3"}"#).unwrap();
+        assert_eq!(Js::installed_major(&bin, "jest"), Some(22));
+        std::fs::write(&pkg, r#"{"version": "30.0.5"}"#).unwrap();
+        assert_eq!(Js::installed_major(&bin, "jest"), Some(30));
+        assert_eq!(Js::installed_major(&bin, "vitest"), None);
+        let globs = ["src/a.js".to_owned(), "lib/b.js".to_owned()];
+        let args = |v8| {
+            let mut cmd = Command::new("jest");
+            jest_cover(&mut cmd, &JestCover { globs: &globs, v8 });
+            cmd.get_args()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+        };
+        let old = args(false);
+        assert!(old.iter().all(|a| !a.starts_with("--coverageProvider")));
+        assert_eq!(
+            old.iter()
+                .filter(|a| a.starts_with("--collectCoverageFrom="))
+                .collect::<Vec<_>>(),
+            [
+                "--collectCoverageFrom=src/a.js",
+                "--collectCoverageFrom=lib/b.js"
+            ]
+        );
+        assert!(args(true).contains(&"--coverageProvider=v8".to_owned()));
+    }
 
     #[test]
     fn selections_make_patterns() {
