@@ -164,6 +164,8 @@ struct Pass {
     lost: Vec<String>,
     /// Red full runs with `--trace always` and with `--trace never`, side by side.
     trace: Tracing,
+    /// The red run (`--trace auto`, the default) traced: the static reach left a choice.
+    auto_traced: bool,
 }
 
 /// What tracing a red run costs, from pairs of full runs told `--trace always` and
@@ -386,6 +388,7 @@ impl Case<'_> {
             changed: changed.wall,
             lost,
             trace,
+            auto_traced: red.json["reach"] == "traced",
         })
     }
 
@@ -891,10 +894,13 @@ fn tracing_line(rows: &[Row]) -> Option<f64> {
         return None;
     }
     let overall = median(all.clone());
+    let passes = rows.iter().flat_map(|r| r.passes());
+    let auto = passes.clone().filter(|p| p.auto_traced).count();
     println!(
-        "- tracing: a red full run with `--trace always` takes median {overall:.2}× the wall time of one with `--trace never` over {} traced runs ({}{untraced}; target ≤ {TRACE_TARGET}×)",
+        "- tracing: a red full run with `--trace always` takes median {overall:.2}× the wall time of one with `--trace never` over {} traced runs ({}{untraced}; target ≤ {TRACE_TARGET}×); the default `--trace auto` traced {auto} of {} red runs",
         all.len(),
-        each.join(", ")
+        each.join(", "),
+        passes.count()
     );
     Some(overall)
 }
