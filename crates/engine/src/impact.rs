@@ -891,10 +891,53 @@ mod tests {
             asked.borrow_mut().extend(tests.iter().cloned());
             None
         };
-        assert!(traced_lines(&report, &judged, &memo, &tracer).is_none());
+        assert!(traced_lines(&report, &judged, &memo, crate::Trace::Auto, &tracer).is_none());
         let asked = asked.into_inner();
         assert_eq!(asked.len(), TESTS_TRACED);
         assert_eq!(asked[0], "tests/test_x.py::test_7");
+    }
+
+    #[test]
+    fn the_trace_switch_forbids_or_forces_the_re_run() {
+        let mut run = pith_model::Run::new("pytest");
+        run.failures.push(pith_model::Failure {
+            test: "tests/test_x.py::test_a".into(),
+            ..Default::default()
+        });
+        let report = Report {
+            runs: vec![run],
+            ..Report::default()
+        };
+        let memo = HashMap::from([(
+            Some(3),
+            Some(changed(&[("pkg/money.py", ChangeKind::Modified)])),
+        )]);
+        let judged = |hunks: &[u32]| -> Vec<Judged> {
+            vec![Judged {
+                run: 0,
+                failure: 0,
+                pass: Some(3),
+                scored: hunks
+                    .iter()
+                    .map(|l| (("pkg/money.py".to_owned(), *l), Score::default()))
+                    .collect(),
+            }]
+        };
+        let calls = |hunks: &[u32], mode| {
+            let n = std::cell::Cell::new(0);
+            let tracer = |_: usize, _: &[String], _: &[String]| {
+                n.set(n.get() + 1);
+                None
+            };
+            traced_lines(&report, &judged(hunks), &memo, mode, &tracer);
+            n.get()
+        };
+        // One hunk: the static reach names it, and only `always` re-runs.
+        assert_eq!(calls(&[1], crate::Trace::Auto), 0);
+        assert_eq!(calls(&[1], crate::Trace::Always), 1);
+        // Two hunks leave a choice: `auto` re-runs, `never` does not.
+        assert_eq!(calls(&[1, 9], crate::Trace::Auto), 1);
+        assert_eq!(calls(&[1, 9], crate::Trace::Never), 0);
     }
 
     #[test]
