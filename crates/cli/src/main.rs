@@ -59,6 +59,10 @@ enum Command {
         /// With `--changed`: measure the changes against this git revision.
         #[arg(long, value_name = "REV", requires = "changed")]
         rev: Option<String>,
+        /// Re-run a red run's failing tests with line tracing to rank suspects: auto (when the import graph leaves a choice), always, never.
+        #[arg(long, value_name = "WHEN", value_enum, default_value_t = TraceWhen::Auto,
+              conflicts_with = "report")]
+        trace: TraceWhen,
         /// Test ids from an earlier answer: re-run exactly these.
         #[arg(value_name = "TEST_ID")]
         tests: Vec<String>,
@@ -165,6 +169,24 @@ enum Command {
     },
 }
 
+/// `pith test --trace`: when a red run re-runs its failing tests with line tracing.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum TraceWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+impl From<TraceWhen> for pith_engine::Trace {
+    fn from(t: TraceWhen) -> Self {
+        match t {
+            TraceWhen::Auto => pith_engine::Trace::Auto,
+            TraceWhen::Always => pith_engine::Trace::Always,
+            TraceWhen::Never => pith_engine::Trace::Never,
+        }
+    }
+}
+
 /// Exit code when pith could not do its job.
 const EXIT_PITH_FAILED: u8 = 2;
 /// Exit code when pith itself was interrupted (the shell convention for SIGINT).
@@ -195,13 +217,22 @@ fn main() -> ExitCode {
             wait,
             changed,
             rev,
+            trace,
             ..
         } => {
             let changed = changed.then_some(match rev {
                 Some(r) => pith_engine::ChangedSince::Rev(r),
                 None => pith_engine::ChangedSince::LastGreen,
             });
-            test(root, timeout, runner, tests, since, wait, changed)
+            let req = Requested {
+                root,
+                timeout,
+                runner,
+                tests,
+                changed,
+                trace: trace.into(),
+            };
+            test(req, since, wait)
         }
         Command::Status { root, since } => state_cmd::status(root, since),
         Command::Failures {
@@ -213,15 +244,25 @@ fn main() -> ExitCode {
     }
 }
 
-fn test(
+/// What `pith test` was asked to run, before the engine's request is made of it.
+struct Requested {
     root: Option<PathBuf>,
     timeout: u64,
     runner: Option<String>,
     tests: Vec<String>,
-    since: Option<u64>,
-    wait: u64,
     changed: Option<pith_engine::ChangedSince>,
-) -> ExitCode {
+    trace: pith_engine::Trace,
+}
+
+fn test(asked: Requested, since: Option<u64>, wait: u64) -> ExitCode {
+    let Requested {
+        root,
+        timeout,
+        runner,
+        tests,
+        changed,
+        trace,
+    } = asked;
     pith_engine::signals::install();
     let cwd = match std::env::current_dir() {
         Ok(d) => d,
@@ -239,6 +280,7 @@ fn test(
         cancel: None,
         progress,
         changed,
+        trace,
     };
     let state = pith_engine::StateOptions {
         since,

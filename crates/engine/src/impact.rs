@@ -53,8 +53,15 @@ const TESTS_TRACED: usize = 5;
 /// through; then nearness in the graph. When that leaves a choice (several changed hunks, none
 /// under a frame) or a failing test reaches no change the graph sees, the failing tests run
 /// again with line tracing on the changed files (`trace`), and what they executed decides.
-/// Nothing when there is nothing to compare with or nothing changed.
-pub(crate) fn find_suspects(store: &Store, root: &Path, report: &mut Report, trace: Tracer) {
+/// Nothing when there is nothing to compare with or nothing changed. `mode` may force the
+/// traced re-run or forbid it (`pith test --trace`).
+pub(crate) fn find_suspects(
+    store: &Store,
+    root: &Path,
+    report: &mut Report,
+    mode: crate::Trace,
+    trace: Tracer,
+) {
     let failing: Vec<(usize, usize)> = report
         .runs
         .iter()
@@ -95,7 +102,7 @@ pub(crate) fn find_suspects(store: &Store, root: &Path, report: &mut Report, tra
             scored,
         });
     }
-    let traced = traced_lines(report, &judged, &memo, trace);
+    let traced = traced_lines(report, &judged, &memo, mode, trace);
     let mut tally: BTreeMap<(String, u32), Tally> = BTreeMap::new();
     for Judged {
         run: r,
@@ -145,19 +152,20 @@ pub(crate) fn find_suspects(store: &Store, root: &Path, report: &mut Report, tra
 /// The lines the failing tests executed in the changed files, when tracing is worth its run:
 /// no failure's frame is on a changed line already, and the graph leaves more than one
 /// changed hunk, or a failing test reaches none. Each project's first failing tests run again.
+/// `Always` skips the "worth it" test (to measure what tracing costs), `Never` traces nothing.
 fn traced_lines(
     report: &Report,
     judged: &[Judged],
     memo: &HashMap<Option<u64>, Option<Changes>>,
+    mode: crate::Trace,
     trace: Tracer,
 ) -> Option<Traced> {
-    let nailed = judged.iter().any(|j| j.scored.iter().any(|(_, s)| s.hit));
-    let hunks: BTreeSet<&(String, u32)> = judged
-        .iter()
-        .flat_map(|j| j.scored.iter().map(|(k, _)| k))
-        .collect();
-    let unreached = judged.iter().any(|j| j.scored.is_empty());
-    if nailed || (hunks.len() <= 1 && !unreached) {
+    let wanted = match mode {
+        crate::Trace::Auto => worth_tracing(judged),
+        crate::Trace::Always => true,
+        crate::Trace::Never => false,
+    };
+    if !wanted || judged.is_empty() {
         return None;
     }
     let files: Vec<String> = memo
@@ -169,6 +177,9 @@ fn traced_lines(
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
+    if files.is_empty() {
+        return None;
+    }
     let mut by_run: BTreeMap<usize, Vec<String>> = BTreeMap::new();
     // The tests the changes broke (they passed before) first: a test that never passed under
     // pith may fail for reasons of its own, and the re-run holds only a few.
@@ -187,6 +198,18 @@ fn traced_lines(
         }
     }
     (!all.tests.is_empty()).then_some(all)
+}
+
+/// Whether the static reach leaves a choice tracing can settle: no failure's frame is on a
+/// changed line, and there is more than one changed hunk or a failing test reaches none.
+fn worth_tracing(judged: &[Judged]) -> bool {
+    let nailed = judged.iter().any(|j| j.scored.iter().any(|(_, s)| s.hit));
+    let hunks: BTreeSet<&(String, u32)> = judged
+        .iter()
+        .flat_map(|j| j.scored.iter().map(|(k, _)| k))
+        .collect();
+    let unreached = judged.iter().any(|j| j.scored.is_empty());
+    !nailed && (hunks.len() > 1 || unreached)
 }
 
 /// A traced test's evidence: a changed hunk it executed counts, at its first executed line,
@@ -868,10 +891,53 @@ mod tests {
             asked.borrow_mut().extend(tests.iter().cloned());
             None
         };
-        assert!(traced_lines(&report, &judged, &memo, &tracer).is_none());
+        assert!(traced_lines(&report, &judged, &memo, crate::Trace::Auto, &tracer).is_none());
         let asked = asked.into_inner();
         assert_eq!(asked.len(), TESTS_TRACED);
         assert_eq!(asked[0], "tests/test_x.py::test_7");
+    }
+
+    #[test]
+    fn the_trace_switch_forbids_or_forces_the_re_run() {
+        let mut run = pith_model::Run::new("pytest");
+        run.failures.push(pith_model::Failure {
+            test: "tests/test_x.py::test_a".into(),
+            ..Default::default()
+        });
+        let report = Report {
+            runs: vec![run],
+            ..Report::default()
+        };
+        let memo = HashMap::from([(
+            Some(3),
+            Some(changed(&[("pkg/money.py", ChangeKind::Modified)])),
+        )]);
+        let judged = |hunks: &[u32]| -> Vec<Judged> {
+            vec![Judged {
+                run: 0,
+                failure: 0,
+                pass: Some(3),
+                scored: hunks
+                    .iter()
+                    .map(|l| (("pkg/money.py".to_owned(), *l), Score::default()))
+                    .collect(),
+            }]
+        };
+        let calls = |hunks: &[u32], mode| {
+            let n = std::cell::Cell::new(0);
+            let tracer = |_: usize, _: &[String], _: &[String]| {
+                n.set(n.get() + 1);
+                None
+            };
+            traced_lines(&report, &judged(hunks), &memo, mode, &tracer);
+            n.get()
+        };
+        // One hunk: the static reach names it, and only `always` re-runs.
+        assert_eq!(calls(&[1], crate::Trace::Auto), 0);
+        assert_eq!(calls(&[1], crate::Trace::Always), 1);
+        // Two hunks leave a choice: `auto` re-runs, `never` does not.
+        assert_eq!(calls(&[1, 9], crate::Trace::Auto), 1);
+        assert_eq!(calls(&[1, 9], crate::Trace::Never), 0);
     }
 
     #[test]

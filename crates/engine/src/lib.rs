@@ -86,6 +86,24 @@ pub struct TestRequest {
     pub progress: Option<Progress>,
     /// Run only the tests the changes reach (`pith test --changed`), instead of `tests`.
     pub changed: Option<ChangedSince>,
+    /// When a red run re-runs its failing tests with line tracing (`pith test --trace`).
+    pub trace: Trace,
+}
+
+/// When a red run re-runs some failing tests with line tracing on the changed files, to
+/// learn which changed lines they execute. The re-run costs wall time; `Always` and `Never`
+/// exist so that cost can be measured (and avoided) against the same red run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Trace {
+    /// When the static reach leaves a choice: several changed hunks, none under a failure's
+    /// frame, or a failing test that reaches no change.
+    #[default]
+    Auto,
+    /// Whenever failing tests have changes to trace, even when the static reach already
+    /// names one line; still bounded by the trace's time limit.
+    Always,
+    /// Never: the suspects are the static reach's.
+    Never,
 }
 
 /// What `pith test --changed` measures the changes against.

@@ -204,7 +204,7 @@ pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Report, 
                 let project = &adapters[owners.get(r).copied().flatten()?];
                 crate::trace_project(req, &root, project, tests, files)
             };
-            crate::impact::find_suspects(s, &root, &mut report, &tracer);
+            crate::impact::find_suspects(s, &root, &mut report, req.trace, &tracer);
         }
     }
     drop(lock);

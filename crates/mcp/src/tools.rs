@@ -162,6 +162,7 @@ fn run_tests(call: &Call) -> Result<String, ToolError> {
         changed: args
             .flag("changed")?
             .then_some(pith_engine::ChangedSince::LastGreen),
+        trace: pith_engine::Trace::Auto,
     };
     let state = pith_engine::StateOptions {
         since: args.count("since")?,

@@ -1,0 +1,118 @@
+//! `pith test --trace <auto|always|never>` through the real `pith` binary and the real pytest:
+//! `never` keeps a red run's suspects to the static reach even when the graph leaves a choice,
+//! `auto` traces only then, and `always` traces whenever failing tests have changes to trace,
+//! even when the static reach already names one line (the switch exists to measure what the
+//! traced re-run costs; the benchmark compares `always` with `never`).
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{fixture, Answer};
+
+const HELPER: &str = "src/shop/money.py";
+/// The line of the helper the injected bug changes, and what it reads after.
+const BUG_AT: &str = "src/shop/money.py:9 return amount >= 0";
+
+fn git(root: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(root)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+fn committed(root: &Path) {
+    git(root, &["init", "-q"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "green"]);
+}
+
+/// The negated-boundary bug: zero counts as positive. Two tests fail, each at its own
+/// assertion; no frame names the helper.
+fn inject(root: &Path) {
+    let path = root.join(HELPER);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let bugged = text.replace("return amount > 0", "return amount >= 0");
+    assert_ne!(text, bugged);
+    // A later mtime than the run before, whatever the clock's resolution.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(path, bugged).unwrap();
+}
+
+/// A harmless edit the failing tests reach by import but never execute: with it, the static
+/// reach leaves a choice of two hunks.
+fn harmless_edit(root: &Path) {
+    let cart = root.join("src/shop/cart.py");
+    let text = std::fs::read_to_string(&cart).unwrap();
+    let edited = text.replace("return sum(cents(p)", "return sum(cents(p) * 1");
+    assert_ne!(text, edited);
+    std::fs::write(&cart, edited).unwrap();
+}
+
+fn suspects(a: &Answer) -> Vec<&str> {
+    common::strings(&a.json["suspects"])
+}
+
+/// A fixture copy, committed and seen green by pith, with the bug injected.
+fn red_workspace() -> common::Fixture {
+    let ws = fixture("python/impact");
+    committed(ws.path());
+    assert_eq!(common::pith(ws.path(), &[]).status(), "TestsPassed");
+    inject(ws.path());
+    ws
+}
+
+#[test]
+fn never_keeps_the_static_reach_where_auto_traces() {
+    let ws = red_workspace();
+    harmless_edit(ws.path());
+    let never = common::pith(ws.path(), &["--trace", "never"]);
+    assert_eq!(never.count("failed"), 2, "{}", never.line);
+    assert_eq!(never.text("reach"), "static", "{}", never.line);
+    // Both changed lines stay in the running: the graph cannot tell them apart.
+    assert_eq!(suspects(&never).len(), 2, "{}", never.line);
+    let auto = common::pith(ws.path(), &[]);
+    assert_eq!(auto.count("failed"), 2, "{}", auto.line);
+    assert_eq!(auto.text("reach"), "traced", "{}", auto.line);
+    assert_eq!(suspects(&auto), [BUG_AT], "{}", auto.line);
+    let explicit = common::pith(ws.path(), &["--trace", "auto"]);
+    assert_eq!(explicit.text("reach"), "traced", "{}", explicit.line);
+}
+
+#[test]
+fn always_traces_even_when_the_static_reach_names_one_line() {
+    let ws = red_workspace();
+    let auto = common::pith(ws.path(), &[]);
+    assert_eq!(auto.text("reach"), "static", "{}", auto.line);
+    let always = common::pith(ws.path(), &["--trace", "always"]);
+    assert_eq!(always.count("failed"), 2, "{}", always.line);
+    assert_eq!(always.text("reach"), "traced", "{}", always.line);
+    assert_eq!(suspects(&always), [BUG_AT], "{}", always.line);
+}
+
+#[test]
+fn an_unknown_trace_mode_is_a_usage_error() {
+    let ws = fixture("python/impact");
+    let out = common::bare()
+        .args(["test", "--trace", "sometimes", "--root"])
+        .arg(ws.path())
+        .current_dir(ws.path())
+        .output()
+        .expect("run pith");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("always"), "{stderr}");
+}
