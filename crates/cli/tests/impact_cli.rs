@@ -7,9 +7,8 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
-use common::{fixture, Answer};
+use common::{committed, fixture, Answer};
 use pith_wire::{BLAST_BUDGET, SELECT_BUDGET, TESTS_FOR_BUDGET};
 
 const HELPER: &str = "src/shop/money.py";
@@ -17,31 +16,6 @@ const HELPER: &str = "src/shop/money.py";
 const RED_WITH_SUSPECT_BUDGET: usize = 560;
 /// The line of the helper the injected bug changes, and what it reads after.
 const BUG_AT: &str = "src/shop/money.py:9 return amount >= 0";
-
-fn git(root: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(root)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-}
-
-fn committed(root: &Path) {
-    git(root, &["init", "-q"]);
-    git(root, &["add", "-A"]);
-    git(root, &["commit", "-q", "-m", "green"]);
-}
 
 /// The negated-boundary bug: zero counts as positive. Two tests fail, each at its own
 /// assertion; no frame names the helper.

@@ -11,9 +11,8 @@ mod common;
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::Command;
 
-use common::{fixture, Answer};
+use common::{committed, fixture, Answer};
 
 struct Bug {
     kind: String,
@@ -51,31 +50,6 @@ fn project(eco: &str) -> (String, Vec<Bug>) {
         })
         .collect();
     (text(p, "fixture"), bugs)
-}
-
-fn committed(root: &Path) {
-    for args in [
-        &["init", "-q"][..],
-        &["add", "-A"],
-        &["commit", "-q", "-m", "green"],
-    ] {
-        let out = Command::new("git")
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(args)
-            .current_dir(root)
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE")
-            .output()
-            .expect("git runs");
-        assert!(out.status.success(), "git {args:?}: {out:?}");
-    }
 }
 
 fn inject(root: &Path, bug: &Bug) {

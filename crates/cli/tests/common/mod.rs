@@ -49,3 +49,31 @@ pub fn assert_reruns_only(
 pub fn assert_not_found(root: &Path, args: &[&str], ids: &[&str]) {
     PITH.assert_not_found(root, args, ids)
 }
+
+/// Runs git in `root` as a test's own user, never signing, whatever the caller's git
+/// environment; panics unless it succeeds.
+pub fn git(root: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(root)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+/// `root` as a git repository of one commit holding every file.
+pub fn committed(root: &Path) {
+    git(root, &["init", "-q"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "green"]);
+}
