@@ -29,6 +29,8 @@ const CLUSTER_IDS: usize = 8;
 const CLUSTER_ERROR_CHARS: usize = 120;
 /// A shown message's first line is cut here when even one failure in full does not fit.
 const SHORT_MESSAGE_CHARS: usize = 160;
+/// The last cut of a shown message's first line: what no answer goes below.
+const TERSE_MESSAGE_CHARS: usize = 100;
 /// Header text is cut to this when even [`SHORT_MESSAGE_CHARS`] does not fit.
 const TERSE_CHARS: usize = 60;
 /// The bytes a raw tail keeps when failures compete for the answer: enough for the lines that
@@ -157,6 +159,7 @@ enum Message {
     Whole,
     FirstLine,
     Short,
+    Terse,
 }
 
 /// One setting of every knob the shaping turns; [`Plan::next`] is the trimming ladder.
@@ -175,9 +178,11 @@ struct Plan {
     ids: bool,
     /// Ids past [`ID_CHARS`] are cut: the very last resort, for ids that alone overflow.
     short_ids: bool,
-    /// Suspects kept, and how many of them keep their source line.
+    /// Suspects kept, and how many of them keep their source line; whether failures and
+    /// clusters keep their own.
     suspects: usize,
     suspect_code: usize,
+    own_suspects: bool,
 }
 
 impl Plan {
@@ -197,6 +202,7 @@ impl Plan {
             short_ids: false,
             suspects: usize::MAX,
             suspect_code: usize::MAX,
+            own_suspects: true,
         }
     }
 
@@ -204,7 +210,8 @@ impl Plan {
     /// frames, message lines past the first, cluster ids, clusters from the smallest, the
     /// deepest frame's source line (the smallest cause's first), failures in full from the
     /// smallest cause (they join the clusters or the count, and what went for them may come
-    /// back); last the first line's length and long ids.
+    /// back); last the first line's length, each failure's own suspect (the run's best stays),
+    /// the first line's length again and long ids.
     fn next(&mut self) -> bool {
         if self.code > 1 {
             self.code = 1;
@@ -234,6 +241,10 @@ impl Plan {
             self.message = Message::Short;
         } else if self.suspect_code > 0 {
             self.suspect_code = 0;
+        } else if self.own_suspects {
+            self.own_suspects = false;
+        } else if self.message == Message::Short {
+            self.message = Message::Terse;
         } else if !self.short_ids {
             self.short_ids = true;
         } else {
@@ -309,6 +320,9 @@ impl Suspects<'_> {
             return;
         }
         let own = |g: &Group| {
+            if !plan.own_suspects {
+                return None;
+            }
             g.representative()
                 .suspect
                 .as_ref()
@@ -440,6 +454,7 @@ fn render(answer: &mut TestAnswer, groups: &[Group], total: usize, plan: Plan) {
                 Message::Whole => out.message,
                 Message::FirstLine => first_line(&out.message).to_owned(),
                 Message::Short => crate::cut(first_line(&out.message), SHORT_MESSAGE_CHARS),
+                Message::Terse => crate::cut(first_line(&out.message), TERSE_MESSAGE_CHARS),
             };
             if g.members.len() > 1 {
                 out.affected = g.members.len();
