@@ -6,43 +6,12 @@
 
 mod common;
 
-use std::path::Path;
-
-use common::{committed, fixture, Answer};
+use common::impact::{harmless_edit, inject, suspects, BUG_AT, HELPER};
+use common::{committed, fixture, query, Answer};
 use pith_wire::{BLAST_BUDGET, SELECT_BUDGET, TESTS_FOR_BUDGET};
 
-const HELPER: &str = "src/shop/money.py";
 /// The red answer of the injected bug: two failures of two causes, and the suspect.
 const RED_WITH_SUSPECT_BUDGET: usize = 560;
-/// The line of the helper the injected bug changes, and what it reads after.
-const BUG_AT: &str = "src/shop/money.py:9 return amount >= 0";
-
-/// The negated-boundary bug: zero counts as positive. Two tests fail, each at its own
-/// assertion; no frame names the helper.
-fn inject(root: &Path) {
-    let path = root.join(HELPER);
-    let text = std::fs::read_to_string(&path).unwrap();
-    let bugged = text.replace("return amount > 0", "return amount >= 0");
-    assert_ne!(text, bugged);
-    // A later mtime than the run before, whatever the clock's resolution.
-    std::thread::sleep(std::time::Duration::from_millis(20));
-    std::fs::write(path, bugged).unwrap();
-}
-
-fn query(root: &Path, args: &[&str]) -> Answer {
-    let out = common::bare()
-        .args(args)
-        .arg("--root")
-        .arg(root)
-        .current_dir(root)
-        .output()
-        .expect("run pith");
-    common::answer_of(out, root)
-}
-
-fn suspects(a: &Answer) -> Vec<&str> {
-    common::strings(&a.json["suspects"])
-}
 
 fn assert_red_with_suspect(a: &Answer, baseline: &str) {
     assert_eq!(a.status(), "TestsFailed", "{}", a.line);
@@ -314,14 +283,7 @@ fn when_the_graph_leaves_a_choice_what_the_failing_tests_executed_decides() {
     committed(ws.path());
     assert_eq!(common::pith(ws.path(), &[]).status(), "TestsPassed");
     inject(ws.path());
-    // A harmless edit the failing tests reach by import but never execute.
-    let cart = ws.path().join("src/shop/cart.py");
-    let text = std::fs::read_to_string(&cart).unwrap();
-    std::fs::write(
-        &cart,
-        text.replace("return sum(cents(p)", "return sum(cents(p) * 1"),
-    )
-    .unwrap();
+    harmless_edit(ws.path());
     let red = common::pith(ws.path(), &[]);
     assert_eq!(red.count("failed"), 2, "{}", red.line);
     assert_eq!(red.text("reach"), "traced", "{}", red.line);

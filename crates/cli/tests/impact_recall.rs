@@ -12,7 +12,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use common::{committed, fixture, Answer};
+use common::{committed, fixture, query};
 
 struct Bug {
     kind: String,
@@ -65,17 +65,6 @@ fn inject(root: &Path, bug: &Bug) {
     // A later mtime than the green run's, whatever the clock's resolution.
     std::thread::sleep(std::time::Duration::from_millis(20));
     std::fs::write(path, text.replacen(&bug.old, &bug.new, 1)).unwrap();
-}
-
-fn query(root: &Path, args: &[&str]) -> Answer {
-    let out = common::bare()
-        .args(args)
-        .arg("--root")
-        .arg(root)
-        .current_dir(root)
-        .output()
-        .expect("run pith");
-    common::answer_of(out, root)
 }
 
 /// The test ids of every failure of the last run, through `pith failures`' pages.

@@ -6,39 +6,8 @@
 
 mod common;
 
-use std::path::Path;
-
-use common::{committed, fixture, Answer};
-
-const HELPER: &str = "src/shop/money.py";
-/// The line of the helper the injected bug changes, and what it reads after.
-const BUG_AT: &str = "src/shop/money.py:9 return amount >= 0";
-
-/// The negated-boundary bug: zero counts as positive. Two tests fail, each at its own
-/// assertion; no frame names the helper.
-fn inject(root: &Path) {
-    let path = root.join(HELPER);
-    let text = std::fs::read_to_string(&path).unwrap();
-    let bugged = text.replace("return amount > 0", "return amount >= 0");
-    assert_ne!(text, bugged);
-    // A later mtime than the run before, whatever the clock's resolution.
-    std::thread::sleep(std::time::Duration::from_millis(20));
-    std::fs::write(path, bugged).unwrap();
-}
-
-/// A harmless edit the failing tests reach by import but never execute: with it, the static
-/// reach leaves a choice of two hunks.
-fn harmless_edit(root: &Path) {
-    let cart = root.join("src/shop/cart.py");
-    let text = std::fs::read_to_string(&cart).unwrap();
-    let edited = text.replace("return sum(cents(p)", "return sum(cents(p) * 1");
-    assert_ne!(text, edited);
-    std::fs::write(&cart, edited).unwrap();
-}
-
-fn suspects(a: &Answer) -> Vec<&str> {
-    common::strings(&a.json["suspects"])
-}
+use common::impact::{harmless_edit, inject, suspects, BUG_AT};
+use common::{committed, fixture};
 
 /// A fixture copy, committed and seen green by pith, with the bug injected.
 fn red_workspace() -> common::Fixture {

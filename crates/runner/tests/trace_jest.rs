@@ -227,40 +227,6 @@ fn jest_maps_transformed_code_back_to_its_source_lines() {
     assert_eq!(lines(&traced, SMALL, "src/round.js"), [2, 3, 4, 6]);
 }
 
-/// Not a check: the cost of tracing against a plain re-run of the same tests, for jest and
-/// vitest, printed for the record (`cargo test -p pith-runner --test trace_jest -- --ignored
-/// --nocapture`); about 45 s of runs.
-#[test]
-#[ignore = "a measurement, not a check"]
-fn trace_cost_against_a_plain_run() {
-    for (name, ws) in [("jest", workspace()), ("vitest", vitest_workspace())] {
-        let root = ws.path();
-        let adapter = js::detect(root).pop().expect("a project");
-        assert_eq!(adapter.name(), name);
-        let runs = Runs::new(root);
-        let tests = [SMALL, TINY, OTHER];
-        // Warm the runner's transform cache first, as the red run before a trace does.
-        runs.run(adapter.as_ref(), &tests, Duration::from_secs(240));
-        let mut plain = Vec::new();
-        let mut traced = Vec::new();
-        for _ in 0..5 {
-            let t = Instant::now();
-            let run = runs.run(adapter.as_ref(), &tests, Duration::from_secs(240));
-            plain.push(t.elapsed());
-            assert_eq!(run.failed, 3);
-            let t = Instant::now();
-            trace(adapter.as_ref(), root, &tests, &CHANGED).expect("traced");
-            traced.push(t.elapsed());
-        }
-        plain.sort();
-        traced.sort();
-        eprintln!(
-            "{name} trace cost: plain run of 3 tests in 2 files {:?}, traced (2 runs) {:?} (medians of 5)",
-            plain[2], traced[2]
-        );
-    }
-}
-
 /// The same project under vitest: globals on, and a configuration whose coverage settings
 /// would hide `src/`, skip fully run files (istanbul's JSON reporter has no such option) and
 /// rewrite itself (`autoUpdate`).

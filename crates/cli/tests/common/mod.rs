@@ -77,3 +77,55 @@ pub fn committed(root: &Path) {
     git(root, &["add", "-A"]);
     git(root, &["commit", "-q", "-m", "green"]);
 }
+
+/// What `pith ARGS --root ROOT` answers (any command, not only `test`).
+pub fn query(root: &Path, args: &[&str]) -> Answer {
+    let out = bare()
+        .args(args)
+        .arg("--root")
+        .arg(root)
+        .current_dir(root)
+        .output()
+        .expect("run pith");
+    answer_of(out, root)
+}
+
+/// The `python/impact` fixture's injected bug and the edits around it, shared by the tests
+/// of suspects and of the trace switch.
+pub mod impact {
+    use std::path::Path;
+
+    use super::Answer;
+
+    /// The helper every shop module uses.
+    pub const HELPER: &str = "src/shop/money.py";
+    /// The line of the helper the injected bug changes, and what it reads after.
+    pub const BUG_AT: &str = "src/shop/money.py:9 return amount >= 0";
+
+    /// The negated-boundary bug: zero counts as positive. Two tests fail, each at its own
+    /// assertion; no frame names the helper.
+    pub fn inject(root: &Path) {
+        let path = root.join(HELPER);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let bugged = text.replace("return amount > 0", "return amount >= 0");
+        assert_ne!(text, bugged);
+        // A later mtime than the run before, whatever the clock's resolution.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(path, bugged).unwrap();
+    }
+
+    /// A harmless edit the failing tests reach by import but never execute: with it, the
+    /// static reach leaves a choice of two hunks.
+    pub fn harmless_edit(root: &Path) {
+        let cart = root.join("src/shop/cart.py");
+        let text = std::fs::read_to_string(&cart).unwrap();
+        let edited = text.replace("return sum(cents(p)", "return sum(cents(p) * 1");
+        assert_ne!(text, edited);
+        std::fs::write(&cart, edited).unwrap();
+    }
+
+    /// The answer's suspects.
+    pub fn suspects(a: &Answer) -> Vec<&str> {
+        super::strings(&a.json["suspects"])
+    }
+}
