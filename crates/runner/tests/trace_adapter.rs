@@ -25,12 +25,7 @@ fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
 }
 
 fn trace(adapter: &dyn Adapter, root: &Path, tests: &[&str], files: &[&str]) -> Option<Traced> {
-    let runs = Runs::new(root);
-    let tests: Vec<String> = tests.iter().map(|s| s.to_string()).collect();
-    let files: Vec<String> = files.iter().map(|s| s.to_string()).collect();
-    adapter
-        .trace(&runs.context(Duration::from_secs(240)), &tests, &files)
-        .expect("tracing itself must not fail")
+    Runs::new(root).trace(adapter, tests, files, Duration::from_secs(240))
 }
 
 fn trace_pytest(root: &Path, tests: &[&str], files: &[&str]) -> Option<Traced> {
@@ -38,14 +33,8 @@ fn trace_pytest(root: &Path, tests: &[&str], files: &[&str]) -> Option<Traced> {
     trace(&adapter, root, tests, files)
 }
 
-/// The lines `test` executed of `file` (none when it executed none of them).
 fn lines(traced: &Traced, test: &str, file: &str) -> Vec<u32> {
-    let Some(t) = traced.tests.get(test) else {
-        panic!("{test} was not traced: {traced:?}");
-    };
-    t.get(file)
-        .map(|l| l.iter().copied().collect())
-        .unwrap_or_default()
+    pith_testkit::traced_lines(traced, test, file)
 }
 
 const PYPROJECT: &str = "[project]\nname = \"shop\"\nversion = \"0.1.0\"\n\n[tool.pytest.ini_options]\npythonpath = [\".\"]\ntestpaths = [\"tests\"]\n";

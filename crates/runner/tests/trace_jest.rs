@@ -25,22 +25,11 @@ fn jest(root: &Path) -> Box<dyn Adapter> {
 }
 
 fn trace(adapter: &dyn Adapter, root: &Path, tests: &[&str], files: &[&str]) -> Option<Traced> {
-    let runs = Runs::new(root);
-    let tests: Vec<String> = tests.iter().map(|s| s.to_string()).collect();
-    let files: Vec<String> = files.iter().map(|s| s.to_string()).collect();
-    adapter
-        .trace(&runs.context(Duration::from_secs(240)), &tests, &files)
-        .expect("tracing itself must not fail")
+    Runs::new(root).trace(adapter, tests, files, Duration::from_secs(240))
 }
 
-/// The lines `test` executed of `file` (none when it executed none of them).
 fn lines(traced: &Traced, test: &str, file: &str) -> Vec<u32> {
-    let Some(t) = traced.tests.get(test) else {
-        panic!("{test} was not traced: {traced:?}");
-    };
-    t.get(file)
-        .map(|l| l.iter().copied().collect())
-        .unwrap_or_default()
+    pith_testkit::traced_lines(traced, test, file)
 }
 
 const SMALL: &str = "tests/price.test.js > discount > small";

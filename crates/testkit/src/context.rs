@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use pith_model::impact::Traced;
 use pith_model::Run;
 use pith_runner::{Adapter, Context, PathMap};
 use tempfile::TempDir;
@@ -77,4 +78,31 @@ impl Runs {
             .run(&self.context(limit), &ids)
             .expect("the adapter itself must not fail")
     }
+
+    /// `adapter`'s traced re-run of `tests` over `files` with `limit` to go; tracing itself
+    /// must not fail.
+    pub fn trace(
+        &self,
+        adapter: &dyn Adapter,
+        tests: &[&str],
+        files: &[&str],
+        limit: Duration,
+    ) -> Option<Traced> {
+        let tests: Vec<String> = tests.iter().map(|s| s.to_string()).collect();
+        let files: Vec<String> = files.iter().map(|s| s.to_string()).collect();
+        adapter
+            .trace(&self.context(limit), &tests, &files)
+            .expect("tracing itself must not fail")
+    }
+}
+
+/// The lines `test` executed of `file` in a trace (none when it executed none of them);
+/// panics when `test` was not traced at all.
+pub fn traced_lines(traced: &Traced, test: &str, file: &str) -> Vec<u32> {
+    let Some(t) = traced.tests.get(test) else {
+        panic!("{test} was not traced: {traced:?}");
+    };
+    t.get(file)
+        .map(|l| l.iter().copied().collect())
+        .unwrap_or_default()
 }

@@ -9,7 +9,7 @@ mod fixture;
 mod pith;
 
 pub use answer::{answer_of, assert_clean, frames, strings, Answer};
-pub use context::Runs;
+pub use context::{traced_lines, Runs};
 pub use fixture::{
     age_tree, copy_tree, fixture, fixture_at, fixtures_dir, link_node_modules, repo_root,
     shared_node_modules, Fixture,
