@@ -62,7 +62,7 @@ pub fn install(cache: &Path, scratch: &Path, deadline: Instant) -> Option<PathBu
     if dir.join(CLASS).is_file() && dir.join(SERVICE).is_file() {
         return Some(dir);
     }
-    let javac = javac()?;
+    let javac = jdk_tool("javac")?;
     let src = scratch.join("pith-listener-src");
     std::fs::create_dir_all(&src).ok()?;
     for (name, text) in SOURCES {
@@ -119,12 +119,13 @@ fn rand_suffix() -> u128 {
         .map_or(0, |d| d.as_nanos())
 }
 
-/// `$JAVA_HOME/bin/javac`, else `javac` on PATH.
-fn javac() -> Option<PathBuf> {
+/// A JDK tool (`javac`, `java`): `$JAVA_HOME/bin/<name>`, else `<name>` on PATH, as the build
+/// tools find it.
+pub(super) fn jdk_tool(name: &str) -> Option<PathBuf> {
     std::env::var_os("JAVA_HOME")
-        .map(|h| PathBuf::from(h).join("bin").join("javac"))
+        .map(|h| PathBuf::from(h).join("bin").join(name))
         .filter(|p| crate::is_executable(p))
-        .or_else(|| crate::on_path("javac"))
+        .or_else(|| crate::on_path(name))
 }
 
 /// One test the listener saw start.

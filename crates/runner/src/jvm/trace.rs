@@ -87,7 +87,7 @@ impl Jvm {
         let (Some(agent), Some(cli), Some(java)) = (
             fetch(&format!("org.jacoco.agent:{JACOCO}:jar:runtime")),
             fetch(&format!("org.jacoco.cli:{JACOCO}:jar:nodeps")),
-            java(),
+            listener::jdk_tool("java"),
         ) else {
             return Ok(None);
         };
@@ -238,14 +238,6 @@ fn targets(root: &Path, dir: &Path, files: &[String]) -> Vec<Target> {
         }
     }
     out
-}
-
-/// `$JAVA_HOME/bin/java`, else `java` on PATH: the JVM Maven itself would use.
-fn java() -> Option<PathBuf> {
-    std::env::var_os("JAVA_HOME")
-        .map(|h| PathBuf::from(h).join("bin").join("java"))
-        .filter(|p| crate::is_executable(p))
-        .or_else(|| crate::on_path("java"))
 }
 
 /// The variable every JVM reads its options from; the caller's own options stay, first.
