@@ -112,9 +112,12 @@ pub(crate) fn find_suspects(
     } in judged
     {
         let test = &report.runs[r].failures[f].test;
-        if let Some(lines) = traced.as_ref().and_then(|t| t.tests.get(test)) {
+        if let Some((t, lines)) = traced
+            .as_ref()
+            .and_then(|t| Some(t).zip(t.tests.get(test)))
+        {
             let changes = memo.get(&pass).and_then(Option::as_ref);
-            scored = retrace(scored, lines, changes);
+            scored = retrace(scored, lines, &t.files, changes);
         }
         if let Some(((file, line), _)) = scored
             .iter()
@@ -149,6 +152,35 @@ pub(crate) fn find_suspects(
     }
 }
 
+/// Changed files traced inside a run at most: past it, the run is not traced (a red run then
+/// traces in a second start, when worth it).
+const PLANNED_FILES: usize = 200;
+
+/// What a run traces in itself, should it be red: the files changed since the last green run
+/// (else the uncommitted changes against git `HEAD`), those that exist. The failing tests
+/// usually last passed there; one that passed longer ago is traced again after the run if
+/// its own changes reach further. `None` when nothing changed or too much did.
+pub(crate) fn trace_plan(store: &Store, root: &Path) -> Option<pith_runner::TracePlan> {
+    let mut files: Vec<String> = match store.last_green().ok()? {
+        Some(g) => {
+            let (count, files) = store.changed_since(g, PLANNED_FILES + 1).ok()?;
+            if count > PLANNED_FILES as u64 {
+                return None;
+            }
+            files
+        }
+        None => {
+            let changes = store.changes(&Since::Git("HEAD".into())).ok()?;
+            changes.files.into_iter().map(|c| c.path).collect()
+        }
+    };
+    files.retain(|f| root.join(f).is_file());
+    files.sort();
+    files.dedup();
+    (!files.is_empty() && files.len() <= PLANNED_FILES)
+        .then_some(pith_runner::TracePlan { files })
+}
+
 /// The lines the failing tests executed in the changed files, when tracing is worth its run:
 /// no failure's frame is on a changed line already, and the graph leaves more than one
 /// changed hunk, or a failing test reaches none. Each project's first failing tests run again.
@@ -160,14 +192,26 @@ fn traced_lines(
     mode: crate::Trace,
     trace: Tracer,
 ) -> Option<Traced> {
+    if judged.is_empty() || matches!(mode, crate::Trace::Never) {
+        return None;
+    }
+    // What the runs traced in themselves costs nothing more: taken whenever it is there.
+    let mut all = Traced::default();
+    for j in judged {
+        let run = &report.runs[j.run];
+        let test = &run.failures[j.failure].test;
+        if let Some(lines) = run.traced.as_ref().and_then(|t| t.tests.get(test)) {
+            all.tests.insert(test.clone(), lines.clone());
+        }
+    }
+    for t in report.runs.iter().filter_map(|r| r.traced.as_ref()) {
+        all.files.extend(t.files.iter().cloned());
+    }
     let wanted = match mode {
         crate::Trace::Auto => worth_tracing(judged),
         crate::Trace::Always => true,
         crate::Trace::Never => false,
     };
-    if !wanted || judged.is_empty() {
-        return None;
-    }
     let files: Vec<String> = memo
         .values()
         .flatten()
@@ -177,24 +221,35 @@ fn traced_lines(
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
-    if files.is_empty() {
-        return None;
-    }
-    let mut by_run: BTreeMap<usize, Vec<String>> = BTreeMap::new();
-    // The tests the changes broke (they passed before) first: a test that never passed under
-    // pith may fail for reasons of its own, and the re-run holds only a few.
-    let mut order: Vec<&Judged> = judged.iter().collect();
-    order.sort_by_key(|j| j.pass.is_none());
-    for j in order {
-        let tests = by_run.entry(j.run).or_default();
-        if tests.len() < TESTS_TRACED {
-            tests.push(report.runs[j.run].failures[j.failure].test.clone());
+    // A second start only for what the run did not trace: its tests, or files beyond its own.
+    let covered = |j: &&Judged| {
+        let test = &report.runs[j.run].failures[j.failure].test;
+        let mine = memo.get(&j.pass).and_then(Option::as_ref);
+        all.tests.contains_key(test)
+            && mine.is_none_or(|c| {
+                c.files
+                    .iter()
+                    .filter(|c| !matches!(c.kind, ChangeKind::Deleted))
+                    .all(|c| all.files.contains(&c.path))
+            })
+    };
+    if wanted && !files.is_empty() {
+        let mut by_run: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+        // The tests the changes broke (they passed before) first: a test that never passed
+        // under pith may fail for reasons of its own, and the re-run holds only a few.
+        let mut order: Vec<&Judged> = judged.iter().filter(|j| !covered(j)).collect();
+        order.sort_by_key(|j| j.pass.is_none());
+        for j in order {
+            let tests = by_run.entry(j.run).or_default();
+            if tests.len() < TESTS_TRACED {
+                tests.push(report.runs[j.run].failures[j.failure].test.clone());
+            }
         }
-    }
-    let mut all = Traced::default();
-    for (r, tests) in by_run {
-        if let Some(t) = trace(r, &tests, &files) {
-            all.tests.extend(t.tests);
+        for (r, tests) in by_run {
+            if let Some(t) = trace(r, &tests, &files) {
+                all.tests.extend(t.tests);
+                all.files.extend(files.iter().cloned());
+            }
         }
     }
     (!all.tests.is_empty()).then_some(all)
@@ -218,16 +273,22 @@ fn worth_tracing(judged: &[Judged]) -> bool {
 fn retrace(
     scored: Vec<((String, u32), Score)>,
     lines: &pith_model::impact::Lines,
+    traced: &BTreeSet<String>,
     changes: Option<&Changes>,
 ) -> Vec<((String, u32), Score)> {
     let Some(changes) = changes else {
         return scored;
     };
-    let mut out: Vec<((String, u32), Score)> = Vec::new();
+    // A file that was not traced tells nothing: the graph's word on it stands.
+    let mut out: Vec<((String, u32), Score)> = scored
+        .iter()
+        .filter(|((f, _), _)| !traced.contains(f))
+        .cloned()
+        .collect();
     for change in changes
         .files
         .iter()
-        .filter(|c| !matches!(c.kind, ChangeKind::Deleted))
+        .filter(|c| !matches!(c.kind, ChangeKind::Deleted) && traced.contains(&c.path))
     {
         let ran = lines.get(&change.path);
         for h in &change.hunks {
@@ -466,6 +527,16 @@ const GRAPH_KEY: &str = concat!("import-graph ", env!("CARGO_PKG_VERSION"));
 /// store's walk and the graph's are one filter, so an edit the graph would read is a new
 /// generation; a status polled with nothing changed reads no source again.
 fn graph_of(store: &Store, root: &Path) -> Result<Graph, pith_index::IndexError> {
+    let mut g = static_graph_of(store, root)?;
+    // What runs saw test files load by computed names, for the test files as they are now:
+    // kept apart from the cached graph, which depends on the files alone.
+    if let Ok(loads) = store.observed_loads() {
+        g.observe(&loads);
+    }
+    Ok(g)
+}
+
+fn static_graph_of(store: &Store, root: &Path) -> Result<Graph, pith_index::IndexError> {
     let generation = store.generation().ok();
     if let Some(g) = generation
         .and_then(|g| store.cached_graph(GRAPH_KEY, g).ok().flatten())
@@ -665,10 +736,16 @@ pub(crate) fn selection_of(g: &Graph, changes: &Changes, asked: Baseline) -> Sel
         }
     }
     if !changes.files.is_empty() {
-        // The known hole: a test that imports by a name computed at run time may reach
-        // anything; it runs whenever anything changed.
-        for t in suite.iter().filter(|t| g.is_dynamic(t)) {
-            picked.entry((*t).to_owned()).or_insert(u32::MAX);
+        // The known hole: a test that imports by a name computed at run time (or reaches code
+        // that does) may reach anything; it runs whenever anything changed, unless a run saw
+        // what it loads (those loads are edges now). A new file is one no such observation
+        // can vouch for.
+        let added = changes
+            .files
+            .iter()
+            .any(|c| matches!(c.kind, ChangeKind::Added));
+        for t in g.dynamic_tests(added) {
+            picked.entry(t).or_insert(u32::MAX);
         }
     }
     let mut tests: Vec<(String, u32)> = picked.into_iter().collect();

@@ -124,6 +124,7 @@ fn execute(
     found: &[Found],
     start: Instant,
     planned: Option<&[(usize, Vec<String>)]>,
+    trace: Option<&pith_runner::TracePlan>,
 ) -> Result<Report, EngineError> {
     let root = root.to_path_buf();
     let cache = cache_dir()?;
@@ -143,6 +144,7 @@ fn execute(
         scratch: scratch.path(),
         cache: &cache,
         cancel: req.cancel.as_deref(),
+        trace,
     };
 
     // No runner's test id begins with `-` (they begin with a path, a package or a suite): such
@@ -222,6 +224,7 @@ fn trace_project(
         scratch: scratch.path(),
         cache: &cache,
         cancel: req.cancel.as_deref(),
+        trace: None,
     };
     project.adapter.trace(&ctx, tests, files).ok().flatten()
 }

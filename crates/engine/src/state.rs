@@ -166,7 +166,11 @@ pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Report, 
     }
 
     let routed = planned.as_ref().and_then(|p| p.routed.as_deref());
-    let mut report = execute(req, &root, &adapters, Instant::now(), routed)?;
+    let plan = match (req.trace, store.as_ref()) {
+        (crate::Trace::Never, _) | (_, None) => None,
+        (_, Some(s)) => crate::impact::trace_plan(s, &root),
+    };
+    let mut report = execute(req, &root, &adapters, Instant::now(), routed, plan.as_ref())?;
     report.generation = generation;
     report.changes = planned.as_ref().map(|p| p.selection.clone());
     let cancelled = req

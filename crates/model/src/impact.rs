@@ -114,10 +114,26 @@ pub struct Blast {
 /// Lines executed, per workspace-relative file.
 pub type Lines = std::collections::BTreeMap<String, std::collections::BTreeSet<u32>>;
 
-/// What re-running some tests with line tracing found: for each test id, the lines of the
+/// What running some tests again with line tracing found: for each test id, the lines of the
 /// traced files it executed (a test that executed none of them has an empty map; a test the
 /// re-run did not report is absent).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Traced {
     pub tests: std::collections::BTreeMap<String, Lines>,
+    /// The files that were traced, workspace-relative: a file outside them tells nothing
+    /// (not executed and not traced look alike in `tests`). Empty: the caller knows them.
+    pub files: std::collections::BTreeSet<String>,
+}
+
+/// Modules the tests of one test file loaded by a name computed at run time (`importlib`,
+/// `__import__`): the edges an import graph cannot see, as a run saw them.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Loads {
+    /// The test file, workspace-relative.
+    pub test: String,
+    /// The files of the modules it loaded, workspace-relative, sorted.
+    pub modules: Vec<String>,
+    /// Whether the run saw the whole file: every test in it ran and passed (a failing test may
+    /// stop before its load). Only a whole observation replaces an earlier one.
+    pub whole: bool,
 }

@@ -315,6 +315,11 @@ pub struct Run {
     /// ones may be here too, with their durations). Feeds the history: recovered and flaky
     /// tests. Empty when the adapter does not report them.
     pub outcomes: Vec<TestOutcome>,
+    /// Failing tests run again with line tracing on the changed files, inside this run (the
+    /// adapter's own, cheaper than a second start), when pith asked for it.
+    pub traced: Option<impact::Traced>,
+    /// What the tests loaded by computed names, per test file, when the adapter observes it.
+    pub loads: Vec<impact::Loads>,
 }
 
 impl Run {
@@ -342,6 +347,15 @@ impl Run {
         self.duration = self.duration.saturating_add(part.duration);
         self.failures.extend(part.failures);
         self.outcomes.extend(part.outcomes);
+        self.loads.extend(part.loads);
+        match (&mut self.traced, part.traced) {
+            (Some(mine), Some(theirs)) => {
+                mine.tests.extend(theirs.tests);
+                mine.files.extend(theirs.files);
+            }
+            (mine @ None, theirs) => *mine = theirs,
+            (Some(_), None) => {}
+        }
         for e in part.build_errors {
             if !self.build_errors.contains(&e) {
                 self.build_errors.push(e);

@@ -46,6 +46,27 @@ pub struct Context<'a> {
     pub cache: &'a Path,
     /// Set by another thread to cancel the run.
     pub cancel: Option<&'a AtomicBool>,
+    /// The changed files a red run's failing tests are traced through, inside the run, by an
+    /// adapter that can do so without a second start (see [`Run::traced`]); `None`: no tracing.
+    pub trace: Option<&'a TracePlan>,
+}
+
+/// What to trace inside a run: after the run, its first failing tests execute again with line
+/// tracing on `files`, in the runner's own process, their verdicts ignored.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TracePlan {
+    /// Workspace-relative.
+    pub files: Vec<String>,
+}
+
+impl TracePlan {
+    /// Failing tests traced at most.
+    pub const TESTS: usize = 5;
+    /// The share of the run's own test time their first runs may have taken: tracing must not
+    /// make a red run much longer than the run.
+    pub const SHARE: f64 = 0.25;
+    /// What they may take whatever the share: a small suite's whole loop is milliseconds.
+    pub const FLOOR: std::time::Duration = std::time::Duration::from_millis(500);
 }
 
 /// A test runner pith can drive.

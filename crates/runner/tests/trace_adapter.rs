@@ -154,6 +154,104 @@ fn pytest_keeps_the_projects_own_tracer() {
     assert_eq!(told, "True <module>,discount,discount");
 }
 
+/// The red run traces itself: after the last test, its failing tests run again in the same
+/// process, traced, and nothing of the run's own account changes. A module imported during
+/// the run is not imported again, so the re-run sees the lines its functions ran.
+#[test]
+fn pytest_traces_its_failing_tests_inside_the_run_and_changes_no_verdict() {
+    let ws = project(&[
+        ("pyproject.toml", PYPROJECT),
+        ("pricing.py", PRICING),
+        ("tests/test_pricing.py", DYNAMIC_TESTS),
+        (
+            "tests/test_passing.py",
+            "import pricing\n\n\ndef test_big():\n    assert pricing.discount(1000) == 900\n",
+        ),
+    ]);
+    let adapter = pytest::detect(ws.path()).expect("a Python project");
+    let runs = Runs::new(ws.path());
+    let limit = Duration::from_secs(240);
+    let plain = runs.run(&adapter, &[], limit);
+    let traced_run = runs.run_traced(&adapter, &[], &["pricing.py"], limit);
+    assert_eq!(plain.traced, None);
+    let verdict = |r: &pith_model::Run| {
+        let failed: Vec<String> = r.failures.iter().map(|f| f.test.clone()).collect();
+        (r.status(), r.passed, r.failed, r.selected, failed)
+    };
+    assert_eq!(verdict(&traced_run), verdict(&plain));
+    assert_eq!(traced_run.failed, 3);
+    let traced = traced_run.traced.as_ref().expect("traced in the run");
+    let t = "tests/test_pricing.py::";
+    assert_eq!(traced.tests.len(), 3, "{traced:?}");
+    assert_eq!(lines(traced, &format!("{t}test_discount_through_a_dynamic_import"), "pricing.py"), [2, 4]);
+    assert!(lines(traced, &format!("{t}test_unrelated"), "pricing.py").is_empty());
+    // The variable stays out of the tests' world in the re-run too.
+    assert_eq!(lines(traced, &format!("{t}test_environment_is_the_tests_own"), "pricing.py"), [8]);
+    assert!(!traced.tests.contains_key("tests/test_passing.py::test_big"));
+    assert_eq!(traced.files.iter().collect::<Vec<_>>(), ["pricing.py"]);
+
+    // What the dynamic import loaded, per test file: not whole, its tests failed.
+    let loads: Vec<_> = traced_run
+        .loads
+        .iter()
+        .map(|l| (l.test.as_str(), l.modules.clone(), l.whole))
+        .collect();
+    assert_eq!(loads, [("tests/test_pricing.py", vec!["pricing.py".to_owned()], false)]);
+}
+
+/// Only the first failing tests are traced, and only while their first runs took a small
+/// share of the run: a slow failing test is not run twice.
+#[test]
+fn pytest_in_run_tracing_skips_a_slow_failing_test() {
+    let ws = project(&[
+        ("pyproject.toml", PYPROJECT),
+        ("pricing.py", PRICING),
+        (
+            "tests/test_slow.py",
+            "import time\n\nimport pricing\n\n\ndef test_slow():\n    time.sleep(1.5)\n    assert pricing.discount(5) == 5\n\n\ndef test_quick():\n    assert pricing.discount(500) == 500\n",
+        ),
+    ]);
+    let adapter = pytest::detect(ws.path()).expect("a Python project");
+    let run = Runs::new(ws.path()).run_traced(&adapter, &[], &["pricing.py"], Duration::from_secs(240));
+    assert_eq!(run.failed, 2);
+    let traced = run.traced.expect("the quick one is traced");
+    assert_eq!(lines(&traced, "tests/test_slow.py::test_quick", "pricing.py"), [2, 3]);
+    assert!(!traced.tests.contains_key("tests/test_slow.py::test_slow"), "{traced:?}");
+}
+
+/// A test file whose tests all passed, run whole, is a whole observation of its loads; the
+/// statement imports the graph reads are not loads.
+#[test]
+fn pytest_tells_the_modules_a_test_file_loads_by_a_computed_name() {
+    let ws = project(&[
+        ("pyproject.toml", PYPROJECT),
+        ("pricing.py", PRICING),
+        ("plugins/__init__.py", ""),
+        ("plugins/fast.py", "def quote():\n    return 1\n"),
+        (
+            "tests/test_plugins.py",
+            "import importlib\n\nimport pricing\n\n\ndef test_fast():\n    assert importlib.import_module(\"plugins.\" + \"fast\").quote() == 1\n\n\ndef test_dunder():\n    assert __import__(\"plugins.fast\").fast.quote() == 1\n",
+        ),
+    ]);
+    let adapter = pytest::detect(ws.path()).expect("a Python project");
+    let runs = Runs::new(ws.path());
+    let limit = Duration::from_secs(240);
+    let whole = runs.run(&adapter, &[], limit);
+    assert_eq!(whole.passed, 2, "{whole:?}");
+    let loads: Vec<_> = whole.loads.iter().map(|l| (l.test.as_str(), l.modules.clone(), l.whole)).collect();
+    assert_eq!(
+        loads,
+        [("tests/test_plugins.py", vec!["plugins/fast.py".to_owned()], true)]
+    );
+    // One test of the file: what it saw adds to an observation, it is not one.
+    let part = runs.run(&adapter, &["tests/test_plugins.py::test_fast"], limit);
+    assert_eq!(part.loads.len(), 1);
+    assert!(!part.loads[0].whole);
+    // The file by its path is the whole file.
+    let file = runs.run(&adapter, &["tests/test_plugins.py"], limit);
+    assert!(file.loads[0].whole);
+}
+
 #[test]
 fn pytest_without_tests_or_files_does_not_trace() {
     let ws = project(&[

@@ -129,6 +129,16 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     "
     CREATE TABLE graphs (key TEXT PRIMARY KEY, generation INTEGER NOT NULL, data BLOB NOT NULL);
     ",
+    // 8: modules each test file loaded by a computed name, as runs saw them, with the test
+    // file's content hash then (an edited file's observation no longer counts).
+    "
+    CREATE TABLE loads (
+        test TEXT NOT NULL,
+        module TEXT NOT NULL,
+        hash INTEGER NOT NULL,
+        PRIMARY KEY (test, module)
+    ) WITHOUT ROWID;
+    ",
 ];
 
 /// Why a database file cannot be used as it is.
@@ -268,6 +278,7 @@ const SCHEMA_PROBES: &[&str] = &[
     "SELECT hash, size, data FROM blobs LIMIT 0",
     "SELECT generation, path, hash FROM kept LIMIT 0",
     "SELECT key, generation, data FROM graphs LIMIT 0",
+    "SELECT test, module, hash FROM loads LIMIT 0",
 ];
 
 /// Brings the schema to the latest version, in one write transaction that re-reads the

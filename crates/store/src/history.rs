@@ -325,6 +325,8 @@ fn record(c: &Connection, run: &NewRun, report: &mut Report) -> Result<Annotated
     }
     c.prepare_cached("UPDATE runs SET recovered = ?2 WHERE id = ?1")?
         .execute(params![run_id, recovered])?;
+    let loads: Vec<_> = report.runs.iter().flat_map(|r| &r.loads).collect();
+    crate::loads::record(c, &loads)?;
     Ok(Annotated { recovered })
 }
 

@@ -16,6 +16,7 @@ mod exclude;
 pub mod filter;
 mod frames;
 mod history;
+mod loads;
 mod lock;
 mod memory;
 mod scan;

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use pith_model::impact::Traced;
 use pith_model::Run;
-use pith_runner::{Adapter, Context, PathMap};
+use pith_runner::{Adapter, Context, PathMap, TracePlan};
 use tempfile::TempDir;
 
 /// Everything around an adapter's runs in one workspace: one scratch directory and one cache
@@ -68,6 +68,7 @@ impl Runs {
             scratch: self.scratch(),
             cache: self.cache(),
             cancel: None,
+            trace: None,
         }
     }
 
@@ -76,6 +77,28 @@ impl Runs {
         let ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
         adapter
             .run(&self.context(limit), &ids)
+            .expect("the adapter itself must not fail")
+    }
+
+    /// `adapter` run on `ids` asked to trace its failing tests through `files` inside the run
+    /// (`Context::trace`), with `limit` to go.
+    pub fn run_traced(
+        &self,
+        adapter: &dyn Adapter,
+        ids: &[&str],
+        files: &[&str],
+        limit: Duration,
+    ) -> Run {
+        let ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+        let plan = TracePlan {
+            files: files.iter().map(|s| s.to_string()).collect(),
+        };
+        let ctx = Context {
+            trace: Some(&plan),
+            ..self.context(limit)
+        };
+        adapter
+            .run(&ctx, &ids)
             .expect("the adapter itself must not fail")
     }
 

@@ -20,7 +20,7 @@ mod python;
 mod rust;
 mod rust_paths;
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::path::Path;
 use std::sync::Mutex;
 
@@ -96,6 +96,9 @@ pub struct Graph {
     test: Vec<bool>,
     /// By id: whether the file has imports the graph could not resolve statically.
     dynamic: Vec<bool>,
+    /// By id: whether a run saw what this test file loads by computed names (edges added by
+    /// [`Graph::observe`]); empty until then.
+    observed: Vec<bool>,
     /// Compressed adjacency: the imports of file `i` are `fwd[fwd_at[i]..fwd_at[i + 1]]`,
     /// sorted by id (so by path), with their paths in `fwd_names` at the same positions.
     fwd_at: Vec<u32>,
@@ -178,12 +181,82 @@ impl Graph {
         }
         edges.sort_unstable();
         edges.dedup();
-        (g.fwd_at, g.fwd) = compress(n, edges.iter().copied());
-        g.fwd_names = g.fwd.iter().map(|&t| g.paths[t as usize].clone()).collect();
+        g.set_edges(edges);
+        g
+    }
+
+    /// Sets the adjacency from sorted, deduplicated `(importer, imported)` pairs.
+    fn set_edges(&mut self, edges: Vec<(u32, u32)>) {
+        let n = self.paths.len();
+        (self.fwd_at, self.fwd) = compress(n, edges.iter().copied());
+        self.fwd_names = self.fwd.iter().map(|&t| self.paths[t as usize].clone()).collect();
         let mut back: Vec<(u32, u32)> = edges.iter().map(|&(a, b)| (b, a)).collect();
         back.sort_unstable();
-        (g.rev_at, g.rev) = compress(n, back.into_iter());
-        g
+        (self.rev_at, self.rev) = compress(n, back.into_iter());
+    }
+
+    /// Adds what runs saw test files load by computed names (test file → module files,
+    /// workspace-relative) as import edges, and marks those test files observed: what they
+    /// load at run time is then known, not open (see [`Graph::dynamic_tests`]).
+    pub fn observe(&mut self, loads: &std::collections::BTreeMap<String, Vec<String>>) {
+        let n = self.paths.len();
+        if self.observed.len() != n {
+            self.observed = vec![false; n];
+        }
+        let mut extra: Vec<(u32, u32)> = Vec::new();
+        for (test, modules) in loads {
+            let Some(t) = self.id(test) else { continue };
+            self.observed[t as usize] = true;
+            extra.extend(modules.iter().filter_map(|m| self.id(m)).filter(|&m| m != t).map(|m| (t, m)));
+        }
+        if extra.is_empty() {
+            return;
+        }
+        let mut edges: Vec<(u32, u32)> = (0..n)
+            .flat_map(|i| {
+                let span = self.fwd_at[i] as usize..self.fwd_at[i + 1] as usize;
+                self.fwd[span].iter().map(move |&j| (i as u32, j))
+            })
+            .collect();
+        edges.extend(extra);
+        edges.sort_unstable();
+        edges.dedup();
+        self.set_edges(edges);
+    }
+
+    /// The test files that may run code the graph cannot see: those with imports by a
+    /// computed name, and those that reach a file with one. `observed` too: by default a test
+    /// file a run saw whole (its loads are edges now) is left out; a new file is one no
+    /// observation can vouch for (a plugin directory that is listed), so an addition asks for
+    /// them all.
+    pub fn dynamic_tests(&self, observed: bool) -> Vec<String> {
+        let mut out: BTreeSet<u32> = BTreeSet::new();
+        for d in (0..self.paths.len()).filter(|&i| self.dynamic[i]) {
+            let reached = self.reach_ids(d as u32, &self.rev_at, &self.rev);
+            out.extend(reached.into_iter().filter(|&i| self.test[i as usize]));
+        }
+        out.into_iter()
+            .filter(|&i| observed || !self.observed.get(i as usize).copied().unwrap_or(false))
+            .map(|i| self.paths[i as usize].clone())
+            .collect()
+    }
+
+    /// Every node reachable from `start` over `adj`, `start` included.
+    fn reach_ids(&self, start: u32, at: &[u32], adj: &[u32]) -> Vec<u32> {
+        let mut seen = vec![false; self.paths.len()];
+        let mut stack = vec![start];
+        seen[start as usize] = true;
+        let mut out = Vec::new();
+        while let Some(i) = stack.pop() {
+            out.push(i);
+            for &j in &adj[at[i as usize] as usize..at[i as usize + 1] as usize] {
+                if !seen[j as usize] {
+                    seen[j as usize] = true;
+                    stack.push(j);
+                }
+            }
+        }
+        out
     }
 
     /// Files `file` imports directly, workspace-relative, sorted.

@@ -82,6 +82,7 @@ impl Graph {
             fwd_names,
             rev_at,
             rev,
+            observed: Vec::new(),
         })
     }
 }

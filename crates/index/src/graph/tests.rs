@@ -201,6 +201,39 @@ fn python_distances_tests_and_the_dynamic_hole() {
     assert!(g.dependents("src/shop/gone.py").is_empty());
 }
 
+#[test]
+fn what_a_run_saw_loaded_closes_the_dynamic_hole_for_that_test_alone() {
+    let dir = project(PYTHON);
+    let mut g = Graph::build(dir.path()).unwrap();
+    // util.py imports by a computed name: every test that reaches it is open.
+    let open = owned(&["tests/unit/test_cart.py", "tests/unit/test_pricing.py"]);
+    assert_eq!(g.dynamic_tests(false), open);
+    let before = g.tests_of("src/shop/loader.py");
+    assert!(!before.iter().any(|(t, _)| t == "tests/unit/test_pricing.py"));
+
+    let mut loads = std::collections::BTreeMap::new();
+    loads.insert(
+        "tests/unit/test_pricing.py".to_owned(),
+        owned(&["src/shop/loader.py", "src/shop/not_there.py"]),
+    );
+    g.observe(&loads);
+    // The observed test is closed; the other stays open; an addition opens both again.
+    assert_eq!(g.dynamic_tests(false), owned(&["tests/unit/test_cart.py"]));
+    assert_eq!(g.dynamic_tests(true), open);
+    // The load is an edge like an import: the test reaches the module and what it imports.
+    let reached = g.tests_of("src/shop/loader.py");
+    assert!(reached.contains(&("tests/unit/test_pricing.py".to_owned(), 1)), "{reached:?}");
+    assert!(g.imports("tests/unit/test_pricing.py").contains(&"src/shop/loader.py".to_owned()));
+    // The static edges are all still there.
+    assert_eq!(
+        g.tests_of("src/shop/util.py"),
+        dist(&[
+            ("tests/unit/test_cart.py", 2),
+            ("tests/unit/test_pricing.py", 2)
+        ])
+    );
+}
+
 /// What pytest loads or runs without an import: plugins named in `pytest_plugins`, scripts
 /// run by their path.
 #[test]

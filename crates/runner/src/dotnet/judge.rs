@@ -296,6 +296,7 @@ mod tests {
             scratch: &root,
             cache: &root,
             cancel: None,
+            trace: None,
         };
         let sequences: Vec<String> = sequences.iter().map(|s| s.to_string()).collect();
         let evidence = Evidence::from_texts(&sequences, &[], false, &cap.stdout_str());

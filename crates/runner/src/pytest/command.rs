@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::paths::PathMap;
-use crate::RunnerError;
+use crate::{RunnerError, TracePlan};
 
 use super::Pytest;
 
@@ -24,6 +24,10 @@ pub(super) const SELECT_ENV: &str = "PITH_SELECT";
 /// tracing re-run. The plugin takes it out of the tests' environment.
 pub(super) const TRACE_ENV: &str = "PITH_TRACE";
 
+/// In-run tracing (see [`retrace_env`]): after the run, its first failing tests run again in
+/// the same process, traced. Taken out of the tests' environment like [`TRACE_ENV`].
+pub(super) const RETRACE_ENV: &str = "PITH_RETRACE";
+
 /// Variables of the caller's shell that would change what pytest does or where the plugin
 /// writes: pith's answer must not depend on them.
 pub(super) const SCRUBBED_ENV: &[&str] = &[
@@ -35,6 +39,7 @@ pub(super) const SCRUBBED_ENV: &[&str] = &[
     "PYTEST_VERSION",
     // Only a tracing re-run sets it: a stray one in the caller's shell would slow every run.
     TRACE_ENV,
+    RETRACE_ENV,
 ];
 
 /// The interpreter that runs pytest.
@@ -254,6 +259,16 @@ impl Selection {
 /// The value of [`TRACE_ENV`]: `{"files": [absolute paths]}`.
 pub(super) fn trace_env(files: &[String]) -> String {
     serde_json::json!({ "files": files }).to_string()
+}
+
+/// The value of [`RETRACE_ENV`]: `{"files": [absolute paths], "tests": most, "share": of the
+/// loop's time the traced tests' first runs may have taken, "floor": seconds they may take
+/// whatever the share}`.
+pub(super) fn retrace_env(files: &[String]) -> String {
+    let floor = TracePlan::FLOOR.as_secs_f64();
+    let (tests, share) = (TracePlan::TESTS, TracePlan::SHARE);
+    serde_json::json!({ "files": files, "tests": tests, "share": share, "floor": floor })
+        .to_string()
 }
 
 pub(super) fn prepend(dir: &Path, rest: Option<OsString>) -> OsString {

@@ -16,7 +16,13 @@
 //! Tracing ([`Adapter::trace`]): the failing tests run again, selected as any re-run is, with
 //! the changed files' absolute paths in `PITH_TRACE`; the plugin records, per test, the lines
 //! of those files it executed (`sys.monitoring` or `sys.settrace`, see the plugin) as "trace"
-//! records of the same report. That re-run's verdict is not read.
+//! records of the same report. That re-run's verdict is not read. When the engine plans it
+//! (`Context::trace`), the run traces itself instead: `PITH_RETRACE` makes the plugin run the
+//! first failing tests again after the last test, in the same process (no second start of
+//! Python, pytest and the collection), and the run carries their lines ([`Run::traced`]).
+//!
+//! Every run also tells which modules each test file loaded by a computed name ("loads"
+//! records, [`Run::loads`]): the edges the import graph cannot see, kept by the store.
 
 mod command;
 mod detect;
@@ -28,13 +34,16 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use pith_model::impact::Traced;
+use pith_model::impact::{Loads, Traced};
 use pith_model::Run;
 
 use crate::process;
-use crate::{Adapter, Context, RunnerError};
+use crate::{Adapter, Context, PathMap, RunnerError};
 
-use command::{as_paths, command, install_plugin, to_dir_ids, trace_env, Choice, TRACE_ENV};
+use command::{
+    as_paths, command, install_plugin, retrace_env, to_dir_ids, trace_env, Choice, RETRACE_ENV,
+    TRACE_ENV,
+};
 use judge::{judge, read_stacks, runner_missing, shown, Ids};
 use records::Records;
 
@@ -115,7 +124,12 @@ impl Adapter for Pytest {
             attempt += 1;
             let report = ctx.scratch.join(format!("pytest-{attempt}.jsonl"));
             let _ = std::fs::remove_file(&report);
-            let cmd = command(dir, &interp, &plugin_dir, &report, &ids);
+            let mut cmd = command(dir, &interp, &plugin_dir, &report, &ids);
+            let traced_files = ctx.trace.map(|plan| given_files(ctx, &plan.files));
+            if let Some(given) = traced_files.as_ref().filter(|g| !g.is_empty()) {
+                let absolute: Vec<String> = given.keys().cloned().collect();
+                cmd.env(RETRACE_ENV, retrace_env(&absolute));
+            }
             let captured = match process::run(cmd, ctx.deadline, ctx.cancel) {
                 Ok(c) => c,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -138,6 +152,14 @@ impl Adapter for Pytest {
             };
             let stacks = read_stacks(&report);
             let mut run = judge(ctx, &interp, &records, &captured, stacks, &ids);
+            let names = Ids {
+                paths: ctx.paths,
+                rootdir: records.rootdir.as_ref().map(PathBuf::from),
+            };
+            if let Some(given) = traced_files.as_ref().filter(|_| !records.traced.is_empty()) {
+                run.traced = Some(traced_of(&records, &names, given));
+            }
+            run.loads = loads_of(ctx, &records, &run, tests);
             if !run.not_found.is_empty() && attempt < MAX_ATTEMPTS && Instant::now() < ctx.deadline
             {
                 let rest: Vec<String> = ids
@@ -181,11 +203,7 @@ impl Adapter for Pytest {
         let (mut ids, mut original) =
             to_dir_ids(tests, ctx.paths.relativize(&dir.to_string_lossy(), None));
         as_paths(&mut ids, &mut original);
-        // The plugin names a file as it was given: back to the workspace-relative name.
-        let given: HashMap<String, &String> = files
-            .iter()
-            .map(|f| (ctx.root.join(f).to_string_lossy().into_owned(), f))
-            .collect();
+        let given = given_files(ctx, files);
         let absolute: Vec<String> = given.keys().cloned().collect();
         let report = ctx.scratch.join("pytest-trace.jsonl");
         let _ = std::fs::remove_file(&report);
@@ -204,17 +222,64 @@ impl Adapter for Pytest {
             paths: ctx.paths,
             rootdir: records.rootdir.as_ref().map(PathBuf::from),
         };
-        let mut traced = Traced::default();
-        for (nodeid, lines) in records.traced {
-            let mine = traced.tests.entry(ids.workspace(&nodeid)).or_default();
-            for (file, got) in lines {
-                if let Some(rel) = given.get(&file) {
-                    mine.entry((*rel).clone()).or_default().extend(got);
-                }
+        Ok(Some(traced_of(&records, &ids, &given)))
+    }
+}
+
+/// The traced files by the absolute name the plugin is given (and names them by), each with
+/// its workspace-relative name.
+fn given_files(ctx: &Context<'_>, files: &[String]) -> HashMap<String, String> {
+    files
+        .iter()
+        .map(|f| (ctx.root.join(f).to_string_lossy().into_owned(), f.clone()))
+        .collect()
+}
+
+/// The "trace" records as the answer names tests and files.
+fn traced_of(records: &Records, ids: &Ids<'_>, given: &HashMap<String, String>) -> Traced {
+    let mut traced = Traced {
+        files: given.values().cloned().collect(),
+        ..Traced::default()
+    };
+    for (nodeid, lines) in &records.traced {
+        let mine = traced.tests.entry(ids.workspace(nodeid)).or_default();
+        for (file, got) in lines {
+            if let Some(rel) = given.get(file) {
+                mine.entry(rel.clone()).or_default().extend(got);
             }
         }
-        Ok(Some(traced))
     }
+    traced
+}
+
+/// The "loads" records as workspace-relative files (modules outside the workspace dropped),
+/// each whole when its test file ran whole (all of the run, or asked for by its path) and none
+/// of its tests failed.
+fn loads_of(ctx: &Context<'_>, records: &Records, run: &Run, asked: &[String]) -> Vec<Loads> {
+    let mut out = Vec::new();
+    for (file, modules) in &records.loads {
+        let Some(test) = ctx.paths.relativize(file, None) else {
+            continue;
+        };
+        let mut modules: Vec<String> = modules
+            .iter()
+            .filter_map(|m| ctx.paths.relativize(m, None))
+            .filter(|m| *m != test && PathMap::is_project(m))
+            .collect();
+        modules.sort();
+        modules.dedup();
+        if modules.is_empty() {
+            continue;
+        }
+        let ran_whole = asked.is_empty() || asked.iter().any(|a| *a == test);
+        let failed = run.failures.iter().any(|f| faults::node_file(&f.test) == test);
+        out.push(Loads {
+            whole: ran_whole && !failed,
+            test,
+            modules,
+        });
+    }
+    out
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ Records (one JSON object per line, key "t" names the kind):
   {"t": "end", "exit": exit status, "collected": count}
   {"t": "fault", "lost": records that could not be written so far, "why": the first reason}
   {"t": "trace", "id": nodeid, "lines": {traced file as given: [executed lines]}}
+  {"t": "loads", "file": test file (absolute), "modules": [absolute files it loaded by name]}
 
 Tracing ($PITH_TRACE, {"files": [absolute paths]}): pith re-runs a few failing tests to learn
 which lines of the changed files each one executes. Every test then records, over its setup,
@@ -33,6 +34,18 @@ disabled until the next test's `restart_events`) or else
 tracer already set and restoring whatever was set after each test). The variable is taken out
 of the environment at import, so tests never see it; xdist workers get it through their
 `workerinput`.
+
+Tracing in the run itself ($PITH_RETRACE, {"files": [...], "tests": N, "share": S, "floor":
+F}): the run is not traced; after its last test, the first N tests that failed run again in
+this process, traced as above, their verdicts told to no one (pytest's `runtestprotocol`
+without logging: no report, no exit status, no terminal line changes), while the time they
+took the first time fits in S times the loop's plus F seconds. A second process would start Python, pytest and the
+collection again for a few tests. Not under xdist (the tests ran in other processes).
+
+Dynamic loads: while a test file is collected and while each of its tests runs,
+`importlib.import_module` and `builtins.__import__` note the names they are asked for, and the
+session's end tells, per test file, the files of those modules (the import graph cannot follow
+a name computed at run time; pith keeps what the run saw).
 
 Parametrized ids asked for by pith ($PITH_SELECT, {"ids": [...], "whole": [...]}) are selected
 here: pytest is given the function (`t.py::f`), this plugin keeps only the requested
@@ -110,6 +123,7 @@ _STR_CHARS = 65536
 _REPORT = _environ_get("PITH_REPORT") or ""
 _SELECT = _environ_get("PITH_SELECT") or ""
 _TRACE = _environ_get("PITH_TRACE") or ""
+_RETRACE = _environ_get("PITH_RETRACE") or ""
 # Workers of pytest-xdist know themselves from this variable before their config exists; the
 # controller alone writes (see pytest_configure).
 _WORKER = _environ_get("PYTEST_XDIST_WORKER") or ""
@@ -156,10 +170,10 @@ def _enable_faulthandler():
         pass
 
 
-if _TRACE:
+for _var in ("PITH_TRACE", "PITH_RETRACE"):
     # pith's own word to this plugin: the tests' world has no such variable.
     try:
-        del os.environ["PITH_TRACE"]
+        del os.environ[_var]
     except Exception:
         pass
 
@@ -436,8 +450,13 @@ def _trace_configure(raw):
             pass
 
 
+# Whether every test is traced ($PITH_TRACE: a tracing re-run), not only failing ones again.
+_trace_each = [False]
 if _TRACE:
     _trace_configure(_TRACE)
+    _trace_each[0] = True
+elif _RETRACE:
+    _trace_configure(_RETRACE)
 
 
 def _traced_path(filename):
@@ -611,12 +630,216 @@ def _trace_end():
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    _trace_begin()
+    if _trace_each[0]:
+        _trace_begin()
+    _loads_begin(item)
     try:
         yield
     finally:
+        _loads_end()
         # The teardown's report took the lines; this only stops a test that never got there.
         _trace_end()
+
+
+# --- Dynamic loads: modules a test file loads by a name computed at run time ---
+
+try:
+    import importlib as _importlib
+except ImportError:  # pragma: no cover - importlib is in every CPython 3
+    _importlib = None
+_real_import_module = getattr(_importlib, "import_module", None)
+_real_dunder_import = _builtins.__import__
+# The test file being collected or run (its path as pytest has it), else None.
+_loads_file = [None]
+# test file -> names of the modules asked for while it was current
+_loads = {}
+_MAX_LOADS = 200
+
+
+def _note_load(name):
+    f = _loads_file[0]
+    if f is None or not isinstance(name, str):
+        return
+    got = _loads.get(f)
+    if got is None:
+        got = _loads[f] = set()
+    if len(got) < _MAX_LOADS:
+        got.add(name)
+
+
+def _pith_import_module(name, package=None):
+    module = _real_import_module(name, package)
+    if _loads_file[0] is not None:
+        try:
+            _note_load(module.__name__)
+        except Exception:
+            pass
+    return module
+
+
+try:
+    import opcode as _opcode
+
+    _IMPORT_NAME = _opcode.opmap.get("IMPORT_NAME")
+except Exception:  # pragma: no cover - opcode is in every CPython 3
+    _IMPORT_NAME = None
+_getframe = getattr(sys, "_getframe", None)
+
+
+def _is_statement(frame):
+    """Whether the caller is an `import` statement (which the graph reads) rather than a call
+    of `__import__` by a computed name."""
+    try:
+        return frame.f_code.co_code[frame.f_lasti] == _IMPORT_NAME
+    except Exception:
+        return False
+
+
+def _pith_dunder_import(name, globals=None, locals=None, fromlist=(), level=0):
+    module = _real_dunder_import(name, globals, locals, fromlist, level)
+    if level == 0 and _loads_file[0] is not None and _getframe is not None:
+        if not _is_statement(_getframe(1)):
+            _note_load(name)
+    return module
+
+
+def _loads_install():
+    """Both stay for the session (a module may bind `import_module` once, at import): outside a
+    test file's collection and tests they only pass the call on."""
+    try:
+        if _real_import_module is not None:
+            _importlib.import_module = _pith_import_module
+        _builtins.__import__ = _pith_dunder_import
+    except Exception:
+        pass
+
+
+def _loads_uninstall():
+    # Only what is still pith's: a test that patched one and left its patch keeps it.
+    try:
+        if _importlib is not None and _importlib.import_module is _pith_import_module:
+            _importlib.import_module = _real_import_module
+        if _builtins.__import__ is _pith_dunder_import:
+            _builtins.__import__ = _real_dunder_import
+    except Exception:
+        pass
+
+
+def _loads_begin(node):
+    try:
+        path = getattr(node, "path", None) or getattr(node, "fspath", None)
+        _loads_file[0] = str(path) if path is not None else None
+    except Exception:
+        _loads_file[0] = None
+
+
+def _loads_end():
+    _loads_file[0] = None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    # A test module is imported while it is collected: what its import loads by name is its.
+    module = isinstance(collector, pytest.Module)
+    if module:
+        _loads_begin(collector)
+    try:
+        yield
+    finally:
+        if module:
+            _loads_end()
+
+
+def _write_loads():
+    modules = sys.modules
+    for test_file, names in list(_loads.items()):
+        files = []
+        for name in sorted(names):
+            try:
+                f = getattr(modules.get(name), "__file__", None)
+            except Exception:
+                f = None
+            if isinstance(f, str) and f:
+                files.append(_abspath(f))
+        if files:
+            _write({"t": "loads", "file": _text(test_file), "modules": files})
+
+
+def _retrace_plan(raw):
+    try:
+        import json as _json_module
+
+        plan = _json_module.loads(raw)
+        return (
+            int(plan.get("tests", 0)),
+            float(plan.get("share", 0.0)),
+            float(plan.get("floor", 0.0)),
+        )
+    except Exception:
+        return 0, 0.0, 0.0
+
+
+# Failed tests of the run, in order, and every test's time over its phases (for $PITH_RETRACE).
+_failed_order = []
+_failed_seen = set()
+_spent = {}
+
+
+def _note_outcome(report):
+    try:
+        nodeid = report.nodeid
+        _spent[nodeid] = _spent.get(nodeid, 0.0) + float(getattr(report, "duration", 0.0) or 0.0)
+        if report.failed and nodeid not in _failed_seen:
+            _failed_seen.add(nodeid)
+            _failed_order.append(nodeid)
+    except Exception:
+        pass
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtestloop(session):
+    import time as _time_module
+
+    began = _time_module.monotonic()
+    outcome = yield
+    if not _RETRACE or not _trace_wanted or not _failed_order or not _active:
+        return
+    try:
+        if outcome.excinfo is not None or _xdist_controller(session.config):
+            return
+        _retrace(session, _time_module.monotonic() - began, _time_module.monotonic)
+    except BaseException:
+        # Whatever happens here happened after every verdict was told: it changes none.
+        pass
+
+
+def _retrace(session, loop, clock):
+    from _pytest.runner import runtestprotocol
+
+    most, share, floor = _retrace_plan(_RETRACE)
+    budget = loop * share + floor
+    by_id = dict((item.nodeid, item) for item in session.items)
+    # What the loop left set up (a run stopped by -x) goes first, as pytest's end would.
+    session._setupstate.teardown_exact(None)
+    for nodeid in _failed_order[:most]:
+        item = by_id.get(nodeid)
+        took = _spent.get(nodeid, 0.0)
+        if item is None or took > budget:
+            continue
+        started = clock()
+        if hasattr(item, "_initrequest"):
+            item._initrequest()
+        _trace_begin()
+        try:
+            reports = runtestprotocol(item, nextitem=None, log=False)
+        finally:
+            lines = _trace_end()
+        for report in reports:
+            if getattr(report, "when", None) == "teardown" and lines is None:
+                lines = getattr(report, "pith_trace", None)
+        if isinstance(lines, dict):
+            _write({"t": "trace", "id": _text(nodeid), "lines": lines})
+        budget -= clock() - started
 
 
 def _write_trace(report):
@@ -813,10 +1036,13 @@ def pytest_load_initial_conftests(early_config, parser, args):
 def pytest_configure(config):
     global _active
     _active = _active and not hasattr(config, "workerinput")
+    if _active and not _xdist_controller(config):
+        _loads_install()
     try:
         raw = getattr(config, "workerinput", {}).get("pith_trace")
         if raw and not _trace_wanted:
             _trace_configure(raw)
+            _trace_each[0] = True
     except Exception:
         pass
     version = getattr(pytest, "__version__", "")
@@ -917,6 +1143,7 @@ def pytest_runtest_logreport(report):
         pass
     _write(record)
     _write_trace(report)
+    _note_outcome(report)
 
 
 def pytest_exception_interact(node, call, report):
@@ -1016,6 +1243,12 @@ def pytest_xdist_node_collection_finished(node, ids):
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session, exitstatus):
     global _trace_tool
+    _loads_uninstall()
+    if _active:
+        try:
+            _write_loads()
+        except Exception:
+            pass
     if _trace_tool is not None:
         _release_tool(_trace_tool)
         _trace_tool = None

@@ -14,6 +14,8 @@ use serde_json::{Map, Value};
 const FIELD_CHARS: usize = 8000;
 /// Most frames kept from one record.
 const MAX_FRAMES: usize = 100;
+/// Modules read from one "loads" record at most (the plugin writes 200).
+const MAX_LOADS: usize = 256;
 /// Longest line read as a record. The plugin bounds every string it writes (64 K characters at
 /// most, a few K for messages), so its lines stay far below this; a longer line is skipped
 /// without being held.
@@ -116,6 +118,9 @@ pub struct Records {
     /// A tracing re-run's lines, per node id as pytest wrote it, per traced file as pith gave
     /// it (its "trace" records; several for one id, a re-run test's, are merged).
     pub traced: BTreeMap<String, Lines>,
+    /// Per test file as pytest named it, the files of the modules its tests loaded by a
+    /// computed name ("loads" records).
+    pub loads: Vec<(String, Vec<String>)>,
 }
 
 impl Records {
@@ -296,6 +301,14 @@ fn read_record(
                     .or_default()
                     .extend(got.filter_map(line_number));
             }
+        }
+        Some("loads") => {
+            let (Some(file), Some(Value::Array(modules))) = (string(obj, "file"), obj.get("modules"))
+            else {
+                return false;
+            };
+            let modules = modules.iter().filter_map(Value::as_str).map(bounded);
+            records.loads.push((file, modules.take(MAX_LOADS).collect()));
         }
         Some("end") => {
             records.end = Some(SessionEnd {
