@@ -285,3 +285,68 @@ fn vitest_without_its_v8_coverage_package_is_not_traced() {
     // Decided before running anything.
     assert!(t.elapsed() < Duration::from_secs(2));
 }
+
+/// The shop fixture with its money helper broken: three test files fail through it.
+fn broken_shop() -> Fixture {
+    let ws = pith_testkit::fixture("js/impact_shop");
+    pith_testkit::link_node_modules(ws.path());
+    let money = ws.path().join("src/money.js");
+    let text = std::fs::read_to_string(&money).unwrap();
+    std::fs::write(&money, text.replace("return amount > 0", "return amount >= 0")).unwrap();
+    ws
+}
+
+/// A project that says nothing of coverage traces its failing test files inside the red run
+/// (V8's coverage of the changed files alone, mapped by pith's reporter): no second start, and
+/// the run's own account unchanged.
+#[test]
+fn jest_traces_its_failing_test_files_inside_the_run() {
+    let ws = broken_shop();
+    let root = ws.path();
+    let adapter = jest(root);
+    let runs = Runs::new(root);
+    let limit = Duration::from_secs(240);
+    let plain = runs.run(adapter.as_ref(), &[], limit);
+    let traced_run = runs.run_traced(adapter.as_ref(), &[], &["src/money.js"], limit);
+    assert_eq!(plain.traced, None);
+    let verdict = |r: &pith_model::Run| {
+        let failed: Vec<String> = r.failures.iter().map(|f| f.test.clone()).collect();
+        (r.status(), r.passed, r.failed, failed)
+    };
+    assert_eq!(verdict(&traced_run), verdict(&plain));
+    assert_eq!(traced_run.failed, 3, "{traced_run:?}");
+    let traced = traced_run.traced.as_ref().expect("traced in the run");
+    assert_eq!(traced.files.iter().collect::<Vec<_>>(), ["src/money.js"]);
+    assert_eq!(traced.tests.len(), 3, "{traced:?}");
+    for f in &traced_run.failures {
+        // `isPositive`'s line ran in every failing file; `format` (12-13) only in orders'.
+        let ran = lines(traced, &f.test, "src/money.js");
+        assert!(ran.contains(&8), "{}: {ran:?}", f.test);
+    }
+    let money_test = traced_run
+        .failures
+        .iter()
+        .find(|f| f.test.starts_with("tests/money.test.js"))
+        .unwrap();
+    // V8 counts whole functions: their opening and closing lines ran with them.
+    assert_eq!(
+        lines(traced, &money_test.test, "src/money.js"),
+        [3, 4, 5, 7, 8, 9, 11, 12, 13, 14, 16]
+    );
+    let cart_test = "tests/cart.test.js > count skips empty lines";
+    let cart = lines(traced, cart_test, "src/money.js");
+    assert!(cart.contains(&8) && !cart.contains(&12), "{cart:?}");
+    // Coverage went to the scratch directory, never into the project.
+    assert!(!root.join("coverage").exists());
+}
+
+/// A configuration with coverage settings of its own is left alone: no coverage in its run.
+#[test]
+fn jest_with_coverage_settings_of_its_own_is_not_traced_inside_the_run() {
+    let ws = workspace();
+    let root = ws.path();
+    let adapter = jest(root);
+    let run = Runs::new(root).run_traced(adapter.as_ref(), &[], &CHANGED, Duration::from_secs(240));
+    assert!(run.failed > 0, "{run:?}");
+    assert_eq!(run.traced, None);
+}

@@ -98,7 +98,11 @@ impl Js {
             exits: ctx.scratch.join("node-exits.jsonl"),
             coverage: ctx.scratch.join("coverage"),
         };
-        for f in [&files.events, &files.json, &files.exits] {
+        let (marker, index) = (
+            super::coverage::trace_marker(&files),
+            super::coverage::traced_index(&files),
+        );
+        for f in [&files.events, &files.json, &files.exits, &marker, &index] {
             let _ = std::fs::remove_file(f);
         }
         if self.runner == Runner::Node {
@@ -120,7 +124,7 @@ impl Js {
 
     /// The major version of `package` installed beside the runner's program
     /// (`node_modules/.bin/<program>` → `node_modules/<package>/package.json`).
-    fn installed_major(program: &Path, package: &str) -> Option<u32> {
+    pub(super) fn installed_major(program: &Path, package: &str) -> Option<u32> {
         let pkg = program
             .parent()?
             .parent()?
@@ -208,14 +212,15 @@ impl Js {
             // its own, they run as configured and pith reads the JSON alone.
             cmd.arg("--reporters=default").arg(reporter);
         }
-        if let Some(sel) = sel {
-            match cover {
-                // A re-run of some tests is not judged by whole-suite coverage thresholds.
-                None => {
-                    cmd.arg("--coverage=false");
-                }
-                Some(cover) => jest_cover(cmd, cover),
+        match (sel, cover) {
+            (_, Some(cover)) => jest_cover(cmd, cover),
+            // A re-run of some tests is not judged by whole-suite coverage thresholds.
+            (Some(_), None) => {
+                cmd.arg("--coverage=false");
             }
+            (None, None) => {}
+        }
+        if let Some(sel) = sel {
             if let Some(p) = sel.full_name_pattern() {
                 cmd.arg(format!("--testNamePattern={p}"));
             }

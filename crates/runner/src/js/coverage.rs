@@ -37,7 +37,7 @@ use serde_json::Value;
 use crate::process;
 use crate::{Context, PathMap, RunnerError};
 
-use super::command::{glob_literal, Cover, Selection};
+use super::command::{glob_literal, Cover, Files, Selection};
 use super::trace::{Script, MAX_BYTES, MAX_TESTS};
 use super::{id_file, is_test_file, is_test_id, package, Js, Runner, EXTENSIONS};
 
@@ -64,18 +64,7 @@ impl Js {
         if scripts.is_empty() {
             return Ok(None);
         }
-        // The project's real directory (the scripts' paths are real), and the directory of the
-        // configuration file the script names, which is jest's root unless it says otherwise.
-        let dir = std::fs::canonicalize(&self.dir).unwrap_or_else(|_| self.dir.clone());
-        let mut bases = vec![dir];
-        if self.runner == Runner::Jest {
-            let config = package::config_file(&self.dir, &self.script)
-                .and_then(|f| std::fs::canonicalize(f).ok());
-            bases.extend(config.and_then(|f| f.parent().map(Path::to_path_buf)));
-        }
-        let cover = Cover {
-            globs: globs(&bases, &scripts),
-        };
+        let cover = self.cover_of(&scripts);
         let mut groups: Vec<(String, Vec<String>)> = Vec::new();
         for id in tests.iter().filter(|id| is_test_id(id)).take(MAX_TESTS) {
             let file = id_file(&Selection::normal(id)).to_owned();
@@ -130,6 +119,113 @@ impl Js {
         }
         Ok((!traced.tests.is_empty()).then_some(traced))
     }
+}
+
+/// A jest run that traces its own failing test files (see `pith_jest_reporter.cjs`): the
+/// coverage it collects, and the changed scripts it maps.
+pub(super) struct InRun {
+    pub(super) cover: Cover,
+    scripts: Vec<Script>,
+}
+
+impl Js {
+    /// The glob per changed script for the runner's coverage: relative to the project's real
+    /// directory (the scripts' paths are real) and to the directory of the configuration file
+    /// the script names, which is jest's root unless it says otherwise.
+    fn cover_of(&self, scripts: &[Script]) -> Cover {
+        let dir = std::fs::canonicalize(&self.dir).unwrap_or_else(|_| self.dir.clone());
+        let mut bases = vec![dir];
+        if self.runner == Runner::Jest {
+            let config = package::config_file(&self.dir, &self.script)
+                .and_then(|f| std::fs::canonicalize(f).ok());
+            bases.extend(config.and_then(|f| f.parent().map(Path::to_path_buf)));
+        }
+        Cover {
+            globs: globs(&bases, scripts),
+        }
+    }
+
+    /// Whether this run traces its own failing test files, and of what: jest 27 or later
+    /// (V8's coverage in each test file's result), asked by the engine (`Context::trace`), with
+    /// changed scripts among the files, in a project whose configuration and script say
+    /// nothing of coverage (its own coverage, thresholds and reports would then be pith's to
+    /// change: such a project is traced in a second start, as before).
+    pub(super) fn in_run(&self, ctx: &Context<'_>, program: &Path) -> Option<InRun> {
+        let plan = ctx.trace?;
+        if self.runner != Runner::Jest
+            || Self::installed_major(program, "jest").is_none_or(|m| m < 27)
+            || self.script.mentions_coverage()
+            || package::config_mentions(&self.dir, &self.script, "coverage")
+        {
+            return None;
+        }
+        let scripts: Vec<Script> = plan
+            .files
+            .iter()
+            .filter(|f| EXTENSIONS.iter().any(|e| f.ends_with(e)))
+            .filter_map(|f| Script::read(ctx.root, f))
+            .collect();
+        if scripts.is_empty() {
+            return None;
+        }
+        Some(InRun {
+            cover: self.cover_of(&scripts),
+            scripts,
+        })
+    }
+
+    /// What the reporter traced of the failing test files: each failing test gets its file's
+    /// lines; the traced files are those jest's coverage holds (a file outside its root, or a
+    /// test file, is not: the static reach stands for it).
+    pub(super) fn read_in_run(
+        &self,
+        ctx: &Context<'_>,
+        files: &Files,
+        in_run: &InRun,
+        run: &pith_model::Run,
+    ) -> Option<Traced> {
+        let index = std::fs::read(traced_index(files)).ok()?;
+        let Value::Array(entries) = serde_json::from_slice::<Value>(&index).ok()? else {
+            return None;
+        };
+        let all = read_final(
+            &files.coverage.join("coverage-final.json"),
+            &in_run.scripts,
+            ctx.paths,
+        )?;
+        let mut traced = Traced {
+            files: all.present,
+            ..Traced::default()
+        };
+        for e in &entries {
+            let (Some(path), Some(file)) = (
+                e.get("path").and_then(Value::as_str),
+                e.get("file").and_then(Value::as_str),
+            ) else {
+                continue;
+            };
+            let Some(test_file) = ctx.paths.relativize(path, None) else {
+                continue;
+            };
+            let Some(found) = read_final(Path::new(file), &in_run.scripts, ctx.paths) else {
+                continue;
+            };
+            for f in run.failures.iter().filter(|f| id_file(&f.test) == test_file) {
+                traced.tests.insert(f.test.clone(), found.lines.clone());
+            }
+        }
+        (!traced.tests.is_empty()).then_some(traced)
+    }
+}
+
+/// The reporter's list of traced test files (beside jest's JSON report).
+pub(super) fn traced_index(files: &Files) -> PathBuf {
+    PathBuf::from(format!("{}.traced.json", files.json.display()))
+}
+
+/// The file whose presence asks the reporter to trace (beside jest's JSON report).
+pub(super) fn trace_marker(files: &Files) -> PathBuf {
+    PathBuf::from(format!("{}.trace", files.json.display()))
 }
 
 /// Whether `@vitest/coverage-v8` is resolvable from the project directory `dir` (a

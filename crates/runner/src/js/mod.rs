@@ -172,7 +172,12 @@ impl Adapter for Js {
             });
         }
         let files = self.files(ctx)?;
-        let cmd = self.command(ctx, &program, &files, sel.as_ref(), None);
+        let in_run = self.in_run(ctx, &program).filter(|_| {
+            // The reporter traces only when it finds this beside its report.
+            std::fs::write(coverage::trace_marker(&files), b"").is_ok()
+        });
+        let cover = in_run.as_ref().map(|r| &r.cover);
+        let cmd = self.command(ctx, &program, &files, sel.as_ref(), cover);
         let captured = match process::run(cmd, ctx.deadline, ctx.cancel) {
             Ok(c) => c,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -189,6 +194,9 @@ impl Adapter for Js {
             }
         };
         let mut run = self.judge(ctx, self.read(&files), &captured, sel.as_ref());
+        if let Some(r) = &in_run {
+            run.traced = self.read_in_run(ctx, &files, r, &run);
+        }
         self.unhonoured(&mut run);
         let mut all = not_found;
         all.append(&mut run.not_found);

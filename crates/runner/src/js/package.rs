@@ -130,6 +130,14 @@ impl Script {
             .any(|w| names.contains(&option_name(&w.text)))
     }
 
+    /// Whether the script says anything of coverage (`--coverage`, `--collectCoverageFrom`,
+    /// thresholds...): then pith leaves its coverage alone.
+    pub fn mentions_coverage(&self) -> bool {
+        self.words
+            .iter()
+            .any(|w| w.role == Role::Coverage || w.text.to_ascii_lowercase().contains("coverage"))
+    }
+
     /// Whether the script names reporters of its own (jest `--reporters`, vitest
     /// `--reporter`): pith adds its own to them.
     pub fn has_reporters(&self) -> bool {
@@ -234,6 +242,31 @@ pub fn config_has_reporters(dir: &Path, script: &Script) -> bool {
         .ok()
         .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
         .is_some_and(|v| v.get("jest").and_then(|j| j.get("reporters")).is_some())
+}
+
+/// Whether jest's configuration (the file or inline JSON the script names, else
+/// `jest.config.*`, else `package.json`'s `jest`) mentions `word` anywhere, case aside: a
+/// reading that errs towards yes.
+pub fn config_mentions(dir: &Path, script: &Script, word: &str) -> bool {
+    let word = word.to_ascii_lowercase();
+    let mentions = |text: &str| text.to_ascii_lowercase().contains(&word);
+    if let Some(value) = config_option(script) {
+        return match value {
+            Some(v) if v.trim_start().starts_with('{') => mentions(&v),
+            Some(v) => std::fs::read_to_string(dir.join(v)).map_or(true, |t| mentions(&t)),
+            None => false,
+        };
+    }
+    for ext in ["js", "ts", "mjs", "cjs", "cts", "mts", "json"] {
+        if let Ok(text) = std::fs::read_to_string(dir.join(format!("jest.config.{ext}"))) {
+            return mentions(&text);
+        }
+    }
+    std::fs::read(dir.join("package.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+        .and_then(|v| v.get("jest").map(Value::to_string))
+        .is_some_and(|j| mentions(&j))
 }
 
 /// What the script's jest `--config` (`-c`) says: `None` without one, `Some(None)` when it has
