@@ -117,7 +117,7 @@ pub(crate) fn find_suspects(
             .and_then(|t| Some(t).zip(t.tests.get(test)))
         {
             let changes = memo.get(&pass).and_then(Option::as_ref);
-            scored = retrace(scored, lines, &t.files, changes);
+            scored = retrace(scored, lines, t, changes);
         }
         if let Some(((file, line), _)) = scored
             .iter()
@@ -206,6 +206,9 @@ fn traced_lines(
     }
     for t in report.runs.iter().filter_map(|r| r.traced.as_ref()) {
         all.files.extend(t.files.iter().cloned());
+        for (file, lines) in &t.imported {
+            all.imported.entry(file.clone()).or_default().extend(lines);
+        }
     }
     let wanted = match mode {
         crate::Trace::Auto => worth_tracing(judged),
@@ -249,6 +252,9 @@ fn traced_lines(
             if let Some(t) = trace(r, &tests, &files) {
                 all.tests.extend(t.tests);
                 all.files.extend(files.iter().cloned());
+                for (file, lines) in t.imported {
+                    all.imported.entry(file).or_default().extend(lines);
+                }
             }
         }
     }
@@ -268,14 +274,17 @@ fn worth_tracing(judged: &[Judged]) -> bool {
 }
 
 /// A traced test's evidence: a changed hunk it executed counts, at its first executed line,
-/// above anything the graph says; one in a file it was traced through but did not execute
-/// does not count at all.
+/// above anything the graph says (a hunk of import-time code counts as executed by a test
+/// that reaches its file: the import ran it before tracing began); one in a file it was
+/// traced through but did not execute does not count at all; one in a file the trace did not
+/// cover keeps the graph's word.
 fn retrace(
     scored: Vec<((String, u32), Score)>,
     lines: &pith_model::impact::Lines,
-    traced: &BTreeSet<String>,
+    trace: &Traced,
     changes: Option<&Changes>,
 ) -> Vec<((String, u32), Score)> {
+    let traced = &trace.files;
     let Some(changes) = changes else {
         return scored;
     };
@@ -291,8 +300,13 @@ fn retrace(
         .filter(|c| !matches!(c.kind, ChangeKind::Deleted) && traced.contains(&c.path))
     {
         let ran = lines.get(&change.path);
+        // Its import ran these before any test was traced, for the tests that import it.
+        let reached = scored.iter().any(|((f, _), _)| *f == change.path);
+        let imported = trace.imported.get(&change.path).filter(|_| reached);
         for h in &change.hunks {
-            let executed = ran.and_then(|l| l.range(h.start..=h.end).next().copied());
+            let executed = ran
+                .and_then(|l| l.range(h.start..=h.end).next().copied())
+                .or_else(|| imported.and_then(|l| l.range(h.start..=h.end).next().copied()));
             if let Some(line) = executed {
                 let hit = scored
                     .iter()
@@ -1074,6 +1088,56 @@ mod tests {
         }
     }
 
+    /// What tracing says of each changed hunk: executed, executed by the import before the
+    /// trace (for a test that reaches the file), not executed, or not traced at all.
+    #[test]
+    fn a_trace_keeps_executed_and_imported_hunks_and_the_graphs_word_where_it_did_not_look() {
+        let hunk = |path: &str, start: u32, end: u32| FileChange {
+            path: path.into(),
+            kind: ChangeKind::Modified,
+            hunks: vec![Hunk { start, end }],
+        };
+        let changes = Changes {
+            baseline: pith_store::Baseline::Run { generation: 1 },
+            files: vec![
+                hunk("ran.py", 5, 6),
+                hunk("idle.py", 3, 3),
+                hunk("consts.py", 2, 2),
+                hunk("far.py", 2, 2),
+                hunk("unseen.py", 9, 9),
+            ],
+        };
+        let statically = |f: &str, l: u32| ((f.to_owned(), l), Score { hit: false, score: 10 });
+        // The graph: the test reaches every file but far.py.
+        let scored = vec![
+            statically("ran.py", 5),
+            statically("idle.py", 3),
+            statically("consts.py", 2),
+            statically("unseen.py", 9),
+        ];
+        let mut lines = pith_model::impact::Lines::new();
+        lines.insert("ran.py".into(), [6].into());
+        let mut trace = Traced::default();
+        for f in ["ran.py", "idle.py", "consts.py", "far.py"] {
+            trace.files.insert(f.into());
+        }
+        trace.imported.insert("consts.py".into(), [1, 2].into());
+        trace.imported.insert("far.py".into(), [2].into());
+        let mut kept: Vec<(String, u32)> = retrace(scored, &lines, &trace, Some(&changes))
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
+        kept.sort();
+        assert_eq!(
+            kept,
+            [
+                ("consts.py".to_owned(), 2),
+                ("ran.py".to_owned(), 6),
+                ("unseen.py".to_owned(), 9)
+            ]
+        );
+    }
+
     #[test]
     fn a_change_selects_the_tests_that_reach_it_and_those_with_dynamic_imports() {
         let ws = workspace();
@@ -1094,6 +1158,36 @@ mod tests {
             ]
         );
         assert_eq!(sel.suite, 5, "four test modules and the Rust crate's tests");
+    }
+
+    /// Once a run saw what the dynamic test loads, it goes with those loads like any import;
+    /// a new file may be one it would load (a plugin directory it lists), so an addition still
+    /// selects it.
+    #[test]
+    fn a_dynamic_test_a_run_observed_is_selected_by_what_it_loads() {
+        let ws = workspace();
+        std::fs::write(ws.path().join("pkg/new.py"), "Y = 2\n").unwrap();
+        let mut g = Graph::build(ws.path()).unwrap();
+        let mut loads = BTreeMap::new();
+        loads.insert("tests/test_plugins.py".to_owned(), vec!["pkg/other.py".to_owned()]);
+        g.observe(&loads);
+        let select = |changes: &[(&str, ChangeKind)]| {
+            selection_of(&g, &changed(changes), Baseline::LastGreen).tests
+        };
+        assert_eq!(
+            select(&[("pkg/money.py", ChangeKind::Modified)]),
+            ["tests/test_money.py", "tests/test_cart.py"]
+        );
+        assert_eq!(
+            select(&[("pkg/other.py", ChangeKind::Modified)]),
+            ["tests/test_other.py", "tests/test_plugins.py"]
+        );
+        assert_eq!(
+            select(&[("pkg/new.py", ChangeKind::Added), ("pkg/money.py", ChangeKind::Modified)])
+                .last()
+                .map(String::as_str),
+            Some("tests/test_plugins.py")
+        );
     }
 
     #[test]

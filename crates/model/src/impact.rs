@@ -123,6 +123,10 @@ pub struct Traced {
     /// The files that were traced, workspace-relative: a file outside them tells nothing
     /// (not executed and not traced look alike in `tests`). Empty: the caller knows them.
     pub files: std::collections::BTreeSet<String>,
+    /// The lines each traced file's import ran (module code, class bodies), where the process
+    /// imported it before the traced tests ran: they executed for every test whose files
+    /// import it, with no trace event to say so.
+    pub imported: Lines,
 }
 
 /// Modules the tests of one test file loaded by a name computed at run time (`importlib`,

@@ -352,6 +352,7 @@ impl Run {
             (Some(mine), Some(theirs)) => {
                 mine.tests.extend(theirs.tests);
                 mine.files.extend(theirs.files);
+                mine.imported.extend(theirs.imported);
             }
             (mine @ None, theirs) => *mine = theirs,
             (Some(_), None) => {}

@@ -189,6 +189,9 @@ fn pytest_traces_its_failing_tests_inside_the_run_and_changes_no_verdict() {
     assert_eq!(lines(traced, &format!("{t}test_environment_is_the_tests_own"), "pricing.py"), [8]);
     assert!(!traced.tests.contains_key("tests/test_passing.py::test_big"));
     assert_eq!(traced.files.iter().collect::<Vec<_>>(), ["pricing.py"]);
+    // Imported before the re-run: its import-time lines (the `def`s) ran with no trace event.
+    let imported: Vec<u32> = traced.imported["pricing.py"].iter().copied().collect();
+    assert_eq!(imported, [1, 7]);
 
     // What the dynamic import loaded, per test file: not whole, its tests failed.
     let loads: Vec<_> = traced_run

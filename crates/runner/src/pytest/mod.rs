@@ -241,6 +241,11 @@ fn traced_of(records: &Records, ids: &Ids<'_>, given: &HashMap<String, String>) 
         files: given.values().cloned().collect(),
         ..Traced::default()
     };
+    for (file, lines) in &records.imported {
+        if let Some(rel) = given.get(file) {
+            traced.imported.entry(rel.clone()).or_default().extend(lines);
+        }
+    }
     for (nodeid, lines) in &records.traced {
         let mine = traced.tests.entry(ids.workspace(nodeid)).or_default();
         for (file, got) in lines {

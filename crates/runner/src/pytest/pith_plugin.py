@@ -23,6 +23,7 @@ Records (one JSON object per line, key "t" names the kind):
   {"t": "fault", "lost": records that could not be written so far, "why": the first reason}
   {"t": "trace", "id": nodeid, "lines": {traced file as given: [executed lines]}}
   {"t": "loads", "file": test file (absolute), "modules": [absolute files it loaded by name]}
+  {"t": "imported", "lines": {traced file as given: [lines its import ran]}}
 
 Tracing ($PITH_TRACE, {"files": [absolute paths]}): pith re-runs a few failing tests to learn
 which lines of the changed files each one executes. Every test then records, over its setup,
@@ -813,6 +814,52 @@ def pytest_runtestloop(session):
         pass
 
 
+def _import_lines(path):
+    """The lines of a Python file that run when it is imported: its module code and class
+    bodies (a `def` line included, a function's body not)."""
+    import types as _types
+
+    optimized = 0x0001  # CO_OPTIMIZED: functions, lambdas and comprehensions, not class bodies
+    with open(path, "rb") as f:
+        code = compile(f.read(), path, "exec", dont_inherit=True)
+    lines = set()
+    todo = [code]
+    while todo:
+        c = todo.pop()
+        if hasattr(c, "co_lines"):
+            lines.update(line for _, _, line in c.co_lines() if line)
+        else:  # pragma: no cover - Python < 3.10
+            import dis
+
+            lines.update(line for _, line in dis.findlinestarts(c))
+        for k in c.co_consts:
+            if isinstance(k, _types.CodeType) and not k.co_flags & optimized:
+                todo.append(k)
+    return sorted(lines)
+
+
+def _write_import_lines():
+    """For each traced file the tests' process imported: the lines its import ran. A test
+    traced after the import (every test, for a module imported at collection) executed them
+    without a trace event: pith counts them for the tests whose files import it."""
+    modules = sys.modules
+    done = set()
+    lines = {}
+    for module in list(modules.values()):
+        try:
+            f = getattr(module, "__file__", None)
+            if not isinstance(f, str) or f in done:
+                continue
+            done.add(f)
+            given = _trace_wanted.get(_normcase(_realpath(f)))
+            if given is not None:
+                lines[given] = _import_lines(f)
+        except Exception:
+            pass
+    if lines:
+        _write({"t": "imported", "lines": lines})
+
+
 def _retrace(session, loop, clock):
     from _pytest.runner import runtestprotocol
 
@@ -840,6 +887,7 @@ def _retrace(session, loop, clock):
         if isinstance(lines, dict):
             _write({"t": "trace", "id": _text(nodeid), "lines": lines})
         budget -= clock() - started
+    _write_import_lines()
 
 
 def _write_trace(report):
@@ -1247,6 +1295,8 @@ def pytest_sessionfinish(session, exitstatus):
     if _active:
         try:
             _write_loads()
+            if _trace_each[0]:
+                _write_import_lines()
         except Exception:
             pass
     if _trace_tool is not None:

@@ -118,6 +118,8 @@ pub struct Records {
     /// A tracing re-run's lines, per node id as pytest wrote it, per traced file as pith gave
     /// it (its "trace" records; several for one id, a re-run test's, are merged).
     pub traced: BTreeMap<String, Lines>,
+    /// Per traced file as pith gave it, the lines its import ran ("imported" records).
+    pub imported: Lines,
     /// Per test file as pytest named it, the files of the modules its tests loaded by a
     /// computed name ("loads" records).
     pub loads: Vec<(String, Vec<String>)>,
@@ -297,6 +299,19 @@ fn read_record(
             for (file, got) in files {
                 let got = got.as_array().into_iter().flatten();
                 lines
+                    .entry(bounded(file))
+                    .or_default()
+                    .extend(got.filter_map(line_number));
+            }
+        }
+        Some("imported") => {
+            let Some(Value::Object(files)) = obj.get("lines") else {
+                return false;
+            };
+            for (file, got) in files {
+                let got = got.as_array().into_iter().flatten();
+                records
+                    .imported
                     .entry(bounded(file))
                     .or_default()
                     .extend(got.filter_map(line_number));
