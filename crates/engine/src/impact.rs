@@ -85,6 +85,7 @@ pub(crate) fn find_suspects(
                 .changes(&since)
                 .ok()
                 .filter(|c| !matches!(c.baseline, pith_store::Baseline::None))
+                .map(|c| code_only(root, c))
         });
         let Some(changes) = changes.as_ref().filter(|c| !c.files.is_empty()) else {
             continue;
@@ -119,9 +120,13 @@ pub(crate) fn find_suspects(
             let changes = memo.get(&pass).and_then(Option::as_ref);
             scored = retrace(scored, lines, t, changes);
         }
+        // In a traced run, a failure that was not traced itself names no line of its own but
+        // one a frame is on: the graph's guess is weaker than what the traced tests ran.
+        let own_trace = traced.as_ref().is_none_or(|t| t.tests.contains_key(test));
         if let Some(((file, line), _)) = scored
             .iter()
             .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+            .filter(|(_, s)| own_trace || s.hit)
         {
             report.runs[r].failures[f].suspect = Some(suspect_at(root, file, *line));
         }
@@ -410,6 +415,54 @@ fn score(
         }
     }
     out
+}
+
+/// `changes` with each hunk narrowed to its lines of code: a hunk of comments and blank lines
+/// alone runs nothing and is no suspect (an edited comment beside a bug must not outrank it).
+/// A file that cannot be read, or of a language whose comments pith does not know, is kept.
+fn code_only(root: &Path, mut changes: Changes) -> Changes {
+    for change in &mut changes.files {
+        if change.hunks.is_empty() || matches!(change.kind, ChangeKind::Deleted) {
+            continue;
+        }
+        let Some(markers) = comment_markers(&change.path) else {
+            continue;
+        };
+        let Ok(bytes) = std::fs::read(root.join(&change.path)) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        let lines: Vec<&str> = text.lines().collect();
+        let is_code = |n: u32| {
+            let line = lines.get(n.saturating_sub(1) as usize).map_or("", |l| l.trim());
+            // A line past the end is a deletion's neighbour: where the removed code was.
+            n as usize > lines.len()
+                || (!line.is_empty()
+                    && line != "*"
+                    && !markers.iter().any(|m| line.starts_with(m)))
+        };
+        change.hunks.retain_mut(|h| {
+            let Some(start) = (h.start..=h.end).find(|&n| is_code(n)) else {
+                return false;
+            };
+            let end = (start..=h.end).rev().find(|&n| is_code(n)).unwrap_or(start);
+            (h.start, h.end) = (start, end);
+            true
+        });
+    }
+    changes
+}
+
+/// What starts a comment line in `path`'s language, where pith knows it.
+fn comment_markers(path: &str) -> Option<&'static [&'static str]> {
+    let ext = path.rsplit_once('.').map(|(_, e)| e)?;
+    match ext {
+        "py" | "pyi" | "rb" | "sh" | "bash" | "pl" | "r" | "R" => Some(&["#"]),
+        "js" | "jsx" | "mjs" | "cjs" | "ts" | "tsx" | "mts" | "cts" | "go" | "rs" | "java"
+        | "kt" | "kts" | "scala" | "cs" | "c" | "h" | "cc" | "cpp" | "cxx" | "hpp" | "hh"
+        | "swift" | "dart" => Some(&["//", "/*", "* ", "*/"]),
+        _ => None,
+    }
 }
 
 /// The files a failing test reaches and how far: every file its project frames name (the
@@ -1086,6 +1139,45 @@ mod tests {
                 })
                 .collect(),
         }
+    }
+
+    #[test]
+    fn comment_and_blank_lines_are_no_suspects() {
+        let ws = tempfile::tempdir().unwrap();
+        let py = "import x\n\n# a note\n\n\ndef f():\n    # why\n    return 1\n";
+        std::fs::write(ws.path().join("m.py"), py).unwrap();
+        let c = "/**\n * doc\n */\nint f(int *p) {\n  *p = 1; // set\n  return 0;\n}\n";
+        std::fs::write(ws.path().join("m.c"), c).unwrap();
+        std::fs::write(ws.path().join("notes.txt"), "# not code\n").unwrap();
+        let file = |path: &str, hunks: &[(u32, u32)]| FileChange {
+            path: path.into(),
+            kind: ChangeKind::Modified,
+            hunks: hunks.iter().map(|&(start, end)| Hunk { start, end }).collect(),
+        };
+        let changes = Changes {
+            baseline: pith_store::Baseline::Run { generation: 1 },
+            files: vec![
+                file("m.py", &[(2, 4), (3, 7), (9, 9)]),
+                file("m.c", &[(1, 3), (2, 5)]),
+                file("notes.txt", &[(1, 1)]),
+            ],
+        };
+        let kept: Vec<(String, Vec<(u32, u32)>)> = code_only(ws.path(), changes)
+            .files
+            .into_iter()
+            .map(|f| (f.path, f.hunks.iter().map(|h| (h.start, h.end)).collect()))
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                // Blank and comment lines alone: gone; a mixed hunk narrowed to its code; a
+                // line past the end (a deletion's neighbour) kept.
+                ("m.py".to_owned(), vec![(6, 6), (9, 9)]),
+                // A dereference is code, a doc comment's lines are not.
+                ("m.c".to_owned(), vec![(4, 5)]),
+                ("notes.txt".to_owned(), vec![(1, 1)]),
+            ]
+        );
     }
 
     /// What tracing says of each changed hunk: executed, executed by the import before the

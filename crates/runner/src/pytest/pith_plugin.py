@@ -868,7 +868,14 @@ def _retrace(session, loop, clock):
     by_id = dict((item.nodeid, item) for item in session.items)
     # What the loop left set up (a run stopped by -x) goes first, as pytest's end would.
     session._setupstate.teardown_exact(None)
-    for nodeid in _failed_order[:most]:
+    # One failing test of each file first: many failures of one cause are one cluster, and a
+    # handful of traced tests should speak for several.
+    firsts, rest, files = [], [], set()
+    for nodeid in _failed_order:
+        f = nodeid.split("::", 1)[0]
+        (rest if f in files else firsts).append(nodeid)
+        files.add(f)
+    for nodeid in (firsts + rest)[:most]:
         item = by_id.get(nodeid)
         took = _spent.get(nodeid, 0.0)
         if item is None or took > budget:
