@@ -286,19 +286,26 @@ fn vitest_without_its_v8_coverage_package_is_not_traced() {
     assert!(t.elapsed() < Duration::from_secs(2));
 }
 
-/// The shop fixture with its money helper broken: three test files fail through it.
+/// The shop fixture with its money helper broken (three test files fail through it) and its
+/// stock parser throwing from deep inside `src/stock.js`.
 fn broken_shop() -> Fixture {
     let ws = pith_testkit::fixture("js/impact_shop");
     pith_testkit::link_node_modules(ws.path());
-    let money = ws.path().join("src/money.js");
-    let text = std::fs::read_to_string(&money).unwrap();
-    std::fs::write(&money, text.replace("return amount > 0", "return amount >= 0")).unwrap();
+    for (file, old, new) in [
+        ("src/money.js", "return amount > 0", "return amount >= 0"),
+        ("src/stock.js", "if (value < 0)", "if (value <= 0)"),
+    ] {
+        let path = ws.path().join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(old), "{file}");
+        std::fs::write(&path, text.replace(old, new)).unwrap();
+    }
     ws
 }
 
 /// A project that says nothing of coverage traces its failing test files inside the red run
-/// (V8's coverage of the changed files alone, mapped by pith's reporter): no second start, and
-/// the run's own account unchanged.
+/// (istanbul's coverage of the changed files alone, each test file's taken by pith's
+/// reporter): no second start, and the run's own account unchanged, failure lines included.
 #[test]
 fn jest_traces_its_failing_test_files_inside_the_run() {
     let ws = broken_shop();
@@ -307,35 +314,48 @@ fn jest_traces_its_failing_test_files_inside_the_run() {
     let runs = Runs::new(root);
     let limit = Duration::from_secs(240);
     let plain = runs.run(adapter.as_ref(), &[], limit);
-    let traced_run = runs.run_traced(adapter.as_ref(), &[], &["src/money.js"], limit);
+    let changed = ["src/money.js", "src/stock.js"];
+    let traced_run = runs.run_traced(adapter.as_ref(), &[], &changed, limit);
     assert_eq!(plain.traced, None);
     let verdict = |r: &pith_model::Run| {
         let failed: Vec<String> = r.failures.iter().map(|f| f.test.clone()).collect();
         (r.status(), r.passed, r.failed, failed)
     };
     assert_eq!(verdict(&traced_run), verdict(&plain));
-    assert_eq!(traced_run.failed, 3, "{traced_run:?}");
+    // The changed file is instrumented, yet every frame is where it was.
+    let frames = |r: &pith_model::Run| {
+        let all: Vec<String> = r
+            .failures
+            .iter()
+            .flat_map(|f| f.frames.iter().map(|fr| format!("{}:{}", fr.file, fr.line)))
+            .collect();
+        all
+    };
+    assert_eq!(frames(&traced_run), frames(&plain));
+    assert!(frames(&plain).contains(&"src/stock.js:9".to_owned()), "{plain:?}");
+    assert!(traced_run.failed > 3, "{traced_run:?}");
     let traced = traced_run.traced.as_ref().expect("traced in the run");
-    assert_eq!(traced.files.iter().collect::<Vec<_>>(), ["src/money.js"]);
-    assert_eq!(traced.tests.len(), 3, "{traced:?}");
+    assert_eq!(traced.files.iter().collect::<Vec<_>>(), changed);
+    assert_eq!(traced.tests.len(), traced_run.failures.len(), "{traced:?}");
     for f in &traced_run.failures {
-        // `isPositive`'s line ran in every failing file; `format` (12-13) only in orders'.
+        // `isPositive`'s line ran in every failing file but stock's; `quantity`'s throw only
+        // in stock's.
+        let stock = f.test.starts_with("tests/stock.test.js");
         let ran = lines(traced, &f.test, "src/money.js");
-        assert!(ran.contains(&8), "{}: {ran:?}", f.test);
+        assert_eq!(ran.contains(&8), !stock, "{}: {ran:?}", f.test);
+        let threw = lines(traced, &f.test, "src/stock.js");
+        assert_eq!(threw.contains(&9), stock, "{}: {threw:?}", f.test);
     }
     let money_test = traced_run
         .failures
         .iter()
         .find(|f| f.test.starts_with("tests/money.test.js"))
         .unwrap();
-    // V8 counts whole functions: their opening and closing lines ran with them.
+    // istanbul's statements: each function's body and the exports.
     assert_eq!(
         lines(traced, &money_test.test, "src/money.js"),
-        [3, 4, 5, 7, 8, 9, 11, 12, 13, 14, 16]
+        [4, 8, 12, 13, 16]
     );
-    let cart_test = "tests/cart.test.js > count skips empty lines";
-    let cart = lines(traced, cart_test, "src/money.js");
-    assert!(cart.contains(&8) && !cart.contains(&12), "{cart:?}");
     // Coverage went to the scratch directory, never into the project.
     assert!(!root.join("coverage").exists());
 }

@@ -55,6 +55,11 @@ pub(super) struct Files {
 /// patterns relative to the runner's root directory, each naming one changed file.
 pub(super) struct Cover {
     pub(super) globs: Vec<String>,
+    /// jest: istanbul's instrumentation (babel) rather than V8's coverage, whatever the
+    /// version: a run that traces itself takes each test file's coverage as it comes, already
+    /// in the source's lines, and V8's precise coverage of every script in each worker (jest's
+    /// own included) would cost the whole run more than the files traced.
+    pub(super) instrument: bool,
 }
 
 impl Js {
@@ -164,7 +169,8 @@ impl Js {
                 // istanbul) is the only one, and maps to the source as well.
                 let cover = cover.map(|c| JestCover {
                     globs: &c.globs,
-                    v8: Self::installed_major(program, "jest").is_none_or(|m| m >= 25),
+                    v8: !c.instrument
+                        && Self::installed_major(program, "jest").is_none_or(|m| m >= 25),
                 });
                 self.jest_args(&mut cmd, files, sel, cover.as_ref(), &targets)
             }

@@ -142,18 +142,21 @@ impl Js {
         }
         Cover {
             globs: globs(&bases, scripts),
+            instrument: false,
         }
     }
 
-    /// Whether this run traces its own failing test files, and of what: jest 27 or later
-    /// (V8's coverage in each test file's result), asked by the engine (`Context::trace`), with
+    /// Whether this run traces its own failing test files, and of what: jest 28 or later
+    /// (each test file's result comes to the reporter's `onTestFileResult` with its own
+    /// coverage, istanbul's instrumentation of the changed files alone, the way `jest
+    /// --coverage` runs by default), asked by the engine (`Context::trace`), with
     /// changed scripts among the files, in a project whose configuration and script say
     /// nothing of coverage (its own coverage, thresholds and reports would then be pith's to
     /// change: such a project is traced in a second start, as before).
     pub(super) fn in_run(&self, ctx: &Context<'_>, program: &Path) -> Option<InRun> {
         let plan = ctx.trace?;
         if self.runner != Runner::Jest
-            || Self::installed_major(program, "jest").is_none_or(|m| m < 27)
+            || Self::installed_major(program, "jest").is_none_or(|m| m < 28)
             || self.script.mentions_coverage()
             || package::config_mentions(&self.dir, &self.script, "coverage")
         {
@@ -168,10 +171,11 @@ impl Js {
         if scripts.is_empty() {
             return None;
         }
-        Some(InRun {
-            cover: self.cover_of(&scripts),
-            scripts,
-        })
+        let cover = Cover {
+            instrument: true,
+            ..self.cover_of(&scripts)
+        };
+        Some(InRun { cover, scripts })
     }
 
     /// What the reporter traced of the failing test files: each failing test gets its file's

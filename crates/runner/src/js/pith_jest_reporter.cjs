@@ -11,67 +11,18 @@
 'use strict';
 //
 // Tracing inside the run: when pith left `<outputFile>.trace` beside the report (the run then
-// collects V8 coverage of the changed files alone), the coverage of the first failing test
-// files is mapped back to their sources the way jest's own coverage reporter does it
-// (`v8-to-istanbul`, through each transform's source map) and written, per test file, as
-// istanbul's JSON: `<outputFile>.traced.json` lists `{path, file}`. jest collects coverage
-// around each test file, so that is the finest it can tell.
+// collects istanbul coverage of the changed files alone), the coverage of the first failing
+// test files (jest collects it around each test file, so that is the finest it can tell) is
+// written as istanbul's JSON, per test file: `<outputFile>.traced.json` lists `{path, file}`.
 // `pithRecords`: pith_reporter_records.js, appended to this file when pith embeds it.
 const fsCopy = require('fs');
 const { toStr, isArray, cap, messages, eventsPath, Records } = pithRecords(fsCopy);
 const existsSync = fsCopy.existsSync;
-const readFileSync = fsCopy.readFileSync;
 const writeFileSync = fsCopy.writeFileSync;
 const stringify = JSON.stringify;
-const parse = JSON.parse;
 
 // Failing test files traced at most (pith traces five failing tests at most).
 const TRACED_FILES = 5;
-
-// jest's own `v8-to-istanbul`, found from the project (where jest's reporters are), never
-// from pith's cache.
-function v8ToIstanbul(roots) {
-  const mod = require('module');
-  for (const root of roots) {
-    if (typeof root !== 'string') continue;
-    try {
-      const req = mod.createRequire(root.endsWith('/') ? root : root + '/');
-      let from = req;
-      try {
-        from = mod.createRequire(req.resolve('@jest/reporters'));
-      } catch (e) {}
-      const v = from('v8-to-istanbul');
-      return v.default || v;
-    } catch (e) {}
-  }
-  return null;
-}
-
-async function istanbulOf(convert, entries) {
-  const out = {};
-  for (const res of entries) {
-    const url = res && res.result && res.result.url;
-    if (typeof url !== 'string') continue;
-    const t = res.codeTransformResult;
-    let map = null;
-    if (t && t.sourceMapPath && existsSync(t.sourceMapPath)) {
-      map = parse(readFileSync(t.sourceMapPath, 'utf8'));
-    }
-    const path = url.startsWith('file://') ? require('url').fileURLToPath(url) : url;
-    const converter = convert(
-      path,
-      0,
-      t && map
-        ? { originalSource: t.originalCode, source: t.code, sourceMap: { sourcemap: { file: path, ...map } } }
-        : { source: readFileSync(path, 'utf8') },
-    );
-    await converter.load();
-    converter.applyCoverage(res.result.functions);
-    const data = converter.toIstanbul();
-    for (const k of Object.keys(data)) out[k] = data[k];
-  }
-  return out;
-}
 
 function names(r) {
   const out = [];
@@ -100,8 +51,7 @@ class PithReporter {
     this.records = new Records((e) => toStr(e && e.message ? e.message : e));
     this.records.path = out ? eventsPath(out) : null;
     this.out = out;
-    this.roots = [globalConfig && globalConfig.rootDir, process.cwd()];
-    // Failing test files with their V8 coverage, when pith asked for tracing.
+    // Failing test files with their coverage, when pith asked for tracing.
     this.traced = out && existsSync(out + '.trace') ? [] : null;
   }
 
@@ -133,8 +83,8 @@ class PithReporter {
   onTestFileResult(test, result) {
     try {
       const failed = result && (result.numFailingTests > 0 || result.testExecError);
-      if (this.traced && failed && result.v8Coverage && this.traced.length < TRACED_FILES) {
-        this.traced.push({ path: test.path, coverage: result.v8Coverage });
+      if (this.traced && failed && result.coverage && this.traced.length < TRACED_FILES) {
+        this.traced.push({ path: test.path, coverage: result.coverage });
       }
     } catch (e) {}
     let error = null;
@@ -155,16 +105,14 @@ class PithReporter {
     }
   }
 
-  async onRunComplete() {
+  onRunComplete() {
     this.write({ e: 'end', errors: [] });
     if (!this.traced || this.traced.length === 0) return;
     try {
-      const convert = v8ToIstanbul(this.roots);
-      if (!convert) return;
       const index = [];
       for (let i = 0; i < this.traced.length; i++) {
         const file = this.out + '.traced-' + i + '.json';
-        writeFileSync(file, stringify(await istanbulOf(convert, this.traced[i].coverage)));
+        writeFileSync(file, stringify(this.traced[i].coverage));
         index[index.length] = { path: this.traced[i].path, file };
       }
       writeFileSync(this.out + '.traced.json', stringify(index));
