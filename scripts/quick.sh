@@ -3,13 +3,14 @@
 # integration test file per ecosystem that drives the real runner through the real `pith`
 # binary (pytest, cargo/nextest, go, jest/vitest/node, Maven/Gradle, CTest). Leaves out the
 # adapter suites, the verdict corpus, the state and MCP suites and fuzzing: scripts/test.sh
-# (what CI runs) has them all. Installs the same runners, but not the fuzzing toolchain.
+# (what CI runs) has them all, and the packaging checks. Installs the same runners, but not the
+# fuzzing toolchain nor the packaging tools.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 for setup in scripts/setup/*.sh; do
-    [ "$setup" = scripts/setup/fuzz.sh ] && continue
+    case "$setup" in scripts/setup/fuzz.sh | scripts/setup/package.sh) continue ;; esac
     echo "scripts/quick.sh: $setup" >&2
     bash "$setup"
 done

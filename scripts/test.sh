@@ -37,6 +37,11 @@ done
 
 status=0
 cargo test --workspace --locked "$@" || status=$?
+# pith's packages (wheel, npm, cargo install), built once from the dist profile and each run
+# from a scratch install (scripts/package.sh; PITH_PACKAGE=0 skips it).
+if [ "${PITH_PACKAGE:-1}" != 0 ]; then
+    scripts/package.sh || status=$?
+fi
 # Every parser fuzzed for a bounded time each (scripts/fuzz.sh; PITH_FUZZ_SECONDS=0 skips it).
 scripts/fuzz.sh "${PITH_FUZZ_SECONDS:-20}" || status=$?
 # Said after cargo's own summary, where it is seen: a green run without the corpus says so.

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
+mod docs_cmd;
 mod index_cmd;
 mod mcp_cmd;
 mod state_cmd;
@@ -16,7 +17,8 @@ mod state_cmd;
 #[derive(Parser)]
 #[command(
     name = "pith",
-    version,
+    // The version and the commit it was built from (build.rs).
+    version = env!("PITH_VERSION"),
     about = "Small, exact answers about a workspace's tests, for AI coding agents"
 )]
 struct Cli {
@@ -167,6 +169,21 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
     },
+    /// Print the shell completion script for SHELL (bash, zsh, fish, powershell, elvish).
+    Completions {
+        /// The shell to complete in.
+        #[arg(value_name = "SHELL")]
+        shell: clap_complete::Shell,
+    },
+    /// Print pith's manual page (roff), or that of one command (`pith man test`).
+    Man {
+        /// A command whose page to print instead (test, status, failures, …).
+        #[arg(value_name = "COMMAND")]
+        command: Option<String>,
+        /// Write every page (pith.1, pith-test.1, …) into this directory instead.
+        #[arg(long, value_name = "DIR", conflicts_with = "command")]
+        dir: Option<PathBuf>,
+    },
 }
 
 /// `pith test --trace`: when a red run re-runs its failing tests with line tracing.
@@ -241,6 +258,8 @@ fn main() -> ExitCode {
             page,
             tests,
         } => state_cmd::failures(root, stacks, page, tests),
+        Command::Completions { shell } => docs_cmd::completions(shell),
+        Command::Man { command, dir } => docs_cmd::man(command.as_deref(), dir.as_deref()),
     }
 }
 

@@ -138,6 +138,98 @@ fn a_missing_runner_is_runner_missing_with_a_hint_and_exit_2() {
     assert_eq!(out.status.code(), Some(2), "{line}");
 }
 
+#[test]
+fn version_names_the_commit_it_was_built_from() {
+    let out = pith().arg("--version").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let line = String::from_utf8(out.stdout).unwrap();
+    let version = env!("CARGO_PKG_VERSION");
+    // Built from a git checkout (as here, and in CI): the short hash of HEAD; without git, the
+    // version alone (build.rs).
+    let head = Command::new("git")
+        .args(["rev-parse", "--short=9", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8(o.stdout).unwrap().trim().to_owned());
+    match head {
+        Some(h) => assert_eq!(line, format!("pith {version} ({h})\n")),
+        None => assert_eq!(line, format!("pith {version}\n")),
+    }
+}
+
+#[test]
+fn completions_for_each_shell_name_the_commands() {
+    for (shell, marker) in [
+        ("bash", "_pith()"),
+        ("zsh", "#compdef pith"),
+        ("fish", "complete -c pith"),
+        ("powershell", "Register-ArgumentCompleter"),
+        ("elvish", "edit:completion:arg-completer[pith]"),
+    ] {
+        let out = pith().args(["completions", shell]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        let script = String::from_utf8(out.stdout).unwrap();
+        assert!(script.contains(marker), "{shell}: {script}");
+        for command in ["test", "failures", "tests-for", "completions"] {
+            assert!(script.contains(command), "{shell}: no {command}");
+        }
+    }
+    // bash loads it: the completion is registered for the pith command.
+    let out = pith().args(["completions", "bash"]).output().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("pith.bash");
+    std::fs::write(&file, &out.stdout).unwrap();
+    let loaded = Command::new("bash")
+        .arg("-c")
+        .arg(format!("source {} && complete -p pith", file.display()))
+        .output()
+        .unwrap();
+    let registered = String::from_utf8(loaded.stdout).unwrap();
+    assert!(registered.contains("-F _pith pith"), "{registered}");
+    // An unknown shell is an argument error.
+    let out = pith().args(["completions", "tcsh"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn man_pages_are_rendered_from_the_cli() {
+    let out = pith().arg("man").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let page = String::from_utf8(out.stdout).unwrap();
+    assert!(page.contains(".TH pith 1"), "{page}");
+    assert!(page.contains("pith\\-test(1)"), "{page}");
+    let out = pith().args(["man", "test"]).output().unwrap();
+    let page = String::from_utf8(out.stdout).unwrap();
+    assert!(page.contains(".TH pith-test 1"), "{page}");
+    assert!(
+        page.contains(concat!("\"pith ", env!("CARGO_PKG_VERSION"))),
+        "{page}"
+    );
+    assert!(page.contains("\\-\\-changed"), "{page}");
+    let out = pith().args(["man", "frobnicate"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.starts_with("pith: no command frobnicate"), "{err}");
+    // Every page into a directory.
+    let dir = tempfile::tempdir().unwrap();
+    let out = pith()
+        .args(["man", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    for name in [
+        "pith.1",
+        "pith-test.1",
+        "pith-failures.1",
+        "pith-completions.1",
+    ] {
+        assert!(dir.path().join(name).is_file(), "{name}");
+    }
+}
+
 /// A directory holding `cargo` but not `cargo-nextest`, made of a symlink to the real cargo.
 fn cargo_dir() -> std::path::PathBuf {
     let real = std::env::var_os("PATH")
