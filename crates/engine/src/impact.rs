@@ -1084,6 +1084,56 @@ mod tests {
         assert_eq!(calls(&[1, 9], crate::Trace::Never), 0);
     }
 
+    /// What the run traced in itself is taken as it is: no second start for a test it covers,
+    /// one for a test whose changes reach past the files it traced; nothing under `never`.
+    #[test]
+    fn a_run_that_traced_itself_needs_no_second_start_for_what_it_covered() {
+        let test = "tests/test_x.py::test_a";
+        let mut run = pith_model::Run::new("pytest");
+        run.failures.push(pith_model::Failure {
+            test: test.into(),
+            ..Default::default()
+        });
+        let mut own = Traced::default();
+        own.files.insert("pkg/money.py".into());
+        own.tests
+            .insert(test.into(), [("pkg/money.py".to_owned(), [2].into())].into());
+        run.traced = Some(own);
+        let report = Report {
+            runs: vec![run],
+            ..Report::default()
+        };
+        let judged = vec![Judged {
+            run: 0,
+            failure: 0,
+            pass: Some(3),
+            scored: vec![
+                (("pkg/money.py".to_owned(), 1), Score::default()),
+                (("pkg/money.py".to_owned(), 9), Score::default()),
+            ],
+        }];
+        let outcome = |files: &[(&str, ChangeKind)], mode| {
+            let memo = HashMap::from([(Some(3), Some(changed(files)))]);
+            let n = std::cell::Cell::new(0);
+            let tracer = |_: usize, _: &[String], _: &[String]| {
+                n.set(n.get() + 1);
+                None
+            };
+            let traced = traced_lines(&report, &judged, &memo, mode, &tracer);
+            (n.get(), traced.is_some_and(|t| t.tests.contains_key(test)))
+        };
+        let money = [("pkg/money.py", ChangeKind::Modified)];
+        assert_eq!(outcome(&money, crate::Trace::Auto), (0, true));
+        assert_eq!(outcome(&money, crate::Trace::Always), (0, true));
+        assert_eq!(outcome(&money, crate::Trace::Never), (0, false));
+        // Its last pass is older than what the run traced: the rest is traced again.
+        let more = [
+            ("pkg/money.py", ChangeKind::Modified),
+            ("pkg/cart.py", ChangeKind::Modified),
+        ];
+        assert_eq!(outcome(&more, crate::Trace::Always), (1, true));
+    }
+
     #[test]
     fn the_graph_kept_for_a_generation_is_never_an_older_one() {
         let ws = workspace();
