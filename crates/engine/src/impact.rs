@@ -120,14 +120,8 @@ pub(crate) fn find_suspects(
             let changes = memo.get(&pass).and_then(Option::as_ref);
             scored = retrace(scored, lines, t, changes);
         }
-        // In a traced run, a failure that was not traced itself names no line of its own but
-        // one a frame is on: the graph's guess is weaker than what the traced tests ran.
         let own_trace = traced.as_ref().is_none_or(|t| t.tests.contains_key(test));
-        if let Some(((file, line), _)) = scored
-            .iter()
-            .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
-            .filter(|(_, s)| own_trace || s.hit)
-        {
+        if let Some((file, line)) = own_suspect(&scored, own_trace) {
             report.runs[r].failures[f].suspect = Some(suspect_at(root, file, *line));
         }
         for (key, s) in scored {
@@ -184,6 +178,17 @@ pub(crate) fn trace_plan(store: &Store, root: &Path) -> Option<pith_runner::Trac
     files.dedup();
     (!files.is_empty() && files.len() <= PLANNED_FILES)
         .then_some(pith_runner::TracePlan { files })
+}
+
+/// A failure's own suspect: its best changed line. In a traced run, a failure that was not
+/// traced itself (`own_trace` false) names none but one a frame is on: the graph's guess is
+/// weaker than what the traced tests ran, which the run's suspects already say.
+fn own_suspect(scored: &[((String, u32), Score)], own_trace: bool) -> Option<(&String, &u32)> {
+    scored
+        .iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+        .filter(|(_, s)| own_trace || s.hit)
+        .map(|((f, l), _)| (f, l))
 }
 
 /// The lines the failing tests executed in the changed files, when tracing is worth its run:
@@ -1082,6 +1087,16 @@ mod tests {
         // Two hunks leave a choice: `auto` re-runs, `never` does not.
         assert_eq!(calls(&[1, 9], crate::Trace::Auto), 1);
         assert_eq!(calls(&[1, 9], crate::Trace::Never), 0);
+    }
+
+    #[test]
+    fn an_untraced_failure_of_a_traced_run_names_only_a_line_a_frame_is_on() {
+        let at = |l: u32, hit: bool, score: u32| (("m.py".to_owned(), l), Score { hit, score });
+        let guessed = [at(3, false, 40), at(9, false, 20)];
+        assert_eq!(own_suspect(&guessed, true), Some((&"m.py".to_owned(), &3)));
+        assert_eq!(own_suspect(&guessed, false), None);
+        let framed = [at(3, false, 40), at(9, true, 90)];
+        assert_eq!(own_suspect(&framed, false), Some((&"m.py".to_owned(), &9)));
     }
 
     /// What the run traced in itself is taken as it is: no second start for a test it covers,
