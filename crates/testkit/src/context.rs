@@ -74,9 +74,13 @@ impl Runs {
 
     /// `adapter` run on `ids` with `limit` to go; the adapter itself must not fail.
     pub fn run(&self, adapter: &dyn Adapter, ids: &[&str], limit: Duration) -> Run {
+        Self::run_in(adapter, ids, &self.context(limit))
+    }
+
+    fn run_in(adapter: &dyn Adapter, ids: &[&str], ctx: &Context<'_>) -> Run {
         let ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
         adapter
-            .run(&self.context(limit), &ids)
+            .run(ctx, &ids)
             .expect("the adapter itself must not fail")
     }
 
@@ -89,7 +93,6 @@ impl Runs {
         files: &[&str],
         limit: Duration,
     ) -> Run {
-        let ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
         let plan = TracePlan {
             files: files.iter().map(|s| s.to_string()).collect(),
         };
@@ -97,9 +100,7 @@ impl Runs {
             trace: Some(&plan),
             ..self.context(limit)
         };
-        adapter
-            .run(&ctx, &ids)
-            .expect("the adapter itself must not fail")
+        Self::run_in(adapter, ids, &ctx)
     }
 
     /// `adapter`'s traced re-run of `tests` over `files` with `limit` to go; tracing itself

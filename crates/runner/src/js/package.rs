@@ -225,48 +225,54 @@ pub fn read(dir: &Path) -> Option<(Runner, Script)> {
 /// script names (a file, or JSON given inline), else `jest.config.*`, else `package.json`'s
 /// `jest` key. A configuration file is code, so a mention of `reporters` in it counts.
 pub fn config_has_reporters(dir: &Path, script: &Script) -> bool {
-    let mentions = |text: &str| text.contains("reporters");
-    if let Some(value) = config_option(script) {
-        return match value {
-            Some(v) if v.trim_start().starts_with('{') => mentions(&v),
-            Some(v) => std::fs::read_to_string(dir.join(v)).is_ok_and(|t| mentions(&t)),
-            None => false,
-        };
+    match config_text(dir, script) {
+        Config::Text(t) => t.contains("reporters"),
+        Config::Package(jest) => jest.get("reporters").is_some(),
+        Config::Unreadable | Config::Absent => false,
     }
-    for ext in ["js", "ts", "mjs", "cjs", "cts", "mts", "json"] {
-        if let Ok(text) = std::fs::read_to_string(dir.join(format!("jest.config.{ext}"))) {
-            return mentions(&text);
-        }
-    }
-    std::fs::read(dir.join("package.json"))
-        .ok()
-        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-        .is_some_and(|v| v.get("jest").and_then(|j| j.get("reporters")).is_some())
 }
 
-/// Whether jest's configuration (the file or inline JSON the script names, else
-/// `jest.config.*`, else `package.json`'s `jest`) mentions `word` anywhere, case aside: a
-/// reading that errs towards yes.
+/// Whether jest's configuration mentions `word` anywhere, case aside: a reading that errs
+/// towards yes (a configuration file pith cannot read does).
 pub fn config_mentions(dir: &Path, script: &Script, word: &str) -> bool {
     let word = word.to_ascii_lowercase();
     let mentions = |text: &str| text.to_ascii_lowercase().contains(&word);
+    match config_text(dir, script) {
+        Config::Text(t) => mentions(&t),
+        Config::Package(jest) => mentions(&jest.to_string()),
+        Config::Unreadable => true,
+        Config::Absent => false,
+    }
+}
+
+/// jest's configuration as pith reads it: the file or inline JSON the script names (`--config`),
+/// else the first `jest.config.*`, else `package.json`'s `jest`.
+enum Config {
+    Text(String),
+    Package(Value),
+    /// Named but not readable.
+    Unreadable,
+    Absent,
+}
+
+fn config_text(dir: &Path, script: &Script) -> Config {
     if let Some(value) = config_option(script) {
         return match value {
-            Some(v) if v.trim_start().starts_with('{') => mentions(&v),
-            Some(v) => std::fs::read_to_string(dir.join(v)).map_or(true, |t| mentions(&t)),
-            None => false,
+            Some(v) if v.trim_start().starts_with('{') => Config::Text(v),
+            Some(v) => std::fs::read_to_string(dir.join(v)).map_or(Config::Unreadable, Config::Text),
+            None => Config::Absent,
         };
     }
     for ext in ["js", "ts", "mjs", "cjs", "cts", "mts", "json"] {
         if let Ok(text) = std::fs::read_to_string(dir.join(format!("jest.config.{ext}"))) {
-            return mentions(&text);
+            return Config::Text(text);
         }
     }
     std::fs::read(dir.join("package.json"))
         .ok()
         .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-        .and_then(|v| v.get("jest").map(Value::to_string))
-        .is_some_and(|j| mentions(&j))
+        .and_then(|mut v| v.get_mut("jest").map(Value::take))
+        .map_or(Config::Absent, Config::Package)
 }
 
 /// What the script's jest `--config` (`-c`) says: `None` without one, `Some(None)` when it has
