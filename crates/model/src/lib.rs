@@ -3,6 +3,7 @@
 
 pub mod cause;
 pub mod ecosystem;
+pub mod gain;
 pub mod impact;
 pub mod symbol;
 
@@ -315,6 +316,9 @@ pub struct Run {
     /// ones may be here too, with their durations). Feeds the history: recovered and flaky
     /// tests. Empty when the adapter does not report them.
     pub outcomes: Vec<TestOutcome>,
+    /// What the runner printed for a person to read (see [`gain::Printed`]): what `pith gain`
+    /// weighs the answer against. Never part of an answer.
+    pub printed: gain::Printed,
 }
 
 impl Run {
@@ -342,6 +346,7 @@ impl Run {
         self.duration = self.duration.saturating_add(part.duration);
         self.failures.extend(part.failures);
         self.outcomes.extend(part.outcomes);
+        self.printed.append(part.printed);
         for e in part.build_errors {
             if !self.build_errors.contains(&e) {
                 self.build_errors.push(e);
