@@ -2,15 +2,15 @@
 //! up to the host's truncation limit — against what pith answered, in o200k tokens counted
 //! with the embedded tokenizer (never characters ÷ 4), per command, per day and over the
 //! whole history. A `pith test` that ran records its runners' printed output and its answer
-//! ([`record`]); the counting waits for `pith gain` (the tokenizer takes ~0.1 s to load, which
-//! a test run does not pay), or for a run that finds too much waiting.
+//! ([`record`]); the counting waits for `pith gain` (the tokenizer takes 0.1–0.3 s to load,
+//! which a test run does not pay), or for a run that finds too much waiting.
 
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use pith_model::gain::{Answered, Fidelity, Gain, Printed, Totals, PRINTED_KEPT};
 use pith_model::Report;
-use pith_store::{Counted, NewGain, Store, StoreError, MARK_CHARS, PENDING_BYTES};
+use pith_store::{Counted, NewGain, Store, StoreError, MARK_CHARS, PENDING_CHARS};
 use tiktoken_rs::CoreBPE;
 
 use crate::{resolve, EngineError};
@@ -60,7 +60,7 @@ pub fn gain(req: &GainRequest) -> Result<Gain, EngineError> {
 
 /// Records an answered `pith test` that ran (its report recorded in the history): what its
 /// runners printed, the answer's line and a red answer's fidelity. Counts what waits when more
-/// than [`PENDING_BYTES`] does. Best effort: what goes wrong is a warning.
+/// than [`PENDING_CHARS`] does. Best effort: what goes wrong is a warning.
 pub(crate) fn record(
     store: &Store,
     report: &Report,
@@ -83,7 +83,7 @@ pub(crate) fn record(
         fidelity,
     };
     let recorded = store.record_gain(&new).and_then(|()| {
-        if store.pending_gain_chars()? > PENDING_BYTES {
+        if store.pending_gain_chars()? > PENDING_CHARS {
             count_pending(store)?;
         }
         Ok(())

@@ -1,8 +1,8 @@
 //! What `pith gain` weighs, per answered command: what the runner printed and what pith
-//! answered. Counting o200k tokens needs a tokenizer that takes ~0.1 s to load, which a test
+//! answered. Counting o200k tokens needs a tokenizer that takes 0.1–0.3 s to load, which a test
 //! run does not pay: a command is recorded with the first [`PRINTED_KEPT`] characters of its
 //! raw output and its answer's line, and counted later (by `pith gain`, or by a run that finds
-//! more than [`PENDING_BYTES`] waiting), after which only the counts stay: the answer's
+//! more than [`PENDING_CHARS`] waiting), after which only the counts stay: the answer's
 //! tokens, and the raw output's tokens at every [`MARK_CHARS`] characters, so any limit up to
 //! [`PRINTED_KEPT`] is counted without the text. Bounded: [`GAIN_ROWS`] commands, the oldest
 //! go first; a counted row is a few hundred bytes at most.
@@ -18,7 +18,7 @@ pub const MARK_CHARS: usize = 1_000;
 /// Answered commands kept; the oldest go first.
 pub const GAIN_ROWS: i64 = 10_000;
 /// Characters of raw output waiting to be counted past which a run counts them.
-pub const PENDING_BYTES: u64 = 8 << 20;
+pub const PENDING_CHARS: u64 = 8 << 20;
 
 /// One answered command, as a run records it.
 pub struct NewGain<'a> {
