@@ -97,6 +97,22 @@ enum Command {
         #[arg(value_name = "TEST_ID")]
         tests: Vec<String>,
     },
+    /// What pith saved: each answered `pith test`'s raw runner output (what the agent would
+    /// have read, up to the host's truncation limit) against pith's answer, in o200k tokens,
+    /// per command, per day and in total; regressions and red answers' fidelity included. One
+    /// line of JSON.
+    Gain {
+        /// Workspace root (default: the nearest ancestor with a project marker).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+        /// Characters of each command's raw output counted, where the host cuts it (default
+        /// 30000, or PITH_GAIN_LIMIT; at most 150000).
+        #[arg(long, value_name = "CHARS", value_parser = clap::value_parser!(u64).range(1..))]
+        limit: Option<u64>,
+        /// A small table for a person instead of the JSON line.
+        #[arg(long)]
+        human: bool,
+    },
     /// Where NAME is defined: kind, file:line and container of each definition (syntactic).
     Symbol {
         /// A name, or a qualified name: `Config::load`, `pkg.module.func`, `Type.method`.
@@ -260,6 +276,7 @@ fn main() -> ExitCode {
         } => state_cmd::failures(root, stacks, page, tests),
         Command::Completions { shell } => docs_cmd::completions(shell),
         Command::Man { command, dir } => docs_cmd::man(command.as_deref(), dir.as_deref()),
+        Command::Gain { root, limit, human } => state_cmd::gain(root, limit, human),
     }
 }
 

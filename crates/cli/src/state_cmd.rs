@@ -1,7 +1,7 @@
-//! `pith status` and `pith failures`: answers from the workspace state in `.pith/`, without
-//! running anything. Both exit 0 when answered (a red last run included: the verdict is in the
-//! answer, and `pith test` is the command whose exit code is the verdict), 2 when pith cannot
-//! read the workspace state.
+//! `pith status`, `pith failures` and `pith gain`: answers from the workspace state in
+//! `.pith/`, without running anything. They exit 0 when answered (a red last run included: the
+//! verdict is in the answer, and `pith test` is the command whose exit code is the verdict), 2
+//! when pith cannot read the workspace state.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -35,4 +35,13 @@ pub(crate) fn failures(
     let req = pith_engine::FailuresRequest { root, cwd, tests };
     let page = usize::try_from(page).unwrap_or(usize::MAX);
     answered(pith_engine::answer::failures(&req, page, stacks))
+}
+
+pub(crate) fn gain(root: Option<PathBuf>, limit: Option<u64>, human: bool) -> ExitCode {
+    let cwd = match std::env::current_dir() {
+        Ok(d) => d,
+        Err(e) => return fail(format!("cannot read the current directory: {e}")),
+    };
+    let req = pith_engine::GainRequest { root, cwd, limit };
+    answered(pith_engine::answer::gain(&req, human))
 }

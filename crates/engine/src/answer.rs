@@ -10,7 +10,7 @@ use pith_model::Report;
 use crate::impact::{self, ImpactError};
 use crate::state::{self, FailuresRequest, StateOptions, StatusRequest};
 use crate::symbols::{self, SymbolError};
-use crate::{EngineError, TestRequest};
+use crate::{EngineError, GainRequest, TestRequest};
 
 /// Exit code of an answer that found what it looked for (`status`, `failures`, a symbol
 /// with definitions or uses).
@@ -21,7 +21,8 @@ const EXIT_NOTHING_FOUND: u8 = 1;
 /// One answer: the bytes the CLI prints and an MCP tool returns, and the exit code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Answer {
-    /// The compact JSON line, without its newline.
+    /// The compact JSON line, without its newline (`pith gain --human`: a table, without its
+    /// last newline).
     pub json: String,
     /// 0 green (or answered), 1 the code under test is not green (or nothing found), 2 pith
     /// could not do its job (a missing runner, a busy workspace).
@@ -31,9 +32,41 @@ pub struct Answer {
     pub warnings: Vec<String>,
 }
 
-/// `pith test`: runs the selected tests (or answers `unchanged` from the history).
+/// `pith test`: runs the selected tests (or answers `unchanged` from the history). A run
+/// recorded in the history is recorded for `pith gain` too: what its runners printed against
+/// this answer.
 pub fn test(req: &TestRequest, opts: &StateOptions) -> Result<Answer, EngineError> {
-    state::run_tests_with(req, opts).map(tested)
+    let state::Tested { mut report, store } = state::run_tests_with(req, opts)?;
+    let shaped = pith_wire::test_answer(&report);
+    let json = pith_wire::to_json(&shaped);
+    if let Some(store) = &store {
+        let fidelity = pith_wire::fidelity(&report, &shaped);
+        let warning = crate::gain::record(store, &report, &json, fidelity);
+        report.warnings.extend(warning);
+    }
+    Ok(Answer {
+        json,
+        exit: report.status().exit_code() as u8,
+        warnings: std::mem::take(&mut report.warnings),
+    })
+}
+
+/// `pith gain`: the history's answered commands, what the agent would have read against
+/// what pith answered; answered (exit 0) whatever they show. `human` is the answer as a
+/// small table instead of its JSON line.
+pub fn gain(req: &GainRequest, human: bool) -> Result<Answer, EngineError> {
+    let mut gain = crate::gain::gain(req)?;
+    let answer = pith_wire::gain_answer(&gain);
+    let json = if human {
+        pith_wire::gain_table(&answer).trim_end().to_owned()
+    } else {
+        pith_wire::to_json(&answer)
+    };
+    Ok(Answer {
+        json,
+        exit: EXIT_ANSWERED,
+        warnings: std::mem::take(&mut gain.warnings),
+    })
 }
 
 /// `pith test --report`: reads existing report files, running nothing.

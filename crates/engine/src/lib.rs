@@ -5,6 +5,7 @@
 
 pub mod answer;
 mod detect;
+mod gain;
 mod impact;
 pub mod signals;
 mod state;
@@ -22,6 +23,7 @@ use pith_model::{Report, Run};
 use pith_runner::{Context, PathMap, RunnerError};
 
 pub use answer::Answer;
+pub use gain::{GainRequest, DEFAULT_LIMIT as DEFAULT_GAIN_LIMIT, LIMIT_ENV as GAIN_LIMIT_ENV};
 pub use impact::ImpactError;
 /// What pith knows of each ecosystem (the faces read the guide text from it).
 pub use pith_model::ecosystem;

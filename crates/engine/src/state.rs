@@ -107,7 +107,7 @@ pub fn failures(req: &FailuresRequest) -> Result<FailureDetails, EngineError> {
 /// Runs the workspace's tests and reports what happened (a red run is `Ok`; `Err` means pith
 /// could not do its job), with the state options: the answer carries the generation it tested, `since` may answer `unchanged` without running,
 /// another run holding the workspace makes this one wait (up to the bound) or answer `Busy`.
-pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Report, EngineError> {
+pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Tested, EngineError> {
     let start = Instant::now();
     let root = resolve(req.root.as_deref(), &req.cwd)?;
     let mut warnings = Vec::new();
@@ -126,7 +126,7 @@ pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Report, 
         .as_mut()
         .and_then(|s| keep(recovering(s, |s| refresh(s, watcher)), &mut warnings));
     if let Some(report) = replay(store.as_ref(), generation, since, &selection) {
-        return Ok(finish(report, store, warnings));
+        return Ok(Tested::unrecorded(finish(report, store, warnings)));
     }
     // Detection reads the workspace's project files: only when something will run.
     let adapters = select_runners(&root, req.runner.as_deref())?;
@@ -146,7 +146,7 @@ pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Report, 
             Ok(TryLock::Busy { holder }) => {
                 let names = names_of(&adapters).join(",");
                 let report = busy(&names, holder, generation, start.elapsed());
-                return Ok(finish(report, store, warnings));
+                return Ok(Tested::unrecorded(finish(report, store, warnings)));
             }
             Err(e) => {
                 warnings.push(format!("running without the run lock: {e}"));
@@ -161,7 +161,7 @@ pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Report, 
             .as_mut()
             .and_then(|s| keep(recovering(s, |s| refresh(s, watcher)), &mut warnings));
         if let Some(report) = replay(store.as_ref(), generation, since, &selection) {
-            return Ok(finish(report, store, warnings));
+            return Ok(Tested::unrecorded(finish(report, store, warnings)));
         }
     }
 
@@ -178,13 +178,15 @@ pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Report, 
         .as_ref()
         .is_some_and(|c| c.load(Ordering::SeqCst))
         || pith_runner::process::was_interrupted();
+    let mut recorded = false;
     if let (Some(s), Some(g), false) = (store.as_mut(), generation, cancelled) {
         let asked = routed.map_or(req.tests.len(), |r| {
             r.iter().map(|(_, ids)| ids.len().max(1)).sum()
         });
         let requested = u32::try_from(asked).unwrap_or(u32::MAX);
-        let recorded = recovering(s, |s| s.record(g, &selection, requested, &mut report));
-        if keep(recorded, &mut warnings).is_some() {
+        let recorded_run = recovering(s, |s| s.record(g, &selection, requested, &mut report));
+        if keep(recorded_run, &mut warnings).is_some() {
+            recorded = true;
             // What the next red run compares with; best effort, like pruning: a run without
             // it answers without suspects.
             if let Err(e) = s.remember() {
@@ -212,7 +214,30 @@ pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Report, 
         }
     }
     drop(lock);
-    Ok(finish(report, store, warnings))
+    let mut report = finish(report, None, warnings);
+    if let Some(s) = store.as_mut() {
+        report.warnings.splice(0..0, s.take_warnings());
+    }
+    Ok(Tested {
+        report,
+        store: store.filter(|_| recorded),
+    })
+}
+
+/// A test run's report, with the store it was recorded in (`None`: not recorded: a replay, a
+/// busy workspace, a cancelled run, no workspace state).
+pub(crate) struct Tested {
+    pub report: Report,
+    pub store: Option<Store>,
+}
+
+impl Tested {
+    fn unrecorded(report: Report) -> Self {
+        Tested {
+            report,
+            store: None,
+        }
+    }
 }
 
 /// The workspace's runners, detected once and remembered until a file near the top of the

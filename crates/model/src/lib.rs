@@ -3,6 +3,7 @@
 
 pub mod cause;
 pub mod ecosystem;
+pub mod gain;
 pub mod impact;
 pub mod symbol;
 
@@ -320,6 +321,9 @@ pub struct Run {
     pub traced: Option<impact::Traced>,
     /// What the tests loaded by computed names, per test file, when the adapter observes it.
     pub loads: Vec<impact::Loads>,
+    /// What the runner printed for a person to read (see [`gain::Printed`]): what `pith gain`
+    /// weighs the answer against. Never part of an answer.
+    pub printed: gain::Printed,
 }
 
 impl Run {
@@ -357,6 +361,7 @@ impl Run {
             (mine @ None, theirs) => *mine = theirs,
             (Some(_), None) => {}
         }
+        self.printed.append(part.printed);
         for e in part.build_errors {
             if !self.build_errors.contains(&e) {
                 self.build_errors.push(e);

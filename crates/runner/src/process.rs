@@ -18,6 +18,8 @@ use std::time::{Duration, Instant};
 
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 
+use pith_model::gain::Printed;
+
 /// How long a runner gets to wind down (write its report, name what was running) after SIGTERM
 /// before the group is killed outright.
 const GRACE: Duration = Duration::from_secs(3);
@@ -80,6 +82,23 @@ impl Captured {
     }
     pub fn success(&self) -> bool {
         self.end == End::Exited(0)
+    }
+
+    /// What the runner printed for a person to read: stdout, then stderr (the bytes the
+    /// capture dropped counted, not kept). Of a stdout taken line by line, only stderr.
+    pub fn printed(&self) -> Printed {
+        let mut p = Printed::default();
+        add_printed(&mut p, &self.stdout, self.stdout_dropped);
+        add_printed(&mut p, &self.stderr, self.stderr_dropped);
+        p
+    }
+}
+
+/// Adds one captured stream to `p`: a dropped middle is counted, and ends what is kept.
+fn add_printed(p: &mut Printed, kept: &[u8], dropped: u64) {
+    p.push(&String::from_utf8_lossy(kept));
+    if dropped > 0 {
+        p.dropped(dropped);
     }
 }
 

@@ -139,6 +139,29 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (test, module)
     ) WITHOUT ROWID;
     ",
+    // 9: what `pith gain` weighs, per answered command: what the runner printed (its first
+    // 150,000 characters, until counted; then only their tokens) against pith's answer.
+    "
+    CREATE TABLE gains (
+        id INTEGER PRIMARY KEY,
+        at INTEGER NOT NULL,             -- unix seconds
+        command TEXT NOT NULL,           -- test
+        status TEXT NOT NULL,
+        raw_chars INTEGER NOT NULL,      -- characters the runner printed, all of them
+        failing INTEGER,                 -- a red answer's fidelity; NULL: no failing test
+        ids_kept INTEGER,
+        frames INTEGER,
+        frames_kept INTEGER,
+        answer_tokens INTEGER,           -- once counted
+        marks BLOB,                      -- once counted: tokens of the first k * 1,000
+                                         -- characters, k = 1, 2, ..., then of all kept
+                                         -- (little-endian u32s)
+        answer TEXT,                     -- the answer's line, until counted
+        raw TEXT                         -- the first 150,000 characters, until counted
+    );
+    -- The few rows waiting to be counted, found without reading the others.
+    CREATE INDEX gains_pending ON gains (id) WHERE raw IS NOT NULL;
+    ",
 ];
 
 /// Why a database file cannot be used as it is.
@@ -279,6 +302,8 @@ const SCHEMA_PROBES: &[&str] = &[
     "SELECT generation, path, hash FROM kept LIMIT 0",
     "SELECT key, generation, data FROM graphs LIMIT 0",
     "SELECT test, module, hash FROM loads LIMIT 0",
+    "SELECT id, at, command, status, raw_chars, failing, ids_kept, frames, frames_kept,
+         answer_tokens, marks, answer, raw FROM gains LIMIT 0",
 ];
 
 /// Brings the schema to the latest version, in one write transaction that re-reads the

@@ -614,6 +614,8 @@ fn prune(c: &Connection, retention: Retention) -> Result<bool, StoreError> {
     // checkpoint below cost far more than the few pages it frees, which its next contents
     // reuse.
     crate::memory::prune(c)?;
+    // Gain's rows are few bytes each, kept past the runs they came from: the whole history.
+    crate::gains::prune(c)?;
     if pruned {
         c.execute_batch(
             "DELETE FROM tests WHERE id NOT IN (SELECT test_id FROM results)

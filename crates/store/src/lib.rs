@@ -15,6 +15,7 @@ mod environment;
 mod exclude;
 pub mod filter;
 mod frames;
+mod gains;
 mod history;
 mod loads;
 mod lock;
@@ -28,6 +29,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 
 pub use exclude::keep_out_of_git;
+pub use gains::{Counted, NewGain, Pending, GAIN_ROWS, MARK_CHARS, PENDING_CHARS};
 pub use history::{Annotated, Retention};
 pub use lock::{RunLock, TryLock};
 pub use memory::{

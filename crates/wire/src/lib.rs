@@ -3,6 +3,7 @@
 //! signal. The budgets live here, beside the shapes they bound.
 
 mod failures_answer;
+mod gain_answer;
 mod impact_answer;
 mod shaping;
 mod status_answer;
@@ -10,6 +11,9 @@ mod symbol_answer;
 mod test_answer;
 
 pub use failures_answer::{failures_answer, FailuresAnswer, FAILURES_PAGE};
+pub use gain_answer::{
+    fidelity, gain_answer, gain_table, GainAnswer, GAIN_BUDGET, GAIN_COMMANDS, GAIN_DAYS,
+};
 pub use impact_answer::{
     blast_answer, select_answer, tests_for_answer, BlastAnswer, FileTestsAnswer, SelectAnswer,
     BLAST_BUDGET, SELECT_BUDGET, TESTS_FOR_BUDGET,

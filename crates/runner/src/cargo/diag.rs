@@ -97,6 +97,8 @@ pub struct Messages {
     pub build_success: Option<bool>,
     /// Whether any cargo message was seen at all.
     pub any: bool,
+    /// The diagnostics as cargo renders them for a person (`rendered`), every level.
+    pub printed: pith_model::gain::Printed,
 }
 
 #[derive(Deserialize)]
@@ -140,6 +142,8 @@ struct Profile {
 struct RustcMessage {
     #[serde(default)]
     message: String,
+    #[serde(default)]
+    rendered: Option<String>,
     #[serde(default)]
     level: String,
     #[serde(default)]
@@ -240,6 +244,9 @@ impl Messages {
             }
             "compiler-message" => {
                 let Some(rm) = msg.message else { return };
+                if let Some(r) = &rm.rendered {
+                    m.printed.push(r);
+                }
                 if rm.level != "error"
                     || rm.message.starts_with("aborting due to")
                     || m.errors.len() >= MAX_ERRORS
@@ -383,6 +390,13 @@ running 1 test
         assert_eq!(m.errors[1].spans.len(), 2);
         assert_eq!(m.errors[1].spans[1], ("src/lib.rs".to_owned(), 7));
         assert_eq!(m.errors[1].code, None);
+        // What a person reads: each diagnostic as rustc renders it, the note included.
+        assert!(m
+            .printed
+            .text
+            .starts_with("error[E0308]: mismatched types\n --> src/lib.rs:2:5\n"));
+        assert!(m.printed.text.contains("rustc --explain E0308"));
+        assert!(!m.printed.text.contains("\"reason\""));
     }
 
     #[test]

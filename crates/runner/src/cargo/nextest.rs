@@ -86,12 +86,16 @@ pub(super) fn run(
     let mut ids: Vec<TestId> = selection.map(<[TestId]>::to_vec).unwrap_or_default();
     let mut not_found: Vec<String> = Vec::new();
     let mut elapsed = std::time::Duration::ZERO;
+    let mut printed = pith_model::gain::Printed::default();
     loop {
         let _ = std::fs::remove_file(&junit_path);
         let cmd = nextest_command(ctx, cargo, &config, selection.map(|_| ids.as_slice()));
         let mut msgs = diag::Messages::default();
         let cap = match super::command::spawn_lines(cmd, ctx, cargo, &mut |line: &[u8]| {
-            msgs.line(&String::from_utf8_lossy(line));
+            let line = String::from_utf8_lossy(line);
+            if !msgs.line(&line) {
+                msgs.printed.line(&line);
+            }
         })? {
             Ok(c) => c,
             Err(()) => {
@@ -109,6 +113,7 @@ pub(super) fn run(
         // found, and the rest run again (the build is fresh by then).
         if let Some((keep, gone)) = selection.and_then(|_| refused(&cap, &stderr, &ids)) {
             if !gone.is_empty() && std::time::Instant::now() < ctx.deadline {
+                printed.append(cap.printed());
                 not_found.extend(gone.into_iter().map(|id| id.full));
                 ids = keep;
                 if ids.is_empty() {
@@ -137,6 +142,9 @@ pub(super) fn run(
         not_found.append(&mut run.not_found);
         run.not_found = not_found;
         run.duration = elapsed;
+        printed.append(std::mem::take(&mut msgs.printed));
+        printed.append(cap.printed());
+        run.printed = printed;
         let unseen = match &report {
             Some(r) if selection.is_none() => unseen(r, &run, customs),
             _ => Vec::new(),

@@ -148,6 +148,9 @@ fn invoke(
     let cap = match super::command::spawn_lines(cmd, ctx, cargo, &mut |line: &[u8]| {
         let line = String::from_utf8_lossy(line);
         if !msgs.line(&line) {
+            // libtest's own output, as `cargo test` prints it; cargo's messages are JSON,
+            // their rendered text is in `msgs.printed`.
+            msgs.printed.line(&line);
             parser.line(&line);
         }
     })? {
@@ -158,6 +161,8 @@ fn invoke(
     let customs = super::detect::harness_free(&msgs.artifacts);
     let mut run = judge(ctx, &cap, &msgs, &out, group, &customs);
     run.duration = cap.elapsed;
+    run.printed = std::mem::take(&mut msgs.printed);
+    run.printed.append(cap.printed());
     Ok((run, msgs.artifacts))
 }
 

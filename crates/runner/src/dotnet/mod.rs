@@ -144,7 +144,9 @@ impl Dotnet {
             layout: &self.layout,
             hang: self.hang(remaining),
         };
-        Ok(judge(ctx, &captured, &docs, &evidence, &watch, tests))
+        let mut run = judge(ctx, &captured, &docs, &evidence, &watch, tests);
+        run.printed = captured.printed();
+        Ok(run)
     }
 
     /// One line telling how to get what this workspace needs.

@@ -11,6 +11,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+use pith_model::gain::Printed;
 use serde::Deserialize;
 
 use crate::text::BoundedLines;
@@ -380,6 +381,51 @@ impl Stream {
     pub fn package(&self, name: &str) -> Option<&Package> {
         self.index.get(name).map(|&i| &self.packages[i])
     }
+
+    /// What plain `go test` (neither `-json` nor `-v`) prints of this run, as far as the
+    /// stream kept it: build output, the output of each test that failed or never ended
+    /// without the `=== RUN`-style framing `-json` adds, each package's own output but a
+    /// passing package's `PASS`, then the lines that were not events. The text a person would
+    /// have read, not the events that carry it.
+    pub fn printed(&self) -> Printed {
+        let mut p = Printed::default();
+        for b in &self.builds {
+            add_lines(&mut p, &b.output, |_| true);
+        }
+        for pkg in &self.packages {
+            for t in &pkg.tests {
+                add_lines(&mut p, &t.output, |l| !is_framing(l));
+            }
+            let passed = pkg.outcome == Some(Outcome::Pass);
+            add_lines(&mut p, &pkg.output, |l| !(passed && l == "PASS"));
+        }
+        add_lines(&mut p, &self.text, |_| true);
+        p
+    }
+}
+
+/// Adds the kept lines `keep` accepts; a dropped middle ends what is kept (counted, not read).
+fn add_lines(p: &mut Printed, lines: &Lines, keep: impl Fn(&str) -> bool) {
+    let (head, tail) = lines.kept.head_and_tail();
+    for l in head.iter().filter(|l| keep(l)) {
+        p.line(l);
+    }
+    if lines.kept.dropped > 0 {
+        p.dropped(lines.kept.dropped as u64);
+    }
+    for l in tail.iter().filter(|l| keep(l)) {
+        p.line(l);
+    }
+    if !lines.partial.is_empty() && keep(&lines.partial) {
+        p.line(&lines.partial);
+    }
+}
+
+/// The lines `go test -json` (verbose by construction) adds around each test's own output.
+fn is_framing(line: &str) -> bool {
+    ["=== RUN", "=== PAUSE", "=== CONT", "=== NAME"]
+        .iter()
+        .any(|f| line.starts_with(f))
 }
 
 /// go's result line for `pkg`: `ok  \tpkg\t0.01s`, `FAIL\tpkg\t0.01s`.
@@ -394,6 +440,47 @@ fn is_result_of(line: &str, pkg: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn printed_is_what_plain_go_test_shows() {
+        let s = Stream::parse(concat!(
+            r#"{"Action":"run","Package":"p","Test":"TestOk"}"#,
+            "\n",
+            r#"{"Action":"output","Package":"p","Test":"TestOk","Output":"=== RUN   TestOk\n"}"#,
+            "\n",
+            r#"{"Action":"output","Package":"p","Test":"TestOk","Output":"    ok_test.go:3: chatty\n"}"#,
+            "\n",
+            r#"{"Action":"output","Package":"p","Test":"TestOk","Output":"--- PASS: TestOk (0.00s)\n"}"#,
+            "\n",
+            r#"{"Action":"pass","Package":"p","Test":"TestOk"}"#,
+            "\n",
+            r#"{"Action":"output","Package":"p","Test":"TestBad","Output":"=== RUN   TestBad\n"}"#,
+            "\n",
+            r#"{"Action":"output","Package":"p","Test":"TestBad","Output":"    bad_test.go:9: want 2\n"}"#,
+            "\n",
+            r#"{"Action":"output","Package":"p","Test":"TestBad","Output":"--- FAIL: TestBad (0.00s)\n"}"#,
+            "\n",
+            r#"{"Action":"fail","Package":"p","Test":"TestBad"}"#,
+            "\n",
+            r#"{"Action":"output","Package":"p","Output":"FAIL\n"}"#,
+            "\n",
+            r#"{"Action":"output","Package":"p","Output":"FAIL\tp\t0.01s\n"}"#,
+            "\n",
+            r#"{"Action":"fail","Package":"p"}"#,
+            "\n",
+            r#"{"Action":"output","Package":"q","Output":"PASS\n"}"#,
+            "\n",
+            r#"{"Action":"output","Package":"q","Output":"ok  \tq\t0.01s\n"}"#,
+            "\n",
+            r#"{"Action":"pass","Package":"q"}"#,
+        ));
+        let p = s.printed();
+        assert_eq!(
+            p.text,
+            "    bad_test.go:9: want 2\n--- FAIL: TestBad (0.00s)\nFAIL\nFAIL\tp\t0.01s\nok  \tq\t0.01s\n"
+        );
+        assert_eq!(p.chars, p.text.chars().count() as u64);
+    }
 
     #[test]
     fn output_is_split_into_lines_across_events() {

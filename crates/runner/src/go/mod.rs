@@ -289,6 +289,8 @@ impl Go {
         };
         let mut run = judge.judge(&stream);
         run.duration = out.elapsed;
+        run.printed = stream.printed();
+        run.printed.append(out.printed());
         Ok(run)
     }
 }

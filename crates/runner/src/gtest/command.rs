@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use pith_model::gain::Printed;
 use pith_model::{Run, Status};
 
 use crate::process::{self, Captured, End};
@@ -104,12 +105,13 @@ impl Ctest {
     }
 
     /// Configures (when the build directory is new) and builds. `Some(run)` when that is the
-    /// end of it: a build failure, a timeout.
+    /// end of it: a build failure, a timeout. What cmake printed is added to `printed`.
     pub(super) fn configure_and_build(
         &self,
         ctx: &Context<'_>,
         cmake: &Path,
         build: &Path,
+        printed: &mut Printed,
     ) -> Result<Option<Run>, RunnerError> {
         let home = cache_home(build);
         if home.as_ref().is_some_and(|h| !same_dir(h, &self.dir)) {
@@ -125,6 +127,7 @@ impl Ctest {
                 cmd.args(["-G", "Ninja"]);
             }
             let cap = run_process(cmd, ctx, cmake)?;
+            printed.append(cap.printed());
             if let Some(run) = build_failure(ctx, &cap) {
                 // A failed configuration leaves a cache that would not be configured again.
                 let _ = std::fs::remove_file(build.join("CMakeCache.txt"));
@@ -134,6 +137,7 @@ impl Ctest {
         let mut cmd = build_command(cmake, &self.dir);
         cmd.arg("--build").arg(build).args(["--parallel", &jobs()]);
         let cap = run_process(cmd, ctx, cmake)?;
+        printed.append(cap.printed());
         Ok(build_failure(ctx, &cap))
     }
 }

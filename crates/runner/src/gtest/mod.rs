@@ -92,9 +92,11 @@ impl Adapter for Ctest {
             verdict::stopped(&mut run, None, Some(why));
             return Ok(run);
         };
-        if let Some(run) = self.configure_and_build(ctx, &cmake, &build)? {
+        let mut printed = pith_model::gain::Printed::default();
+        if let Some(run) = self.configure_and_build(ctx, &cmake, &build, &mut printed)? {
             return Ok(Run {
                 duration: start.elapsed(),
+                printed,
                 ..run
             });
         }
@@ -116,7 +118,9 @@ impl Adapter for Ctest {
         let cmd = ctest_command(&ctest, &self.dir, &build, &json_dir, &filters);
         let mut reader = CtestReader::default();
         let cap = process::run_lines(cmd, ctx.deadline, ctx.cancel, &mut |l| {
-            reader.line(&String::from_utf8_lossy(l))
+            let line = String::from_utf8_lossy(l);
+            printed.line(&line);
+            reader.line(&line)
         })
         .map_err(|source| RunnerError::Spawn {
             program: ctest.display().to_string(),
@@ -126,6 +130,8 @@ impl Adapter for Ctest {
         // Every requested id the run did not report is not found, whatever the selection said.
         let mut run = judge(ctx, &cap, reader.finish(), reports, tests);
         run.duration = start.elapsed();
+        printed.append(cap.printed());
+        run.printed = printed;
         Ok(run)
     }
 }

@@ -202,6 +202,7 @@ impl Adapter for Js {
         all.append(&mut run.not_found);
         run.not_found = all;
         run.duration = captured.elapsed;
+        run.printed = captured.printed();
         Ok(run)
     }
 

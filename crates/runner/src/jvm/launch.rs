@@ -298,6 +298,7 @@ impl Jvm {
         let requested = s.requested.then_some(s.selection);
         let mut run = judge(s.ctx, l.tool, &cap, &output, &reports, &events, requested);
         run.duration = cap.elapsed;
+        run.printed = cap.printed();
         Ok(Attempt::Ran(run))
     }
 }

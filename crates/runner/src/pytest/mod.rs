@@ -119,6 +119,7 @@ impl Adapter for Pytest {
         as_paths(&mut ids, &mut original);
         let mut not_found: Vec<String> = Vec::new();
         let mut elapsed = Duration::ZERO;
+        let mut printed = pith_model::gain::Printed::default();
         let mut attempt = 0;
         loop {
             attempt += 1;
@@ -144,6 +145,7 @@ impl Adapter for Pytest {
                 }
             };
             elapsed += captured.elapsed;
+            printed.append(captured.printed());
             let read = std::fs::File::open(&report).and_then(records::read);
             let records = match read {
                 Ok(r) => r,
@@ -179,6 +181,7 @@ impl Adapter for Pytest {
                 .map(|id| original.get(&id).cloned().unwrap_or(id))
                 .collect();
             run.duration = elapsed;
+            run.printed = printed;
             return Ok(run);
         }
     }
