@@ -56,19 +56,20 @@ collection error has a `tail` of raw output, its end kept.
 
 const IMPACT: &str = "\
 # Suspects, selection, blast radius
-- `suspects` (red runs): up to 3 changed lines the failing tests reach, \"file:line source\", \
+- `suspects` (red runs): up to 3 changed lines failing tests reach, \"file:line source\", \
 best first: a line a failure's frame is on, then a changed file its frames pass through, then \
-the nearest in the import graph. `reach`: `static` (the graph) or `traced` (when that left a \
-choice, the failing tests ran again with line tracing: pytest, go, node). `baseline`: `lastPass` (the \
-files when the failing test last passed, kept by pith in `.pith/`, with or without git) or \
+the nearest in the import graph. `reach`: `static` (the graph) or `traced` (the failing tests \
+ran again, traced: in the run for pytest, jest; else if the graph left a choice). `baseline`: `lastPass` (the \
+files at the failing test's last pass, kept in `.pith/`, with or without git) or \
 `git` (no passing run: the uncommitted changes against `HEAD`). A failure or cluster with a \
-different suspect names it (`suspect`). Nothing to compare with, or nothing changed: absent.
-- `get_impact` (no argument) / `pith select`: test files that depend, transitively, on a file changed since \
+different suspect names it (`suspect`). Nothing to compare with or nothing changed: absent.
+- `get_impact` (no argument) / `pith select`: test files that depend on a file changed since \
 the last green run (or git `rev`); `suite` counts every test file. `all` with the reason \
-instead when a change is one the graph cannot follow: a file it does not read (data, lockfile, \
-build file), a test config or build script (conftest.py, jest/vitest config, build.rs), a \
-deletion or rename, no baseline. Tests with dynamic imports run on any change. \
-`run_tests` with `changed` runs exactly that (`changes` says what).
+instead when the graph cannot follow a change: a file it does not read (data, lockfile, \
+build file), a test config or build script (conftest.py, jest config, build.rs), a \
+deletion or rename, no baseline. Tests with dynamic imports run on any change (pytest: once \
+seen, on what they load). \
+`run_tests` with `changed` runs that (`changes` says what).
 - `get_impact` with `file` / `pith tests-for`: the test files that depend on it; with \
 `target` / `pith blast`: files, definitions and tests that depend on a file or symbol. Nearest \
 first, the rest counted.
