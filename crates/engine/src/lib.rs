@@ -171,6 +171,11 @@ fn execute(
             ..base
         };
         let mut run = project.adapter.run(&ctx, &tests)?;
+        if run.status == Some(pith_model::Status::TimedOut) && stopped_by_caller(req) {
+            // pith stopped it, but not at its deadline: the request was cancelled or pith
+            // was told to stop. No verdict on the code.
+            run.status = Some(pith_model::Status::Cancelled);
+        }
         pith_runner::tails::settle(&mut run);
         run.dir = project.rel.clone();
         runs.push(run);
@@ -192,6 +197,14 @@ fn execute(
         duration: start.elapsed(),
         ..Report::default()
     })
+}
+
+/// Whether the request's caller cancelled it or pith was told to stop (a signal).
+fn stopped_by_caller(req: &TestRequest) -> bool {
+    req.cancel
+        .as_ref()
+        .is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst))
+        || pith_runner::process::was_interrupted()
 }
 
 /// How long re-running a few failing tests with line tracing may take: past it, the suspects

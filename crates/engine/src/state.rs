@@ -8,7 +8,6 @@
 //! run: the run goes on without it, with a warning.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -169,11 +168,7 @@ pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Report, 
     let mut report = execute(req, &root, &adapters, Instant::now(), routed)?;
     report.generation = generation;
     report.changes = planned.as_ref().map(|p| p.selection.clone());
-    let cancelled = req
-        .cancel
-        .as_ref()
-        .is_some_and(|c| c.load(Ordering::SeqCst))
-        || pith_runner::process::was_interrupted();
+    let cancelled = crate::stopped_by_caller(req);
     if let (Some(s), Some(g), false) = (store.as_mut(), generation, cancelled) {
         let asked = routed.map_or(req.tests.len(), |r| {
             r.iter().map(|(_, ids)| ids.len().max(1)).sum()
@@ -281,7 +276,10 @@ fn replay(
         return None;
     }
     let last: RunSummary = store.last_run_of(selection).ok()??;
-    let replayable = !matches!(last.status, Status::RunnerMissing | Status::TimedOut);
+    let replayable = !matches!(
+        last.status,
+        Status::RunnerMissing | Status::TimedOut | Status::Cancelled
+    );
     (last.generation == generation && replayable).then(|| Report {
         generation: Some(generation),
         unchanged: Some(last),

@@ -126,7 +126,7 @@ const RUNNERS_TAIL: &str = "\
 - pith never edits the project: its runner configuration comes from pith's cache and \
 scratch directories. A run is killed, with its whole process group, after 600 s.
 - `status` is one of TestsPassed, TestsFailed, RunnerFailed, BuildFailed, CollectionFailed, \
-TimedOut, Crashed, NoTestsRan, TestsNotFound, RunnerMissing. RunnerFailed: the runner's own \
+TimedOut, Cancelled, Crashed, NoTestsRan, TestsNotFound, RunnerMissing. RunnerFailed: the runner's own \
 exit code or totals say the run is not green though no test failed (a coverage threshold, a \
 run that stopped early); `reason` says which, `tail` shows the runner's words. A `hint` says \
 what to do when a runner is missing or misconfigured.
@@ -170,7 +170,7 @@ pytest-xdist.
 - pith never edits the project: its runner configuration comes from pith's cache and \
 scratch directories. A run is killed, with its whole process group, after 600 s.
 - `status` is one of TestsPassed, TestsFailed, RunnerFailed, BuildFailed, CollectionFailed, \
-TimedOut, Crashed, NoTestsRan, TestsNotFound, RunnerMissing. RunnerFailed: the runner's own \
+TimedOut, Cancelled, Crashed, NoTestsRan, TestsNotFound, RunnerMissing. RunnerFailed: the runner's own \
 exit code or totals say the run is not green though no test failed (a coverage threshold, a \
 run that stopped early); `reason` says which, `tail` shows the runner's words. A `hint` says \
 what to do when a runner is missing or misconfigured.

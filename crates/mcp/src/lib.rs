@@ -7,5 +7,6 @@
 mod guide;
 mod server;
 mod tools;
+mod transport;
 
 pub use server::{declarations, serve, Options, ServeError, LIST_TTL_MS};

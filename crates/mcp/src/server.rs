@@ -17,10 +17,12 @@ use rmcp::model::{
     Implementation, JsonObject, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
     ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::RequestContext;
+use rmcp::model::{CustomRequest, CustomResult, ErrorCode};
+use rmcp::service::{RequestContext, ServerInitializeError};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
 use crate::tools::{self, Call, ToolDef, Workspace};
+use crate::transport::{Lines, CLIENT_METHODS};
 
 /// How long a client may cache `tools/list` (protocol 2026-07-28 and later): the tool set
 /// never changes while the server runs, so the longest TTL clients accept, one day.
@@ -84,10 +86,15 @@ pub fn serve(options: Options) -> Result<(), ServeError> {
     watch(Arc::clone(&server.workspace));
     let calls = Arc::clone(&server.calls);
     let result = runtime.block_on(async move {
+        let (read, write) = rmcp::transport::stdio_pipes();
         let running = tokio::select! {
-            running = server.serve(rmcp::transport::stdio_pipes()) => {
-                running.map_err(|e| ServeError::Handshake(e.to_string()))?
-            }
+            running = server.serve(Lines::new(read, write)) => match running {
+                Ok(running) => running,
+                // The client went before starting a session: a probe (`server/discover`
+                // alone), or a host checking that the command starts. Nothing failed.
+                Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+                Err(e) => return Err(ServeError::Handshake(e.to_string())),
+            },
             () = interrupted() => return Ok(()),
         };
         let stop = running.cancellation_token();
@@ -278,5 +285,41 @@ impl ServerHandler for Server {
         };
         let args = request.arguments.unwrap_or_default();
         self.call(def, args, &context).await.map(Into::into)
+    }
+
+    /// rmcp hands over as "custom" any request it could not read as the method it names: a
+    /// known method there had params that do not fit it (`-32602`); any other method is
+    /// unknown (`-32601`).
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let method = request.method.as_str();
+        if method == "tools/call" {
+            // Say what does not fit: `invalid type: integer `5`, expected a string`.
+            let why = match request.params_as::<CallToolRequestParams>() {
+                Err(e) => format!(
+                    ": {}",
+                    e.to_string().split(" at line ").next().unwrap_or("")
+                ),
+                Ok(_) => String::new(),
+            };
+            return Err(ErrorData::invalid_params(
+                format!("invalid params for tools/call{why}"),
+                None,
+            ));
+        }
+        if CLIENT_METHODS.contains(&method) {
+            return Err(ErrorData::invalid_params(
+                format!("invalid params for {method}"),
+                None,
+            ));
+        }
+        Err(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            request.method,
+            None,
+        ))
     }
 }
