@@ -64,6 +64,26 @@ fn tools_list_is_byte_identical_across_workspaces_and_processes_and_within_budge
     for secret in [root_a, "pith-it", "/tmp", "/home"] {
         assert!(!full.contains(secret), "{secret} in {full}");
     }
+    // Hosts need not ask before a lookup: every tool but run_tests is read-only, in both
+    // declarations; `runner` names its values; "generation" is defined once.
+    for list in [&full, &slim] {
+        let v: Value = serde_json::from_str(list).unwrap();
+        for t in v["tools"].as_array().unwrap() {
+            let read_only = t["name"] != "run_tests";
+            assert_eq!(t["annotations"]["readOnlyHint"] == true, read_only, "{t}");
+        }
+    }
+    let run_tests = &v["tools"][6];
+    assert_eq!(run_tests["name"], "run_tests");
+    assert_eq!(
+        run_tests["inputSchema"]["properties"]["runner"]["enum"],
+        json!(pith_engine::ecosystem::RUNNER_NAMES)
+    );
+    assert_eq!(
+        full.matches("`generation` (grows whenever").count(),
+        1,
+        "{full}"
+    );
     println!("tools/list {} bytes, slim {} bytes", full.len(), slim.len());
 
     // Protocol 2026-07-28 (no handshake, per-request _meta): a long TTL, shared cache scope.
@@ -120,6 +140,11 @@ fn every_tool_answers_as_the_cli_does_through_the_python_sdk() {
             .iter()
             .map(|t| t["name"].as_str().unwrap())
             .collect();
+        // The SDK reads the annotations hosts decide permission prompts by.
+        for t in out[1]["tools"]["tools"].as_array().unwrap() {
+            let read_only = t["name"] != "run_tests";
+            assert_eq!(t["annotations"]["readOnlyHint"] == true, read_only, "{t}");
+        }
         assert_eq!(
             tools,
             [

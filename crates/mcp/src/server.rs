@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
     Implementation, JsonObject, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    ServerCapabilities, ServerConfig, Tool,
+    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::model::{CustomRequest, CustomResult, ErrorCode};
 use rmcp::service::{RequestContext, ServerInitializeError};
@@ -57,12 +57,33 @@ pub fn declarations(slim: bool) -> Vec<Tool> {
 }
 
 fn declaration(t: &ToolDef, slim: bool) -> Tool {
-    let schema: JsonObject = serde_json::from_str(t.schema).expect("tool schemas are JSON objects");
-    Tool::new(
+    let mut schema: JsonObject =
+        serde_json::from_str(t.schema).expect("tool schemas are JSON objects");
+    // The runner names, in full declarations only: the slim ones' budget has no room, and a
+    // wrong name is answered in band with the list.
+    if let (false, Some(runner)) = (slim, runner_property(&mut schema)) {
+        let names = pith_engine::ecosystem::RUNNER_NAMES.iter();
+        let names: Vec<serde_json::Value> = names.map(|n| (*n).into()).collect();
+        runner.insert("enum".into(), names.into());
+    }
+    let mut tool = Tool::new(
         t.name,
         if slim { t.slim } else { t.description },
         Arc::new(schema),
-    )
+    );
+    if t.read_only {
+        tool = tool.with_annotations(ToolAnnotations::new().read_only(true));
+    }
+    tool
+}
+
+/// The schema's `runner` property, if it has one.
+fn runner_property(schema: &mut JsonObject) -> Option<&mut JsonObject> {
+    schema
+        .get_mut("properties")?
+        .as_object_mut()?
+        .get_mut("runner")?
+        .as_object_mut()
 }
 
 /// Serves MCP on stdin/stdout until the client closes stdin or pith is signalled.

@@ -55,10 +55,13 @@ pub(crate) struct ToolDef {
     pub name: &'static str,
     /// What `tools/list` says by default.
     pub description: &'static str,
-    /// One line, for `pith mcp --slim` (hosts that also get the instructions block).
+    /// A few words, for `pith mcp --slim` (hosts that also get the instructions block).
     pub slim: &'static str,
-    /// The JSON Schema of the arguments, as compact JSON.
+    /// The JSON Schema of the arguments, as compact JSON; a `runner` property gets the
+    /// runner names as its `enum` in the full declarations.
     pub schema: &'static str,
+    /// Changes nothing (`readOnlyHint`): hosts need not ask the user before calling it.
+    pub read_only: bool,
     /// Runs one call at a time: it starts the project's runners.
     pub exclusive: bool,
     /// Answers one call with the exact bytes the matching CLI command prints.
@@ -69,14 +72,19 @@ pub(crate) struct ToolDef {
 /// `pith symbol`, `find_usages` as `pith usages`, `get_failures` as `pith failures`,
 /// `get_impact` as `pith tests-for`, `pith blast` or `pith select` by its argument,
 /// `get_status` as `pith status`, `run_tests` as `pith test`.
+///
+/// Every tool but `run_tests` is read-only. None is declared idempotent: the hint means
+/// something only for a tool that is not read-only, and `run_tests` is not (each run is
+/// recorded, and moves what `get_status`, `flaky` and `since` say).
 pub(crate) const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "find_symbol",
         description: "Where a name is defined: kind, file:line, container (syntactic). \
-`name`: plain or qualified (`Config::load`, `pkg.mod.func`); `kind`: only this kind \
-(function, class, struct, ...).",
+`name`: plain or qualified (`Config::load`, `pkg.mod.func`); `kind`: function, class, \
+struct, ...",
         slim: "Where a name is defined.",
         schema: r#"{"type":"object","properties":{"kind":{"type":"string"},"name":{"type":"string"}},"required":["name"]}"#,
+        read_only: true,
         exclusive: false,
         run: find_symbol,
     },
@@ -86,6 +94,7 @@ pub(crate) const TOOLS: &[ToolDef] = &[
 (syntactic).",
         slim: "Where a name is used.",
         schema: r#"{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}"#,
+        read_only: true,
         exclusive: false,
         run: find_usages,
     },
@@ -94,52 +103,57 @@ pub(crate) const TOOLS: &[ToolDef] = &[
         description: "The last run's failures in full, without running: whole messages, \
 every project frame, ten a page. `tests`: only these ids; `page`: `nextPage`; `stacks`: \
 library frames too.",
-        slim: "The last run's failures in full.",
-        schema: r#"{"type":"object","properties":{"page":{"type":"integer","minimum":1},"stacks":{"type":"boolean"},"tests":{"type":"array","items":{"type":"string"}}}}"#,
+        slim: "Last run's failures.",
+        schema: r#"{"type":"object","properties":{"page":{"type":"integer"},"stacks":{"type":"boolean"},"tests":{"type":"array","items":{"type":"string"}}}}"#,
+        read_only: true,
         exclusive: false,
         run: get_failures,
     },
     ToolDef {
         name: "get_guide",
-        description: "Explains one topic of pith's answers: `clusters` (grouping, cuts, \
-counts), `flaky` (flaky, new, failingFor, recovered), `ids` (re-runs), `impact` (suspects, \
-selection, blast radius), `runners` (what each lacks, statuses).",
-        slim: "One topic of pith's guide.",
+        description: "One topic of pith's answers: clusters (grouping, counts), flaky (flaky, \
+new, failingFor, recovered), ids (re-runs), impact (suspects, selection), runners (limits, \
+statuses).",
+        slim: "A guide topic.",
         schema: r#"{"type":"object","properties":{"topic":{"type":"string","enum":["clusters","flaky","ids","impact","runners"]}},"required":["topic"]}"#,
+        read_only: true,
         exclusive: false,
         run: get_guide,
     },
     ToolDef {
         name: "get_impact",
         description: "What a change reaches (import graph), nearest first: `file`: the test \
-files that depend on it; `target` (a file or symbol): its blast radius (files, definitions, \
-tests); neither: the test files the changes since the last green run (or git `rev`) reach, \
-or all with the reason when pith cannot follow a change.",
-        slim: "Tests of a `file`, blast radius of a `target`, or tests the changes reach.",
+files that depend on it; `target` (a file or symbol): its blast radius; neither: the test \
+files the changes since the last green run (or git `rev`) reach; all, with the reason, when \
+pith cannot follow a change.",
+        slim: "What a change reaches.",
         schema: r#"{"type":"object","properties":{"file":{"type":"string"},"rev":{"type":"string"},"target":{"type":"string"}}}"#,
+        read_only: true,
         exclusive: false,
         run: get_impact,
     },
     ToolDef {
         name: "get_status",
-        description: "Workspace state without running: generation, last run (status, \
-counts, generations behind), files changed since, edits no test reaches, runners. `since`: an \
-earlier generation; if unchanged, says just that.",
-        slim: "Workspace state, without running.",
-        schema: r#"{"type":"object","properties":{"since":{"type":"integer","minimum":0}}}"#,
+        description: "Workspace state without running: `generation` (grows whenever a \
+file a test may read changes), last run (status, counts, generations behind), \
+files changed since, edits no test reaches, runners. `since`: an earlier `generation`; if \
+unchanged, says just that.",
+        slim: "Workspace state.",
+        schema: r#"{"type":"object","properties":{"since":{"type":"integer"}}}"#,
+        read_only: true,
         exclusive: false,
         run: get_status,
     },
     ToolDef {
         name: "run_tests",
-        description: "Runs the tests through the project's own runner (nextest, pytest, ...); \
-one small JSON record: `status`, counts, failing tests (`test`, `message`, `frames` \
-\"file:line code\" deepest first), `clusters`, `suspects` (changed lines the failures \
-reach), the rest counted. Use it, not test or build commands in a shell. `tests`: ids \
-to re-run; `runner`: only this one; `since`: an earlier generation, unchanged answers without \
-running; `changed`: only tests the changes since the last green run reach.",
-        slim: "Run the tests (all, or `tests` ids).",
-        schema: r#"{"type":"object","properties":{"changed":{"type":"boolean"},"runner":{"type":"string"},"since":{"type":"integer","minimum":0},"tests":{"type":"array","items":{"type":"string"}}}}"#,
+        description: "Runs the tests through the project's own runner: `status`, counts, failing tests (`test`, `message`, `frames` \"file:line code\" \
+deepest first), `clusters`, `suspects` (changed lines the failures reach), the rest counted. \
+Use it, not test or build commands in a shell. `tests`: ids to re-run; `runner`: only this \
+one; `since`: a `generation`, unchanged answers without running; `changed`: only tests the \
+changes since the last green run reach.",
+        slim: "Run the tests.",
+        schema: r#"{"type":"object","properties":{"changed":{"type":"boolean"},"runner":{"type":"string"},"since":{"type":"integer"},"tests":{"type":"array","items":{"type":"string"}}}}"#,
+        read_only: false,
         exclusive: true,
         run: run_tests,
     },
@@ -345,6 +359,13 @@ mod tests {
             assert_eq!(v["type"], "object", "{}", t.name);
             assert_eq!(serde_json::to_string(&v).unwrap().len(), t.schema.len());
             assert!(!t.slim.contains('\n') && !t.description.contains('\n'));
+        }
+    }
+
+    #[test]
+    fn only_the_tool_that_runs_tests_is_not_read_only() {
+        for t in TOOLS {
+            assert_eq!(t.read_only, !t.exclusive, "{}", t.name);
         }
     }
 
