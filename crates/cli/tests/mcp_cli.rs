@@ -495,12 +495,94 @@ fn init_keeps_existing_user_config_and_print_writes_nothing() {
     }
     assert_eq!(written(ws.path(), home.path()), merged);
 
-    // A config pith cannot parse is left alone, and pith says so.
-    w(".cursor/mcp.json", "{ // a comment\n}\n");
-    let (_, stderr, code) = init(ws.path(), home.path(), &["cursor"]);
+    // A config pith cannot parse is left alone, and pith says so; the instructions file is
+    // written all the same.
+    w(".cursor/mcp.json", "{ \"a\": }\n");
+    let (stdout, stderr, code) = init(ws.path(), home.path(), &["cursor"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("left unchanged"), "{stderr}");
-    assert_eq!(read(".cursor/mcp.json"), "{ // a comment\n}\n");
+    assert_eq!(read(".cursor/mcp.json"), "{ \"a\": }\n");
+    assert_eq!(stdout, "wrote .cursor/rules/pith.mdc\n");
+    assert!(read(".cursor/rules/pith.mdc").contains("<!-- pith:begin -->"));
+}
+
+#[test]
+fn init_keeps_the_keys_users_add_to_piths_entry_and_their_jsonc() {
+    let ws = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let path = |rel: &str| ws.path().join(rel);
+    let read = |rel: &str| std::fs::read_to_string(path(rel)).unwrap();
+    let edit = |rel: &str, from: &str, to: &str| {
+        let text = read(rel);
+        assert!(text.contains(from), "{rel}: {text}");
+        std::fs::write(path(rel), text.replacen(from, to, 1)).unwrap();
+    };
+    for host in ["claude", "codex", "gemini", "opencode"] {
+        let (_, stderr, code) = init(ws.path(), home.path(), &[host]);
+        assert_eq!(code, 0, "{stderr}");
+    }
+    // What users add to pith's own entry, each host's way.
+    edit(
+        ".mcp.json",
+        "\"args\": [\"mcp\"]",
+        "\"args\": [\"mcp\"],\n      \"env\": {\"RUST_LOG\": \"warn\"}",
+    );
+    edit(
+        ".codex/config.toml",
+        "args = [\"mcp\"]\n",
+        "args = [\"mcp\"]\ntool_timeout_sec = 1800\n\n[mcp_servers.pith.env]\nA = \"1\"\n",
+    );
+    edit(
+        ".gemini/settings.json",
+        "\"args\": [\"mcp\"]",
+        "\"args\": [\"mcp\"],\n      \"timeout\": 900000, // mine\n      \"trust\": true,",
+    );
+    edit(
+        "opencode.json",
+        "\"command\": [\"pith\", \"mcp\"]",
+        "\"command\": [\"pith\", \"mcp\"],\n      \"enabled\": false",
+    );
+    let kept = written(ws.path(), home.path());
+    for host in ["claude", "codex", "gemini", "opencode"] {
+        let (out, stderr, code) = init(ws.path(), home.path(), &[host]);
+        assert_eq!(code, 0, "{host}: {stderr}");
+        assert!(
+            out.lines().all(|l| l.starts_with("unchanged ")),
+            "{host}: {out}"
+        );
+    }
+    assert_eq!(written(ws.path(), home.path()), kept);
+    assert!(read(".gemini/settings.json").contains("\"timeout\": 900000, // mine"));
+    assert!(read("opencode.json").contains("\"enabled\": false"));
+
+    // VS Code's JSONC: comments and trailing commas, kept; pith added among them.
+    let vscode = "{\n  // my servers\n  \"servers\": {\n    \"other\": {\"command\": \"x\"}, /* keep */\n  },\n}\n";
+    std::fs::create_dir_all(path(".vscode")).unwrap();
+    std::fs::write(path(".vscode/mcp.json"), vscode).unwrap();
+    let (out, stderr, code) = init(ws.path(), home.path(), &["vscode"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(out.contains("wrote .vscode/mcp.json"), "{out}");
+    let merged = read(".vscode/mcp.json");
+    assert!(merged.starts_with("{\n  // my servers\n  \"servers\": {\n    \"other\": {\"command\": \"x\"},\n    \"pith\": {"), "{merged}");
+    assert!(merged.contains("}, /* keep */\n  },\n}\n"), "{merged}");
+    assert!(read(".github/copilot-instructions.md").contains("<!-- pith:begin -->"));
+
+    // A project with opencode.jsonc gets pith there, not in a second opencode.json.
+    let other = tempfile::tempdir().unwrap();
+    std::fs::write(
+        other.path().join("opencode.jsonc"),
+        "{\n  // theme\n  \"theme\": \"x\",\n}\n",
+    )
+    .unwrap();
+    let (out, stderr, code) = init(other.path(), home.path(), &["opencode"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(out, "wrote opencode.jsonc\nwrote AGENTS.md\n");
+    assert!(!other.path().join("opencode.json").exists());
+    let jsonc = std::fs::read_to_string(other.path().join("opencode.jsonc")).unwrap();
+    assert!(
+        jsonc.starts_with("{\n  // theme\n  \"theme\": \"x\",\n  \"mcp\": {"),
+        "{jsonc}"
+    );
 }
 
 #[test]

@@ -2,11 +2,14 @@
 //! server entry, in the file and format that host reads, and the instructions block telling
 //! the agent to call pith instead of raw test and build commands.
 //!
-//! Existing files are merged, never clobbered: JSON and TOML configs get only pith's entry
-//! added or replaced (every other byte kept), instruction files get the delimited block
-//! inserted or replaced in place. Running it again changes nothing. pith writes inside the
-//! workspace; a host whose MCP config exists only in the user's home (Windsurf) has that file
-//! written only with `--user`.
+//! Existing files are merged, never clobbered: JSON (JSONC too: comments and trailing commas
+//! stay) and TOML configs get only the keys pith owns in its own entry (`command`, `args`,
+//! and `type` where the host wants one) added or replaced — every other byte kept, the keys a
+//! user added to pith's entry (`env`, a timeout, `enabled: false`) included — and instruction
+//! files get the delimited block inserted or replaced in place. Running it again changes
+//! nothing. A config that cannot be merged is left as it is and reported; the instructions
+//! file is written all the same. pith writes inside the workspace; a host whose MCP config
+//! exists only in the user's home (Windsurf) has that file written only with `--user`.
 
 mod jsonedit;
 
@@ -58,6 +61,9 @@ pub struct Host {
     pub name: &'static str,
     pub title: &'static str,
     mcp_path: &'static str,
+    /// Another name the host reads its config under (OpenCode's `opencode.jsonc`), used
+    /// instead of `mcp_path` when that file is there.
+    mcp_alternative: Option<&'static str>,
     mcp_scope: Scope,
     format: Format,
     /// The instructions file, relative to the workspace.
@@ -99,6 +105,7 @@ pub const HOSTS: &[Host] = &[
         name: "claude",
         title: "Claude Code",
         mcp_path: ".mcp.json",
+        mcp_alternative: None,
         mcp_scope: Scope::Workspace,
         format: Format::Json(&["mcpServers"], stdio),
         instructions_path: "CLAUDE.md",
@@ -108,6 +115,7 @@ pub const HOSTS: &[Host] = &[
         name: "codex",
         title: "Codex CLI",
         mcp_path: ".codex/config.toml",
+        mcp_alternative: None,
         mcp_scope: Scope::Workspace,
         format: Format::CodexToml,
         instructions_path: "AGENTS.md",
@@ -117,6 +125,7 @@ pub const HOSTS: &[Host] = &[
         name: "cursor",
         title: "Cursor",
         mcp_path: ".cursor/mcp.json",
+        mcp_alternative: None,
         mcp_scope: Scope::Workspace,
         format: Format::Json(&["mcpServers"], stdio),
         instructions_path: ".cursor/rules/pith.mdc",
@@ -126,6 +135,7 @@ pub const HOSTS: &[Host] = &[
         name: "gemini",
         title: "Gemini CLI",
         mcp_path: ".gemini/settings.json",
+        mcp_alternative: None,
         mcp_scope: Scope::Workspace,
         format: Format::Json(&["mcpServers"], stdio),
         instructions_path: "GEMINI.md",
@@ -135,6 +145,7 @@ pub const HOSTS: &[Host] = &[
         name: "kiro",
         title: "Kiro",
         mcp_path: ".kiro/settings/mcp.json",
+        mcp_alternative: None,
         mcp_scope: Scope::Workspace,
         format: Format::Json(&["mcpServers"], stdio),
         instructions_path: ".kiro/steering/pith.md",
@@ -144,6 +155,7 @@ pub const HOSTS: &[Host] = &[
         name: "opencode",
         title: "OpenCode",
         mcp_path: "opencode.json",
+        mcp_alternative: Some("opencode.jsonc"),
         mcp_scope: Scope::Workspace,
         format: Format::OpenCode,
         instructions_path: "AGENTS.md",
@@ -153,6 +165,7 @@ pub const HOSTS: &[Host] = &[
         name: "vscode",
         title: "VS Code (Copilot)",
         mcp_path: ".vscode/mcp.json",
+        mcp_alternative: None,
         mcp_scope: Scope::Workspace,
         format: Format::Json(&["servers"], vscode),
         instructions_path: ".github/copilot-instructions.md",
@@ -162,6 +175,7 @@ pub const HOSTS: &[Host] = &[
         name: "windsurf",
         title: "Windsurf",
         mcp_path: ".codeium/windsurf/mcp_config.json",
+        mcp_alternative: None,
         mcp_scope: Scope::User,
         format: Format::Json(&["mcpServers"], stdio),
         instructions_path: ".windsurf/rules/pith.md",
@@ -225,36 +239,63 @@ impl Planned {
 }
 
 /// What `init` would write for `host` in the workspace `root` (and, for a user-scoped config,
-/// under `home`), reading what is there now. Writes nothing.
-pub fn plan(host: &Host, root: &Path, home: Option<&Path>) -> Result<Vec<Planned>, InitError> {
-    let (mcp_path, shown) = match host.mcp_scope {
-        Scope::Workspace => (root.join(host.mcp_path), host.mcp_path.to_owned()),
-        Scope::User => (
-            home.ok_or(InitError::NoHome(host.title))?
-                .join(host.mcp_path),
-            format!("~/{}", host.mcp_path),
-        ),
+/// under `home`), reading what is there now: the MCP config, then the instructions file, each
+/// planned or the reason it cannot be (a config that does not parse). Writes nothing.
+pub fn plan(host: &Host, root: &Path, home: Option<&Path>) -> Vec<Result<Planned, InitError>> {
+    vec![plan_config(host, root, home), plan_instructions(host, root)]
+}
+
+fn plan_config(host: &Host, root: &Path, home: Option<&Path>) -> Result<Planned, InitError> {
+    let base = match host.mcp_scope {
+        Scope::Workspace => root.to_path_buf(),
+        Scope::User => home.ok_or(InitError::NoHome(host.title))?.to_path_buf(),
+    };
+    let rel = config_name(host, &base);
+    let mcp_path = base.join(rel);
+    let shown = match host.mcp_scope {
+        Scope::Workspace => rel.to_owned(),
+        Scope::User => format!("~/{rel}"),
     };
     let old = read(&mcp_path)?;
     let new = merge_config(host.format, old.as_deref(), &mcp_path)?;
-    let mcp = Planned {
+    Ok(Planned {
         shown,
         path: mcp_path,
         scope: host.mcp_scope,
         old,
         new,
+    })
+}
+
+/// Which of the host's config names to use in `base`: the one that already names pith, else
+/// the alternative when it exists (`opencode.jsonc`: the host reads it, and a second file
+/// beside it would be a surprise), else the usual one.
+fn config_name(host: &Host, base: &Path) -> &'static str {
+    let Some(alt) = host.mcp_alternative else {
+        return host.mcp_path;
     };
+    let names_pith =
+        |rel: &str| std::fs::read_to_string(base.join(rel)).is_ok_and(|t| t.contains("\"pith\""));
+    if names_pith(host.mcp_path) {
+        host.mcp_path
+    } else if names_pith(alt) || base.join(alt).is_file() {
+        alt
+    } else {
+        host.mcp_path
+    }
+}
+
+fn plan_instructions(host: &Host, root: &Path) -> Result<Planned, InitError> {
     let instructions_path = root.join(host.instructions_path);
     let old = read(&instructions_path)?;
     let new = merge_block(old.as_deref(), host.instructions_head);
-    let instructions = Planned {
+    Ok(Planned {
         shown: host.instructions_path.to_owned(),
         path: instructions_path,
         scope: Scope::Workspace,
         old,
         new,
-    };
-    Ok(vec![mcp, instructions])
+    })
 }
 
 /// Writes a planned file (creating its directory), replacing it in one step.
@@ -316,11 +357,9 @@ fn merge_config(format: Format, old: Option<&str>, path: &Path) -> Result<String
         Format::Json(keys, entry) => merge_json(old, path, keys, &entry()),
         Format::OpenCode => {
             let v2 = old
-                .and_then(|s| serde_json::from_str::<serde_json::Value>(s).ok())
-                .is_some_and(|v| {
-                    v["mcp"]["servers"]
-                        .as_object()
-                        .is_some_and(|s| !s.contains_key("type"))
+                .and_then(|s| jsonedit::get(s, &["mcp", "servers"]).ok().flatten())
+                .is_some_and(|servers| {
+                    servers.as_object().is_some_and(|s| !s.contains_key("type"))
                 });
             let keys: &[&str] = if v2 { &["mcp", "servers"] } else { &["mcp"] };
             merge_json(old, path, keys, &opencode())
@@ -329,6 +368,9 @@ fn merge_config(format: Format, old: Option<&str>, path: &Path) -> Result<String
     }
 }
 
+/// `old` with pith's entry under `keys`: the members pith owns (those of `entry`) set where
+/// they differ, every other member of the entry kept; the whole entry written when there is
+/// none (or it is not an object).
 fn merge_json(
     old: Option<&str>,
     path: &Path,
@@ -344,18 +386,24 @@ fn merge_json(
         detail,
         entry: format!("\"pith\": {} in `{}`", entry.to_value(), keys.join(".")),
     };
-    let value: serde_json::Value =
-        serde_json::from_str(old).map_err(|e| unparsable(e.to_string()))?;
-    let current = keys
-        .iter()
-        .try_fold(&value, |v, k| v.get(*k))
-        .and_then(|servers| servers.get("pith"));
-    if current == Some(&entry.to_value()) {
-        return Ok(old.to_owned());
+    let at: Vec<&'static str> = keys.iter().copied().chain(["pith"]).collect();
+    let current = jsonedit::get(old, &at).map_err(&unparsable)?;
+    let (Some(serde_json::Value::Object(current)), Node::Obj(owned)) = (current, entry) else {
+        return jsonedit::set_entry(old, keys, "pith", entry)
+            .map_err(|e| unparsable(e.to_string()));
+    };
+    let mut text = old.to_owned();
+    for (key, value) in owned {
+        if current.get(*key) != Some(&value.to_value()) {
+            text = jsonedit::set_entry(&text, &at, key, value)
+                .map_err(|e| unparsable(e.to_string()))?;
+        }
     }
-    jsonedit::set_entry(old, keys, "pith", entry).map_err(|e| unparsable(e.to_string()))
+    Ok(text)
 }
 
+/// `old` with a `[mcp_servers.pith]` table whose `command` and `args` are pith's; any other
+/// key of the table (`tool_timeout_sec`, `env`, `enabled`) kept.
 fn merge_codex(old: Option<&str>, path: &Path) -> Result<String, InitError> {
     use toml_edit::{value, Array, DocumentMut, Item, Table};
     let unparsable = |detail: String| InitError::Unparsable {
@@ -378,25 +426,30 @@ fn merge_codex(old: Option<&str>, path: &Path) -> Result<String, InitError> {
         })
         .as_table_like_mut()
         .ok_or_else(|| unparsable("`mcp_servers` is not a table".into()))?;
-    let same = servers
-        .get("pith")
-        .and_then(Item::as_table_like)
-        .is_some_and(|t| {
-            t.len() == 2
-                && t.get("command").and_then(Item::as_str) == Some("pith")
-                && t.get("args").and_then(Item::as_array).is_some_and(|a| {
-                    a.iter()
-                        .map(|v| v.as_str())
-                        .eq(wanted_args.iter().map(|s| Some(*s)))
-                })
-        });
-    if same {
+    if servers.get("pith").and_then(Item::as_table_like).is_none() {
+        servers.insert("pith", Item::Table(Table::new()));
+    }
+    let pith = servers
+        .get_mut("pith")
+        .and_then(Item::as_table_like_mut)
+        .ok_or_else(|| unparsable("`mcp_servers.pith` is not a table".into()))?;
+    let mut changed = false;
+    if pith.get("command").and_then(Item::as_str) != Some("pith") {
+        pith.insert("command", value("pith"));
+        changed = true;
+    }
+    let args_ok = pith.get("args").and_then(Item::as_array).is_some_and(|a| {
+        a.iter()
+            .map(|v| v.as_str())
+            .eq(wanted_args.iter().map(|s| Some(*s)))
+    });
+    if !args_ok {
+        pith.insert("args", value(Array::from_iter(wanted_args)));
+        changed = true;
+    }
+    if !changed {
         return Ok(old.unwrap_or_default().to_owned());
     }
-    let mut pith = Table::new();
-    pith.insert("command", value("pith"));
-    pith.insert("args", value(Array::from_iter(wanted_args)));
-    servers.insert("pith", Item::Table(pith));
     Ok(doc.to_string())
 }
 
@@ -465,12 +518,75 @@ mod tests {
     #[test]
     fn invalid_json_is_left_alone() {
         let p = Path::new(".mcp.json");
-        let e = merge_json(Some("{ // comment\n}"), p, &["mcpServers"], &stdio()).unwrap_err();
+        let e = merge_json(Some("{ \"a\": }"), p, &["mcpServers"], &stdio()).unwrap_err();
         assert!(e.to_string().contains("left unchanged"), "{e}");
         assert!(
             e.to_string()
                 .ends_with("Add pith by hand: \"pith\": {\"args\":[\"mcp\"],\"command\":\"pith\"} in `mcpServers`"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn the_users_keys_in_piths_entry_stay() {
+        let p = Path::new("settings.json");
+        let user = "{\n  \"mcpServers\": {\n    \"pith\": {\n      \"command\": \"old-pith\",\n      \"timeout\": 900000,\n      \"trust\": true,\n      \"env\": {\"A\": \"1\"}\n    }\n  }\n}\n";
+        let out = merge_json(Some(user), p, &["mcpServers"], &stdio()).unwrap();
+        assert_eq!(
+            out,
+            "{\n  \"mcpServers\": {\n    \"pith\": {\n      \"command\": \"pith\",\n      \"timeout\": 900000,\n      \"trust\": true,\n      \"env\": {\"A\": \"1\"},\n      \"args\": [\"mcp\"]\n    }\n  }\n}\n"
+        );
+        assert_eq!(
+            merge_json(Some(&out), p, &["mcpServers"], &stdio()).unwrap(),
+            out
+        );
+
+        // OpenCode's `enabled: false` is the user's to lift, not pith's.
+        let oc = "{\"mcp\": {\"pith\": {\"type\": \"local\", \"command\": [\"pith\", \"mcp\"], \"enabled\": false}}}";
+        assert_eq!(merge_config(Format::OpenCode, Some(oc), p).unwrap(), oc);
+
+        let codex = "[mcp_servers.pith]\ncommand = \"pith\"\nargs = [\"mcp\", \"--slim\"]\ntool_timeout_sec = 900 # mine\n\n[mcp_servers.pith.env]\nA = \"1\"\n";
+        let out = merge_codex(Some(codex), p).unwrap();
+        assert_eq!(
+            out,
+            "[mcp_servers.pith]\ncommand = \"pith\"\nargs = [\"mcp\"]\ntool_timeout_sec = 900 # mine\n\n[mcp_servers.pith.env]\nA = \"1\"\n"
+        );
+        assert_eq!(merge_codex(Some(&out), p).unwrap(), out);
+    }
+
+    #[test]
+    fn jsonc_is_merged_with_its_comments_and_trailing_commas() {
+        let p = Path::new("mcp.json");
+        let user = "// VS Code's MCP servers\n{\n  \"servers\": {\n    /* mine */\n    \"other\": {\"command\": \"x\"}, // keep\n  },\n}\n";
+        let out = merge_json(Some(user), p, &["servers"], &vscode()).unwrap();
+        assert_eq!(
+            out,
+            "// VS Code's MCP servers\n{\n  \"servers\": {\n    /* mine */\n    \"other\": {\"command\": \"x\"},\n    \"pith\": {\n      \"type\": \"stdio\",\n      \"command\": \"pith\",\n      \"args\": [\"mcp\", \"--root\", \"${workspaceFolder}\"]\n    }, // keep\n  },\n}\n"
+        );
+        assert_eq!(
+            merge_json(Some(&out), p, &["servers"], &vscode()).unwrap(),
+            out
+        );
+
+        // Comments alone in an object stay beside the new member.
+        let out = merge_json(Some("{ // a comment\n}\n"), p, &["mcpServers"], &stdio()).unwrap();
+        assert!(out.starts_with("{\n  \"mcpServers\": {"), "{out}");
+        assert!(out.contains("} // a comment\n}\n"), "{out}");
+        let v = jsonedit::get(&out, &["mcpServers", "pith", "command"]).unwrap();
+        assert_eq!(v, Some(serde_json::json!("pith")));
+    }
+
+    #[test]
+    fn an_existing_opencode_jsonc_is_the_config() {
+        let dir = std::env::temp_dir().join(format!("pith-init-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let opencode = host("opencode").unwrap();
+        assert_eq!(config_name(opencode, &dir), "opencode.json");
+        std::fs::write(dir.join("opencode.jsonc"), "{}").unwrap();
+        assert_eq!(config_name(opencode, &dir), "opencode.jsonc");
+        // A project whose opencode.json already has pith keeps it there.
+        std::fs::write(dir.join("opencode.json"), "{\"mcp\": {\"pith\": {}}}").unwrap();
+        assert_eq!(config_name(opencode, &dir), "opencode.json");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
