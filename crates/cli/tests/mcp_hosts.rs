@@ -42,17 +42,27 @@ fn until(wait: Duration, mut done: impl FnMut() -> bool) -> bool {
 
 const HANG_RUN: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_tests","arguments":{}}}"#;
 
-/// A server on the `python/hang` fixture (its cwd elsewhere) with a run under way.
+/// A pytest workspace whose one test says it started (a `started` file), then sleeps.
+fn hanging_workspace() -> tempfile::TempDir {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("pytest.ini"), "[pytest]\n").unwrap();
+    std::fs::write(
+        ws.path().join("test_hang.py"),
+        "import time\n\n\ndef test_sleeps():\n    open(\"started\", \"w\").close()\n    time.sleep(3600)\n",
+    )
+    .unwrap();
+    ws
+}
+
+/// A server on `ws` (its cwd elsewhere) with a run under way, inside the test that sleeps.
 fn hanging_run(ws: &Path) -> Raw {
     let mut raw = Raw::handshake(&std::env::temp_dir(), &["--root", ws.to_str().unwrap()]);
     raw.send(HANG_RUN);
     assert!(
-        until(Duration::from_secs(60), || !pids_in(ws).is_empty()),
-        "pytest never started; stderr: {}",
+        until(Duration::from_secs(60), || ws.join("started").exists()),
+        "the test never started; stderr: {}",
         raw.stderr()
     );
-    // Past collection, into the test that sleeps.
-    std::thread::sleep(Duration::from_millis(1500));
     raw
 }
 
@@ -89,7 +99,7 @@ fn a_session_that_only_discovers_ends_cleanly() {
 
 #[test]
 fn sigterm_mid_run_answers_cancelled_and_leaves_nothing_running() {
-    let ws = fixture("python/hang");
+    let ws = hanging_workspace();
     let mut raw = hanging_run(ws.path());
     let pid = raw.child.id() as libc::pid_t;
     // SAFETY: kill sends a signal to the server this test started.
@@ -99,7 +109,7 @@ fn sigterm_mid_run_answers_cancelled_and_leaves_nothing_running() {
     assert_eq!(answer["status"], "Cancelled", "{line}");
     assert_eq!(
         answer["running"],
-        json!(["tests/test_hang.py::test_sleeps"]),
+        json!(["test_hang.py::test_sleeps"]),
         "{line}"
     );
     assert!(
@@ -119,7 +129,7 @@ fn a_server_killed_with_its_whole_group_takes_the_runner_along() {
     // What the MCP SDKs do to stop a server: SIGTERM to its process group, then SIGKILL
     // before pith's grace for the runner is over. The runner, in a group of its own, must
     // not outlive it.
-    let ws = fixture("python/hang");
+    let ws = hanging_workspace();
     let mut raw = hanging_run(ws.path());
     let pgid = raw.child.id() as libc::pid_t;
     // SAFETY: killpg signals the group of the server this test started (its own group).
@@ -130,4 +140,89 @@ fn a_server_killed_with_its_whole_group_takes_the_runner_along() {
         "the runner outlived its server: {:?}",
         pids_in(ws.path())
     );
+}
+
+/// A plan for the SDK client: `pith mcp` with no `--root`, started in `cwd`.
+fn rootless(cwd: &Path, roots: Option<Vec<String>>, steps: serde_json::Value) -> serde_json::Value {
+    let mut plan = json!({
+        "command": [env!("CARGO_BIN_EXE_pith"), "mcp"],
+        "cwd": cwd,
+        "mode": "handshake",
+        "steps": steps,
+    });
+    if let Some(roots) = roots {
+        plan["roots"] = json!(roots);
+    }
+    plan
+}
+
+fn uri(dir: &Path) -> String {
+    format!("file://{}", dir.canonicalize().unwrap().display())
+}
+
+/// The answer of a tool result step, parsed.
+fn answer(step: &serde_json::Value) -> serde_json::Value {
+    serde_json::from_str(&common::mcp::answer_text(step)).unwrap()
+}
+
+#[test]
+fn without_root_the_server_asks_the_client_for_its_roots_and_follows_their_changes() {
+    // Started where there is no project: the client's root decides.
+    let nowhere = tempfile::tempdir().unwrap();
+    let red = fixture("python/single");
+    let green = fixture("python/green");
+    let steps = json!([
+        {"call": "run_tests"},
+        {"roots": [uri(green.path())]},
+        {"call": "run_tests"},
+        {"call": "get_status"},
+    ]);
+    let out = common::mcp::client(rootless(nowhere.path(), Some(vec![uri(red.path())]), steps));
+    assert_eq!(answer(&out[1])["status"], "TestsFailed", "{}", out[1]);
+    assert_eq!(answer(&out[3])["status"], "TestsPassed", "{}", out[3]);
+    assert_eq!(
+        answer(&out[4])["lastRun"]["status"],
+        "TestsPassed",
+        "{}",
+        out[4]
+    );
+    assert!(red.path().join(".pith").is_dir());
+    assert!(green.path().join(".pith").is_dir());
+    assert!(!nowhere.path().join(".pith").exists());
+}
+
+#[test]
+fn without_roots_or_a_project_tools_answer_with_the_fix_and_nothing_is_scanned() {
+    let nowhere = tempfile::tempdir().unwrap();
+    // A home directory that looks like a project (a dotfiles repository).
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join(".git")).unwrap();
+    std::fs::create_dir_all(home.path().join("notes")).unwrap();
+    let steps = json!([
+        {"call": "get_status"},
+        {"call": "run_tests"},
+        {"call": "get_guide", "args": {"topic": "ids"}},
+    ]);
+    for (cwd, roots, says) in [
+        (nowhere.path().to_path_buf(), None, "is in no project"),
+        (home.path().join("notes"), None, "your home directory"),
+        // Roots the server will not adopt: the filesystem root, the home directory.
+        (
+            home.path().join("notes"),
+            Some(vec!["file:///".to_owned(), uri(home.path())]),
+            "your home directory",
+        ),
+    ] {
+        let mut plan = rootless(&cwd, roots, steps.clone());
+        plan["env"] = json!({"HOME": home.path()});
+        let out = common::mcp::client(plan);
+        for step in &out[1..3] {
+            let e = common::mcp::error_text(step);
+            assert!(e.starts_with("no workspace: "), "{e}");
+            assert!(e.contains(says) && e.contains("pith mcp --root DIR"), "{e}");
+        }
+        assert!(common::mcp::answer_text(&out[3]).starts_with("# Test ids"));
+        assert!(!cwd.join(".pith").exists());
+        assert!(!home.path().join(".pith").exists());
+    }
 }

@@ -28,7 +28,7 @@ pub use pith_model::ecosystem;
 pub use state::{FailuresRequest, StateOptions, StatusRequest, DEFAULT_WAIT};
 pub use symbols::SymbolError;
 pub use watch::Watcher;
-pub use workspace::find_root;
+pub use workspace::{find_root, too_broad, RootError};
 
 /// Where a run reports what it is doing (one short line at a time); the CLI shows it on a
 /// terminal.
@@ -41,8 +41,8 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 /// are a [`Report`]) and from bugs.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
-    #[error("{0} is not a directory")]
-    BadRoot(PathBuf),
+    #[error(transparent)]
+    Root(#[from] RootError),
     #[error("no test runner found in {0} (looked for Cargo, Python, Go, JavaScript, JVM, .NET and CMake projects)")]
     NoRunner(PathBuf),
     #[error("runner {name} not found in {root} (detected: {detected})")]
@@ -302,25 +302,37 @@ fn detect_workspace(root: &Path, only: Option<&str>) -> Vec<Found> {
     detect::projects(root, only)
 }
 
-/// The workspace root: `root` when given (relative to `cwd`), else found from `cwd`.
+/// The workspace root: `root` when given (relative to `cwd`), else found from `cwd` (see
+/// [`workspace_root`]).
 pub fn resolve(root: Option<&Path>, cwd: &Path) -> Result<PathBuf, EngineError> {
-    root_of(root, cwd).map_err(EngineError::BadRoot)
+    Ok(root_of(root, cwd)?)
 }
 
-/// [`resolve`], with the path that is not a directory as the error.
-fn root_of(root: Option<&Path>, cwd: &Path) -> Result<PathBuf, PathBuf> {
+/// The workspace a command is about: `root` when given (relative to `cwd`; it must be a
+/// directory), else the nearest ancestor of `cwd` with a project marker — never a directory
+/// with none above it, nor the filesystem root or the home directory (every file under them
+/// would be scanned and watched).
+pub fn workspace_root(root: Option<&Path>, cwd: &Path) -> Result<PathBuf, RootError> {
+    root_of(root, cwd)
+}
+
+fn root_of(root: Option<&Path>, cwd: &Path) -> Result<PathBuf, RootError> {
     match root {
         // An absolute `root` replaces `cwd`.
         Some(root) => {
             let root = cwd.join(root);
             if !root.is_dir() {
-                return Err(root);
+                return Err(RootError::NotADirectory(root));
             }
             Ok(root.canonicalize().unwrap_or(root))
         }
         None => {
             let cwd = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
-            Ok(find_root(&cwd).unwrap_or(cwd))
+            let found = find_root(&cwd).ok_or_else(|| RootError::NoProject(cwd.clone()))?;
+            match workspace::too_broad(&found) {
+                Some(what) => Err(RootError::TooBroad(found, what)),
+                None => Ok(found),
+            }
         }
     }
 }

@@ -9,8 +9,8 @@ use pith_index::{Definition, FileUses, IndexError, Kind};
 /// Expected failures of a symbol query, each one clear line.
 #[derive(Debug, thiserror::Error)]
 pub enum SymbolError {
-    #[error("{0} is not a directory")]
-    BadRoot(PathBuf),
+    #[error(transparent)]
+    Root(#[from] crate::RootError),
     #[error("no symbol name given")]
     EmptyName,
     #[error("unknown kind {kind} (known: {known})")]
@@ -64,5 +64,5 @@ fn open(root: Option<&Path>, cwd: &Path, name: &str) -> Result<pith_index::Index
 
 /// The workspace, as every query finds it.
 fn workspace(root: Option<&Path>, cwd: &Path) -> Result<PathBuf, SymbolError> {
-    crate::root_of(root, cwd).map_err(SymbolError::BadRoot)
+    Ok(crate::root_of(root, cwd)?)
 }

@@ -115,7 +115,8 @@ fn runners() -> &'static str {
 
 const RUNNERS_HEAD: &str = "\
 # Runners
-- The workspace is the nearest ancestor of the server's directory with a project marker \
+- The workspace is `--root`, else the client's first root, else the nearest ancestor of the \
+server's directory with a project marker \
 (a Cargo member climbs to its workspace root). Every project found below it runs (sibling \
 packages, several Go modules, a nested Cargo workspace), one after another into one answer; \
 `runs` then has one entry per project, with its `dir`. Test fixtures, examples, `testdata`, \
@@ -156,7 +157,8 @@ mod tests {
     fn the_runners_topic_is_assembled_unchanged() {
         const BEFORE: &str = "\
 # Runners
-- The workspace is the nearest ancestor of the server's directory with a project marker \
+- The workspace is `--root`, else the client's first root, else the nearest ancestor of the \
+server's directory with a project marker \
 (a Cargo member climbs to its workspace root). Every project found below it runs (sibling \
 packages, several Go modules, a nested Cargo workspace), one after another into one answer; \
 `runs` then has one entry per project, with its `dir`. Test fixtures, examples, `testdata`, \

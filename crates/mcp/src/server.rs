@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
@@ -17,12 +17,15 @@ use rmcp::model::{
     Implementation, JsonObject, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
     ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
-use rmcp::model::{CustomRequest, CustomResult, ErrorCode};
-use rmcp::service::{RequestContext, ServerInitializeError};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientNotification, CustomRequest, CustomResult, ErrorCode,
+};
+use rmcp::service::{NotificationContext, Peer, RequestContext, ServerInitializeError};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
-use crate::tools::{self, Call, ToolDef, Workspace};
-use crate::transport::{Lines, CLIENT_METHODS};
+use crate::tools::{self, Call, ToolDef};
+use crate::transport::{Lines, Observer, CLIENT_METHODS};
+use crate::workspace::Workspace;
 
 /// How long a client may cache `tools/list` (protocol 2026-07-28 and later): the tool set
 /// never changes while the server runs, so the longest TTL clients accept, one day.
@@ -96,20 +99,24 @@ pub fn serve(options: Options) -> Result<(), ServeError> {
         .enable_all()
         .build()
         .map_err(ServeError::Runtime)?;
-    let server = Server::new(
-        Workspace {
-            root: options.root,
-            cwd,
-            watcher: OnceLock::new(),
-        },
-        options.slim,
-    );
-    watch(Arc::clone(&server.workspace));
+    let server = Server::new(Workspace::new(options.root, cwd), options.slim);
     let calls = Arc::clone(&server.calls);
     let result = runtime.block_on(async move {
         let (read, write) = rmcp::transport::stdio_pipes();
+        // The client's roots changed: calls after the notification wait for the new ones.
+        let ws = Arc::clone(&server.workspace);
+        let observer: Observer = Box::new(move |m| {
+            if let ClientJsonRpcMessage::Notification(n) = m {
+                if matches!(
+                    n.notification,
+                    ClientNotification::RootsListChangedNotification(_)
+                ) {
+                    ws.unsettle();
+                }
+            }
+        });
         let running = tokio::select! {
-            running = server.serve(Lines::new(read, write)) => match running {
+            running = server.serve(Lines::new(read, write, Some(observer))) => match running {
                 Ok(running) => running,
                 // The client went before starting a session: a probe (`server/discover`
                 // alone), or a host checking that the command starts. Nothing failed.
@@ -132,24 +139,6 @@ pub fn serve(options: Options) -> Result<(), ServeError> {
     // A blocking stdin read cannot be cancelled; do not wait for it.
     runtime.shutdown_timeout(Duration::from_millis(100));
     result
-}
-
-/// Starts the workspace's file watcher on a thread of its own (watching a large tree takes a
-/// while, and the handshake must not wait for it). A workspace that cannot be watched (no
-/// root yet, the kernel's watch limit) is scanned on each question instead, as the CLI does.
-fn watch(workspace: Arc<Workspace>) {
-    std::thread::spawn(move || {
-        let root = match pith_engine::resolve(workspace.root.as_deref(), &workspace.cwd) {
-            Ok(root) => root,
-            Err(_) => return,
-        };
-        match pith_engine::Watcher::start(&root) {
-            Ok(w) => {
-                let _ = workspace.watcher.set(Arc::new(w));
-            }
-            Err(e) => eprintln!("pith: answering without a file watcher: {e}"),
-        }
-    });
 }
 
 /// Resolves once pith has received SIGINT, SIGTERM or SIGHUP.
@@ -197,9 +186,9 @@ struct Server {
 }
 
 impl Server {
-    fn new(workspace: Workspace, slim: bool) -> Self {
+    fn new(workspace: Arc<Workspace>, slim: bool) -> Self {
         Server {
-            workspace: Arc::new(workspace),
+            workspace,
             tools: declarations(slim),
             exclusive: tokio::sync::Mutex::new(()),
             calls: Arc::default(),
@@ -220,12 +209,24 @@ impl Server {
         } else {
             None
         };
+        let (root, watcher) = if def.workspace {
+            if context.peer.peer_info().is_none() {
+                // A session without the handshake (protocol 2026-07-28): no roots to ask.
+                self.workspace.settle();
+            }
+            match self.workspace.current().await {
+                Ok(found) => found,
+                Err(why) => return Ok(CallToolResult::error(vec![ContentBlock::text(why)])),
+            }
+        } else {
+            (PathBuf::new(), None)
+        };
         let cancel = self.calls.start();
-        let workspace = Arc::clone(&self.workspace);
         let flag = Arc::clone(&cancel);
         let mut task = tokio::task::spawn_blocking(move || {
             (def.run)(&Call {
-                workspace: &workspace,
+                root: &root,
+                watcher,
                 args: &args,
                 cancel: &flag,
             })
@@ -255,6 +256,26 @@ impl Server {
         }
         Ok(result)
     }
+}
+
+/// Asks the client for its roots (in a task of its own: the answer comes through the service
+/// loop) and adopts them; a client that cannot answer leaves the server's own directory's.
+/// Roots are deprecated from protocol 2026-07-28 on, but the handshake sessions every host
+/// opens today still have them, and they are how a host names its workspace.
+#[allow(deprecated)]
+fn ask_roots(workspace: Arc<Workspace>, peer: Peer<RoleServer>) {
+    tokio::spawn(async move {
+        match peer.list_roots().await {
+            Ok(list) => {
+                let uris: Vec<String> = list.roots.into_iter().map(|r| r.uri).collect();
+                workspace.adopt(&uris);
+            }
+            Err(e) => {
+                eprintln!("pith: the client's roots/list failed: {e}");
+                workspace.settle();
+            }
+        }
+    });
 }
 
 fn cancelled() -> ErrorData {
@@ -306,6 +327,28 @@ impl ServerHandler for Server {
         };
         let args = request.arguments.unwrap_or_default();
         self.call(def, args, &context).await.map(Into::into)
+    }
+
+    /// The session started: the client's roots decide the workspace when it offers them.
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if !self.workspace.follows_roots() {
+            return;
+        }
+        let offers_roots = context
+            .peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.roots.is_some());
+        if offers_roots {
+            ask_roots(Arc::clone(&self.workspace), context.peer);
+        } else {
+            self.workspace.settle();
+        }
+    }
+
+    async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
+        if self.workspace.follows_roots() {
+            ask_roots(Arc::clone(&self.workspace), context.peer);
+        }
     }
 
     /// rmcp hands over as "custom" any request it could not read as the method it names: a

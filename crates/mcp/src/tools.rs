@@ -6,36 +6,30 @@
 //! name and hold only constants: nothing about the workspace, the time, the environment or the
 //! detected runners (that belongs in answers).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
 use crate::guide;
 
-/// Where tool calls look for the workspace, fixed when the server starts: `--root`, else the
-/// workspace found from the server's directory (as `pith test` run there would).
-pub(crate) struct Workspace {
-    pub root: Option<PathBuf>,
-    pub cwd: PathBuf,
-    /// The file watcher on the workspace, once it has started (it starts in the background:
-    /// a large tree takes a while to watch); until then, and without one, answers scan.
-    pub watcher: OnceLock<Arc<pith_engine::Watcher>>,
-}
-
-impl Workspace {
-    fn watcher(&self) -> Option<Arc<pith_engine::Watcher>> {
-        self.watcher.get().cloned()
-    }
-}
-
 /// One call of a tool.
 pub(crate) struct Call<'a> {
-    pub workspace: &'a Workspace,
+    /// The workspace root (see `workspace.rs`); empty for a tool that reads none.
+    pub root: &'a Path,
+    /// The file watcher on it, once it has started; until then, and without one, answers scan.
+    pub watcher: Option<Arc<pith_engine::Watcher>>,
     pub args: &'a Map<String, Value>,
     /// Set when the client cancels the request; the engine then kills the runner's group.
     pub cancel: &'a Arc<AtomicBool>,
+}
+
+impl Call<'_> {
+    /// The workspace as the engine takes it: the root, which relative paths are taken from.
+    fn root(&self) -> (Option<PathBuf>, PathBuf) {
+        (Some(self.root.to_path_buf()), self.root.to_path_buf())
+    }
 }
 
 /// Why a tool could not do its job; sent in band as an error result of one line.
@@ -62,6 +56,9 @@ pub(crate) struct ToolDef {
     pub schema: &'static str,
     /// Changes nothing (`readOnlyHint`): hosts need not ask the user before calling it.
     pub read_only: bool,
+    /// Answers about the workspace (all but the guide): without one, the call is answered
+    /// in band with the fix.
+    pub workspace: bool,
     /// Runs one call at a time: it starts the project's runners.
     pub exclusive: bool,
     /// Answers one call with the exact bytes the matching CLI command prints.
@@ -85,6 +82,7 @@ struct, ...",
         slim: "Where a name is defined.",
         schema: r#"{"type":"object","properties":{"kind":{"type":"string"},"name":{"type":"string"}},"required":["name"]}"#,
         read_only: true,
+        workspace: true,
         exclusive: false,
         run: find_symbol,
     },
@@ -95,6 +93,7 @@ struct, ...",
         slim: "Where a name is used.",
         schema: r#"{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}"#,
         read_only: true,
+        workspace: true,
         exclusive: false,
         run: find_usages,
     },
@@ -106,6 +105,7 @@ library frames too.",
         slim: "Last run's failures.",
         schema: r#"{"type":"object","properties":{"page":{"type":"integer"},"stacks":{"type":"boolean"},"tests":{"type":"array","items":{"type":"string"}}}}"#,
         read_only: true,
+        workspace: true,
         exclusive: false,
         run: get_failures,
     },
@@ -117,6 +117,7 @@ statuses).",
         slim: "A guide topic.",
         schema: r#"{"type":"object","properties":{"topic":{"type":"string","enum":["clusters","flaky","ids","impact","runners"]}},"required":["topic"]}"#,
         read_only: true,
+        workspace: false,
         exclusive: false,
         run: get_guide,
     },
@@ -129,6 +130,7 @@ pith cannot follow a change.",
         slim: "What a change reaches.",
         schema: r#"{"type":"object","properties":{"file":{"type":"string"},"rev":{"type":"string"},"target":{"type":"string"}}}"#,
         read_only: true,
+        workspace: true,
         exclusive: false,
         run: get_impact,
     },
@@ -141,6 +143,7 @@ unchanged, says just that.",
         slim: "Workspace state.",
         schema: r#"{"type":"object","properties":{"since":{"type":"integer"}}}"#,
         read_only: true,
+        workspace: true,
         exclusive: false,
         run: get_status,
     },
@@ -154,6 +157,7 @@ changes since the last green run reach.",
         slim: "Run the tests.",
         schema: r#"{"type":"object","properties":{"changed":{"type":"boolean"},"runner":{"type":"string"},"since":{"type":"integer"},"tests":{"type":"array","items":{"type":"string"}}}}"#,
         read_only: false,
+        workspace: true,
         exclusive: true,
         run: run_tests,
     },
@@ -165,9 +169,10 @@ pub(crate) fn find(name: &str) -> Option<&'static ToolDef> {
 
 fn run_tests(call: &Call) -> Result<String, ToolError> {
     let args = Args::new(call.args, &["changed", "runner", "since", "tests"])?;
+    let (root, cwd) = call.root();
     let req = pith_engine::TestRequest {
-        root: call.workspace.root.clone(),
-        cwd: call.workspace.cwd.clone(),
+        root,
+        cwd,
         timeout: None,
         tests: args.strings("tests")?,
         runner: args.string("runner")?,
@@ -180,7 +185,7 @@ fn run_tests(call: &Call) -> Result<String, ToolError> {
     };
     let state = pith_engine::StateOptions {
         since: args.count("since")?,
-        watcher: call.workspace.watcher(),
+        watcher: call.watcher.clone(),
         ..pith_engine::StateOptions::default()
     };
     Ok(sent(pith_engine::answer::test(&req, &state)?))
@@ -188,11 +193,12 @@ fn run_tests(call: &Call) -> Result<String, ToolError> {
 
 fn get_status(call: &Call) -> Result<String, ToolError> {
     let args = Args::new(call.args, &["since"])?;
+    let (root, cwd) = call.root();
     let req = pith_engine::StatusRequest {
-        root: call.workspace.root.clone(),
-        cwd: call.workspace.cwd.clone(),
+        root,
+        cwd,
         since: args.count("since")?,
-        watcher: call.workspace.watcher(),
+        watcher: call.watcher.clone(),
     };
     Ok(sent(pith_engine::answer::status(&req)?))
 }
@@ -205,9 +211,10 @@ fn get_failures(call: &Call) -> Result<String, ToolError> {
         Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
     };
     let stacks = args.flag("stacks")?;
+    let (root, cwd) = call.root();
     let req = pith_engine::FailuresRequest {
-        root: call.workspace.root.clone(),
-        cwd: call.workspace.cwd.clone(),
+        root,
+        cwd,
         tests: args.strings("tests")?,
     };
     Ok(sent(pith_engine::answer::failures(&req, page, stacks)?))
@@ -216,19 +223,17 @@ fn get_failures(call: &Call) -> Result<String, ToolError> {
 fn find_symbol(call: &Call) -> Result<String, ToolError> {
     let args = Args::new(call.args, &["kind", "name"])?;
     let name = args.required("name")?;
-    let ws = call.workspace;
     let kind = args.string("kind")?;
-    let answer = pith_engine::answer::symbol(ws.root.as_deref(), &ws.cwd, &name, kind.as_deref())?;
+    let answer = pith_engine::answer::symbol(Some(call.root), call.root, &name, kind.as_deref())?;
     Ok(sent(answer))
 }
 
 fn find_usages(call: &Call) -> Result<String, ToolError> {
     let args = Args::new(call.args, &["name"])?;
     let name = args.required("name")?;
-    let ws = call.workspace;
     Ok(sent(pith_engine::answer::usages(
-        ws.root.as_deref(),
-        &ws.cwd,
+        Some(call.root),
+        call.root,
         &name,
     )?))
 }
@@ -237,8 +242,7 @@ fn find_usages(call: &Call) -> Result<String, ToolError> {
 /// `target` → `pith blast`, neither → `pith select` (since `rev` when given).
 fn get_impact(call: &Call) -> Result<String, ToolError> {
     let args = Args::new(call.args, &["file", "rev", "target"])?;
-    let ws = call.workspace;
-    let (root, cwd) = (ws.root.as_deref(), &ws.cwd);
+    let (root, cwd) = (Some(call.root), call.root);
     let answer = match (
         args.string("file")?,
         args.string("target")?,
@@ -383,15 +387,12 @@ mod tests {
     }
 
     fn call(name: &str, args: Value) -> Result<String, ToolError> {
-        let ws = Workspace {
-            root: None,
-            cwd: std::env::temp_dir(),
-            watcher: OnceLock::new(),
-        };
+        let root = std::env::temp_dir();
         let cancel = Arc::new(AtomicBool::new(false));
         let args = args.as_object().unwrap().clone();
         (find(name).unwrap().run)(&Call {
-            workspace: &ws,
+            root: &root,
+            watcher: None,
             args: &args,
             cancel: &cancel,
         })

@@ -56,11 +56,17 @@ enum Incoming {
     Skip,
 }
 
+/// Told of each message from the client as it is read, before rmcp handles it (which may be
+/// in a task of its own, after later messages): what must happen in the order the client
+/// sent things happens here.
+pub(crate) type Observer = Box<dyn Fn(&ClientJsonRpcMessage) + Send>;
+
 /// The server's side of stdio: lines in, lines out.
 pub(crate) struct Lines<R, W> {
     reader: BufReader<R>,
     line: Vec<u8>,
     writer: Arc<Mutex<Option<W>>>,
+    observer: Option<Observer>,
 }
 
 impl<R, W> Lines<R, W>
@@ -68,11 +74,12 @@ where
     R: AsyncRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    pub(crate) fn new(read: R, write: W) -> Self {
+    pub(crate) fn new(read: R, write: W, observer: Option<Observer>) -> Self {
         Lines {
             reader: BufReader::new(read),
             line: Vec::new(),
             writer: Arc::new(Mutex::new(Some(write))),
+            observer,
         }
     }
 }
@@ -139,7 +146,12 @@ where
             let incoming = classify(&self.line);
             self.line.clear();
             match incoming {
-                Incoming::Message(m) => return Some(*m),
+                Incoming::Message(m) => {
+                    if let Some(observe) = &self.observer {
+                        observe(&m);
+                    }
+                    return Some(*m);
+                }
                 Incoming::Refused(bytes) => {
                     if write_line(&self.writer, bytes).await.is_err() {
                         return None;

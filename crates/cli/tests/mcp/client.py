@@ -3,12 +3,14 @@
 Usage: python3 client.py PLAN_JSON
 
 PLAN_JSON: {"command": [...], "cwd": DIR, "env": {...}, "mode": "handshake" | "modern",
-            "steps": [STEP, ...]}
+            "roots": [URI, ...] (optional: the client offers these roots), "steps": [STEP, ...]}
 STEP: {"list": true}
     | {"call": NAME, "args": {...}}
     | {"concurrent": [{"call": NAME, "args": {...}}, ...]}   calls started together
     | {"cancel": NAME, "args": {...}, "watch": DIR}         started, cancelled once a process
                                                             runs in DIR, then DIR watched
+    | {"roots": [URI, ...]}                                  the client's roots change (and it
+                                                            says so: roots/list_changed)
 Prints one JSON line per step on stdout: what the client received, as the SDK parsed it.
 """
 
@@ -16,9 +18,10 @@ import json
 import os
 import sys
 import time
+import warnings
 
 import anyio
-from mcp import ClientSession, StdioServerParameters
+from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
 
@@ -79,6 +82,12 @@ async def cancel(session, step):
 
 
 async def main(plan):
+    roots = {"uris": plan.get("roots")}
+
+    async def list_roots(context):
+        return types.ListRootsResult(roots=[types.Root(uri=u) for u in roots["uris"]])
+
+    offers_roots = roots["uris"] is not None
     params = StdioServerParameters(
         command=plan["command"][0],
         args=plan["command"][1:],
@@ -86,7 +95,8 @@ async def main(plan):
         env={**os.environ, **plan.get("env", {})},
     )
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
+        callbacks = {"list_roots_callback": list_roots} if offers_roots else {}
+        async with ClientSession(read, write, **callbacks) as session:
             if plan.get("mode") == "modern":
                 found = await session.discover()
                 print(json.dumps({"protocol": session.protocol_version, "serverInfo": result_json(found)}), flush=True)
@@ -106,6 +116,10 @@ async def main(plan):
                         for i, s in enumerate(step["concurrent"]):
                             tg.start_soon(one, i, s)
                     out = {"concurrent": results}
+                elif "roots" in step:
+                    roots["uris"] = step["roots"]
+                    await session.send_roots_list_changed()
+                    out = {"roots": step["roots"]}
                 elif "cancel" in step:
                     out = {"cancel": await cancel(session, {**step, "call": step["cancel"]})}
                 else:
@@ -114,4 +128,6 @@ async def main(plan):
 
 
 if __name__ == "__main__":
+    # Roots are deprecated from protocol 2026-07-28 on; hosts on the handshake still send them.
+    warnings.simplefilter("ignore", DeprecationWarning)
     anyio.run(main, json.loads(sys.argv[1]))
