@@ -226,3 +226,146 @@ fn without_roots_or_a_project_tools_answer_with_the_fix_and_nothing_is_scanned()
         assert!(!home.path().join(".pith").exists());
     }
 }
+
+/// The inotify watches process `pid` holds (Linux `/proc/PID/fdinfo`).
+fn watches(pid: u32) -> usize {
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fdinfo")) else {
+        return 0;
+    };
+    fds.flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+        .map(|info| {
+            info.lines()
+                .filter(|l| l.starts_with("inotify wd:"))
+                .count()
+        })
+        .sum()
+}
+
+/// A passing pytest workspace that has run once already (its caches made), so that no run
+/// makes a directory and the next one made is the test's.
+fn watched_workspace() -> tempfile::TempDir {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("pytest.ini"), "[pytest]\n").unwrap();
+    std::fs::write(ws.path().join("test_a.py"), "def test_a():\n    pass\n").unwrap();
+    let first = common::query(ws.path(), &["test"]);
+    assert_eq!(first.status(), "TestsPassed", "{}", first.line);
+    ws
+}
+
+/// The answer of a raw `run_tests` call with these arguments.
+fn run(raw: &mut Raw, id: u32, args: serde_json::Value) -> serde_json::Value {
+    raw_answer(&raw.request(
+        id,
+        "tools/call",
+        json!({"name": "run_tests", "arguments": args}),
+    ))
+}
+
+/// A server whose watcher has just become incomplete (a new directory it could not watch)
+/// answers every later question from a scan: the change made in that directory is seen, and
+/// so is the next one, which no event reports. `limit` lowers the watch limit once the
+/// watcher is up; the server is `raw`.
+fn an_incomplete_watcher_never_answers_stale(ws: &Path, raw: &mut Raw, limit: impl FnOnce(u32)) {
+    let pid = raw.child.id();
+    let first = run(raw, 1, json!({}));
+    assert_eq!(first["status"], "TestsPassed", "{first}");
+    let g = first["generation"].as_u64().unwrap();
+    // The watcher is up once it holds a watch on every directory.
+    let dirs = 1 + walk_dirs(ws);
+    assert!(
+        until(Duration::from_secs(30), || watches(pid) >= dirs),
+        "the watcher never started ({} of {dirs} watches); stderr: {}",
+        watches(pid),
+        raw.stderr()
+    );
+    assert_eq!(run(raw, 2, json!({"since": g}))["unchanged"], true);
+    limit(pid);
+
+    std::fs::create_dir(ws.join("pkg")).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let fails = "def test_b():\n    assert False\n";
+    std::fs::write(ws.join("pkg/test_b.py"), fails).unwrap();
+    let red = run(raw, 3, json!({"since": g}));
+    assert_eq!(red["status"], "TestsFailed", "{red}");
+    assert_eq!(red["generation"], g + 1, "{red}");
+    // Inside the directory no watch covers: only a scan sees this.
+    std::fs::write(ws.join("pkg/test_b.py"), "def test_b():\n    pass\n").unwrap();
+    let green = run(raw, 4, json!({"since": g + 1}));
+    assert_eq!(green["status"], "TestsPassed", "{green}");
+    assert_eq!(green["generation"], g + 2, "{green}");
+    assert_eq!(run(raw, 5, json!({"since": g + 2}))["unchanged"], true);
+    let stderr = raw.stderr();
+    assert_eq!(
+        stderr
+            .matches("answering by scanning the workspace from now on")
+            .count(),
+        1,
+        "said once: {stderr}"
+    );
+}
+
+/// Directories under `dir`, at any depth.
+fn walk_dirs(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| 1 + walk_dirs(&e.path()))
+        .sum()
+}
+
+#[test]
+fn a_watcher_past_its_watch_limit_mid_session_never_answers_stale() {
+    // The limit injected (no privilege needed): the first directory made after start fails.
+    let ws = watched_workspace();
+    let mut cmd = common::bare();
+    cmd.args(["mcp", "--root"])
+        .arg(ws.path())
+        .env("PITH_WATCH_SPARE_DIRS", "0");
+    let mut raw = Raw::spawn(cmd);
+    raw.initialize();
+    an_incomplete_watcher_never_answers_stale(ws.path(), &mut raw, |_| {});
+    assert!(
+        raw.stderr().contains("limit on watches"),
+        "{}",
+        raw.stderr()
+    );
+}
+
+#[test]
+fn the_kernels_watch_limit_reached_mid_session_never_answers_stale() {
+    // The kernel's own limit, lowered mid-session in a user namespace of the server's own
+    // (`/proc/sys/user/max_inotify_watches` is per namespace): root, or a system that allows
+    // unprivileged user namespaces, as CI's does.
+    let works = |cmd: &mut std::process::Command| cmd.output().is_ok_and(|o| o.status.success());
+    if !works(std::process::Command::new("unshare").args(["-U", "-r", "true"])) {
+        eprintln!("skipped: no user namespaces here (unshare -U -r)");
+        return;
+    }
+    let ws = watched_workspace();
+    let mut cmd = std::process::Command::new("unshare");
+    cmd.args(["-U", "-r", env!("CARGO_BIN_EXE_pith"), "mcp", "--root"])
+        .arg(ws.path())
+        .env("XDG_CACHE_HOME", pith_testkit::harness_cache());
+    let mut raw = Raw::spawn(cmd);
+    raw.initialize();
+    an_incomplete_watcher_never_answers_stale(ws.path(), &mut raw, |pid| {
+        // No watch left: the next directory cannot be watched.
+        let set = format!("echo {} > /proc/sys/user/max_inotify_watches", watches(pid));
+        let out = std::process::Command::new("nsenter")
+            .args(["-U", "-t", &pid.to_string(), "sh", "-c", &set])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    });
+    assert!(
+        raw.stderr().contains("fs.inotify.max_user_watches"),
+        "{}",
+        raw.stderr()
+    );
+}

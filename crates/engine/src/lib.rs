@@ -243,7 +243,12 @@ fn trace_project(
 /// JSON) into one report without running anything. Paths in them are made relative to the
 /// workspace found from `cwd` (or `root`).
 fn read_reports(root: Option<&Path>, cwd: &Path, files: &[PathBuf]) -> Result<Report, EngineError> {
-    let root = resolve(root, cwd)?;
+    // Only paths are made relative to it: nothing is scanned or written, so a directory in
+    // no project (a report read from anywhere) is root enough.
+    let root = match root_of(root, cwd) {
+        Err(RootError::NoProject(dir) | RootError::TooBroad(dir, _)) => dir,
+        other => other?,
+    };
     let paths = PathMap::new(&root);
     let mut runs = Vec::new();
     for file in files {

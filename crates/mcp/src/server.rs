@@ -224,12 +224,17 @@ impl Server {
         let cancel = self.calls.start();
         let flag = Arc::clone(&cancel);
         let mut task = tokio::task::spawn_blocking(move || {
-            (def.run)(&Call {
+            let answer = (def.run)(&Call {
                 root: &root,
-                watcher,
+                watcher: watcher.clone(),
                 args: &args,
                 cancel: &flag,
-            })
+            });
+            // Said once, where pith's own messages go.
+            if let Some(news) = watcher.and_then(|w| w.failure_news()) {
+                eprintln!("pith: {news}");
+            }
+            answer
         });
         let outcome = tokio::select! {
             outcome = &mut task => outcome,

@@ -73,14 +73,19 @@ impl Raw {
     /// Starts a server and completes the 2025-11-25 handshake.
     pub fn handshake(cwd: &Path, args: &[&str]) -> Raw {
         let mut raw = Raw::start(cwd, args);
-        raw.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#);
-        let init = raw.next();
+        raw.initialize();
+        raw
+    }
+
+    /// Completes the 2025-11-25 handshake.
+    pub fn initialize(&mut self) {
+        self.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#);
+        let init = self.next();
         assert!(
             init.contains(r#""serverInfo":{"name":"pith","version":""#),
             "{init}"
         );
-        raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-        raw
+        self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     }
 
     pub fn send(&mut self, line: &str) {
