@@ -37,7 +37,7 @@ pub fn init(host: &str, print: bool, user: bool, root: Option<PathBuf>) -> ExitC
         .map(PathBuf::from);
     let mut out = std::io::stdout().lock();
     let mut failed = false;
-    for planned in init::plan(host, &root, home.as_deref()) {
+    for planned in init::plan(host, &root, home.as_deref(), pith_engine::LONGEST_CALL) {
         // A file that cannot be merged is left as it is and said; the others are written.
         let p = match planned {
             Ok(p) => p,

@@ -527,15 +527,16 @@ fn init_keeps_the_keys_users_add_to_piths_entry_and_their_jsonc() {
         "\"args\": [\"mcp\"]",
         "\"args\": [\"mcp\"],\n      \"env\": {\"RUST_LOG\": \"warn\"}",
     );
+    // pith wrote its own tool timeout where the host has one; the user changed it.
     edit(
         ".codex/config.toml",
-        "args = [\"mcp\"]\n",
-        "args = [\"mcp\"]\ntool_timeout_sec = 1800\n\n[mcp_servers.pith.env]\nA = \"1\"\n",
+        "tool_timeout_sec = 720\n",
+        "tool_timeout_sec = 1800\n\n[mcp_servers.pith.env]\nA = \"1\"\n",
     );
     edit(
         ".gemini/settings.json",
-        "\"args\": [\"mcp\"]",
-        "\"args\": [\"mcp\"],\n      \"timeout\": 900000, // mine\n      \"trust\": true,",
+        "\"timeout\": 720000",
+        "\"timeout\": 900000, // mine\n      \"trust\": true",
     );
     edit(
         "opencode.json",
@@ -553,6 +554,7 @@ fn init_keeps_the_keys_users_add_to_piths_entry_and_their_jsonc() {
     }
     assert_eq!(written(ws.path(), home.path()), kept);
     assert!(read(".gemini/settings.json").contains("\"timeout\": 900000, // mine"));
+    assert!(read(".codex/config.toml").contains("tool_timeout_sec = 1800\n"));
     assert!(read("opencode.json").contains("\"enabled\": false"));
 
     // VS Code's JSONC: comments and trailing commas, kept; pith added among them.

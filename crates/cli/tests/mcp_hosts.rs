@@ -369,3 +369,45 @@ fn the_kernels_watch_limit_reached_mid_session_never_answers_stale() {
         raw.stderr()
     );
 }
+
+#[test]
+fn a_client_that_gives_up_after_20s_of_silence_survives_a_45s_run_by_progress() {
+    // A host's request timeout of 20 s, counted again from each progress notification (the
+    // TypeScript SDK's resetTimeoutOnProgress; Codex and others give up at 60 s): a run of
+    // 45 s answers only because pith's heartbeat keeps coming.
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("pytest.ini"), "[pytest]\n").unwrap();
+    std::fs::write(
+        ws.path().join("test_long.py"),
+        "import time\n\n\ndef test_a_quick():\n    pass\n\n\ndef test_b_long():\n    time.sleep(45)\n",
+    )
+    .unwrap();
+    let steps = json!([
+        {"call": "run_tests", "timeout": 20, "progress": true},
+    ]);
+    let out = common::mcp::client(common::mcp::plan(ws.path(), "handshake", steps));
+    let step = &out[1];
+    assert!(step.get("timedOut").is_none(), "the client gave up: {step}");
+    assert_eq!(answer(step)["status"], "TestsPassed", "{step}");
+    assert!(step["elapsed"].as_f64().unwrap() >= 45.0, "{step}");
+    // A beat at least every 10 s, from the start; each says how many tests are done.
+    let notes = step["notes"].as_array().unwrap();
+    let mut last = 0.0;
+    let mut last_progress = -1.0;
+    for n in notes {
+        let at = n["at"].as_f64().unwrap();
+        assert!(at - last <= 10.0, "a silence of {}s: {step}", at - last);
+        last = at;
+        let progress = n["progress"].as_f64().unwrap();
+        assert!(progress > last_progress, "progress must grow: {step}");
+        last_progress = progress;
+        let message = n["message"].as_str().unwrap();
+        assert!(message.ends_with(" done"), "{n}");
+    }
+    println!("{step}");
+    assert!(notes.len() >= 5, "{step}");
+    assert!(
+        notes.iter().any(|n| n["message"] == "pytest: 1 test done"),
+        "the quick test counted while the long one runs: {step}"
+    );
+}

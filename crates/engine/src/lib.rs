@@ -5,6 +5,7 @@
 
 pub mod answer;
 mod detect;
+pub mod heartbeat;
 mod impact;
 pub mod signals;
 mod state;
@@ -22,6 +23,7 @@ use pith_model::{Report, Run};
 use pith_runner::{Context, PathMap, RunnerError};
 
 pub use answer::Answer;
+pub use heartbeat::{Beat, Pulse};
 pub use impact::ImpactError;
 /// What pith knows of each ecosystem (the faces read the guide text from it).
 pub use pith_model::ecosystem;
@@ -36,6 +38,13 @@ pub type Progress = Box<dyn Fn(&str) + Send + Sync>;
 
 /// Default bound on a whole test run.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The longest a `run_tests` call with the default bound can take: the run, a red run's
+/// re-run with tracing ([`TRACE_LIMIT`]), and a minute for the rest (detection, recording,
+/// backtraces). `pith init` sets a host's per-server tool timeout to it, so the host waits for
+/// pith's own answer, `TimedOut` included, instead of giving up first.
+pub const LONGEST_CALL: Duration =
+    Duration::from_secs(DEFAULT_TIMEOUT.as_secs() + TRACE_LIMIT.as_secs() + 60);
 
 /// Expected failures of pith's job, each one clear line; distinct from failing tests (those
 /// are a [`Report`]) and from bugs.
@@ -84,6 +93,9 @@ pub struct TestRequest {
     pub cancel: Option<Arc<AtomicBool>>,
     /// Told the name of each runner as it starts, for a human watching.
     pub progress: Option<Progress>,
+    /// Told every [`heartbeat::INTERVAL`] while the run is under way: what it is doing and
+    /// the tests done so far (an MCP client's progress notifications).
+    pub beat: Option<Beat>,
     /// Run only the tests the changes reach (`pith test --changed`), instead of `tests`.
     pub changed: Option<ChangedSince>,
     /// When a red run re-runs its failing tests with line tracing (`pith test --trace`).
@@ -124,6 +136,7 @@ fn execute(
     found: &[Found],
     start: Instant,
     planned: Option<&[(usize, Vec<String>)]>,
+    ticker: Option<&heartbeat::Ticker>,
 ) -> Result<Report, EngineError> {
     let root = root.to_path_buf();
     let cache = cache_dir()?;
@@ -160,17 +173,25 @@ fn execute(
         route(found, &ids)
     };
     for (project, tests) in routed {
+        let doing = match &project.rel {
+            Some(rel) => format!("{} in {rel}", project.adapter.name()),
+            None => project.adapter.name().to_owned(),
+        };
         if let Some(progress) = &req.progress {
-            match &project.rel {
-                Some(rel) => progress(&format!("{} in {rel}", project.adapter.name())),
-                None => progress(project.adapter.name()),
-            }
+            progress(&doing);
+        }
+        if let Some(t) = ticker {
+            t.project(doing, project.adapter.progress(scratch.path()));
         }
         let ctx = Context {
             dir: &project.dir,
             ..base
         };
         let mut run = project.adapter.run(&ctx, &tests)?;
+        if let Some(t) = ticker {
+            let tests = u64::from(run.passed) + u64::from(run.failed) + u64::from(run.skipped);
+            t.ended(tests, "recording the run");
+        }
         if run.status == Some(pith_model::Status::TimedOut) && stopped_by_caller(req) {
             // pith stopped it, but not at its deadline: the request was cancelled or pith
             // was told to stop. No verdict on the code.

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use pith_model::{FailureDetails, Report, Run, RunSummary, Status, WorkspaceState};
 use pith_store::{Retention, Store, StoreError, TryLock};
 
+use crate::heartbeat::Ticker;
 use crate::watch::Watcher;
 use crate::{
     detect_workspace, execute, names_of, resolve, select_runners, EngineError, TestRequest,
@@ -107,6 +108,24 @@ pub fn failures(req: &FailuresRequest) -> Result<FailureDetails, EngineError> {
 /// could not do its job), with the state options: the answer carries the generation it tested, `since` may answer `unchanged` without running,
 /// another run holding the workspace makes this one wait (up to the bound) or answer `Busy`.
 pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Report, EngineError> {
+    let Some(beat) = &req.beat else {
+        return run_tests(req, opts, None);
+    };
+    // The heartbeat beats on a thread of its own for as long as the run goes on.
+    let ticker = Ticker::new();
+    std::thread::scope(|s| {
+        s.spawn(|| ticker.run(beat));
+        let report = run_tests(req, opts, Some(&ticker));
+        ticker.stop();
+        report
+    })
+}
+
+fn run_tests(
+    req: &TestRequest,
+    opts: &StateOptions,
+    ticker: Option<&Ticker>,
+) -> Result<Report, EngineError> {
     let start = Instant::now();
     let root = resolve(req.root.as_deref(), &req.cwd)?;
     let mut warnings = Vec::new();
@@ -165,7 +184,7 @@ pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Report, 
     }
 
     let routed = planned.as_ref().and_then(|p| p.routed.as_deref());
-    let mut report = execute(req, &root, &adapters, Instant::now(), routed)?;
+    let mut report = execute(req, &root, &adapters, Instant::now(), routed, ticker)?;
     report.generation = generation;
     report.changes = planned.as_ref().map(|p| p.selection.clone());
     let cancelled = crate::stopped_by_caller(req);
@@ -195,6 +214,9 @@ pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Report, 
                         .position(|p| p.rel == run.dir && p.adapter.name() == run.runner)
                 })
                 .collect();
+            if let Some(t) = ticker {
+                t.ended(0, "finding the changes the failures reach");
+            }
             let tracer = |r: usize, tests: &[String], files: &[String]| {
                 let project = &adapters[owners.get(r).copied().flatten()?];
                 crate::trace_project(req, &root, project, tests, files)

@@ -9,6 +9,7 @@
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Node {
     Str(&'static str),
+    Num(u64),
     List(Vec<&'static str>),
     Obj(Vec<(&'static str, Node)>),
 }
@@ -18,6 +19,7 @@ impl Node {
         use serde_json::Value;
         match self {
             Node::Str(s) => Value::String((*s).to_owned()),
+            Node::Num(n) => Value::from(*n),
             Node::List(items) => items
                 .iter()
                 .map(|s| Value::String((*s).to_owned()))
@@ -37,6 +39,7 @@ impl Node {
         let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
         match self {
             Node::Str(s) => quote(s),
+            Node::Num(n) => n.to_string(),
             Node::List(items) => format!(
                 "[{}]",
                 items

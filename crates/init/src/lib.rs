@@ -14,6 +14,7 @@
 mod jsonedit;
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::jsonedit::Node;
 
@@ -55,6 +56,25 @@ enum Format {
     CodexToml,
 }
 
+/// A host's per-server timeout on tool calls, where it has one: pith's entry gets it (set to
+/// the longest a pith call can take) unless the user set it.
+#[derive(Debug, Clone, Copy)]
+enum Timeout {
+    /// This key, in seconds (Codex: `tool_timeout_sec`, 60 s unless set).
+    Seconds(&'static str),
+    /// This key, in milliseconds (Gemini CLI: `timeout`).
+    Millis(&'static str),
+}
+
+impl Timeout {
+    fn entry(self, call: Duration) -> (&'static str, Node) {
+        match self {
+            Timeout::Seconds(key) => (key, Node::Num(call.as_secs())),
+            Timeout::Millis(key) => (key, Node::Num(call.as_millis() as u64)),
+        }
+    }
+}
+
 /// One agent host.
 pub struct Host {
     /// The name `pith init` takes.
@@ -66,6 +86,8 @@ pub struct Host {
     mcp_alternative: Option<&'static str>,
     mcp_scope: Scope,
     format: Format,
+    /// Its per-server tool timeout, if it has one.
+    timeout: Option<Timeout>,
     /// The instructions file, relative to the workspace.
     instructions_path: &'static str,
     /// What a new instructions file starts with (front matter of a rules file).
@@ -108,6 +130,7 @@ pub const HOSTS: &[Host] = &[
         mcp_alternative: None,
         mcp_scope: Scope::Workspace,
         format: Format::Json(&["mcpServers"], stdio),
+        timeout: None,
         instructions_path: "CLAUDE.md",
         instructions_head: "",
     },
@@ -118,6 +141,7 @@ pub const HOSTS: &[Host] = &[
         mcp_alternative: None,
         mcp_scope: Scope::Workspace,
         format: Format::CodexToml,
+        timeout: Some(Timeout::Seconds("tool_timeout_sec")),
         instructions_path: "AGENTS.md",
         instructions_head: "",
     },
@@ -128,6 +152,7 @@ pub const HOSTS: &[Host] = &[
         mcp_alternative: None,
         mcp_scope: Scope::Workspace,
         format: Format::Json(&["mcpServers"], stdio),
+        timeout: None,
         instructions_path: ".cursor/rules/pith.mdc",
         instructions_head: "---\ndescription: Run tests through pith\nalwaysApply: true\n---\n",
     },
@@ -138,6 +163,7 @@ pub const HOSTS: &[Host] = &[
         mcp_alternative: None,
         mcp_scope: Scope::Workspace,
         format: Format::Json(&["mcpServers"], stdio),
+        timeout: Some(Timeout::Millis("timeout")),
         instructions_path: "GEMINI.md",
         instructions_head: "",
     },
@@ -148,6 +174,7 @@ pub const HOSTS: &[Host] = &[
         mcp_alternative: None,
         mcp_scope: Scope::Workspace,
         format: Format::Json(&["mcpServers"], stdio),
+        timeout: None,
         instructions_path: ".kiro/steering/pith.md",
         instructions_head: "---\ninclusion: always\n---\n",
     },
@@ -158,6 +185,7 @@ pub const HOSTS: &[Host] = &[
         mcp_alternative: Some("opencode.jsonc"),
         mcp_scope: Scope::Workspace,
         format: Format::OpenCode,
+        timeout: None,
         instructions_path: "AGENTS.md",
         instructions_head: "",
     },
@@ -168,6 +196,7 @@ pub const HOSTS: &[Host] = &[
         mcp_alternative: None,
         mcp_scope: Scope::Workspace,
         format: Format::Json(&["servers"], vscode),
+        timeout: None,
         instructions_path: ".github/copilot-instructions.md",
         instructions_head: "",
     },
@@ -178,6 +207,7 @@ pub const HOSTS: &[Host] = &[
         mcp_alternative: None,
         mcp_scope: Scope::User,
         format: Format::Json(&["mcpServers"], stdio),
+        timeout: None,
         instructions_path: ".windsurf/rules/pith.md",
         instructions_head: "---\ntrigger: always_on\n---\n",
     },
@@ -241,11 +271,27 @@ impl Planned {
 /// What `init` would write for `host` in the workspace `root` (and, for a user-scoped config,
 /// under `home`), reading what is there now: the MCP config, then the instructions file, each
 /// planned or the reason it cannot be (a config that does not parse). Writes nothing.
-pub fn plan(host: &Host, root: &Path, home: Option<&Path>) -> Vec<Result<Planned, InitError>> {
-    vec![plan_config(host, root, home), plan_instructions(host, root)]
+///
+/// `call` is the longest a pith tool call can take: a host with a per-server tool timeout
+/// gets it in pith's entry, unless the user set one there.
+pub fn plan(
+    host: &Host,
+    root: &Path,
+    home: Option<&Path>,
+    call: Duration,
+) -> Vec<Result<Planned, InitError>> {
+    vec![
+        plan_config(host, root, home, call),
+        plan_instructions(host, root),
+    ]
 }
 
-fn plan_config(host: &Host, root: &Path, home: Option<&Path>) -> Result<Planned, InitError> {
+fn plan_config(
+    host: &Host,
+    root: &Path,
+    home: Option<&Path>,
+    call: Duration,
+) -> Result<Planned, InitError> {
     let base = match host.mcp_scope {
         Scope::Workspace => root.to_path_buf(),
         Scope::User => home.ok_or(InitError::NoHome(host.title))?.to_path_buf(),
@@ -257,7 +303,9 @@ fn plan_config(host: &Host, root: &Path, home: Option<&Path>) -> Result<Planned,
         Scope::User => format!("~/{rel}"),
     };
     let old = read(&mcp_path)?;
-    let new = merge_config(host.format, old.as_deref(), &mcp_path)?;
+    let defaults: Vec<(&'static str, Node)> =
+        host.timeout.map(|t| t.entry(call)).into_iter().collect();
+    let new = merge_config(host.format, old.as_deref(), &mcp_path, &defaults)?;
     Ok(Planned {
         shown,
         path: mcp_path,
@@ -352,9 +400,16 @@ fn merge_block(old: Option<&str>, head: &str) -> String {
     format!("{old}{sep}{INSTRUCTIONS}\n")
 }
 
-fn merge_config(format: Format, old: Option<&str>, path: &Path) -> Result<String, InitError> {
+/// `old` with pith's entry merged in: the keys pith owns set, `defaults` (a timeout) added
+/// where the entry lacks them.
+fn merge_config(
+    format: Format,
+    old: Option<&str>,
+    path: &Path,
+    defaults: &[(&'static str, Node)],
+) -> Result<String, InitError> {
     match format {
-        Format::Json(keys, entry) => merge_json(old, path, keys, &entry()),
+        Format::Json(keys, entry) => merge_json(old, path, keys, &entry(), defaults),
         Format::OpenCode => {
             let v2 = old
                 .and_then(|s| jsonedit::get(s, &["mcp", "servers"]).ok().flatten())
@@ -362,34 +417,39 @@ fn merge_config(format: Format, old: Option<&str>, path: &Path) -> Result<String
                     servers.as_object().is_some_and(|s| !s.contains_key("type"))
                 });
             let keys: &[&str] = if v2 { &["mcp", "servers"] } else { &["mcp"] };
-            merge_json(old, path, keys, &opencode())
+            merge_json(old, path, keys, &opencode(), defaults)
         }
-        Format::CodexToml => merge_codex(old, path),
+        Format::CodexToml => merge_codex(old, path, defaults),
     }
 }
 
 /// `old` with pith's entry under `keys`: the members pith owns (those of `entry`) set where
-/// they differ, every other member of the entry kept; the whole entry written when there is
-/// none (or it is not an object).
+/// they differ, `defaults` added where missing, every other member of the entry kept; the
+/// whole entry written when there is none (or it is not an object).
 fn merge_json(
     old: Option<&str>,
     path: &Path,
     keys: &[&'static str],
     entry: &Node,
+    defaults: &[(&'static str, Node)],
 ) -> Result<String, InitError> {
+    let whole = match entry {
+        Node::Obj(fields) => Node::Obj(fields.iter().chain(defaults).cloned().collect()),
+        other => other.clone(),
+    };
     let Some(old) = old.filter(|s| !s.trim().is_empty()) else {
-        return Ok(jsonedit::new_document(keys, "pith", entry));
+        return Ok(jsonedit::new_document(keys, "pith", &whole));
     };
     let unparsable = |detail: String| InitError::Unparsable {
         path: path.to_path_buf(),
         format: "JSON",
         detail,
-        entry: format!("\"pith\": {} in `{}`", entry.to_value(), keys.join(".")),
+        entry: format!("\"pith\": {} in `{}`", whole.to_value(), keys.join(".")),
     };
     let at: Vec<&'static str> = keys.iter().copied().chain(["pith"]).collect();
     let current = jsonedit::get(old, &at).map_err(&unparsable)?;
     let (Some(serde_json::Value::Object(current)), Node::Obj(owned)) = (current, entry) else {
-        return jsonedit::set_entry(old, keys, "pith", entry)
+        return jsonedit::set_entry(old, keys, "pith", &whole)
             .map_err(|e| unparsable(e.to_string()));
     };
     let mut text = old.to_owned();
@@ -399,18 +459,35 @@ fn merge_json(
                 .map_err(|e| unparsable(e.to_string()))?;
         }
     }
+    for (key, value) in defaults {
+        if !current.contains_key(*key) {
+            text = jsonedit::set_entry(&text, &at, key, value)
+                .map_err(|e| unparsable(e.to_string()))?;
+        }
+    }
     Ok(text)
 }
 
-/// `old` with a `[mcp_servers.pith]` table whose `command` and `args` are pith's; any other
-/// key of the table (`tool_timeout_sec`, `env`, `enabled`) kept.
-fn merge_codex(old: Option<&str>, path: &Path) -> Result<String, InitError> {
+/// `old` with a `[mcp_servers.pith]` table whose `command` and `args` are pith's, `defaults`
+/// added where missing; any other key of the table (the user's own `tool_timeout_sec`,
+/// `env`, `enabled`) kept.
+fn merge_codex(
+    old: Option<&str>,
+    path: &Path,
+    defaults: &[(&'static str, Node)],
+) -> Result<String, InitError> {
     use toml_edit::{value, Array, DocumentMut, Item, Table};
     let unparsable = |detail: String| InitError::Unparsable {
         path: path.to_path_buf(),
         format: "TOML",
         detail,
-        entry: "[mcp_servers.pith] command = \"pith\" args = [\"mcp\"]".to_owned(),
+        entry: format!(
+            "[mcp_servers.pith] command = \"pith\" args = [\"mcp\"]{}",
+            defaults
+                .iter()
+                .map(|(k, v)| format!(" {k} = {}", v.to_value()))
+                .collect::<String>()
+        ),
     };
     let mut doc: DocumentMut = old
         .unwrap_or_default()
@@ -446,6 +523,12 @@ fn merge_codex(old: Option<&str>, path: &Path) -> Result<String, InitError> {
     if !args_ok {
         pith.insert("args", value(Array::from_iter(wanted_args)));
         changed = true;
+    }
+    for (key, default) in defaults {
+        if let (None, Node::Num(n)) = (pith.get(key), default) {
+            pith.insert(key, value(i64::try_from(*n).unwrap_or(i64::MAX)));
+            changed = true;
+        }
     }
     if !changed {
         return Ok(old.unwrap_or_default().to_owned());
@@ -489,28 +572,28 @@ mod tests {
     fn codex_table_is_added_and_kept_idempotent() {
         let user = "# mine\nmodel = \"o3\"\n\n[mcp_servers.other]\ncommand = \"x\"\n";
         let p = Path::new("config.toml");
-        let once = merge_codex(Some(user), p).unwrap();
+        let once = merge_codex(Some(user), p, &[]).unwrap();
         assert_eq!(
             once,
             format!("{user}\n[mcp_servers.pith]\ncommand = \"pith\"\nargs = [\"mcp\"]\n")
         );
-        assert_eq!(merge_codex(Some(&once), p).unwrap(), once);
-        let fresh = merge_codex(None, p).unwrap();
+        assert_eq!(merge_codex(Some(&once), p, &[]).unwrap(), once);
+        let fresh = merge_codex(None, p, &[]).unwrap();
         assert_eq!(
             fresh,
             "[mcp_servers.pith]\ncommand = \"pith\"\nargs = [\"mcp\"]\n"
         );
-        assert!(merge_codex(Some("not = = toml"), p).is_err());
+        assert!(merge_codex(Some("not = = toml"), p, &[]).is_err());
     }
 
     #[test]
     fn opencode_follows_the_files_shape() {
         let p = Path::new("opencode.json");
-        let v1 = merge_config(Format::OpenCode, None, p).unwrap();
+        let v1 = merge_config(Format::OpenCode, None, p, &[]).unwrap();
         let v: serde_json::Value = serde_json::from_str(&v1).unwrap();
         assert_eq!(v["mcp"]["pith"]["command"][1], "mcp");
         let v2 = "{\"mcp\": {\"servers\": {\"x\": {\"type\": \"local\", \"command\": [\"x\"]}}}}";
-        let out = merge_config(Format::OpenCode, Some(v2), p).unwrap();
+        let out = merge_config(Format::OpenCode, Some(v2), p, &[]).unwrap();
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(v["mcp"]["servers"]["pith"]["type"], "local");
     }
@@ -518,7 +601,7 @@ mod tests {
     #[test]
     fn invalid_json_is_left_alone() {
         let p = Path::new(".mcp.json");
-        let e = merge_json(Some("{ \"a\": }"), p, &["mcpServers"], &stdio()).unwrap_err();
+        let e = merge_json(Some("{ \"a\": }"), p, &["mcpServers"], &stdio(), &[]).unwrap_err();
         assert!(e.to_string().contains("left unchanged"), "{e}");
         assert!(
             e.to_string()
@@ -531,49 +614,93 @@ mod tests {
     fn the_users_keys_in_piths_entry_stay() {
         let p = Path::new("settings.json");
         let user = "{\n  \"mcpServers\": {\n    \"pith\": {\n      \"command\": \"old-pith\",\n      \"timeout\": 900000,\n      \"trust\": true,\n      \"env\": {\"A\": \"1\"}\n    }\n  }\n}\n";
-        let out = merge_json(Some(user), p, &["mcpServers"], &stdio()).unwrap();
+        let out = merge_json(Some(user), p, &["mcpServers"], &stdio(), &[]).unwrap();
         assert_eq!(
             out,
             "{\n  \"mcpServers\": {\n    \"pith\": {\n      \"command\": \"pith\",\n      \"timeout\": 900000,\n      \"trust\": true,\n      \"env\": {\"A\": \"1\"},\n      \"args\": [\"mcp\"]\n    }\n  }\n}\n"
         );
         assert_eq!(
-            merge_json(Some(&out), p, &["mcpServers"], &stdio()).unwrap(),
+            merge_json(Some(&out), p, &["mcpServers"], &stdio(), &[]).unwrap(),
             out
         );
 
         // OpenCode's `enabled: false` is the user's to lift, not pith's.
         let oc = "{\"mcp\": {\"pith\": {\"type\": \"local\", \"command\": [\"pith\", \"mcp\"], \"enabled\": false}}}";
-        assert_eq!(merge_config(Format::OpenCode, Some(oc), p).unwrap(), oc);
+        assert_eq!(
+            merge_config(Format::OpenCode, Some(oc), p, &[]).unwrap(),
+            oc
+        );
 
         let codex = "[mcp_servers.pith]\ncommand = \"pith\"\nargs = [\"mcp\", \"--slim\"]\ntool_timeout_sec = 900 # mine\n\n[mcp_servers.pith.env]\nA = \"1\"\n";
-        let out = merge_codex(Some(codex), p).unwrap();
+        let out = merge_codex(Some(codex), p, &[]).unwrap();
         assert_eq!(
             out,
             "[mcp_servers.pith]\ncommand = \"pith\"\nargs = [\"mcp\"]\ntool_timeout_sec = 900 # mine\n\n[mcp_servers.pith.env]\nA = \"1\"\n"
         );
-        assert_eq!(merge_codex(Some(&out), p).unwrap(), out);
+        assert_eq!(merge_codex(Some(&out), p, &[]).unwrap(), out);
     }
 
     #[test]
     fn jsonc_is_merged_with_its_comments_and_trailing_commas() {
         let p = Path::new("mcp.json");
         let user = "// VS Code's MCP servers\n{\n  \"servers\": {\n    /* mine */\n    \"other\": {\"command\": \"x\"}, // keep\n  },\n}\n";
-        let out = merge_json(Some(user), p, &["servers"], &vscode()).unwrap();
+        let out = merge_json(Some(user), p, &["servers"], &vscode(), &[]).unwrap();
         assert_eq!(
             out,
             "// VS Code's MCP servers\n{\n  \"servers\": {\n    /* mine */\n    \"other\": {\"command\": \"x\"},\n    \"pith\": {\n      \"type\": \"stdio\",\n      \"command\": \"pith\",\n      \"args\": [\"mcp\", \"--root\", \"${workspaceFolder}\"]\n    }, // keep\n  },\n}\n"
         );
         assert_eq!(
-            merge_json(Some(&out), p, &["servers"], &vscode()).unwrap(),
+            merge_json(Some(&out), p, &["servers"], &vscode(), &[]).unwrap(),
             out
         );
 
         // Comments alone in an object stay beside the new member.
-        let out = merge_json(Some("{ // a comment\n}\n"), p, &["mcpServers"], &stdio()).unwrap();
+        let out = merge_json(
+            Some("{ // a comment\n}\n"),
+            p,
+            &["mcpServers"],
+            &stdio(),
+            &[],
+        )
+        .unwrap();
         assert!(out.starts_with("{\n  \"mcpServers\": {"), "{out}");
         assert!(out.contains("} // a comment\n}\n"), "{out}");
         let v = jsonedit::get(&out, &["mcpServers", "pith", "command"]).unwrap();
         assert_eq!(v, Some(serde_json::json!("pith")));
+    }
+
+    #[test]
+    fn hosts_with_a_tool_timeout_get_the_longest_call_unless_the_user_set_one() {
+        let call = Duration::from_secs(720);
+        let p = Path::new("x");
+        let gemini = host("gemini").unwrap().timeout.unwrap().entry(call);
+        let fresh = merge_json(None, p, &["mcpServers"], &stdio(), &[gemini.clone()]).unwrap();
+        assert_eq!(
+            jsonedit::get(&fresh, &["mcpServers", "pith", "timeout"]).unwrap(),
+            Some(serde_json::json!(720_000))
+        );
+        let mine = fresh.replace("720000", "90000");
+        let again = merge_json(Some(&mine), p, &["mcpServers"], &stdio(), &[gemini.clone()]);
+        assert_eq!(again.unwrap(), mine, "the user's timeout stays");
+        // An entry from before pith wrote one gets it.
+        let old = "{\"mcpServers\": {\"pith\": {\"command\": \"pith\", \"args\": [\"mcp\"]}}}";
+        let out = merge_json(Some(old), p, &["mcpServers"], &stdio(), &[gemini]).unwrap();
+        assert_eq!(
+            jsonedit::get(&out, &["mcpServers", "pith", "timeout"]).unwrap(),
+            Some(serde_json::json!(720_000))
+        );
+
+        let codex = [host("codex").unwrap().timeout.unwrap().entry(call)];
+        let fresh = merge_codex(None, p, &codex).unwrap();
+        assert_eq!(
+            fresh,
+            "[mcp_servers.pith]\ncommand = \"pith\"\nargs = [\"mcp\"]\ntool_timeout_sec = 720\n"
+        );
+        let mine = fresh.replace("720", "1800");
+        assert_eq!(merge_codex(Some(&mine), p, &codex).unwrap(), mine);
+        for other in ["claude", "cursor", "kiro", "opencode", "vscode", "windsurf"] {
+            assert!(host(other).unwrap().timeout.is_none(), "{other}");
+        }
     }
 
     #[test]

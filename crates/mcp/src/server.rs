@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
-    Implementation, JsonObject, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    Implementation, JsonObject, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ProtocolVersion, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::model::{
     ClientJsonRpcMessage, ClientNotification, CustomRequest, CustomResult, ErrorCode,
@@ -221,6 +221,7 @@ impl Server {
         } else {
             (PathBuf::new(), None)
         };
+        let progress = progress(context);
         let cancel = self.calls.start();
         let flag = Arc::clone(&cancel);
         let mut task = tokio::task::spawn_blocking(move || {
@@ -229,6 +230,7 @@ impl Server {
                 watcher: watcher.clone(),
                 args: &args,
                 cancel: &flag,
+                progress,
             });
             // Said once, where pith's own messages go.
             if let Some(news) = watcher.and_then(|w| w.failure_news()) {
@@ -281,6 +283,24 @@ fn ask_roots(workspace: Arc<Workspace>, peer: Peer<RoleServer>) {
             }
         }
     });
+}
+
+/// When the request carries a `progressToken`: the run's heartbeat, sent as progress
+/// notifications (hosts reset their request timeout on each). `progress` is the seconds since
+/// the run began (it must grow with each notification, and a long test may end none);
+/// `message` says what runs and how many tests are done.
+fn progress(context: &RequestContext<RoleServer>) -> Option<tools::Progress> {
+    let token = context.meta.get_progress_token()?;
+    let peer = context.peer.clone();
+    let runtime = tokio::runtime::Handle::current();
+    Some(Arc::new(move |pulse: &pith_engine::Pulse| {
+        let note = ProgressNotificationParam::new(token.clone(), pulse.elapsed.as_secs() as f64)
+            .with_message(pulse.message());
+        let peer = peer.clone();
+        runtime.spawn(async move {
+            let _ = peer.notify_progress(note).await;
+        });
+    }))
 }
 
 fn cancelled() -> ErrorData {

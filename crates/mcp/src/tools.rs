@@ -23,7 +23,12 @@ pub(crate) struct Call<'a> {
     pub args: &'a Map<String, Value>,
     /// Set when the client cancels the request; the engine then kills the runner's group.
     pub cancel: &'a Arc<AtomicBool>,
+    /// Where a run's heartbeat goes, when the client asked for progress (a `progressToken`).
+    pub progress: Option<Progress>,
 }
+
+/// A run's heartbeat, sent on as the client's progress notifications.
+pub(crate) type Progress = Arc<dyn Fn(&pith_engine::Pulse) + Send + Sync>;
 
 impl Call<'_> {
     /// The workspace as the engine takes it: the root, which relative paths are taken from.
@@ -178,6 +183,10 @@ fn run_tests(call: &Call) -> Result<String, ToolError> {
         runner: args.string("runner")?,
         cancel: Some(Arc::clone(call.cancel)),
         progress: None,
+        beat: call
+            .progress
+            .clone()
+            .map(|p| Box::new(move |pulse: &pith_engine::Pulse| p(pulse)) as pith_engine::Beat),
         changed: args
             .flag("changed")?
             .then_some(pith_engine::ChangedSince::LastGreen),
@@ -395,6 +404,7 @@ mod tests {
             watcher: None,
             args: &args,
             cancel: &cancel,
+            progress: None,
         })
     }
 

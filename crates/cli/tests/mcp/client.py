@@ -11,6 +11,13 @@ STEP: {"list": true}
                                                             runs in DIR, then DIR watched
     | {"roots": [URI, ...]}                                  the client's roots change (and it
                                                             says so: roots/list_changed)
+    | {"call": NAME, "args": {...}, "timeout": SECS, "progress": BOOL}
+                                                            a host's request timeout: given up
+                                                            (cancelled) after SECS without an
+                                                            answer, SECS counted again from each
+                                                            progress notification when it asks
+                                                            for them (the TypeScript SDK's
+                                                            resetTimeoutOnProgress)
 Prints one JSON line per step on stdout: what the client received, as the SDK parsed it.
 """
 
@@ -45,14 +52,45 @@ def pids_in(directory):
     return found
 
 
-async def call(session, step):
+async def call(session, step, on_progress=None):
     try:
-        r = await session.call_tool(step["call"], step.get("args") or {})
+        r = await session.call_tool(step["call"], step.get("args") or {}, progress_callback=on_progress)
         return {"result": result_json(r)}
     except Exception as e:  # a protocol error: the SDK raises it
         error = getattr(e, "error", None)
         code = getattr(error, "code", None)
         return {"error": {"code": code, "message": str(e)}}
+
+
+async def call_with_timeout(session, step):
+    timeout = step["timeout"]
+    start = time.monotonic()
+    deadline = [start + timeout]
+    notes = []
+
+    async def on_progress(progress, total, message):
+        notes.append({"progress": progress, "message": message, "at": round(time.monotonic() - start, 2)})
+        deadline[0] = time.monotonic() + timeout
+
+    done = {}
+    async with anyio.create_task_group() as tg:
+        scope = anyio.CancelScope()
+
+        async def run():
+            with scope:
+                done["answer"] = await call(session, step, on_progress if step.get("progress") else None)
+
+        tg.start_soon(run)
+        while "answer" not in done and time.monotonic() < deadline[0]:
+            await anyio.sleep(0.05)
+        if "answer" not in done:
+            scope.cancel()
+    out = {"elapsed": round(time.monotonic() - start, 2), "notes": notes}
+    if "answer" in done:
+        out.update(done["answer"])
+    else:
+        out["timedOut"] = True
+    return out
 
 
 async def cancel(session, step):
@@ -122,6 +160,8 @@ async def main(plan):
                     out = {"roots": step["roots"]}
                 elif "cancel" in step:
                     out = {"cancel": await cancel(session, {**step, "call": step["cancel"]})}
+                elif "timeout" in step:
+                    out = await call_with_timeout(session, step)
                 else:
                     out = await call(session, step)
                 print(json.dumps(out, ensure_ascii=False), flush=True)
