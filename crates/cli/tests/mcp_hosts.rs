@@ -411,3 +411,53 @@ fn a_client_that_gives_up_after_20s_of_silence_survives_a_45s_run_by_progress() 
         "the quick test counted while the long one runs: {step}"
     );
 }
+
+#[test]
+fn lookups_keep_the_index_in_memory_and_follow_every_edit() {
+    // Each lookup is compared with the CLI's (which opens the index from disk) after an edit
+    // to a known file, a new file, a deleted file and a new directory.
+    let ws = fixture("python/single");
+    let root = ws.path().canonicalize().unwrap();
+    let usages = json!({"call": "find_usages", "args": {"name": "parse_price"}});
+    let symbol = json!({"call": "find_symbol", "args": {"name": "parse_price"}});
+    let p = |rel: &str| root.join(rel).to_string_lossy().into_owned();
+    let steps = json!([
+        usages, usages, symbol,
+        {"write": p("prices.py"), "text": "def parse_price(text):\n    return int(text)\n\n\ndef total(prices):\n    return sum(parse_price(p) for p in prices)\n"},
+        usages, symbol,
+        {"write": p("cart.py"), "text": "from prices import parse_price\n\n\ndef cart(x):\n    return parse_price(x)\n"},
+        usages,
+        {"remove": p("cart.py")},
+        usages,
+        {"write": p("pkg/deep/more.py"), "text": "def parse_price(t):\n    return 0\n"},
+        symbol, usages,
+    ]);
+    let out = common::mcp::client(common::mcp::plan(&root, "handshake", steps));
+    let answers: Vec<String> = out[1..]
+        .iter()
+        .filter(|s| s.get("result").is_some())
+        .map(common::mcp::answer_text)
+        .collect();
+    assert_eq!(answers[0], answers[1], "warm = cold");
+    let cli = |args: &[&str]| common::mcp::cli_line(&root, args);
+    // The final state, as the CLI reads it from disk, is what the last lookups said.
+    assert_eq!(answers[answers.len() - 2], cli(&["symbol", "parse_price"]));
+    assert_eq!(answers[answers.len() - 1], cli(&["usages", "parse_price"]));
+    // Each edit showed at once.
+    assert_ne!(answers[0], answers[3], "the edit moved the uses");
+    assert!(
+        answers[5].contains("cart.py"),
+        "a new file's uses: {}",
+        answers[5]
+    );
+    assert!(
+        !answers[6].contains("cart.py"),
+        "a deleted file's uses: {}",
+        answers[6]
+    );
+    assert!(
+        answers[7].contains("pkg/deep/more.py"),
+        "a new directory's: {}",
+        answers[7]
+    );
+}

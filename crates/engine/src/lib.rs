@@ -28,7 +28,7 @@ pub use impact::ImpactError;
 /// What pith knows of each ecosystem (the faces read the guide text from it).
 pub use pith_model::ecosystem;
 pub use state::{FailuresRequest, StateOptions, StatusRequest, DEFAULT_WAIT};
-pub use symbols::SymbolError;
+pub use symbols::{Lookups, SymbolError};
 pub use watch::Watcher;
 pub use workspace::{find_root, too_broad, RootError};
 

@@ -47,4 +47,9 @@ impl Watcher {
     pub(crate) fn take_synced(&self) -> pith_store::Dirty {
         self.inner.take_synced()
     }
+
+    /// The same, for the code index kept in memory (its own set of changes).
+    pub(crate) fn take_synced_index(&self) -> pith_store::Dirty {
+        self.inner.take_synced_for(pith_store::Reader::Index)
+    }
 }

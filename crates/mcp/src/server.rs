@@ -183,6 +183,8 @@ struct Server {
     /// Held by a call of an exclusive tool from before it starts until its runners are gone.
     exclusive: tokio::sync::Mutex<()>,
     calls: Arc<Calls>,
+    /// The code index kept between lookups.
+    lookups: Arc<pith_engine::Lookups>,
 }
 
 impl Server {
@@ -192,6 +194,7 @@ impl Server {
             tools: declarations(slim),
             exclusive: tokio::sync::Mutex::new(()),
             calls: Arc::default(),
+            lookups: Arc::default(),
         }
     }
 
@@ -222,6 +225,7 @@ impl Server {
             (PathBuf::new(), None)
         };
         let progress = progress(context);
+        let lookups = Arc::clone(&self.lookups);
         let cancel = self.calls.start();
         let flag = Arc::clone(&cancel);
         let mut task = tokio::task::spawn_blocking(move || {
@@ -231,6 +235,7 @@ impl Server {
                 args: &args,
                 cancel: &flag,
                 progress,
+                lookups: &lookups,
             });
             // Said once, where pith's own messages go.
             if let Some(news) = watcher.and_then(|w| w.failure_news()) {

@@ -25,6 +25,8 @@ pub(crate) struct Call<'a> {
     pub cancel: &'a Arc<AtomicBool>,
     /// Where a run's heartbeat goes, when the client asked for progress (a `progressToken`).
     pub progress: Option<Progress>,
+    /// The code index the server keeps between lookups.
+    pub lookups: &'a pith_engine::Lookups,
 }
 
 /// A run's heartbeat, sent on as the client's progress notifications.
@@ -233,17 +235,21 @@ fn find_symbol(call: &Call) -> Result<String, ToolError> {
     let args = Args::new(call.args, &["kind", "name"])?;
     let name = args.required("name")?;
     let kind = args.string("kind")?;
-    let answer = pith_engine::answer::symbol(Some(call.root), call.root, &name, kind.as_deref())?;
+    let watcher = call.watcher.as_deref();
+    let answer =
+        pith_engine::answer::symbol_kept(call.root, &name, kind.as_deref(), call.lookups, watcher)?;
     Ok(sent(answer))
 }
 
 fn find_usages(call: &Call) -> Result<String, ToolError> {
     let args = Args::new(call.args, &["name"])?;
     let name = args.required("name")?;
-    Ok(sent(pith_engine::answer::usages(
-        Some(call.root),
+    let watcher = call.watcher.as_deref();
+    Ok(sent(pith_engine::answer::usages_kept(
         call.root,
         &name,
+        call.lookups,
+        watcher,
     )?))
 }
 
@@ -405,6 +411,7 @@ mod tests {
             args: &args,
             cancel: &cancel,
             progress: None,
+            lookups: &pith_engine::Lookups::new(),
         })
     }
 

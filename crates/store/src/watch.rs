@@ -55,10 +55,20 @@ impl Dirty {
     }
 }
 
+/// Who reads a watcher's changes: each has its own set, emptied by its own takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reader {
+    /// The workspace state (the generation).
+    State = 0,
+    /// The code index kept in memory between lookups.
+    Index = 1,
+}
+
 /// Watches a workspace recursively; dropping it stops watching.
 pub struct Watcher {
     _inner: RecommendedWatcher,
-    dirty: Arc<Mutex<Dirty>>,
+    /// The changes not yet taken, one set per [`Reader`].
+    dirty: Arc<Mutex<[Dirty; 2]>>,
     /// Why the watcher stopped being complete, once it has.
     failure: Arc<Mutex<Option<String>>>,
     /// Cookie names whose event has arrived, and the signal that one did.
@@ -78,7 +88,7 @@ impl Watcher {
     /// [`Watcher::start`], failing as at the kernel's limit on watches once `spare`
     /// directories created after start have been watched (`None`: the kernel's own limit).
     pub(crate) fn start_with(root: &Path, mut spare: Option<u64>) -> Result<Watcher, StoreError> {
-        let dirty = Arc::new(Mutex::new(Dirty::everything()));
+        let dirty = Arc::new(Mutex::new([Dirty::everything(), Dirty::everything()]));
         let failure: Arc<Mutex<Option<String>>> = Arc::default();
         let cookies: Arc<(Mutex<HashSet<String>>, Condvar)> = Arc::default();
         let sink = Arc::clone(&dirty);
@@ -111,7 +121,7 @@ impl Watcher {
                         )),
                     }
                 }
-                let Ok(mut d) = sink.lock() else {
+                let Ok(mut sets) = sink.lock() else {
                     return;
                 };
                 if let EventKind::Access(kind) = event.kind {
@@ -122,12 +132,16 @@ impl Watcher {
                 }
                 for p in &event.paths {
                     if let Some(rel) = relevant(&base, p, &mut generated) {
-                        d.paths.insert(rel);
+                        for d in sets.iter_mut() {
+                            d.paths.insert(rel.clone());
+                        }
                     }
                 }
-                if d.paths.len() > MAX_DIRTY {
-                    d.paths.clear();
-                    d.full = true;
+                for d in sets.iter_mut() {
+                    if d.paths.len() > MAX_DIRTY {
+                        d.paths.clear();
+                        d.full = true;
+                    }
                 }
             })?;
         inner.watch(root, RecursiveMode::Recursive)?;
@@ -154,10 +168,15 @@ impl Watcher {
         &self.root
     }
 
-    /// What changed since the last call, emptying the set.
+    /// What changed since the state's last take, emptying its set.
     pub fn take(&self) -> Dirty {
+        self.take_for(Reader::State)
+    }
+
+    /// What changed since `reader`'s last take, emptying its set.
+    pub fn take_for(&self, reader: Reader) -> Dirty {
         let taken = match self.dirty.lock() {
-            Ok(mut d) => std::mem::take(&mut *d),
+            Ok(mut sets) => std::mem::take(&mut sets[reader as usize]),
             Err(_) => Dirty::everything(),
         };
         if self.failure().is_some() {
@@ -170,6 +189,11 @@ impl Watcher {
     /// the events of every change made before this call have arrived. When they cannot be
     /// vouched for (the cookie cannot be written, or its event is late), a full scan is asked.
     pub fn take_synced(&self) -> Dirty {
+        self.take_synced_for(Reader::State)
+    }
+
+    /// [`Watcher::take_synced`], for `reader`.
+    pub fn take_synced_for(&self, reader: Reader) -> Dirty {
         let n = self.next_cookie.fetch_add(1, Ordering::Relaxed);
         let name = format!("{COOKIE}{}-{n}", std::process::id());
         let path = self.root.join(crate::STATE_DIR).join(&name);
@@ -188,7 +212,7 @@ impl Watcher {
             let _ = std::fs::remove_file(&path);
         }
         // Taken after the cookie: a failure reported with the events before it counts.
-        let mut dirty = self.take();
+        let mut dirty = self.take_for(reader);
         if !synced {
             dirty.full = true;
         }

@@ -11,6 +11,8 @@ STEP: {"list": true}
                                                             runs in DIR, then DIR watched
     | {"roots": [URI, ...]}                                  the client's roots change (and it
                                                             says so: roots/list_changed)
+    | {"write": PATH, "text": TEXT} | {"remove": PATH}           a file written or removed between
+                                                            calls (an agent's edit)
     | {"call": NAME, "args": {...}, "timeout": SECS, "progress": BOOL}
                                                             a host's request timeout: given up
                                                             (cancelled) after SECS without an
@@ -154,6 +156,14 @@ async def main(plan):
                         for i, s in enumerate(step["concurrent"]):
                             tg.start_soon(one, i, s)
                     out = {"concurrent": results}
+                elif "write" in step:
+                    os.makedirs(os.path.dirname(step["write"]), exist_ok=True)
+                    with open(step["write"], "w") as f:
+                        f.write(step["text"])
+                    out = {"wrote": step["write"]}
+                elif "remove" in step:
+                    os.remove(step["remove"])
+                    out = {"removed": step["remove"]}
                 elif "roots" in step:
                     roots["uris"] = step["roots"]
                     await session.send_roots_list_changed()
