@@ -5,6 +5,7 @@
 
 mod bench;
 mod impact;
+mod lookups;
 mod memory;
 mod report;
 mod scenario;
@@ -21,6 +22,7 @@ usage: cargo xtask bench [--runs N] [--scenario NAME]... [--markdown-out FILE] [
                          [--record-baseline]
        cargo xtask memory
        cargo xtask impact [--bug NAME]... [--markdown-out FILE]
+       cargo xtask lookups [--files N] [--per-dir N] [--markdown-out FILE]
 
 Runs each fixture's test runner as an agent would type it (for CTest: cmake's configure,
 build and ctest, outputs concatenated and times added), and `pith test` on the same
@@ -57,6 +59,11 @@ missed target: recall below 100%, a failure of the full run `--changed` does not
 median selection above 25% of the suite, the injected line in the top 3 suspects of fewer
 than 80% of wrong-result bugs, tracing above 1.3× (median), a verdict tracing changed.
 `--bug NAME` keeps the rows whose `eco/kind` contains NAME.
+
+`lookups` generates a Python tree of --files files (100000), --per-dir to a directory (100),
+and times `find_usages` in `pith mcp` (the index kept in memory, following the file watcher):
+its first call, warm on the unchanged tree, and right after a one-file edit, beside
+`pith usages` from the CLI. Exit 1 when the warm lookup is not under 50 ms.
 ";
 
 fn main() -> ExitCode {
@@ -74,6 +81,7 @@ fn run(mut args: impl Iterator<Item = String>) -> Result<()> {
         Some("bench") => bench::run(&parse_bench_args(args)?),
         Some("memory") => memory::run(&bench::build_pith(&bench::repo_root())?),
         Some("impact") => impact::run(&parse_impact_args(args)?),
+        Some("lookups") => lookups::run(&parse_lookups_args(args)?),
         Some("-h" | "--help") => {
             eprint!("{USAGE}");
             Ok(())
@@ -106,6 +114,35 @@ fn parse_bench_args(mut args: impl Iterator<Item = String>) -> Result<bench::Opt
             "--markdown-out" => opts.markdown_out = Some(PathBuf::from(value("--markdown-out")?)),
             "--answers-out" => opts.answers_out = Some(PathBuf::from(value("--answers-out")?)),
             "--record-baseline" => opts.record_baseline = true,
+            "-h" | "--help" => {
+                eprint!("{USAGE}");
+                std::process::exit(0);
+            }
+            other => bail!("unknown option {other:?}\n\n{USAGE}"),
+        }
+    }
+    Ok(opts)
+}
+
+fn parse_lookups_args(mut args: impl Iterator<Item = String>) -> Result<lookups::Options> {
+    let mut opts = lookups::Options {
+        files: 100_000,
+        per_dir: 100,
+        markdown_out: None,
+    };
+    while let Some(arg) = args.next() {
+        let mut value = |flag: &str| args.next().with_context(|| format!("{flag} needs a value"));
+        let mut count = |flag: &str| -> Result<usize> {
+            let v = value(flag)?;
+            v.parse()
+                .ok()
+                .filter(|&n| n > 0)
+                .with_context(|| format!("{flag} wants a positive integer, not {v:?}"))
+        };
+        match arg.as_str() {
+            "--files" => opts.files = count("--files")?,
+            "--per-dir" => opts.per_dir = count("--per-dir")?,
+            "--markdown-out" => opts.markdown_out = Some(PathBuf::from(value("--markdown-out")?)),
             "-h" | "--help" => {
                 eprint!("{USAGE}");
                 std::process::exit(0);

@@ -315,6 +315,7 @@ fn test(asked: Requested, since: Option<u64>, wait: u64) -> ExitCode {
         runner,
         cancel: None,
         progress,
+        beat: None,
         changed,
         trace,
     };

@@ -35,12 +35,18 @@ pub fn init(host: &str, print: bool, user: bool, root: Option<PathBuf>) -> ExitC
     let home = std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .map(PathBuf::from);
-    let planned = match init::plan(host, &root, home.as_deref()) {
-        Ok(p) => p,
-        Err(e) => return fail(e.to_string()),
-    };
     let mut out = std::io::stdout().lock();
-    for p in &planned {
+    let mut failed = false;
+    for planned in init::plan(host, &root, home.as_deref(), pith_engine::LONGEST_CALL) {
+        // A file that cannot be merged is left as it is and said; the others are written.
+        let p = match planned {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("pith: {e}");
+                failed = true;
+                continue;
+            }
+        };
         let held_back = p.scope == Scope::User && !user;
         let state = match (p.old.is_some(), p.changes()) {
             (_, false) => "unchanged",
@@ -63,8 +69,10 @@ pub fn init(host: &str, print: bool, user: bool, root: Option<PathBuf>) -> ExitC
             );
             continue;
         } else if p.changes() {
-            if let Err(e) = init::write(p) {
-                return fail(e.to_string());
+            if let Err(e) = init::write(&p) {
+                eprintln!("pith: {e}");
+                failed = true;
+                continue;
             }
             format!("wrote {}\n", p.shown)
         } else {
@@ -74,5 +82,9 @@ pub fn init(host: &str, print: bool, user: bool, root: Option<PathBuf>) -> ExitC
             break;
         }
     }
-    ExitCode::SUCCESS
+    if failed {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    }
 }

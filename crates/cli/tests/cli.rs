@@ -247,3 +247,61 @@ fn cargo_dir() -> std::path::PathBuf {
     }
     dir
 }
+
+#[test]
+fn every_command_refuses_a_directory_in_no_project_and_the_home_directory() {
+    let nowhere = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    // A dotfiles repository: a marker, but the home directory is no project to scan.
+    std::fs::create_dir_all(home.path().join(".git")).unwrap();
+    std::fs::create_dir_all(home.path().join("notes")).unwrap();
+    for (cwd, says) in [
+        (
+            nowhere.path().to_path_buf(),
+            "pith: no project at or above ",
+        ),
+        (home.path().join("notes"), "your home directory"),
+    ] {
+        for args in [
+            &["status"][..],
+            &["failures"],
+            &["symbol", "main"],
+            &["usages", "main"],
+            &["test"],
+            &["select"],
+            &["tests-for", "a.py"],
+            &["blast", "main"],
+            &["init", "claude"],
+        ] {
+            let out = pith()
+                .args(args)
+                .current_dir(&cwd)
+                .env("HOME", home.path())
+                .output()
+                .unwrap();
+            let err = String::from_utf8(out.stderr).unwrap();
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+            assert!(out.stdout.is_empty(), "{args:?}");
+            assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+            assert!(
+                err.contains(says) && err.contains("--root DIR"),
+                "{args:?}: {err}"
+            );
+        }
+        assert!(!cwd.join(".pith").exists());
+        assert!(!home.path().join(".pith").exists());
+        assert!(!home.path().join(".mcp.json").exists());
+    }
+    // Named with --root, the same directory is the workspace.
+    let out = pith()
+        .args(["status", "--root"])
+        .arg(nowhere.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

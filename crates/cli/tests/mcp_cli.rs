@@ -6,13 +6,14 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
+use std::process::Command;
 use std::time::Duration;
 
-use common::{assert_clean, fixture, pith, repo_root, Answer};
+use common::mcp::{
+    answer_text, as_answer, cli_line, client, error_text, plan, raw_answer, raw_result, Raw,
+};
+use common::{assert_clean, fixture, pith};
 use serde_json::{json, Value};
 
 const FULL_BUDGET: usize = 3 * 1024;
@@ -20,176 +21,6 @@ const SLIM_BUDGET: usize = 1536;
 const HOSTS: &[&str] = &[
     "claude", "codex", "cursor", "gemini", "kiro", "opencode", "vscode", "windsurf",
 ];
-
-/// A `pith mcp` process spoken to in raw JSON-RPC, one line each way.
-struct Raw {
-    child: Child,
-    stdin: ChildStdin,
-    lines: mpsc::Receiver<String>,
-}
-
-impl Raw {
-    fn start(cwd: &Path, args: &[&str]) -> Raw {
-        let mut child = common::bare()
-            .arg("mcp")
-            .args(args)
-            .current_dir(cwd)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start pith mcp");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Raw {
-            child,
-            stdin,
-            lines,
-        }
-    }
-
-    /// Starts a server and completes the 2025-11-25 handshake.
-    fn handshake(cwd: &Path, args: &[&str]) -> Raw {
-        let mut raw = Raw::start(cwd, args);
-        raw.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#);
-        let init = raw.next();
-        assert!(
-            init.contains(r#""serverInfo":{"name":"pith","version":""#),
-            "{init}"
-        );
-        raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-        raw
-    }
-
-    fn send(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// The next line on stdout; every one must be a JSON-RPC message.
-    fn next(&self) -> String {
-        let line = self
-            .lines
-            .recv_timeout(Duration::from_secs(120))
-            .expect("a line from pith mcp");
-        let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
-        assert_eq!(v["jsonrpc"], "2.0", "not JSON-RPC: {line}");
-        line
-    }
-
-    /// Sends a request and returns the raw response line.
-    fn request(&mut self, id: u32, method: &str, params: Value) -> String {
-        self.send(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string());
-        let line = self.next();
-        assert!(
-            line.starts_with(&format!(r#"{{"jsonrpc":"2.0","id":{id},"#)),
-            "{line}"
-        );
-        line
-    }
-
-    /// Nothing more on stdout within `wait`.
-    fn silent(&self, wait: Duration) {
-        if let Ok(line) = self.lines.recv_timeout(wait) {
-            panic!("unexpected output: {line}");
-        }
-    }
-}
-
-impl Drop for Raw {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// The `result` member of a response line, exactly as sent.
-fn raw_result(line: &str) -> &str {
-    let start = line.find(r#""result":"#).expect("a result") + r#""result":"#.len();
-    &line[start..line.len() - 1]
-}
-
-/// Runs the Python SDK client on a plan; one JSON value per printed line.
-fn client(plan: Value) -> Vec<Value> {
-    let script = repo_root().join("crates/cli/tests/mcp/client.py");
-    let out = Command::new("python3")
-        .arg(&script)
-        .arg(plan.to_string())
-        .env("XDG_CACHE_HOME", pith_testkit::harness_cache())
-        .output()
-        .expect("run python3");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "MCP client failed (is the `mcp` package installed? scripts/setup/python.sh)\n{stdout}\n{stderr}"
-    );
-    stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
-}
-
-fn plan(root: &Path, mode: &str, steps: Value) -> Value {
-    json!({
-        "command": [env!("CARGO_BIN_EXE_pith"), "mcp", "--root", root],
-        "cwd": std::env::temp_dir(),
-        "mode": mode,
-        "steps": steps,
-    })
-}
-
-/// The one text block of a successful tool result.
-fn answer_text(step: &Value) -> String {
-    let r = &step["result"];
-    assert!(r["isError"] != true, "tool error: {step}");
-    assert!(r.get("structuredContent").is_none(), "{step}");
-    let content = r["content"].as_array().expect("content");
-    assert_eq!(content.len(), 1, "one block: {step}");
-    assert_eq!(content[0]["type"], "text");
-    content[0]["text"].as_str().unwrap().to_owned()
-}
-
-fn error_text(step: &Value) -> String {
-    let r = &step["result"];
-    assert_eq!(r["isError"], true, "{step}");
-    let text = r["content"][0]["text"].as_str().unwrap().to_owned();
-    assert!(!text.contains('\n'), "one line: {text}");
-    text
-}
-
-/// What `pith ARGS --root ROOT` prints on stdout, without the newline.
-fn cli_line(root: &Path, args: &[&str]) -> String {
-    let out = common::bare()
-        .args(args)
-        .arg("--root")
-        .arg(root)
-        .current_dir(root)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(stdout.ends_with('\n'), "{args:?}: {stdout:?}");
-    stdout.trim_end_matches('\n').to_owned()
-}
-
-fn as_answer(line: String) -> Answer {
-    let json = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
-    Answer {
-        line,
-        json,
-        code: 0,
-        stderr: String::new(),
-    }
-}
 
 #[test]
 fn tools_list_is_byte_identical_across_workspaces_and_processes_and_within_budget() {
@@ -233,6 +64,26 @@ fn tools_list_is_byte_identical_across_workspaces_and_processes_and_within_budge
     for secret in [root_a, "pith-it", "/tmp", "/home"] {
         assert!(!full.contains(secret), "{secret} in {full}");
     }
+    // Hosts need not ask before a lookup: every tool but run_tests is read-only, in both
+    // declarations; `runner` names its values; "generation" is defined once.
+    for list in [&full, &slim] {
+        let v: Value = serde_json::from_str(list).unwrap();
+        for t in v["tools"].as_array().unwrap() {
+            let read_only = t["name"] != "run_tests";
+            assert_eq!(t["annotations"]["readOnlyHint"] == true, read_only, "{t}");
+        }
+    }
+    let run_tests = &v["tools"][6];
+    assert_eq!(run_tests["name"], "run_tests");
+    assert_eq!(
+        run_tests["inputSchema"]["properties"]["runner"]["enum"],
+        json!(pith_engine::ecosystem::RUNNER_NAMES)
+    );
+    assert_eq!(
+        full.matches("`generation` (grows whenever").count(),
+        1,
+        "{full}"
+    );
     println!("tools/list {} bytes, slim {} bytes", full.len(), slim.len());
 
     // Protocol 2026-07-28 (no handshake, per-request _meta): a long TTL, shared cache scope.
@@ -289,6 +140,11 @@ fn every_tool_answers_as_the_cli_does_through_the_python_sdk() {
             .iter()
             .map(|t| t["name"].as_str().unwrap())
             .collect();
+        // The SDK reads the annotations hosts decide permission prompts by.
+        for t in out[1]["tools"]["tools"].as_array().unwrap() {
+            let read_only = t["name"] != "run_tests";
+            assert_eq!(t["annotations"]["readOnlyHint"] == true, read_only, "{t}");
+        }
         assert_eq!(
             tools,
             [
@@ -402,14 +258,54 @@ fn tool_errors_are_in_band_and_malformed_requests_are_protocol_errors() {
     assert!(error_text(&out[4]).starts_with("no topic \"nope\""));
     assert_eq!(out[5]["error"]["code"], -32602, "{}", out[5]);
 
-    // Raw: unparsable bytes get no reply and break nothing; a malformed request is refused.
+    // Raw: every malformed line gets the JSON-RPC error it calls for, with the request's id
+    // when it can be read (`null` when not), and breaks nothing.
     let mut raw = Raw::handshake(empty.path(), &[]);
-    raw.send("{this is not json");
+    for (line, id, code) in [
+        ("{this is not json", json!(null), -32700),
+        ("[1]", json!(null), -32600),
+        (
+            r#"{"jsonrpc":"2.0","id":{},"method":"tools/list"}"#,
+            json!(null),
+            -32600,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":"x"}"#,
+            json!(7),
+            -32602,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":"s","method":"tools/call","params":{"name":5}}"#,
+            json!("s"),
+            -32602,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"get_guide","arguments":5}}"#,
+            json!(9),
+            -32602,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":10,"method":"no/such"}"#,
+            json!(10),
+            -32601,
+        ),
+        (
+            r#"{"jsonrpc":"1.0","id":11,"method":"ping"}"#,
+            json!(11),
+            -32600,
+        ),
+    ] {
+        raw.send(line);
+        let reply = raw.next();
+        let refused: Value = serde_json::from_str(&reply).unwrap();
+        assert_eq!(refused["error"]["code"], code, "{line}: {reply}");
+        assert_eq!(refused.get("id"), Some(&id), "{line}: {reply}");
+        assert!(refused.get("result").is_none());
+        assert!(reply.starts_with(r#"{"jsonrpc":"2.0","id":"#), "{reply}");
+    }
+    // A malformed notification is never answered.
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":5}"#);
     raw.silent(Duration::from_millis(300));
-    raw.send(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":"x"}"#);
-    let refused: Value = serde_json::from_str(&raw.next()).unwrap();
-    assert!(refused["error"]["code"].as_i64().is_some(), "{refused}");
-    assert!(refused.get("result").is_none());
     let line = raw.request(
         8,
         "tools/call",
@@ -599,12 +495,96 @@ fn init_keeps_existing_user_config_and_print_writes_nothing() {
     }
     assert_eq!(written(ws.path(), home.path()), merged);
 
-    // A config pith cannot parse is left alone, and pith says so.
-    w(".cursor/mcp.json", "{ // a comment\n}\n");
-    let (_, stderr, code) = init(ws.path(), home.path(), &["cursor"]);
+    // A config pith cannot parse is left alone, and pith says so; the instructions file is
+    // written all the same.
+    w(".cursor/mcp.json", "{ \"a\": }\n");
+    let (stdout, stderr, code) = init(ws.path(), home.path(), &["cursor"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("left unchanged"), "{stderr}");
-    assert_eq!(read(".cursor/mcp.json"), "{ // a comment\n}\n");
+    assert_eq!(read(".cursor/mcp.json"), "{ \"a\": }\n");
+    assert_eq!(stdout, "wrote .cursor/rules/pith.mdc\n");
+    assert!(read(".cursor/rules/pith.mdc").contains("<!-- pith:begin -->"));
+}
+
+#[test]
+fn init_keeps_the_keys_users_add_to_piths_entry_and_their_jsonc() {
+    let ws = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let path = |rel: &str| ws.path().join(rel);
+    let read = |rel: &str| std::fs::read_to_string(path(rel)).unwrap();
+    let edit = |rel: &str, from: &str, to: &str| {
+        let text = read(rel);
+        assert!(text.contains(from), "{rel}: {text}");
+        std::fs::write(path(rel), text.replacen(from, to, 1)).unwrap();
+    };
+    for host in ["claude", "codex", "gemini", "opencode"] {
+        let (_, stderr, code) = init(ws.path(), home.path(), &[host]);
+        assert_eq!(code, 0, "{stderr}");
+    }
+    // What users add to pith's own entry, each host's way.
+    edit(
+        ".mcp.json",
+        "\"args\": [\"mcp\"]",
+        "\"args\": [\"mcp\"],\n      \"env\": {\"RUST_LOG\": \"warn\"}",
+    );
+    // pith wrote its own tool timeout where the host has one; the user changed it.
+    edit(
+        ".codex/config.toml",
+        "tool_timeout_sec = 720\n",
+        "tool_timeout_sec = 1800\n\n[mcp_servers.pith.env]\nA = \"1\"\n",
+    );
+    edit(
+        ".gemini/settings.json",
+        "\"timeout\": 720000",
+        "\"timeout\": 900000, // mine\n      \"trust\": true",
+    );
+    edit(
+        "opencode.json",
+        "\"command\": [\"pith\", \"mcp\"]",
+        "\"command\": [\"pith\", \"mcp\"],\n      \"enabled\": false",
+    );
+    let kept = written(ws.path(), home.path());
+    for host in ["claude", "codex", "gemini", "opencode"] {
+        let (out, stderr, code) = init(ws.path(), home.path(), &[host]);
+        assert_eq!(code, 0, "{host}: {stderr}");
+        assert!(
+            out.lines().all(|l| l.starts_with("unchanged ")),
+            "{host}: {out}"
+        );
+    }
+    assert_eq!(written(ws.path(), home.path()), kept);
+    assert!(read(".gemini/settings.json").contains("\"timeout\": 900000, // mine"));
+    assert!(read(".codex/config.toml").contains("tool_timeout_sec = 1800\n"));
+    assert!(read("opencode.json").contains("\"enabled\": false"));
+
+    // VS Code's JSONC: comments and trailing commas, kept; pith added among them.
+    let vscode = "{\n  // my servers\n  \"servers\": {\n    \"other\": {\"command\": \"x\"}, /* keep */\n  },\n}\n";
+    std::fs::create_dir_all(path(".vscode")).unwrap();
+    std::fs::write(path(".vscode/mcp.json"), vscode).unwrap();
+    let (out, stderr, code) = init(ws.path(), home.path(), &["vscode"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(out.contains("wrote .vscode/mcp.json"), "{out}");
+    let merged = read(".vscode/mcp.json");
+    assert!(merged.starts_with("{\n  // my servers\n  \"servers\": {\n    \"other\": {\"command\": \"x\"},\n    \"pith\": {"), "{merged}");
+    assert!(merged.contains("}, /* keep */\n  },\n}\n"), "{merged}");
+    assert!(read(".github/copilot-instructions.md").contains("<!-- pith:begin -->"));
+
+    // A project with opencode.jsonc gets pith there, not in a second opencode.json.
+    let other = tempfile::tempdir().unwrap();
+    std::fs::write(
+        other.path().join("opencode.jsonc"),
+        "{\n  // theme\n  \"theme\": \"x\",\n}\n",
+    )
+    .unwrap();
+    let (out, stderr, code) = init(other.path(), home.path(), &["opencode"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(out, "wrote opencode.jsonc\nwrote AGENTS.md\n");
+    assert!(!other.path().join("opencode.json").exists());
+    let jsonc = std::fs::read_to_string(other.path().join("opencode.jsonc")).unwrap();
+    assert!(
+        jsonc.starts_with("{\n  // theme\n  \"theme\": \"x\",\n  \"mcp\": {"),
+        "{jsonc}"
+    );
 }
 
 #[test]
@@ -622,15 +602,6 @@ fn init_never_writes_outside_the_workspace_without_user() {
     let (_, stderr, code) = init(ws.path(), home.path(), &["emacs"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("hosts: claude, codex"), "{stderr}");
-}
-
-/// The answer text of a raw `tools/call` response line.
-fn raw_answer(line: &str) -> Value {
-    let v: Value = serde_json::from_str(line).unwrap();
-    let text = v["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{line}"));
-    serde_json::from_str(text).unwrap()
 }
 
 #[test]

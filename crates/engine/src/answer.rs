@@ -9,7 +9,8 @@ use pith_model::Report;
 
 use crate::impact::{self, ImpactError};
 use crate::state::{self, FailuresRequest, StateOptions, StatusRequest};
-use crate::symbols::{self, SymbolError};
+use crate::symbols::{self, Lookups, SymbolError};
+use crate::watch::Watcher;
 use crate::{EngineError, GainRequest, TestRequest};
 
 /// Exit code of an answer that found what it looked for (`status`, `failures`, a symbol
@@ -120,6 +121,34 @@ pub fn symbol(
 /// `pith usages`: where `name` is used; exit 1 when nowhere.
 pub fn usages(root: Option<&Path>, cwd: &Path, name: &str) -> Result<Answer, SymbolError> {
     let files = symbols::find_usages(root, cwd, name)?;
+    let shaped: Vec<pith_wire::UsesInFile> = files.iter().map(Into::into).collect();
+    let answer = pith_wire::usages_answer(name.trim(), &shaped);
+    Ok(found(pith_wire::to_json(&answer), answer.count() > 0))
+}
+
+/// `pith symbol` for a long-running face: the index kept in `lookups` between calls and
+/// refreshed from `watcher`'s changes; the same answer as [`symbol`].
+pub fn symbol_kept(
+    root: &Path,
+    name: &str,
+    kind: Option<&str>,
+    lookups: &Lookups,
+    watcher: Option<&Watcher>,
+) -> Result<Answer, SymbolError> {
+    let defs = symbols::find_symbol_kept(root, name, kind, lookups, watcher)?;
+    let shaped: Vec<pith_wire::SymbolDef> = defs.iter().map(Into::into).collect();
+    let answer = pith_wire::symbol_answer(name.trim(), &shaped);
+    Ok(found(pith_wire::to_json(&answer), answer.found()))
+}
+
+/// `pith usages` for a long-running face (see [`symbol_kept`]).
+pub fn usages_kept(
+    root: &Path,
+    name: &str,
+    lookups: &Lookups,
+    watcher: Option<&Watcher>,
+) -> Result<Answer, SymbolError> {
+    let files = symbols::find_usages_kept(root, name, lookups, watcher)?;
     let shaped: Vec<pith_wire::UsesInFile> = files.iter().map(Into::into).collect();
     let answer = pith_wire::usages_answer(name.trim(), &shaped);
     Ok(found(pith_wire::to_json(&answer), answer.count() > 0))

@@ -894,7 +894,7 @@ pub fn blast(root: Option<&Path>, cwd: &Path, target: &str) -> Result<Blast, Imp
 }
 
 fn workspace(root: Option<&Path>, cwd: &Path) -> Result<PathBuf, ImpactError> {
-    crate::root_of(root, cwd).map_err(|p| ImpactError::Symbol(SymbolError::BadRoot(p)))
+    crate::root_of(root, cwd).map_err(|e| ImpactError::Symbol(SymbolError::Root(e)))
 }
 
 /// `file` as the workspace names it: relative to the root, `/`-separated, from an absolute

@@ -6,6 +6,7 @@
 pub mod answer;
 mod detect;
 mod gain;
+pub mod heartbeat;
 mod impact;
 pub mod signals;
 mod state;
@@ -24,13 +25,14 @@ use pith_runner::{Context, PathMap, RunnerError};
 
 pub use answer::Answer;
 pub use gain::{GainRequest, DEFAULT_LIMIT as DEFAULT_GAIN_LIMIT, LIMIT_ENV as GAIN_LIMIT_ENV};
+pub use heartbeat::{Beat, Pulse};
 pub use impact::ImpactError;
 /// What pith knows of each ecosystem (the faces read the guide text from it).
 pub use pith_model::ecosystem;
 pub use state::{FailuresRequest, StateOptions, StatusRequest, DEFAULT_WAIT};
-pub use symbols::SymbolError;
+pub use symbols::{Lookups, SymbolError};
 pub use watch::Watcher;
-pub use workspace::find_root;
+pub use workspace::{find_root, too_broad, RootError};
 
 /// Where a run reports what it is doing (one short line at a time); the CLI shows it on a
 /// terminal.
@@ -39,12 +41,19 @@ pub type Progress = Box<dyn Fn(&str) + Send + Sync>;
 /// Default bound on a whole test run.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 
+/// The longest a `run_tests` call with the default bound can take: the run, a red run's
+/// re-run with tracing ([`TRACE_LIMIT`]), and a minute for the rest (detection, recording,
+/// backtraces). `pith init` sets a host's per-server tool timeout to it, so the host waits for
+/// pith's own answer, `TimedOut` included, instead of giving up first.
+pub const LONGEST_CALL: Duration =
+    Duration::from_secs(DEFAULT_TIMEOUT.as_secs() + TRACE_LIMIT.as_secs() + 60);
+
 /// Expected failures of pith's job, each one clear line; distinct from failing tests (those
 /// are a [`Report`]) and from bugs.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
-    #[error("{0} is not a directory")]
-    BadRoot(PathBuf),
+    #[error(transparent)]
+    Root(#[from] RootError),
     #[error("no test runner found in {0} (looked for Cargo, Python, Go, JavaScript, JVM, .NET and CMake projects)")]
     NoRunner(PathBuf),
     #[error("runner {name} not found in {root} (detected: {detected})")]
@@ -86,6 +95,9 @@ pub struct TestRequest {
     pub cancel: Option<Arc<AtomicBool>>,
     /// Told the name of each runner as it starts, for a human watching.
     pub progress: Option<Progress>,
+    /// Told every [`heartbeat::INTERVAL`] while the run is under way: what it is doing and
+    /// the tests done so far (an MCP client's progress notifications).
+    pub beat: Option<Beat>,
     /// Run only the tests the changes reach (`pith test --changed`), instead of `tests`.
     pub changed: Option<ChangedSince>,
     /// When a red run re-runs its failing tests with line tracing (`pith test --trace`).
@@ -127,6 +139,7 @@ fn execute(
     start: Instant,
     planned: Option<&[(usize, Vec<String>)]>,
     trace: Option<&pith_runner::TracePlan>,
+    ticker: Option<&heartbeat::Ticker>,
 ) -> Result<Report, EngineError> {
     let root = root.to_path_buf();
     let cache = cache_dir()?;
@@ -164,17 +177,30 @@ fn execute(
         route(found, &ids)
     };
     for (project, tests) in routed {
+        let doing = match &project.rel {
+            Some(rel) => format!("{} in {rel}", project.adapter.name()),
+            None => project.adapter.name().to_owned(),
+        };
         if let Some(progress) = &req.progress {
-            match &project.rel {
-                Some(rel) => progress(&format!("{} in {rel}", project.adapter.name())),
-                None => progress(project.adapter.name()),
-            }
+            progress(&doing);
+        }
+        if let Some(t) = ticker {
+            t.project(doing, project.adapter.progress(scratch.path()));
         }
         let ctx = Context {
             dir: &project.dir,
             ..base
         };
         let mut run = project.adapter.run(&ctx, &tests)?;
+        if let Some(t) = ticker {
+            let tests = u64::from(run.passed) + u64::from(run.failed) + u64::from(run.skipped);
+            t.ended(tests, "recording the run");
+        }
+        if run.status == Some(pith_model::Status::TimedOut) && stopped_by_caller(req) {
+            // pith stopped it, but not at its deadline: the request was cancelled or pith
+            // was told to stop. No verdict on the code.
+            run.status = Some(pith_model::Status::Cancelled);
+        }
         pith_runner::tails::settle(&mut run);
         run.dir = project.rel.clone();
         runs.push(run);
@@ -196,6 +222,14 @@ fn execute(
         duration: start.elapsed(),
         ..Report::default()
     })
+}
+
+/// Whether the request's caller cancelled it or pith was told to stop (a signal).
+fn stopped_by_caller(req: &TestRequest) -> bool {
+    req.cancel
+        .as_ref()
+        .is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst))
+        || pith_runner::process::was_interrupted()
 }
 
 /// How long re-running a few failing tests with line tracing may take: past it, the suspects
@@ -235,7 +269,12 @@ fn trace_project(
 /// JSON) into one report without running anything. Paths in them are made relative to the
 /// workspace found from `cwd` (or `root`).
 fn read_reports(root: Option<&Path>, cwd: &Path, files: &[PathBuf]) -> Result<Report, EngineError> {
-    let root = resolve(root, cwd)?;
+    // Only paths are made relative to it: nothing is scanned or written, so a directory in
+    // no project (a report read from anywhere) is root enough.
+    let root = match root_of(root, cwd) {
+        Err(RootError::NoProject(dir) | RootError::TooBroad(dir, _)) => dir,
+        other => other?,
+    };
     let paths = PathMap::new(&root);
     let mut runs = Vec::new();
     for file in files {
@@ -294,25 +333,37 @@ fn detect_workspace(root: &Path, only: Option<&str>) -> Vec<Found> {
     detect::projects(root, only)
 }
 
-/// The workspace root: `root` when given (relative to `cwd`), else found from `cwd`.
+/// The workspace root: `root` when given (relative to `cwd`), else found from `cwd` (see
+/// [`workspace_root`]).
 pub fn resolve(root: Option<&Path>, cwd: &Path) -> Result<PathBuf, EngineError> {
-    root_of(root, cwd).map_err(EngineError::BadRoot)
+    Ok(root_of(root, cwd)?)
 }
 
-/// [`resolve`], with the path that is not a directory as the error.
-fn root_of(root: Option<&Path>, cwd: &Path) -> Result<PathBuf, PathBuf> {
+/// The workspace a command is about: `root` when given (relative to `cwd`; it must be a
+/// directory), else the nearest ancestor of `cwd` with a project marker — never a directory
+/// with none above it, nor the filesystem root or the home directory (every file under them
+/// would be scanned and watched).
+pub fn workspace_root(root: Option<&Path>, cwd: &Path) -> Result<PathBuf, RootError> {
+    root_of(root, cwd)
+}
+
+fn root_of(root: Option<&Path>, cwd: &Path) -> Result<PathBuf, RootError> {
     match root {
         // An absolute `root` replaces `cwd`.
         Some(root) => {
             let root = cwd.join(root);
             if !root.is_dir() {
-                return Err(root);
+                return Err(RootError::NotADirectory(root));
             }
             Ok(root.canonicalize().unwrap_or(root))
         }
         None => {
             let cwd = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
-            Ok(find_root(&cwd).unwrap_or(cwd))
+            let found = find_root(&cwd).ok_or_else(|| RootError::NoProject(cwd.clone()))?;
+            match workspace::too_broad(&found) {
+                Some(what) => Err(RootError::TooBroad(found, what)),
+                None => Ok(found),
+            }
         }
     }
 }

@@ -8,13 +8,13 @@
 //! run: the run goes on without it, with a warning.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pith_model::{FailureDetails, Report, Run, RunSummary, Status, WorkspaceState};
 use pith_store::{Retention, Store, StoreError, TryLock};
 
+use crate::heartbeat::Ticker;
 use crate::watch::Watcher;
 use crate::{
     detect_workspace, execute, names_of, resolve, select_runners, EngineError, TestRequest,
@@ -108,6 +108,24 @@ pub fn failures(req: &FailuresRequest) -> Result<FailureDetails, EngineError> {
 /// could not do its job), with the state options: the answer carries the generation it tested, `since` may answer `unchanged` without running,
 /// another run holding the workspace makes this one wait (up to the bound) or answer `Busy`.
 pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Tested, EngineError> {
+    let Some(beat) = &req.beat else {
+        return run_tests(req, opts, None);
+    };
+    // The heartbeat beats on a thread of its own for as long as the run goes on.
+    let ticker = Ticker::new();
+    std::thread::scope(|s| {
+        s.spawn(|| ticker.run(beat));
+        let report = run_tests(req, opts, Some(&ticker));
+        ticker.stop();
+        report
+    })
+}
+
+fn run_tests(
+    req: &TestRequest,
+    opts: &StateOptions,
+    ticker: Option<&Ticker>,
+) -> Result<Tested, EngineError> {
     let start = Instant::now();
     let root = resolve(req.root.as_deref(), &req.cwd)?;
     let mut warnings = Vec::new();
@@ -170,14 +188,18 @@ pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Tested, 
         (crate::Trace::Never, _) | (_, None) => None,
         (_, Some(s)) => crate::impact::trace_plan(s, &root),
     };
-    let mut report = execute(req, &root, &adapters, Instant::now(), routed, plan.as_ref())?;
+    let mut report = execute(
+        req,
+        &root,
+        &adapters,
+        Instant::now(),
+        routed,
+        plan.as_ref(),
+        ticker,
+    )?;
     report.generation = generation;
     report.changes = planned.as_ref().map(|p| p.selection.clone());
-    let cancelled = req
-        .cancel
-        .as_ref()
-        .is_some_and(|c| c.load(Ordering::SeqCst))
-        || pith_runner::process::was_interrupted();
+    let cancelled = crate::stopped_by_caller(req);
     let mut recorded = false;
     if let (Some(s), Some(g), false) = (store.as_mut(), generation, cancelled) {
         let asked = routed.map_or(req.tests.len(), |r| {
@@ -206,6 +228,9 @@ pub fn run_tests_with(req: &TestRequest, opts: &StateOptions) -> Result<Tested, 
                         .position(|p| p.rel == run.dir && p.adapter.name() == run.runner)
                 })
                 .collect();
+            if let Some(t) = ticker {
+                t.ended(0, "finding the changes the failures reach");
+            }
             let tracer = |r: usize, tests: &[String], files: &[String]| {
                 let project = &adapters[owners.get(r).copied().flatten()?];
                 crate::trace_project(req, &root, project, tests, files)
@@ -310,7 +335,10 @@ fn replay(
         return None;
     }
     let last: RunSummary = store.last_run_of(selection).ok()??;
-    let replayable = !matches!(last.status, Status::RunnerMissing | Status::TimedOut);
+    let replayable = !matches!(
+        last.status,
+        Status::RunnerMissing | Status::TimedOut | Status::Cancelled
+    );
     (last.generation == generation && replayable).then(|| Report {
         generation: Some(generation),
         unchanged: Some(last),

@@ -6,6 +6,35 @@ use std::path::{Path, PathBuf};
 
 use pith_model::ecosystem;
 
+/// Why a command has no workspace to work on, each one clear line naming the fix.
+#[derive(Debug, thiserror::Error)]
+pub enum RootError {
+    #[error("{0} is not a directory")]
+    NotADirectory(PathBuf),
+    #[error(
+        "no project at or above {0} (no .git, Cargo.toml, pyproject.toml, package.json, go.mod \
+         or other project marker): run pith inside a project, or pass --root DIR"
+    )]
+    NoProject(PathBuf),
+    #[error(
+        "the project found from here is {0}, {1}: pith will not scan all of it; run pith inside \
+         a project, or pass --root DIR"
+    )]
+    TooBroad(PathBuf, &'static str),
+}
+
+/// Whether `dir` is a directory no project is taken to be unless named: the filesystem root
+/// or the home directory (a `.git` of dotfiles there is not a project of tests).
+pub fn too_broad(dir: &Path) -> Option<&'static str> {
+    if dir.parent().is_none() {
+        return Some("the filesystem root");
+    }
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
+    let home = Path::new(&home);
+    let home = home.canonicalize().unwrap_or_else(|_| home.to_path_buf());
+    (dir == home).then_some("your home directory")
+}
+
 /// The workspace root for `start`, if any ancestor (or `start` itself) has a marker.
 pub fn find_root(start: &Path) -> Option<PathBuf> {
     let nearest = start.ancestors().find(|d| is_project_dir(d))?;
@@ -41,6 +70,25 @@ fn is_cargo_workspace(dir: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_messages_markers_are_markers() {
+        for m in [
+            ".git",
+            "Cargo.toml",
+            "pyproject.toml",
+            "package.json",
+            "go.mod",
+        ] {
+            assert!(ecosystem::root_markers().any(|r| r == m), "{m}");
+        }
+    }
+
+    #[test]
+    fn the_filesystem_root_is_too_broad() {
+        assert_eq!(too_broad(Path::new("/")), Some("the filesystem root"));
+        assert_eq!(too_broad(&std::env::temp_dir().join("x")), None);
+    }
 
     #[test]
     fn nearest_marker_wins_and_members_climb_to_the_workspace() {

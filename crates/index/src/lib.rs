@@ -137,6 +137,51 @@ impl Index {
         Ok(Index { segment, stats })
     }
 
+    /// This index brought up to date with what a file watcher saw change since it was opened
+    /// (or last refreshed): `changed` holds workspace-relative paths. Only those files are
+    /// looked at, and with nothing changed nothing is; when a change may alter which files
+    /// there are (a new source file or directory, an ignore file) the workspace is opened
+    /// anew, as [`Index::open_with`] does.
+    pub fn refreshed(
+        self,
+        root: &Path,
+        changed: &std::collections::BTreeSet<String>,
+        options: &Options,
+    ) -> Result<Index, IndexError> {
+        let start = Instant::now();
+        if changed.is_empty() {
+            let mut index = self;
+            index.stats.parsed = 0;
+            index.stats.parsed_lines = 0;
+            index.stats.removed = 0;
+            index.stats.walked = false;
+            index.stats.saved = false;
+            index.stats.elapsed = start.elapsed();
+            return Ok(index);
+        }
+        let old = self.segment;
+        let Some(found) = walk::after_changes(root, &old.files, &old.dirs, &old.watched, changed)
+        else {
+            return Index::open_with(root, options);
+        };
+        let threads = match options.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        let (updated, mut stats) = store::update(Some(old), found, threads);
+        let segment = match updated {
+            store::Updated::Unchanged(segment) => segment,
+            store::Updated::Changed(bytes) => {
+                if options.persist {
+                    stats.saved = store::save(root, &root.join(INDEX_FILE), &bytes);
+                }
+                store::Segment::from_bytes(bytes).ok_or(IndexError::Unreadable)?
+            }
+        };
+        stats.elapsed = start.elapsed();
+        Ok(Index { segment, stats })
+    }
+
     pub fn stats(&self) -> &UpdateStats {
         &self.stats
     }

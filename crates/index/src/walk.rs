@@ -281,6 +281,78 @@ pub(crate) fn quick(
     })
 }
 
+/// The source files after the changes a watcher saw (`changed`, workspace-relative), without
+/// a walk: the known files, stat'ed again only when changed (or when their time was too
+/// recent to trust), those gone dropped. `None` when a change may alter which files there are:
+/// a new source file or directory, a removed directory that held known files, a changed
+/// ignore file (inside or above the workspace: those are stat'ed, the watcher sees neither
+/// `.git/` nor what lies above the root).
+pub(crate) fn after_changes(
+    root: &Path,
+    known: &[crate::store::FileMeta],
+    dirs: &[Stamp],
+    watched: &[Stamp],
+    changed: &std::collections::BTreeSet<String>,
+) -> Option<Walked> {
+    if dirs.is_empty() || !watched.iter().all(|w| holds(root, w, false)) {
+        return None;
+    }
+    let is_known = |p: &str| known.binary_search_by(|f| f.path.as_str().cmp(p)).is_ok();
+    for p in changed {
+        if is_known(p) {
+            continue;
+        }
+        let name = p.rsplit('/').next().unwrap_or(p);
+        if IGNORE_FILES.contains(&name) {
+            return None;
+        }
+        match std::fs::symlink_metadata(root.join(p)) {
+            Ok(m) if m.is_dir() => return None,
+            Ok(m) if m.is_file() && Lang::of_path(p).is_some() => return None,
+            Ok(_) => {}
+            Err(_) => {
+                // Gone: a directory that held known files takes them along unseen.
+                let under = format!("{p}/");
+                let from = known.partition_point(|f| f.path.as_str() < under.as_str());
+                if known.get(from).is_some_and(|f| f.path.starts_with(&under)) {
+                    return None;
+                }
+            }
+        }
+    }
+    let mut files = Vec::with_capacity(known.len());
+    for f in known {
+        let lang = Lang::of_path(&f.path)?;
+        let abs = root.join(&f.path);
+        if f.mtime != 0 && !changed.contains(&f.path) {
+            files.push(Candidate {
+                rel: f.path.clone(),
+                abs,
+                size: f.size,
+                mtime: f.mtime,
+                lang,
+            });
+            continue;
+        }
+        match std::fs::symlink_metadata(&abs) {
+            Ok(m) if m.is_file() => files.push(Candidate {
+                rel: f.path.clone(),
+                size: m.len(),
+                mtime: mtime_of(&m),
+                abs,
+                lang,
+            }),
+            Ok(_) => return None,
+            Err(_) => {}
+        }
+    }
+    Some(Walked {
+        files,
+        dirs: dirs.to_vec(),
+        watched: watched.to_vec(),
+    })
+}
+
 /// One walker thread's finds, handed over when the walker drops its visitor.
 struct Batch<'s> {
     local: Walked,

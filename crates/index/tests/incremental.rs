@@ -375,3 +375,74 @@ fn a_linked_state_directory_is_not_followed() {
         "nothing written through the link"
     );
 }
+
+fn changed(paths: &[&str]) -> std::collections::BTreeSet<String> {
+    paths.iter().map(|p| p.to_string()).collect()
+}
+
+#[test]
+fn an_index_kept_in_memory_is_refreshed_from_the_changes_a_watcher_saw() {
+    let dir = workspace();
+    let root = dir.path();
+    let opts = Options::default();
+    let index = Index::open(root).unwrap();
+    assert_eq!(at(&index, "parse_port"), ["src/net.rs:1"]);
+
+    // Nothing changed: nothing is looked at.
+    let index = index.refreshed(root, &changed(&[]), &opts).unwrap();
+    assert_eq!((index.stats().parsed, index.stats().walked), (0, false));
+
+    // An edit to a known file: that file alone is parsed, no walk.
+    write(
+        root,
+        "src/net.rs",
+        "pub fn parse_host(s: &str) -> &str {\n    s\n}\n",
+        3600,
+    );
+    let index = index
+        .refreshed(root, &changed(&["src/net.rs"]), &opts)
+        .unwrap();
+    assert_eq!((index.stats().parsed, index.stats().walked), (1, false));
+    assert!(at(&index, "parse_port").is_empty());
+    assert_eq!(at(&index, "parse_host"), ["src/net.rs:1"]);
+    assert_eq!(uses(&index, "parse_port"), ["src/util.rs:2"]);
+
+    // A file that is not source changes nothing.
+    write(root, "README.md", "# x\n", 3600);
+    let index = index
+        .refreshed(root, &changed(&["README.md"]), &opts)
+        .unwrap();
+    assert_eq!((index.stats().parsed, index.stats().walked), (0, false));
+
+    // A deleted known file is dropped without a walk.
+    std::fs::remove_file(root.join("app/main.py")).unwrap();
+    let index = index
+        .refreshed(root, &changed(&["app/main.py"]), &opts)
+        .unwrap();
+    assert_eq!((index.stats().removed, index.stats().walked), (1, false));
+    assert!(uses(&index, "helper")
+        .iter()
+        .all(|u| !u.starts_with("app/")));
+
+    // A new source file, a new directory, a removed directory: which files there are may have
+    // changed, so the workspace is walked.
+    write(root, "src/new.rs", "pub fn fresh() {}\n", 3600);
+    let index = index
+        .refreshed(root, &changed(&["src/new.rs"]), &opts)
+        .unwrap();
+    assert!(index.stats().walked);
+    assert_eq!(at(&index, "fresh"), ["src/new.rs:1"]);
+    write(root, "lib/deep/more.py", "def deeper():\n    pass\n", 3600);
+    let index = index.refreshed(root, &changed(&["lib"]), &opts).unwrap();
+    assert!(index.stats().walked);
+    assert_eq!(at(&index, "deeper"), ["lib/deep/more.py:1"]);
+    std::fs::remove_dir_all(root.join("lib")).unwrap();
+    let index = index.refreshed(root, &changed(&["lib"]), &opts).unwrap();
+    assert!(index.stats().walked);
+    assert!(at(&index, "deeper").is_empty());
+
+    // The refreshed index is what the next open reads.
+    drop(index);
+    let reopened = Index::open(root).unwrap();
+    assert_eq!(at(&reopened, "parse_host"), ["src/net.rs:1"]);
+}

@@ -1,11 +1,15 @@
-//! Minimal-diff edits of a user's JSON config: set one entry of an object found by a key path,
-//! leaving every other byte of the file as it was (formatting, key order, other entries).
-//! The text must already be valid JSON (callers check with serde_json first).
+//! Minimal-diff edits of a user's JSON config: set members of an object found by a key path,
+//! leaving every other byte of the file as it was (formatting, key order, other entries, the
+//! user's own keys beside pith's). JSONC — `//` and `/* */` comments, trailing commas, which
+//! VS Code and Gemini CLI accept — is read through [`sanitize`], a same-length copy in which
+//! comments and trailing commas are blanks: offsets found in it are offsets in the original,
+//! so every edit lands in the original text and its comments stay.
 
 /// A value pith writes: strings, lists of strings and objects with ordered keys.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Node {
     Str(&'static str),
+    Num(u64),
     List(Vec<&'static str>),
     Obj(Vec<(&'static str, Node)>),
 }
@@ -15,6 +19,7 @@ impl Node {
         use serde_json::Value;
         match self {
             Node::Str(s) => Value::String((*s).to_owned()),
+            Node::Num(n) => Value::from(*n),
             Node::List(items) => items
                 .iter()
                 .map(|s| Value::String((*s).to_owned()))
@@ -34,6 +39,7 @@ impl Node {
         let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
         match self {
             Node::Str(s) => quote(s),
+            Node::Num(n) => n.to_string(),
             Node::List(items) => format!(
                 "[{}]",
                 items
@@ -76,15 +82,16 @@ pub(crate) enum EditError {
     NotJson,
 }
 
-/// `text` with `path.key` set to `value`: the existing value replaced in place, or the key
-/// added as the object's last member (objects on the path created as needed).
+/// `text` (JSONC) with `path.key` set to `value`: the existing value replaced in place, or
+/// the key added as the object's last member (objects on the path created as needed).
 pub(crate) fn set_entry(
     text: &str,
     path: &[&'static str],
     key: &'static str,
     value: &Node,
 ) -> Result<String, EditError> {
-    let bytes = text.as_bytes();
+    let clean = sanitize(text);
+    let bytes = clean.as_bytes();
     let start = skip_ws(bytes, 0);
     let (_, root) = parse_value(bytes, start).ok_or(EditError::NotJson)?;
     let mut obj = root.ok_or(EditError::NotJson)?;
@@ -117,27 +124,112 @@ pub(crate) fn set_entry(
     }
 }
 
+/// The value at `path` in `text` (JSONC), if there is one.
+pub(crate) fn get(text: &str, path: &[&str]) -> Result<Option<serde_json::Value>, String> {
+    let value: serde_json::Value =
+        serde_json::from_str(&sanitize(text)).map_err(|e| e.to_string())?;
+    Ok(path.iter().try_fold(&value, |v, k| v.get(*k)).cloned())
+}
+
+/// `text` with every comment and trailing comma turned into blanks (newlines kept), byte for
+/// byte the same length: strict JSON when `text` is JSONC.
+pub(crate) fn sanitize(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = b.to_vec();
+    let blank = |out: &mut Vec<u8>, from: usize, to: usize| {
+        for c in &mut out[from..to] {
+            if *c != b'\n' {
+                *c = b' ';
+            }
+        }
+    };
+    // The last comma seen outside strings, while only blanks and comments followed it.
+    let mut comma: Option<usize> = None;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                comma = None;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                let end = b[i..]
+                    .iter()
+                    .position(|&c| c == b'\n')
+                    .map_or(b.len(), |n| i + n);
+                blank(&mut out, i, end);
+                i = end;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let end = b[i + 2..]
+                    .windows(2)
+                    .position(|w| w == b"*/")
+                    .map_or(b.len(), |n| i + 2 + n + 2);
+                blank(&mut out, i, end);
+                i = end;
+            }
+            b',' => {
+                comma = Some(i);
+                i += 1;
+            }
+            b'}' | b']' => {
+                if let Some(c) = comma.take() {
+                    out[c] = b' ';
+                }
+                i += 1;
+            }
+            c if c.is_ascii_whitespace() => i += 1,
+            _ => {
+                comma = None;
+                i += 1;
+            }
+        }
+    }
+    // Only ASCII bytes were replaced, each by a space: still UTF-8.
+    String::from_utf8(out).unwrap_or_else(|_| text.to_owned())
+}
+
 fn insert_member(text: &str, obj: &Obj, key: &str, value: &Node, unit: &str) -> String {
     let quoted = serde_json::to_string(key).unwrap_or_default();
     match obj.members.last() {
         Some(last) => {
             let indent = line_indent(text, obj.members[0].key_start);
-            format!(
-                "{},\n{indent}{quoted}: {}{}",
-                &text[..last.value_end],
-                value.render(&indent, unit),
-                &text[last.value_end..]
-            )
+            let entry = format!("{quoted}: {}", value.render(&indent, unit));
+            // A trailing comma after the last member (JSONC) stays the file's style: the new
+            // member goes after it and gets one too.
+            let b = text.as_bytes();
+            let mut j = last.value_end;
+            while j < b.len() && b[j].is_ascii_whitespace() {
+                j += 1;
+            }
+            if b.get(j) == Some(&b',') {
+                let (head, tail) = text.split_at(j + 1);
+                format!("{head}\n{indent}{entry},{tail}")
+            } else {
+                let (head, tail) = text.split_at(last.value_end);
+                format!("{head},\n{indent}{entry}{tail}")
+            }
         }
         None => {
             let outer = line_indent(text, obj.open);
             let indent = format!("{outer}{unit}");
-            format!(
-                "{}{{\n{indent}{quoted}: {}\n{outer}}}{}",
-                &text[..obj.open],
-                value.render(&indent, unit),
-                &text[obj.close + 1..]
-            )
+            let entry = format!("{quoted}: {}", value.render(&indent, unit));
+            let inside = &text[obj.open + 1..obj.close];
+            if inside.trim().is_empty() {
+                format!(
+                    "{}{{\n{indent}{entry}\n{outer}}}{}",
+                    &text[..obj.open],
+                    &text[obj.close + 1..]
+                )
+            } else {
+                // Only comments inside: they stay, after the new member.
+                let (head, tail) = text.split_at(obj.open + 1);
+                format!("{head}\n{indent}{entry}{tail}")
+            }
         }
     }
 }
@@ -349,6 +441,18 @@ mod tests {
             set_entry("[1]", &["mcp"], "pith", &pith()),
             Err(EditError::NotJson)
         );
+    }
+
+    #[test]
+    fn sanitize_blanks_comments_and_trailing_commas_only() {
+        let strict = "{\"url\": \"http://x/*y*/\", \"q\": \"\\\"// ,}\", \"a\": [1, 2]}";
+        assert_eq!(sanitize(strict), strict);
+        let jsonc = "{ // c\n \"a\": [1, 2,], /* b\n */ \"b\": {\"c\": 1,},\n}";
+        let clean = sanitize(jsonc);
+        assert_eq!(clean.len(), jsonc.len());
+        assert_eq!(clean.matches('\n').count(), jsonc.matches('\n').count());
+        let v: serde_json::Value = serde_json::from_str(&clean).unwrap();
+        assert_eq!(v, serde_json::json!({"a": [1, 2], "b": {"c": 1}}));
     }
 
     #[test]

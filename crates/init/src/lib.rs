@@ -2,15 +2,19 @@
 //! server entry, in the file and format that host reads, and the instructions block telling
 //! the agent to call pith instead of raw test and build commands.
 //!
-//! Existing files are merged, never clobbered: JSON and TOML configs get only pith's entry
-//! added or replaced (every other byte kept), instruction files get the delimited block
-//! inserted or replaced in place. Running it again changes nothing. pith writes inside the
-//! workspace; a host whose MCP config exists only in the user's home (Windsurf) has that file
-//! written only with `--user`.
+//! Existing files are merged, never clobbered: JSON (JSONC too: comments and trailing commas
+//! stay) and TOML configs get only the keys pith owns in its own entry (`command`, `args`,
+//! and `type` where the host wants one) added or replaced — every other byte kept, the keys a
+//! user added to pith's entry (`env`, a timeout, `enabled: false`) included — and instruction
+//! files get the delimited block inserted or replaced in place. Running it again changes
+//! nothing. A config that cannot be merged is left as it is and reported; the instructions
+//! file is written all the same. pith writes inside the workspace; a host whose MCP config
+//! exists only in the user's home (Windsurf) has that file written only with `--user`.
 
 mod jsonedit;
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::jsonedit::Node;
 
@@ -52,14 +56,38 @@ enum Format {
     CodexToml,
 }
 
+/// A host's per-server timeout on tool calls, where it has one: pith's entry gets it (set to
+/// the longest a pith call can take) unless the user set it.
+#[derive(Debug, Clone, Copy)]
+enum Timeout {
+    /// This key, in seconds (Codex: `tool_timeout_sec`, 60 s unless set).
+    Seconds(&'static str),
+    /// This key, in milliseconds (Gemini CLI: `timeout`).
+    Millis(&'static str),
+}
+
+impl Timeout {
+    fn entry(self, call: Duration) -> (&'static str, Node) {
+        match self {
+            Timeout::Seconds(key) => (key, Node::Num(call.as_secs())),
+            Timeout::Millis(key) => (key, Node::Num(call.as_millis() as u64)),
+        }
+    }
+}
+
 /// One agent host.
 pub struct Host {
     /// The name `pith init` takes.
     pub name: &'static str,
     pub title: &'static str,
     mcp_path: &'static str,
+    /// Another name the host reads its config under (OpenCode's `opencode.jsonc`), used
+    /// instead of `mcp_path` when that file is there.
+    mcp_alternative: Option<&'static str>,
     mcp_scope: Scope,
     format: Format,
+    /// Its per-server tool timeout, if it has one.
+    timeout: Option<Timeout>,
     /// The instructions file, relative to the workspace.
     instructions_path: &'static str,
     /// What a new instructions file starts with (front matter of a rules file).
@@ -99,8 +127,10 @@ pub const HOSTS: &[Host] = &[
         name: "claude",
         title: "Claude Code",
         mcp_path: ".mcp.json",
+        mcp_alternative: None,
         mcp_scope: Scope::Workspace,
         format: Format::Json(&["mcpServers"], stdio),
+        timeout: None,
         instructions_path: "CLAUDE.md",
         instructions_head: "",
     },
@@ -108,8 +138,10 @@ pub const HOSTS: &[Host] = &[
         name: "codex",
         title: "Codex CLI",
         mcp_path: ".codex/config.toml",
+        mcp_alternative: None,
         mcp_scope: Scope::Workspace,
         format: Format::CodexToml,
+        timeout: Some(Timeout::Seconds("tool_timeout_sec")),
         instructions_path: "AGENTS.md",
         instructions_head: "",
     },
@@ -117,8 +149,10 @@ pub const HOSTS: &[Host] = &[
         name: "cursor",
         title: "Cursor",
         mcp_path: ".cursor/mcp.json",
+        mcp_alternative: None,
         mcp_scope: Scope::Workspace,
         format: Format::Json(&["mcpServers"], stdio),
+        timeout: None,
         instructions_path: ".cursor/rules/pith.mdc",
         instructions_head: "---\ndescription: Run tests through pith\nalwaysApply: true\n---\n",
     },
@@ -126,8 +160,10 @@ pub const HOSTS: &[Host] = &[
         name: "gemini",
         title: "Gemini CLI",
         mcp_path: ".gemini/settings.json",
+        mcp_alternative: None,
         mcp_scope: Scope::Workspace,
         format: Format::Json(&["mcpServers"], stdio),
+        timeout: Some(Timeout::Millis("timeout")),
         instructions_path: "GEMINI.md",
         instructions_head: "",
     },
@@ -135,8 +171,10 @@ pub const HOSTS: &[Host] = &[
         name: "kiro",
         title: "Kiro",
         mcp_path: ".kiro/settings/mcp.json",
+        mcp_alternative: None,
         mcp_scope: Scope::Workspace,
         format: Format::Json(&["mcpServers"], stdio),
+        timeout: None,
         instructions_path: ".kiro/steering/pith.md",
         instructions_head: "---\ninclusion: always\n---\n",
     },
@@ -144,8 +182,10 @@ pub const HOSTS: &[Host] = &[
         name: "opencode",
         title: "OpenCode",
         mcp_path: "opencode.json",
+        mcp_alternative: Some("opencode.jsonc"),
         mcp_scope: Scope::Workspace,
         format: Format::OpenCode,
+        timeout: None,
         instructions_path: "AGENTS.md",
         instructions_head: "",
     },
@@ -153,8 +193,10 @@ pub const HOSTS: &[Host] = &[
         name: "vscode",
         title: "VS Code (Copilot)",
         mcp_path: ".vscode/mcp.json",
+        mcp_alternative: None,
         mcp_scope: Scope::Workspace,
         format: Format::Json(&["servers"], vscode),
+        timeout: None,
         instructions_path: ".github/copilot-instructions.md",
         instructions_head: "",
     },
@@ -162,8 +204,10 @@ pub const HOSTS: &[Host] = &[
         name: "windsurf",
         title: "Windsurf",
         mcp_path: ".codeium/windsurf/mcp_config.json",
+        mcp_alternative: None,
         mcp_scope: Scope::User,
         format: Format::Json(&["mcpServers"], stdio),
+        timeout: None,
         instructions_path: ".windsurf/rules/pith.md",
         instructions_head: "---\ntrigger: always_on\n---\n",
     },
@@ -225,36 +269,81 @@ impl Planned {
 }
 
 /// What `init` would write for `host` in the workspace `root` (and, for a user-scoped config,
-/// under `home`), reading what is there now. Writes nothing.
-pub fn plan(host: &Host, root: &Path, home: Option<&Path>) -> Result<Vec<Planned>, InitError> {
-    let (mcp_path, shown) = match host.mcp_scope {
-        Scope::Workspace => (root.join(host.mcp_path), host.mcp_path.to_owned()),
-        Scope::User => (
-            home.ok_or(InitError::NoHome(host.title))?
-                .join(host.mcp_path),
-            format!("~/{}", host.mcp_path),
-        ),
+/// under `home`), reading what is there now: the MCP config, then the instructions file, each
+/// planned or the reason it cannot be (a config that does not parse). Writes nothing.
+///
+/// `call` is the longest a pith tool call can take: a host with a per-server tool timeout
+/// gets it in pith's entry, unless the user set one there.
+pub fn plan(
+    host: &Host,
+    root: &Path,
+    home: Option<&Path>,
+    call: Duration,
+) -> Vec<Result<Planned, InitError>> {
+    vec![
+        plan_config(host, root, home, call),
+        plan_instructions(host, root),
+    ]
+}
+
+fn plan_config(
+    host: &Host,
+    root: &Path,
+    home: Option<&Path>,
+    call: Duration,
+) -> Result<Planned, InitError> {
+    let base = match host.mcp_scope {
+        Scope::Workspace => root.to_path_buf(),
+        Scope::User => home.ok_or(InitError::NoHome(host.title))?.to_path_buf(),
+    };
+    let rel = config_name(host, &base);
+    let mcp_path = base.join(rel);
+    let shown = match host.mcp_scope {
+        Scope::Workspace => rel.to_owned(),
+        Scope::User => format!("~/{rel}"),
     };
     let old = read(&mcp_path)?;
-    let new = merge_config(host.format, old.as_deref(), &mcp_path)?;
-    let mcp = Planned {
+    let defaults: Vec<(&'static str, Node)> =
+        host.timeout.map(|t| t.entry(call)).into_iter().collect();
+    let new = merge_config(host.format, old.as_deref(), &mcp_path, &defaults)?;
+    Ok(Planned {
         shown,
         path: mcp_path,
         scope: host.mcp_scope,
         old,
         new,
+    })
+}
+
+/// Which of the host's config names to use in `base`: the one that already names pith, else
+/// the alternative when it exists (`opencode.jsonc`: the host reads it, and a second file
+/// beside it would be a surprise), else the usual one.
+fn config_name(host: &Host, base: &Path) -> &'static str {
+    let Some(alt) = host.mcp_alternative else {
+        return host.mcp_path;
     };
+    let names_pith =
+        |rel: &str| std::fs::read_to_string(base.join(rel)).is_ok_and(|t| t.contains("\"pith\""));
+    if names_pith(host.mcp_path) {
+        host.mcp_path
+    } else if names_pith(alt) || base.join(alt).is_file() {
+        alt
+    } else {
+        host.mcp_path
+    }
+}
+
+fn plan_instructions(host: &Host, root: &Path) -> Result<Planned, InitError> {
     let instructions_path = root.join(host.instructions_path);
     let old = read(&instructions_path)?;
     let new = merge_block(old.as_deref(), host.instructions_head);
-    let instructions = Planned {
+    Ok(Planned {
         shown: host.instructions_path.to_owned(),
         path: instructions_path,
         scope: Scope::Workspace,
         old,
         new,
-    };
-    Ok(vec![mcp, instructions])
+    })
 }
 
 /// Writes a planned file (creating its directory), replacing it in one step.
@@ -311,58 +400,94 @@ fn merge_block(old: Option<&str>, head: &str) -> String {
     format!("{old}{sep}{INSTRUCTIONS}\n")
 }
 
-fn merge_config(format: Format, old: Option<&str>, path: &Path) -> Result<String, InitError> {
+/// `old` with pith's entry merged in: the keys pith owns set, `defaults` (a timeout) added
+/// where the entry lacks them.
+fn merge_config(
+    format: Format,
+    old: Option<&str>,
+    path: &Path,
+    defaults: &[(&'static str, Node)],
+) -> Result<String, InitError> {
     match format {
-        Format::Json(keys, entry) => merge_json(old, path, keys, &entry()),
+        Format::Json(keys, entry) => merge_json(old, path, keys, &entry(), defaults),
         Format::OpenCode => {
             let v2 = old
-                .and_then(|s| serde_json::from_str::<serde_json::Value>(s).ok())
-                .is_some_and(|v| {
-                    v["mcp"]["servers"]
-                        .as_object()
-                        .is_some_and(|s| !s.contains_key("type"))
+                .and_then(|s| jsonedit::get(s, &["mcp", "servers"]).ok().flatten())
+                .is_some_and(|servers| {
+                    servers.as_object().is_some_and(|s| !s.contains_key("type"))
                 });
             let keys: &[&str] = if v2 { &["mcp", "servers"] } else { &["mcp"] };
-            merge_json(old, path, keys, &opencode())
+            merge_json(old, path, keys, &opencode(), defaults)
         }
-        Format::CodexToml => merge_codex(old, path),
+        Format::CodexToml => merge_codex(old, path, defaults),
     }
 }
 
+/// `old` with pith's entry under `keys`: the members pith owns (those of `entry`) set where
+/// they differ, `defaults` added where missing, every other member of the entry kept; the
+/// whole entry written when there is none (or it is not an object).
 fn merge_json(
     old: Option<&str>,
     path: &Path,
     keys: &[&'static str],
     entry: &Node,
+    defaults: &[(&'static str, Node)],
 ) -> Result<String, InitError> {
+    let whole = match entry {
+        Node::Obj(fields) => Node::Obj(fields.iter().chain(defaults).cloned().collect()),
+        other => other.clone(),
+    };
     let Some(old) = old.filter(|s| !s.trim().is_empty()) else {
-        return Ok(jsonedit::new_document(keys, "pith", entry));
+        return Ok(jsonedit::new_document(keys, "pith", &whole));
     };
     let unparsable = |detail: String| InitError::Unparsable {
         path: path.to_path_buf(),
         format: "JSON",
         detail,
-        entry: format!("\"pith\": {} in `{}`", entry.to_value(), keys.join(".")),
+        entry: format!("\"pith\": {} in `{}`", whole.to_value(), keys.join(".")),
     };
-    let value: serde_json::Value =
-        serde_json::from_str(old).map_err(|e| unparsable(e.to_string()))?;
-    let current = keys
-        .iter()
-        .try_fold(&value, |v, k| v.get(*k))
-        .and_then(|servers| servers.get("pith"));
-    if current == Some(&entry.to_value()) {
-        return Ok(old.to_owned());
+    let at: Vec<&'static str> = keys.iter().copied().chain(["pith"]).collect();
+    let current = jsonedit::get(old, &at).map_err(&unparsable)?;
+    let (Some(serde_json::Value::Object(current)), Node::Obj(owned)) = (current, entry) else {
+        return jsonedit::set_entry(old, keys, "pith", &whole)
+            .map_err(|e| unparsable(e.to_string()));
+    };
+    let mut text = old.to_owned();
+    for (key, value) in owned {
+        if current.get(*key) != Some(&value.to_value()) {
+            text = jsonedit::set_entry(&text, &at, key, value)
+                .map_err(|e| unparsable(e.to_string()))?;
+        }
     }
-    jsonedit::set_entry(old, keys, "pith", entry).map_err(|e| unparsable(e.to_string()))
+    for (key, value) in defaults {
+        if !current.contains_key(*key) {
+            text = jsonedit::set_entry(&text, &at, key, value)
+                .map_err(|e| unparsable(e.to_string()))?;
+        }
+    }
+    Ok(text)
 }
 
-fn merge_codex(old: Option<&str>, path: &Path) -> Result<String, InitError> {
+/// `old` with a `[mcp_servers.pith]` table whose `command` and `args` are pith's, `defaults`
+/// added where missing; any other key of the table (the user's own `tool_timeout_sec`,
+/// `env`, `enabled`) kept.
+fn merge_codex(
+    old: Option<&str>,
+    path: &Path,
+    defaults: &[(&'static str, Node)],
+) -> Result<String, InitError> {
     use toml_edit::{value, Array, DocumentMut, Item, Table};
     let unparsable = |detail: String| InitError::Unparsable {
         path: path.to_path_buf(),
         format: "TOML",
         detail,
-        entry: "[mcp_servers.pith] command = \"pith\" args = [\"mcp\"]".to_owned(),
+        entry: format!(
+            "[mcp_servers.pith] command = \"pith\" args = [\"mcp\"]{}",
+            defaults
+                .iter()
+                .map(|(k, v)| format!(" {k} = {}", v.to_value()))
+                .collect::<String>()
+        ),
     };
     let mut doc: DocumentMut = old
         .unwrap_or_default()
@@ -378,25 +503,36 @@ fn merge_codex(old: Option<&str>, path: &Path) -> Result<String, InitError> {
         })
         .as_table_like_mut()
         .ok_or_else(|| unparsable("`mcp_servers` is not a table".into()))?;
-    let same = servers
-        .get("pith")
-        .and_then(Item::as_table_like)
-        .is_some_and(|t| {
-            t.len() == 2
-                && t.get("command").and_then(Item::as_str) == Some("pith")
-                && t.get("args").and_then(Item::as_array).is_some_and(|a| {
-                    a.iter()
-                        .map(|v| v.as_str())
-                        .eq(wanted_args.iter().map(|s| Some(*s)))
-                })
-        });
-    if same {
+    if servers.get("pith").and_then(Item::as_table_like).is_none() {
+        servers.insert("pith", Item::Table(Table::new()));
+    }
+    let pith = servers
+        .get_mut("pith")
+        .and_then(Item::as_table_like_mut)
+        .ok_or_else(|| unparsable("`mcp_servers.pith` is not a table".into()))?;
+    let mut changed = false;
+    if pith.get("command").and_then(Item::as_str) != Some("pith") {
+        pith.insert("command", value("pith"));
+        changed = true;
+    }
+    let args_ok = pith.get("args").and_then(Item::as_array).is_some_and(|a| {
+        a.iter()
+            .map(|v| v.as_str())
+            .eq(wanted_args.iter().map(|s| Some(*s)))
+    });
+    if !args_ok {
+        pith.insert("args", value(Array::from_iter(wanted_args)));
+        changed = true;
+    }
+    for (key, default) in defaults {
+        if let (None, Node::Num(n)) = (pith.get(key), default) {
+            pith.insert(key, value(i64::try_from(*n).unwrap_or(i64::MAX)));
+            changed = true;
+        }
+    }
+    if !changed {
         return Ok(old.unwrap_or_default().to_owned());
     }
-    let mut pith = Table::new();
-    pith.insert("command", value("pith"));
-    pith.insert("args", value(Array::from_iter(wanted_args)));
-    servers.insert("pith", Item::Table(pith));
     Ok(doc.to_string())
 }
 
@@ -436,28 +572,28 @@ mod tests {
     fn codex_table_is_added_and_kept_idempotent() {
         let user = "# mine\nmodel = \"o3\"\n\n[mcp_servers.other]\ncommand = \"x\"\n";
         let p = Path::new("config.toml");
-        let once = merge_codex(Some(user), p).unwrap();
+        let once = merge_codex(Some(user), p, &[]).unwrap();
         assert_eq!(
             once,
             format!("{user}\n[mcp_servers.pith]\ncommand = \"pith\"\nargs = [\"mcp\"]\n")
         );
-        assert_eq!(merge_codex(Some(&once), p).unwrap(), once);
-        let fresh = merge_codex(None, p).unwrap();
+        assert_eq!(merge_codex(Some(&once), p, &[]).unwrap(), once);
+        let fresh = merge_codex(None, p, &[]).unwrap();
         assert_eq!(
             fresh,
             "[mcp_servers.pith]\ncommand = \"pith\"\nargs = [\"mcp\"]\n"
         );
-        assert!(merge_codex(Some("not = = toml"), p).is_err());
+        assert!(merge_codex(Some("not = = toml"), p, &[]).is_err());
     }
 
     #[test]
     fn opencode_follows_the_files_shape() {
         let p = Path::new("opencode.json");
-        let v1 = merge_config(Format::OpenCode, None, p).unwrap();
+        let v1 = merge_config(Format::OpenCode, None, p, &[]).unwrap();
         let v: serde_json::Value = serde_json::from_str(&v1).unwrap();
         assert_eq!(v["mcp"]["pith"]["command"][1], "mcp");
         let v2 = "{\"mcp\": {\"servers\": {\"x\": {\"type\": \"local\", \"command\": [\"x\"]}}}}";
-        let out = merge_config(Format::OpenCode, Some(v2), p).unwrap();
+        let out = merge_config(Format::OpenCode, Some(v2), p, &[]).unwrap();
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(v["mcp"]["servers"]["pith"]["type"], "local");
     }
@@ -465,12 +601,119 @@ mod tests {
     #[test]
     fn invalid_json_is_left_alone() {
         let p = Path::new(".mcp.json");
-        let e = merge_json(Some("{ // comment\n}"), p, &["mcpServers"], &stdio()).unwrap_err();
+        let e = merge_json(Some("{ \"a\": }"), p, &["mcpServers"], &stdio(), &[]).unwrap_err();
         assert!(e.to_string().contains("left unchanged"), "{e}");
         assert!(
             e.to_string()
                 .ends_with("Add pith by hand: \"pith\": {\"args\":[\"mcp\"],\"command\":\"pith\"} in `mcpServers`"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn the_users_keys_in_piths_entry_stay() {
+        let p = Path::new("settings.json");
+        let user = "{\n  \"mcpServers\": {\n    \"pith\": {\n      \"command\": \"old-pith\",\n      \"timeout\": 900000,\n      \"trust\": true,\n      \"env\": {\"A\": \"1\"}\n    }\n  }\n}\n";
+        let out = merge_json(Some(user), p, &["mcpServers"], &stdio(), &[]).unwrap();
+        assert_eq!(
+            out,
+            "{\n  \"mcpServers\": {\n    \"pith\": {\n      \"command\": \"pith\",\n      \"timeout\": 900000,\n      \"trust\": true,\n      \"env\": {\"A\": \"1\"},\n      \"args\": [\"mcp\"]\n    }\n  }\n}\n"
+        );
+        assert_eq!(
+            merge_json(Some(&out), p, &["mcpServers"], &stdio(), &[]).unwrap(),
+            out
+        );
+
+        // OpenCode's `enabled: false` is the user's to lift, not pith's.
+        let oc = "{\"mcp\": {\"pith\": {\"type\": \"local\", \"command\": [\"pith\", \"mcp\"], \"enabled\": false}}}";
+        assert_eq!(
+            merge_config(Format::OpenCode, Some(oc), p, &[]).unwrap(),
+            oc
+        );
+
+        let codex = "[mcp_servers.pith]\ncommand = \"pith\"\nargs = [\"mcp\", \"--slim\"]\ntool_timeout_sec = 900 # mine\n\n[mcp_servers.pith.env]\nA = \"1\"\n";
+        let out = merge_codex(Some(codex), p, &[]).unwrap();
+        assert_eq!(
+            out,
+            "[mcp_servers.pith]\ncommand = \"pith\"\nargs = [\"mcp\"]\ntool_timeout_sec = 900 # mine\n\n[mcp_servers.pith.env]\nA = \"1\"\n"
+        );
+        assert_eq!(merge_codex(Some(&out), p, &[]).unwrap(), out);
+    }
+
+    #[test]
+    fn jsonc_is_merged_with_its_comments_and_trailing_commas() {
+        let p = Path::new("mcp.json");
+        let user = "// VS Code's MCP servers\n{\n  \"servers\": {\n    /* mine */\n    \"other\": {\"command\": \"x\"}, // keep\n  },\n}\n";
+        let out = merge_json(Some(user), p, &["servers"], &vscode(), &[]).unwrap();
+        assert_eq!(
+            out,
+            "// VS Code's MCP servers\n{\n  \"servers\": {\n    /* mine */\n    \"other\": {\"command\": \"x\"},\n    \"pith\": {\n      \"type\": \"stdio\",\n      \"command\": \"pith\",\n      \"args\": [\"mcp\", \"--root\", \"${workspaceFolder}\"]\n    }, // keep\n  },\n}\n"
+        );
+        assert_eq!(
+            merge_json(Some(&out), p, &["servers"], &vscode(), &[]).unwrap(),
+            out
+        );
+
+        // Comments alone in an object stay beside the new member.
+        let out = merge_json(
+            Some("{ // a comment\n}\n"),
+            p,
+            &["mcpServers"],
+            &stdio(),
+            &[],
+        )
+        .unwrap();
+        assert!(out.starts_with("{\n  \"mcpServers\": {"), "{out}");
+        assert!(out.contains("} // a comment\n}\n"), "{out}");
+        let v = jsonedit::get(&out, &["mcpServers", "pith", "command"]).unwrap();
+        assert_eq!(v, Some(serde_json::json!("pith")));
+    }
+
+    #[test]
+    fn hosts_with_a_tool_timeout_get_the_longest_call_unless_the_user_set_one() {
+        let call = Duration::from_secs(720);
+        let p = Path::new("x");
+        let gemini = host("gemini").unwrap().timeout.unwrap().entry(call);
+        let fresh = merge_json(None, p, &["mcpServers"], &stdio(), &[gemini.clone()]).unwrap();
+        assert_eq!(
+            jsonedit::get(&fresh, &["mcpServers", "pith", "timeout"]).unwrap(),
+            Some(serde_json::json!(720_000))
+        );
+        let mine = fresh.replace("720000", "90000");
+        let again = merge_json(Some(&mine), p, &["mcpServers"], &stdio(), &[gemini.clone()]);
+        assert_eq!(again.unwrap(), mine, "the user's timeout stays");
+        // An entry from before pith wrote one gets it.
+        let old = "{\"mcpServers\": {\"pith\": {\"command\": \"pith\", \"args\": [\"mcp\"]}}}";
+        let out = merge_json(Some(old), p, &["mcpServers"], &stdio(), &[gemini]).unwrap();
+        assert_eq!(
+            jsonedit::get(&out, &["mcpServers", "pith", "timeout"]).unwrap(),
+            Some(serde_json::json!(720_000))
+        );
+
+        let codex = [host("codex").unwrap().timeout.unwrap().entry(call)];
+        let fresh = merge_codex(None, p, &codex).unwrap();
+        assert_eq!(
+            fresh,
+            "[mcp_servers.pith]\ncommand = \"pith\"\nargs = [\"mcp\"]\ntool_timeout_sec = 720\n"
+        );
+        let mine = fresh.replace("720", "1800");
+        assert_eq!(merge_codex(Some(&mine), p, &codex).unwrap(), mine);
+        for other in ["claude", "cursor", "kiro", "opencode", "vscode", "windsurf"] {
+            assert!(host(other).unwrap().timeout.is_none(), "{other}");
+        }
+    }
+
+    #[test]
+    fn an_existing_opencode_jsonc_is_the_config() {
+        let dir = std::env::temp_dir().join(format!("pith-init-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let opencode = host("opencode").unwrap();
+        assert_eq!(config_name(opencode, &dir), "opencode.json");
+        std::fs::write(dir.join("opencode.jsonc"), "{}").unwrap();
+        assert_eq!(config_name(opencode, &dir), "opencode.jsonc");
+        // A project whose opencode.json already has pith keeps it there.
+        std::fs::write(dir.join("opencode.json"), "{\"mcp\": {\"pith\": {}}}").unwrap();
+        assert_eq!(config_name(opencode, &dir), "opencode.json");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

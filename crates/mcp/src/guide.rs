@@ -116,7 +116,8 @@ fn runners() -> &'static str {
 
 const RUNNERS_HEAD: &str = "\
 # Runners
-- The workspace is the nearest ancestor of the server's directory with a project marker \
+- The workspace is `--root`, else the client's first root, else the nearest ancestor of the \
+server's directory with a project marker \
 (a Cargo member climbs to its workspace root). Every project found below it runs (sibling \
 packages, several Go modules, a nested Cargo workspace), one after another into one answer; \
 `runs` then has one entry per project, with its `dir`. Test fixtures, examples, `testdata`, \
@@ -127,7 +128,7 @@ const RUNNERS_TAIL: &str = "\
 - pith never edits the project: its runner configuration comes from pith's cache and \
 scratch directories. A run is killed, with its whole process group, after 600 s.
 - `status` is one of TestsPassed, TestsFailed, RunnerFailed, BuildFailed, CollectionFailed, \
-TimedOut, Crashed, NoTestsRan, TestsNotFound, RunnerMissing. RunnerFailed: the runner's own \
+TimedOut, Cancelled, Crashed, NoTestsRan, TestsNotFound, RunnerMissing. RunnerFailed: the runner's own \
 exit code or totals say the run is not green though no test failed (a coverage threshold, a \
 run that stopped early); `reason` says which, `tail` shows the runner's words. A `hint` says \
 what to do when a runner is missing or misconfigured.
@@ -157,7 +158,8 @@ mod tests {
     fn the_runners_topic_is_assembled_unchanged() {
         const BEFORE: &str = "\
 # Runners
-- The workspace is the nearest ancestor of the server's directory with a project marker \
+- The workspace is `--root`, else the client's first root, else the nearest ancestor of the \
+server's directory with a project marker \
 (a Cargo member climbs to its workspace root). Every project found below it runs (sibling \
 packages, several Go modules, a nested Cargo workspace), one after another into one answer; \
 `runs` then has one entry per project, with its `dir`. Test fixtures, examples, `testdata`, \
@@ -171,7 +173,7 @@ pytest-xdist.
 - pith never edits the project: its runner configuration comes from pith's cache and \
 scratch directories. A run is killed, with its whole process group, after 600 s.
 - `status` is one of TestsPassed, TestsFailed, RunnerFailed, BuildFailed, CollectionFailed, \
-TimedOut, Crashed, NoTestsRan, TestsNotFound, RunnerMissing. RunnerFailed: the runner's own \
+TimedOut, Cancelled, Crashed, NoTestsRan, TestsNotFound, RunnerMissing. RunnerFailed: the runner's own \
 exit code or totals say the run is not green though no test failed (a coverage threshold, a \
 run that stopped early); `reason` says which, `tail` shows the runner's words. A `hint` says \
 what to do when a runner is missing or misconfigured.

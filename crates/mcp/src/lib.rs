@@ -7,5 +7,7 @@
 mod guide;
 mod server;
 mod tools;
+mod transport;
+mod workspace;
 
 pub use server::{declarations, serve, Options, ServeError, LIST_TTL_MS};

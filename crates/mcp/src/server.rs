@@ -9,18 +9,23 @@
 use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
-    Implementation, JsonObject, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    ServerCapabilities, ServerConfig, Tool,
+    Implementation, JsonObject, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ProtocolVersion, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
-use rmcp::service::RequestContext;
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientNotification, CustomRequest, CustomResult, ErrorCode,
+};
+use rmcp::service::{NotificationContext, Peer, RequestContext, ServerInitializeError};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
-use crate::tools::{self, Call, ToolDef, Workspace};
+use crate::tools::{self, Call, ToolDef};
+use crate::transport::{Lines, Observer, CLIENT_METHODS};
+use crate::workspace::Workspace;
 
 /// How long a client may cache `tools/list` (protocol 2026-07-28 and later): the tool set
 /// never changes while the server runs, so the longest TTL clients accept, one day.
@@ -55,12 +60,33 @@ pub fn declarations(slim: bool) -> Vec<Tool> {
 }
 
 fn declaration(t: &ToolDef, slim: bool) -> Tool {
-    let schema: JsonObject = serde_json::from_str(t.schema).expect("tool schemas are JSON objects");
-    Tool::new(
+    let mut schema: JsonObject =
+        serde_json::from_str(t.schema).expect("tool schemas are JSON objects");
+    // The runner names, in full declarations only: the slim ones' budget has no room, and a
+    // wrong name is answered in band with the list.
+    if let (false, Some(runner)) = (slim, runner_property(&mut schema)) {
+        let names = pith_engine::ecosystem::RUNNER_NAMES.iter();
+        let names: Vec<serde_json::Value> = names.map(|n| (*n).into()).collect();
+        runner.insert("enum".into(), names.into());
+    }
+    let mut tool = Tool::new(
         t.name,
         if slim { t.slim } else { t.description },
         Arc::new(schema),
-    )
+    );
+    if t.read_only {
+        tool = tool.with_annotations(ToolAnnotations::new().read_only(true));
+    }
+    tool
+}
+
+/// The schema's `runner` property, if it has one.
+fn runner_property(schema: &mut JsonObject) -> Option<&mut JsonObject> {
+    schema
+        .get_mut("properties")?
+        .as_object_mut()?
+        .get_mut("runner")?
+        .as_object_mut()
 }
 
 /// Serves MCP on stdin/stdout until the client closes stdin or pith is signalled.
@@ -73,21 +99,30 @@ pub fn serve(options: Options) -> Result<(), ServeError> {
         .enable_all()
         .build()
         .map_err(ServeError::Runtime)?;
-    let server = Server::new(
-        Workspace {
-            root: options.root,
-            cwd,
-            watcher: OnceLock::new(),
-        },
-        options.slim,
-    );
-    watch(Arc::clone(&server.workspace));
+    let server = Server::new(Workspace::new(options.root, cwd), options.slim);
     let calls = Arc::clone(&server.calls);
     let result = runtime.block_on(async move {
-        let running = tokio::select! {
-            running = server.serve(rmcp::transport::stdio_pipes()) => {
-                running.map_err(|e| ServeError::Handshake(e.to_string()))?
+        let (read, write) = rmcp::transport::stdio_pipes();
+        // The client's roots changed: calls after the notification wait for the new ones.
+        let ws = Arc::clone(&server.workspace);
+        let observer: Observer = Box::new(move |m| {
+            if let ClientJsonRpcMessage::Notification(n) = m {
+                if matches!(
+                    n.notification,
+                    ClientNotification::RootsListChangedNotification(_)
+                ) {
+                    ws.unsettle();
+                }
             }
+        });
+        let running = tokio::select! {
+            running = server.serve(Lines::new(read, write, Some(observer))) => match running {
+                Ok(running) => running,
+                // The client went before starting a session: a probe (`server/discover`
+                // alone), or a host checking that the command starts. Nothing failed.
+                Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+                Err(e) => return Err(ServeError::Handshake(e.to_string())),
+            },
             () = interrupted() => return Ok(()),
         };
         let stop = running.cancellation_token();
@@ -104,24 +139,6 @@ pub fn serve(options: Options) -> Result<(), ServeError> {
     // A blocking stdin read cannot be cancelled; do not wait for it.
     runtime.shutdown_timeout(Duration::from_millis(100));
     result
-}
-
-/// Starts the workspace's file watcher on a thread of its own (watching a large tree takes a
-/// while, and the handshake must not wait for it). A workspace that cannot be watched (no
-/// root yet, the kernel's watch limit) is scanned on each question instead, as the CLI does.
-fn watch(workspace: Arc<Workspace>) {
-    std::thread::spawn(move || {
-        let root = match pith_engine::resolve(workspace.root.as_deref(), &workspace.cwd) {
-            Ok(root) => root,
-            Err(_) => return,
-        };
-        match pith_engine::Watcher::start(&root) {
-            Ok(w) => {
-                let _ = workspace.watcher.set(Arc::new(w));
-            }
-            Err(e) => eprintln!("pith: answering without a file watcher: {e}"),
-        }
-    });
 }
 
 /// Resolves once pith has received SIGINT, SIGTERM or SIGHUP.
@@ -166,15 +183,18 @@ struct Server {
     /// Held by a call of an exclusive tool from before it starts until its runners are gone.
     exclusive: tokio::sync::Mutex<()>,
     calls: Arc<Calls>,
+    /// The code index kept between lookups.
+    lookups: Arc<pith_engine::Lookups>,
 }
 
 impl Server {
-    fn new(workspace: Workspace, slim: bool) -> Self {
+    fn new(workspace: Arc<Workspace>, slim: bool) -> Self {
         Server {
-            workspace: Arc::new(workspace),
+            workspace,
             tools: declarations(slim),
             exclusive: tokio::sync::Mutex::new(()),
             calls: Arc::default(),
+            lookups: Arc::default(),
         }
     }
 
@@ -192,15 +212,36 @@ impl Server {
         } else {
             None
         };
+        let (root, watcher) = if def.workspace {
+            if context.peer.peer_info().is_none() {
+                // A session without the handshake (protocol 2026-07-28): no roots to ask.
+                self.workspace.settle();
+            }
+            match self.workspace.current().await {
+                Ok(found) => found,
+                Err(why) => return Ok(CallToolResult::error(vec![ContentBlock::text(why)])),
+            }
+        } else {
+            (PathBuf::new(), None)
+        };
+        let progress = progress(context);
+        let lookups = Arc::clone(&self.lookups);
         let cancel = self.calls.start();
-        let workspace = Arc::clone(&self.workspace);
         let flag = Arc::clone(&cancel);
         let mut task = tokio::task::spawn_blocking(move || {
-            (def.run)(&Call {
-                workspace: &workspace,
+            let answer = (def.run)(&Call {
+                root: &root,
+                watcher: watcher.clone(),
                 args: &args,
                 cancel: &flag,
-            })
+                progress,
+                lookups: &lookups,
+            });
+            // Said once, where pith's own messages go.
+            if let Some(news) = watcher.and_then(|w| w.failure_news()) {
+                eprintln!("pith: {news}");
+            }
+            answer
         });
         let outcome = tokio::select! {
             outcome = &mut task => outcome,
@@ -227,6 +268,44 @@ impl Server {
         }
         Ok(result)
     }
+}
+
+/// Asks the client for its roots (in a task of its own: the answer comes through the service
+/// loop) and adopts them; a client that cannot answer leaves the server's own directory's.
+/// Roots are deprecated from protocol 2026-07-28 on, but the handshake sessions every host
+/// opens today still have them, and they are how a host names its workspace.
+#[allow(deprecated)]
+fn ask_roots(workspace: Arc<Workspace>, peer: Peer<RoleServer>) {
+    tokio::spawn(async move {
+        match peer.list_roots().await {
+            Ok(list) => {
+                let uris: Vec<String> = list.roots.into_iter().map(|r| r.uri).collect();
+                workspace.adopt(&uris);
+            }
+            Err(e) => {
+                eprintln!("pith: the client's roots/list failed: {e}");
+                workspace.settle();
+            }
+        }
+    });
+}
+
+/// When the request carries a `progressToken`: the run's heartbeat, sent as progress
+/// notifications (hosts reset their request timeout on each). `progress` is the seconds since
+/// the run began (it must grow with each notification, and a long test may end none);
+/// `message` says what runs and how many tests are done.
+fn progress(context: &RequestContext<RoleServer>) -> Option<tools::Progress> {
+    let token = context.meta.get_progress_token()?;
+    let peer = context.peer.clone();
+    let runtime = tokio::runtime::Handle::current();
+    Some(Arc::new(move |pulse: &pith_engine::Pulse| {
+        let note = ProgressNotificationParam::new(token.clone(), pulse.elapsed.as_secs() as f64)
+            .with_message(pulse.message());
+        let peer = peer.clone();
+        runtime.spawn(async move {
+            let _ = peer.notify_progress(note).await;
+        });
+    }))
 }
 
 fn cancelled() -> ErrorData {
@@ -278,5 +357,63 @@ impl ServerHandler for Server {
         };
         let args = request.arguments.unwrap_or_default();
         self.call(def, args, &context).await.map(Into::into)
+    }
+
+    /// The session started: the client's roots decide the workspace when it offers them.
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if !self.workspace.follows_roots() {
+            return;
+        }
+        let offers_roots = context
+            .peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.roots.is_some());
+        if offers_roots {
+            ask_roots(Arc::clone(&self.workspace), context.peer);
+        } else {
+            self.workspace.settle();
+        }
+    }
+
+    async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
+        if self.workspace.follows_roots() {
+            ask_roots(Arc::clone(&self.workspace), context.peer);
+        }
+    }
+
+    /// rmcp hands over as "custom" any request it could not read as the method it names: a
+    /// known method there had params that do not fit it (`-32602`); any other method is
+    /// unknown (`-32601`).
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let method = request.method.as_str();
+        if method == "tools/call" {
+            // Say what does not fit: `invalid type: integer `5`, expected a string`.
+            let why = match request.params_as::<CallToolRequestParams>() {
+                Err(e) => format!(
+                    ": {}",
+                    e.to_string().split(" at line ").next().unwrap_or("")
+                ),
+                Ok(_) => String::new(),
+            };
+            return Err(ErrorData::invalid_params(
+                format!("invalid params for tools/call{why}"),
+                None,
+            ));
+        }
+        if CLIENT_METHODS.contains(&method) {
+            return Err(ErrorData::invalid_params(
+                format!("invalid params for {method}"),
+                None,
+            ));
+        }
+        Err(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            request.method,
+            None,
+        ))
     }
 }

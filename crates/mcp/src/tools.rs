@@ -6,36 +6,37 @@
 //! name and hold only constants: nothing about the workspace, the time, the environment or the
 //! detected runners (that belongs in answers).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
 use crate::guide;
 
-/// Where tool calls look for the workspace, fixed when the server starts: `--root`, else the
-/// workspace found from the server's directory (as `pith test` run there would).
-pub(crate) struct Workspace {
-    pub root: Option<PathBuf>,
-    pub cwd: PathBuf,
-    /// The file watcher on the workspace, once it has started (it starts in the background:
-    /// a large tree takes a while to watch); until then, and without one, answers scan.
-    pub watcher: OnceLock<Arc<pith_engine::Watcher>>,
-}
-
-impl Workspace {
-    fn watcher(&self) -> Option<Arc<pith_engine::Watcher>> {
-        self.watcher.get().cloned()
-    }
-}
-
 /// One call of a tool.
 pub(crate) struct Call<'a> {
-    pub workspace: &'a Workspace,
+    /// The workspace root (see `workspace.rs`); empty for a tool that reads none.
+    pub root: &'a Path,
+    /// The file watcher on it, once it has started; until then, and without one, answers scan.
+    pub watcher: Option<Arc<pith_engine::Watcher>>,
     pub args: &'a Map<String, Value>,
     /// Set when the client cancels the request; the engine then kills the runner's group.
     pub cancel: &'a Arc<AtomicBool>,
+    /// Where a run's heartbeat goes, when the client asked for progress (a `progressToken`).
+    pub progress: Option<Progress>,
+    /// The code index the server keeps between lookups.
+    pub lookups: &'a pith_engine::Lookups,
+}
+
+/// A run's heartbeat, sent on as the client's progress notifications.
+pub(crate) type Progress = Arc<dyn Fn(&pith_engine::Pulse) + Send + Sync>;
+
+impl Call<'_> {
+    /// The workspace as the engine takes it: the root, which relative paths are taken from.
+    fn root(&self) -> (Option<PathBuf>, PathBuf) {
+        (Some(self.root.to_path_buf()), self.root.to_path_buf())
+    }
 }
 
 /// Why a tool could not do its job; sent in band as an error result of one line.
@@ -55,10 +56,16 @@ pub(crate) struct ToolDef {
     pub name: &'static str,
     /// What `tools/list` says by default.
     pub description: &'static str,
-    /// One line, for `pith mcp --slim` (hosts that also get the instructions block).
+    /// A few words, for `pith mcp --slim` (hosts that also get the instructions block).
     pub slim: &'static str,
-    /// The JSON Schema of the arguments, as compact JSON.
+    /// The JSON Schema of the arguments, as compact JSON; a `runner` property gets the
+    /// runner names as its `enum` in the full declarations.
     pub schema: &'static str,
+    /// Changes nothing (`readOnlyHint`): hosts need not ask the user before calling it.
+    pub read_only: bool,
+    /// Answers about the workspace (all but the guide): without one, the call is answered
+    /// in band with the fix.
+    pub workspace: bool,
     /// Runs one call at a time: it starts the project's runners.
     pub exclusive: bool,
     /// Answers one call with the exact bytes the matching CLI command prints.
@@ -69,14 +76,20 @@ pub(crate) struct ToolDef {
 /// `pith symbol`, `find_usages` as `pith usages`, `get_failures` as `pith failures`,
 /// `get_impact` as `pith tests-for`, `pith blast` or `pith select` by its argument,
 /// `get_status` as `pith status`, `run_tests` as `pith test`.
+///
+/// Every tool but `run_tests` is read-only. None is declared idempotent: the hint means
+/// something only for a tool that is not read-only, and `run_tests` is not (each run is
+/// recorded, and moves what `get_status`, `flaky` and `since` say).
 pub(crate) const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "find_symbol",
         description: "Where a name is defined: kind, file:line, container (syntactic). \
-`name`: plain or qualified (`Config::load`, `pkg.mod.func`); `kind`: only this kind \
-(function, class, struct, ...).",
+`name`: plain or qualified (`Config::load`, `pkg.mod.func`); `kind`: function, class, \
+struct, ...",
         slim: "Where a name is defined.",
         schema: r#"{"type":"object","properties":{"kind":{"type":"string"},"name":{"type":"string"}},"required":["name"]}"#,
+        read_only: true,
+        workspace: true,
         exclusive: false,
         run: find_symbol,
     },
@@ -86,6 +99,8 @@ pub(crate) const TOOLS: &[ToolDef] = &[
 (syntactic).",
         slim: "Where a name is used.",
         schema: r#"{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}"#,
+        read_only: true,
+        workspace: true,
         exclusive: false,
         run: find_usages,
     },
@@ -94,52 +109,62 @@ pub(crate) const TOOLS: &[ToolDef] = &[
         description: "The last run's failures in full, without running: whole messages, \
 every project frame, ten a page. `tests`: only these ids; `page`: `nextPage`; `stacks`: \
 library frames too.",
-        slim: "The last run's failures in full.",
-        schema: r#"{"type":"object","properties":{"page":{"type":"integer","minimum":1},"stacks":{"type":"boolean"},"tests":{"type":"array","items":{"type":"string"}}}}"#,
+        slim: "Last run's failures.",
+        schema: r#"{"type":"object","properties":{"page":{"type":"integer"},"stacks":{"type":"boolean"},"tests":{"type":"array","items":{"type":"string"}}}}"#,
+        read_only: true,
+        workspace: true,
         exclusive: false,
         run: get_failures,
     },
     ToolDef {
         name: "get_guide",
-        description: "Explains one topic of pith's answers: `clusters` (grouping, cuts, \
-counts), `flaky` (flaky, new, failingFor, recovered), `ids` (re-runs), `impact` (suspects, \
-selection, blast radius), `runners` (what each lacks, statuses).",
-        slim: "One topic of pith's guide.",
+        description: "One topic of pith's answers: clusters (grouping, counts), flaky (flaky, \
+new, failingFor, recovered), ids (re-runs), impact (suspects, selection), runners (limits, \
+statuses).",
+        slim: "A guide topic.",
         schema: r#"{"type":"object","properties":{"topic":{"type":"string","enum":["clusters","flaky","ids","impact","runners"]}},"required":["topic"]}"#,
+        read_only: true,
+        workspace: false,
         exclusive: false,
         run: get_guide,
     },
     ToolDef {
         name: "get_impact",
         description: "What a change reaches (import graph), nearest first: `file`: the test \
-files that depend on it; `target` (a file or symbol): its blast radius (files, definitions, \
-tests); neither: the test files the changes since the last green run (or git `rev`) reach, \
-or all with the reason when pith cannot follow a change.",
-        slim: "Tests of a `file`, blast radius of a `target`, or tests the changes reach.",
+files that depend on it; `target` (a file or symbol): its blast radius; neither: the test \
+files the changes since the last green run (or git `rev`) reach; all, with the reason, when \
+pith cannot follow a change.",
+        slim: "What a change reaches.",
         schema: r#"{"type":"object","properties":{"file":{"type":"string"},"rev":{"type":"string"},"target":{"type":"string"}}}"#,
+        read_only: true,
+        workspace: true,
         exclusive: false,
         run: get_impact,
     },
     ToolDef {
         name: "get_status",
-        description: "Workspace state without running: generation, last run (status, \
-counts, generations behind), files changed since, edits no test reaches, runners. `since`: an \
-earlier generation; if unchanged, says just that.",
-        slim: "Workspace state, without running.",
-        schema: r#"{"type":"object","properties":{"since":{"type":"integer","minimum":0}}}"#,
+        description: "Workspace state without running: `generation` (grows whenever a \
+file a test may read changes), last run (status, counts, generations behind), \
+files changed since, edits no test reaches, runners. `since`: an earlier `generation`; if \
+unchanged, says just that.",
+        slim: "Workspace state.",
+        schema: r#"{"type":"object","properties":{"since":{"type":"integer"}}}"#,
+        read_only: true,
+        workspace: true,
         exclusive: false,
         run: get_status,
     },
     ToolDef {
         name: "run_tests",
-        description: "Runs the tests through the project's own runner (nextest, pytest, ...); \
-one small JSON record: `status`, counts, failing tests (`test`, `message`, `frames` \
-\"file:line code\" deepest first), `clusters`, `suspects` (changed lines the failures \
-reach), the rest counted. Use it, not test or build commands in a shell. `tests`: ids \
-to re-run; `runner`: only this one; `since`: an earlier generation, unchanged answers without \
-running; `changed`: only tests the changes since the last green run reach.",
-        slim: "Run the tests (all, or `tests` ids).",
-        schema: r#"{"type":"object","properties":{"changed":{"type":"boolean"},"runner":{"type":"string"},"since":{"type":"integer","minimum":0},"tests":{"type":"array","items":{"type":"string"}}}}"#,
+        description: "Runs the tests through the project's own runner: `status`, counts, failing tests (`test`, `message`, `frames` \"file:line code\" \
+deepest first), `clusters`, `suspects` (changed lines the failures reach), the rest counted. \
+Use it, not test or build commands in a shell. `tests`: ids to re-run; `runner`: only this \
+one; `since`: a `generation`, unchanged answers without running; `changed`: only tests the \
+changes since the last green run reach.",
+        slim: "Run the tests.",
+        schema: r#"{"type":"object","properties":{"changed":{"type":"boolean"},"runner":{"type":"string"},"since":{"type":"integer"},"tests":{"type":"array","items":{"type":"string"}}}}"#,
+        read_only: false,
+        workspace: true,
         exclusive: true,
         run: run_tests,
     },
@@ -151,14 +176,19 @@ pub(crate) fn find(name: &str) -> Option<&'static ToolDef> {
 
 fn run_tests(call: &Call) -> Result<String, ToolError> {
     let args = Args::new(call.args, &["changed", "runner", "since", "tests"])?;
+    let (root, cwd) = call.root();
     let req = pith_engine::TestRequest {
-        root: call.workspace.root.clone(),
-        cwd: call.workspace.cwd.clone(),
+        root,
+        cwd,
         timeout: None,
         tests: args.strings("tests")?,
         runner: args.string("runner")?,
         cancel: Some(Arc::clone(call.cancel)),
         progress: None,
+        beat: call
+            .progress
+            .clone()
+            .map(|p| Box::new(move |pulse: &pith_engine::Pulse| p(pulse)) as pith_engine::Beat),
         changed: args
             .flag("changed")?
             .then_some(pith_engine::ChangedSince::LastGreen),
@@ -166,7 +196,7 @@ fn run_tests(call: &Call) -> Result<String, ToolError> {
     };
     let state = pith_engine::StateOptions {
         since: args.count("since")?,
-        watcher: call.workspace.watcher(),
+        watcher: call.watcher.clone(),
         ..pith_engine::StateOptions::default()
     };
     Ok(sent(pith_engine::answer::test(&req, &state)?))
@@ -174,11 +204,12 @@ fn run_tests(call: &Call) -> Result<String, ToolError> {
 
 fn get_status(call: &Call) -> Result<String, ToolError> {
     let args = Args::new(call.args, &["since"])?;
+    let (root, cwd) = call.root();
     let req = pith_engine::StatusRequest {
-        root: call.workspace.root.clone(),
-        cwd: call.workspace.cwd.clone(),
+        root,
+        cwd,
         since: args.count("since")?,
-        watcher: call.workspace.watcher(),
+        watcher: call.watcher.clone(),
     };
     Ok(sent(pith_engine::answer::status(&req)?))
 }
@@ -191,9 +222,10 @@ fn get_failures(call: &Call) -> Result<String, ToolError> {
         Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
     };
     let stacks = args.flag("stacks")?;
+    let (root, cwd) = call.root();
     let req = pith_engine::FailuresRequest {
-        root: call.workspace.root.clone(),
-        cwd: call.workspace.cwd.clone(),
+        root,
+        cwd,
         tests: args.strings("tests")?,
     };
     Ok(sent(pith_engine::answer::failures(&req, page, stacks)?))
@@ -202,20 +234,22 @@ fn get_failures(call: &Call) -> Result<String, ToolError> {
 fn find_symbol(call: &Call) -> Result<String, ToolError> {
     let args = Args::new(call.args, &["kind", "name"])?;
     let name = args.required("name")?;
-    let ws = call.workspace;
     let kind = args.string("kind")?;
-    let answer = pith_engine::answer::symbol(ws.root.as_deref(), &ws.cwd, &name, kind.as_deref())?;
+    let watcher = call.watcher.as_deref();
+    let answer =
+        pith_engine::answer::symbol_kept(call.root, &name, kind.as_deref(), call.lookups, watcher)?;
     Ok(sent(answer))
 }
 
 fn find_usages(call: &Call) -> Result<String, ToolError> {
     let args = Args::new(call.args, &["name"])?;
     let name = args.required("name")?;
-    let ws = call.workspace;
-    Ok(sent(pith_engine::answer::usages(
-        ws.root.as_deref(),
-        &ws.cwd,
+    let watcher = call.watcher.as_deref();
+    Ok(sent(pith_engine::answer::usages_kept(
+        call.root,
         &name,
+        call.lookups,
+        watcher,
     )?))
 }
 
@@ -223,8 +257,7 @@ fn find_usages(call: &Call) -> Result<String, ToolError> {
 /// `target` → `pith blast`, neither → `pith select` (since `rev` when given).
 fn get_impact(call: &Call) -> Result<String, ToolError> {
     let args = Args::new(call.args, &["file", "rev", "target"])?;
-    let ws = call.workspace;
-    let (root, cwd) = (ws.root.as_deref(), &ws.cwd);
+    let (root, cwd) = (Some(call.root), call.root);
     let answer = match (
         args.string("file")?,
         args.string("target")?,
@@ -349,6 +382,13 @@ mod tests {
     }
 
     #[test]
+    fn only_the_tool_that_runs_tests_is_not_read_only() {
+        for t in TOOLS {
+            assert_eq!(t.read_only, !t.exclusive, "{}", t.name);
+        }
+    }
+
+    #[test]
     fn guide_enum_lists_every_topic() {
         let v: Value = serde_json::from_str(find("get_guide").unwrap().schema).unwrap();
         let listed: Vec<_> = v["properties"]["topic"]["enum"]
@@ -362,17 +402,16 @@ mod tests {
     }
 
     fn call(name: &str, args: Value) -> Result<String, ToolError> {
-        let ws = Workspace {
-            root: None,
-            cwd: std::env::temp_dir(),
-            watcher: OnceLock::new(),
-        };
+        let root = std::env::temp_dir();
         let cancel = Arc::new(AtomicBool::new(false));
         let args = args.as_object().unwrap().clone();
         (find(name).unwrap().run)(&Call {
-            workspace: &ws,
+            root: &root,
+            watcher: None,
             args: &args,
             cancel: &cancel,
+            progress: None,
+            lookups: &pith_engine::Lookups::new(),
         })
     }
 

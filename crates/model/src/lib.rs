@@ -33,6 +33,9 @@ pub enum Status {
     Crashed,
     /// pith killed the run at its deadline.
     TimedOut,
+    /// pith stopped the run before it ended because its caller cancelled the request or pith
+    /// itself was told to stop (a signal): no verdict, and never recorded.
+    Cancelled,
     /// The detected runner is not installed where the project needs it.
     RunnerMissing,
     /// Another pith run holds this workspace and did not finish within the wait bound: nothing
@@ -52,6 +55,7 @@ impl Status {
             Status::BuildFailed => "BuildFailed",
             Status::Crashed => "Crashed",
             Status::TimedOut => "TimedOut",
+            Status::Cancelled => "Cancelled",
             Status::RunnerMissing => "RunnerMissing",
             Status::Busy => "Busy",
         }
@@ -59,7 +63,7 @@ impl Status {
 
     /// The status a [`Status::name`] names.
     pub fn from_name(name: &str) -> Option<Status> {
-        const ALL: [Status; 11] = [
+        const ALL: [Status; 12] = [
             Status::TestsPassed,
             Status::NoTestsRan,
             Status::TestsNotFound,
@@ -69,6 +73,7 @@ impl Status {
             Status::BuildFailed,
             Status::Crashed,
             Status::TimedOut,
+            Status::Cancelled,
             Status::RunnerMissing,
             Status::Busy,
         ];
@@ -80,7 +85,7 @@ impl Status {
     pub const fn exit_code(self) -> i32 {
         match self {
             Status::TestsPassed => 0,
-            Status::RunnerMissing | Status::Busy => 2,
+            Status::Cancelled | Status::RunnerMissing | Status::Busy => 2,
             _ => 1,
         }
     }

@@ -97,6 +97,13 @@ pub trait Adapter: Send + Sync {
         None
     }
 
+    /// How far a run in progress is, for a heartbeat to a waiting client: a counter of the
+    /// tests done so far, read from what this runner writes into `scratch` as it goes.
+    /// `None` when it writes nothing pith can count before it ends.
+    fn progress(&self, _scratch: &Path) -> Option<Counter> {
+        None
+    }
+
     /// Re-runs `tests` (a handful of failing ones) with line tracing limited to `files`
     /// (workspace-relative) and tells which of their lines each test executed. `None` when
     /// this runner cannot trace cheaply (an instrumented rebuild): the engine then uses the
@@ -110,6 +117,9 @@ pub trait Adapter: Send + Sync {
         Ok(None)
     }
 }
+
+/// The tests a run in progress has done so far (see [`Adapter::progress`]).
+pub type Counter = Box<dyn Fn() -> u64 + Send + Sync>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunnerError {

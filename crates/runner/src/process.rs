@@ -159,6 +159,7 @@ fn run_with(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
+    die_with_this_thread(&mut cmd);
     let mut child = cmd.spawn()?;
     let mut group = Group::new(child.id() as libc::pid_t);
     let mut watchdog = Watchdog::start(group.pgid);
@@ -220,6 +221,35 @@ fn run_with(
         end,
         elapsed: start.elapsed(),
     })
+}
+
+/// The runner's leader gets SIGKILL when the thread that starts it ends (Linux's
+/// `PR_SET_PDEATHSIG`): that thread stays in [`run_with`] until the leader is reaped, so this
+/// fires only when pith dies, and then without needing the watchdog (which a host killing
+/// pith's whole process group with SIGKILL took along before it had its own group). The
+/// watchdog still kills the rest of the group.
+fn die_with_this_thread(cmd: &mut Command) {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: getpid has no preconditions.
+        let parent = unsafe { libc::getpid() };
+        // SAFETY: between fork and exec the closure calls only async-signal-safe functions
+        // (prctl, getppid, _exit) and allocates nothing.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // pith died before the request took effect: do not start orphaned.
+                if libc::getppid() != parent {
+                    libc::_exit(137);
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = cmd;
 }
 
 /// The runner's process group as [`run_with`]'s loop sees it: whether and when pith asked it
@@ -504,7 +534,7 @@ impl Watchdog {
         }
         let [read_end, write_end] = fds;
         // SAFETY: after fork the child calls only async-signal-safe functions (dup2, close,
-        // signal, read, killpg, _exit) and never returns into Rust code.
+        // setpgid, signal, read, killpg, _exit) and never returns into Rust code.
         match unsafe { libc::fork() } {
             -1 => {
                 // SAFETY: closing descriptors this process owns.
@@ -565,6 +595,9 @@ unsafe fn watchdog_main(read_end: RawFd, pgid: libc::pid_t) -> ! {
             libc::close(fd);
         }
     }
+    // A group of its own: a host that kills pith's whole process group (the MCP SDKs stop a
+    // server so, SIGTERM then SIGKILL) must not take the watchdog along with it.
+    libc::setpgid(0, 0);
     // Ctrl-C reaches pith's whole group; pith kills the runner itself then.
     libc::signal(libc::SIGINT, libc::SIG_IGN);
     libc::signal(libc::SIGHUP, libc::SIG_IGN);

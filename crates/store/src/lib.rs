@@ -35,7 +35,7 @@ pub use lock::{RunLock, TryLock};
 pub use memory::{
     changed_lines, Baseline, ChangeKind, Changes, FileChange, Hunk, Remembered, Since, MEMORY_BYTES,
 };
-pub use watch::{Dirty, Watcher};
+pub use watch::{Dirty, Reader, Watcher};
 
 /// The state directory's name, at the workspace root.
 pub const STATE_DIR: &str = ".pith";

@@ -914,6 +914,35 @@ fn a_synced_take_sees_every_change_made_before_it_without_waiting_for_events() {
 }
 
 #[test]
+fn a_watcher_that_could_not_watch_a_new_directory_asks_for_a_scan_ever_after() {
+    let (_d, root) = workspace();
+    let mut s = open(&root);
+    // As at the kernel's limit: the first directory made after start cannot be watched.
+    let watcher = Watcher::start_with(&root, Some(0)).unwrap();
+    assert!(watcher.take_synced().full);
+    let g = s.scan().unwrap();
+    std::fs::write(root.join("src/a.py"), "a = 5\n").unwrap();
+    let dirty = watcher.take_synced();
+    assert!(!dirty.full && watcher.failure().is_none(), "{dirty:?}");
+    assert_eq!(s.refresh(dirty).unwrap(), g + 1);
+
+    std::fs::create_dir(root.join("pkg")).unwrap();
+    let dirty = watcher.take_synced();
+    assert!(dirty.full, "{dirty:?}");
+    assert!(watcher.failure().unwrap().contains("could not be watched"));
+    // An empty directory is no input.
+    assert_eq!(s.refresh(dirty).unwrap(), g + 1);
+    // A change in the directory no watch covers: every later question scans, and sees it.
+    for i in 0..3 {
+        std::fs::write(root.join(format!("pkg/m{i}.py")), "m = 1\n").unwrap();
+        let dirty = watcher.take_synced();
+        assert!(dirty.full, "{dirty:?}");
+        assert_eq!(s.refresh(dirty).unwrap(), g + 2 + i);
+    }
+    assert!(watcher.take().full);
+}
+
+#[test]
 fn the_watcher_ignores_tool_caches_and_generated_directories() {
     let (_d, root) = workspace();
     std::fs::create_dir_all(root.join("target/debug")).unwrap();

@@ -6,6 +6,12 @@
 //! and asks for the status at once, so [`Watcher::take_synced`] first writes a cookie file
 //! into `.pith/` and waits for its event (as watchman does): the kernel queues events in
 //! order, so once the cookie's event is in, every change made before the question is too.
+//!
+//! The watcher is trusted only while it is complete. Any error after start — a directory
+//! created during the session that could not be watched (the kernel's limit on watches), an
+//! overflow of the kernel's event queue, a failed read — means some change may never be
+//! reported: from then on every question gets a full scan ([`Watcher::failure`] says why),
+//! never a stale answer.
 
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
@@ -13,7 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use notify::event::{AccessKind, AccessMode, EventKind};
+use notify::event::{AccessKind, AccessMode, CreateKind, EventKind};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
 
 use crate::StoreError;
@@ -25,6 +31,9 @@ const MAX_DIRTY: usize = 10_000;
 const SYNC_WAIT: Duration = Duration::from_secs(2);
 /// Cookie files' name prefix, in the state directory.
 const COOKIE: &str = "sync-";
+/// For tests: how many directories created after start a watcher may watch before it fails
+/// as at the kernel's limit on watches (what an unprivileged test cannot set).
+pub const SPARE_ENV: &str = "PITH_WATCH_SPARE_DIRS";
 
 /// What changed since the watcher was last asked.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -46,10 +55,22 @@ impl Dirty {
     }
 }
 
+/// Who reads a watcher's changes: each has its own set, emptied by its own takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reader {
+    /// The workspace state (the generation).
+    State = 0,
+    /// The code index kept in memory between lookups.
+    Index = 1,
+}
+
 /// Watches a workspace recursively; dropping it stops watching.
 pub struct Watcher {
     _inner: RecommendedWatcher,
-    dirty: Arc<Mutex<Dirty>>,
+    /// The changes not yet taken, one set per [`Reader`].
+    dirty: Arc<Mutex<[Dirty; 2]>>,
+    /// Why the watcher stopped being complete, once it has.
+    failure: Arc<Mutex<Option<String>>>,
     /// Cookie names whose event has arrived, and the signal that one did.
     cookies: Arc<(Mutex<HashSet<String>>, Condvar)>,
     next_cookie: AtomicU64,
@@ -60,31 +81,49 @@ impl Watcher {
     /// Starts watching `root` (absolute, canonical). The first [`Watcher::take`] asks for a
     /// full scan, so nothing that happened before the watch began is missed.
     pub fn start(root: &Path) -> Result<Watcher, StoreError> {
-        let dirty = Arc::new(Mutex::new(Dirty::everything()));
+        let spare = std::env::var(SPARE_ENV).ok().and_then(|v| v.parse().ok());
+        Watcher::start_with(root, spare)
+    }
+
+    /// [`Watcher::start`], failing as at the kernel's limit on watches once `spare`
+    /// directories created after start have been watched (`None`: the kernel's own limit).
+    pub(crate) fn start_with(root: &Path, mut spare: Option<u64>) -> Result<Watcher, StoreError> {
+        let dirty = Arc::new(Mutex::new([Dirty::everything(), Dirty::everything()]));
+        let failure: Arc<Mutex<Option<String>>> = Arc::default();
         let cookies: Arc<(Mutex<HashSet<String>>, Condvar)> = Arc::default();
         let sink = Arc::clone(&dirty);
+        let failed = Arc::clone(&failure);
         let cookie_sink = Arc::clone(&cookies);
         let base = root.to_path_buf();
         let state_dir = root.join(crate::STATE_DIR);
         let mut generated = HashSet::new();
         let mut inner =
             notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-                if let Ok(e) = &event {
-                    arrived(&state_dir, e, &cookie_sink);
-                }
-                let Ok(mut d) = sink.lock() else {
-                    return;
+                let fail = |why: String| {
+                    if let Ok(mut f) = failed.lock() {
+                        f.get_or_insert(why);
+                    }
                 };
                 let event = match event {
                     Ok(e) => e,
-                    Err(_) => {
-                        d.full = true;
-                        return;
-                    }
+                    Err(e) => return fail(lost(&e)),
                 };
+                arrived(&state_dir, &event, &cookie_sink);
                 if event.need_rescan() {
-                    d.full = true;
+                    fail("the kernel's queue of file events overflowed".to_owned());
                 }
+                if let (Some(n), EventKind::Create(CreateKind::Folder)) = (&mut spare, event.kind) {
+                    match n.checked_sub(1) {
+                        Some(left) => *n = left,
+                        None => fail(format!(
+                            "a new directory could not be watched: the limit on watches was \
+                             reached ({SPARE_ENV})"
+                        )),
+                    }
+                }
+                let Ok(mut sets) = sink.lock() else {
+                    return;
+                };
                 if let EventKind::Access(kind) = event.kind {
                     // Reads (pith's own hashing among them) change nothing; a closed writer does.
                     if kind != AccessKind::Close(AccessMode::Write) {
@@ -93,40 +132,68 @@ impl Watcher {
                 }
                 for p in &event.paths {
                     if let Some(rel) = relevant(&base, p, &mut generated) {
-                        d.paths.insert(rel);
+                        for d in sets.iter_mut() {
+                            d.paths.insert(rel.clone());
+                        }
                     }
                 }
-                if d.paths.len() > MAX_DIRTY {
-                    d.paths.clear();
-                    d.full = true;
+                for d in sets.iter_mut() {
+                    if d.paths.len() > MAX_DIRTY {
+                        d.paths.clear();
+                        d.full = true;
+                    }
                 }
             })?;
         inner.watch(root, RecursiveMode::Recursive)?;
         Ok(Watcher {
             _inner: inner,
             dirty,
+            failure,
             cookies,
             next_cookie: AtomicU64::new(0),
             root: root.to_path_buf(),
         })
     }
 
+    /// Why the watcher can no longer vouch for every change, once something went wrong after
+    /// it started; from then on every [`Watcher::take`] asks for a full scan.
+    pub fn failure(&self) -> Option<String> {
+        match self.failure.lock() {
+            Ok(f) => f.clone(),
+            Err(_) => Some("the watcher's state was lost".to_owned()),
+        }
+    }
+
     pub fn root(&self) -> &Path {
         &self.root
     }
 
-    /// What changed since the last call, emptying the set.
+    /// What changed since the state's last take, emptying its set.
     pub fn take(&self) -> Dirty {
-        match self.dirty.lock() {
-            Ok(mut d) => std::mem::take(&mut *d),
+        self.take_for(Reader::State)
+    }
+
+    /// What changed since `reader`'s last take, emptying its set.
+    pub fn take_for(&self, reader: Reader) -> Dirty {
+        let taken = match self.dirty.lock() {
+            Ok(mut sets) => std::mem::take(&mut sets[reader as usize]),
             Err(_) => Dirty::everything(),
+        };
+        if self.failure().is_some() {
+            return Dirty::everything();
         }
+        taken
     }
 
     /// What changed up to now, emptying the set: like [`Watcher::take`], after waiting until
     /// the events of every change made before this call have arrived. When they cannot be
     /// vouched for (the cookie cannot be written, or its event is late), a full scan is asked.
     pub fn take_synced(&self) -> Dirty {
+        self.take_synced_for(Reader::State)
+    }
+
+    /// [`Watcher::take_synced`], for `reader`.
+    pub fn take_synced_for(&self, reader: Reader) -> Dirty {
         let n = self.next_cookie.fetch_add(1, Ordering::Relaxed);
         let name = format!("{COOKIE}{}-{n}", std::process::id());
         let path = self.root.join(crate::STATE_DIR).join(&name);
@@ -144,7 +211,8 @@ impl Watcher {
         if written {
             let _ = std::fs::remove_file(&path);
         }
-        let mut dirty = self.take();
+        // Taken after the cookie: a failure reported with the events before it counts.
+        let mut dirty = self.take_for(reader);
         if !synced {
             dirty.full = true;
         }
@@ -170,6 +238,18 @@ impl Watcher {
                 Err(_) => return false,
             };
         }
+    }
+}
+
+/// What a watcher error means for the answers, in words.
+fn lost(e: &notify::Error) -> String {
+    match e.kind {
+        notify::ErrorKind::MaxFilesWatch => {
+            "a new directory could not be watched: the system's limit on file watches \
+             (fs.inotify.max_user_watches) was reached"
+                .to_owned()
+        }
+        _ => format!("the file watcher failed: {e}"),
     }
 }
 

@@ -6,6 +6,8 @@
 use std::path::Path;
 use std::process::Command;
 
+pub mod mcp;
+
 pub use pith_testkit::{
     answer_of, assert_clean, fixture, frames, link_node_modules, repo_root, shared_target, strings,
     without_callers_pith_variables, Answer, Fixture,

@@ -3,12 +3,23 @@
 Usage: python3 client.py PLAN_JSON
 
 PLAN_JSON: {"command": [...], "cwd": DIR, "env": {...}, "mode": "handshake" | "modern",
-            "steps": [STEP, ...]}
+            "roots": [URI, ...] (optional: the client offers these roots), "steps": [STEP, ...]}
 STEP: {"list": true}
     | {"call": NAME, "args": {...}}
     | {"concurrent": [{"call": NAME, "args": {...}}, ...]}   calls started together
     | {"cancel": NAME, "args": {...}, "watch": DIR}         started, cancelled once a process
                                                             runs in DIR, then DIR watched
+    | {"roots": [URI, ...]}                                  the client's roots change (and it
+                                                            says so: roots/list_changed)
+    | {"write": PATH, "text": TEXT} | {"remove": PATH}           a file written or removed between
+                                                            calls (an agent's edit)
+    | {"call": NAME, "args": {...}, "timeout": SECS, "progress": BOOL}
+                                                            a host's request timeout: given up
+                                                            (cancelled) after SECS without an
+                                                            answer, SECS counted again from each
+                                                            progress notification when it asks
+                                                            for them (the TypeScript SDK's
+                                                            resetTimeoutOnProgress)
 Prints one JSON line per step on stdout: what the client received, as the SDK parsed it.
 """
 
@@ -16,9 +27,10 @@ import json
 import os
 import sys
 import time
+import warnings
 
 import anyio
-from mcp import ClientSession, StdioServerParameters
+from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
 
@@ -42,14 +54,45 @@ def pids_in(directory):
     return found
 
 
-async def call(session, step):
+async def call(session, step, on_progress=None):
     try:
-        r = await session.call_tool(step["call"], step.get("args") or {})
+        r = await session.call_tool(step["call"], step.get("args") or {}, progress_callback=on_progress)
         return {"result": result_json(r)}
     except Exception as e:  # a protocol error: the SDK raises it
         error = getattr(e, "error", None)
         code = getattr(error, "code", None)
         return {"error": {"code": code, "message": str(e)}}
+
+
+async def call_with_timeout(session, step):
+    timeout = step["timeout"]
+    start = time.monotonic()
+    deadline = [start + timeout]
+    notes = []
+
+    async def on_progress(progress, total, message):
+        notes.append({"progress": progress, "message": message, "at": round(time.monotonic() - start, 2)})
+        deadline[0] = time.monotonic() + timeout
+
+    done = {}
+    async with anyio.create_task_group() as tg:
+        scope = anyio.CancelScope()
+
+        async def run():
+            with scope:
+                done["answer"] = await call(session, step, on_progress if step.get("progress") else None)
+
+        tg.start_soon(run)
+        while "answer" not in done and time.monotonic() < deadline[0]:
+            await anyio.sleep(0.05)
+        if "answer" not in done:
+            scope.cancel()
+    out = {"elapsed": round(time.monotonic() - start, 2), "notes": notes}
+    if "answer" in done:
+        out.update(done["answer"])
+    else:
+        out["timedOut"] = True
+    return out
 
 
 async def cancel(session, step):
@@ -79,6 +122,12 @@ async def cancel(session, step):
 
 
 async def main(plan):
+    roots = {"uris": plan.get("roots")}
+
+    async def list_roots(context):
+        return types.ListRootsResult(roots=[types.Root(uri=u) for u in roots["uris"]])
+
+    offers_roots = roots["uris"] is not None
     params = StdioServerParameters(
         command=plan["command"][0],
         args=plan["command"][1:],
@@ -86,7 +135,8 @@ async def main(plan):
         env={**os.environ, **plan.get("env", {})},
     )
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
+        callbacks = {"list_roots_callback": list_roots} if offers_roots else {}
+        async with ClientSession(read, write, **callbacks) as session:
             if plan.get("mode") == "modern":
                 found = await session.discover()
                 print(json.dumps({"protocol": session.protocol_version, "serverInfo": result_json(found)}), flush=True)
@@ -106,12 +156,28 @@ async def main(plan):
                         for i, s in enumerate(step["concurrent"]):
                             tg.start_soon(one, i, s)
                     out = {"concurrent": results}
+                elif "write" in step:
+                    os.makedirs(os.path.dirname(step["write"]), exist_ok=True)
+                    with open(step["write"], "w") as f:
+                        f.write(step["text"])
+                    out = {"wrote": step["write"]}
+                elif "remove" in step:
+                    os.remove(step["remove"])
+                    out = {"removed": step["remove"]}
+                elif "roots" in step:
+                    roots["uris"] = step["roots"]
+                    await session.send_roots_list_changed()
+                    out = {"roots": step["roots"]}
                 elif "cancel" in step:
                     out = {"cancel": await cancel(session, {**step, "call": step["cancel"]})}
+                elif "timeout" in step:
+                    out = await call_with_timeout(session, step)
                 else:
                     out = await call(session, step)
                 print(json.dumps(out, ensure_ascii=False), flush=True)
 
 
 if __name__ == "__main__":
+    # Roots are deprecated from protocol 2026-07-28 on; hosts on the handshake still send them.
+    warnings.simplefilter("ignore", DeprecationWarning)
     anyio.run(main, json.loads(sys.argv[1]))

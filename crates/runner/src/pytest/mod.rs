@@ -106,6 +106,11 @@ impl Adapter for Pytest {
         Some(files.iter().filter(module).cloned().collect())
     }
 
+    fn progress(&self, scratch: &Path) -> Option<crate::Counter> {
+        let scratch = scratch.to_path_buf();
+        Some(Box::new(move || records::finished_in(&scratch)))
+    }
+
     fn run(&self, ctx: &Context<'_>, tests: &[String]) -> Result<Run, RunnerError> {
         let dir = self.dir(ctx);
         let interp = match self.interpreter(dir, ctx.paths) {

@@ -21,6 +21,31 @@ const MAX_LOADS: usize = 256;
 /// without being held.
 pub const MAX_LINE: usize = 1 << 20;
 
+/// The tests a run in progress has finished: the most `finish` records in any of the
+/// plugin's files in `scratch` (each attempt writes its own), while pytest is still writing.
+pub fn finished_in(scratch: &std::path::Path) -> u64 {
+    const FINISH: &[u8] = b"{\"t\":\"finish\"";
+    let Ok(entries) = std::fs::read_dir(scratch) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("pytest-") && name.ends_with(".jsonl")
+        })
+        .filter_map(|e| std::fs::read(e.path()).ok())
+        .map(|bytes| {
+            bytes
+                .split(|&b| b == b'\n')
+                .filter(|line| line.starts_with(FINISH))
+                .count() as u64
+        })
+        .max()
+        .unwrap_or(0)
+}
+
 /// A frame as the plugin wrote it: absolute path, 1-based line, stripped source line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawFrame {
