@@ -673,18 +673,18 @@ mod tests {
     fn hosts_with_a_tool_timeout_get_the_longest_call_unless_the_user_set_one() {
         let call = Duration::from_secs(720);
         let p = Path::new("x");
-        let gemini = host("gemini").unwrap().timeout.unwrap().entry(call);
-        let fresh = merge_json(None, p, &["mcpServers"], &stdio(), &[gemini.clone()]).unwrap();
+        let gemini = [host("gemini").unwrap().timeout.unwrap().entry(call)];
+        let fresh = merge_json(None, p, &["mcpServers"], &stdio(), &gemini).unwrap();
         assert_eq!(
             jsonedit::get(&fresh, &["mcpServers", "pith", "timeout"]).unwrap(),
             Some(serde_json::json!(720_000))
         );
         let mine = fresh.replace("720000", "90000");
-        let again = merge_json(Some(&mine), p, &["mcpServers"], &stdio(), &[gemini.clone()]);
+        let again = merge_json(Some(&mine), p, &["mcpServers"], &stdio(), &gemini);
         assert_eq!(again.unwrap(), mine, "the user's timeout stays");
         // An entry from before pith wrote one gets it.
         let old = "{\"mcpServers\": {\"pith\": {\"command\": \"pith\", \"args\": [\"mcp\"]}}}";
-        let out = merge_json(Some(old), p, &["mcpServers"], &stdio(), &[gemini]).unwrap();
+        let out = merge_json(Some(old), p, &["mcpServers"], &stdio(), &gemini).unwrap();
         assert_eq!(
             jsonedit::get(&out, &["mcpServers", "pith", "timeout"]).unwrap(),
             Some(serde_json::json!(720_000))

@@ -213,8 +213,13 @@ impl Server {
             None
         };
         let (root, watcher) = if def.workspace {
-            if context.peer.peer_info().is_none() {
-                // A session without the handshake (protocol 2026-07-28): no roots to ask.
+            let offers_roots = context
+                .peer
+                .peer_info()
+                .is_some_and(|info| info.capabilities.roots.is_some());
+            if !offers_roots {
+                // No roots to wait for: a client without the capability, or a session without
+                // the handshake (protocol 2026-07-28).
                 self.workspace.settle();
             }
             match self.workspace.current().await {

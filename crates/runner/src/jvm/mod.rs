@@ -102,6 +102,18 @@ impl Adapter for Jvm {
         Some(files.iter().filter(test_class).cloned().collect())
     }
 
+    /// The tests pith's JUnit listener saw finish (its `F` lines), as it writes them.
+    fn progress(&self, scratch: &Path) -> Option<crate::Counter> {
+        let events = absolute(scratch).join("junit-events.txt");
+        Some(Box::new(move || {
+            std::fs::read(&events).map_or(0, |b| {
+                b.split(|&c| c == b'\n')
+                    .filter(|l| l.starts_with(b"F\t"))
+                    .count() as u64
+            })
+        }))
+    }
+
     fn run(&self, ctx: &Context<'_>, tests: &[String]) -> Result<Run, RunnerError> {
         let mut not_found: Vec<String> = Vec::new();
         let mut selection: Vec<TestId> = Vec::new();
@@ -191,6 +203,18 @@ const JAVA_HINT: &str =
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tests_finished_so_far_are_the_listeners_f_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let count = Jvm::new(Tool::Maven, Path::new("/ws"))
+            .progress(dir.path())
+            .unwrap();
+        assert_eq!(count(), 0);
+        let events = "S\tdemo.CalcTest\tadds()\nF\tdemo.CalcTest\tadds()\tSUCCESSFUL\nS\tdemo.CalcTest\tsubs()\n";
+        std::fs::write(dir.path().join("junit-events.txt"), events).unwrap();
+        assert_eq!(count(), 1);
+    }
 
     #[test]
     fn ids_are_claimed_strictly() {

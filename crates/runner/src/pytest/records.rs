@@ -24,7 +24,8 @@ pub const MAX_LINE: usize = 1 << 20;
 /// The tests a run in progress has finished: the most `finish` records in any of the
 /// plugin's files in `scratch` (each attempt writes its own), while pytest is still writing.
 pub fn finished_in(scratch: &std::path::Path) -> u64 {
-    const FINISH: &[u8] = b"{\"t\":\"finish\"";
+    // As the plugin writes it, and as JSON with spaces would be.
+    const FINISH: [&[u8]; 2] = [b"{\"t\":\"finish\"", b"{\"t\": \"finish\""];
     let Ok(entries) = std::fs::read_dir(scratch) else {
         return 0;
     };
@@ -39,7 +40,7 @@ pub fn finished_in(scratch: &std::path::Path) -> u64 {
         .map(|bytes| {
             bytes
                 .split(|&b| b == b'\n')
-                .filter(|line| line.starts_with(FINISH))
+                .filter(|line| FINISH.iter().any(|f| line.starts_with(f)))
                 .count() as u64
         })
         .max()
@@ -447,6 +448,21 @@ fn frame(v: &Value) -> Option<RawFrame> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn tests_finished_so_far_are_counted_from_the_newest_records() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(finished_in(dir.path()), 0);
+        std::fs::write(dir.path().join("pytest-1.jsonl"), SAMPLE).unwrap();
+        assert_eq!(finished_in(dir.path()), 2);
+        // A second attempt's file while it is being written: the most any file says.
+        let partial =
+            "{\"t\":\"start\",\"id\":\"a\"}\n{\"t\":\"finish\",\"id\":\"a\"}\n{\"t\":\"fin";
+        std::fs::write(dir.path().join("pytest-2.jsonl"), partial).unwrap();
+        assert_eq!(finished_in(dir.path()), 2);
+        std::fs::remove_file(dir.path().join("pytest-1.jsonl")).unwrap();
+        assert_eq!(finished_in(dir.path()), 1);
+    }
 
     const SAMPLE: &str = r#"{"t": "session", "v": 1, "pytest": "9.2.0", "python": "3.11.7", "rootdir": "/ws"}
 {"t": "start", "id": "tests/test_a.py::test_ok"}
