@@ -284,7 +284,7 @@ fn loads_of(ctx: &Context<'_>, records: &Records, run: &Run, asked: &[String]) -
         if modules.is_empty() {
             continue;
         }
-        let ran_whole = asked.is_empty() || asked.iter().any(|a| *a == test);
+        let ran_whole = asked.is_empty() || asked.contains(&test);
         let failed = run.failures.iter().any(|f| faults::node_file(&f.test) == test);
         out.push(Loads {
             whole: ran_whole && !failed,
