@@ -222,6 +222,28 @@ fn pytest_in_run_tracing_skips_a_slow_failing_test() {
     assert!(!traced.tests.contains_key("tests/test_slow.py::test_slow"), "{traced:?}");
 }
 
+/// A failing test whose session fixture took long to build (by another test, first) is not
+/// run again: the session was torn down, and it would be built again.
+#[test]
+fn pytest_in_run_tracing_skips_a_test_whose_fixtures_took_long_to_build() {
+    let ws = project(&[
+        ("pyproject.toml", PYPROJECT),
+        ("pricing.py", PRICING),
+        (
+            "tests/conftest.py",
+            "import time\n\nimport pytest\n\n\n@pytest.fixture(scope=\"session\")\ndef database():\n    time.sleep(1.5)\n    return {}\n",
+        ),
+        (
+            "tests/test_db.py",
+            "import pricing\n\n\ndef test_first(database):\n    assert pricing.discount(500) == 450\n\n\ndef test_second(database):\n    assert pricing.discount(5) == 5\n",
+        ),
+    ]);
+    let adapter = pytest::detect(ws.path()).expect("a Python project");
+    let run = Runs::new(ws.path()).run_traced(&adapter, &[], &["pricing.py"], Duration::from_secs(240));
+    assert_eq!((run.passed, run.failed), (1, 1), "{run:?}");
+    assert_eq!(run.traced, None);
+}
+
 /// A test file whose tests all passed, run whole, is a whole observation of its loads; the
 /// statement imports the graph reads are not loads.
 #[test]

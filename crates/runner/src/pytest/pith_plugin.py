@@ -40,7 +40,8 @@ Tracing in the run itself ($PITH_RETRACE, {"files": [...], "tests": N, "share": 
 F}): the run is not traced; after its last test, the first N tests that failed run again in
 this process, traced as above, their verdicts told to no one (pytest's `runtestprotocol`
 without logging: no report, no exit status, no terminal line changes), while the time they
-took the first time fits in S times the loop's plus F seconds. A second process would start Python, pytest and the
+took the first time, plus the run's longest setup (the session's fixtures are set up again),
+fits in S times the loop's plus F seconds. A second process would start Python, pytest and the
 collection again for a few tests. Not under xdist (the tests ran in other processes).
 
 Dynamic loads: while a test file is collected and while each of its tests runs,
@@ -780,16 +781,21 @@ def _retrace_plan(raw):
         return 0, 0.0, 0.0
 
 
-# Failed tests of the run, in order, and every test's time over its phases (for $PITH_RETRACE).
+# Failed tests of the run, in order, every test's time over its phases, and the longest setup
+# of any test (for $PITH_RETRACE).
 _failed_order = []
 _failed_seen = set()
 _spent = {}
+_longest_setup = [0.0]
 
 
 def _note_outcome(report):
     try:
         nodeid = report.nodeid
-        _spent[nodeid] = _spent.get(nodeid, 0.0) + float(getattr(report, "duration", 0.0) or 0.0)
+        took = float(getattr(report, "duration", 0.0) or 0.0)
+        _spent[nodeid] = _spent.get(nodeid, 0.0) + took
+        if report.when == "setup" and took > _longest_setup[0]:
+            _longest_setup[0] = took
         if report.failed and nodeid not in _failed_seen:
             _failed_seen.add(nodeid)
             _failed_order.append(nodeid)
@@ -877,7 +883,10 @@ def _retrace(session, loop, clock):
         files.add(f)
     for nodeid in (firsts + rest)[:most]:
         item = by_id.get(nodeid)
-        took = _spent.get(nodeid, 0.0)
+        # The session's fixtures were torn down with the last test: the re-run sets up again
+        # what it needs, which may be what the run's longest setup built (a database, a
+        # container) although this test's own setup found it ready.
+        took = _spent.get(nodeid, 0.0) + _longest_setup[0]
         if item is None or took > budget:
             continue
         started = clock()
