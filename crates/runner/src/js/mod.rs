@@ -153,6 +153,12 @@ impl Adapter for Js {
         Some(files.iter().filter(|f| is_test_file(f)).cloned().collect())
     }
 
+    /// The tests pith's reporter saw end, as it writes them (see [`tests_done`]).
+    fn progress(&self, scratch: &Path) -> Option<crate::Counter> {
+        let events = scratch.join(format!("{}.events.jsonl", self.name()));
+        Some(Box::new(move || std::fs::read(&events).map_or(0, |b| tests_done(&b))))
+    }
+
     fn run(&self, ctx: &Context<'_>, tests: &[String]) -> Result<Run, RunnerError> {
         let program = match self.program() {
             Ok(p) => p,
@@ -219,6 +225,28 @@ impl Adapter for Js {
     }
 }
 
+/// Tests ended so far in a reporter's records: jest's and vitest's `case` records as they
+/// stream (jest before 29.6 writes them only as each file ends, marked `final`, and 29.6 and
+/// later write them again then: the larger count of the two), node's `test:pass` and
+/// `test:fail` events (suites count too: a heartbeat's figure, not a verdict's).
+fn tests_done(records: &[u8]) -> u64 {
+    let (mut streamed, mut last, mut node) = (0u64, 0u64, 0u64);
+    for line in records.split(|&b| b == b'\n') {
+        if line.starts_with(br#"{"e":"case""#) {
+            if line.ends_with(br#""final":true}"#) {
+                last += 1;
+            } else {
+                streamed += 1;
+            }
+        } else if line.starts_with(br#"{"type":"test:pass""#)
+            || line.starts_with(br#"{"type":"test:fail""#)
+        {
+            node += 1;
+        }
+    }
+    streamed.max(last) + node
+}
+
 fn missing(runner: Runner, hint: String) -> Run {
     scaffold::runner_missing(runner.name(), hint)
 }
@@ -226,6 +254,23 @@ fn missing(runner: Runner, hint: String) -> Run {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tests_done_count_each_test_once_whichever_way_it_was_written() {
+        let case = |final_: bool| {
+            let end = if final_ { r#","final":true}"# } else { "}" };
+            format!(r#"{{"e":"case","status":"passed","path":"/a.test.js","names":["x"]{end}"#)
+        };
+        // jest 29.6+: streamed, then the file's list again at its end.
+        let jest = [case(false), case(false), case(true), case(true)].join("\n");
+        assert_eq!(tests_done(jest.as_bytes()), 2);
+        // Older jest: only the list at each file's end; a file still running adds nothing.
+        let old = [r#"{"e":"file","path":"/a.test.js"}"#.to_owned(), case(true)].join("\n");
+        assert_eq!(tests_done(old.as_bytes()), 1);
+        let node = "{\"type\":\"test:pass\",\"data\":{}}\n{\"type\":\"test:fail\",\"data\":{}}\n{\"type\":\"test:start\"}";
+        assert_eq!(tests_done(node.as_bytes()), 2);
+        assert_eq!(tests_done(b"not json\n"), 0);
+    }
 
     #[test]
     fn ids_are_files_then_names() {
