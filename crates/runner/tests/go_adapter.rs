@@ -111,6 +111,19 @@ fn green() {
     );
 }
 
+/// A heartbeat on another thread counts the tests `go test -json` says ended, as it says so.
+#[test]
+fn progress_counts_the_tests_that_ended() {
+    let ws = fixture("green");
+    let adapters = go::detect(ws.path());
+    let runs = Runs::new(ws.path());
+    let progress = adapters[0].progress(runs.scratch()).expect("go counts its tests");
+    assert_eq!(progress(), 0);
+    let run = runs.run(adapters[0].as_ref(), &[], Duration::from_secs(300));
+    assert_eq!(run.passed, 2);
+    assert_eq!(progress(), 2);
+}
+
 /// go's exit code is part of the run: 0 on a green run, 1 when a test failed.
 #[test]
 fn the_exit_code_is_evidence() {

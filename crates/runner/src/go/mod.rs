@@ -110,6 +110,12 @@ impl Adapter for Go {
         "go"
     }
 
+    /// The tests `go test -json` said ended so far (see [`ends_a_test`]).
+    fn progress(&self, scratch: &Path) -> Option<crate::Counter> {
+        let done = scratch.join(DONE_FILE);
+        Some(Box::new(move || std::fs::metadata(&done).map_or(0, |m| m.len())))
+    }
+
     /// A test file selects its package (`go test` builds and runs a package whole): the
     /// module path and the file's directory below the module's.
     fn ids_for_files(&self, project: Option<&str>, files: &[String]) -> Option<Vec<String>> {
@@ -211,6 +217,16 @@ impl Adapter for Go {
     }
 }
 
+/// In the run's scratch directory: one byte per test that ended, as `go test -json` says so.
+const DONE_FILE: &str = "go-tests-done";
+
+/// Whether a `go test -json` line is a test's (not a package's) pass, fail or skip.
+fn ends_a_test(line: &[u8]) -> bool {
+    let has = |needle: &[u8]| line.windows(needle.len()).any(|w| w == needle);
+    has(br#""Test":""#)
+        && (has(br#""Action":"pass""#) || has(br#""Action":"fail""#) || has(br#""Action":"skip""#))
+}
+
 enum Listing {
     Ok(Vec<locate::Listed>),
     /// go could not list the module at all: this is the answer.
@@ -268,7 +284,15 @@ impl Go {
         }
         cmd.args(pkgs);
         let mut stream = events::Stream::default();
-        let out = match process::run_lines(cmd, ctx.deadline, ctx.cancel, &mut |l| stream.push(l)) {
+        // One byte a test that ended, for a heartbeat on another thread (see `progress`).
+        let mut done = std::fs::File::create(ctx.scratch.join(DONE_FILE)).ok();
+        let mut sink = |l: &[u8]| {
+            if let (Some(f), true) = (done.as_mut(), ends_a_test(l)) {
+                let _ = std::io::Write::write_all(f, b".");
+            }
+            stream.push(l)
+        };
+        let out = match process::run_lines(cmd, ctx.deadline, ctx.cancel, &mut sink) {
             Ok(o) => o,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(missing(GO_HINT.to_owned()))
@@ -298,6 +322,27 @@ impl Go {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_test_ends_with_its_pass_fail_or_skip_not_its_packages() {
+        let ended = [
+            r#"{"Time":"t","Action":"pass","Package":"m/p","Test":"TestA","Elapsed":0}"#,
+            r#"{"Time":"t","Action":"fail","Package":"m/p","Test":"TestB/sub","Elapsed":0}"#,
+            r#"{"Time":"t","Action":"skip","Package":"m/p","Test":"TestC","Elapsed":0}"#,
+        ];
+        for l in ended {
+            assert!(ends_a_test(l.as_bytes()), "{l}");
+        }
+        let not = [
+            r#"{"Time":"t","Action":"pass","Package":"m/p","Elapsed":0.1}"#,
+            r#"{"Time":"t","Action":"run","Package":"m/p","Test":"TestA"}"#,
+            r#"{"Time":"t","Action":"output","Package":"m/p","Test":"TestA","Output":"\"Action\":\"pass\""}"#,
+            "ok  \tm/p\t0.01s",
+        ];
+        for l in not {
+            assert!(!ends_a_test(l.as_bytes()), "{l}");
+        }
+    }
 
     fn go(module: Option<&str>) -> Go {
         Go {
