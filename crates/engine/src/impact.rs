@@ -113,10 +113,7 @@ pub(crate) fn find_suspects(
     } in judged
     {
         let test = &report.runs[r].failures[f].test;
-        if let Some((t, lines)) = traced
-            .as_ref()
-            .and_then(|t| Some(t).zip(t.tests.get(test)))
-        {
+        if let Some((t, lines)) = traced.as_ref().and_then(|t| Some(t).zip(t.tests.get(test))) {
             let changes = memo.get(&pass).and_then(Option::as_ref);
             scored = retrace(scored, lines, t, changes);
         }
@@ -176,8 +173,7 @@ pub(crate) fn trace_plan(store: &Store, root: &Path) -> Option<pith_runner::Trac
     files.retain(|f| root.join(f).is_file());
     files.sort();
     files.dedup();
-    (!files.is_empty() && files.len() <= PLANNED_FILES)
-        .then_some(pith_runner::TracePlan { files })
+    (!files.is_empty() && files.len() <= PLANNED_FILES).then_some(pith_runner::TracePlan { files })
 }
 
 /// A failure's own suspect: its best changed line. In a traced run, a failure that was not
@@ -423,7 +419,8 @@ fn score(
 }
 
 /// `changes` with each hunk narrowed to its lines of code: a hunk of comments and blank lines
-/// alone runs nothing and is no suspect (an edited comment beside a bug must not outrank it).
+/// alone runs nothing and is no suspect (an edited comment beside a bug must not outrank it),
+/// but for a single blank line, which is how a deleted line often shows (the line after it).
 /// A file that cannot be read, or of a language whose comments pith does not know, is kept.
 fn code_only(root: &Path, mut changes: Changes) -> Changes {
     for change in &mut changes.files {
@@ -439,14 +436,23 @@ fn code_only(root: &Path, mut changes: Changes) -> Changes {
         let text = String::from_utf8_lossy(&bytes);
         let lines: Vec<&str> = text.lines().collect();
         let is_code = |n: u32| {
-            let line = lines.get(n.saturating_sub(1) as usize).map_or("", |l| l.trim());
+            let line = lines
+                .get(n.saturating_sub(1) as usize)
+                .map_or("", |l| l.trim());
             // A line past the end is a deletion's neighbour: where the removed code was.
             n as usize > lines.len()
-                || (!line.is_empty()
-                    && line != "*"
-                    && !markers.iter().any(|m| line.starts_with(m)))
+                || (!line.is_empty() && line != "*" && !markers.iter().any(|m| line.starts_with(m)))
+        };
+        let blank = |n: u32| {
+            lines
+                .get(n.saturating_sub(1) as usize)
+                .is_some_and(|l| l.trim().is_empty())
         };
         change.hunks.retain_mut(|h| {
+            // A pure deletion is the one line after it, often a blank one: where code was.
+            if h.start == h.end && blank(h.start) {
+                return true;
+            }
             let Some(start) = (h.start..=h.end).find(|&n| is_code(n)) else {
                 return false;
             };
@@ -1111,8 +1117,10 @@ mod tests {
         });
         let mut own = Traced::default();
         own.files.insert("pkg/money.py".into());
-        own.tests
-            .insert(test.into(), [("pkg/money.py".to_owned(), [2].into())].into());
+        own.tests.insert(
+            test.into(),
+            [("pkg/money.py".to_owned(), [2].into())].into(),
+        );
         run.traced = Some(own);
         let report = Report {
             runs: vec![run],
@@ -1217,12 +1225,15 @@ mod tests {
         let file = |path: &str, hunks: &[(u32, u32)]| FileChange {
             path: path.into(),
             kind: ChangeKind::Modified,
-            hunks: hunks.iter().map(|&(start, end)| Hunk { start, end }).collect(),
+            hunks: hunks
+                .iter()
+                .map(|&(start, end)| Hunk { start, end })
+                .collect(),
         };
         let changes = Changes {
             baseline: pith_store::Baseline::Run { generation: 1 },
             files: vec![
-                file("m.py", &[(2, 4), (3, 7), (9, 9)]),
+                file("m.py", &[(2, 2), (2, 4), (3, 3), (3, 7), (9, 9)]),
                 file("m.c", &[(1, 3), (2, 5)]),
                 file("notes.txt", &[(1, 1)]),
             ],
@@ -1235,9 +1246,10 @@ mod tests {
         assert_eq!(
             kept,
             [
-                // Blank and comment lines alone: gone; a mixed hunk narrowed to its code; a
-                // line past the end (a deletion's neighbour) kept.
-                ("m.py".to_owned(), vec![(6, 6), (9, 9)]),
+                // One blank line (where a deleted line was): kept; blank and comment lines
+                // otherwise: gone; a mixed hunk narrowed to its code; a line past the end (a
+                // deletion's neighbour) kept.
+                ("m.py".to_owned(), vec![(2, 2), (6, 6), (9, 9)]),
                 // A dereference is code, a doc comment's lines are not.
                 ("m.c".to_owned(), vec![(4, 5)]),
                 ("notes.txt".to_owned(), vec![(1, 1)]),
@@ -1264,7 +1276,15 @@ mod tests {
                 hunk("unseen.py", 9, 9),
             ],
         };
-        let statically = |f: &str, l: u32| ((f.to_owned(), l), Score { hit: false, score: 10 });
+        let statically = |f: &str, l: u32| {
+            (
+                (f.to_owned(), l),
+                Score {
+                    hit: false,
+                    score: 10,
+                },
+            )
+        };
         // The graph: the test reaches every file but far.py.
         let scored = vec![
             statically("ran.py", 5),
@@ -1326,7 +1346,10 @@ mod tests {
         std::fs::write(ws.path().join("pkg/new.py"), "Y = 2\n").unwrap();
         let mut g = Graph::build(ws.path()).unwrap();
         let mut loads = BTreeMap::new();
-        loads.insert("tests/test_plugins.py".to_owned(), vec!["pkg/other.py".to_owned()]);
+        loads.insert(
+            "tests/test_plugins.py".to_owned(),
+            vec!["pkg/other.py".to_owned()],
+        );
         g.observe(&loads);
         let select = |changes: &[(&str, ChangeKind)]| {
             selection_of(&g, &changed(changes), Baseline::LastGreen).tests
@@ -1340,9 +1363,12 @@ mod tests {
             ["tests/test_other.py", "tests/test_plugins.py"]
         );
         assert_eq!(
-            select(&[("pkg/new.py", ChangeKind::Added), ("pkg/money.py", ChangeKind::Modified)])
-                .last()
-                .map(String::as_str),
+            select(&[
+                ("pkg/new.py", ChangeKind::Added),
+                ("pkg/money.py", ChangeKind::Modified)
+            ])
+            .last()
+            .map(String::as_str),
             Some("tests/test_plugins.py")
         );
     }

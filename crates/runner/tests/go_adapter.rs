@@ -117,7 +117,9 @@ fn progress_counts_the_tests_that_ended() {
     let ws = fixture("green");
     let adapters = go::detect(ws.path());
     let runs = Runs::new(ws.path());
-    let progress = adapters[0].progress(runs.scratch()).expect("go counts its tests");
+    let progress = adapters[0]
+        .progress(runs.scratch())
+        .expect("go counts its tests");
     assert_eq!(progress(), 0);
     let run = runs.run(adapters[0].as_ref(), &[], Duration::from_secs(300));
     assert_eq!(run.passed, 2);

@@ -183,10 +183,24 @@ fn pytest_traces_its_failing_tests_inside_the_run_and_changes_no_verdict() {
     let traced = traced_run.traced.as_ref().expect("traced in the run");
     let t = "tests/test_pricing.py::";
     assert_eq!(traced.tests.len(), 3, "{traced:?}");
-    assert_eq!(lines(traced, &format!("{t}test_discount_through_a_dynamic_import"), "pricing.py"), [2, 4]);
+    assert_eq!(
+        lines(
+            traced,
+            &format!("{t}test_discount_through_a_dynamic_import"),
+            "pricing.py"
+        ),
+        [2, 4]
+    );
     assert!(lines(traced, &format!("{t}test_unrelated"), "pricing.py").is_empty());
     // The variable stays out of the tests' world in the re-run too.
-    assert_eq!(lines(traced, &format!("{t}test_environment_is_the_tests_own"), "pricing.py"), [8]);
+    assert_eq!(
+        lines(
+            traced,
+            &format!("{t}test_environment_is_the_tests_own"),
+            "pricing.py"
+        ),
+        [8]
+    );
     assert!(!traced.tests.contains_key("tests/test_passing.py::test_big"));
     assert_eq!(traced.files.iter().collect::<Vec<_>>(), ["pricing.py"]);
     // Imported before the re-run: its import-time lines (the `def`s) ran with no trace event.
@@ -199,7 +213,14 @@ fn pytest_traces_its_failing_tests_inside_the_run_and_changes_no_verdict() {
         .iter()
         .map(|l| (l.test.as_str(), l.modules.clone(), l.whole))
         .collect();
-    assert_eq!(loads, [("tests/test_pricing.py", vec!["pricing.py".to_owned()], false)]);
+    assert_eq!(
+        loads,
+        [(
+            "tests/test_pricing.py",
+            vec!["pricing.py".to_owned()],
+            false
+        )]
+    );
 }
 
 /// Only the first failing tests are traced, and only while their first runs took a small
@@ -215,11 +236,18 @@ fn pytest_in_run_tracing_skips_a_slow_failing_test() {
         ),
     ]);
     let adapter = pytest::detect(ws.path()).expect("a Python project");
-    let run = Runs::new(ws.path()).run_traced(&adapter, &[], &["pricing.py"], Duration::from_secs(240));
+    let run =
+        Runs::new(ws.path()).run_traced(&adapter, &[], &["pricing.py"], Duration::from_secs(240));
     assert_eq!(run.failed, 2);
     let traced = run.traced.expect("the quick one is traced");
-    assert_eq!(lines(&traced, "tests/test_slow.py::test_quick", "pricing.py"), [2, 3]);
-    assert!(!traced.tests.contains_key("tests/test_slow.py::test_slow"), "{traced:?}");
+    assert_eq!(
+        lines(&traced, "tests/test_slow.py::test_quick", "pricing.py"),
+        [2, 3]
+    );
+    assert!(
+        !traced.tests.contains_key("tests/test_slow.py::test_slow"),
+        "{traced:?}"
+    );
 }
 
 /// A failing test whose session fixture took long to build (by another test, first) is not
@@ -239,7 +267,8 @@ fn pytest_in_run_tracing_skips_a_test_whose_fixtures_took_long_to_build() {
         ),
     ]);
     let adapter = pytest::detect(ws.path()).expect("a Python project");
-    let run = Runs::new(ws.path()).run_traced(&adapter, &[], &["pricing.py"], Duration::from_secs(240));
+    let run =
+        Runs::new(ws.path()).run_traced(&adapter, &[], &["pricing.py"], Duration::from_secs(240));
     assert_eq!((run.passed, run.failed), (1, 1), "{run:?}");
     assert_eq!(run.traced, None);
 }
@@ -263,10 +292,18 @@ fn pytest_tells_the_modules_a_test_file_loads_by_a_computed_name() {
     let limit = Duration::from_secs(240);
     let whole = runs.run(&adapter, &[], limit);
     assert_eq!(whole.passed, 2, "{whole:?}");
-    let loads: Vec<_> = whole.loads.iter().map(|l| (l.test.as_str(), l.modules.clone(), l.whole)).collect();
+    let loads: Vec<_> = whole
+        .loads
+        .iter()
+        .map(|l| (l.test.as_str(), l.modules.clone(), l.whole))
+        .collect();
     assert_eq!(
         loads,
-        [("tests/test_plugins.py", vec!["plugins/fast.py".to_owned()], true)]
+        [(
+            "tests/test_plugins.py",
+            vec!["plugins/fast.py".to_owned()],
+            true
+        )]
     );
     // One test of the file: what it saw adds to an observation, it is not one.
     let part = runs.run(&adapter, &["tests/test_plugins.py::test_fast"], limit);

@@ -332,7 +332,10 @@ fn jest_traces_its_failing_test_files_inside_the_run() {
         all
     };
     assert_eq!(frames(&traced_run), frames(&plain));
-    assert!(frames(&plain).contains(&"src/stock.js:9".to_owned()), "{plain:?}");
+    assert!(
+        frames(&plain).contains(&"src/stock.js:9".to_owned()),
+        "{plain:?}"
+    );
     assert!(traced_run.failed > 3, "{traced_run:?}");
     let traced = traced_run.traced.as_ref().expect("traced in the run");
     assert_eq!(traced.files.iter().collect::<Vec<_>>(), changed);

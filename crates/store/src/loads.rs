@@ -95,7 +95,10 @@ mod tests {
     }
 
     fn pair(test: &str, modules: &[&str]) -> (String, Vec<String>) {
-        (test.to_owned(), modules.iter().map(|m| (*m).to_owned()).collect())
+        (
+            test.to_owned(),
+            modules.iter().map(|m| (*m).to_owned()).collect(),
+        )
     }
 
     #[test]
@@ -109,39 +112,75 @@ mod tests {
         let g = s.scan().unwrap();
 
         // A partial observation never starts one: a failing test may not have reached its load.
-        s.record(g, "", 0, &mut run_with(&[("tests/test_p.py", &["src/a.py"], false)]))
-            .unwrap();
+        s.record(
+            g,
+            "",
+            0,
+            &mut run_with(&[("tests/test_p.py", &["src/a.py"], false)]),
+        )
+        .unwrap();
         assert!(observed(&s).is_empty());
 
         let whole = [("tests/test_p.py", &["src/a.py", "src/b.py"][..], true)];
         s.record(g, "", 0, &mut run_with(&whole)).unwrap();
-        assert_eq!(observed(&s), [pair("tests/test_p.py", &["src/a.py", "src/b.py"])]);
-
-        // A partial one adds to a valid one; a whole one replaces it.
-        s.record(g, "", 0, &mut run_with(&[("tests/test_p.py", &["src/c.py"], false)]))
-            .unwrap();
         assert_eq!(
             observed(&s),
-            [pair("tests/test_p.py", &["src/a.py", "src/b.py", "src/c.py"])]
+            [pair("tests/test_p.py", &["src/a.py", "src/b.py"])]
         );
-        s.record(g, "", 0, &mut run_with(&[("tests/test_p.py", &["src/d.py"], true)]))
-            .unwrap();
+
+        // A partial one adds to a valid one; a whole one replaces it.
+        s.record(
+            g,
+            "",
+            0,
+            &mut run_with(&[("tests/test_p.py", &["src/c.py"], false)]),
+        )
+        .unwrap();
+        assert_eq!(
+            observed(&s),
+            [pair(
+                "tests/test_p.py",
+                &["src/a.py", "src/b.py", "src/c.py"]
+            )]
+        );
+        s.record(
+            g,
+            "",
+            0,
+            &mut run_with(&[("tests/test_p.py", &["src/d.py"], true)]),
+        )
+        .unwrap();
         assert_eq!(observed(&s), [pair("tests/test_p.py", &["src/d.py"])]);
 
         // A test file pith has not seen (or that is gone) keeps nothing.
-        s.record(g, "", 0, &mut run_with(&[("tests/test_gone.py", &["src/a.py"], true)]))
-            .unwrap();
+        s.record(
+            g,
+            "",
+            0,
+            &mut run_with(&[("tests/test_gone.py", &["src/a.py"], true)]),
+        )
+        .unwrap();
         assert_eq!(observed(&s).len(), 1);
 
         // Edited since: the observation no longer counts, and a partial one cannot revive it.
         std::fs::write(root.join("tests/test_p.py"), "import importlib  # now\n").unwrap();
         let g = s.scan().unwrap();
         assert!(observed(&s).is_empty());
-        s.record(g, "", 0, &mut run_with(&[("tests/test_p.py", &["src/a.py"], false)]))
-            .unwrap();
+        s.record(
+            g,
+            "",
+            0,
+            &mut run_with(&[("tests/test_p.py", &["src/a.py"], false)]),
+        )
+        .unwrap();
         assert!(observed(&s).is_empty());
-        s.record(g, "", 0, &mut run_with(&[("tests/test_p.py", &["src/e.py"], true)]))
-            .unwrap();
+        s.record(
+            g,
+            "",
+            0,
+            &mut run_with(&[("tests/test_p.py", &["src/e.py"], true)]),
+        )
+        .unwrap();
         assert_eq!(observed(&s), [pair("tests/test_p.py", &["src/e.py"])]);
     }
 }

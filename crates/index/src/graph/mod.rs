@@ -189,7 +189,11 @@ impl Graph {
     fn set_edges(&mut self, edges: Vec<(u32, u32)>) {
         let n = self.paths.len();
         (self.fwd_at, self.fwd) = compress(n, edges.iter().copied());
-        self.fwd_names = self.fwd.iter().map(|&t| self.paths[t as usize].clone()).collect();
+        self.fwd_names = self
+            .fwd
+            .iter()
+            .map(|&t| self.paths[t as usize].clone())
+            .collect();
         let mut back: Vec<(u32, u32)> = edges.iter().map(|&(a, b)| (b, a)).collect();
         back.sort_unstable();
         (self.rev_at, self.rev) = compress(n, back.into_iter());
@@ -207,7 +211,13 @@ impl Graph {
         for (test, modules) in loads {
             let Some(t) = self.id(test) else { continue };
             self.observed[t as usize] = true;
-            extra.extend(modules.iter().filter_map(|m| self.id(m)).filter(|&m| m != t).map(|m| (t, m)));
+            extra.extend(
+                modules
+                    .iter()
+                    .filter_map(|m| self.id(m))
+                    .filter(|&m| m != t)
+                    .map(|m| (t, m)),
+            );
         }
         if extra.is_empty() {
             return;

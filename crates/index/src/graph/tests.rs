@@ -209,7 +209,9 @@ fn what_a_run_saw_loaded_closes_the_dynamic_hole_for_that_test_alone() {
     let open = owned(&["tests/unit/test_cart.py", "tests/unit/test_pricing.py"]);
     assert_eq!(g.dynamic_tests(false), open);
     let before = g.tests_of("src/shop/loader.py");
-    assert!(!before.iter().any(|(t, _)| t == "tests/unit/test_pricing.py"));
+    assert!(!before
+        .iter()
+        .any(|(t, _)| t == "tests/unit/test_pricing.py"));
 
     let mut loads = std::collections::BTreeMap::new();
     loads.insert(
@@ -222,8 +224,13 @@ fn what_a_run_saw_loaded_closes_the_dynamic_hole_for_that_test_alone() {
     assert_eq!(g.dynamic_tests(true), open);
     // The load is an edge like an import: the test reaches the module and what it imports.
     let reached = g.tests_of("src/shop/loader.py");
-    assert!(reached.contains(&("tests/unit/test_pricing.py".to_owned(), 1)), "{reached:?}");
-    assert!(g.imports("tests/unit/test_pricing.py").contains(&"src/shop/loader.py".to_owned()));
+    assert!(
+        reached.contains(&("tests/unit/test_pricing.py".to_owned(), 1)),
+        "{reached:?}"
+    );
+    assert!(g
+        .imports("tests/unit/test_pricing.py")
+        .contains(&"src/shop/loader.py".to_owned()));
     // The static edges are all still there.
     assert_eq!(
         g.tests_of("src/shop/util.py"),

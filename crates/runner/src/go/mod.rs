@@ -113,7 +113,9 @@ impl Adapter for Go {
     /// The tests `go test -json` said ended so far (see [`ends_a_test`]).
     fn progress(&self, scratch: &Path) -> Option<crate::Counter> {
         let done = scratch.join(DONE_FILE);
-        Some(Box::new(move || std::fs::metadata(&done).map_or(0, |m| m.len())))
+        Some(Box::new(move || {
+            std::fs::metadata(&done).map_or(0, |m| m.len())
+        }))
     }
 
     /// A test file selects its package (`go test` builds and runs a package whole): the

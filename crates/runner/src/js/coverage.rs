@@ -214,7 +214,11 @@ impl Js {
             let Some(found) = read_final(Path::new(file), &in_run.scripts, ctx.paths) else {
                 continue;
             };
-            for f in run.failures.iter().filter(|f| id_file(&f.test) == test_file) {
+            for f in run
+                .failures
+                .iter()
+                .filter(|f| id_file(&f.test) == test_file)
+            {
                 traced.tests.insert(f.test.clone(), found.lines.clone());
             }
         }

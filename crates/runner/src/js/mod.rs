@@ -156,7 +156,9 @@ impl Adapter for Js {
     /// The tests pith's reporter saw end, as it writes them (see [`tests_done`]).
     fn progress(&self, scratch: &Path) -> Option<crate::Counter> {
         let events = scratch.join(format!("{}.events.jsonl", self.name()));
-        Some(Box::new(move || std::fs::read(&events).map_or(0, |b| tests_done(&b))))
+        Some(Box::new(move || {
+            std::fs::read(&events).map_or(0, |b| tests_done(&b))
+        }))
     }
 
     fn run(&self, ctx: &Context<'_>, tests: &[String]) -> Result<Run, RunnerError> {

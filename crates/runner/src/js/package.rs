@@ -259,7 +259,9 @@ fn config_text(dir: &Path, script: &Script) -> Config {
     if let Some(value) = config_option(script) {
         return match value {
             Some(v) if v.trim_start().starts_with('{') => Config::Text(v),
-            Some(v) => std::fs::read_to_string(dir.join(v)).map_or(Config::Unreadable, Config::Text),
+            Some(v) => {
+                std::fs::read_to_string(dir.join(v)).map_or(Config::Unreadable, Config::Text)
+            }
             None => Config::Absent,
         };
     }

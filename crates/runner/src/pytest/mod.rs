@@ -251,7 +251,11 @@ fn traced_of(records: &Records, ids: &Ids<'_>, given: &HashMap<String, String>) 
     };
     for (file, lines) in &records.imported {
         if let Some(rel) = given.get(file) {
-            traced.imported.entry(rel.clone()).or_default().extend(lines);
+            traced
+                .imported
+                .entry(rel.clone())
+                .or_default()
+                .extend(lines);
         }
     }
     for (nodeid, lines) in &records.traced {
@@ -285,7 +289,10 @@ fn loads_of(ctx: &Context<'_>, records: &Records, run: &Run, asked: &[String]) -
             continue;
         }
         let ran_whole = asked.is_empty() || asked.contains(&test);
-        let failed = run.failures.iter().any(|f| faults::node_file(&f.test) == test);
+        let failed = run
+            .failures
+            .iter()
+            .any(|f| faults::node_file(&f.test) == test);
         out.push(Loads {
             whole: ran_whole && !failed,
             test,

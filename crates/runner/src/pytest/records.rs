@@ -344,12 +344,15 @@ fn read_record(
             }
         }
         Some("loads") => {
-            let (Some(file), Some(Value::Array(modules))) = (string(obj, "file"), obj.get("modules"))
+            let (Some(file), Some(Value::Array(modules))) =
+                (string(obj, "file"), obj.get("modules"))
             else {
                 return false;
             };
             let modules = modules.iter().filter_map(Value::as_str).map(bounded);
-            records.loads.push((file, modules.take(MAX_LOADS).collect()));
+            records
+                .loads
+                .push((file, modules.take(MAX_LOADS).collect()));
         }
         Some("end") => {
             records.end = Some(SessionEnd {
