@@ -115,7 +115,7 @@ pub(crate) fn find_suspects(
         let test = &report.runs[r].failures[f].test;
         if let Some((t, lines)) = traced.as_ref().and_then(|t| Some(t).zip(t.tests.get(test))) {
             let changes = memo.get(&pass).and_then(Option::as_ref);
-            scored = retrace(scored, lines, t, changes);
+            scored = retrace(root, scored, lines, t, changes);
         }
         let own_trace = traced.as_ref().is_none_or(|t| t.tests.contains_key(test));
         if let Some((file, line)) = own_suspect(&scored, own_trace) {
@@ -282,9 +282,11 @@ fn worth_tracing(judged: &[Judged]) -> bool {
 /// A traced test's evidence: a changed hunk it executed counts, at its first executed line,
 /// above anything the graph says (a hunk of import-time code counts as executed by a test
 /// that reaches its file: the import ran it before tracing began); one in a file it was
-/// traced through but did not execute does not count at all; one in a file the trace did not
-/// cover keeps the graph's word.
+/// traced through but did not execute does not count at all, but for a deleted line's mark
+/// (a single blank line, which nothing executes); one in a file the trace did not cover keeps
+/// the graph's word.
 fn retrace(
+    root: &Path,
     scored: Vec<((String, u32), Score)>,
     lines: &pith_model::impact::Lines,
     trace: &Traced,
@@ -309,6 +311,7 @@ fn retrace(
         // Its import ran these before any test was traced, for the tests that import it.
         let reached = scored.iter().any(|((f, _), _)| *f == change.path);
         let imported = trace.imported.get(&change.path).filter(|_| reached);
+        let mut text: Option<String> = None;
         for h in &change.hunks {
             let executed = ran
                 .and_then(|l| l.range(h.start..=h.end).next().copied())
@@ -324,6 +327,22 @@ fn retrace(
                         score: 256 + u32::from(hit) * 64,
                     },
                 ));
+            } else if h.start == h.end {
+                // A deleted line shows as the blank line after it, which no trace executes:
+                // there the graph's word stands.
+                let text = text.get_or_insert_with(|| {
+                    std::fs::read_to_string(root.join(&change.path)).unwrap_or_default()
+                });
+                let blank = text
+                    .lines()
+                    .nth(h.start.saturating_sub(1) as usize)
+                    .is_some_and(|l| l.trim().is_empty());
+                let kept = scored
+                    .iter()
+                    .find(|((f, l), _)| *f == change.path && *l == h.start);
+                if let (true, Some(entry)) = (blank, kept) {
+                    out.push(entry.clone());
+                }
             }
         }
     }
@@ -1274,6 +1293,9 @@ mod tests {
                 hunk("consts.py", 2, 2),
                 hunk("far.py", 2, 2),
                 hunk("unseen.py", 9, 9),
+                // A deleted line (the blank line after it) and a code line nobody ran.
+                hunk("gone.py", 3, 3),
+                hunk("gone.py", 6, 6),
             ],
         };
         let statically = |f: &str, l: u32| {
@@ -1291,24 +1313,34 @@ mod tests {
             statically("idle.py", 3),
             statically("consts.py", 2),
             statically("unseen.py", 9),
+            statically("gone.py", 3),
+            statically("gone.py", 6),
         ];
         let mut lines = pith_model::impact::Lines::new();
         lines.insert("ran.py".into(), [6].into());
         let mut trace = Traced::default();
-        for f in ["ran.py", "idle.py", "consts.py", "far.py"] {
+        for f in ["ran.py", "idle.py", "consts.py", "far.py", "gone.py"] {
             trace.files.insert(f.into());
         }
         trace.imported.insert("consts.py".into(), [1, 2].into());
         trace.imported.insert("far.py".into(), [2].into());
-        let mut kept: Vec<(String, u32)> = retrace(scored, &lines, &trace, Some(&changes))
-            .into_iter()
-            .map(|(k, _)| k)
-            .collect();
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::write(
+            ws.path().join("gone.py"),
+            "def f(x):\n    y = x\n\n\ndef g():\n    pass\n",
+        )
+        .unwrap();
+        let mut kept: Vec<(String, u32)> =
+            retrace(ws.path(), scored, &lines, &trace, Some(&changes))
+                .into_iter()
+                .map(|(k, _)| k)
+                .collect();
         kept.sort();
         assert_eq!(
             kept,
             [
                 ("consts.py".to_owned(), 2),
+                ("gone.py".to_owned(), 3),
                 ("ran.py".to_owned(), 6),
                 ("unseen.py".to_owned(), 9)
             ]
