@@ -33,6 +33,14 @@ fn trace_pytest(root: &Path, tests: &[&str], files: &[&str]) -> Option<Traced> {
     trace(&adapter, root, tests, files)
 }
 
+/// A run's observed loads as (test file, modules, whole).
+fn loads_of(run: &pith_model::Run) -> Vec<(&str, Vec<String>, bool)> {
+    run.loads
+        .iter()
+        .map(|l| (l.test.as_str(), l.modules.clone(), l.whole))
+        .collect()
+}
+
 fn lines(traced: &Traced, test: &str, file: &str) -> Vec<u32> {
     pith_testkit::traced_lines(traced, test, file)
 }
@@ -208,11 +216,7 @@ fn pytest_traces_its_failing_tests_inside_the_run_and_changes_no_verdict() {
     assert_eq!(imported, [1, 7]);
 
     // What the dynamic import loaded, per test file: not whole, its tests failed.
-    let loads: Vec<_> = traced_run
-        .loads
-        .iter()
-        .map(|l| (l.test.as_str(), l.modules.clone(), l.whole))
-        .collect();
+    let loads = loads_of(&traced_run);
     assert_eq!(
         loads,
         [(
@@ -292,11 +296,7 @@ fn pytest_tells_the_modules_a_test_file_loads_by_a_computed_name() {
     let limit = Duration::from_secs(240);
     let whole = runs.run(&adapter, &[], limit);
     assert_eq!(whole.passed, 2, "{whole:?}");
-    let loads: Vec<_> = whole
-        .loads
-        .iter()
-        .map(|l| (l.test.as_str(), l.modules.clone(), l.whole))
-        .collect();
+    let loads = loads_of(&whole);
     assert_eq!(
         loads,
         [(
