@@ -112,7 +112,7 @@ struct Counter(CoreBPE);
 
 impl Counter {
     fn new() -> Option<Self> {
-        tiktoken_rs::o200k_base().ok().map(Counter)
+        crate::o200k::tokenizer().map(Counter)
     }
 
     /// Tokens of `text` (special-token markers count as plain text).

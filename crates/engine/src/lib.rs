@@ -8,6 +8,7 @@ mod detect;
 mod gain;
 pub mod heartbeat;
 mod impact;
+mod o200k;
 pub mod signals;
 mod state;
 mod symbols;
