@@ -109,6 +109,16 @@ matrix! {
     ctest_hang => Row { args: &["--timeout", "10"], warm: &["Hang.Quick"], within: Some(30), extra: shows::cpp_hang, ..row("cpp/hang", TIMED_OUT, 1) };
     ctest_empty => row("cpp/empty", NO_TESTS, 1);
 
+    // ---- Bazel: Debian's Bazel 4.2.3, fixtures that need nothing from the network ----
+    bazel_green => Row { runner: Some("bazel"), passed: Some(6), budget: Some(GREEN_BUDGET), snapshot: true, ..row("bazel/green", PASSED, 0) };
+    bazel_single => Row { budget: Some(ONE_FAILURE_BUDGET), snapshot: true, extra: shows::bazel_single, ..row("bazel/single", FAILED, 1) };
+    bazel_helper50 => Row { failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), snapshot: true, extra: shows::bazel_helper50, ..row("bazel/helper50", FAILED, 1) };
+    bazel_distinct100 => Row { failed: Some(100), accounted: true, budget: Some(MANY_FAILURES_BUDGET), snapshot: true, ..row("bazel/distinct100", FAILED, 1) };
+    bazel_compile_error => Row { snapshot: true, extra: shows::cpp_compile_error, ..row("bazel/compile_error", BUILD, 1) };
+    bazel_crash => Row { passed: Some(1), snapshot: true, extra: shows::bazel_crash, ..row("bazel/crash", CRASHED, 1) };
+    bazel_hang => Row { args: &["--timeout", "20"], warm: &["//tests:hang_test#Hang.Quick"], within: Some(50), extra: shows::bazel_hang, ..row("bazel/hang", TIMED_OUT, 1) };
+    bazel_empty => row("bazel/empty", NO_TESTS, 1);
+
     // ---- Go ----
     go_green => Row { runner: Some("go"), passed: Some(2), budget: Some(GREEN_BUDGET), snapshot: true, ..row("go/green", PASSED, 0) };
     go_single => Row { passed: Some(2), accounted: true, budget: Some(ONE_FAILURE_BUDGET), snapshot: true, extra: shows::go_single, ..row("go/single", FAILED, 1) };
@@ -223,6 +233,9 @@ fn workspace(fixture_path: &str) -> Fixture {
     if fixture_path.starts_with("java/maven/") {
         maven_installed();
     }
+    if fixture_path.starts_with("bazel/") {
+        installed("bazel", "--version", "scripts/setup/bazel.sh");
+    }
     let ws = fixture(fixture_path);
     if fixture_path.starts_with("js/jest/") || fixture_path.starts_with("js/vitest/") {
         common::link_node_modules(ws.path());
@@ -246,11 +259,22 @@ fn maven_installed() {
     });
 }
 
+/// A runner a row needs is installed: its absence fails the row with how to install it.
+fn installed(program: &str, arg: &str, setup: &str) {
+    assert!(
+        std::process::Command::new(program)
+            .arg(arg)
+            .output()
+            .is_ok_and(|o| o.status.success()),
+        "{program} is not installed: run {setup}"
+    );
+}
+
 /// Every runner has the shared scenarios: a row left out fails here, not silently.
 #[test]
 fn every_runner_has_the_shared_scenarios() {
     let runners = [
-        "nextest", "cargo", "ctest", "go", "pytest", "jest", "vitest", "node", "maven",
+        "nextest", "cargo", "ctest", "go", "pytest", "jest", "vitest", "node", "maven", "bazel",
     ];
     for runner in runners {
         for scenario in [
@@ -392,6 +416,49 @@ mod shows {
 
     pub(super) fn cpp_hang(a: &Answer, _: &Path) {
         assert_eq!(a.json["running"][0], "Hang.Forever", "{}", a.line);
+        assert_eq!(a.json["running"].as_array().unwrap().len(), 1);
+    }
+
+    pub(super) fn bazel_single(a: &Answer, _: &Path) {
+        assert_eq!(a.json["skipped"], 1, "the DISABLED_ test: {}", a.line);
+        let f = &a.failures()[0];
+        assert_eq!(f["test"], "//tests:calc_test#Calc.OffByOne");
+        assert_eq!(
+            f["message"],
+            "Expected equality: add(a, b) == want (4 vs 5)"
+        );
+        assert_eq!(
+            f["frames"][0],
+            "tests/calc_test.cc:8 EXPECT_EQ(add(a, b), want);"
+        );
+        assert_eq!(f["frames"][1], "tests/calc_test.cc:24 CHECK_SUM(2, 2, 5);");
+    }
+
+    pub(super) fn bazel_helper50(a: &Answer, ws: &Path) {
+        one_cluster_of_50(a, ws);
+        assert_eq!(
+            a.failures()[0]["test"],
+            "//tests:shapes_test#Sizes/AreaTest.Matches/0"
+        );
+        assert_eq!(cause_at(a), "tests/shapes_test.cc:6");
+    }
+
+    pub(super) fn bazel_crash(a: &Answer, _: &Path) {
+        assert_eq!(
+            a.failures()[0]["test"],
+            "//tests:crash_test#Crash.Segfaults",
+            "{}",
+            a.line
+        );
+        assert_eq!(a.failures()[0]["message"], "crashed with SIGSEGV");
+        // Crash.After never ran: the answer says one of three did not finish.
+        assert_eq!(a.json["selected"], 3, "{}", a.line);
+        assert_eq!(short_tail(a), "[ RUN      ] Crash.Segfaults");
+    }
+
+    pub(super) fn bazel_hang(a: &Answer, _: &Path) {
+        // The test target Bazel was running when pith stopped it at the deadline.
+        assert_eq!(a.json["running"][0], "//tests:hang_test", "{}", a.line);
         assert_eq!(a.json["running"].as_array().unwrap().len(), 1);
     }
 

@@ -94,6 +94,10 @@ fn family(runner: &str) -> &str {
 
 /// Whether the runner `outer` at `outer_dir` already runs what `inner` found at `dir`.
 fn covers(outer: &str, outer_dir: &Path, inner: &str, dir: &Path) -> bool {
+    // A Bazel workspace's tests of every language are its targets: `//...` runs them.
+    if family(outer) == "bazel" && dir.starts_with(outer_dir) {
+        return true;
+    }
     if family(outer) != family(inner) || !dir.starts_with(outer_dir) {
         return false;
     }
@@ -144,6 +148,38 @@ mod tests {
         assert!(f.contains(&("pytest".into(), Some("b".into()))), "{f:?}");
         assert!(f.contains(&("go".into(), Some("svc/one".into()))), "{f:?}");
         assert!(f.contains(&("go".into(), Some("svc/two".into()))), "{f:?}");
+    }
+
+    #[test]
+    fn a_bazel_workspace_runs_every_project_inside_it() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        write(root, "WORKSPACE", "workspace(name = \"w\")\n");
+        write(root, "pyproject.toml", "[project]\nname = \"w\"\n");
+        write(root, "py/tests/test_a.py", "def test_a(): pass\n");
+        write(root, "go/go.mod", "module m\n");
+        write(
+            root,
+            "rs/Cargo.toml",
+            "[workspace]\n[package]\nname = \"x\"\n",
+        );
+        assert_eq!(found(root), vec![("bazel".to_owned(), None)]);
+        // `--runner` still reaches one of them alone.
+        let only: Vec<String> = projects(root, Some("pytest"))
+            .into_iter()
+            .map(|f| f.adapter.name().to_owned())
+            .collect();
+        assert_eq!(only, ["pytest"]);
+        // Beside a Bazel workspace in a subdirectory, the rest of the tree is not its.
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        write(root, "bz/MODULE.bazel", "module(name = \"bz\")\n");
+        write(root, "bz/py/pytest.ini", "[pytest]\n");
+        write(root, "svc/go.mod", "module svc\n");
+        let f = found(root);
+        assert!(f.contains(&("bazel".into(), Some("bz".into()))), "{f:?}");
+        assert!(f.contains(&("go".into(), Some("svc".into()))), "{f:?}");
+        assert!(!f.iter().any(|(r, _)| r == "pytest"), "{f:?}");
     }
 
     #[test]

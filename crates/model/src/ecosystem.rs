@@ -19,6 +19,10 @@ pub struct Ecosystem {
     /// Build files and the output directories beside them that their tool writes (untagged,
     /// so only the build file tells them apart). A build file starting with `*` is a suffix.
     pub build_outputs: &'static [(&'static str, &'static [&'static str])],
+    /// Build files and the prefix of the symbolic links their tool makes beside them (Bazel's
+    /// `bazel-bin`, `bazel-out`, `bazel-<workspace>`), re-made by every build: not files of
+    /// the workspace.
+    pub output_links: &'static [(&'static str, &'static str)],
     /// Entries whose presence marks a directory as generated (a virtualenv's `pyvenv.cfg`, a
     /// CMake build tree's `CMakeCache.txt`): never walked, never searched for projects.
     pub generated_markers: &'static [&'static str],
@@ -79,6 +83,7 @@ pub const BLANK: Ecosystem = Ecosystem {
     root_markers: &[],
     root_marker_extensions: &[],
     build_outputs: &[],
+    output_links: &[],
     generated_markers: &[],
     environment_markers: &[],
     environment_names: &[],
@@ -286,6 +291,34 @@ pub const CPP: Ecosystem = Ecosystem {
     ..BLANK
 };
 
+pub const BAZEL: Ecosystem = Ecosystem {
+    id: "bazel",
+    // A Bazel workspace's own settings: any of them may change any test's result.
+    selects_all: &[
+        ".bazelrc",
+        ".bazelversion",
+        "WORKSPACE",
+        "WORKSPACE.bazel",
+        "MODULE.bazel",
+    ],
+    runners: &["bazel"],
+    root_markers: &["MODULE.bazel", "WORKSPACE.bazel", "WORKSPACE"],
+    output_links: &[
+        ("MODULE.bazel", "bazel-"),
+        ("WORKSPACE.bazel", "bazel-"),
+        ("WORKSPACE", "bazel-"),
+    ],
+    source_extensions: &["bzl"],
+    guide: "\
+- Bazel: `bazel test` with the workspace's own .bazelrc (remote execution and caches \
+honoured), read through its build event stream and each target's test.xml; ids are \
+`//pkg:target` and `//pkg:target#Suite.Test`. A Bazel workspace runs every project inside it; \
+`cached` counts the test targets whose result came from a cache (local, disk or remote), \
+`remote` those that ran on a remote executor.
+",
+    ..BLANK
+};
+
 /// `a` then `b` as one array: one descriptor list is often two named ones an adapter reads
 /// apart (Maven's and Gradle's build files). `N` must be their total length (checked at
 /// compile time).
@@ -302,7 +335,7 @@ const fn concat<const N: usize>(a: &[&'static str], b: &[&'static str]) -> [&'st
 
 /// Every ecosystem, in the order [`RUNNER_NAMES`] lists their runners. (The order detection
 /// tries them in, which is the order of an answer's runs, is the runner crate's registry.)
-pub const ECOSYSTEMS: &[&Ecosystem] = &[&RUST, &PYTHON, &GO, &JS, &DOTNET, &JVM, &CPP];
+pub const ECOSYSTEMS: &[&Ecosystem] = &[&RUST, &PYTHON, &GO, &JS, &DOTNET, &JVM, &CPP, &BAZEL];
 
 /// What belongs to no one ecosystem.
 pub mod common {
@@ -440,6 +473,11 @@ pub fn environment_names() -> impl Iterator<Item = &'static str> {
 /// Build files and the output directories their tools write beside them.
 pub fn build_outputs() -> impl Iterator<Item = (&'static str, &'static [&'static str])> {
     all(&[], |e| e.build_outputs)
+}
+
+/// Every descriptor's output links (build file, link name prefix).
+pub fn output_links() -> impl Iterator<Item = (&'static str, &'static str)> {
+    all(&[], |e| e.output_links)
 }
 
 /// Whether an ignored directory of this name holds what a tool wrote.

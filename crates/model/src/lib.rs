@@ -329,6 +329,11 @@ pub struct Run {
     /// What the runner printed for a person to read (see [`gain::Printed`]): what `pith gain`
     /// weighs the answer against. Never part of an answer.
     pub printed: gain::Printed,
+    /// Test targets whose result came from a cache (local or remote) instead of running now
+    /// (a build system's runner: Bazel): a green that proves nothing new says so.
+    pub cached: u32,
+    /// Test targets that ran on a remote executor.
+    pub remote: u32,
 }
 
 impl Run {
@@ -353,6 +358,8 @@ impl Run {
         self.passed += part.passed;
         self.failed += part.failed;
         self.skipped += part.skipped;
+        self.cached += part.cached;
+        self.remote += part.remote;
         self.duration = self.duration.saturating_add(part.duration);
         self.failures.extend(part.failures);
         self.outcomes.extend(part.outcomes);

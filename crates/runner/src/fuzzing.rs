@@ -14,7 +14,7 @@ use std::path::Path;
 
 use pith_model::Run;
 
-use crate::{cargo, dotnet, go, gtest, js, junit, pytest, report, PathMap};
+use crate::{bazel, cargo, dotnet, go, gtest, js, junit, pytest, report, PathMap};
 
 /// The workspace root every entry point pretends to run in. It does not exist, so a path a
 /// parser looks up (a frame's source line, a go.mod) never reads a real file.
@@ -35,6 +35,7 @@ pub const TARGETS: &[(&str, Entry)] = &[
     ("pytest_records", pytest_records),
     ("gtest_json", gtest_json),
     ("report_sniff", report_sniff),
+    ("bazel_bep", bazel_bep),
 ];
 
 /// A fresh map per input: its source cache must not grow across a fuzzing session.
@@ -191,6 +192,14 @@ pub fn gtest_json(data: &[u8]) {
     let _ = gtest::json::parse(&text);
     if let Ok(run) = gtest::parse_json(&text, &paths()) {
         judged(&run);
+    }
+}
+
+/// Bazel's build event stream (`--build_event_json_file`), judged as if Bazel had exited
+/// green and red: the files it names are read only when they are regular files.
+pub fn bazel_bep(data: &[u8]) {
+    for code in [0, 1, 3] {
+        judged(&bazel::judged_stream(data, code, &paths()));
     }
 }
 

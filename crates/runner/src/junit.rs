@@ -634,6 +634,12 @@ impl State {
             time: number(e, "time").filter(|t: &f64| t.is_finite()),
             file: attr(e, "file"),
             line: number(e, "line"),
+            // GoogleTest lists a disabled test as `status="notrun"`, with no `<skipped>`.
+            outcome: if attr(e, "status").as_deref() == Some("notrun") {
+                Outcome::Skipped
+            } else {
+                Outcome::Passed
+            },
             ..Case::default()
         });
     }

@@ -2,6 +2,7 @@
 //! through its structured output without editing the project, and parses what it wrote into a
 //! [`pith_model::Run`]. Adapters never print and never serialize answers.
 
+pub mod bazel;
 pub mod cargo;
 pub mod detail;
 pub mod diff;
@@ -172,6 +173,8 @@ pub type Detect = fn(&Path, Probe<'_>) -> Vec<Box<dyn Adapter>>;
 /// order of an answer's runs). Adding an ecosystem: an adapter module, a descriptor in
 /// `pith_model::ecosystem`, and one line here.
 pub const REGISTRY: &[(&Ecosystem, Detect)] = &[
+    // First: a Bazel workspace runs every project inside it (the engine's `covers`).
+    (&ecosystem::BAZEL, |d, _| bazel::detect(d)),
     (&ecosystem::RUST, detect_cargo),
     (&ecosystem::PYTHON, detect_pytest),
     (&ecosystem::GO, |d, _| go::detect(d)),

@@ -132,6 +132,20 @@ pub fn build_outputs<'a>(names: impl Iterator<Item = &'a std::ffi::OsStr>) -> Ve
     out
 }
 
+/// The prefixes of the symbolic links a build tool re-makes beside the build files among
+/// `names` (a directory's entries): Bazel's `bazel-*` beside `WORKSPACE`.
+pub fn output_links<'a>(names: impl Iterator<Item = &'a std::ffi::OsStr>) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    for name in names {
+        for (file, prefix) in ecosystem::output_links() {
+            if name == file && !out.contains(&prefix) {
+                out.push(prefix);
+            }
+        }
+    }
+    out
+}
+
 /// Whether an ignored file of this name is one a tool writes (coverage data, logs, compiled
 /// bytecode, editor swap files, lint caches) rather than one a test reads.
 pub fn is_output_file(name: &str) -> bool {

@@ -967,6 +967,38 @@ fn the_watcher_ignores_tool_caches_and_generated_directories() {
 }
 
 #[test]
+fn bazels_convenience_links_beside_its_workspace_file_are_not_files() {
+    let (_d, root) = workspace();
+    let out = tempfile::tempdir().unwrap();
+    std::fs::write(root.join("WORKSPACE"), "workspace(name = \"w\")\n").unwrap();
+    std::fs::create_dir_all(root.join("bazel-rules")).unwrap();
+    std::fs::write(root.join("bazel-rules/defs.bzl"), "x\n").unwrap();
+    std::fs::write(root.join("bazel-notes.txt"), "a file, not a link\n").unwrap();
+    for link in ["bazel-bin", "bazel-out", "bazel-w"] {
+        std::os::unix::fs::symlink(out.path(), root.join(link)).unwrap();
+    }
+    let mut s = open(&root);
+    let g = s.scan().unwrap();
+    // Every build makes its links again, elsewhere when the output base moves.
+    let other = tempfile::tempdir().unwrap();
+    for link in ["bazel-bin", "bazel-out", "bazel-w"] {
+        std::fs::remove_file(root.join(link)).unwrap();
+        std::os::unix::fs::symlink(other.path(), root.join(link)).unwrap();
+    }
+    std::fs::remove_file(root.join("bazel-out")).unwrap();
+    assert_eq!(
+        s.scan().unwrap(),
+        g,
+        "Bazel's links are not the workspace's files"
+    );
+    // A real directory or file of that name is source.
+    std::fs::write(root.join("bazel-rules/defs.bzl"), "y\n").unwrap();
+    assert_eq!(s.scan().unwrap(), g + 1);
+    std::fs::write(root.join("bazel-notes.txt"), "edited\n").unwrap();
+    assert_eq!(s.scan().unwrap(), g + 2);
+}
+
+#[test]
 fn build_output_beside_its_build_file_is_not_source() {
     let (_d, root) = workspace();
     for (file, out) in [

@@ -259,6 +259,7 @@ fn read(job: &Job, base: &Base, v: &Visitor<'_>) -> Vec<Job> {
         job.rules.clone()
     };
     let outputs = filter::build_outputs(names.iter().map(|n| n.as_os_str()));
+    let links = filter::output_links(names.iter().map(|n| n.as_os_str()));
     let mut children = Vec::new();
     let mut rel = job.prefix.clone();
     for (e, name) in entries.iter().zip(&names) {
@@ -285,6 +286,9 @@ fn read(job: &Job, base: &Base, v: &Visitor<'_>) -> Vec<Job> {
                 ignored,
             });
         } else if ft.is_file() || ft.is_symlink() {
+            if ft.is_symlink() && links.iter().any(|p| name.to_string_lossy().starts_with(p)) {
+                continue;
+            }
             // Only a name tools write needs the ignore rules' verdict.
             if filter::is_output_file(&name.to_string_lossy())
                 && (job.ignored || ignored(rules.as_ref(), base, &rel, false))

@@ -294,6 +294,18 @@ fn relevant(
     if rel.components().any(|c| skipped(c.as_os_str())) {
         return None;
     }
+    // A link a build tool re-makes beside its build file (Bazel's `bazel-out`): each build
+    // touches it, and no walk counts it.
+    if rel.components().nth(1).is_none()
+        && path
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+        && crate::filter::output_links(ecosystem_files(root).iter().map(|n| n.as_os_str()))
+            .iter()
+            .any(|p| first.to_string_lossy().starts_with(p))
+    {
+        return None;
+    }
     if components.next().is_some() {
         if generated.contains(first) {
             return None;
@@ -308,4 +320,13 @@ fn relevant(
     }
     let s = rel.to_string_lossy();
     (!s.is_empty()).then(|| s.into_owned())
+}
+
+/// The names at the workspace root that are some descriptor's build file with output links.
+fn ecosystem_files(root: &Path) -> Vec<std::ffi::OsString> {
+    pith_model::ecosystem::output_links()
+        .map(|(file, _)| file)
+        .filter(|f| root.join(f).is_file())
+        .map(std::ffi::OsString::from)
+        .collect()
 }

@@ -40,6 +40,12 @@ pub struct TestAnswer {
     pub lacks: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interpreter: Option<String>,
+    /// Test targets whose result came from a cache, not from running now (Bazel).
+    #[serde(skip_serializing_if = "crate::is_zero")]
+    pub cached: usize,
+    /// Test targets that ran on a remote executor (Bazel).
+    #[serde(skip_serializing_if = "crate::is_zero")]
+    pub remote: usize,
     /// `pith test --changed`: what the changes selected.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub changes: Option<ChangesOut>,
@@ -281,6 +287,8 @@ pub fn test_answer(report: &Report) -> TestAnswer {
         // only when the run is not green; on a green run it is noise in every answer.
         lacks: joined(|r| r.lacks.as_ref()).filter(|_| !report.status().is_green()),
         interpreter: joined(|r| r.interpreter.as_ref()),
+        cached: runs.iter().map(|r| r.cached as usize).sum(),
+        remote: runs.iter().map(|r| r.remote as usize).sum(),
         changes: report.changes.as_ref().map(ChangesOut::of),
         counts: counts.settle(),
         recovered: report.recovered as usize,
@@ -416,6 +424,8 @@ fn unchanged_answer(generation: u64, u: &RunSummary) -> TestAnswer {
         runner: u.runner.clone(),
         lacks: None,
         interpreter: None,
+        cached: 0,
+        remote: 0,
         changes: None,
         counts: Counts {
             selected: 0,

@@ -27,10 +27,10 @@
 //! `GTEST_FILTER`.
 
 mod command;
-mod console;
+pub(crate) mod console;
 mod detect;
-mod diag;
-mod failure;
+pub(crate) mod diag;
+pub(crate) mod failure;
 pub(crate) mod json;
 mod judge;
 mod parse;

@@ -1,0 +1,124 @@
+//! The real `pith` binary on the Bazel fixture workspaces (Debian's Bazel 4.2.3, offline:
+//! scripts/setup/bazel.sh), beyond the shared scenarios of `scenarios.rs`: results from a
+//! disk cache and Bazel's own cache said as such, several test targets of several kinds,
+//! re-runs by label and by case.
+
+mod common;
+
+use std::path::Path;
+
+use common::{fixture, pith};
+
+/// The fixture's own `.bazelrc` gains a line, as a user's would.
+fn bazelrc_line(ws: &Path, line: &str) {
+    let rc = ws.join(".bazelrc");
+    let mut text = std::fs::read_to_string(&rc).unwrap();
+    text.push_str(line);
+    text.push('\n');
+    std::fs::write(rc, text).unwrap();
+}
+
+#[test]
+fn a_green_from_a_cache_says_so() {
+    let cache = tempfile::tempdir().unwrap();
+    let disk_cache = format!("build --disk_cache={}", cache.path().display());
+    let first = fixture("bazel/green");
+    bazelrc_line(first.path(), &disk_cache);
+    let a = pith(first.path(), &[]);
+    assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{}", a.line);
+    assert!(a.json.get("cached").is_none(), "ran now: {}", a.line);
+    assert_eq!(a.json["passed"], 6, "{}", a.line);
+
+    // Another checkout of the same code with the same disk cache: every result is the
+    // cache's, and the answer says so (a green that proves nothing new).
+    let second = fixture("bazel/green");
+    bazelrc_line(second.path(), &disk_cache);
+    let b = pith(second.path(), &[]);
+    assert_eq!((b.status(), b.code), ("TestsPassed", 0), "{}", b.line);
+    assert_eq!(
+        b.json["cached"], 4,
+        "four test targets, all from the disk cache: {}",
+        b.line
+    );
+    assert_eq!(b.json["passed"], 6, "{}", b.line);
+    assert!(b.json.get("remote").is_none(), "{}", b.line);
+
+    // Bazel's own cache of results, after an edit outside every target's inputs.
+    std::fs::write(second.path().join("NOTES.txt"), "not an input\n").unwrap();
+    let c = pith(second.path(), &[]);
+    assert_eq!(
+        (c.status(), c.json["cached"].as_u64()),
+        ("TestsPassed", Some(4)),
+        "{}",
+        c.line
+    );
+}
+
+#[test]
+fn every_test_target_answers_whatever_its_kind() {
+    let ws = fixture("bazel/targets");
+    let a = pith(ws.path(), &[]);
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    assert_eq!((a.count("passed"), a.count("failed")), (3, 2), "{}", a.line);
+    let tests: Vec<&str> = a
+        .failures()
+        .iter()
+        .map(|f| f["test"].as_str().unwrap())
+        .collect();
+    assert!(
+        tests.contains(&"//str:str_test#Str.Uppercases"),
+        "{}",
+        a.line
+    );
+    // A shell test has no cases: the target is the test, its message the line it printed
+    // last.
+    let sh = a
+        .failures()
+        .iter()
+        .find(|f| f["test"] == "//scripts:check_test")
+        .unwrap_or_else(|| panic!("{}", a.line));
+    assert_eq!(sh["message"], "check: config.ini not found", "{}", a.line);
+    assert!(!a.line.contains("/root/.cache/bazel"), "{}", a.line);
+}
+
+#[test]
+fn ids_from_an_answer_rerun_exactly_those_tests() {
+    let ws = fixture("bazel/single");
+    let first = pith(ws.path(), &[]);
+    assert_eq!(first.status(), "TestsFailed", "{}", first.line);
+    common::assert_reruns_only(ws.path(), &[], &first, 0, &["//tests:calc_test#Calc.Nope"]);
+    // A whole target, a label of no package here and one of no target in a package.
+    let a = pith(
+        ws.path(),
+        &["//tests:calc_test", "//nowhere:gone", "//tests:gone"],
+    );
+    assert_eq!(a.status(), "TestsFailed", "{}", a.line);
+    assert_eq!((a.count("passed"), a.count("failed")), (2, 1), "{}", a.line);
+    let mut not_found: Vec<&str> = a.json["notFound"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{}", a.line))
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    not_found.sort();
+    assert_eq!(not_found, ["//nowhere:gone", "//tests:gone"], "{}", a.line);
+    assert!(a.json.get("buildErrors").is_none(), "{}", a.line);
+}
+
+#[test]
+fn a_python_project_inside_a_bazel_workspace_is_bazels() {
+    // pytest would find the test file too; Bazel's py_test runs it, once.
+    let ws = fixture("bazel/green");
+    std::fs::write(
+        ws.path().join("pyproject.toml"),
+        "[project]\nname = \"x\"\n",
+    )
+    .unwrap();
+    let a = pith(ws.path(), &[]);
+    assert_eq!(
+        (a.status(), a.json["runner"].as_str()),
+        ("TestsPassed", Some("bazel")),
+        "{}",
+        a.line
+    );
+}

@@ -1,0 +1,218 @@
+//! The `bazel test` command line and what test ids select. pith adds only what it reads
+//! (`--build_event_json_file` into its scratch directory) and what keeps the console plain
+//! (`--color=no --curses=no`), plus `--keep_going`, so one target that fails to build does
+//! not hide the others' results; everything else — remote executors, caches, configs — is the
+//! workspace's `.bazelrc`, never overridden.
+//!
+//! Ids: `//pkg:target` is a test target; `//pkg:target#Case` a test case inside it, as its
+//! `test.xml` names it (`Suite.Test` for GoogleTest, `pkg.Class#method` for JUnit). Cases
+//! are selected with `--test_filter`, which Bazel hands to the test framework: targets
+//! selected whole run in one invocation, targets narrowed to cases in another, whose filter
+//! joins every requested case in the framework's syntax (`A.B:C.D` for GoogleTest, a regular
+//! expression for JUnit).
+
+use std::path::Path;
+use std::process::Command;
+
+/// A test id's target and case.
+pub(super) fn split_id(id: &str) -> Option<(&str, Option<&str>)> {
+    let (target, case) = match id.split_once('#') {
+        Some((t, c)) if !c.is_empty() => (t, Some(c)),
+        Some(_) => return None,
+        None => (id, None),
+    };
+    is_label(target).then_some((target, case))
+}
+
+/// `//pkg:name`, `//pkg` (its default target), `@repo//pkg:name`.
+pub(super) fn is_label(s: &str) -> bool {
+    let rest = match s.split_once("//") {
+        Some((repo, rest)) if repo.is_empty() || repo.starts_with('@') => rest,
+        _ => return false,
+    };
+    !s.contains(char::is_whitespace)
+        && !rest.starts_with('/')
+        && rest
+            .split_once(':')
+            .is_none_or(|(_, name)| !name.is_empty())
+}
+
+/// One `bazel test` invocation: its targets and the filter it runs them with.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(super) struct Invocation {
+    pub targets: Vec<String>,
+    pub filter: Option<String>,
+}
+
+/// The invocations that run `ids` (every test when empty): whole targets in one, targets
+/// narrowed to cases in one per filter syntax. Ids that are not labels are left out (the
+/// caller reports them not found).
+pub(super) fn plan(ids: &[String]) -> Vec<Invocation> {
+    if ids.is_empty() {
+        return vec![Invocation {
+            targets: vec!["//...".to_owned()],
+            filter: None,
+        }];
+    }
+    let mut whole: Vec<String> = Vec::new();
+    // (targets, cases) per syntax: GoogleTest's, then JUnit's.
+    let mut gtest: (Vec<String>, Vec<String>) = Default::default();
+    let mut junit: (Vec<String>, Vec<String>) = Default::default();
+    for id in ids {
+        let Some((target, case)) = split_id(id) else {
+            continue;
+        };
+        match case {
+            None => push_new(&mut whole, target),
+            Some(case) => {
+                let group = if case.contains('#') {
+                    &mut junit
+                } else {
+                    &mut gtest
+                };
+                push_new(&mut group.0, target);
+                push_new(&mut group.1, case);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    // A target asked for whole runs whole, whatever else is asked of it.
+    let narrowed = |(targets, cases): (Vec<String>, Vec<String>),
+                    join: &dyn Fn(&[String]) -> String| {
+        let targets: Vec<String> = targets.into_iter().filter(|t| !whole.contains(t)).collect();
+        (!targets.is_empty()).then(|| Invocation {
+            targets,
+            filter: Some(join(&cases)),
+        })
+    };
+    let g = narrowed(gtest, &|c| c.join(":"));
+    let j = narrowed(junit, &|c| {
+        c.iter()
+            .map(|c| format!("^{}$", c.replace('.', "\\.").replace('$', "\\$")))
+            .collect::<Vec<_>>()
+            .join("|")
+    });
+    if !whole.is_empty() {
+        out.push(Invocation {
+            targets: whole,
+            filter: None,
+        });
+    }
+    out.extend(g);
+    out.extend(j);
+    out
+}
+
+fn push_new(v: &mut Vec<String>, s: &str) {
+    if !v.iter().any(|x| x == s) {
+        v.push(s.to_owned());
+    }
+}
+
+/// `bazel test` for one invocation, its build events written to `bep`.
+pub(super) fn command(bazel: &Path, dir: &Path, bep: &Path, inv: &Invocation) -> Command {
+    let mut cmd = Command::new(bazel);
+    cmd.current_dir(dir)
+        .arg("test")
+        .arg(format!("--build_event_json_file={}", bep.display()))
+        .args(["--color=no", "--curses=no", "--keep_going"]);
+    if let Some(f) = &inv.filter {
+        cmd.arg(format!("--test_filter={f}"));
+    }
+    cmd.arg("--").args(&inv.targets);
+    cmd
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn labels_and_cases() {
+        assert_eq!(split_id("//a:b"), Some(("//a:b", None)));
+        assert_eq!(split_id("//a:b#S.T"), Some(("//a:b", Some("S.T"))));
+        assert_eq!(
+            split_id("//a:b#p.C#m"),
+            Some(("//a:b", Some("p.C#m"))),
+            "a JUnit case keeps its own #"
+        );
+        assert_eq!(split_id("@r//a:b"), Some(("@r//a:b", None)));
+        for bad in [
+            "a:b",
+            "//a:b#",
+            "//a:",
+            "///a",
+            "S.T",
+            "tests/x.py::t",
+            "// a:b",
+        ] {
+            assert_eq!(split_id(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn whole_targets_together_cases_by_syntax() {
+        let p = plan(&ids(&[
+            "//a:t",
+            "//b:t#Calc.Adds",
+            "//b:t#Calc.Subs",
+            "//c:t#x.CalcTest#adds",
+            "//a:t#Ignored.Case",
+            "nonsense",
+        ]));
+        assert_eq!(
+            p,
+            vec![
+                Invocation {
+                    targets: ids(&["//a:t"]),
+                    filter: None
+                },
+                Invocation {
+                    targets: ids(&["//b:t"]),
+                    filter: Some("Calc.Adds:Calc.Subs:Ignored.Case".into())
+                },
+                Invocation {
+                    targets: ids(&["//c:t"]),
+                    filter: Some("^x\\.CalcTest#adds$".into())
+                },
+            ]
+        );
+        assert_eq!(plan(&[])[0].targets, ids(&["//..."]));
+        assert!(plan(&ids(&["nonsense"])).is_empty());
+    }
+
+    #[test]
+    fn the_command_adds_only_what_pith_reads() {
+        let inv = Invocation {
+            targets: ids(&["//a:t"]),
+            filter: Some("A.B".into()),
+        };
+        let cmd = command(
+            Path::new("/usr/bin/bazel"),
+            Path::new("/ws"),
+            Path::new("/s/bep.json"),
+            &inv,
+        );
+        let args: Vec<String> = cmd
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            args,
+            ids(&[
+                "test",
+                "--build_event_json_file=/s/bep.json",
+                "--color=no",
+                "--curses=no",
+                "--keep_going",
+                "--test_filter=A.B",
+                "--",
+                "//a:t"
+            ])
+        );
+    }
+}

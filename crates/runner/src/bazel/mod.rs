@@ -1,0 +1,174 @@
+//! Bazel: `bazel test` read through its build event protocol (`--build_event_json_file`) and
+//! each test target's `test.xml` and `test.log`, wherever the tests ran — locally, from a
+//! disk or remote cache, on a remote executor: the workspace's `.bazelrc` decides, pith only
+//! reads. One answer per workspace, as for any runner; `cached` and `remote` count the test
+//! targets whose results came from a cache or a remote executor, so a green from the cache
+//! says so.
+//!
+//! Evidence beyond the records: Bazel's exit code (0 green, 3 tests failed, 1 build failed, 4
+//! no tests), the stream's own `buildFinished` code against it, the stream reaching its last
+//! event, and every test target having a result: a target with no status, not built, or
+//! incomplete is never green.
+//!
+//! The Bazel run is the workspace's own (`bazelisk` when installed, which honours
+//! `.bazelversion`, else `bazel`), whose server outlives the command: pith's deadline stops
+//! the client, and Bazel cancels the command when its client goes.
+
+mod bep;
+mod command;
+mod detect;
+mod judge;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use pith_model::Run;
+
+use crate::{process, verdict, Adapter, Context, RunnerError};
+
+pub use detect::detect;
+
+const HINT: &str =
+    "bazel not found: install Bazelisk (https://github.com/bazelbuild/bazelisk), which runs the Bazel .bazelversion names";
+
+/// A Bazel workspace.
+pub struct Bazel {
+    dir: PathBuf,
+}
+
+impl Bazel {
+    pub fn new(dir: &Path) -> Self {
+        Bazel {
+            dir: dir.to_path_buf(),
+        }
+    }
+}
+
+impl Bazel {
+    /// Whether a test id's package is one of this workspace's (a `BUILD` file there); ids of
+    /// other repositories (`@repo//...`) and what is not a label are left to Bazel and the
+    /// judge.
+    fn package_here(&self, id: &str) -> bool {
+        let Some((target, _)) = command::split_id(id) else {
+            return true;
+        };
+        let Some(pkg) = target.strip_prefix("//") else {
+            return true;
+        };
+        let pkg = pkg.split_once(':').map_or(pkg, |(p, _)| p);
+        let dir = self.dir.join(pkg);
+        ["BUILD", "BUILD.bazel"]
+            .iter()
+            .any(|b| dir.join(b).is_file())
+    }
+}
+
+/// A build event stream judged as one `bazel test` that exited with `code` (the fuzz
+/// target's way in).
+pub(crate) fn judged_stream(data: &[u8], code: i32, paths: &crate::PathMap) -> Run {
+    let root = paths.root();
+    let ctx = Context {
+        root,
+        dir: root,
+        paths,
+        deadline: Instant::now(),
+        scratch: root,
+        cache: root,
+        cancel: None,
+        trace: None,
+    };
+    let cap = process::Captured {
+        stdout: Vec::new(),
+        stderr: Vec::new(),
+        stdout_dropped: 0,
+        stderr_dropped: 0,
+        end: process::End::Exited(code),
+        elapsed: std::time::Duration::ZERO,
+    };
+    judge::judge(&ctx, &cap, &bep::read(data), &[])
+}
+
+/// The Bazel to run: Bazelisk (it reads `.bazelversion`) or Bazel itself.
+fn program() -> Option<PathBuf> {
+    crate::on_path("bazelisk").or_else(|| crate::on_path("bazel"))
+}
+
+impl Adapter for Bazel {
+    fn name(&self) -> &'static str {
+        "bazel"
+    }
+
+    /// Labels (`//pkg:target`) and cases in them (`//pkg:target#Suite.Test`).
+    fn claims(&self, id: &str) -> bool {
+        command::split_id(id).is_some()
+    }
+
+    /// A label of this workspace: its package directory is here.
+    fn owns(&self, id: &str) -> bool {
+        command::split_id(id).is_some_and(|(target, _)| {
+            let Some(pkg) = target.strip_prefix("//") else {
+                return false;
+            };
+            let pkg = pkg.split_once(':').map_or(pkg, |(p, _)| p);
+            self.dir.join(pkg).is_dir()
+        })
+    }
+
+    fn run(&self, ctx: &Context<'_>, tests: &[String]) -> Result<Run, RunnerError> {
+        let Some(bazel) = program() else {
+            return Ok(verdict::runner_missing("bazel", HINT.to_owned()));
+        };
+        let start = Instant::now();
+        // A label whose package has no BUILD file here is not found; Bazel would call it an
+        // error of the whole command.
+        let (tests, absent): (Vec<String>, Vec<String>) =
+            tests.iter().cloned().partition(|t| self.package_here(t));
+        let tests = tests.as_slice();
+        let plan = command::plan(tests);
+        let mut whole = Run::new("bazel");
+        let bad: Vec<String> = tests
+            .iter()
+            .filter(|t| command::split_id(t).is_none())
+            .cloned()
+            .collect();
+        for (i, inv) in plan.iter().enumerate() {
+            let bep = ctx.scratch.join(format!("bep-{i}.json"));
+            let cmd = command::command(&bazel, &self.dir, &bep, inv);
+            let cap = process::run(cmd, ctx.deadline, ctx.cancel).map_err(|source| {
+                RunnerError::Spawn {
+                    program: bazel.display().to_string(),
+                    source,
+                }
+            })?;
+            let stream = match std::fs::File::open(&bep) {
+                Ok(f) => bep::read(f),
+                Err(_) => bep::Stream::default(),
+            };
+            let asked: Vec<String> = tests
+                .iter()
+                .filter(|t| {
+                    command::split_id(t)
+                        .is_some_and(|(target, _)| inv.targets.iter().any(|x| x == target))
+                })
+                .cloned()
+                .collect();
+            let mut run = judge::judge(ctx, &cap, &stream, &asked);
+            run.printed = cap.printed();
+            let stopped = run
+                .status
+                .is_some_and(|s| s == pith_model::Status::TimedOut);
+            if i == 0 {
+                whole = run;
+            } else {
+                whole.absorb(run);
+            }
+            if stopped {
+                break;
+            }
+        }
+        whole.not_found.extend(bad);
+        whole.not_found.extend(absent);
+        whole.duration = start.elapsed();
+        Ok(whole)
+    }
+}
