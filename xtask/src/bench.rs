@@ -84,6 +84,13 @@ pub fn run(opts: &Options) -> Result<()> {
             );
             continue;
         }
+        if s.kind == Kind::Bazel && !on_path("bazel") {
+            eprintln!(
+                "bench: skipping {}: bazel not on PATH (scripts/setup/bazel.sh)",
+                s.name
+            );
+            continue;
+        }
         // One copy per fixture (a Rust fixture's cargo and nextest rows share its build), or
         // one per side where sharing would let one side profit from the other's work.
         let work = tmp.path().join("work");

@@ -16,6 +16,7 @@ pub enum Kind {
     Node,
     Maven,
     Ctest,
+    Bazel,
     /// No live run: the raw side is the agent reading an existing report file, the pith side
     /// `pith test --report` on it.
     Report,
@@ -44,6 +45,7 @@ impl Kind {
             Kind::Node => &[&["node", "--test"]],
             Kind::Maven => &[&["mvn", "test"]],
             Kind::Ctest => CTEST,
+            Kind::Bazel => &[&["bazel", "test", "//..."]],
             Kind::Report => &[],
         }
     }
@@ -60,6 +62,7 @@ impl Kind {
             Kind::Node => Some("node"),
             Kind::Maven => Some("maven"),
             Kind::Ctest => Some("ctest"),
+            Kind::Bazel => Some("bazel"),
         }
     }
 
@@ -76,8 +79,10 @@ impl Kind {
     /// Whether raw and pith each get their own copy of the fixture. pith's gtest adapter builds
     /// in a project's own `build/` once that is the project's CMake build directory, so on a
     /// shared copy it would adopt the tree the raw side configured and never configure itself.
+    /// Bazel keeps its results per workspace path: on a shared copy one side would read the
+    /// other's from Bazel's cache.
     pub fn separate_copies(self) -> bool {
-        self == Kind::Ctest
+        matches!(self, Kind::Ctest | Kind::Bazel)
     }
 }
 
@@ -240,6 +245,7 @@ pub fn all(samples: Option<&Path>) -> Vec<Scenario> {
         ("js/node", "node", Kind::Node),
         ("java/maven", "maven", Kind::Maven),
         ("cpp", "ctest", Kind::Ctest),
+        ("bazel", "bazel", Kind::Bazel),
     ] {
         for name in SCENARIOS {
             out.push(live(
@@ -328,7 +334,7 @@ mod tests {
     fn every_rust_fixture_has_a_cargo_and_a_nextest_row() {
         let all = all(None);
         let shapes = shapes();
-        assert_eq!(all.len(), 4 + 2 * 4 + 6 * 4 + 1 + shapes.len());
+        assert_eq!(all.len(), 4 + 2 * 4 + 7 * 4 + 1 + shapes.len());
         let green: Vec<_> = all
             .iter()
             .filter(|s| s.source.ends_with("rust/green"))
