@@ -260,13 +260,22 @@ fn run_failures_of(run: &Run, label: &str) -> usize {
 
 /// Bazel wrote the file itself: one case named after the target's path, the log inside.
 fn generated(r: &junit::Report, label: &str) -> bool {
-    let path = label
-        .trim_start_matches('@')
-        .split_once("//")
-        .map_or(label, |(_, p)| p)
-        .replacen(':', "/", 1);
     let cases: Vec<&junit::Case> = r.cases().collect();
-    cases.len() == 1 && cases[0].name == path || cases.is_empty()
+    cases.is_empty() || cases.len() == 1 && cases[0].name == target_path(label)
+}
+
+/// A label's package path and name as Bazel names its output directories: `//a/b:t` is
+/// `a/b/t`, `//:t` (the root package) is `t`, `//a/b` is `a/b/b`.
+fn target_path(label: &str) -> String {
+    let rest = label.split_once("//").map_or(label, |(_, p)| p);
+    match rest.split_once(':') {
+        Some(("", name)) => name.to_owned(),
+        Some((pkg, name)) => format!("{pkg}/{name}"),
+        None => {
+            let name = rest.rsplit('/').next().unwrap_or(rest);
+            format!("{rest}/{name}")
+        }
+    }
 }
 
 /// A test framework's own report: every case under `label#`.
@@ -911,6 +920,14 @@ mod tests {
             "no/execroot/green/here"
         );
         assert_eq!(unroot("", &names()), "");
+    }
+
+    #[test]
+    fn target_paths_as_bazel_names_them() {
+        assert_eq!(target_path("//a/b:t"), "a/b/t");
+        assert_eq!(target_path("//:cctest"), "cctest");
+        assert_eq!(target_path("//a/b"), "a/b/b");
+        assert_eq!(target_path("@r//x:y"), "x/y");
     }
 
     #[test]
