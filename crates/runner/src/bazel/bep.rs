@@ -50,6 +50,9 @@ pub(super) struct Target {
     pub attempts: Vec<Attempt>,
     /// `testSummary.overallStatus`, when Bazel summarized the target.
     pub summary: Option<String>,
+    /// `testSummary.totalRunCount`: the attempts Bazel counted for it (runs × shards ×
+    /// attempts).
+    pub runs_counted: Option<u32>,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -176,7 +179,12 @@ impl Stream {
             }
             "testSummary" => {
                 if let (Some(l), Some(s)) = (label(), e.get("testSummary")) {
-                    self.target(&l).summary = str_at(s, "overallStatus");
+                    let t = self.target(&l);
+                    t.summary = str_at(s, "overallStatus");
+                    t.runs_counted = s
+                        .get("totalRunCount")
+                        .and_then(Value::as_u64)
+                        .and_then(|n| u32::try_from(n).ok());
                 }
             }
             "actionCompleted" => {

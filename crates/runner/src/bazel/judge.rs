@@ -175,6 +175,17 @@ fn target_cases(
             None => finals.push(a),
         }
     }
+    // Bazel's own count of the target's attempts (runs × shards × attempts) against the
+    // results it streamed.
+    if let Some(n) = t.runs_counted.filter(|&n| n as usize > t.attempts.len()) {
+        add_reason(
+            run,
+            format!(
+                "{label}: Bazel counted {n} runs, its build events report {}",
+                t.attempts.len()
+            ),
+        );
+    }
     let mut unreported = 0;
     for last in finals {
         // A shard's own status where the target's summary is green or red as a whole.
@@ -884,6 +895,21 @@ mod tests {
         let run = judged(&format!("{PASSED_TARGET}{bep}"), End::TimedOut, &[]);
         assert_eq!(run.status(), Status::TimedOut);
         assert_eq!(run.running, vec!["//h:t".to_owned()]);
+    }
+
+    #[test]
+    fn a_shard_without_its_result_is_not_green() {
+        let summary = PASSED_TARGET.replace(
+            r#""overallStatus":"PASSED""#,
+            r#""overallStatus":"PASSED","totalRunCount":2"#,
+        );
+        let run = judged(&format!("{summary}{FINISHED}"), End::Exited(0), &[]);
+        assert_ne!(run.status(), Status::TestsPassed, "{run:?}");
+        assert!(
+            run.doubt().unwrap().contains("Bazel counted 2 runs"),
+            "{:?}",
+            run.doubt()
+        );
     }
 
     #[test]
