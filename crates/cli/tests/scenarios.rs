@@ -378,9 +378,15 @@ mod shows {
     }
 
     pub(super) fn cpp_single(a: &Answer, _: &Path) {
+        gtest_single(a, "");
+    }
+
+    /// The C++ `single` fixture under any runner; `id` is what its ids start with
+    /// (`//tests:calc_test#` under Bazel).
+    fn gtest_single(a: &Answer, id: &str) {
         assert_eq!(a.json["skipped"], 1, "the DISABLED_ test: {}", a.line);
         let f = &a.failures()[0];
-        assert_eq!(f["test"], "Calc.OffByOne");
+        assert_eq!(f["test"], format!("{id}Calc.OffByOne"));
         assert_eq!(
             f["message"],
             "Expected equality: add(a, b) == want (4 vs 5)"
@@ -393,8 +399,15 @@ mod shows {
     }
 
     pub(super) fn cpp_helper50(a: &Answer, ws: &Path) {
+        gtest_helper50(a, ws, "");
+    }
+
+    fn gtest_helper50(a: &Answer, ws: &Path, id: &str) {
         one_cluster_of_50(a, ws);
-        assert_eq!(a.failures()[0]["test"], "Sizes/AreaTest.Matches/0");
+        assert_eq!(
+            a.failures()[0]["test"],
+            format!("{id}Sizes/AreaTest.Matches/0")
+        );
         assert_eq!(cause_at(a), "tests/shapes_test.cc:6");
     }
 
@@ -406,7 +419,16 @@ mod shows {
     }
 
     pub(super) fn cpp_crash(a: &Answer, _: &Path) {
-        assert_eq!(a.failures()[0]["test"], "Crash.Segfaults", "{}", a.line);
+        gtest_crash(a, "");
+    }
+
+    fn gtest_crash(a: &Answer, id: &str) {
+        assert_eq!(
+            a.failures()[0]["test"],
+            format!("{id}Crash.Segfaults"),
+            "{}",
+            a.line
+        );
         assert_eq!(a.failures()[0]["message"], "crashed with SIGSEGV");
         // Crash.After never ran: the answer says one of three did not finish.
         assert_eq!(a.json["selected"], 3, "{}", a.line);
@@ -420,40 +442,15 @@ mod shows {
     }
 
     pub(super) fn bazel_single(a: &Answer, _: &Path) {
-        assert_eq!(a.json["skipped"], 1, "the DISABLED_ test: {}", a.line);
-        let f = &a.failures()[0];
-        assert_eq!(f["test"], "//tests:calc_test#Calc.OffByOne");
-        assert_eq!(
-            f["message"],
-            "Expected equality: add(a, b) == want (4 vs 5)"
-        );
-        assert_eq!(
-            f["frames"][0],
-            "tests/calc_test.cc:8 EXPECT_EQ(add(a, b), want);"
-        );
-        assert_eq!(f["frames"][1], "tests/calc_test.cc:24 CHECK_SUM(2, 2, 5);");
+        gtest_single(a, "//tests:calc_test#");
     }
 
     pub(super) fn bazel_helper50(a: &Answer, ws: &Path) {
-        one_cluster_of_50(a, ws);
-        assert_eq!(
-            a.failures()[0]["test"],
-            "//tests:shapes_test#Sizes/AreaTest.Matches/0"
-        );
-        assert_eq!(cause_at(a), "tests/shapes_test.cc:6");
+        gtest_helper50(a, ws, "//tests:shapes_test#");
     }
 
     pub(super) fn bazel_crash(a: &Answer, _: &Path) {
-        assert_eq!(
-            a.failures()[0]["test"],
-            "//tests:crash_test#Crash.Segfaults",
-            "{}",
-            a.line
-        );
-        assert_eq!(a.failures()[0]["message"], "crashed with SIGSEGV");
-        // Crash.After never ran: the answer says one of three did not finish.
-        assert_eq!(a.json["selected"], 3, "{}", a.line);
-        assert_eq!(short_tail(a), "[ RUN      ] Crash.Segfaults");
+        gtest_crash(a, "//tests:crash_test#");
     }
 
     pub(super) fn bazel_hang(a: &Answer, ws: &Path) {

@@ -199,7 +199,8 @@ pub fn gtest_json(data: &[u8]) {
 /// green and red: the files it names are read only when they are regular files.
 pub fn bazel_bep(data: &[u8]) {
     for code in [0, 1, 3] {
-        judged(&bazel::judged_stream(data, code, &paths()));
+        let end = crate::process::End::Exited(code);
+        judged(&bazel::judged_stream(data, end, &paths(), &[]));
     }
 }
 

@@ -406,12 +406,7 @@ fn from_console(
     let unreported = announced.map_or(0, |n| n.saturating_sub(g.tests.len() as u32));
     if run.tail.is_none() && g.tests.iter().any(|(_, end)| end.is_none()) {
         // What the process printed last, without gtest's banners: the test it died in.
-        run.tail = verdict::tail_of_lines(paths, body.into_iter(), |l| {
-            !(l.starts_with("Running main() from")
-                || l.starts_with("Note: Google Test filter")
-                || l.starts_with("[----------]")
-                || l.starts_with("[==========]"))
-        });
+        run.tail = crate::gtest::judge::output_tail(paths, body.into_iter());
     }
     unreported
 }
@@ -779,35 +774,13 @@ fn read_end(path: &Path) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::time::{Duration, Instant};
-
     use super::*;
     use crate::process::End;
 
     fn judged(bep: &str, end: End, requested: &[&str]) -> Run {
-        let root = std::env::temp_dir();
-        let paths = PathMap::new(&root);
-        let ctx = Context {
-            root: &root,
-            dir: &root,
-            paths: &paths,
-            deadline: Instant::now(),
-            scratch: &root,
-            cache: &root,
-            cancel: None,
-            trace: None,
-        };
-        let cap = Captured {
-            stdout: Vec::new(),
-            stderr: Vec::new(),
-            stdout_dropped: 0,
-            stderr_dropped: 0,
-            end,
-            elapsed: Duration::from_secs(1),
-        };
-        let stream = super::super::bep::read(bep.as_bytes());
+        let paths = PathMap::new(&std::env::temp_dir());
         let requested: Vec<String> = requested.iter().map(|s| s.to_string()).collect();
-        judge(&ctx, &cap, &stream, &requested)
+        super::super::judged_stream(bep.as_bytes(), end, &paths, &requested)
     }
 
     const PASSED_TARGET: &str = r#"{"id":{"targetConfigured":{"label":"//a:t"}},"configured":{"targetKind":"sh_test rule"}}

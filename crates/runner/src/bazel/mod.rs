@@ -63,9 +63,14 @@ impl Bazel {
     }
 }
 
-/// A build event stream judged as one `bazel test` that exited with `code` (the fuzz
-/// target's way in).
-pub(crate) fn judged_stream(data: &[u8], code: i32, paths: &crate::PathMap) -> Run {
+/// A build event stream judged as one `bazel test` for `requested` that ended as `end`
+/// (the fuzz target's way in, and the judge's tests').
+pub(crate) fn judged_stream(
+    data: &[u8],
+    end: process::End,
+    paths: &crate::PathMap,
+    requested: &[String],
+) -> Run {
     let root = paths.root();
     let ctx = Context {
         root,
@@ -82,10 +87,10 @@ pub(crate) fn judged_stream(data: &[u8], code: i32, paths: &crate::PathMap) -> R
         stderr: Vec::new(),
         stdout_dropped: 0,
         stderr_dropped: 0,
-        end: process::End::Exited(code),
+        end,
         elapsed: std::time::Duration::ZERO,
     };
-    judge::judge(&ctx, &cap, &bep::read(data), &[])
+    judge::judge(&ctx, &cap, &bep::read(data), requested)
 }
 
 /// The Bazel to run: Bazelisk (it reads `.bazelversion`) or Bazel itself.

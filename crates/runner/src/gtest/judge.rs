@@ -252,7 +252,7 @@ pub(super) fn exit_meaning(code: i32, ct: &CtestRun) -> ExitMeaning {
 
 /// The end of what tests printed, without gtest's banners and separators (`Running main()`,
 /// `[----------]`, `[==========]`): what is left is the tests' own lines and their words.
-pub(super) fn output_tail<'a>(
+pub(crate) fn output_tail<'a>(
     paths: &PathMap,
     lines: impl Iterator<Item = &'a str>,
 ) -> Option<String> {

@@ -32,7 +32,7 @@ mod detect;
 pub(crate) mod diag;
 pub(crate) mod failure;
 pub(crate) mod json;
-mod judge;
+pub(crate) mod judge;
 mod parse;
 
 use std::path::{Path, PathBuf};
