@@ -145,7 +145,9 @@ pub(super) fn judge(
                 run.tail = tail();
             }
             if !reasons.is_empty() {
-                run.reason = Some(reasons.join("; "));
+                for r in reasons {
+                    add_reason(&mut run, r);
+                }
                 run.tail = run.tail.take().or_else(tail);
             }
         }
