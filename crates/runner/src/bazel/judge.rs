@@ -337,11 +337,12 @@ fn generic_failure(id: String, paths: &PathMap, fault: &junit::Fault, text: &str
         .as_deref()
         .filter(|m| !m.trim().is_empty())
         .map_or_else(|| text::first_line(text), text::first_line);
+    let frames = frames_in(paths, text, package_of(&id));
     let mut f = Failure {
         test: id,
         message: paths.scrub(&message),
         kind: fault.type_name.clone().filter(|t| !t.is_empty()),
-        frames: frames_in(paths, text),
+        frames,
         ..Failure::default()
     };
     paths.fill_code(&mut f.frames);
@@ -469,11 +470,12 @@ fn ended_failure(
         )
     };
     let whole = body.join("\n");
+    let frames = frames_in(paths, &whole, package_of(&test));
     let mut f = Failure {
         test,
         message,
         kind,
-        frames: frames_in(paths, &whole),
+        frames,
         phase: Phase::Call,
         ..Failure::default()
     };
@@ -512,12 +514,52 @@ fn exit_code(r: &junit::Report) -> Option<i32> {
     })
 }
 
-/// `File "x.py", line 5` (Python), `x.sh: line 5:` (bash), `x.cc:12:` and `(X.java:12)`
-/// locations in a text, outermost first as printed, only those inside the workspace.
-fn frames_in(paths: &PathMap, text: &str) -> Vec<Frame> {
+/// `File "x.py", line 5` (Python), `x.sh: line 5:` (bash) and `at p.C.m(C.java:12)` (JVM)
+/// locations in a text, outermost first, only those of files in the workspace. A JVM frame
+/// names only its file: it is looked for where the class's package puts it, in the target's
+/// package `pkg` (Bazel's own layout: `java/com/x/C.java` in package `java/com/x`) or below
+/// it in Maven's layout.
+fn frames_in(paths: &PathMap, text: &str, pkg: &str) -> Vec<Frame> {
     let mut frames: Vec<Frame> = Vec::new();
+    let mut jvm: Vec<Frame> = Vec::new();
+    let exists = |rel: &str| paths.root().join(rel).is_file();
     for line in text.lines() {
         let t = line.trim();
+        if let Some((call, inner)) = t
+            .strip_prefix("at ")
+            .and_then(|r| r.split_once('('))
+            .map(|(call, r)| (call, r.trim_end_matches(')')))
+        {
+            let Some((file, n)) = failure::file_line(inner) else {
+                continue;
+            };
+            // `calc.CalcTest.divides`: the class's package is all but the last two parts.
+            let parts: Vec<&str> = call.split('.').collect();
+            let dirs = parts[..parts.len().saturating_sub(2)].join("/");
+            let in_class_dir = if dirs.is_empty() {
+                file.clone()
+            } else {
+                format!("{dirs}/{file}")
+            };
+            let pkg_dir = if pkg.is_empty() {
+                String::new()
+            } else {
+                format!("{pkg}/")
+            };
+            let found = [
+                format!("{pkg_dir}{file}"),
+                format!("{pkg_dir}{in_class_dir}"),
+                format!("{pkg_dir}src/test/java/{in_class_dir}"),
+                format!("{pkg_dir}src/main/java/{in_class_dir}"),
+                in_class_dir.clone(),
+            ]
+            .into_iter()
+            .find(|c| exists(c));
+            if let Some(rel) = found {
+                jvm.push(paths.frame(&rel, n, None));
+            }
+            continue;
+        }
         let found = if let Some(rest) = t.strip_prefix("File \"") {
             rest.split_once("\", line ").and_then(|(file, n)| {
                 let n = n.split(|c: char| !c.is_ascii_digit()).next()?;
@@ -529,26 +571,26 @@ fn frames_in(paths: &PathMap, text: &str) -> Vec<Frame> {
                 .next()
                 .unwrap_or("");
             n.parse::<u32>().ok().map(|n| (file.to_owned(), n))
-        } else if let Some(inner) = t
-            .strip_prefix("at ")
-            .and_then(|r| r.split_once('('))
-            .map(|(_, r)| r.trim_end_matches(')'))
-        {
-            failure::file_line(inner)
         } else {
             None
         };
         if let Some((file, n)) = found {
             let frame = paths.frame(&file, n, None);
-            if frame.project
-                && Path::new(&frame.file).is_relative()
-                && paths.root().join(&frame.file).is_file()
-            {
+            if frame.project && Path::new(&frame.file).is_relative() && exists(&frame.file) {
                 frames.push(frame);
             }
         }
     }
+    // A JVM stack is innermost first.
+    frames.extend(jvm.into_iter().rev());
     frames
+}
+
+/// The package of a test id's label: `java/calc` of `//java/calc:t#C#m`, empty at the root.
+fn package_of(id: &str) -> &str {
+    let label = id.split_once('#').map_or(id, |(l, _)| l);
+    let rest = label.split_once("//").map_or(label, |(_, r)| r);
+    rest.split_once(':').map_or(rest, |(p, _)| p)
 }
 
 /// Requested ids only: a case asked for by `//t#case`, or every case of a target asked for
@@ -888,6 +930,58 @@ mod tests {
     }
 
     #[test]
+    fn a_junit_report_gives_its_cases_under_the_label() {
+        let dir = tempfile::tempdir().unwrap();
+        let xml = dir.path().join("test.xml");
+        std::fs::write(
+            &xml,
+            r#"<?xml version="1.0"?>
+<testsuites><testsuite name="calc.CalcTest" tests="2" failures="1" errors="0">
+<testcase name="adds" classname="calc.CalcTest" time="0.01"/>
+<testcase name="divides" classname="calc.CalcTest" time="0.02"><failure message="expected:&lt;2&gt; but was:&lt;3&gt;" type="java.lang.AssertionError">java.lang.AssertionError: expected:&lt;2&gt; but was:&lt;3&gt;
+	at calc.CalcTest.divides(CalcTest.java:14)</failure></testcase>
+</testsuite></testsuites>"#,
+        )
+        .unwrap();
+        let bep = format!(
+            r#"{{"id":{{"targetConfigured":{{"label":"//java:calc_test"}}}},"configured":{{"targetKind":"java_test rule"}}}}
+{{"id":{{"testResult":{{"label":"//java:calc_test","run":1,"shard":1,"attempt":1}}}},"testResult":{{"status":"FAILED","testActionOutput":[{{"name":"test.xml","uri":"file://{}"}}]}}}}
+{{"id":{{"buildFinished":{{}}}},"finished":{{"exitCode":{{"name":"TESTS_FAILED","code":3}}}}}}
+{{"id":{{"progress":{{}}}},"progress":{{}},"lastMessage":true}}
+"#,
+            xml.display()
+        );
+        let root = std::env::temp_dir();
+        let src = tempfile::tempdir_in(&root).unwrap();
+        let pkg = src.path().strip_prefix(&root).unwrap().join("java");
+        std::fs::create_dir_all(root.join(&pkg)).unwrap();
+        std::fs::write(root.join(&pkg).join("CalcTest.java"), "x\n".repeat(20)).unwrap();
+        let label = format!("//{}:calc_test", pkg.display());
+        let bep = bep.replace("//java:calc_test", &label);
+        let run = judged(&bep, End::Exited(3), &[]);
+        assert_eq!((run.passed, run.failed), (1, 1), "{run:?}");
+        let f = &run.failures[0];
+        assert_eq!(f.test, format!("{label}#calc.CalcTest#divides"));
+        assert_eq!(
+            f.frames
+                .iter()
+                .map(|f| format!("{}:{}", f.file, f.line))
+                .collect::<Vec<_>>(),
+            [format!("{}/CalcTest.java:14", pkg.display())]
+        );
+        assert_eq!(f.message, "expected:<2> but was:<3>");
+        assert_eq!(f.kind.as_deref(), Some("java.lang.AssertionError"));
+        assert_eq!(run.outcomes[0].test, format!("{label}#calc.CalcTest#adds"));
+        // Asked for one case, the rest of the report is left out.
+        let run = judged(
+            &bep,
+            End::Exited(3),
+            &[&format!("{label}#calc.CalcTest#adds")],
+        );
+        assert_eq!((run.passed, run.failed), (1, 0), "{run:?}");
+    }
+
+    #[test]
     fn a_remote_executor_is_said() {
         let remote = PASSED_TARGET.replace(
             r#""cachedLocally":true"#,
@@ -946,7 +1040,7 @@ mod tests {
         std::fs::write(ws.path().join("check.sh"), "x\ny\n").unwrap();
         let paths = PathMap::new(ws.path());
         let text = "Traceback:\n  File \"py/t.py\", line 3, in f\n  File \"/usr/lib/python3.11/x.py\", line 9\ncheck.sh: line 2: false\n  at p.T.m(Nowhere.java:4)";
-        let f = frames_in(&paths, text);
+        let f = frames_in(&paths, text, "");
         assert_eq!(
             f.iter()
                 .map(|f| format!("{}:{}", f.file, f.line))
