@@ -118,15 +118,13 @@ const RUNNERS_HEAD: &str = "\
 # Runners
 - The workspace is `--root`, else the client's first root, else the nearest ancestor of the \
 server's directory with a project marker \
-(a Cargo member climbs to its workspace root). Every project found below it runs (sibling \
-packages, several Go modules, a nested Cargo workspace), one after another into one answer; \
-`runs` then has one entry per project, with its `dir`. Test fixtures, examples, `testdata`, \
+(a Cargo member climbs to its workspace root). Every project found below it runs, one after \
+another into one answer; `runs` then has one entry per project, with its `dir`. Test fixtures, examples, `testdata`, \
 dependencies and ignored directories are not searched.
 ";
 
 const RUNNERS_TAIL: &str = "\
-- pith never edits the project: its runner configuration comes from pith's cache and \
-scratch directories. A run is killed, with its whole process group, after 600 s.
+- pith never edits the project. A run is killed, with its whole process group, after 600 s.
 - `status` is one of TestsPassed, TestsFailed, RunnerFailed, BuildFailed, CollectionFailed, \
 TimedOut, Cancelled, Crashed, NoTestsRan, TestsNotFound, RunnerMissing. RunnerFailed: the runner's own \
 exit code or totals say the run is not green though no test failed (a coverage threshold, a \
@@ -160,9 +158,8 @@ mod tests {
 # Runners
 - The workspace is `--root`, else the client's first root, else the nearest ancestor of the \
 server's directory with a project marker \
-(a Cargo member climbs to its workspace root). Every project found below it runs (sibling \
-packages, several Go modules, a nested Cargo workspace), one after another into one answer; \
-`runs` then has one entry per project, with its `dir`. Test fixtures, examples, `testdata`, \
+(a Cargo member climbs to its workspace root). Every project found below it runs, one after \
+another into one answer; `runs` then has one entry per project, with its `dir`. Test fixtures, examples, `testdata`, \
 dependencies and ignored directories are not searched.
 - Rust: cargo-nextest when installed, else plain `cargo test`, answered with \
 `\"lacks\":\"isolation\"`: a crash or hang takes its whole test binary down. nextest does not \
@@ -170,8 +167,9 @@ run doctests.
 - Python: pytest with pith's own plugin, under the project's interpreter (an active \
 virtualenv, else .venv/ or venv/, else python3; named in `interpreter`). Works with \
 pytest-xdist.
-- pith never edits the project: its runner configuration comes from pith's cache and \
-scratch directories. A run is killed, with its whole process group, after 600 s.
+- Bazel: `bazel test` as the workspace's .bazelrc says; ids `//pkg:t`, `//pkg:t#Suite.Test`; \
+`cached`/`remote` count targets from a cache / a remote executor.
+- pith never edits the project. A run is killed, with its whole process group, after 600 s.
 - `status` is one of TestsPassed, TestsFailed, RunnerFailed, BuildFailed, CollectionFailed, \
 TimedOut, Cancelled, Crashed, NoTestsRan, TestsNotFound, RunnerMissing. RunnerFailed: the runner's own \
 exit code or totals say the run is not green though no test failed (a coverage threshold, a \

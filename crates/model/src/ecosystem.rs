@@ -310,11 +310,8 @@ pub const BAZEL: Ecosystem = Ecosystem {
     ],
     source_extensions: &["bzl"],
     guide: "\
-- Bazel: `bazel test` with the workspace's own .bazelrc (remote execution and caches \
-honoured), read through its build event stream and each target's test.xml; ids are \
-`//pkg:target` and `//pkg:target#Suite.Test`. A Bazel workspace runs every project inside it; \
-`cached` counts the test targets whose result came from a cache (local, disk or remote), \
-`remote` those that ran on a remote executor.
+- Bazel: `bazel test` as the workspace's .bazelrc says; ids `//pkg:t`, `//pkg:t#Suite.Test`; \
+`cached`/`remote` count targets from a cache / a remote executor.
 ",
     ..BLANK
 };
@@ -541,7 +538,7 @@ mod tests {
             RUNNER_NAMES,
             [
                 "nextest", "cargo", "pytest", "go", "jest", "vitest", "node", "dotnet", "maven",
-                "gradle", "ctest"
+                "gradle", "ctest", "bazel"
             ]
         );
         for n in RUNNER_NAMES {
