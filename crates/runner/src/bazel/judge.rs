@@ -237,6 +237,10 @@ fn shard_cases(
         if let Some(d) = report.disagreement() {
             add_reason(run, format!("{label}: {d}"));
         }
+        if !report.complete {
+            // Its writer stopped mid-way: cases after the cut never reported.
+            add_reason(run, format!("{label}: its test.xml ends early"));
+        }
         return 0;
     }
     let body = log_body(&log);
@@ -972,6 +976,20 @@ mod tests {
         assert_eq!(f.message, "expected:<2> but was:<3>");
         assert_eq!(f.kind.as_deref(), Some("java.lang.AssertionError"));
         assert_eq!(run.outcomes[0].test, format!("{label}#calc.CalcTest#adds"));
+        // A report cut off mid-way is never green, whatever its cases say.
+        let full = std::fs::read_to_string(&xml).unwrap();
+        std::fs::write(
+            &xml,
+            &full[..full.find("<testcase name=\"divides\"").unwrap()],
+        )
+        .unwrap();
+        let run = judged(&bep, End::Exited(3), &[]);
+        assert!(
+            run.doubt().unwrap().contains("ends early"),
+            "{:?}",
+            run.doubt()
+        );
+        std::fs::write(&xml, full).unwrap();
         // Asked for one case, the rest of the report is left out.
         let run = judged(
             &bep,
