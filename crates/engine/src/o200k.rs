@@ -21,6 +21,10 @@ const RANK_BITS: u32 = 18;
 pub(crate) fn tokenizer() -> Option<CoreBPE> {
     let tokens = decode(PAIRS)?;
     let encoder: FxHashMap<Vec<u8>, Rank> = tokens.into_iter().zip(0..).collect();
+    // A token twice would make `CoreBPE::new` panic (its encoder and decoder disagree).
+    if encoder.len() != TOKENS {
+        return None;
+    }
     let mut special = FxHashMap::default();
     special.insert(ENDOFTEXT.to_string(), 199_999);
     special.insert(ENDOFPROMPT.to_string(), 200_018);
