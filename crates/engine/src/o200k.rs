@@ -19,7 +19,11 @@ const RANK_BITS: u32 = 18;
 /// The tokenizer, or `None` when the embedded vocabulary is damaged (a build problem, which
 /// the test below catches; `pith gain` then counts nothing rather than counting wrong).
 pub(crate) fn tokenizer() -> Option<CoreBPE> {
-    let tokens = decode(PAIRS)?;
+    tokenizer_from(PAIRS)
+}
+
+fn tokenizer_from(blob: &[u8]) -> Option<CoreBPE> {
+    let tokens = decode(blob)?;
     let encoder: FxHashMap<Vec<u8>, Rank> = tokens.into_iter().zip(0..).collect();
     // A token twice would make `CoreBPE::new` panic (its encoder and decoder disagree).
     if encoder.len() != TOKENS {
@@ -155,5 +159,10 @@ mod tests {
         wrong[257] = 1;
         wrong[258] &= !0b11;
         assert!(decode(&wrong).is_none());
+        // Two ranks with the same byte: decodable, but no tokenizer (and no panic).
+        let mut twice = PAIRS.to_vec();
+        twice[1] = twice[0];
+        assert!(decode(&twice).is_some());
+        assert!(tokenizer_from(&twice).is_none());
     }
 }
