@@ -973,29 +973,28 @@ fn bazels_convenience_links_beside_its_workspace_file_are_not_files() {
     std::fs::write(root.join("WORKSPACE"), "workspace(name = \"w\")\n").unwrap();
     std::fs::create_dir_all(root.join("bazel-rules")).unwrap();
     std::fs::write(root.join("bazel-rules/defs.bzl"), "x\n").unwrap();
-    std::fs::write(root.join("bazel-notes.txt"), "a file, not a link\n").unwrap();
+    let mut s = open(&root);
+    let g = s.scan().unwrap();
+    // A build makes its links (and every later build makes them again).
     for link in ["bazel-bin", "bazel-out", "bazel-w"] {
         std::os::unix::fs::symlink(out.path(), root.join(link)).unwrap();
     }
-    let mut s = open(&root);
-    let g = s.scan().unwrap();
-    // Every build makes its links again, elsewhere when the output base moves.
-    let other = tempfile::tempdir().unwrap();
-    for link in ["bazel-bin", "bazel-out", "bazel-w"] {
-        std::fs::remove_file(root.join(link)).unwrap();
-        std::os::unix::fs::symlink(other.path(), root.join(link)).unwrap();
-    }
-    std::fs::remove_file(root.join("bazel-out")).unwrap();
     assert_eq!(
         s.scan().unwrap(),
         g,
         "Bazel's links are not the workspace's files"
     );
-    // A real directory or file of that name is source.
+    std::fs::remove_file(root.join("bazel-out")).unwrap();
+    assert_eq!(s.scan().unwrap(), g);
+    // A real file or directory of such a name is source, and so is a link of the project's
+    // own where no Bazel workspace file is beside it.
     std::fs::write(root.join("bazel-rules/defs.bzl"), "y\n").unwrap();
     assert_eq!(s.scan().unwrap(), g + 1);
-    std::fs::write(root.join("bazel-notes.txt"), "edited\n").unwrap();
+    std::fs::write(root.join("bazel-notes.txt"), "a file, not a link\n").unwrap();
     assert_eq!(s.scan().unwrap(), g + 2);
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    std::os::unix::fs::symlink(root.join("bazel-notes.txt"), root.join("sub/bazel-link")).unwrap();
+    assert_eq!(s.scan().unwrap(), g + 3);
 }
 
 #[test]
