@@ -122,3 +122,73 @@ fn a_python_project_inside_a_bazel_workspace_is_bazels() {
         a.line
     );
 }
+
+#[test]
+fn a_test_that_passes_only_on_a_retry_is_flaky_not_green() {
+    let ws = fixture("bazel/single");
+    let marker = tempfile::tempdir().unwrap();
+    // A `flaky = True` target (Bazel retries it) whose first attempt fails: Bazel calls the
+    // result FLAKY and exits 0.
+    std::fs::write(
+        ws.path().join("tests/flaky_test.cc"),
+        r#"#include <gtest/gtest.h>
+#include <cstdlib>
+#include <fstream>
+
+TEST(Flaky, SecondTimeLucky) {
+  const char* marker = std::getenv("PITH_FLAKY_MARKER");
+  ASSERT_NE(marker, nullptr);
+  bool again = std::ifstream(marker).good();
+  std::ofstream(marker) << "seen";
+  EXPECT_TRUE(again) << "first attempt";
+}
+
+TEST(Flaky, Steady) { EXPECT_EQ(1, 1); }
+"#,
+    )
+    .unwrap();
+    let build = ws.path().join("tests/BUILD");
+    let mut text = std::fs::read_to_string(&build).unwrap();
+    text.push_str(
+        r#"
+cc_test(
+    name = "flaky_test",
+    srcs = ["flaky_test.cc"],
+    flaky = True,
+    linkopts = ["-lgtest", "-lgtest_main", "-lpthread"],
+)
+"#,
+    );
+    std::fs::write(&build, text).unwrap();
+    bazelrc_line(
+        ws.path(),
+        &format!(
+            "test --test_env=PITH_FLAKY_MARKER={}/seen",
+            marker.path().display()
+        ),
+    );
+    let a = pith(ws.path(), &["//tests:flaky_test"]);
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    let f = &a.failures()[0];
+    assert_eq!(
+        f["test"], "//tests:flaky_test#Flaky.SecondTimeLucky",
+        "{}",
+        a.line
+    );
+    assert_eq!(f["flaky"], true, "{}", a.line);
+    assert_eq!(
+        f["frames"][0],
+        "tests/flaky_test.cc:10 EXPECT_TRUE(again) << \"first attempt\";"
+    );
+    assert_eq!(a.count("passed"), 1, "Steady: {}", a.line);
+    // Bazel answers the same inputs from its cache, last attempt only: still flaky.
+    let b = pith(ws.path(), &["//tests:flaky_test"]);
+    assert_eq!(
+        (b.status(), b.json["cached"].as_u64()),
+        ("TestsFailed", Some(1)),
+        "{}",
+        b.line
+    );
+    assert_eq!(b.failures()[0]["test"], "//tests:flaky_test", "{}", b.line);
+    assert_eq!(b.failures()[0]["flaky"], true, "{}", b.line);
+}

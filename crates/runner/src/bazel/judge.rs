@@ -179,7 +179,12 @@ fn target_cases(
     }
     // Bazel's own count of the target's attempts (runs × shards × attempts) against the
     // results it streamed.
-    if let Some(n) = t.runs_counted.filter(|&n| n as usize > t.attempts.len()) {
+    // (A result from the cache comes as its last attempt alone.)
+    let cached = t.attempts.iter().any(|a| a.cached);
+    if let Some(n) = t
+        .runs_counted
+        .filter(|&n| n as usize > t.attempts.len() && !cached)
+    {
         add_reason(
             run,
             format!(
@@ -190,6 +195,23 @@ fn target_cases(
     }
     let mut unreported = 0;
     for last in finals {
+        // A run or shard that passed only on a retry (Bazel's FLAKY) is answered with the
+        // attempt that failed, its failures flaky: never greener than the evidence, as for
+        // every runner that retries.
+        let failed_before = t
+            .attempts
+            .iter()
+            .filter(|a| (a.run, a.shard) == (last.run, last.shard) && a.attempt < last.attempt)
+            .filter(|a| a.status != "PASSED")
+            .max_by_key(|a| a.attempt);
+        if let Some(failed) = failed_before.filter(|_| last.status == "PASSED") {
+            let before = run.failures.len();
+            unreported += shard_cases(run, paths, names, label, failed, "FAILED");
+            for f in &mut run.failures[before..] {
+                f.flaky = true;
+            }
+            continue;
+        }
         // A shard's own status where the target's summary is green or red as a whole.
         let status = if matches!(status, "PASSED" | "FLAKY") {
             status
@@ -197,6 +219,23 @@ fn target_cases(
             last.status.as_str()
         };
         unreported += shard_cases(run, paths, names, label, last, status);
+    }
+    let prefix = format!("{label}#");
+    let flaky_shown = run
+        .failures
+        .iter()
+        .any(|f| f.flaky && (f.test == label || f.test.starts_with(&prefix)));
+    if status == "FLAKY" && !flaky_shown {
+        // Bazel says it passed only on a retry, and the attempt that failed is not in the
+        // stream (a cached result): still not green.
+        run.failed += 1;
+        run.failures.push(Failure {
+            test: label.to_owned(),
+            message: "flaky: it failed, then passed on a retry (Bazel's FLAKY)".to_owned(),
+            kind: Some("flaky".to_owned()),
+            flaky: true,
+            ..Failure::default()
+        });
     }
     unreported
 }
