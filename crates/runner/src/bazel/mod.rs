@@ -8,7 +8,8 @@
 //! Evidence beyond the records: Bazel's exit code (0 green, 3 tests failed, 1 build failed, 4
 //! no tests), the stream's own `buildFinished` code against it, the stream reaching its last
 //! event, and every test target having a result: a target with no status, not built, or
-//! incomplete is never green.
+//! incomplete is never green; nor is one that passed only on a retry (FLAKY), answered with
+//! its failed attempt.
 //!
 //! The Bazel run is the workspace's own (`bazelisk` when installed, which honours
 //! `.bazelversion`, else `bazel`), whose server outlives the command: pith's deadline stops
