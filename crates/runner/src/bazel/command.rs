@@ -37,6 +37,20 @@ pub(super) fn is_label(s: &str) -> bool {
             .is_none_or(|(_, name)| !name.is_empty())
 }
 
+/// The package of a test id's label in this workspace: `java/calc` of `//java/calc:t#C#m`,
+/// empty for the root package; `None` for another repository's label or what is no label.
+pub(super) fn package(id: &str) -> Option<&str> {
+    let (target, _) = split_id(id)?;
+    let rest = target.strip_prefix("//")?;
+    Some(rest.split_once(':').map_or(rest, |(p, _)| p))
+}
+
+/// Whether `id` is `target` itself or one of its cases (`target#...`).
+pub(super) fn of_target(id: &str, target: &str) -> bool {
+    id.strip_prefix(target)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('#'))
+}
+
 /// One `bazel test` invocation: its targets and the filter it runs them with.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(super) struct Invocation {
@@ -152,6 +166,17 @@ mod tests {
         ] {
             assert_eq!(split_id(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn packages_and_targets_of_ids() {
+        assert_eq!(package("//java/calc:t#p.C#m"), Some("java/calc"));
+        assert_eq!(package("//:t"), Some(""));
+        assert_eq!(package("//a/b"), Some("a/b"));
+        assert_eq!(package("@r//a:b"), None);
+        assert_eq!(package("S.T"), None);
+        assert!(of_target("//a:t", "//a:t") && of_target("//a:t#S.T", "//a:t"));
+        assert!(!of_target("//a:tt", "//a:t") && !of_target("//a:t", "//a:t#S.T"));
     }
 
     #[test]

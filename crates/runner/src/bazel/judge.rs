@@ -16,6 +16,7 @@ use crate::verdict::{self, Ending};
 use crate::{text, Context, PathMap};
 
 use super::bep::{Attempt, Stream, Target};
+use super::command::{of_target, package, split_id};
 
 /// A `test.xml` or `test.log` is read up to this many bytes (the end of a log is kept).
 const FILE_BYTES: u64 = 8 << 20;
@@ -110,24 +111,20 @@ pub(super) fn judge(
                 // A build that failed where no compiler spoke: a BUILD file, or a requested
                 // target that does not exist (not found, not a failed build).
                 let errors = bazel_errors(&stream.console, paths);
+                // Bazel quotes the label it cannot find: `no such target '//a:b'`.
+                let quotes = |e: &BuildError, id: &str| {
+                    split_id(id).is_some_and(|(t, _)| e.message.contains(&format!("'{t}'")))
+                };
                 let missing: Vec<&String> = requested
                     .iter()
-                    .filter(|r| {
-                        let target = r.split_once('#').map_or(r.as_str(), |(t, _)| t);
-                        errors
-                            .iter()
-                            .any(|e| e.message.contains(&format!("'{target}'")))
-                    })
+                    .filter(|r| errors.iter().any(|e| quotes(e, r)))
                     .collect();
                 run.build_errors = errors
                     .into_iter()
                     .filter(|e| {
-                        !(missing.iter().any(|m| {
-                            let target = m.split_once('#').map_or(m.as_str(), |(t, _)| t);
-                            e.message.contains(&format!("'{target}'"))
-                        }) || e
-                            .message
-                            .contains("there were errors parsing the target pattern"))
+                        !(missing.iter().any(|m| quotes(e, m))
+                            || e.message
+                                .contains("there were errors parsing the target pattern"))
                     })
                     .collect();
                 for m in missing {
@@ -220,11 +217,10 @@ fn target_cases(
         };
         unreported += shard_cases(run, paths, names, label, last, status);
     }
-    let prefix = format!("{label}#");
     let flaky_shown = run
         .failures
         .iter()
-        .any(|f| f.flaky && (f.test == label || f.test.starts_with(&prefix)));
+        .any(|f| f.flaky && of_target(&f.test, label));
     if status == "FLAKY" && !flaky_shown {
         // Bazel says it passed only on a retry, and the attempt that failed is not in the
         // stream (a cached result): still not green.
@@ -307,10 +303,9 @@ fn skipped(run: &mut Run, id: String) {
 }
 
 fn run_failures_of(run: &Run, label: &str) -> usize {
-    let prefix = format!("{label}#");
     run.failures
         .iter()
-        .filter(|f| f.test == label || f.test.starts_with(&prefix))
+        .filter(|f| of_target(&f.test, label))
         .count()
 }
 
@@ -380,7 +375,7 @@ fn generic_failure(id: String, paths: &PathMap, fault: &junit::Fault, text: &str
         .as_deref()
         .filter(|m| !m.trim().is_empty())
         .map_or_else(|| text::first_line(text), text::first_line);
-    let frames = frames_in(paths, text, package_of(&id));
+    let frames = frames_in(paths, text, package(&id).unwrap_or(""));
     let mut f = Failure {
         test: id,
         message: paths.scrub(&message),
@@ -513,7 +508,7 @@ fn ended_failure(
         )
     };
     let whole = body.join("\n");
-    let frames = frames_in(paths, &whole, package_of(&test));
+    let frames = frames_in(paths, &whole, package(&test).unwrap_or(""));
     let mut f = Failure {
         test,
         message,
@@ -629,24 +624,13 @@ fn frames_in(paths: &PathMap, text: &str, pkg: &str) -> Vec<Frame> {
     frames
 }
 
-/// The package of a test id's label: `java/calc` of `//java/calc:t#C#m`, empty at the root.
-fn package_of(id: &str) -> &str {
-    let label = id.split_once('#').map_or(id, |(l, _)| l);
-    let rest = label.split_once("//").map_or(label, |(_, r)| r);
-    rest.split_once(':').map_or(rest, |(p, _)| p)
-}
-
 /// Requested ids only: a case asked for by `//t#case`, or every case of a target asked for
 /// whole. What was asked and not reported is not found.
 fn keep_requested(run: &mut Run, requested: &[String]) {
     let wanted = |id: &str| {
-        requested.iter().any(|r| {
-            r == id
-                || (!r.contains('#')
-                    && id
-                        .strip_prefix(r.as_str())
-                        .is_some_and(|rest| rest.starts_with('#')))
-        })
+        requested
+            .iter()
+            .any(|r| r == id || (!r.contains('#') && of_target(id, r)))
     };
     let before_failures = run.failures.len();
     run.failures.retain(|f| wanted(&f.test));
@@ -667,7 +651,7 @@ fn keep_requested(run: &mut Run, requested: &[String]) {
         .saturating_sub(skipped - count(run, pith_model::Outcome::Skipped));
     run.failed = run.failed.saturating_sub(dropped_failures as u32);
     run.running
-        .retain(|r| wanted(r) || requested.iter().any(|q| q.starts_with(&format!("{r}#"))));
+        .retain(|r| wanted(r) || requested.iter().any(|q| of_target(q, r)));
     let reported: Vec<&str> = run
         .outcomes
         .iter()
@@ -676,14 +660,7 @@ fn keep_requested(run: &mut Run, requested: &[String]) {
         .collect();
     run.not_found = requested
         .iter()
-        .filter(|r| {
-            !reported.iter().any(|id| {
-                id == r
-                    || id
-                        .strip_prefix(r.as_str())
-                        .is_some_and(|rest| rest.starts_with('#'))
-            })
-        })
+        .filter(|r| !reported.iter().any(|id| of_target(id, r)))
         .cloned()
         .collect();
     if !run.running.is_empty() || run.status.is_some() {

@@ -50,17 +50,12 @@ impl Bazel {
     /// other repositories (`@repo//...`) and what is not a label are left to Bazel and the
     /// judge.
     fn package_here(&self, id: &str) -> bool {
-        let Some((target, _)) = command::split_id(id) else {
-            return true;
-        };
-        let Some(pkg) = target.strip_prefix("//") else {
-            return true;
-        };
-        let pkg = pkg.split_once(':').map_or(pkg, |(p, _)| p);
-        let dir = self.dir.join(pkg);
-        ["BUILD", "BUILD.bazel"]
-            .iter()
-            .any(|b| dir.join(b).is_file())
+        command::package(id).is_none_or(|pkg| {
+            let dir = self.dir.join(pkg);
+            ["BUILD", "BUILD.bazel"]
+                .iter()
+                .any(|b| dir.join(b).is_file())
+        })
     }
 }
 
@@ -111,13 +106,7 @@ impl Adapter for Bazel {
 
     /// A label of this workspace: its package directory is here.
     fn owns(&self, id: &str) -> bool {
-        command::split_id(id).is_some_and(|(target, _)| {
-            let Some(pkg) = target.strip_prefix("//") else {
-                return false;
-            };
-            let pkg = pkg.split_once(':').map_or(pkg, |(p, _)| p);
-            self.dir.join(pkg).is_dir()
-        })
+        command::package(id).is_some_and(|pkg| self.dir.join(pkg).is_dir())
     }
 
     fn run(&self, ctx: &Context<'_>, tests: &[String]) -> Result<Run, RunnerError> {
