@@ -1,5 +1,5 @@
 //! Bazel's build event protocol, as `--build_event_json_file` writes it (one JSON object a
-//! line), read into what the judge weighs: per target its kind, whether it built, each test
+//! line), read into what the judge weighs: per target whether it is a test, whether it built, each test
 //! attempt (status, cache, where it ran, its `test.xml` and `test.log`) and the summary; the
 //! actions that failed, with their stderr files; how the build finished; whether the stream
 //! reached its last message. Lines that are not JSON, or events pith does not know, are
@@ -27,9 +27,6 @@ pub(super) struct Stream {
     pub finished: Option<(String, i32)>,
     /// The stream's `lastMessage` arrived: nothing was cut off.
     pub complete: bool,
-    /// Patterns or targets Bazel gave up on before building (`aborted` events): label or
-    /// pattern, reason, description.
-    pub aborted: Vec<(String, String, String)>,
     /// The console lines Bazel printed (`progress` events' stdout and stderr), the last
     /// [`CONSOLE_LINES`].
     pub console: Vec<String>,
@@ -39,13 +36,11 @@ pub(super) struct Stream {
 
 #[derive(Debug, Default)]
 pub(super) struct Target {
-    /// `cc_test rule`, `sh_test rule`, ...
-    pub kind: String,
     /// A test rule (its kind ends in `_test rule`, or Bazel gave it a test size).
     pub test: bool,
     /// `targetCompleted`: `Some(true)` built, `Some(false)` failed to build.
     pub built: Option<bool>,
-    /// Why Bazel did not finish it (`aborted`: `SKIPPED`, `INCOMPLETE`, ...).
+    /// Why Bazel gave up on it before building (`aborted`: `SKIPPED`, `INCOMPLETE`, ...).
     pub aborted: Option<String>,
     pub attempts: Vec<Attempt>,
     /// `testSummary.overallStatus`, when Bazel summarized the target.
@@ -122,22 +117,10 @@ impl Stream {
         };
         let label = || str_at(key, "label");
         if let Some(a) = e.get("aborted") {
-            let what = label()
-                .or_else(|| {
-                    key.get("pattern").and_then(Value::as_array).map(|p| {
-                        p.iter()
-                            .filter_map(Value::as_str)
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    })
-                })
-                .unwrap_or_else(|| kind.clone());
             let reason = str_at(a, "reason").unwrap_or_default();
-            let description = str_at(a, "description").unwrap_or_default();
             if let Some(l) = label() {
-                self.target(&l).aborted = Some(reason.clone());
+                self.target(&l).aborted = Some(reason);
             }
-            self.aborted.push((what, reason, description));
             return;
         }
         match kind.as_str() {
@@ -160,9 +143,10 @@ impl Stream {
             }
             "targetConfigured" => {
                 if let (Some(l), Some(c)) = (label(), e.get("configured")) {
-                    let t = self.target(&l);
-                    t.kind = str_at(c, "targetKind").unwrap_or_default();
-                    t.test = t.kind.ends_with("_test rule") || c.get("testSize").is_some();
+                    // `cc_test rule`, `sh_test rule`, ...
+                    let kind = str_at(c, "targetKind").unwrap_or_default();
+                    self.target(&l).test =
+                        kind.ends_with("_test rule") || c.get("testSize").is_some();
                 }
             }
             "targetCompleted" => {
