@@ -1,9 +1,9 @@
 //! Bazel's build event protocol, as `--build_event_json_file` writes it (one JSON object a
-//! line), read into what the judge weighs: per target whether it is a test, whether it built, each test
-//! attempt (status, cache, where it ran, its `test.xml` and `test.log`) and the summary; the
-//! actions that failed, with their stderr files; how the build finished; whether the stream
-//! reached its last message. Lines that are not JSON, or events pith does not know, are
-//! skipped: a stream cut short (a killed client) reads as far as it goes, and its missing
+//! line), read into what the judge weighs: per target whether it is a test, whether it built,
+//! each test attempt (status, cache, where it ran, its `test.xml` and `test.log`) and the
+//! summary; the actions that failed, with their stderr files; how the build finished; whether
+//! the stream reached its last message. Lines that are not JSON, or events pith does not know,
+//! are skipped: a stream cut short (a killed client) reads as far as it goes, and its missing
 //! `lastMessage` is the judge's evidence.
 
 use std::collections::BTreeMap;
