@@ -356,9 +356,14 @@ pub(crate) fn tail(raw: &str, paths: &PathMap, dir: &Path) -> Option<String> {
         let version = t
             .strip_prefix("Node.js v")
             .is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit()));
+        // vitest warns when its JSON report is written while tests still run: that is pith's
+        // deadline stopping it, not the "internal bug in Vitest" the warning suspects.
         if version
             || t.starts_with("JSON report written to ")
             || t.starts_with("Test results written to: ")
+            || t.starts_with(
+                "WARNING: Some tests are still running when generating the JSON report",
+            )
         {
             continue;
         }
@@ -519,6 +524,21 @@ mod tests {
         let t = tail(text, &paths(), Path::new("/ws")).unwrap();
         assert!(!t.contains("0xd3a3c0"), "{t}");
         assert!(t.contains("t/crash.test.mjs:3:32"), "{t}");
+    }
+
+    #[test]
+    fn a_deadline_keeps_vitest_report_warning_out() {
+        let text = "\u{1b}[33mWARNING: Some tests are still running when generating the JSON report.This is likely an internal bug in Vitest.Please report it to https://github.com/vitest-dev/vitest/issues\u{1b}[39m\nserver listening on 8080\n";
+        let t = tail(text, &paths(), Path::new("/ws")).unwrap();
+        assert_eq!(t, "server listening on 8080");
+        assert_eq!(
+            tail(
+                &text[..text.find('\n').unwrap()],
+                &paths(),
+                Path::new("/ws")
+            ),
+            None
+        );
     }
 
     proptest::proptest! {
