@@ -106,6 +106,57 @@ fn ids_from_an_answer_rerun_exactly_those_tests() {
 }
 
 #[test]
+fn a_change_runs_the_test_targets_bazel_builds_from_what_it_reaches() {
+    let ws = fixture("bazel/green");
+    common::committed(ws.path());
+    let green = pith(ws.path(), &[]);
+    assert_eq!(
+        (green.status(), green.count("passed")),
+        ("TestsPassed", 6),
+        "{}",
+        green.line
+    );
+
+    // A bug in the library: the import graph reaches tests/calc_test.cc, and Bazel's query of
+    // the tests package names the one target built from it; the other three do not run.
+    let calc = ws.path().join("src/calc.cc");
+    let code = std::fs::read_to_string(&calc).unwrap();
+    std::fs::write(&calc, code.replace("return a + b;", "return a + b + 1;")).unwrap();
+    let a = pith(ws.path(), &["--changed"]);
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    assert_eq!(a.json["changes"]["tests"], 1, "{}", a.line);
+    assert!(
+        a.failures().iter().all(|f| f["test"]
+            .as_str()
+            .unwrap()
+            .starts_with("//tests:calc_test#")),
+        "{}",
+        a.line
+    );
+    assert_eq!(
+        a.count("passed") + a.count("failed"),
+        3,
+        "calc_test's cases only: {}",
+        a.line
+    );
+    std::fs::write(&calc, code).unwrap();
+
+    // A Python test edited: its py_test alone.
+    let py = ws.path().join("tests/calc_py_test.py");
+    let mut text = std::fs::read_to_string(&py).unwrap();
+    text.push_str("\n# edited\n");
+    std::fs::write(&py, text).unwrap();
+    let b = pith(ws.path(), &["--changed"]);
+    assert_eq!((b.status(), b.code), ("TestsPassed", 0), "{}", b.line);
+    assert_eq!(
+        b.count("passed"),
+        1 + 2,
+        "the py_test and calc_test's fix check: {}",
+        b.line
+    );
+}
+
+#[test]
 fn a_python_project_inside_a_bazel_workspace_is_bazels() {
     // pytest would find the test file too; Bazel's py_test runs it, once.
     let ws = fixture("bazel/green");

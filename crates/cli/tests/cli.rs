@@ -160,6 +160,27 @@ fn version_names_the_commit_it_was_built_from() {
 }
 
 #[test]
+fn the_runner_option_names_every_runner() {
+    // The help is what an agent reads to pick `--runner`: a runner left out of it is one the
+    // agent never tries.
+    let out = pith().args(["test", "--help"]).output().unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    let line = help
+        .split("--runner <NAME>")
+        .nth(1)
+        .and_then(|rest| rest.split("\n      --").next())
+        .unwrap_or_else(|| panic!("{help}"));
+    for e in pith_model::ecosystem::ECOSYSTEMS {
+        for runner in e.runners {
+            assert!(
+                line.contains(runner),
+                "--runner's help lacks {runner}: {line}"
+            );
+        }
+    }
+}
+
+#[test]
 fn completions_for_each_shell_name_the_commands() {
     for (shell, marker) in [
         ("bash", "_pith()"),

@@ -92,10 +92,15 @@ fn family(runner: &str) -> &str {
     ecosystem::by_runner(runner).map_or(runner, |e| e.id)
 }
 
+/// Whether `runner` builds and runs whatever its project holds, in any language: a Bazel
+/// workspace's tests of every language are its targets, and `//...` runs them.
+pub(crate) fn runs_every_file(runner: &str) -> bool {
+    family(runner) == "bazel"
+}
+
 /// Whether the runner `outer` at `outer_dir` already runs what `inner` found at `dir`.
 fn covers(outer: &str, outer_dir: &Path, inner: &str, dir: &Path) -> bool {
-    // A Bazel workspace's tests of every language are its targets: `//...` runs them.
-    if family(outer) == "bazel" && dir.starts_with(outer_dir) {
+    if runs_every_file(outer) && dir.starts_with(outer_dir) {
         return true;
     }
     if family(outer) != family(inner) || !dir.starts_with(outer_dir) {

@@ -790,11 +790,13 @@ fn route_files(tests: &[String], found: &[crate::detect::Found]) -> Vec<(usize, 
         .collect()
 }
 
-/// Whether `file` is a source file of the project's ecosystem.
+/// Whether `file` is a source file of the project's ecosystem (any file of a Bazel
+/// workspace: its targets are of every language).
 fn is_source_of(p: &crate::detect::Found, file: &str) -> bool {
     let ext = file.rsplit_once('.').map_or("", |(_, e)| e);
-    pith_model::ecosystem::by_runner(p.adapter.name())
-        .is_some_and(|e| e.source_extensions.contains(&ext))
+    crate::detect::runs_every_file(p.adapter.name())
+        || pith_model::ecosystem::by_runner(p.adapter.name())
+            .is_some_and(|e| e.source_extensions.contains(&ext))
 }
 
 /// A git revision pith passes on: never an option, never empty.
@@ -1494,5 +1496,32 @@ mod tests {
                 (1, Vec::new()),
             ]
         );
+    }
+
+    #[test]
+    fn a_bazel_workspace_that_cannot_say_which_targets_runs_whole_for_any_language() {
+        // Bazel builds tests of every language: a C++ test file it cannot map to a target
+        // (no Bazel to ask, a BUILD file that does not load) runs the workspace, never
+        // nothing.
+        let found = [crate::detect::Found {
+            dir: PathBuf::from("/ws"),
+            rel: None,
+            adapter: Box::new(Fake {
+                name: "bazel",
+                by_file: false,
+            }),
+        }];
+        let tests = vec!["tests/calc_test.cc".to_owned()];
+        assert_eq!(route_files(&tests, &found), [(0, Vec::new())]);
+        // A runner of one language still leaves what is not its own.
+        let found = [crate::detect::Found {
+            dir: PathBuf::from("/ws"),
+            rel: None,
+            adapter: Box::new(Fake {
+                name: "cargo",
+                by_file: false,
+            }),
+        }];
+        assert!(route_files(&tests, &found).is_empty());
     }
 }

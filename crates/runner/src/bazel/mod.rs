@@ -19,9 +19,12 @@ mod bep;
 mod command;
 mod detect;
 mod judge;
+mod query;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use pith_model::Run;
 
@@ -32,16 +35,47 @@ pub use detect::detect;
 const HINT: &str =
     "bazel not found: install Bazelisk (https://github.com/bazelbuild/bazelisk), which runs the Bazel .bazelversion names";
 
+/// How long asking Bazel for one package's targets may take: the first query of a workspace
+/// starts Bazel's server and loads what the package's BUILD file loads.
+const QUERY_LIMIT: Duration = Duration::from_secs(90);
+
 /// A Bazel workspace.
 pub struct Bazel {
     dir: PathBuf,
+    /// Packages already asked for, by name; `None` when Bazel could not say.
+    packages: Mutex<HashMap<String, Option<query::Package>>>,
 }
 
 impl Bazel {
     pub fn new(dir: &Path) -> Self {
         Bazel {
             dir: dir.to_path_buf(),
+            packages: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The test targets that run `file` (workspace-relative to this workspace); `None` when
+    /// Bazel could not say (no Bazel, a BUILD file that does not load, a deadline).
+    fn tests_of_file(&self, file: &str) -> Option<Vec<String>> {
+        let Some((pkg, label)) = query::label_of(&self.dir, file) else {
+            // No package holds it: no target can name it.
+            return Some(Vec::new());
+        };
+        let mut packages = self.packages.lock().unwrap_or_else(|e| e.into_inner());
+        let package = packages
+            .entry(pkg)
+            .or_insert_with_key(|pkg| self.query(pkg));
+        package.as_ref().map(|p| p.tests_reaching(&label))
+    }
+
+    fn query(&self, pkg: &str) -> Option<query::Package> {
+        let cmd = query::command(&program()?, &self.dir, pkg)?;
+        let cap = process::run(cmd, Instant::now() + QUERY_LIMIT, None).ok()?;
+        // Bazel exits 0 only when the whole package loaded; a cut capture is no answer either.
+        if !cap.success() || cap.stdout_dropped > 0 {
+            return None;
+        }
+        query::read(&cap.stdout)
     }
 }
 
@@ -107,6 +141,25 @@ impl Adapter for Bazel {
     /// A label of this workspace: its package directory is here.
     fn owns(&self, id: &str) -> bool {
         command::package(id).is_some_and(|pkg| self.dir.join(pkg).is_dir())
+    }
+
+    /// The test targets whose package's rules reach each file, as Bazel's query reports
+    /// them (globs, macros and filegroups included); `None`, so the whole workspace runs,
+    /// when Bazel cannot say.
+    fn ids_for_files(&self, project: Option<&str>, files: &[String]) -> Option<Vec<String>> {
+        let mut ids: Vec<String> = Vec::new();
+        for file in files {
+            let rel = match project {
+                Some(p) => file.strip_prefix(p)?.strip_prefix('/')?,
+                None => file.as_str(),
+            };
+            for id in self.tests_of_file(rel)? {
+                if !ids.contains(&id) {
+                    ids.push(id);
+                }
+            }
+        }
+        Some(ids)
     }
 
     fn run(&self, ctx: &Context<'_>, tests: &[String]) -> Result<Run, RunnerError> {
