@@ -157,6 +157,67 @@ fn a_change_runs_the_test_targets_bazel_builds_from_what_it_reaches() {
 }
 
 #[test]
+fn a_workspace_below_the_root_answers_paths_from_the_root() {
+    // Bazel prints paths relative to its own workspace; the answer's are the root's, so the
+    // agent opens `services/...`, not a file that is not there.
+    let copy = pith_testkit::fixture_at("bazel/green", "services");
+    let ws = copy.path();
+    let root = ws.parent().unwrap();
+    let edit = |rel: &str, from: &str, to: &str| {
+        let p = ws.join(rel);
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(text.contains(from), "{rel}");
+        std::fs::write(p, text.replace(from, to)).unwrap();
+    };
+    edit("src/calc.cc", "return a + b;", "return a + b + 1;");
+    edit("tests/calc_py_test.py", "(2 * 3, 6)", "(2 * 3, 7)");
+    edit("tests/CalcTest.java", "(6, 2 * 3)", "(7, 2 * 3)");
+    let a = pith(root, &[]);
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    let at = |test: &str| -> Vec<String> {
+        let f = a
+            .failures()
+            .iter()
+            .find(|f| f["test"].as_str().is_some_and(|t| t.starts_with(test)))
+            .unwrap_or_else(|| panic!("no {test}: {}", a.line));
+        f["frames"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no frames for {test}: {}", a.line))
+            .iter()
+            .map(|v| v.as_str().unwrap().split(' ').next().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        at("//tests:calc_test#"),
+        ["services/tests/calc_test.cc:5"],
+        "{}",
+        a.line
+    );
+    assert_eq!(
+        at("//tests:calc_py_test"),
+        ["services/tests/calc_py_test.py:9"],
+        "{}",
+        a.line
+    );
+    assert_eq!(
+        at("//tests:CalcTest"),
+        ["services/tests/CalcTest.java:13"],
+        "{}",
+        a.line
+    );
+
+    // A compile error, the same.
+    edit("src/calc.cc", "return a + b + 1;", "return a + c;");
+    let b = pith(root, &[]);
+    assert_eq!(b.status(), "BuildFailed", "{}", b.line);
+    assert_eq!(
+        b.json["buildErrors"][0]["at"], "services/src/calc.cc:3",
+        "{}",
+        b.line
+    );
+}
+
+#[test]
 fn a_python_project_inside_a_bazel_workspace_is_bazels() {
     // pytest would find the test file too; Bazel's py_test runs it, once.
     let ws = fixture("bazel/green");

@@ -59,6 +59,9 @@ pub const CODE_CHARS: usize = 80;
 #[derive(Debug, Clone)]
 pub struct PathMap {
     root: PathBuf,
+    /// What a relative path is relative to when the caller names nothing else: the root, or
+    /// the project's directory for a runner that prints paths relative to it ([`PathMap::based`]).
+    base: PathBuf,
     /// Every spelling of the root that may appear in output, longest first, each ending in `/`.
     prefixes: Vec<String>,
     /// The lines of files [`PathMap::fill_code`] has read, shared by its calls (adapters call
@@ -91,6 +94,7 @@ impl PathMap {
         prefixes.sort_by_key(|p| std::cmp::Reverse(p.len()));
         PathMap {
             root: root.to_path_buf(),
+            base: root.to_path_buf(),
             prefixes,
             sources: Arc::default(),
             elsewhere: Arc::new(elsewhere_from_env()),
@@ -101,8 +105,24 @@ impl PathMap {
         &self.root
     }
 
+    /// This map with relative paths taken relative to `dir` (a project below the root whose
+    /// runner prints paths relative to itself, as Bazel does its workspace's); answers stay
+    /// relative to the root.
+    pub fn based(&self, dir: &Path) -> PathMap {
+        PathMap {
+            base: dir.to_path_buf(),
+            ..self.clone()
+        }
+    }
+
+    /// What relative paths are relative to (see [`PathMap::based`]).
+    pub fn base(&self) -> &Path {
+        &self.base
+    }
+
     /// The workspace-relative form of `path`, if it lies inside the workspace. Relative paths
-    /// are taken relative to `base` (a package directory) or, without one, to the root.
+    /// are taken relative to `base` (a package directory) or, without one, to the map's base
+    /// (the root unless [`PathMap::based`]).
     pub fn relativize(&self, path: &str, base: Option<&Path>) -> Option<String> {
         let path = path.strip_prefix("file://").unwrap_or(path);
         let p = Path::new(path);
@@ -110,7 +130,7 @@ impl PathMap {
         let abs = if p.is_absolute() {
             p
         } else {
-            joined = base.unwrap_or(&self.root).join(p);
+            joined = base.unwrap_or(&self.base).join(p);
             &joined
         };
         let normal = normalize(abs);
@@ -529,6 +549,23 @@ mod tests {
         );
         assert_eq!(map().relativize("/ws/projx/src/lib.rs", None), None);
         assert_eq!(map().relativize("/ws/proj", None), None);
+    }
+
+    #[test]
+    fn a_based_map_reads_relative_paths_from_its_project_and_answers_from_the_root() {
+        let m = map().based(Path::new("/ws/proj/bazel"));
+        assert_eq!(
+            m.relativize("tests/a.cc", None).as_deref(),
+            Some("bazel/tests/a.cc")
+        );
+        assert_eq!(m.frame("tests/a.cc", 5, None).file, "bazel/tests/a.cc");
+        assert_eq!(
+            m.relativize("/ws/proj/src/x.rs", None).as_deref(),
+            Some("src/x.rs")
+        );
+        assert_eq!(m.root(), Path::new("/ws/proj"));
+        assert_eq!(m.scrub("at /ws/proj/bazel/a.cc:3"), "at bazel/a.cc:3");
+        assert_eq!(map().base(), Path::new("/ws/proj"));
     }
 
     #[test]

@@ -560,7 +560,9 @@ fn exit_code(r: &junit::Report) -> Option<i32> {
 fn frames_in(paths: &PathMap, text: &str, pkg: &str) -> Vec<Frame> {
     let mut frames: Vec<Frame> = Vec::new();
     let mut jvm: Vec<Frame> = Vec::new();
+    // A frame's file relative to the root, a JVM candidate's relative to Bazel's workspace.
     let exists = |rel: &str| paths.root().join(rel).is_file();
+    let in_workspace = |rel: &str| paths.base().join(rel).is_file();
     for line in text.lines() {
         let t = line.trim();
         if let Some((call, inner)) = t
@@ -592,7 +594,7 @@ fn frames_in(paths: &PathMap, text: &str, pkg: &str) -> Vec<Frame> {
                 in_class_dir.clone(),
             ]
             .into_iter()
-            .find(|c| exists(c));
+            .find(|c| in_workspace(c));
             if let Some(rel) = found {
                 jvm.push(paths.frame(&rel, n, None));
             }

@@ -167,6 +167,12 @@ impl Adapter for Bazel {
             return Ok(verdict::runner_missing("bazel", HINT.to_owned()));
         };
         let start = Instant::now();
+        // Bazel prints paths relative to its workspace, which may lie below pith's root.
+        let based = ctx.paths.based(&self.dir);
+        let ctx = &Context {
+            paths: &based,
+            ..*ctx
+        };
         // A label whose package has no BUILD file here is not found; Bazel would call it an
         // error of the whole command.
         let (tests, absent): (Vec<String>, Vec<String>) =
