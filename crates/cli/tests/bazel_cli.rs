@@ -218,6 +218,41 @@ fn a_workspace_below_the_root_answers_paths_from_the_root() {
 }
 
 #[test]
+fn target_patterns_run_their_packages_and_a_label_of_nothing_runs_nothing() {
+    let ws = fixture("bazel/targets");
+    let tests = |a: &common::Answer| -> Vec<String> {
+        a.failures()
+            .iter()
+            .map(|f| f["test"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    // `//str/...`: the str package's test alone, its failure kept (not filtered out as an
+    // id nobody asked for), nothing not found.
+    let a = pith(ws.path(), &["//str/..."]);
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    assert_eq!(tests(&a), ["//str:str_test#Str.Uppercases"], "{}", a.line);
+    assert!(a.json.get("notFound").is_none(), "{}", a.line);
+    // `//scripts:all`, and a case also asked for by label inside it, run once.
+    let b = pith(ws.path(), &["//scripts:all", "//scripts:check_test"]);
+    assert_eq!(tests(&b), ["//scripts:check_test"], "{}", b.line);
+    assert_eq!(b.count("failed"), 1, "{}", b.line);
+    assert!(b.json.get("notFound").is_none(), "{}", b.line);
+    // What names nothing here runs nothing (it ran the whole workspace: an empty plan was
+    // `//...`).
+    for absent in ["//nowhere/...", "//nowhere:gone"] {
+        let c = pith(ws.path(), &[absent]);
+        assert_eq!((c.status(), c.code), ("TestsNotFound", 1), "{}", c.line);
+        assert_eq!(
+            c.json["notFound"],
+            serde_json::json!([absent]),
+            "{}",
+            c.line
+        );
+        assert_eq!(c.count("passed") + c.count("failed"), 0, "{}", c.line);
+    }
+}
+
+#[test]
 fn a_python_project_inside_a_bazel_workspace_is_bazels() {
     // pytest would find the test file too; Bazel's py_test runs it, once.
     let ws = fixture("bazel/green");

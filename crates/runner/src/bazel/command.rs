@@ -9,7 +9,8 @@
 //! are selected with `--test_filter`, which Bazel hands to the test framework: targets
 //! selected whole run in one invocation, targets narrowed to cases in another, whose filter
 //! joins every requested case in the framework's syntax (`A.B:C.D` for GoogleTest, a regular
-//! expression for JUnit).
+//! expression for JUnit). A target pattern (`//pkg/...`, `//pkg:all`) runs as Bazel runs it,
+//! and selects the tests of the packages it names.
 
 use std::path::Path;
 use std::process::Command;
@@ -51,6 +52,47 @@ pub(super) fn of_target(id: &str, target: &str) -> bool {
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('#'))
 }
 
+/// A target pattern as Bazel users type them in place of a label: `//pkg/...` and `//...`
+/// (the package and every package below it: `true`), `//pkg:all`, `//pkg:*`,
+/// `//pkg:all-targets` (the package's own targets: `false`), with the package they name.
+pub(super) fn pattern(id: &str) -> Option<(&str, bool)> {
+    if id.contains('#') {
+        return None;
+    }
+    let rest = id.strip_prefix("//")?;
+    let (pkg, name) = match rest.split_once(':') {
+        Some((pkg, name)) if matches!(name, "all" | "*" | "all-targets") => (pkg, Some(name)),
+        Some(_) => return None,
+        None => (rest, None),
+    };
+    let tree = if pkg == "..." {
+        Some("")
+    } else {
+        pkg.strip_suffix("/...")
+    };
+    match (tree, name) {
+        (Some(p), _) => Some((p, true)),
+        (None, Some(_)) => Some((pkg, false)),
+        (None, None) => None,
+    }
+}
+
+/// Whether the requested id or pattern `requested` selects the reported test id `id`.
+pub(super) fn selects(requested: &str, id: &str) -> bool {
+    if of_target(id, requested) {
+        return true;
+    }
+    let (Some((pkg, tree)), Some(of)) = (pattern(requested), package(id)) else {
+        return false;
+    };
+    of == pkg
+        || (tree
+            && (pkg.is_empty()
+                || of
+                    .strip_prefix(pkg)
+                    .is_some_and(|below| below.starts_with('/'))))
+}
+
 /// One `bazel test` invocation: its targets and the filter it runs them with.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(super) struct Invocation {
@@ -90,10 +132,14 @@ pub(super) fn plan(ids: &[String]) -> Vec<Invocation> {
         }
     }
     let mut out = Vec::new();
-    // A target asked for whole runs whole, whatever else is asked of it.
+    // A target asked for whole runs whole, whatever else is asked of it: by its label or
+    // within a pattern.
     let narrowed = |(targets, cases): (Vec<String>, Vec<String>),
                     join: &dyn Fn(&[String]) -> String| {
-        let targets: Vec<String> = targets.into_iter().filter(|t| !whole.contains(t)).collect();
+        let targets: Vec<String> = targets
+            .into_iter()
+            .filter(|t| !whole.iter().any(|w| selects(w, t)))
+            .collect();
         (!targets.is_empty()).then(|| Invocation {
             targets,
             filter: Some(join(&cases)),
@@ -180,6 +226,33 @@ mod tests {
     }
 
     #[test]
+    fn target_patterns_select_the_tests_of_their_packages() {
+        assert_eq!(pattern("//tests/..."), Some(("tests", true)));
+        assert_eq!(pattern("//..."), Some(("", true)));
+        assert_eq!(pattern("//a/b:all"), Some(("a/b", false)));
+        assert_eq!(pattern("//a:*"), Some(("a", false)));
+        assert_eq!(pattern("//a/...:all"), Some(("a", true)));
+        assert_eq!(pattern("//:all-targets"), Some(("", false)));
+        for not in [
+            "//a:t",
+            "//a",
+            "//a:t#S.T",
+            "//a/...#x",
+            "tests/...",
+            "@r//a/...",
+        ] {
+            assert_eq!(pattern(not), None, "{not}");
+        }
+        assert!(selects("//tests/...", "//tests:calc_test#Calc.Adds"));
+        assert!(selects("//tests/...", "//tests/unit:t"));
+        assert!(!selects("//tests/...", "//tests2:t"));
+        assert!(selects("//...", "//:cctest"));
+        assert!(selects("//tests:all", "//tests:t#S.T"));
+        assert!(!selects("//tests:all", "//tests/unit:t"));
+        assert!(selects("//a:t", "//a:t#S.T") && !selects("//a:t", "//a:tt"));
+    }
+
+    #[test]
     fn whole_targets_together_cases_by_syntax() {
         let p = plan(&ids(&[
             "//a:t",
@@ -207,6 +280,20 @@ mod tests {
             ]
         );
         assert_eq!(plan(&[])[0].targets, ids(&["//..."]));
+        // A pattern asked for runs its targets whole.
+        assert_eq!(
+            plan(&ids(&["//b/...", "//b:t#Calc.Adds", "//c:t#Calc.Adds"])),
+            vec![
+                Invocation {
+                    targets: ids(&["//b/..."]),
+                    filter: None
+                },
+                Invocation {
+                    targets: ids(&["//c:t"]),
+                    filter: Some("Calc.Adds".into())
+                },
+            ]
+        );
         assert!(plan(&ids(&["nonsense"])).is_empty());
     }
 

@@ -16,7 +16,7 @@ use crate::verdict::{self, Ending};
 use crate::{text, Context, PathMap};
 
 use super::bep::{Attempt, Stream, Target};
-use super::command::{of_target, package, split_id};
+use super::command::{of_target, package, selects, split_id};
 
 /// A `test.xml` or `test.log` is read up to this many bytes (the end of a log is kept).
 const FILE_BYTES: u64 = 8 << 20;
@@ -632,7 +632,7 @@ fn keep_requested(run: &mut Run, requested: &[String]) {
     let wanted = |id: &str| {
         requested
             .iter()
-            .any(|r| r == id || (!r.contains('#') && of_target(id, r)))
+            .any(|r| r == id || (!r.contains('#') && selects(r, id)))
     };
     let before_failures = run.failures.len();
     run.failures.retain(|f| wanted(&f.test));
@@ -662,7 +662,7 @@ fn keep_requested(run: &mut Run, requested: &[String]) {
         .collect();
     run.not_found = requested
         .iter()
-        .filter(|r| !reported.iter().any(|id| of_target(id, r)))
+        .filter(|r| !reported.iter().any(|id| selects(r, id)))
         .cloned()
         .collect();
     if !run.running.is_empty() || run.status.is_some() {

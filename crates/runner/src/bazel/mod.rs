@@ -84,12 +84,18 @@ impl Bazel {
     /// other repositories (`@repo//...`) and what is not a label are left to Bazel and the
     /// judge.
     fn package_here(&self, id: &str) -> bool {
-        command::package(id).is_none_or(|pkg| {
+        let has_build = |pkg: &str| {
             let dir = self.dir.join(pkg);
             ["BUILD", "BUILD.bazel"]
                 .iter()
                 .any(|b| dir.join(b).is_file())
-        })
+        };
+        match command::pattern(id) {
+            // `//dir/...` needs only the directory: its packages may all lie below.
+            Some((pkg, true)) => self.dir.join(pkg).is_dir(),
+            Some((pkg, false)) => has_build(pkg),
+            None => command::package(id).is_none_or(has_build),
+        }
     }
 }
 
@@ -133,14 +139,18 @@ impl Adapter for Bazel {
         "bazel"
     }
 
-    /// Labels (`//pkg:target`) and cases in them (`//pkg:target#Suite.Test`).
+    /// Labels (`//pkg:target`), cases in them (`//pkg:target#Suite.Test`) and target
+    /// patterns (`//pkg/...`, `//pkg:all`).
     fn claims(&self, id: &str) -> bool {
         command::split_id(id).is_some()
     }
 
-    /// A label of this workspace: its package directory is here.
+    /// A label or target pattern of this workspace: its package directory is here.
     fn owns(&self, id: &str) -> bool {
-        command::package(id).is_some_and(|pkg| self.dir.join(pkg).is_dir())
+        command::pattern(id)
+            .map(|(pkg, _)| pkg)
+            .or_else(|| command::package(id))
+            .is_some_and(|pkg| self.dir.join(pkg).is_dir())
     }
 
     /// The test targets whose package's rules reach each file, as Bazel's query reports
@@ -178,7 +188,12 @@ impl Adapter for Bazel {
         let (tests, absent): (Vec<String>, Vec<String>) =
             tests.iter().cloned().partition(|t| self.package_here(t));
         let tests = tests.as_slice();
-        let plan = command::plan(tests);
+        // Nothing left of what was asked runs nothing: an empty plan would be `//...`.
+        let plan = if tests.is_empty() && !absent.is_empty() {
+            Vec::new()
+        } else {
+            command::plan(tests)
+        };
         let mut whole = Run::new("bazel");
         let bad: Vec<String> = tests
             .iter()
