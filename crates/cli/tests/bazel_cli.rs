@@ -239,7 +239,8 @@ fn target_patterns_run_their_packages_and_a_label_of_nothing_runs_nothing() {
     assert!(b.json.get("notFound").is_none(), "{}", b.line);
     // What names nothing here runs nothing (it ran the whole workspace: an empty plan was
     // `//...`).
-    for absent in ["//nowhere/...", "//nowhere:gone"] {
+    std::fs::create_dir_all(ws.path().join("docs/guide")).unwrap();
+    for absent in ["//nowhere/...", "//nowhere:gone", "//docs/..."] {
         let c = pith(ws.path(), &[absent]);
         assert_eq!((c.status(), c.code), ("TestsNotFound", 1), "{}", c.line);
         assert_eq!(

@@ -91,12 +91,38 @@ impl Bazel {
                 .any(|b| dir.join(b).is_file())
         };
         match command::pattern(id) {
-            // `//dir/...` needs only the directory: its packages may all lie below.
-            Some((pkg, true)) => self.dir.join(pkg).is_dir(),
+            // `//dir/...` needs a package at or below the directory.
+            Some((pkg, true)) => package_below(&self.dir.join(pkg)),
             Some((pkg, false)) => has_build(pkg),
             None => command::package(id).is_none_or(has_build),
         }
     }
+}
+
+/// Whether a `BUILD` file lies in `dir` or a directory below it (links, hidden directories
+/// and Bazel's `bazel-*` output links not followed), breadth first: what `//dir/...` needs to
+/// name any target.
+fn package_below(dir: &Path) -> bool {
+    let mut queue = std::collections::VecDeque::from([dir.to_path_buf()]);
+    while let Some(d) = queue.pop_front() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        let mut subdirs = Vec::new();
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            let Ok(kind) = e.file_type() else { continue };
+            if kind.is_file() && (name == "BUILD" || name == "BUILD.bazel") {
+                return true;
+            }
+            if kind.is_dir() && !name.starts_with('.') && !name.starts_with("bazel-") {
+                subdirs.push(e.path());
+            }
+        }
+        queue.extend(subdirs);
+    }
+    false
 }
 
 /// A build event stream judged as one `bazel test` for `requested` that ended as `end`
