@@ -45,7 +45,8 @@ if ! cargo +nightly fuzz build -O >"$logs/build.log" 2>&1; then
     exit 1
 fi
 built=$SECONDS
-bin="fuzz/target/x86_64-unknown-linux-gnu/release"
+# cargo builds into CARGO_TARGET_DIR when the caller set one, else beside the fuzz crate.
+bin="${CARGO_TARGET_DIR:-fuzz/target}/x86_64-unknown-linux-gnu/release"
 
 # The fixture files that are reports or streams, read as seeds by every target (a report of one
 # format is hostile input to the others); fuzz/fixture-seeds.txt lists them.
