@@ -153,7 +153,13 @@ where
                     return Some(*m);
                 }
                 Incoming::Refused(bytes) => {
-                    if write_line(&self.writer, bytes).await.is_err() {
+                    // Written by a task of its own: rmcp's service loop drops this future
+                    // whenever another of its events comes first, and a refusal waiting for
+                    // the writer (a response still being flushed) would be dropped with it —
+                    // the client waiting for an answer that never comes.
+                    let writer = Arc::clone(&self.writer);
+                    let write = tokio::spawn(async move { write_line(&writer, bytes).await });
+                    if !matches!(write.await, Ok(Ok(()))) {
                         return None;
                     }
                 }
@@ -237,6 +243,7 @@ fn classify(raw: &[u8]) -> Incoming {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     fn refused(line: &str) -> Value {
         match classify(line.as_bytes()) {
@@ -301,6 +308,35 @@ mod tests {
                 "{skip}"
             );
         }
+    }
+
+    #[tokio::test]
+    async fn a_refusal_survives_the_service_loop_dropping_the_read() {
+        // A response is being written (the writer is held) when a malformed line arrives;
+        // rmcp's loop then takes another event and drops the read that owes the refusal.
+        let (client, server) = tokio::io::duplex(4096);
+        let (mut reader, mut writer) = tokio::io::split(client);
+        let (read, write) = tokio::io::split(server);
+        let mut lines = Lines::new(read, write, None);
+        let held = Arc::clone(&lines.writer);
+        let guard = held.lock().await;
+        writer.write_all(b"{this is not json\n").await.unwrap();
+        let cut = tokio::time::timeout(Duration::from_millis(200), lines.receive()).await;
+        assert!(cut.is_err(), "the read waits for the writer");
+        drop(guard);
+        let mut got = Vec::new();
+        let mut byte = [0u8; 1];
+        tokio::time::timeout(Duration::from_secs(5), async {
+            while !got.ends_with(b"\n") {
+                use tokio::io::AsyncReadExt;
+                reader.read_exact(&mut byte).await.unwrap();
+                got.push(byte[0]);
+            }
+        })
+        .await
+        .expect("the refusal is written after the read was dropped");
+        let v: Value = serde_json::from_slice(&got).unwrap();
+        assert_eq!(v["error"]["code"], PARSE_ERROR);
     }
 
     #[test]
