@@ -1503,25 +1503,20 @@ mod tests {
         // Bazel builds tests of every language: a C++ test file it cannot map to a target
         // (no Bazel to ask, a BUILD file that does not load) runs the workspace, never
         // nothing.
-        let found = [crate::detect::Found {
+        let root_project = |name| crate::detect::Found {
             dir: PathBuf::from("/ws"),
             rel: None,
             adapter: Box::new(Fake {
-                name: "bazel",
+                name,
                 by_file: false,
             }),
-        }];
+        };
         let tests = vec!["tests/calc_test.cc".to_owned()];
-        assert_eq!(route_files(&tests, &found), [(0, Vec::new())]);
+        assert_eq!(
+            route_files(&tests, &[root_project("bazel")]),
+            [(0, Vec::new())]
+        );
         // A runner of one language still leaves what is not its own.
-        let found = [crate::detect::Found {
-            dir: PathBuf::from("/ws"),
-            rel: None,
-            adapter: Box::new(Fake {
-                name: "cargo",
-                by_file: false,
-            }),
-        }];
-        assert!(route_files(&tests, &found).is_empty());
+        assert!(route_files(&tests, &[root_project("cargo")]).is_empty());
     }
 }

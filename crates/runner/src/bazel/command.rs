@@ -171,9 +171,8 @@ fn push_new(v: &mut Vec<String>, s: &str) {
 
 /// `bazel test` for one invocation, its build events written to `bep`.
 pub(super) fn command(bazel: &Path, dir: &Path, bep: &Path, inv: &Invocation) -> Command {
-    let mut cmd = Command::new(bazel);
-    cmd.current_dir(dir)
-        .arg("test")
+    let mut cmd = crate::base_command(bazel, dir);
+    cmd.arg("test")
         .arg(format!("--build_event_json_file={}", bep.display()))
         .args(["--color=no", "--curses=no", "--keep_going"]);
     if let Some(f) = &inv.filter {
@@ -181,6 +180,14 @@ pub(super) fn command(bazel: &Path, dir: &Path, bep: &Path, inv: &Invocation) ->
     }
     cmd.arg("--").args(&inv.targets);
     cmd
+}
+
+/// A command's arguments as text, for tests of what pith passes.
+#[cfg(test)]
+pub(super) fn args_of(cmd: &Command) -> Vec<String> {
+    cmd.get_args()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect()
 }
 
 #[cfg(test)]
@@ -309,12 +316,8 @@ mod tests {
             Path::new("/s/bep.json"),
             &inv,
         );
-        let args: Vec<String> = cmd
-            .get_args()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
         assert_eq!(
-            args,
+            args_of(&cmd),
             ids(&[
                 "test",
                 "--build_event_json_file=/s/bep.json",

@@ -41,9 +41,8 @@ pub(super) fn command(bazel: &Path, dir: &Path, pkg: &str) -> Option<Command> {
     if pkg.contains(['"', '\'', '\n']) {
         return None;
     }
-    let mut cmd = Command::new(bazel);
-    cmd.current_dir(dir)
-        .arg("query")
+    let mut cmd = crate::base_command(bazel, dir);
+    cmd.arg("query")
         .args([
             "--output=xml",
             "--color=no",
@@ -316,12 +315,8 @@ mod tests {
     #[test]
     fn the_query_reads_one_package_and_nothing_else() {
         let cmd = command(Path::new("/usr/bin/bazel"), Path::new("/ws"), "tests/unit").unwrap();
-        let args: Vec<String> = cmd
-            .get_args()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
         assert_eq!(
-            args,
+            super::super::command::args_of(&cmd),
             [
                 "query",
                 "--output=xml",
