@@ -19,7 +19,11 @@ mod state_cmd;
     name = "pith",
     // The version and the commit it was built from (build.rs).
     version = env!("PITH_VERSION"),
-    about = "Small, exact answers about a workspace's tests, for AI coding agents"
+    about = "Small, exact answers about a workspace's tests, for AI coding agents",
+    after_help = "pith writes nothing into the workspace: its state (history, run lock, code \
+                  index) and caches live in $PITH_CACHE_DIR, else $XDG_CACHE_HOME/pith, else \
+                  ~/.cache/pith (~/Library/Caches/pith on macOS), or in the temporary directory's pith-<uid> where that cannot \
+                  be written."
 )]
 struct Cli {
     #[command(subcommand)]

@@ -1,5 +1,5 @@
-//! `pith status`, `pith failures` and `pith gain`: answers from the workspace state in
-//! `.pith/`, without running anything. They exit 0 when answered (a red last run included: the
+//! `pith status`, `pith failures` and `pith gain`: answers from the workspace state (kept
+//! outside the workspace, in pith's state directory), without running anything. They exit 0 when answered (a red last run included: the
 //! verdict is in the answer, and `pith test` is the command whose exit code is the verdict), 2
 //! when pith cannot read the workspace state.
 

@@ -425,20 +425,12 @@ fn unclaimed<'a>(found: &'a [Found], tests: &'a [String]) -> impl Iterator<Item 
         .cloned()
 }
 
-/// pith's own cache: `$XDG_CACHE_HOME/pith`, else `~/.cache/pith`. The only place outside a
-/// workspace pith writes to.
+/// pith's base directory, outside every workspace (`pith_store::base_dir`: `$PITH_CACHE_DIR`,
+/// else `$XDG_CACHE_HOME/pith`, else `~/.cache/pith`; the temporary directory's `pith-<uid>`
+/// where that cannot be written): embedded plugins and run scratch directories go here, beside
+/// the workspaces' state, so one variable moves everything pith writes.
 pub fn cache_dir() -> Result<PathBuf, EngineError> {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    let dir = base.join("pith");
-    std::fs::create_dir_all(&dir).map_err(|source| EngineError::Cache {
-        path: dir.clone(),
-        source,
-    })?;
-    Ok(dir)
+    Ok(pith_store::base_dir()?)
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 //! (which annotates its failures), a run asked `since` a generation at which nothing changed
 //! answers `unchanged` without running when the same selection ran on those inputs in the same
 //! environment, one run at a time holds the workspace, and `status` and `failures` answer from
-//! the store. A damaged state (or a `.pith` that is a link, never followed) never fails a test
-//! run: the run goes on without it, with a warning.
+//! the store. A damaged state (or a state directory that is a link, never followed, or no
+//! writable place for one) never fails a test run: the run goes on without it, with a warning.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -4,7 +4,8 @@
 //!
 //! `cargo bench -p pith-index`. The corpus is the Rust crates in the cargo registry plus the
 //! Python standard library, hard-linked (or copied) into one temporary directory so both tools
-//! see the same single tree and the index's `.pith/` lands there, not in the originals.
+//! see the same single tree (the index itself is kept in pith's state directory for it, removed
+//! at the end).
 //! `PITH_BENCH_ROOTS` (colon-separated directories) replaces the default corpus;
 //! `PITH_BENCH_NAMES` (comma-separated) the names queried.
 
@@ -59,7 +60,8 @@ fn main() {
     let cold_time = start.elapsed();
     let stats = cold.stats().clone();
     drop(cold);
-    let index_bytes = std::fs::metadata(corpus.join(pith_index::INDEX_FILE)).map_or(0, |m| m.len());
+    let index_file = pith_index::index_file(&corpus).expect("a state directory");
+    let index_bytes = std::fs::metadata(&index_file).map_or(0, |m| m.len());
 
     let rg = rg_version();
     let mut rows = Vec::new();
@@ -121,7 +123,7 @@ fn main() {
     println!("| cold index | files | lines | time | lines/s |");
     println!("|---|---:|---:|---:|---:|");
     println!(
-        "| `Index::open`, no `.pith/` yet | {} | {} | {:.1} s | {:.0} |",
+        "| `Index::open`, no index yet | {} | {} | {:.1} s | {:.0} |",
         stats.files - stats.skipped,
         stats.parsed_lines,
         cold_time.as_secs_f64(),
@@ -146,6 +148,9 @@ fn main() {
     }
     println!();
     println!("Warm times are the median of {RUNS} runs and include opening the index and checking every file's size and mtime (the incremental update that finds nothing to do).");
+    if let Some(state) = index_file.parent() {
+        let _ = std::fs::remove_dir_all(state);
+    }
 }
 
 fn ms(d: Duration) -> String {

@@ -1,7 +1,8 @@
 //! The code index: where each name is defined and where it is used, from tree-sitter syntax
 //! trees of Rust, Python, Go, JavaScript, TypeScript (and TSX), Java and C#. It is persisted
-//! under `<workspace>/.pith/` and brought up to date from changed files only each time it is
-//! opened, so a query costs a walk of the workspace's metadata plus a lookup.
+//! in the workspace's state directory (outside the workspace: `pith_store::state_dir`) and
+//! brought up to date from changed files only each time it is opened, so a query costs a walk
+//! of the workspace's metadata plus a lookup.
 //!
 //! Resolution is syntactic: names are matched as written, not resolved through types. A
 //! qualifier is used where the syntax gives one (`Config::load`, `self.check`, `net.Parse`).
@@ -20,8 +21,14 @@ pub use graph::Graph;
 pub use pith_model::symbol::{Definition, FileUses, Kind};
 pub use walk::MAX_FILE_BYTES;
 
-/// The index file, relative to the workspace root.
-pub const INDEX_FILE: &str = ".pith/index.bin";
+/// The index file's name, in the workspace's state directory.
+pub const INDEX_FILE: &str = "index.bin";
+
+/// Where the index of the workspace at `root` is kept: in its state directory (made when
+/// missing), `None` when there is none to use (the index is then answered from memory).
+pub fn index_file(root: &Path) -> Option<PathBuf> {
+    pith_store::state_dir(root).ok().map(|d| d.join(INDEX_FILE))
+}
 
 /// A kind's code in the index file: its position in [`Kind::ALL`].
 fn kind_code(kind: Kind) -> u8 {
@@ -69,7 +76,8 @@ pub enum IndexError {
 /// How to open an index.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// Write the updated index under `.pith/` (a read-only workspace is answered from memory).
+    /// Write the updated index to the state directory (without one, it is answered from
+    /// memory). Either way an index written before is read.
     pub persist: bool,
     /// Parser threads; 0 means one per available core.
     pub threads: usize,
@@ -106,13 +114,8 @@ impl Index {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
         };
-        let file = root.join(INDEX_FILE);
-        if options.persist {
-            // Before the walk, so that the new `.pith/` entry is in the root's mtime the walk
-            // records, and does not make the next update walk again.
-            store::prepare_dir(root, &file);
-        }
-        let old = store::Segment::open(&file);
+        let file = index_file(root);
+        let old = file.as_deref().and_then(store::Segment::open);
         let quick = old.as_ref().and_then(|o| {
             let paths: Vec<&str> = o.files.iter().map(|f| f.path.as_str()).collect();
             walk::quick(root, &paths, &o.dirs, &o.watched, threads)
@@ -127,8 +130,8 @@ impl Index {
         let segment = match updated {
             store::Updated::Unchanged(segment) => segment,
             store::Updated::Changed(bytes) => {
-                if options.persist {
-                    stats.saved = store::save(root, &file, &bytes);
+                if let (true, Some(file)) = (options.persist, &file) {
+                    stats.saved = store::save(file, &bytes);
                 }
                 store::Segment::from_bytes(bytes).ok_or(IndexError::Unreadable)?
             }
@@ -172,8 +175,8 @@ impl Index {
         let segment = match updated {
             store::Updated::Unchanged(segment) => segment,
             store::Updated::Changed(bytes) => {
-                if options.persist {
-                    stats.saved = store::save(root, &root.join(INDEX_FILE), &bytes);
+                if let (true, Some(file)) = (options.persist, index_file(root)) {
+                    stats.saved = store::save(&file, &bytes);
                 }
                 store::Segment::from_bytes(bytes).ok_or(IndexError::Unreadable)?
             }

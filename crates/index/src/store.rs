@@ -1,4 +1,4 @@
-//! The persisted index, `.pith/index.bin`: one immutable file, memory-mapped for queries and
+//! The persisted index, `index.bin` in the workspace's state directory: one immutable file, memory-mapped for queries and
 //! replaced whole (write to a temporary file, rename) when files changed, so readers never see
 //! a half-written index and concurrent `pith` processes cannot corrupt it.
 //!
@@ -100,7 +100,8 @@ pub(crate) struct NameRecord {
 impl Segment {
     /// The index at `path`, or `None` when it is missing, of another version or damaged.
     pub(crate) fn open(path: &Path) -> Option<Segment> {
-        // Never read through a link: `.pith` or the index itself pointing out of the workspace.
+        // Never read through a link: the state directory or the index itself pointing
+        // elsewhere.
         let linked =
             |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
         if linked(path) || path.parent().is_some_and(linked) {
@@ -834,15 +835,12 @@ fn parse_file(parser: &mut tree_sitter::Parser, c: &Candidate) -> Option<FileSym
     Some(extract::extract(c.lang, &c.rel, &tree, &src))
 }
 
-/// Writes the index under `.pith/` (atomically) and keeps `.pith/` out of git. Returns whether
-/// it was written; a workspace pith cannot write to is still answered, from memory.
-pub(crate) fn save(root: &Path, file: &Path, bytes: &[u8]) -> bool {
+/// Writes the index to `file` (atomically, by rename). Returns whether it was written; a
+/// state directory pith cannot write to still answers, from memory.
+pub(crate) fn save(file: &Path, bytes: &[u8]) -> bool {
     let Some(dir) = file.parent() else {
         return false;
     };
-    if !prepare_dir(root, file) {
-        return false;
-    }
     let tmp = dir.join(format!("index.bin.{}.tmp", std::process::id()));
     if std::fs::write(&tmp, bytes).is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -851,23 +849,6 @@ pub(crate) fn save(root: &Path, file: &Path, bytes: &[u8]) -> bool {
     if std::fs::rename(&tmp, file).is_err() {
         let _ = std::fs::remove_file(&tmp);
         return false;
-    }
-    true
-}
-
-/// Creates the index's directory, pith's state directory (keeping it out of git when new);
-/// whether it is there to write in. A `.pith` that is a symbolic link is never written
-/// through (see `pith_store::state_dir`): the index is then answered from memory.
-pub(crate) fn prepare_dir(root: &Path, file: &Path) -> bool {
-    let existed = std::fs::symlink_metadata(root.join(pith_store::STATE_DIR)).is_ok();
-    let Ok(dir) = pith_store::state_dir(root) else {
-        return false;
-    };
-    if file.parent() != Some(dir.as_path()) {
-        return false;
-    }
-    if !existed {
-        pith_store::keep_out_of_git(root);
     }
     true
 }

@@ -1,12 +1,12 @@
 //! Keeping the index up to date: only changed files are re-parsed; edits, deletes and renames
 //! show in the next answer; what cannot be indexed (invalid UTF-8 is indexed, binary and
 //! oversized files are not) never breaks the rest; the walk survives a symlink loop; the
-//! index file is rebuilt when damaged and kept out of git.
+//! index file is rebuilt when damaged and kept outside the workspace.
 
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use pith_index::{Index, Options, INDEX_FILE};
+use pith_index::{index_file, Index, Options};
 
 /// Writes a file dated `age_s` seconds ago (old enough that its mtime is trusted).
 fn write(root: &Path, rel: &str, content: impl AsRef<[u8]>, age_s: u64) {
@@ -64,7 +64,7 @@ fn a_second_open_parses_nothing_and_an_edit_parses_one_file() {
     let root = dir.path();
     let first = Index::open(root).unwrap();
     assert_eq!(first.stats().parsed, 3);
-    assert!(first.stats().saved && root.join(INDEX_FILE).is_file());
+    assert!(first.stats().saved && index_file(root).unwrap().is_file());
 
     let again = Index::open(root).unwrap();
     assert_eq!(again.stats().parsed, 0, "{:?}", again.stats());
@@ -168,7 +168,7 @@ fn binary_and_oversized_files_are_skipped() {
     assert!(at(&index, "generated_1").is_empty());
     assert!(at(&index, "in_binary").is_empty());
     assert_eq!(uses(&index, "parse_port"), ["src/util.rs:2"]);
-    let size = std::fs::metadata(root.join(INDEX_FILE)).unwrap().len();
+    let size = std::fs::metadata(index_file(root).unwrap()).unwrap().len();
     assert!(size < 64 * 1024, "index is {size} bytes");
     // Skipped files are remembered, not re-read on every open.
     assert_eq!(Index::open(root).unwrap().stats().parsed, 0);
@@ -234,7 +234,7 @@ fn a_damaged_index_is_rebuilt() {
     let dir = workspace();
     let root = dir.path();
     Index::open(root).unwrap();
-    let file = root.join(INDEX_FILE);
+    let file = index_file(root).unwrap();
     let mut bytes = std::fs::read(&file).unwrap();
     let half = bytes.len() / 2;
     bytes.truncate(half);
@@ -246,25 +246,35 @@ fn a_damaged_index_is_rebuilt() {
     assert_eq!(Index::open(root).unwrap().stats().parsed, 3);
 }
 
+/// The index lives in the workspace's state directory, outside it: the workspace and its
+/// repository's files are as they were (no `.pith/`, no `.git/info/exclude` line).
 #[test]
-fn the_index_directory_is_kept_out_of_git() {
+fn the_index_is_kept_outside_the_workspace() {
     let dir = workspace();
     let root = dir.path();
     std::fs::create_dir_all(root.join(".git/info")).unwrap();
-    std::fs::write(
-        root.join(".git/info/exclude"),
-        "# git ls-files --others\n*.tmp",
-    )
-    .unwrap();
-    Index::open(root).unwrap();
-    std::fs::remove_dir_all(root.join(".pith")).unwrap();
-    Index::open(root).unwrap();
-    let exclude = std::fs::read_to_string(root.join(".git/info/exclude")).unwrap();
-    assert_eq!(exclude, "# git ls-files --others\n*.tmp\n/.pith/\n");
-    assert!(
-        !root.join(".gitignore").exists(),
-        "the project's .gitignore is not touched"
+    let exclude = "# git ls-files --others\n*.tmp";
+    std::fs::write(root.join(".git/info/exclude"), exclude).unwrap();
+    let listing = |root: &Path| {
+        let mut names: Vec<_> = std::fs::read_dir(root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        names
+    };
+    let before = listing(root);
+    let index = Index::open(root).unwrap();
+    assert!(index.stats().saved);
+    let file = index_file(root).unwrap();
+    assert!(file.is_file() && !file.starts_with(root));
+    assert_eq!(listing(root), before);
+    assert_eq!(
+        std::fs::read_to_string(root.join(".git/info/exclude")).unwrap(),
+        exclude
     );
+    assert!(!root.join(".gitignore").exists());
+    assert_eq!(Index::open(root).unwrap().stats().parsed, 0, "read back");
 }
 
 #[test]
@@ -280,6 +290,8 @@ fn without_persistence_nothing_is_written() {
     )
     .unwrap();
     assert_eq!(at(&index, "helper"), ["src/util.rs:1"]);
+    assert!(!index.stats().saved);
+    assert!(!index_file(root).unwrap().exists());
     assert!(!root.join(".pith").exists());
 }
 
@@ -360,8 +372,9 @@ fn an_ignore_file_change_is_noticed_without_a_directory_change() {
     assert_eq!(index.stats().removed, 1);
 }
 
-/// A `.pith` that is a symbolic link is never written or read through, wherever it points: the
-/// index is answered from memory.
+/// A `.pith` an older pith left, even a symbolic link, is never written or read through,
+/// wherever it points; and a state directory that is a link is not either: the index is then
+/// answered from memory.
 #[test]
 fn a_linked_state_directory_is_not_followed() {
     let ws = workspace();
@@ -369,11 +382,22 @@ fn a_linked_state_directory_is_not_followed() {
     std::os::unix::fs::symlink(elsewhere.path(), ws.path().join(".pith")).unwrap();
     let index = Index::open(ws.path()).unwrap();
     assert_eq!(at(&index, "parse_port"), ["src/net.rs:1"]);
+    assert!(index.stats().saved);
     assert_eq!(
         std::fs::read_dir(elsewhere.path()).unwrap().count(),
         0,
         "nothing written through the link"
     );
+
+    let ws = workspace();
+    let state = pith_store::state_path(&pith_store::base_dir().unwrap(), ws.path());
+    std::fs::create_dir_all(state.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), &state).unwrap();
+    let index = Index::open(ws.path()).unwrap();
+    assert_eq!(at(&index, "parse_port"), ["src/net.rs:1"]);
+    assert!(!index.stats().saved);
+    assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+    std::fs::remove_file(&state).unwrap();
 }
 
 fn changed(paths: &[&str]) -> std::collections::BTreeSet<String> {

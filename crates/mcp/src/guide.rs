@@ -60,7 +60,7 @@ const IMPACT: &str = "\
 best first: a line a failure's frame is on, then a changed file its frames pass through, then \
 the nearest in the import graph. `reach`: `static` (the graph) or `traced` (the failing tests \
 ran again, traced: in the run for pytest, jest; else if the graph left a choice). `baseline`: `lastPass` (the \
-files at the failing test's last pass, kept in `.pith/`, with or without git) or \
+files at the failing test's last pass, kept in pith's state, with or without git) or \
 `git` (no passing run: the uncommitted changes against `HEAD`). A failure or cluster with a \
 different suspect names it (`suspect`). Nothing to compare with or nothing changed: absent.
 - `get_impact` (no argument) / `pith select`: test files that depend on a file changed since \

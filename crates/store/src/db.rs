@@ -1,4 +1,4 @@
-//! Opening `.pith/state.db`: connection settings, the versioned schema and its migrations, and
+//! Opening a workspace's `state.db`: connection settings, the versioned schema and its migrations, and
 //! moving aside a file that is damaged, foreign or from a newer pith.
 
 use std::path::{Path, PathBuf};
@@ -355,9 +355,9 @@ fn move_aside(dir: &Path, why: &str, warnings: &mut Vec<String>) -> Result<(), S
         }
     }
     warnings.push(format!(
-        "{}/{DB_FILE} {why}: moved it to {}/{aside} and started a new history",
-        crate::STATE_DIR,
-        crate::STATE_DIR
+        "{} {why}: moved it to {} and started a new history",
+        path.display(),
+        target.display()
     ));
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! The one walk filter: which directories and files are never part of the workspace's own
 //! files, shared by the store's walk (the generation) and the index's walk (the symbols), so
-//! both see the same files. Version control, pith's state and dependency trees are never
-//! entered; generated directories (tagged, a virtualenv, a CMake build tree: the markers of
+//! both see the same files. Version control, an older pith's `.pith/` and dependency trees are
+//! never entered; generated directories (tagged, a virtualenv, a CMake build tree: the markers of
 //! `pith_model::ecosystem`) and the output directories beside a build file (Maven's `target/`
 //! beside `pom.xml`) are skipped whether ignored or not; what tools write under common names
 //! (the ecosystems' `ignored_outputs`, [`is_output_file`]) only when ignored, since a tracked
@@ -26,7 +26,7 @@ pub enum Tree {
 /// A directory the walks leave out, and why.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Entry {
-    /// Not the workspace's: version control, pith's state, a cache, generated output.
+    /// Not the workspace's: version control, an older pith's state, a cache, generated output.
     Skip,
     /// A dependency tree (reported, not entered).
     Tree(Tree),
@@ -46,7 +46,7 @@ pub fn generated(has: impl Fn(&str) -> bool) -> Option<Entry> {
 }
 
 /// Whether a directory called `name` is left out whatever the ignore rules say: version
-/// control, pith's state, caches, dependency trees, or one of `outputs` (the output
+/// control, an older pith's state, caches, dependency trees, or one of `outputs` (the output
 /// directories of the build files beside it, see [`build_outputs`]).
 pub fn by_name(name: &std::ffi::OsStr, outputs: &[&str]) -> Option<Entry> {
     if name == "node_modules" {
@@ -80,13 +80,14 @@ pub fn excluded_dir(path: &Path) -> bool {
         || generated(|m| path.join(m).symlink_metadata().is_ok()).is_some()
 }
 
-/// Directories that are never source: version control, pith's own state, tool caches.
+/// Directories that are never source: version control, the state an older pith kept in the
+/// workspace, tool caches.
 pub const SKIP_DIRS: &[&str] = &[
     ".git",
     ".hg",
     ".svn",
     ".jj",
-    crate::STATE_DIR,
+    crate::LEGACY_DIR,
     "__pycache__",
     "node_modules",
 ];

@@ -1,23 +1,26 @@
-//! pith's workspace state, kept in `.pith/` at the workspace root: the content generation, the
-//! run history (per-test outcomes, messages, frames), flakiness and novelty, the run lock. The
-//! only crate that touches SQLite; everything else sees model types.
+//! pith's workspace state, kept outside the workspace (see [`location`]: one directory per
+//! workspace under pith's base directory): the content generation, the run history (per-test
+//! outcomes, messages, frames), flakiness and novelty, the run lock. The only crate that
+//! touches SQLite; everything else sees model types.
 //!
 //! The database is WAL-mode SQLite with a versioned schema (`user_version`), written only in
 //! short transactions, so two pith processes never corrupt it and a `kill -9` loses nothing
 //! committed. A file that is not pith's database is moved aside with a one-line warning.
 //!
-//! `.pith/` is never followed out of the workspace: a `.pith` that is a symbolic link (to
-//! anywhere) is refused, so pith runs without state and says why; a link among the files in
-//! it is moved aside (the database's) or replaced (the lock's), never written through.
+//! pith writes nothing into the workspace: no state, no lock, no cookie, no `.git/info/exclude`
+//! line. A workspace's state directory is never followed through a link (one that is a link is
+//! refused, so pith runs without state and says why); a link among the files in it is moved
+//! aside (the database's) or replaced (the lock's), never written through. A `.pith/` an older
+//! pith left in the workspace is never read, written or walked ([`LEGACY_DIR`]).
 
 mod db;
 mod environment;
-mod exclude;
 pub mod filter;
 mod frames;
 mod gains;
 mod history;
 mod loads;
+pub mod location;
 mod lock;
 mod memory;
 mod scan;
@@ -28,17 +31,14 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 
-pub use exclude::keep_out_of_git;
 pub use gains::{Counted, NewGain, Pending, GAIN_ROWS, MARK_CHARS, PENDING_CHARS};
 pub use history::{Annotated, Retention};
+pub use location::{base_dir, state_dir, state_path, CACHE_ENV, LEGACY_DIR};
 pub use lock::{RunLock, TryLock};
 pub use memory::{
     changed_lines, Baseline, ChangeKind, Changes, FileChange, Hunk, Remembered, Since, MEMORY_BYTES,
 };
 pub use watch::{Dirty, Reader, Watcher};
-
-/// The state directory's name, at the workspace root.
-pub const STATE_DIR: &str = ".pith";
 
 /// Expected failures of the store, each one clear line.
 #[derive(Debug, thiserror::Error)]
@@ -53,10 +53,14 @@ pub enum StoreError {
     #[error("cannot watch the workspace: {0}")]
     Watch(#[from] notify::Error),
     #[error(
-        "{0} is a symbolic link; pith keeps its state only in a real directory of the \
-         workspace and does not follow it (remove the link to let pith keep state)"
+        "{0} is a symbolic link; pith keeps a workspace's state only in a real directory and \
+         does not follow it (remove the link to let pith keep state)"
     )]
     Link(String),
+    #[error(
+        "pith has nowhere to keep its state: tried {0}; set {CACHE_ENV} to a writable directory"
+    )]
+    NoBase(String),
 }
 
 impl StoreError {
@@ -74,7 +78,7 @@ impl StoreError {
     }
 }
 
-/// An open workspace state: one SQLite connection to `.pith/state.db`.
+/// An open workspace state: one SQLite connection to the state directory's `state.db`.
 pub struct Store {
     conn: Connection,
     root: PathBuf,
@@ -86,45 +90,17 @@ pub struct Store {
     pub(crate) memory_bytes: u64,
 }
 
-/// The workspace's state directory, created when missing. A `.pith` that is a symbolic link
-/// (or anything but a directory) is an error: pith never reads or writes through it, wherever
-/// it points. The code index, which also keeps a file in `.pith/`, should ask here first.
-pub fn state_dir(root: &Path) -> Result<PathBuf, StoreError> {
-    let dir = root.join(STATE_DIR);
-    let check = |dir: &Path| -> Result<bool, StoreError> {
-        match std::fs::symlink_metadata(dir) {
-            Ok(m) if m.file_type().is_symlink() => Err(StoreError::Link(STATE_DIR.to_owned())),
-            Ok(m) if m.is_dir() => Ok(true),
-            Ok(_) => Err(StoreError::io(
-                format!("using {}", dir.display()),
-                std::io::Error::other("not a directory"),
-            )),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-            Err(e) => Err(StoreError::io(format!("using {}", dir.display()), e)),
-        }
-    };
-    if check(&dir)? {
-        return Ok(dir);
-    }
-    match std::fs::create_dir(&dir) {
-        Ok(()) => Ok(dir),
-        // Made meanwhile by another process (or swapped for a link): judged again.
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            check(&dir)?;
-            Ok(dir)
-        }
-        Err(e) => Err(StoreError::io(format!("creating {}", dir.display()), e)),
-    }
-}
-
 impl Store {
     /// Opens (creating when needed) the state of the workspace at `root`, an absolute,
     /// canonical directory. A database file that is damaged, foreign or from a newer pith is
-    /// moved aside; the warning saying so is in [`Store::take_warnings`].
+    /// moved aside; the warning saying so is in [`Store::take_warnings`], as is, once, a note
+    /// that a `.pith/` an older pith left in the workspace is no longer used.
     pub fn open(root: &Path) -> Result<Store, StoreError> {
-        let dir = state_dir(root)?;
-        exclude::keep_out_of_git(root);
+        let location::StateDir { dir, created } = location::open(root)?;
         let mut warnings = Vec::new();
+        if created {
+            warnings.extend(location::legacy_note(root, &dir));
+        }
         let conn = db::open(&dir, &mut warnings)?;
         Ok(Store {
             conn,

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::StoreError;
 
-const LOCK_FILE: &str = "run.lock";
+pub(crate) const LOCK_FILE: &str = "run.lock";
 /// How often a waiting run tries again.
 const POLL: Duration = Duration::from_millis(25);
 

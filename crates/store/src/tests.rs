@@ -33,6 +33,11 @@ pub(crate) fn open(root: &Path) -> Store {
     s
 }
 
+/// The state directory of `root`, as pith finds it (created when missing).
+fn state(root: &Path) -> PathBuf {
+    crate::state_dir(root).unwrap()
+}
+
 fn workspace() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
@@ -419,17 +424,22 @@ fn an_input_that_cannot_be_measured_is_a_change_every_time() {
 #[test]
 fn a_state_directory_that_is_a_link_is_never_followed() {
     let (_d, root) = workspace();
+    let dir = crate::state_path(&crate::base_dir().unwrap(), &root);
+    std::fs::create_dir_all(dir.parent().unwrap()).unwrap();
     let outside = tempfile::tempdir().unwrap();
     let target = outside.path().join("elsewhere");
     std::fs::create_dir_all(&target).unwrap();
-    // Even a link to a directory inside the workspace is refused.
+    // Even a link to a directory of the workspace itself is refused.
     std::fs::create_dir_all(root.join("inside")).unwrap();
     for to in [target.clone(), root.join("inside")] {
-        std::os::unix::fs::symlink(&to, root.join(".pith")).unwrap();
+        std::os::unix::fs::symlink(&to, &dir).unwrap();
         match Store::open(&root) {
             Err(e @ StoreError::Link(_)) => {
                 let text = e.to_string();
-                assert!(text.starts_with(".pith is a symbolic link"), "{text}");
+                assert!(
+                    text.starts_with(&format!("{} is a symbolic link", dir.display())),
+                    "{text}"
+                );
             }
             Err(e) => panic!("{e}"),
             Ok(_) => panic!(
@@ -438,16 +448,63 @@ fn a_state_directory_that_is_a_link_is_never_followed() {
             ),
         }
         assert!(crate::state_dir(&root).is_err());
+        let watcher = Watcher::start(&root).unwrap();
+        watcher.take_synced();
+        assert!(watcher.take_synced().full, "no cookie: every take scans");
         assert_eq!(
             std::fs::read_dir(&to).unwrap().count(),
             0,
             "nothing written there"
         );
-        std::fs::remove_file(root.join(".pith")).unwrap();
+        std::fs::remove_file(&dir).unwrap();
     }
-    // A `.pith` that is a file is no state directory either.
-    std::fs::write(root.join(".pith"), "x").unwrap();
+    // A state directory that is a file is no state directory either.
+    std::fs::write(&dir, "x").unwrap();
     assert!(Store::open(&root).is_err());
+    std::fs::remove_file(&dir).unwrap();
+}
+
+/// A `.pith` an older pith left (a directory with its database and lock, or a link a
+/// repository ships) is never read, written, walked or a reason to fail; a note says once
+/// that it is no longer used.
+#[test]
+fn an_older_pith_state_in_the_workspace_is_left_alone() {
+    let (_d, root) = workspace();
+    let old = root.join(".pith");
+    std::fs::create_dir_all(&old).unwrap();
+    std::fs::write(old.join("state.db"), "an older pith's database\n").unwrap();
+    std::fs::write(old.join("run.lock"), "123").unwrap();
+    let before = std::fs::read_dir(&old).unwrap().count();
+    let mut s = open(&root);
+    let w = s.take_warnings();
+    assert!(
+        w.len() == 1 && w[0].contains("the .pith/ an older pith left here is no longer used"),
+        "{w:?}"
+    );
+    let g = s.scan().unwrap();
+    std::fs::write(old.join("index.bin"), "x").unwrap();
+    assert_eq!(s.scan().unwrap(), g, ".pith/ is never an input");
+    drop(s);
+    let mut s = open(&root);
+    assert!(s.take_warnings().is_empty(), "said once");
+    assert_eq!(std::fs::read_dir(&old).unwrap().count(), before + 1);
+    assert_eq!(
+        std::fs::read_to_string(old.join("state.db")).unwrap(),
+        "an older pith's database\n"
+    );
+    drop(s);
+
+    // A `.pith` link (to anywhere) is no reason to fail either, and is not followed.
+    let (_d, root) = workspace();
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), root.join(".pith")).unwrap();
+    let mut s = open(&root);
+    assert!(s.take_warnings().is_empty());
+    s.scan().unwrap();
+    let TryLock::Held(_lock) = s.lock_run(Duration::ZERO).unwrap() else {
+        panic!("free lock")
+    };
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
 }
 
 #[test]
@@ -461,11 +518,11 @@ fn links_inside_the_state_directory_are_not_written_through() {
         .unwrap();
     drop(other);
     let before = std::fs::read(&precious).unwrap();
-    std::fs::create_dir_all(root.join(".pith")).unwrap();
-    std::os::unix::fs::symlink(&precious, root.join(".pith/state.db")).unwrap();
+    let dir = state(&root);
+    std::os::unix::fs::symlink(&precious, dir.join("state.db")).unwrap();
     let lock_target = outside.path().join("lock");
     std::fs::write(&lock_target, "mine\n").unwrap();
-    std::os::unix::fs::symlink(&lock_target, root.join(".pith/run.lock")).unwrap();
+    std::os::unix::fs::symlink(&lock_target, dir.join("run.lock")).unwrap();
 
     let mut s = open(&root);
     let w = s.take_warnings();
@@ -478,14 +535,14 @@ fn links_inside_the_state_directory_are_not_written_through() {
         panic!("free lock")
     };
     drop(lock);
-    assert!(!root
-        .join(".pith/state.db")
+    assert!(!dir
+        .join("state.db")
         .symlink_metadata()
         .unwrap()
         .file_type()
         .is_symlink());
-    assert!(!root
-        .join(".pith/run.lock")
+    assert!(!dir
+        .join("run.lock")
         .symlink_metadata()
         .unwrap()
         .file_type()
@@ -505,7 +562,7 @@ fn links_inside_the_state_directory_are_not_written_through() {
     // A link beside the database: the set is moved aside.
     let wal_target = outside.path().join("wal");
     std::fs::write(&wal_target, "").unwrap();
-    let wal = root.join(".pith/state.db-wal");
+    let wal = dir.join("state.db-wal");
     let _ = std::fs::remove_file(&wal);
     std::os::unix::fs::symlink(&wal_target, &wal).unwrap();
     let mut s = open(&root);
@@ -559,54 +616,81 @@ fn a_replay_needs_the_same_environment() {
     assert!(s.last_run_of("").unwrap().is_some());
 }
 
+/// pith's state is outside the workspace: opening, scanning, recording, locking and a synced
+/// watcher leave the workspace's tree and its repository's files as they were (no `.pith/`,
+/// no `.git/info/exclude` line), and two workspaces never share a state directory.
 #[test]
-fn the_state_directory_is_excluded_from_git_once() {
+fn nothing_of_the_state_is_in_the_workspace_or_its_repository() {
     let (_d, root) = workspace();
     std::fs::create_dir_all(root.join(".git/info")).unwrap();
-    std::fs::write(
-        root.join(".git/info/exclude"),
-        "# git ls-files --others\n*.swp",
-    )
-    .unwrap();
-    open(&root);
-    open(&root);
-    let text = std::fs::read_to_string(root.join(".git/info/exclude")).unwrap();
-    assert_eq!(text, "# git ls-files --others\n*.swp\n/.pith/\n");
-    assert!(!root.join(".gitignore").exists());
-
-    // A project in a subdirectory of the repository gets an anchored path.
+    let exclude = "# git ls-files --others\n*.swp";
+    std::fs::write(root.join(".git/info/exclude"), exclude).unwrap();
     std::fs::create_dir_all(root.join("py")).unwrap();
-    open(&root.join("py"));
-    let text = std::fs::read_to_string(root.join(".git/info/exclude")).unwrap();
-    assert!(text.ends_with("/.pith/\n/py/.pith/\n"), "{text}");
+    let tree = |root: &Path| -> Vec<PathBuf> {
+        let mut all = Vec::new();
+        let mut stack = vec![root.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap().flatten() {
+                if e.file_type().unwrap().is_dir() {
+                    stack.push(e.path());
+                }
+                all.push(e.path());
+            }
+        }
+        all.sort();
+        all
+    };
+    let before = tree(&root);
+    let mut s = open(&root);
+    s.scan().unwrap();
+    record(&mut s, 1, &["t::a"], &["t::b"]);
+    let TryLock::Held(lock) = s.lock_run(Duration::ZERO).unwrap() else {
+        panic!("free lock")
+    };
+    drop(lock);
+    let watcher = Watcher::start(&root).unwrap();
+    watcher.take_synced();
+    assert!(!watcher.take_synced().full, "the cookie was seen");
+    let mut sub = open(&root.join("py"));
+    sub.scan().unwrap();
+    assert_eq!(tree(&root), before);
+    assert_eq!(
+        std::fs::read_to_string(root.join(".git/info/exclude")).unwrap(),
+        exclude
+    );
+    let (here, there) = (state(&root), state(&root.join("py")));
+    assert_ne!(here, there);
+    assert!(!here.starts_with(&root) && here.join("state.db").is_file());
+    assert!(there.join("state.db").is_file());
 }
 
 #[test]
 fn a_damaged_or_foreign_database_is_moved_aside_with_one_warning() {
     let (_d, root) = workspace();
-    std::fs::create_dir_all(root.join(".pith")).unwrap();
+    let dir = state(&root);
     std::fs::write(
-        root.join(".pith/state.db"),
+        dir.join("state.db"),
         "this is not a database, it is a text file\n".repeat(200),
     )
     .unwrap();
     let mut s = open(&root);
     let w = s.take_warnings();
     assert_eq!(w.len(), 1, "{w:?}");
+    let aside = dir.join("state.db.corrupt-1");
     assert!(
-        w[0].contains(".pith/state.db.corrupt-1") && !w[0].contains('\n'),
+        w[0].contains(&aside.display().to_string()) && !w[0].contains('\n'),
         "{w:?}"
     );
     assert_eq!(s.scan().unwrap(), 1);
-    assert!(root.join(".pith/state.db.corrupt-1").is_file());
+    assert!(aside.is_file());
     drop(s);
 
     // A real SQLite database that is someone else's.
-    std::fs::remove_file(root.join(".pith/state.db")).unwrap();
+    std::fs::remove_file(dir.join("state.db")).unwrap();
     for side in ["state.db-wal", "state.db-shm"] {
-        let _ = std::fs::remove_file(root.join(".pith").join(side));
+        let _ = std::fs::remove_file(dir.join(side));
     }
-    let other = rusqlite::Connection::open(root.join(".pith/state.db")).unwrap();
+    let other = rusqlite::Connection::open(dir.join("state.db")).unwrap();
     other
         .execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1);")
         .unwrap();
@@ -776,7 +860,7 @@ fn pruning_never_waits_for_a_writer() {
     let mut s = open(&root);
     record(&mut s, 1, &[], &["t::a"]);
     record(&mut s, 1, &[], &["t::a"]);
-    let other = rusqlite::Connection::open(root.join(".pith/state.db")).unwrap();
+    let other = rusqlite::Connection::open(state(&root).join("state.db")).unwrap();
     other.execute_batch("BEGIN IMMEDIATE").unwrap();
     let start = std::time::Instant::now();
     let limit = Retention {
@@ -858,7 +942,7 @@ fn a_refresh_with_a_watcher_looks_only_at_what_changed() {
     }
     assert!(dirty.paths.contains("src/a.py"), "{dirty:?}");
     assert!(
-        !dirty.paths.iter().any(|p| p.starts_with(".pith")),
+        !dirty.paths.iter().any(|p| p.contains("sync-")),
         "{dirty:?}"
     );
     assert_eq!(s.refresh(dirty).unwrap(), 2);
@@ -897,7 +981,7 @@ fn a_synced_take_sees_every_change_made_before_it_without_waiting_for_events() {
         assert!(!dirty.full, "{dirty:?}");
         assert!(dirty.paths.contains("src/a.py"), "edit {i}: {dirty:?}");
         assert!(
-            !dirty.paths.iter().any(|p| p.starts_with(".pith")),
+            !dirty.paths.iter().any(|p| p.contains("sync-")),
             "cookies are not changes: {dirty:?}"
         );
         assert_eq!(s.refresh(dirty).unwrap(), 2 + i);
@@ -905,7 +989,7 @@ fn a_synced_take_sees_every_change_made_before_it_without_waiting_for_events() {
     // With nothing changed, a synced take is empty: no cookie is left behind to be seen.
     let dirty = watcher.take_synced();
     assert_eq!(dirty, Dirty::default());
-    let left: Vec<_> = std::fs::read_dir(root.join(crate::STATE_DIR))
+    let left: Vec<_> = std::fs::read_dir(state(&root).join("sync"))
         .unwrap()
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .filter(|n| n.starts_with("sync-"))
@@ -1053,7 +1137,7 @@ fn build_output_beside_its_build_file_is_not_source() {
 fn the_wal_stays_bounded_across_short_lived_writers() {
     // Each `pith status` is a process of its own, and none checkpoints when it closes.
     let (_d, root) = workspace();
-    let wal = root.join(crate::STATE_DIR).join("state.db-wal");
+    let wal = state(&root).join("state.db-wal");
     let mut largest = 0;
     for i in 0..300 {
         let mut s = open(&root);
@@ -1123,8 +1207,7 @@ fn detected_runners_are_kept_until_a_file_near_the_top_changes() {
 #[test]
 fn an_older_schema_is_migrated_in_place() {
     let (_d, root) = workspace();
-    std::fs::create_dir_all(root.join(".pith")).unwrap();
-    let old = rusqlite::Connection::open(root.join(".pith/state.db")).unwrap();
+    let old = rusqlite::Connection::open(state(&root).join("state.db")).unwrap();
     old.execute_batch(crate::db::MIGRATIONS[0]).unwrap();
     old.execute_batch("PRAGMA user_version = 1; PRAGMA application_id = 1885959272;")
         .unwrap();
@@ -1145,8 +1228,7 @@ fn an_older_schema_is_migrated_in_place() {
 #[test]
 fn failures_recorded_before_the_detail_column_still_read() {
     let (_d, root) = workspace();
-    std::fs::create_dir_all(root.join(".pith")).unwrap();
-    let old = rusqlite::Connection::open(root.join(".pith/state.db")).unwrap();
+    let old = rusqlite::Connection::open(state(&root).join("state.db")).unwrap();
     for step in &crate::db::MIGRATIONS[..4] {
         old.execute_batch(step).unwrap();
     }
@@ -1203,7 +1285,7 @@ fn ignore_rules_nest_like_git() {
 fn a_database_without_the_tables_its_version_says_is_moved_aside() {
     let (_d, root) = workspace();
     drop(open(&root));
-    let conn = rusqlite::Connection::open(root.join(".pith/state.db")).unwrap();
+    let conn = rusqlite::Connection::open(state(&root).join("state.db")).unwrap();
     conn.execute_batch("DROP TABLE detected").unwrap();
     drop(conn);
     let mut s = open(&root);

@@ -1,6 +1,6 @@
 //! The workspace walk behind a scan: every file a test could read, which is more than git sees:
 //! an ignored `.env`, `local_settings.py` or `fixtures/data.json` is an input too. Skipped are
-//! `.git/`, `.pith/`, tool caches and generated directories (tagged, or beside the build file
+//! `.git/`, an older pith's `.pith/`, tool caches and generated directories (tagged, or beside the build file
 //! whose tool writes them), dependency trees (virtualenvs, `node_modules/`: the walk reports
 //! them and `environment` fingerprints them instead), and — only when ignored (`.gitignore` and
 //! `.ignore` at every level, `.git/info/exclude`, the global excludes, and the `.gitignore`
@@ -46,7 +46,7 @@ struct Base {
 impl Base {
     fn load(root: &Path) -> Base {
         let mut matchers = Vec::new();
-        if let Some((top, git_dir)) = crate::exclude::repository(root) {
+        if let Some((top, git_dir)) = repository(root) {
             let prefix_of = |dir: &Path| -> String {
                 let below = root.strip_prefix(dir).unwrap_or(Path::new(""));
                 let s = below.to_string_lossy();
@@ -307,4 +307,23 @@ fn read(job: &Job, base: &Base, v: &Visitor<'_>) -> Vec<Job> {
         }
     }
     children
+}
+
+/// The work tree's top directory and the directory holding its `info/exclude` (the common
+/// git directory, for a linked work tree).
+fn repository(root: &Path) -> Option<(PathBuf, PathBuf)> {
+    let top = root.ancestors().find(|d| d.join(".git").exists())?;
+    let dot_git = top.join(".git");
+    if dot_git.is_dir() {
+        return Some((top.to_path_buf(), dot_git));
+    }
+    // A linked work tree or submodule: `.git` is a file saying `gitdir: <dir>`.
+    let text = std::fs::read_to_string(&dot_git).ok()?;
+    let dir = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
+    let git_dir = top.join(dir);
+    let common = match std::fs::read_to_string(git_dir.join("commondir")) {
+        Ok(c) => git_dir.join(c.trim()),
+        Err(_) => git_dir,
+    };
+    Some((top.to_path_buf(), common))
 }

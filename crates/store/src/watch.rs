@@ -3,9 +3,13 @@
 //! at nothing) instead of walking the whole workspace.
 //!
 //! Events arrive on the watcher's own thread, a little after the change. An agent edits a file
-//! and asks for the status at once, so [`Watcher::take_synced`] first writes a cookie file
-//! into `.pith/` and waits for its event (as watchman does): the kernel queues events in
-//! order, so once the cookie's event is in, every change made before the question is too.
+//! and asks for the status at once, so [`Watcher::take_synced`] first writes a cookie file and
+//! waits for its event (as watchman does), then takes what changed. The cookie goes into the
+//! workspace's state directory (`sync/`), outside the workspace, which the same watcher watches
+//! beside the workspace: notify's Linux watcher keeps one inotify instance for all its watches
+//! and reads its events in the order they come, and the kernel queues an instance's events, of
+//! every watch, in the order they happen (each during the system call that made it). So once
+//! the cookie's event is in, every change made before the question is too.
 //!
 //! The watcher is trusted only while it is complete. Any error after start — a directory
 //! created during the session that could not be watched (the kernel's limit on watches), an
@@ -29,8 +33,13 @@ const MAX_DIRTY: usize = 10_000;
 /// How long [`Watcher::take_synced`] waits for its cookie's event before it gives up on the
 /// watcher for this question and asks for a full scan.
 const SYNC_WAIT: Duration = Duration::from_secs(2);
-/// Cookie files' name prefix, in the state directory.
+/// Cookie files' name prefix, in [`COOKIES`].
 const COOKIE: &str = "sync-";
+/// The state directory's folder for cookies: watched alone, so the database's own writes
+/// beside it raise no events.
+const COOKIES: &str = "sync";
+/// Numbers this process's cookies, across watchers: each name is made once.
+static NEXT_COOKIE: AtomicU64 = AtomicU64::new(0);
 /// For tests: how many directories created after start a watcher may watch before it fails
 /// as at the kernel's limit on watches (what an unprivileged test cannot set).
 pub const SPARE_ENV: &str = "PITH_WATCH_SPARE_DIRS";
@@ -73,7 +82,9 @@ pub struct Watcher {
     failure: Arc<Mutex<Option<String>>>,
     /// Cookie names whose event has arrived, and the signal that one did.
     cookies: Arc<(Mutex<HashSet<String>>, Condvar)>,
-    next_cookie: AtomicU64,
+    /// Where cookies are written and watched for; `None` when the state directory is not
+    /// there to write in, and then every synced take asks for a full scan.
+    cookie_dir: Option<PathBuf>,
     root: PathBuf,
 }
 
@@ -95,7 +106,14 @@ impl Watcher {
         let failed = Arc::clone(&failure);
         let cookie_sink = Arc::clone(&cookies);
         let base = root.to_path_buf();
-        let state_dir = root.join(crate::STATE_DIR);
+        let pith_base = crate::base_dir().ok();
+        let cookie_dir = pith_base
+            .as_deref()
+            .and_then(|b| crate::location::open_in(b, root).ok())
+            .and_then(|s| cookie_dir(&s.dir));
+        let cookie_at = cookie_dir.clone();
+        // pith's own writes never count, should its base be inside the workspace.
+        let own = pith_base.filter(|b| b.starts_with(root));
         let mut generated = HashSet::new();
         let mut inner =
             notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
@@ -108,7 +126,9 @@ impl Watcher {
                     Ok(e) => e,
                     Err(e) => return fail(lost(&e)),
                 };
-                arrived(&state_dir, &event, &cookie_sink);
+                if let Some(dir) = &cookie_at {
+                    arrived(dir, &event, &cookie_sink);
+                }
                 if event.need_rescan() {
                     fail("the kernel's queue of file events overflowed".to_owned());
                 }
@@ -131,6 +151,9 @@ impl Watcher {
                     }
                 }
                 for p in &event.paths {
+                    if own.as_deref().is_some_and(|o| p.starts_with(o)) {
+                        continue;
+                    }
                     if let Some(rel) = relevant(&base, p, &mut generated) {
                         for d in sets.iter_mut() {
                             d.paths.insert(rel.clone());
@@ -145,12 +168,15 @@ impl Watcher {
                 }
             })?;
         inner.watch(root, RecursiveMode::Recursive)?;
+        // The same watcher, so its events queue with the workspace's (see the module doc).
+        let cookie_dir =
+            cookie_dir.filter(|d| inner.watch(d, RecursiveMode::NonRecursive).is_ok());
         Ok(Watcher {
             _inner: inner,
             dirty,
             failure,
             cookies,
-            next_cookie: AtomicU64::new(0),
+            cookie_dir,
             root: root.to_path_buf(),
         })
     }
@@ -194,22 +220,21 @@ impl Watcher {
 
     /// [`Watcher::take_synced`], for `reader`.
     pub fn take_synced_for(&self, reader: Reader) -> Dirty {
-        let n = self.next_cookie.fetch_add(1, Ordering::Relaxed);
+        let n = NEXT_COOKIE.fetch_add(1, Ordering::Relaxed);
         let name = format!("{COOKIE}{}-{n}", std::process::id());
-        let path = self.root.join(crate::STATE_DIR).join(&name);
-        // Never through a link: `.pith` must be the workspace's own directory, and the cookie
-        // a new file.
-        let state_is_dir = std::fs::symlink_metadata(path.parent().unwrap_or(&self.root))
-            .is_ok_and(|m| m.is_dir());
-        let written = state_is_dir
-            && std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&path)
-                .is_ok();
+        let path = self.cookie_dir.as_ref().map(|d| d.join(&name));
+        // Never through a link: the cookie is a new file in a real directory.
+        let written = path.as_ref().is_some_and(|path| {
+            std::fs::symlink_metadata(path.parent().unwrap_or(path)).is_ok_and(|m| m.is_dir())
+                && std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(path)
+                    .is_ok()
+        });
         let synced = written && self.wait_for(&name);
-        if written {
-            let _ = std::fs::remove_file(&path);
+        if let (true, Some(path)) = (written, &path) {
+            let _ = std::fs::remove_file(path);
         }
         // Taken after the cookie: a failure reported with the events before it counts.
         let mut dirty = self.take_for(reader);
@@ -253,18 +278,30 @@ fn lost(e: &notify::Error) -> String {
     }
 }
 
-/// Records the arrival of this watcher's cookie files. Only their creation counts: a later
-/// event of the same file (its close, its removal) would leave a name no wait takes.
-fn arrived(state_dir: &Path, event: &notify::Event, cookies: &(Mutex<HashSet<String>>, Condvar)) {
+/// The cookie folder in the state directory `state`, made when missing; `None` when it cannot
+/// be, or is not a real directory.
+fn cookie_dir(state: &Path) -> Option<PathBuf> {
+    let dir = state.join(COOKIES);
+    let _ = std::fs::create_dir(&dir);
+    std::fs::symlink_metadata(&dir)
+        .is_ok_and(|m| m.is_dir())
+        .then_some(dir)
+}
+
+/// Records the arrival of this process's cookie files. Only their creation counts: a later
+/// event of the same file (its close, its removal) would leave a name no wait takes; another
+/// pith's cookies in the same folder are not waited for here.
+fn arrived(dir: &Path, event: &notify::Event, cookies: &(Mutex<HashSet<String>>, Condvar)) {
     if !matches!(event.kind, EventKind::Create(_)) {
         return;
     }
+    let mine = format!("{COOKIE}{}-", std::process::id());
     let names: Vec<String> = event
         .paths
         .iter()
-        .filter(|p| p.parent() == Some(state_dir))
+        .filter(|p| p.parent() == Some(dir))
         .filter_map(|p| p.file_name()?.to_str())
-        .filter(|n| n.starts_with(COOKIE))
+        .filter(|n| n.starts_with(&mine))
         .map(str::to_owned)
         .collect();
     if names.is_empty() {
@@ -278,7 +315,7 @@ fn arrived(state_dir: &Path, event: &notify::Event, cookies: &(Mutex<HashSet<Str
 }
 
 /// The workspace-relative path of an event, unless it cannot be source: under version control
-/// or pith's state, a tool cache (`node_modules`, `__pycache__`), or a top-level directory
+/// or an older pith's state, a tool cache (`node_modules`, `__pycache__`), or a top-level directory
 /// that is generated (cargo's `target/`, a virtualenv, Maven's `target/` beside `pom.xml`),
 /// which a build floods with events.
 /// `generated` remembers the top-level directories found marked.

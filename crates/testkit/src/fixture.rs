@@ -7,7 +7,8 @@ use std::time::{Duration, SystemTime};
 use tempfile::TempDir;
 
 /// What a local run leaves in a fixture and a copy must not carry: build outputs, Python
-/// caches, pith's own state. No fixture tracks a directory of these names.
+/// caches, the state an older pith kept in the workspace. No fixture tracks a directory of
+/// these names.
 const LEFTOVERS: [&str; 5] = ["target", "build", "__pycache__", ".pytest_cache", ".pith"];
 
 /// The repository's root directory.
@@ -24,10 +25,17 @@ pub fn fixtures_dir(rel: &str) -> PathBuf {
     repo_root().join("tests/fixtures").join(rel)
 }
 
-/// A private copy of a fixture project; dropping it removes the copy.
+/// A private copy of a fixture project; dropping it removes the copy, and the state the
+/// harness's `pith` kept for it (outside the copy).
 pub struct Fixture {
     _dir: TempDir,
     root: PathBuf,
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(crate::pith::state_dir(&self.root));
+    }
 }
 
 impl Fixture {

@@ -14,4 +14,7 @@ pub use fixture::{
     age_tree, copy_tree, fixture, fixture_at, fixtures_dir, link_node_modules, repo_root,
     shared_node_modules, Fixture,
 };
-pub use pith::{harness_cache, pith_bare, shared_target, without_callers_pith_variables, Pith};
+pub use pith::{
+    harness_base, harness_cache, pith_bare, shared_target, state_dir, without_callers_pith_variables,
+    Pith,
+};

@@ -9,9 +9,21 @@ use std::sync::OnceLock;
 
 use crate::answer::{answer_of, strings, Answer};
 
-/// The cache directory every test's `pith` shares (`XDG_CACHE_HOME`).
+/// The cache directory every test's `pith` shares (`XDG_CACHE_HOME`; a `PITH_CACHE_DIR` of the
+/// caller's is removed).
 pub fn harness_cache() -> PathBuf {
     std::env::temp_dir().join("pith-it-cache")
+}
+
+/// pith's base directory in every test's `pith`: [`harness_cache`]'s `pith/` (`XDG_CACHE_HOME`).
+pub fn harness_base() -> PathBuf {
+    harness_cache().join("pith")
+}
+
+/// Where the harness's `pith` keeps the state of the workspace at `root` (its database, run
+/// lock, code index): the store's own answer, for tests that look inside.
+pub fn state_dir(root: &Path) -> PathBuf {
+    pith_store::state_path(&harness_base(), root)
 }
 
 /// One cargo target dir for every Rust fixture run by these tests, so each fixture builds once.
@@ -28,7 +40,8 @@ pub fn shared_target() -> &'static Path {
 /// line or environment.
 pub fn pith_bare(bin: &str) -> Command {
     let mut c = Command::new(bin);
-    c.env("XDG_CACHE_HOME", harness_cache());
+    c.env("XDG_CACHE_HOME", harness_cache())
+        .env_remove(pith_store::CACHE_ENV);
     c
 }
 
