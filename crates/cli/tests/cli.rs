@@ -309,8 +309,8 @@ fn every_command_refuses_a_directory_in_no_project_and_the_home_directory() {
                 "{args:?}: {err}"
             );
         }
-        assert!(!cwd.join(".pith").exists());
-        assert!(!home.path().join(".pith").exists());
+        assert!(!common::state_dir(&cwd).exists());
+        assert!(!common::state_dir(home.path()).exists());
         assert!(!home.path().join(".mcp.json").exists());
     }
     // Named with --root, the same directory is the workspace.

@@ -43,7 +43,8 @@ fn one_definition_is_small_and_exact() {
     assert_eq!(a.code, 0, "{}", a.stderr);
     a.assert_budget(pith_wire::SYMBOL_ONE_BUDGET);
     insta::assert_snapshot!(a.line, @r#"{"resolution":"syntactic","symbol":"parse_port","definitions":[{"kind":"function","at":"src/net.rs:3","in":"net"}]}"#);
-    assert!(dir.path().join(".pith/index.bin").is_file());
+    assert!(common::state_dir(dir.path()).join("index.bin").is_file());
+    assert!(!dir.path().join(".pith").exists());
 }
 
 #[test]
@@ -125,7 +126,8 @@ fn the_workspace_is_found_from_a_subdirectory() {
         a.json["uses"],
         serde_json::json!(["src/config.rs:29", "src/lib.rs:13"])
     );
-    assert!(dir.path().join(".pith/index.bin").is_file());
+    assert!(common::state_dir(dir.path()).join("index.bin").is_file());
+    assert!(!dir.path().join(".pith").exists());
 }
 
 /// A workspace where `parse_port` is defined once and used `uses` times across `files` files,

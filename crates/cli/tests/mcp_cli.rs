@@ -637,7 +637,7 @@ fn get_status_follows_edits_made_just_before_it_is_asked() {
         assert_eq!(next, generation + 1, "edit {i}");
         generation = next;
     }
-    // A touch, a file in a cache and a file in pith's own state change nothing.
+    // A touch, a file in a cache and a file in an older pith's `.pith/` change nothing.
     let times = std::fs::FileTimes::new().set_modified(std::time::SystemTime::now());
     std::fs::File::options()
         .write(true)
@@ -647,6 +647,8 @@ fn get_status_follows_edits_made_just_before_it_is_asked() {
         .unwrap();
     std::fs::create_dir_all(root.join("__pycache__")).unwrap();
     std::fs::write(root.join("__pycache__/test_a.pyc"), "x").unwrap();
+    std::fs::create_dir_all(root.join(".pith")).unwrap();
+    std::fs::write(root.join(".pith/state.db"), "x").unwrap();
     assert_eq!(status(&mut raw, generation), generation);
     // A new directory with a file, then its deletion.
     std::fs::create_dir_all(root.join("pkg/sub")).unwrap();
@@ -660,7 +662,7 @@ fn get_status_follows_edits_made_just_before_it_is_asked() {
         cli.starts_with(&format!("{{\"generation\":{}", generation + 2)),
         "{cli}"
     );
-    let cookies: Vec<_> = std::fs::read_dir(root.join(".pith"))
+    let cookies: Vec<_> = std::fs::read_dir(common::state_dir(&root).join("sync"))
         .unwrap()
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .filter(|n| n.starts_with("sync-"))

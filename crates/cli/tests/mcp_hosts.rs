@@ -186,9 +186,10 @@ fn without_root_the_server_asks_the_client_for_its_roots_and_follows_their_chang
         "{}",
         out[4]
     );
-    assert!(red.path().join(".pith").is_dir());
-    assert!(green.path().join(".pith").is_dir());
-    assert!(!nowhere.path().join(".pith").exists());
+    assert!(common::state_dir(red.path()).join("state.db").is_file());
+    assert!(common::state_dir(green.path()).join("state.db").is_file());
+    assert!(!common::state_dir(nowhere.path()).exists());
+    assert!(!red.path().join(".pith").exists());
 }
 
 #[test]
@@ -222,8 +223,8 @@ fn without_roots_or_a_project_tools_answer_with_the_fix_and_nothing_is_scanned()
             assert!(e.contains(says) && e.contains("pith mcp --root DIR"), "{e}");
         }
         assert!(common::mcp::answer_text(&out[3]).starts_with("# Test ids"));
-        assert!(!cwd.join(".pith").exists());
-        assert!(!home.path().join(".pith").exists());
+        assert!(!common::state_dir(&cwd).exists());
+        assert!(!common::state_dir(home.path()).exists());
     }
 }
 

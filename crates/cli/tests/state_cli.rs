@@ -55,7 +55,8 @@ fn spawn(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Child {
 fn wait_for_lock_holder(root: &Path, pid: u32) {
     let deadline = Instant::now() + Duration::from_secs(60);
     while Instant::now() < deadline {
-        let text = std::fs::read_to_string(root.join(".pith/run.lock")).unwrap_or_default();
+        let text =
+            std::fs::read_to_string(common::state_dir(root).join("run.lock")).unwrap_or_default();
         if text.trim() == pid.to_string() {
             return;
         }
@@ -99,7 +100,8 @@ fn generation_bumps_on_edit_not_on_touch() {
     // Durable across processes, and stable while nothing changes.
     assert_eq!(pith(root, "status", &[]).generation(), 2);
 
-    // In a git repository, .pith/ is kept out through .git/info/exclude, not .gitignore.
+    // In a git repository, nothing of pith's shows: no .pith/, no .gitignore or
+    // .git/info/exclude line.
     let git = |args: &[&str]| {
         Command::new("git")
             .args(args)
@@ -113,10 +115,12 @@ fn generation_bumps_on_edit_not_on_touch() {
         2,
         ".git is not source"
     );
-    let status = String::from_utf8(git(&["status", "--porcelain"]).stdout).unwrap();
+    let status = String::from_utf8(git(&["status", "--porcelain", "--ignored"]).stdout).unwrap();
     assert!(!status.contains(".pith"), "{status}");
     assert!(status.contains("shop.py"), "{status}");
     assert!(!root.join(".gitignore").exists());
+    let exclude = std::fs::read_to_string(root.join(".git/info/exclude")).unwrap_or_default();
+    assert!(!exclude.contains("pith"), "{exclude}");
 }
 
 #[test]
@@ -444,11 +448,12 @@ fn a_corrupt_database_is_moved_aside_with_a_one_line_warning() {
     let ws = fixture("state/suite");
     let root = ws.path();
     pith(root, "test", &[TEST_CENTS]);
+    let dir = common::state_dir(root);
     for side in ["state.db-wal", "state.db-shm"] {
-        let _ = std::fs::remove_file(root.join(".pith").join(side));
+        let _ = std::fs::remove_file(dir.join(side));
     }
     std::fs::write(
-        root.join(".pith/state.db"),
+        dir.join("state.db"),
         b"\x00garbage, not SQLite\n".repeat(500),
     )
     .unwrap();
@@ -456,9 +461,10 @@ fn a_corrupt_database_is_moved_aside_with_a_one_line_warning() {
     let status = pith(root, "status", &[]);
     assert_eq!(status.code, 0, "{}", status.line);
     assert_eq!(status.stderr.lines().count(), 1, "{}", status.stderr);
+    let db = dir.join("state.db").display().to_string();
     assert!(
-        status.stderr.starts_with("pith: .pith/state.db ")
-            && status.stderr.contains(".pith/state.db.corrupt-1"),
+        status.stderr.starts_with(&format!("pith: {db} is damaged"))
+            && status.stderr.contains(&format!("{db}.corrupt-1")),
         "{}",
         status.stderr
     );
@@ -466,7 +472,7 @@ fn a_corrupt_database_is_moved_aside_with_a_one_line_warning() {
         status.line,
         r#"{"generation":1,"runners":[{"name":"pytest"}]}"#
     );
-    assert!(root.join(".pith/state.db.corrupt-1").is_file());
+    assert!(dir.join("state.db.corrupt-1").is_file());
 
     let run = pith(root, "test", &[TEST_CENTS]);
     assert!(run.stderr.is_empty(), "{}", run.stderr);

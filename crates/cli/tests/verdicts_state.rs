@@ -1,8 +1,9 @@
 //! Verdicts that depend on the workspace state: `pith test --since N` answers `unchanged` (the
 //! last run's verdict, without running) only when nothing the tests read changed — ignored
 //! files and environment variables included —, a failure that follows a pass on other inputs
-//! is not `flaky`, a run's own ignored output does not stop the next replay, and a `.pith` that
-//! is a symbolic link is never followed.
+//! is not `flaky`, a run's own ignored output does not stop the next replay, a state directory
+//! that is a symbolic link is never followed (nor a `.pith` an older pith or a repository left),
+//! and a base directory that cannot be written gives way to a private temporary one.
 
 mod common;
 
@@ -177,8 +178,20 @@ fn a_changed_environment_variable_is_run_not_replayed() {
     );
 }
 
-/// A `.pith` symbolic link (a repository can ship one) is never followed, wherever it points:
-/// the run goes on without state and says why; nothing is written through the link.
+/// `pith status --root ROOT` in the harness's environment.
+fn status(root: &Path, env: &[(&str, &str)]) -> std::process::Output {
+    let mut c = common::bare();
+    c.args(["status", "--root"]).arg(root);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().unwrap()
+}
+
+/// A `.pith` symbolic link (a repository can ship one, an older pith kept its state there) is
+/// not pith's any more: never followed, never a reason to warn or fail. The workspace's state
+/// directory that is a link is never followed either, wherever it points: the run goes on
+/// without state and says why; nothing is written through the link.
 #[test]
 fn a_state_directory_that_is_a_link_is_not_followed() {
     let ws = fixture("verdicts/state/inputs");
@@ -186,8 +199,18 @@ fn a_state_directory_that_is_a_link_is_not_followed() {
     write_price(root, 3);
     let outside = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(root.join("inside")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), root.join(".pith")).unwrap();
+    let a = test(root, &[]);
+    assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{}", a.line);
+    assert!(a.stderr.is_empty(), "{}", a.stderr);
+    assert_eq!(status(root, &[]).status.code(), Some(0));
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+    std::fs::remove_file(root.join(".pith")).unwrap();
+
+    let dir = common::state_dir(root);
+    std::fs::remove_dir_all(&dir).unwrap();
     for target in [outside.path().to_path_buf(), root.join("inside")] {
-        std::os::unix::fs::symlink(&target, root.join(".pith")).unwrap();
+        std::os::unix::fs::symlink(&target, &dir).unwrap();
         let a = test(root, &[]);
         assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{}", a.line);
         assert_eq!(
@@ -196,20 +219,75 @@ fn a_state_directory_that_is_a_link_is_not_followed() {
             "nothing written through the link to {}",
             target.display()
         );
+        let why = format!("{} is a symbolic link", dir.display());
         assert!(
-            a.stderr.contains(".pith is a symbolic link"),
+            a.stderr.contains(&why),
             "the warning says why: {}",
             a.stderr
         );
-        let status = Command::new(env!("CARGO_BIN_EXE_pith"))
-            .args(["status", "--root"])
-            .arg(root)
-            .output()
-            .unwrap();
+        let status = status(root, &[]);
         assert_eq!(status.status.code(), Some(2));
         let err = String::from_utf8_lossy(&status.stderr);
-        assert!(err.contains(".pith is a symbolic link"), "{err}");
+        assert!(err.contains(&why), "{err}");
         assert_eq!(std::fs::read_dir(&target).unwrap().count(), 0);
-        std::fs::remove_file(root.join(".pith")).unwrap();
+        std::fs::remove_file(&dir).unwrap();
     }
+}
+
+/// An agent's sandbox lets pith write only in the workspace and the temporary directory: with
+/// its base directory unwritable (here `PITH_CACHE_DIR` below a file, which no user, root
+/// included, can write under), pith keeps its state in `$TMPDIR/pith-<uid>`, made private, and
+/// answers as always, its history kept from one command to the next; the workspace gets nothing.
+#[test]
+fn an_unwritable_base_falls_back_to_the_temporary_directory() {
+    use std::os::unix::fs::MetadataExt;
+    let ws = fixture("verdicts/state/inputs");
+    let root = ws.path();
+    write_price(root, 3);
+    let sandbox = tempfile::tempdir().unwrap();
+    let blocked = sandbox.path().join("file");
+    std::fs::write(&blocked, "").unwrap();
+    let tmp = sandbox.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let env = [
+        ("PITH_CACHE_DIR", blocked.join("pith").to_str().unwrap()),
+        ("TMPDIR", tmp.to_str().unwrap()),
+    ];
+    let before: Vec<_> = std::fs::read_dir(root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    let first = pith_env(root, "test", &[], &env);
+    assert_eq!(
+        (first.status(), first.code),
+        ("TestsPassed", 0),
+        "{}",
+        first.line
+    );
+    assert!(first.stderr.is_empty(), "{}", first.stderr);
+    let uid = std::fs::metadata(&tmp).unwrap().uid();
+    let fallback = tmp.join(format!("pith-{uid}"));
+    assert_eq!(std::fs::metadata(&fallback).unwrap().mode() & 0o777, 0o700);
+    let dir = common::state_path(&fallback, root);
+    assert!(dir.join("state.db").is_file(), "{}", dir.display());
+    let g = first.generation().to_string();
+    let again = pith_env(root, "test", &["--since", &g], &env);
+    assert_eq!(
+        again.json["unchanged"].as_bool(),
+        Some(true),
+        "{}",
+        again.line
+    );
+    let mut after: Vec<_> = std::fs::read_dir(root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    after.retain(|n| n != "pytest.log" && n != ".pytest_cache" && n != "__pycache__");
+    let mut before = before;
+    before.retain(|n| n != "pytest.log" && n != ".pytest_cache" && n != "__pycache__");
+    before.sort();
+    after.sort();
+    assert_eq!(after, before, "nothing of pith's in the workspace");
 }

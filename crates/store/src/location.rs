@@ -375,7 +375,10 @@ mod tests {
         ];
         let c = Candidates::from(vars(&all));
         assert_eq!(c.preferred.as_deref(), Some(Path::new("/ci/cache")));
-        assert_eq!(c.fallback, PathBuf::from(format!("/scratch/pith-{}", uid())));
+        assert_eq!(
+            c.fallback,
+            PathBuf::from(format!("/scratch/pith-{}", uid()))
+        );
         let c = Candidates::from(vars(&all[1..]));
         assert_eq!(c.preferred.as_deref(), Some(Path::new("/x/pith")));
         let c = Candidates::from(vars(&all[2..]));

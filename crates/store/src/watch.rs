@@ -169,8 +169,7 @@ impl Watcher {
             })?;
         inner.watch(root, RecursiveMode::Recursive)?;
         // The same watcher, so its events queue with the workspace's (see the module doc).
-        let cookie_dir =
-            cookie_dir.filter(|d| inner.watch(d, RecursiveMode::NonRecursive).is_ok());
+        let cookie_dir = cookie_dir.filter(|d| inner.watch(d, RecursiveMode::NonRecursive).is_ok());
         Ok(Watcher {
             _inner: inner,
             dirty,

@@ -15,6 +15,8 @@ pub use fixture::{
     shared_node_modules, Fixture,
 };
 pub use pith::{
-    harness_base, harness_cache, pith_bare, shared_target, state_dir, without_callers_pith_variables,
-    Pith,
+    harness_base, harness_cache, pith_bare, shared_target, state_dir,
+    without_callers_pith_variables, Pith,
 };
+/// Where pith keeps a workspace's state under a base directory (the store's own answer).
+pub use pith_store::state_path;
