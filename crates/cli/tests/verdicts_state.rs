@@ -8,7 +8,6 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
 use common::{fixture, Answer};
 
@@ -249,8 +248,9 @@ fn an_unwritable_base_falls_back_to_the_temporary_directory() {
     std::fs::write(&blocked, "").unwrap();
     let tmp = sandbox.path().join("tmp");
     std::fs::create_dir(&tmp).unwrap();
+    let below_a_file = blocked.join("pith");
     let env = [
-        ("PITH_CACHE_DIR", blocked.join("pith").to_str().unwrap()),
+        ("PITH_CACHE_DIR", below_a_file.to_str().unwrap()),
         ("TMPDIR", tmp.to_str().unwrap()),
     ];
     let before: Vec<_> = std::fs::read_dir(root)
@@ -290,4 +290,39 @@ fn an_unwritable_base_falls_back_to_the_temporary_directory() {
     before.sort();
     after.sort();
     assert_eq!(after, before, "nothing of pith's in the workspace");
+}
+
+/// `PITH_CACHE_DIR` inside the workspace (a CI that caches a directory of its checkout): what
+/// pith writes there (the database, the lock, scratch directories, reporters) is never an input,
+/// so a run's own state never bumps the generation and `--since` still replays.
+#[test]
+fn a_base_inside_the_workspace_is_never_an_input() {
+    let ws = fixture("verdicts/state/inputs");
+    let root = ws.path();
+    write_price(root, 3);
+    let base = root.join("ci-cache/pith");
+    let env = [("PITH_CACHE_DIR", base.to_str().unwrap())];
+    let first = pith_env(root, "test", &[], &env);
+    assert_eq!(
+        (first.status(), first.code),
+        ("TestsPassed", 0),
+        "{}",
+        first.line
+    );
+    assert!(common::state_path(&base, root).join("state.db").is_file());
+    let g = first.generation().to_string();
+    let again = pith_env(root, "test", &["--since", &g], &env);
+    assert_eq!(
+        (again.json["unchanged"].as_bool(), again.generation()),
+        (Some(true), first.generation()),
+        "{}",
+        again.line
+    );
+    let status = pith_env(root, "status", &["--since", &g], &env);
+    assert_eq!(
+        status.json["unchanged"].as_bool(),
+        Some(true),
+        "{}",
+        status.line
+    );
 }

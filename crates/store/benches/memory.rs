@@ -1,6 +1,6 @@
 //! `cargo bench -p pith-store --bench memory`: what change memory costs on a real tree — a
-//! copy of `PITH_MEMORY_ROOT` (default: this repository's checkout; `.git/`, `target/` and
-//! `.pith/` left out), once without git and once made a git repository of one commit: the
+//! copy of `PITH_MEMORY_ROOT` (default: this repository's checkout; `.git/`, `target/` and an
+//! older pith's `.pith/` left out), once without git and once made a git repository of one commit: the
 //! first `remember`, a second one after editing one file, the bytes kept, and `changes` since
 //! the first generation (and since `HEAD`). A benchmark, not a test: it reports, it does not
 //! fail on a slow machine.
@@ -128,8 +128,9 @@ fn measure(root: &Path, label: &str) {
     let t = Instant::now();
     let changes = s.changes(&Since::Generation(g1)).expect("changes");
     let changes_t = t.elapsed();
-    let db = std::fs::metadata(root.join(".pith/state.db")).map_or(0, |m| m.len())
-        + std::fs::metadata(root.join(".pith/state.db-wal")).map_or(0, |m| m.len());
+    let dir = pith_store::state_dir(root).expect("state directory");
+    let db = std::fs::metadata(dir.join("state.db")).map_or(0, |m| m.len())
+        + std::fs::metadata(dir.join("state.db-wal")).map_or(0, |m| m.len());
     println!(
         "{label}: scan {:.0} ms; first remember {:.0} ms: {} files kept, {} not, {} KiB",
         ms(scan),

@@ -653,6 +653,18 @@ fn nothing_of_the_state_is_in_the_workspace_or_its_repository() {
     assert!(!watcher.take_synced().full, "the cookie was seen");
     let mut sub = open(&root.join("py"));
     sub.scan().unwrap();
+    // Two workspaces, two locks: one held does not hold the other.
+    let TryLock::Held(_held) = s.lock_run(Duration::ZERO).unwrap() else {
+        panic!("free lock")
+    };
+    assert!(matches!(
+        sub.lock_run(Duration::ZERO).unwrap(),
+        TryLock::Held(_)
+    ));
+    assert!(matches!(
+        open(&root).lock_run(Duration::ZERO).unwrap(),
+        TryLock::Busy { .. }
+    ));
     assert_eq!(tree(&root), before);
     assert_eq!(
         std::fs::read_to_string(root.join(".git/info/exclude")).unwrap(),

@@ -106,14 +106,8 @@ impl Watcher {
         let failed = Arc::clone(&failure);
         let cookie_sink = Arc::clone(&cookies);
         let base = root.to_path_buf();
-        let pith_base = crate::base_dir().ok();
-        let cookie_dir = pith_base
-            .as_deref()
-            .and_then(|b| crate::location::open_in(b, root).ok())
-            .and_then(|s| cookie_dir(&s.dir));
+        let cookie_dir = crate::state_dir(root).ok().and_then(|s| cookie_dir(&s));
         let cookie_at = cookie_dir.clone();
-        // pith's own writes never count, should its base be inside the workspace.
-        let own = pith_base.filter(|b| b.starts_with(root));
         let mut generated = HashSet::new();
         let mut inner =
             notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
@@ -151,9 +145,6 @@ impl Watcher {
                     }
                 }
                 for p in &event.paths {
-                    if own.as_deref().is_some_and(|o| p.starts_with(o)) {
-                        continue;
-                    }
                     if let Some(rel) = relevant(&base, p, &mut generated) {
                         for d in sets.iter_mut() {
                             d.paths.insert(rel.clone());
