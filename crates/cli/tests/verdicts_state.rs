@@ -187,10 +187,10 @@ fn status(root: &Path, env: &[(&str, &str)]) -> std::process::Output {
     c.output().unwrap()
 }
 
-/// A `.pith` symbolic link (a repository can ship one, an older pith kept its state there) is
-/// not pith's any more: never followed, never a reason to warn or fail. The workspace's state
-/// directory that is a link is never followed either, wherever it points: the run goes on
-/// without state and says why; nothing is written through the link.
+/// A `.pith` symbolic link (a repository can ship one) is not pith's: never followed, never a
+/// reason to fail, said once. The workspace's state directory that is a link is never followed
+/// either, wherever it points: the run goes on without state and says why; nothing is written
+/// through the link.
 #[test]
 fn a_state_directory_that_is_a_link_is_not_followed() {
     let ws = fixture("verdicts/state/inputs");
@@ -201,8 +201,16 @@ fn a_state_directory_that_is_a_link_is_not_followed() {
     std::os::unix::fs::symlink(outside.path(), root.join(".pith")).unwrap();
     let a = test(root, &[]);
     assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{}", a.line);
-    assert!(a.stderr.is_empty(), "{}", a.stderr);
-    assert_eq!(status(root, &[]).status.code(), Some(0));
+    assert!(
+        a.stderr
+            .starts_with("pith: the .pith/ an older pith left in the workspace is a symbolic link")
+            && a.stderr.lines().count() == 1,
+        "{}",
+        a.stderr
+    );
+    let again = status(root, &[]);
+    assert_eq!(again.status.code(), Some(0));
+    assert!(again.stderr.is_empty(), "said once");
     assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
     std::fs::remove_file(root.join(".pith")).unwrap();
 
@@ -325,4 +333,48 @@ fn a_base_inside_the_workspace_is_never_an_input() {
         "{}",
         status.line
     );
+}
+
+/// Upgrading from a pith that kept its state in `.pith/` (whose `run.lock` failed an Apache
+/// project's RAT licence check, and with it the user's own `mvn test`): the first command
+/// moves the history out of the workspace, removes `.pith/`, and says so once.
+#[test]
+fn an_older_pith_state_is_moved_out_of_the_workspace() {
+    let older = fixture("verdicts/state/inputs");
+    write_price(older.path(), 3);
+    let first = test(older.path(), &[]);
+    assert_eq!(first.status(), "TestsPassed", "{}", first.line);
+    let ws = fixture("verdicts/state/inputs");
+    let root = ws.path();
+    write_price(root, 3);
+    let legacy = root.join(".pith");
+    std::fs::create_dir_all(&legacy).unwrap();
+    for f in ["state.db", "state.db-wal", "state.db-shm"] {
+        let from = common::state_dir(older.path()).join(f);
+        if from.exists() {
+            std::fs::copy(from, legacy.join(f)).unwrap();
+        }
+    }
+    std::fs::write(legacy.join("run.lock"), "4242").unwrap();
+    std::fs::write(legacy.join("index.bin"), "old").unwrap();
+
+    let moved = pith_env(root, "status", &[], &[]);
+    assert_eq!(moved.code, 0, "{}", moved.line);
+    assert!(
+        moved
+            .stderr
+            .starts_with("pith: moved the history and state an older pith kept")
+            && moved.stderr.lines().count() == 1,
+        "{}",
+        moved.stderr
+    );
+    assert!(!legacy.exists());
+    assert_eq!(
+        moved.json["lastRun"]["status"], "TestsPassed",
+        "the history came along: {}",
+        moved.line
+    );
+    let again = test(root, &[]);
+    assert_eq!(again.status(), "TestsPassed", "{}", again.line);
+    assert!(again.stderr.is_empty(), "{}", again.stderr);
 }

@@ -11,7 +11,7 @@ use crate::StoreError;
 
 const DB_FILE: &str = "state.db";
 /// `PRAGMA application_id`: "pith" in ASCII, so a foreign SQLite file is told from ours.
-const APPLICATION_ID: i32 = 0x7069_7468;
+pub(crate) const APPLICATION_ID: i32 = 0x7069_7468;
 /// How long a statement waits for another process's write transaction.
 pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 

@@ -11,7 +11,8 @@
 //! line. A workspace's state directory is never followed through a link (one that is a link is
 //! refused, so pith runs without state and says why); a link among the files in it is moved
 //! aside (the database's) or replaced (the lock's), never written through. A `.pith/` an older
-//! pith left in the workspace is never read, written or walked ([`LEGACY_DIR`]).
+//! pith left in the workspace is moved out of it when it holds only pith's own files
+//! (`location::migrate`), else left alone; either way it is never walked ([`LEGACY_DIR`]).
 
 mod db;
 mod environment;
@@ -93,14 +94,12 @@ pub struct Store {
 impl Store {
     /// Opens (creating when needed) the state of the workspace at `root`, an absolute,
     /// canonical directory. A database file that is damaged, foreign or from a newer pith is
-    /// moved aside; the warning saying so is in [`Store::take_warnings`], as is, once, a note
-    /// that a `.pith/` an older pith left in the workspace is no longer used.
+    /// moved aside; the warning saying so is in [`Store::take_warnings`], as is a note when a
+    /// `.pith/` an older pith left in the workspace was moved out of it (or why not).
     pub fn open(root: &Path) -> Result<Store, StoreError> {
-        let location::StateDir { dir, created } = location::open(root)?;
+        let (dir, first) = location::open_in(&base_dir()?, root)?;
         let mut warnings = Vec::new();
-        if created {
-            warnings.extend(location::legacy_note(root, &dir));
-        }
+        warnings.extend(location::migrate(root, &dir, first));
         let conn = db::open(&dir, &mut warnings)?;
         Ok(Store {
             conn,

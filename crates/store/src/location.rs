@@ -210,21 +210,11 @@ pub fn state_path(base: &Path, root: &Path) -> PathBuf {
 /// `<base>/state/<name>-<hash>/`. One that is a symbolic link (or anything but a directory) is
 /// an error: pith never reads or writes through it, wherever it points.
 pub fn state_dir(root: &Path) -> Result<PathBuf, StoreError> {
-    Ok(open(root)?.dir)
+    Ok(open_in(&base_dir()?, root)?.0)
 }
 
-/// A workspace's state directory, and whether this call made it.
-pub(crate) struct StateDir {
-    pub(crate) dir: PathBuf,
-    pub(crate) created: bool,
-}
-
-pub(crate) fn open(root: &Path) -> Result<StateDir, StoreError> {
-    open_in(&base_dir()?, root)
-}
-
-/// [`open`] under the base `base`.
-pub(crate) fn open_in(base: &Path, root: &Path) -> Result<StateDir, StoreError> {
+/// [`state_dir`] under the base `base`, and whether this call made it.
+pub(crate) fn open_in(base: &Path, root: &Path) -> Result<(PathBuf, bool), StoreError> {
     let states = base.join(STATES);
     let made = |dir: &Path| match DirBuilder::new().mode(0o700).create(dir) {
         Ok(()) => Ok(true),
@@ -260,7 +250,7 @@ pub(crate) fn open_in(base: &Path, root: &Path) -> Result<StateDir, StoreError> 
         }
         sweep(&states, SystemTime::now());
     }
-    Ok(StateDir { dir, created })
+    Ok((dir, created))
 }
 
 /// Removes the state directories (of `states`) whose workspace no longer exists and which no
@@ -334,19 +324,131 @@ fn locked(dir: &Path) -> bool {
     unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_SH | libc::LOCK_NB) != 0 }
 }
 
-/// A one-line note for a workspace whose `.pith/` an older pith left: where the state is now,
-/// and that the old directory is not used (pith never removes it: it is in the project's
-/// tree). `None` when there is none.
-pub(crate) fn legacy_note(root: &Path, dir: &Path) -> Option<String> {
+/// Moves what an older pith kept in the workspace's `.pith/` out of it, into the state
+/// directory `dir` (the database and its history, unless `dir` has one already; the lock, the
+/// code index and cookies are rebuilt), and removes the old directory: it is in the project's
+/// tree, where a licence check or a packaging glob finds it (commons-csv's RAT check failed the
+/// user's own `mvn test` on `.pith/run.lock`). Only pith's own files go: a `.pith` that is a
+/// link, that holds anything pith never wrote, whose database is not pith's, or whose old run
+/// lock is held (an older pith at work) is left as it is, and never read. A one-line note says
+/// what was done, or — on the state directory's first use (`first`), so not on every command
+/// — why not; `None` when there is no `.pith/`.
+pub(crate) fn migrate(root: &Path, dir: &Path, first: bool) -> Option<String> {
     let legacy = root.join(LEGACY_DIR);
-    let old = std::fs::symlink_metadata(legacy.join("state.db")).is_ok_and(|m| m.is_file());
-    old.then(|| {
-        format!(
-            "pith now keeps its state outside the workspace ({}); the {LEGACY_DIR}/ an older \
-             pith left here is no longer used and can be removed",
+    let meta = std::fs::symlink_metadata(&legacy).ok()?;
+    let left = |why: &str| {
+        first.then(|| {
+            format!(
+            "the {LEGACY_DIR}/ an older pith left in the workspace is {why}: pith no longer uses \
+             it (its state is in {}); remove it if it is not the project's",
             dir.display()
         )
-    })
+        })
+    };
+    if meta.file_type().is_symlink() {
+        return left("a symbolic link");
+    }
+    if !meta.is_dir() {
+        return left("not a directory");
+    }
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(&legacy).ok()?.flatten() {
+        let name = entry.file_name();
+        let ours = name.to_str().is_some_and(is_legacy_file)
+            && entry.file_type().is_ok_and(|t| t.is_file());
+        if !ours {
+            return left("not pith's alone");
+        }
+        names.push(name);
+    }
+    let db = legacy.join("state.db");
+    if db.exists() && !is_pith_database(&db) {
+        return left("not pith's alone");
+    }
+    // Held while moving: an older pith that starts meanwhile waits, one at work is not
+    // disturbed.
+    let lock = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(legacy.join(crate::lock::LOCK_FILE));
+    if let Ok(lock) = &lock {
+        use std::os::fd::AsRawFd;
+        // SAFETY: flock on a descriptor this function owns; released when it closes.
+        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            return left("in use by an older pith");
+        }
+    }
+    let fresh = !dir.join("state.db").exists();
+    let mut moved = false;
+    if fresh && db.exists() {
+        for f in ["state.db", "state.db-wal"] {
+            let from = legacy.join(f);
+            if from.exists() && move_file(&from, &dir.join(f)).is_err() {
+                // Half a database is none: start afresh rather than read it.
+                let _ = std::fs::remove_file(dir.join("state.db"));
+                return left("not movable out of the workspace");
+            }
+        }
+        moved = true;
+    }
+    for name in &names {
+        let _ = std::fs::remove_file(legacy.join(name));
+    }
+    drop(lock);
+    if std::fs::remove_dir(&legacy).is_err() {
+        return left("still there");
+    }
+    Some(format!(
+        "moved the {}state an older pith kept in the workspace's {LEGACY_DIR}/ to {} and removed \
+         {LEGACY_DIR}/",
+        if moved { "history and " } else { "" },
+        dir.display()
+    ))
+}
+
+/// The names an older pith wrote in `.pith/`.
+fn is_legacy_file(name: &str) -> bool {
+    matches!(
+        name,
+        "state.db" | "state.db-wal" | "state.db-shm" | "run.lock" | "index.bin"
+    ) || name.starts_with("state.db.corrupt-")
+        || name.starts_with("sync-")
+        || (name.starts_with("index.bin.") && name.ends_with(".tmp"))
+}
+
+/// Whether the file at `path` is an SQLite database with pith's application id — or, since
+/// pith's connections leave their writes in the WAL until a checkpoint, one whose header has no
+/// application id yet and a WAL beside it (read without SQLite, which would write beside it).
+/// A foreign file taken for pith's loses nothing: opening moves it aside, kept.
+fn is_pith_database(path: &Path) -> bool {
+    use std::io::Read;
+    let mut header = [0u8; 72];
+    let read = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .and_then(|mut f| f.read_exact(&mut header));
+    if read.is_err() || !header.starts_with(b"SQLite format 3\0") {
+        return false;
+    }
+    match i32::from_be_bytes([header[68], header[69], header[70], header[71]]) {
+        crate::db::APPLICATION_ID => true,
+        0 => std::fs::symlink_metadata(path.with_file_name("state.db-wal"))
+            .is_ok_and(|m| m.is_file()),
+        _ => false,
+    }
+}
+
+/// Renames `from` to `to`, or copies it across file systems.
+fn move_file(from: &Path, to: &Path) -> std::io::Result<()> {
+    match std::fs::rename(from, to) {
+        Err(e) if e.raw_os_error() == Some(libc::EXDEV) => {
+            std::fs::copy(from, to)?;
+            std::fs::remove_file(from)
+        }
+        other => other,
+    }
 }
 
 #[cfg(test)]
@@ -506,17 +608,17 @@ mod tests {
         let base = tempfile::tempdir().unwrap();
         let ws = tempfile::tempdir().unwrap();
         let root = ws.path().canonicalize().unwrap();
-        let first = open_in(base.path(), &root).unwrap();
-        assert!(first.created);
-        assert_eq!(first.dir, state_path(base.path(), &root));
+        let (first, created) = open_in(base.path(), &root).unwrap();
+        assert!(created);
+        assert_eq!(first, state_path(base.path(), &root));
         assert_eq!(
-            std::fs::read(first.dir.join(WORKSPACE_FILE)).unwrap(),
+            std::fs::read(first.join(WORKSPACE_FILE)).unwrap(),
             root.as_os_str().as_bytes()
         );
-        assert!(!open_in(base.path(), &root).unwrap().created);
-        std::fs::remove_dir_all(&first.dir).unwrap();
+        assert_eq!(open_in(base.path(), &root).unwrap(), (first.clone(), false));
+        std::fs::remove_dir_all(&first).unwrap();
         let elsewhere = tempfile::tempdir().unwrap();
-        std::os::unix::fs::symlink(elsewhere.path(), &first.dir).unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), &first).unwrap();
         match open_in(base.path(), &root) {
             Err(e @ StoreError::Link(_)) => assert!(e.to_string().contains("symbolic link")),
             Err(e) => panic!("{e}"),
@@ -532,11 +634,11 @@ mod tests {
         let live = tempfile::tempdir().unwrap();
         let gone = tempfile::tempdir().unwrap();
         let gone_root = gone.path().canonicalize().unwrap();
-        let kept = open_in(base.path(), live.path()).unwrap().dir;
-        let dropped = open_in(base.path(), &gone_root).unwrap().dir;
+        let (kept, _) = open_in(base.path(), live.path()).unwrap();
+        let (dropped, _) = open_in(base.path(), &gone_root).unwrap();
         drop(gone);
         let held = tempfile::tempdir().unwrap();
-        let held_dir = open_in(base.path(), held.path()).unwrap().dir;
+        let (held_dir, _) = open_in(base.path(), held.path()).unwrap();
         let lock = crate::lock::acquire(&held_dir, Duration::ZERO).unwrap();
         drop(held);
         // Not ours: no record of a workspace.

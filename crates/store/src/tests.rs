@@ -464,46 +464,121 @@ fn a_state_directory_that_is_a_link_is_never_followed() {
     std::fs::remove_file(&dir).unwrap();
 }
 
-/// A `.pith` an older pith left (a directory with its database and lock, or a link a
-/// repository ships) is never read, written, walked or a reason to fail; a note says once
-/// that it is no longer used.
+/// A `.pith/` an older pith left in the workspace (its database, lock, index, a cookie) is
+/// moved out: the history goes to the state directory, the rest is rebuilt, the directory is
+/// removed (a licence check in the project's build no longer finds `.pith/run.lock`), with one
+/// note.
 #[test]
-fn an_older_pith_state_in_the_workspace_is_left_alone() {
+fn an_older_pith_state_in_the_workspace_is_moved_out_with_its_history() {
+    // What an older pith left: a database with a recorded run, WAL included.
+    let (_o, older) = workspace();
+    let mut s = open(&older);
+    s.scan().unwrap();
+    record(&mut s, 1, &["t::a"], &["t::b"]);
+    drop(s);
     let (_d, root) = workspace();
-    let old = root.join(".pith");
-    std::fs::create_dir_all(&old).unwrap();
-    std::fs::write(old.join("state.db"), "an older pith's database\n").unwrap();
-    std::fs::write(old.join("run.lock"), "123").unwrap();
-    let before = std::fs::read_dir(&old).unwrap().count();
+    let legacy = root.join(".pith");
+    std::fs::create_dir_all(&legacy).unwrap();
+    for f in ["state.db", "state.db-wal"] {
+        std::fs::copy(state(&older).join(f), legacy.join(f)).unwrap();
+    }
+    for f in ["run.lock", "index.bin", "sync-12-0", "state.db.corrupt-1"] {
+        std::fs::write(legacy.join(f), "x").unwrap();
+    }
     let mut s = open(&root);
     let w = s.take_warnings();
     assert!(
-        w.len() == 1 && w[0].contains("the .pith/ an older pith left here is no longer used"),
+        w.len() == 1 && w[0].starts_with("moved the history and state an older pith kept"),
         "{w:?}"
     );
-    let g = s.scan().unwrap();
-    std::fs::write(old.join("index.bin"), "x").unwrap();
-    assert_eq!(s.scan().unwrap(), g, ".pith/ is never an input");
-    drop(s);
-    let mut s = open(&root);
-    assert!(s.take_warnings().is_empty(), "said once");
-    assert_eq!(std::fs::read_dir(&old).unwrap().count(), before + 1);
+    assert!(!legacy.exists(), "removed from the workspace");
+    let last = s.last_run().unwrap().expect("the history came along");
+    assert_eq!(last.failed, 1);
     assert_eq!(
-        std::fs::read_to_string(old.join("state.db")).unwrap(),
-        "an older pith's database\n"
+        s.scan().unwrap(),
+        1,
+        "the same files as the history's: its generation carries on"
     );
     drop(s);
+    assert!(open(&root).take_warnings().is_empty(), "said once");
 
-    // A `.pith` link (to anywhere) is no reason to fail either, and is not followed.
-    let (_d, root) = workspace();
+    // A `.pith/` with no database (an older pith's index alone) goes too.
+    std::fs::create_dir_all(&legacy).unwrap();
+    std::fs::write(legacy.join("index.bin"), "x").unwrap();
+    let w = open(&root).take_warnings();
+    assert!(
+        w[0].starts_with("moved the state an older pith kept"),
+        "{w:?}"
+    );
+    assert!(!legacy.exists());
+}
+
+/// A `.pith` that may not be an older pith's alone — a link (a repository can ship one),
+/// a file pith never writes beside its own, a database that is not pith's — or one an older pith
+/// is using (its run lock held) is left as it is and never read, written or walked: no reason
+/// to fail, and said once, on the state directory's first use.
+#[test]
+fn a_pith_directory_that_may_not_be_pith_s_alone_is_left_alone() {
     let outside = tempfile::tempdir().unwrap();
-    std::os::unix::fs::symlink(outside.path(), root.join(".pith")).unwrap();
-    let mut s = open(&root);
-    assert!(s.take_warnings().is_empty());
-    s.scan().unwrap();
-    let TryLock::Held(_lock) = s.lock_run(Duration::ZERO).unwrap() else {
-        panic!("free lock")
-    };
+    for (case, why) in [
+        ("link", "a symbolic link"),
+        ("foreign file", "not pith's alone"),
+        ("foreign database", "not pith's alone"),
+        ("held", "in use by an older pith"),
+    ] {
+        let (_d, root) = workspace();
+        let legacy = root.join(".pith");
+        let mut _held = None;
+        match case {
+            "link" => std::os::unix::fs::symlink(outside.path(), &legacy).unwrap(),
+            "foreign file" => {
+                std::fs::create_dir_all(&legacy).unwrap();
+                std::fs::write(legacy.join("run.lock"), "1").unwrap();
+                std::fs::write(legacy.join("notes.md"), "mine\n").unwrap();
+            }
+            "foreign database" => {
+                std::fs::create_dir_all(&legacy).unwrap();
+                let other = rusqlite::Connection::open(legacy.join("state.db")).unwrap();
+                other.execute_batch("CREATE TABLE t (x);").unwrap();
+            }
+            _ => {
+                std::fs::create_dir_all(&legacy).unwrap();
+                _held = Some(crate::lock::acquire(&legacy, Duration::ZERO).unwrap());
+            }
+        }
+        let listing = || -> Vec<(String, Vec<u8>)> {
+            let mut all: Vec<_> = std::fs::read_dir(&legacy)
+                .unwrap()
+                .flatten()
+                .map(|e| {
+                    let name = e.file_name().into_string().unwrap();
+                    (name, std::fs::read(e.path()).unwrap_or_default())
+                })
+                .collect();
+            all.sort();
+            all
+        };
+        let before = listing();
+        let mut s = open(&root);
+        let w = s.take_warnings();
+        assert!(
+            w.len() == 1 && w[0].contains(why) && w[0].contains("remove it if it is not"),
+            "{case}: {w:?}"
+        );
+        let g = s.scan().unwrap();
+        s.record(g, "", 0, &mut report(&["t::a"], &[])).unwrap();
+        let TryLock::Held(_lock) = s.lock_run(Duration::ZERO).unwrap() else {
+            panic!("free lock")
+        };
+        if case != "link" {
+            std::fs::write(legacy.join("new.txt"), "x").unwrap();
+            assert_eq!(s.scan().unwrap(), g, "{case}: .pith/ is never an input");
+            std::fs::remove_file(legacy.join("new.txt")).unwrap();
+        }
+        assert_eq!(listing(), before, "{case}: untouched");
+        drop(s);
+        assert!(open(&root).take_warnings().is_empty(), "{case}: said once");
+    }
     assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
 }
 
