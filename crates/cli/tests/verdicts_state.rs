@@ -34,6 +34,13 @@ fn test(root: &Path, args: &[&str]) -> Answer {
     pith_env(root, "test", args, &[])
 }
 
+/// A copy of the inputs fixture whose data makes its tests pass.
+fn green() -> common::Fixture {
+    let ws = fixture("verdicts/state/inputs");
+    write_price(ws.path(), 3);
+    ws
+}
+
 fn write_price(root: &Path, price: u32) {
     std::fs::write(root.join("data.json"), format!("{{\"price\": {price}}}\n")).unwrap();
 }
@@ -177,6 +184,52 @@ fn a_changed_environment_variable_is_run_not_replayed() {
     );
 }
 
+/// `pith test` in `env` is green, silent and kept in `base`; asked again `--since` its
+/// generation, nothing changed: its own state was no change.
+fn green_then_replayed(root: &Path, env: &[(&str, &str)], base: &Path) {
+    let first = pith_env(root, "test", &[], env);
+    assert_eq!(
+        (first.status(), first.code),
+        ("TestsPassed", 0),
+        "{}",
+        first.line
+    );
+    assert!(first.stderr.is_empty(), "{}", first.stderr);
+    let dir = common::state_path(base, root);
+    assert!(dir.join("state.db").is_file(), "{}", dir.display());
+    let g = first.generation().to_string();
+    let again = pith_env(root, "test", &["--since", &g], env);
+    assert_eq!(
+        (again.json["unchanged"].as_bool(), again.generation()),
+        (Some(true), first.generation()),
+        "{}",
+        again.line
+    );
+    let status = pith_env(root, "status", &["--since", &g], env);
+    assert_eq!(
+        status.json["unchanged"].as_bool(),
+        Some(true),
+        "{}",
+        status.line
+    );
+}
+
+/// The names at the root of the workspace, less what the fixture's pytest run writes.
+fn listing(root: &Path) -> Vec<std::ffi::OsString> {
+    let mut names: Vec<_> = std::fs::read_dir(root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .filter(|n| {
+            !["pytest.log", ".pytest_cache", "__pycache__"]
+                .iter()
+                .any(|o| n == o)
+        })
+        .collect();
+    names.sort();
+    names
+}
+
 /// `pith status --root ROOT` in the harness's environment.
 fn status(root: &Path, env: &[(&str, &str)]) -> std::process::Output {
     let mut c = common::bare();
@@ -193,9 +246,8 @@ fn status(root: &Path, env: &[(&str, &str)]) -> std::process::Output {
 /// through the link.
 #[test]
 fn a_state_directory_that_is_a_link_is_not_followed() {
-    let ws = fixture("verdicts/state/inputs");
+    let ws = green();
     let root = ws.path();
-    write_price(root, 3);
     let outside = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(root.join("inside")).unwrap();
     std::os::unix::fs::symlink(outside.path(), root.join(".pith")).unwrap();
@@ -248,9 +300,8 @@ fn a_state_directory_that_is_a_link_is_not_followed() {
 #[test]
 fn an_unwritable_base_falls_back_to_the_temporary_directory() {
     use std::os::unix::fs::MetadataExt;
-    let ws = fixture("verdicts/state/inputs");
+    let ws = green();
     let root = ws.path();
-    write_price(root, 3);
     let sandbox = tempfile::tempdir().unwrap();
     let blocked = sandbox.path().join("file");
     std::fs::write(&blocked, "").unwrap();
@@ -261,43 +312,12 @@ fn an_unwritable_base_falls_back_to_the_temporary_directory() {
         ("PITH_CACHE_DIR", below_a_file.to_str().unwrap()),
         ("TMPDIR", tmp.to_str().unwrap()),
     ];
-    let before: Vec<_> = std::fs::read_dir(root)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name())
-        .collect();
-    let first = pith_env(root, "test", &[], &env);
-    assert_eq!(
-        (first.status(), first.code),
-        ("TestsPassed", 0),
-        "{}",
-        first.line
-    );
-    assert!(first.stderr.is_empty(), "{}", first.stderr);
+    let before = listing(root);
     let uid = std::fs::metadata(&tmp).unwrap().uid();
     let fallback = tmp.join(format!("pith-{uid}"));
+    green_then_replayed(root, &env, &fallback);
     assert_eq!(std::fs::metadata(&fallback).unwrap().mode() & 0o777, 0o700);
-    let dir = common::state_path(&fallback, root);
-    assert!(dir.join("state.db").is_file(), "{}", dir.display());
-    let g = first.generation().to_string();
-    let again = pith_env(root, "test", &["--since", &g], &env);
-    assert_eq!(
-        again.json["unchanged"].as_bool(),
-        Some(true),
-        "{}",
-        again.line
-    );
-    let mut after: Vec<_> = std::fs::read_dir(root)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name())
-        .collect();
-    after.retain(|n| n != "pytest.log" && n != ".pytest_cache" && n != "__pycache__");
-    let mut before = before;
-    before.retain(|n| n != "pytest.log" && n != ".pytest_cache" && n != "__pycache__");
-    before.sort();
-    after.sort();
-    assert_eq!(after, before, "nothing of pith's in the workspace");
+    assert_eq!(listing(root), before, "nothing of pith's in the workspace");
 }
 
 /// `PITH_CACHE_DIR` inside the workspace (a CI that caches a directory of its checkout): what
@@ -305,34 +325,11 @@ fn an_unwritable_base_falls_back_to_the_temporary_directory() {
 /// so a run's own state never bumps the generation and `--since` still replays.
 #[test]
 fn a_base_inside_the_workspace_is_never_an_input() {
-    let ws = fixture("verdicts/state/inputs");
+    let ws = green();
     let root = ws.path();
-    write_price(root, 3);
     let base = root.join("ci-cache/pith");
     let env = [("PITH_CACHE_DIR", base.to_str().unwrap())];
-    let first = pith_env(root, "test", &[], &env);
-    assert_eq!(
-        (first.status(), first.code),
-        ("TestsPassed", 0),
-        "{}",
-        first.line
-    );
-    assert!(common::state_path(&base, root).join("state.db").is_file());
-    let g = first.generation().to_string();
-    let again = pith_env(root, "test", &["--since", &g], &env);
-    assert_eq!(
-        (again.json["unchanged"].as_bool(), again.generation()),
-        (Some(true), first.generation()),
-        "{}",
-        again.line
-    );
-    let status = pith_env(root, "status", &["--since", &g], &env);
-    assert_eq!(
-        status.json["unchanged"].as_bool(),
-        Some(true),
-        "{}",
-        status.line
-    );
+    green_then_replayed(root, &env, &base);
 }
 
 /// Upgrading from a pith that kept its state in `.pith/` (whose `run.lock` failed an Apache
@@ -340,13 +337,11 @@ fn a_base_inside_the_workspace_is_never_an_input() {
 /// moves the history out of the workspace, removes `.pith/`, and says so once.
 #[test]
 fn an_older_pith_state_is_moved_out_of_the_workspace() {
-    let older = fixture("verdicts/state/inputs");
-    write_price(older.path(), 3);
+    let older = green();
     let first = test(older.path(), &[]);
     assert_eq!(first.status(), "TestsPassed", "{}", first.line);
-    let ws = fixture("verdicts/state/inputs");
+    let ws = green();
     let root = ws.path();
-    write_price(root, 3);
     let legacy = root.join(".pith");
     std::fs::create_dir_all(&legacy).unwrap();
     for f in ["state.db", "state.db-wal", "state.db-shm"] {
