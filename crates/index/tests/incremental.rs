@@ -18,8 +18,25 @@ fn write(root: &Path, rel: &str, content: impl AsRef<[u8]>, age_s: u64) {
         .unwrap();
 }
 
-fn workspace() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+/// A temporary workspace; dropping it removes it and the state pith kept for it.
+struct Workspace(tempfile::TempDir);
+
+impl Workspace {
+    fn path(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl Drop for Workspace {
+    fn drop(&mut self) {
+        if let Ok(base) = pith_store::base_dir() {
+            let _ = std::fs::remove_dir_all(pith_store::state_path(&base, self.path()));
+        }
+    }
+}
+
+fn workspace() -> Workspace {
+    let dir = Workspace(tempfile::tempdir().unwrap());
     let root = dir.path();
     write(
         root,

@@ -38,9 +38,25 @@ fn state(root: &Path) -> PathBuf {
     crate::state_dir(root).unwrap()
 }
 
-fn workspace() -> (tempfile::TempDir, PathBuf) {
+/// A temporary workspace; dropping it removes it and its state directory.
+struct Workspace {
+    _dir: tempfile::TempDir,
+    state: PathBuf,
+}
+
+impl Drop for Workspace {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.state);
+    }
+}
+
+fn workspace() -> (Workspace, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
+    let dir = Workspace {
+        _dir: dir,
+        state: crate::state_path(&crate::base_dir().unwrap(), &root),
+    };
     std::fs::write(root.join("pytest.ini"), "[pytest]\n").unwrap();
     std::fs::create_dir_all(root.join("src")).unwrap();
     std::fs::write(root.join("src/a.py"), "a = 1\n").unwrap();
