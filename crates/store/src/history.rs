@@ -421,8 +421,34 @@ impl Results<'_> {
         Ok(())
     }
 
-    /// A project's passed and skipped tests; a pass takes the test off the failing list.
+    /// A project's passed and skipped tests; a pass takes the test off the failing list. A
+    /// test that passed on the runner's own retry passed: it is recorded as a pass, marked
+    /// flaky, with its failed attempt's message, frames and detail.
     fn outcomes(&mut self, run: &Run) -> Result<(), StoreError> {
+        for f in &run.flaky {
+            let tid = test_id(self.c, &f.test)?;
+            if self.failed_ids.contains(&tid) {
+                continue;
+            }
+            self.insert.execute(params![
+                self.run_id,
+                tid,
+                phase_code(Phase::Call),
+                PASSED,
+                0,
+                None::<i64>,
+                f.message,
+                f.kind,
+                frames::encode(&f.frames),
+                true,
+                false,
+                0,
+                f.detail
+            ])?;
+            if self.unfail.execute([tid])? > 0 {
+                self.recovered += 1;
+            }
+        }
         for o in &run.outcomes {
             let outcome = match o.outcome {
                 Outcome::Failed => continue,

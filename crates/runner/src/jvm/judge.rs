@@ -137,10 +137,19 @@ pub(super) fn java_missing(output: &str) -> bool {
         || output.contains("java: not found")
 }
 
-/// Maven and Gradle exit 0 when the build succeeded (with pith's
-/// `maven.test.failure.ignore`, failed tests included: the reports say which) and 1 when it
-/// failed; nothing else is documented.
+/// Maven and Gradle exit 0 when the build succeeded and 1 when it failed; nothing else is
+/// documented. A build that succeeded over failing tests is the project's own setting (see
+/// [`MASKED`]), never pith's.
 pub(super) const EXIT_CODES: &ExitCodes = &[(0, ExitMeaning::Passed), (1, ExitMeaning::Failed)];
+
+/// What makes Maven and Gradle succeed over failing tests: Surefire's `testFailureIgnore`
+/// (its user property `maven.test.failure.ignore`, in a pom, `.mvn/maven.config` or on a
+/// profile) and a `Test` task's `ignoreFailures`. The failures stand; the answer says the
+/// project's own command would exit 0 over them.
+pub(super) const MASKED: [(Tool, &str); 2] = [
+    (Tool::Maven, "maven.test.failure.ignore"),
+    (Tool::Gradle, "ignoreFailures"),
+];
 
 /// What a finished Maven/Gradle process, its reports and the listener's events say.
 pub(super) fn judge(
@@ -306,6 +315,13 @@ impl<'a, 'c> Judge<'a, 'c> {
         if self.reason.is_none() {
             self.reason =
                 said.and_then(|said| summary::disagreement(self.tool.name(), said, self.seen));
+        }
+        // The build succeeded over failing tests: the project hides them from its exit.
+        if code == 0 && (self.run.failed > 0 || !self.run.failures.is_empty()) {
+            self.run.masked = MASKED
+                .iter()
+                .find(|(t, _)| *t == self.tool)
+                .map(|(_, why)| (*why).to_owned());
         }
     }
 
