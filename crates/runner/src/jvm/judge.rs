@@ -316,6 +316,9 @@ impl<'a, 'c> Judge<'a, 'c> {
             self.reason =
                 said.and_then(|said| summary::disagreement(self.tool.name(), said, self.seen));
         }
+        if self.tool == Tool::Gradle && code == 0 && !output.contains("There were failing tests") {
+            passed_on_retry(&mut self.run);
+        }
         // The build succeeded over failing tests: the project hides them from its exit.
         if code == 0 && (self.run.failed > 0 || !self.run.failures.is_empty()) {
             self.run.masked = MASKED
@@ -343,6 +346,30 @@ impl<'a, 'c> Judge<'a, 'c> {
         Run {
             not_found,
             ..self.run
+        }
+    }
+}
+
+/// Gradle writes each execution of a retried test as a testcase of its own (the test-retry
+/// plugin, without `mergeReruns`, which writes Surefire's `<flakyFailure>` instead): in a build
+/// that succeeded without Gradle's word for ignored failures, a test that failed and also
+/// passed passed on a retry. It counts once, passed, with its first failed execution in
+/// `flaky`.
+fn passed_on_retry(run: &mut Run) {
+    let passed: HashSet<String> = run
+        .outcomes
+        .iter()
+        .filter(|o| o.outcome == pith_model::Outcome::Passed)
+        .map(|o| o.test.clone())
+        .collect();
+    let (retried, kept): (Vec<Failure>, Vec<Failure>) = std::mem::take(&mut run.failures)
+        .into_iter()
+        .partition(|f| f.phase == Phase::Call && passed.contains(&f.test));
+    run.failures = kept;
+    run.failed = run.failed.saturating_sub(retried.len() as u32);
+    for f in retried {
+        if !run.flaky.iter().any(|o| o.test == f.test) {
+            run.flaky.push(f);
         }
     }
 }
