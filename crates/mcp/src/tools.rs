@@ -439,7 +439,10 @@ mod tests {
         assert!(text.starts_with("# Flaky, new, failing for"));
         // The rule every runner shares: a pass on the project's own retry is green, listed;
         // a failure the command hides from its exit is still red.
-        assert!(text.contains("counted in `passed`, never in `failed`"), "{text}");
+        assert!(
+            text.contains("counted in `passed`, never in `failed`"),
+            "{text}"
+        );
         assert!(text.contains("`masked`"), "{text}");
         assert!(!text.contains("the run is not green"), "{text}");
     }
