@@ -518,17 +518,15 @@ fn failure_that_passes_on_the_backtrace_rerun_keeps_its_first_frames() {
     // `fails_once` fails on its first run only: the re-run for a backtrace passes, so the
     // failure keeps what the run itself saw, the panic's location and nothing else. Plain
     // `cargo test` only: nextest retries it, as the project's config says (above).
-    for nextest in [false] {
-        let run = run("flaky", nextest, &[]);
-        assert_eq!(run.status(), Status::TestsFailed, "{run:#?}");
-        assert_eq!((run.passed, run.failed), (1, 1));
-        let f = &run.failures[0];
-        assert_eq!(f.test, "flaky tests::fails_once");
-        assert_eq!(f.message, "first run fails");
-        assert_eq!(f.kind.as_deref(), Some("panic"));
-        let frames: Vec<String> = f.frames.iter().map(|fr| fr.location()).collect();
-        assert_eq!(frames, ["src/lib.rs:9"], "{run:#?}");
-    }
+    let run = run("flaky", false, &[]);
+    assert_eq!(run.status(), Status::TestsFailed, "{run:#?}");
+    assert_eq!((run.passed, run.failed), (1, 1));
+    let f = &run.failures[0];
+    assert_eq!(f.test, "flaky tests::fails_once");
+    assert_eq!(f.message, "first run fails");
+    assert_eq!(f.kind.as_deref(), Some("panic"));
+    let frames: Vec<String> = f.frames.iter().map(|fr| fr.location()).collect();
+    assert_eq!(frames, ["src/lib.rs:9"], "{run:#?}");
 }
 
 #[test]
