@@ -286,6 +286,28 @@ fn a_test_that_passes_on_surefires_rerun_is_green_and_listed_as_flaky() {
         "{}",
         b.line
     );
+
+    // A project that fails its build on a flake (Surefire's `failOnFlakeCount`): `mvn test`
+    // exits 1 with every test passed; not green, and the tail says why.
+    std::fs::remove_file(ws.path().join("src/test/java/demo/StuckTest.java")).unwrap();
+    std::fs::write(
+        ws.path().join(".mvn/maven.config"),
+        "-Dsurefire.failOnFlakeCount=1\n",
+    )
+    .unwrap();
+    let c = pith(ws.path(), &[]);
+    assert_eq!((c.status(), c.code), ("RunnerFailed", 1), "{}", c.line);
+    assert_eq!(
+        c.json["flaky"][0]["test"], "demo.StockTest#reserves",
+        "{}",
+        c.line
+    );
+    assert!(
+        c.text("tail")
+            .contains("There is 1 flake and failOnFlakeCount is set to 1"),
+        "{}",
+        c.line
+    );
 }
 
 /// Was three failures (pith's `-fae` and `maven.test.failure.ignore` ran every module): `mvn
