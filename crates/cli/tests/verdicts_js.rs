@@ -58,6 +58,27 @@ fn flaky<'a>(a: &'a Answer, test: &str) -> &'a serde_json::Value {
         .unwrap_or_else(|| panic!("no flaky {test}: {}", a.line))
 }
 
+/// Adds `tests/stuck.test.js` (`source`, a test that fails every attempt) to `ws`: the run is
+/// red for it alone, and the test that passed on its retry is still listed, not failed.
+fn a_test_failing_every_attempt_stays_red(ws: &Fixture, source: &str, passed: u64) {
+    std::fs::write(ws.path().join("tests/stuck.test.js"), source).unwrap();
+    let b = pith(ws.path(), &[]);
+    assert_eq!((b.status(), b.code), ("TestsFailed", 1), "{}", b.line);
+    assert_eq!(
+        b.failure_ids(),
+        ["tests/stuck.test.js > stuck"],
+        "{}",
+        b.line
+    );
+    assert_eq!(
+        (b.count("passed"), b.count("failed")),
+        (passed, 1),
+        "{}",
+        b.line
+    );
+    flaky(&b, "tests/stock.test.js > reserves");
+}
+
 /// Was green and silent: `jest.retryTimes` re-ran a test that failed once, and jest exits 0.
 /// Green, and the answer lists it under `flaky`: with its failed attempt's message and frame
 /// where jest kept them (`logErrorsBeforeRetry`), else with the attempts jest counted. A test
@@ -87,21 +108,11 @@ fn jest_retry_times_passing_on_a_retry_is_green_and_listed_as_flaky() {
         a.line
     );
 
-    std::fs::write(
-        ws.path().join("tests/stuck.test.js"),
+    a_test_failing_every_attempt_stays_red(
+        &ws,
         "jest.retryTimes(2);\ntest('stuck', () => { expect(1).toBe(2); });\n",
-    )
-    .unwrap();
-    let b = pith(ws.path(), &[]);
-    assert_eq!((b.status(), b.code), ("TestsFailed", 1), "{}", b.line);
-    assert_eq!(
-        b.failure_ids(),
-        ["tests/stuck.test.js > stuck"],
-        "{}",
-        b.line
+        3,
     );
-    assert_eq!((b.count("passed"), b.count("failed")), (3, 1), "{}", b.line);
-    flaky(&b, "tests/stock.test.js > reserves");
 }
 
 /// Was green and silent: vitest's `retry` (the project's config) re-ran a test that failed
@@ -124,21 +135,11 @@ fn vitest_retry_passing_on_a_retry_is_green_and_listed_as_flaky() {
         a.line
     );
 
-    std::fs::write(
-        ws.path().join("tests/stuck.test.js"),
+    a_test_failing_every_attempt_stays_red(
+        &ws,
         "import { expect, test } from 'vitest';\ntest('stuck', () => { expect(1).toBe(2); });\n",
-    )
-    .unwrap();
-    let b = pith(ws.path(), &[]);
-    assert_eq!((b.status(), b.code), ("TestsFailed", 1), "{}", b.line);
-    assert_eq!(
-        b.failure_ids(),
-        ["tests/stuck.test.js > stuck"],
-        "{}",
-        b.line
+        2,
     );
-    assert_eq!((b.count("passed"), b.count("failed")), (2, 1), "{}", b.line);
-    flaky(&b, "tests/stock.test.js > reserves");
 }
 
 // ---- The runner's exit and the user's script ----
