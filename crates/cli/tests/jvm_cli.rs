@@ -68,6 +68,54 @@ fn gradle_green_run_is_tiny_and_exits_zero() {
     assert_eq!(again.json["passed"], 2, "{}", again.line);
 }
 
+/// Was both subprojects' failures (pith's `--continue` ran every `test` task): `gradle test`
+/// stops at the first `test` task that fails, and the one after it never runs. pith answers
+/// the same failing ids, and runs nothing the developer's command does not.
+#[test]
+fn gradle_stops_where_gradle_test_stops() {
+    let _one = gradle_lock();
+    let ws = gradle_fixture("fail_fast");
+    let raw = tempfile::tempdir().unwrap();
+    pith_testkit::copy_tree(ws.path(), raw.path());
+    let out = std::process::Command::new("gradle")
+        .args(["test", "--console=plain"])
+        .current_dir(raw.path())
+        .output()
+        .expect("gradle runs");
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{printed}");
+    assert!(printed.contains(":core:test FAILED"), "{printed}");
+    assert!(
+        !raw.path().join("tools/build/test-results").exists(),
+        "{printed}"
+    );
+
+    let a = pith(ws.path(), &[]);
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    assert_eq!(a.failure_ids(), ["demo.core.CoreTest#fails"], "{}", a.line);
+    assert!(
+        !ws.path().join("tools/build/test-results").exists(),
+        "tools ran under pith: {}",
+        a.line
+    );
+
+    // `ignoreFailures`: Gradle runs both and succeeds over their failures; pith answers them,
+    // red, and says the command itself would exit 0.
+    let build = ws.path().join("build.gradle");
+    let mut text = std::fs::read_to_string(&build).unwrap();
+    text.push_str("\nsubprojects { test { ignoreFailures = true } }\n");
+    std::fs::write(&build, text).unwrap();
+    let b = pith(ws.path(), &[]);
+    assert_eq!((b.status(), b.code), ("TestsFailed", 1), "{}", b.line);
+    assert_eq!(b.json["masked"], "ignoreFailures", "{}", b.line);
+    assert_eq!(
+        b.failure_ids(),
+        ["demo.core.CoreTest#fails", "demo.tools.ToolsTest#fails"],
+        "{}",
+        b.line
+    );
+}
+
 #[test]
 fn gradle_one_failure_through_a_helper_has_two_project_frames_and_reruns_by_id() {
     let _one = gradle_lock();

@@ -48,6 +48,100 @@ fn run(name: &str, runner: &str) -> (Fixture, Answer) {
     (ws, a)
 }
 
+// ---- The project's own retry policy (issue 26) ----
+
+/// The flaky entry of `test`, or a panic naming the answer.
+fn flaky<'a>(a: &'a Answer, test: &str) -> &'a serde_json::Value {
+    a.json["flaky"]
+        .as_array()
+        .and_then(|l| l.iter().find(|f| f["test"] == test))
+        .unwrap_or_else(|| panic!("no flaky {test}: {}", a.line))
+}
+
+/// Adds `tests/stuck.test.js` (`source`, a test that fails every attempt) to `ws`: the run is
+/// red for it alone, and the test that passed on its retry is still listed, not failed.
+fn a_test_failing_every_attempt_stays_red(ws: &Fixture, source: &str, passed: u64) {
+    std::fs::write(ws.path().join("tests/stuck.test.js"), source).unwrap();
+    let b = pith(ws.path(), &[]);
+    assert_eq!((b.status(), b.code), ("TestsFailed", 1), "{}", b.line);
+    assert_eq!(
+        b.failure_ids(),
+        ["tests/stuck.test.js > stuck"],
+        "{}",
+        b.line
+    );
+    assert_eq!(
+        (b.count("passed"), b.count("failed")),
+        (passed, 1),
+        "{}",
+        b.line
+    );
+    flaky(&b, "tests/stock.test.js > reserves");
+}
+
+/// Was green and silent: `jest.retryTimes` re-ran a test that failed once, and jest exits 0.
+/// Green, and the answer lists it under `flaky`: with its failed attempt's message and frame
+/// where jest kept them (`logErrorsBeforeRetry`), else with the attempts jest counted. A test
+/// that fails every attempt stays red.
+#[test]
+fn jest_retry_times_passing_on_a_retry_is_green_and_listed_as_flaky() {
+    let (ws, a) = run("jest_retry", "jest");
+    assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{}", a.line);
+    assert_eq!(a.count("passed"), 3, "{}", a.line);
+    let f = flaky(&a, "tests/stock.test.js > reserves");
+    assert!(
+        f["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("Received: 2")),
+        "{}",
+        a.line
+    );
+    assert_eq!(
+        f["frames"][0], "tests/stock.test.js:9 expect(attempts > 1 ? 3 : 2).toBe(3);",
+        "{}",
+        a.line
+    );
+    let quiet = flaky(&a, "tests/quiet.test.js > settles");
+    assert_eq!(
+        quiet["message"], "failed 1 attempt, then passed on a retry (the runner kept no error)",
+        "{}",
+        a.line
+    );
+
+    a_test_failing_every_attempt_stays_red(
+        &ws,
+        "jest.retryTimes(2);\ntest('stuck', () => { expect(1).toBe(2); });\n",
+        3,
+    );
+}
+
+/// Was green and silent: vitest's `retry` (the project's config) re-ran a test that failed
+/// once. Green, and the failed attempt is listed under `flaky`; a test that fails every attempt
+/// stays red.
+#[test]
+fn vitest_retry_passing_on_a_retry_is_green_and_listed_as_flaky() {
+    let (ws, a) = run("vitest_retry", "vitest");
+    assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{}", a.line);
+    assert_eq!(a.count("passed"), 2, "{}", a.line);
+    let f = flaky(&a, "tests/stock.test.js > reserves");
+    assert_eq!(
+        f["message"], "AssertionError: expected 2 to be 3",
+        "{}",
+        a.line
+    );
+    assert_eq!(
+        f["frames"][0], "tests/stock.test.js:9 expect(attempts > 1 ? 3 : 2).toBe(3);",
+        "{}",
+        a.line
+    );
+
+    a_test_failing_every_attempt_stays_red(
+        &ws,
+        "import { expect, test } from 'vitest';\ntest('stuck', () => { expect(1).toBe(2); });\n",
+        2,
+    );
+}
+
 // ---- The runner's exit and the user's script ----
 
 #[test]

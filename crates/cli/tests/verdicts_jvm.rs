@@ -217,6 +217,162 @@ fn a_build_that_fails_after_its_tests_passed_is_runner_failed() {
     );
 }
 
+// ---- Run what the project runs (issue 26) ----
+
+/// The developer's own `mvn test` in a copy of `ws`: its exit code and what it printed.
+fn raw_mvn(ws: &std::path::Path) -> (i32, String) {
+    let copy = tempfile::tempdir().unwrap();
+    pith_testkit::copy_tree(ws, copy.path());
+    let out = Command::new("mvn")
+        .args(["-B", "-o", "test"])
+        .current_dir(copy.path())
+        .output()
+        .expect("mvn runs");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code().unwrap_or(-1), text)
+}
+
+/// Was TestsFailed (the pass on a retry counted as a failure, marked flaky): Surefire's
+/// `rerunFailingTestsCount` re-ran a test that failed once and `mvn test` ends in BUILD
+/// SUCCESS. Green, and the failed attempt is listed under `flaky` with its first message line
+/// and frame. A test that fails every attempt stays red.
+#[test]
+fn a_test_that_passes_on_surefires_rerun_is_green_and_listed_as_flaky() {
+    maven_installed();
+    let ws = case("retry");
+    let (raw, out) = raw_mvn(ws.path());
+    assert_eq!(raw, 0, "{out}");
+    assert!(out.contains("Flakes: 1"), "{out}");
+    let a = pith(ws.path(), &[]);
+    assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{}", a.line);
+    assert_eq!(a.json["passed"], 2, "{}", a.line);
+    assert!(a.json.get("failed").is_none(), "{}", a.line);
+    assert!(a.json.get("failures").is_none(), "{}", a.line);
+    let f = &a.json["flaky"][0];
+    assert_eq!(f["test"], "demo.StockTest#reserves", "{}", a.line);
+    assert!(
+        f["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("first attempt ==> expected: <3> but was: <2>")),
+        "{}",
+        a.line
+    );
+    assert!(
+        common::frames(f)[0].starts_with("src/test/java/demo/StockTest.java:20"),
+        "{}",
+        a.line
+    );
+
+    // A test that fails on every attempt: red, as `mvn test` is; the flaky one still listed.
+    std::fs::write(
+        ws.path().join("src/test/java/demo/StuckTest.java"),
+        "package demo;\n\nimport static org.junit.jupiter.api.Assertions.assertEquals;\n\nimport org.junit.jupiter.api.Test;\n\nclass StuckTest {\n    @Test\n    void stuck() {\n        assertEquals(1, 2, \"every attempt\");\n    }\n}\n",
+    )
+    .unwrap();
+    let (raw, out) = raw_mvn(ws.path());
+    assert_eq!(raw, 1, "{out}");
+    let b = pith(ws.path(), &[]);
+    assert_eq!((b.status(), b.code), ("TestsFailed", 1), "{}", b.line);
+    assert_eq!(b.failure_ids(), ["demo.StuckTest#stuck"], "{}", b.line);
+    assert_eq!(
+        (b.json["passed"].as_u64(), b.json["failed"].as_u64()),
+        (Some(2), Some(1)),
+        "{}",
+        b.line
+    );
+    assert_eq!(
+        b.json["flaky"][0]["test"], "demo.StockTest#reserves",
+        "{}",
+        b.line
+    );
+
+    // A project that fails its build on a flake (Surefire's `failOnFlakeCount`): `mvn test`
+    // exits 1 with every test passed; not green, and the tail says why.
+    std::fs::remove_file(ws.path().join("src/test/java/demo/StuckTest.java")).unwrap();
+    std::fs::write(
+        ws.path().join(".mvn/maven.config"),
+        "-Dsurefire.failOnFlakeCount=1\n",
+    )
+    .unwrap();
+    let c = pith(ws.path(), &[]);
+    assert_eq!((c.status(), c.code), ("RunnerFailed", 1), "{}", c.line);
+    assert_eq!(
+        c.json["flaky"][0]["test"], "demo.StockTest#reserves",
+        "{}",
+        c.line
+    );
+    assert!(
+        c.text("tail")
+            .contains("There is 1 flake and failOnFlakeCount is set to 1"),
+        "{}",
+        c.line
+    );
+}
+
+/// Was three failures (pith's `-fae` and `maven.test.failure.ignore` ran every module): `mvn
+/// test` stops at the first module whose tests fail, and the modules after it (one that needs
+/// it, one that does not) never run. pith answers the same failing ids, and runs nothing the
+/// developer's command does not.
+#[test]
+fn maven_stops_where_mvn_test_stops() {
+    maven_installed();
+    let ws = case("fail_fast");
+    let (raw, out) = raw_mvn(ws.path());
+    assert_eq!(raw, 1, "{out}");
+    assert!(out.contains("CoreTest.fails"), "{out}");
+    assert!(
+        !out.contains("AppTest.fails") && !out.contains("ToolsTest.fails"),
+        "{out}"
+    );
+    let a = pith(ws.path(), &[]);
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    assert_eq!(a.failure_ids(), ["demo.core.CoreTest#fails"], "{}", a.line);
+    assert_eq!(a.json["failed"], 1, "{}", a.line);
+    for module in ["app", "tools"] {
+        assert!(
+            !ws.path()
+                .join(module)
+                .join("target/surefire-reports")
+                .exists(),
+            "{module} ran under pith: {}",
+            a.line
+        );
+    }
+}
+
+/// A project that hides its test failures from the exit code (`maven.test.failure.ignore` as a
+/// property, or Surefire's `testFailureIgnore`): `mvn test` says BUILD SUCCESS and exits 0,
+/// pith answers TestsFailed and says the command itself would exit 0 (`masked`).
+#[test]
+fn failures_a_pom_ignores_are_red_and_masked() {
+    maven_installed();
+    let ws = case("masked");
+    let (raw, out) = raw_mvn(ws.path());
+    assert_eq!(raw, 0, "{out}");
+    assert!(out.contains("BUILD SUCCESS"), "{out}");
+    let a = pith(ws.path(), &[]);
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    assert_eq!(a.json["masked"], "maven.test.failure.ignore", "{}", a.line);
+    assert_eq!(a.failure_ids(), ["demo.CalcTest#adds"], "{}", a.line);
+
+    // The same through the plugin's own parameter.
+    let pom = ws.path().join("pom.xml");
+    let text = std::fs::read_to_string(&pom).unwrap();
+    let text = text
+        .replace("<maven.test.failure.ignore>true</maven.test.failure.ignore>", "")
+        .replace(
+            "<version>3.5.4</version>",
+            "<version>3.5.4</version>\n        <configuration><testFailureIgnore>true</testFailureIgnore></configuration>",
+        );
+    std::fs::write(&pom, text).unwrap();
+    let (raw, out) = raw_mvn(ws.path());
+    assert_eq!(raw, 0, "{out}");
+    let b = pith(ws.path(), &[]);
+    assert_eq!((b.status(), b.code), ("TestsFailed", 1), "{}", b.line);
+    assert_eq!(b.json["masked"], "maven.test.failure.ignore", "{}", b.line);
+}
+
 // ---- What pith already answered right ----
 
 #[test]

@@ -304,6 +304,49 @@ fn a_parametrized_rerun_is_counted_exactly() {
     assert_eq!((a.count("passed"), a.count("failed")), (1, 1), "{}", a.line);
 }
 
+/// Was TestsPassed and silent: pytest-rerunfailures (`--reruns` in the project's `addopts`)
+/// re-ran a test that failed once, and pytest exits 0. Green, and the answer lists the failed
+/// attempt under `flaky`; a test that fails every attempt stays red.
+#[test]
+fn a_test_that_passes_on_a_rerun_is_green_and_listed_as_flaky() {
+    let ws = fixture("verdicts/python/reruns");
+    let a = pith(ws.path(), &[]);
+    assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{}", a.line);
+    assert_eq!(a.count("passed"), 2, "{}", a.line);
+    let f = &a.json["flaky"][0];
+    assert_eq!(
+        f["test"], "tests/test_stock.py::test_reserves",
+        "{}",
+        a.line
+    );
+    assert_eq!(f["message"], "AssertionError: first attempt", "{}", a.line);
+    assert_eq!(
+        f["frames"][0], "tests/test_stock.py:12 assert left() == 3, \"first attempt\"",
+        "{}",
+        a.line
+    );
+
+    std::fs::write(
+        ws.path().join("tests/test_stuck.py"),
+        "def test_stuck():\n    assert 1 == 2, \"every attempt\"\n",
+    )
+    .unwrap();
+    let b = pith(ws.path(), &[]);
+    assert_eq!((b.status(), b.code), ("TestsFailed", 1), "{}", b.line);
+    assert_eq!(
+        failed_tests(&b),
+        ["tests/test_stuck.py::test_stuck"],
+        "{}",
+        b.line
+    );
+    assert_eq!((b.count("passed"), b.count("failed")), (2, 1), "{}", b.line);
+    assert_eq!(
+        b.json["flaky"][0]["test"], "tests/test_stock.py::test_reserves",
+        "{}",
+        b.line
+    );
+}
+
 // ---- Cases pith already got right: they stay right. ----
 
 /// `os._exit(0)` inside a test: exit 0, but the session never ended.

@@ -77,16 +77,23 @@ first, the rest counted.
 ";
 
 const FLAKY: &str = "\
-# Flaky, new, failing for, recovered
-- `\"flaky\":true`: the test's outcome changed while the code did not. It failed and passed \
-in runs of the same content (the same workspace `generation`), or the runner retried it within \
-the run and it passed (nextest retries, set by the project). The failure shown is a failed \
-attempt.
+# Flaky, new, failing for, recovered, masked
+- `flaky` (a list on the answer): tests the project's own retry policy re-ran after a failure \
+and that then passed (Surefire's `rerunFailingTestsCount`, pytest-rerunfailures, jest's \
+`retryTimes`, vitest's `retry`, nextest's `retries`, Bazel's `flaky_test_attempts`). The run \
+is green when the rest is, as the project's own command says; each entry is the failed \
+attempt (its first message line and frame), counted in `passed`, never in `failed`. \
+`moreFlaky` counts those left out.
+- `\"flaky\":true` on a failure: the test's outcome changed while the code did not. It \
+failed and passed in runs of the same content (the same workspace `generation`). It still \
+counts in `failed`: pith never reports a run greener than its evidence. Re-run it alone by \
+passing its `test` id to `run_tests`.
 - Otherwise `\"new\":true` marks its first failure (it passed, or did not exist, before) and \
 `failingFor` counts the consecutive runs it has failed in, this one included.
 - `recovered` counts tests that passed after failing in the run before.
-- A flaky failure still counts in `failed` and the run is not green: pith never reports a \
-run greener than its evidence. Re-run it alone by passing its `test` id to `run_tests`.
+- `masked`: the project's own command would exit 0 over these failures, and why \
+(`maven.test.failure.ignore`, Gradle's `ignoreFailures`, a trailing `|| true`). The failures \
+stand: the status is not green.
 ";
 
 const IDS: &str = "\

@@ -119,7 +119,7 @@ library frames too.",
     ToolDef {
         name: "get_guide",
         description: "One topic of pith's answers: clusters (grouping, counts), flaky (flaky, \
-new, failingFor, recovered), ids (re-runs), impact (suspects, selection), runners (limits, \
+new, failingFor, recovered, masked), ids (re-runs), impact (suspects, selection), runners (limits, \
 statuses).",
         slim: "A guide topic.",
         schema: r#"{"type":"object","properties":{"topic":{"type":"string","enum":["clusters","flaky","ids","impact","runners"]}},"required":["topic"]}"#,
@@ -437,5 +437,13 @@ mod tests {
     fn guide_answers_its_topic() {
         let text = call("get_guide", serde_json::json!({"topic": "flaky"})).unwrap();
         assert!(text.starts_with("# Flaky, new, failing for"));
+        // The rule every runner shares: a pass on the project's own retry is green, listed;
+        // a failure the command hides from its exit is still red.
+        assert!(
+            text.contains("counted in `passed`, never in `failed`"),
+            "{text}"
+        );
+        assert!(text.contains("`masked`"), "{text}");
+        assert!(!text.contains("the run is not green"), "{text}");
     }
 }

@@ -169,8 +169,9 @@ pub struct Failure {
     /// Outermost first, innermost (where it broke) last. Includes library frames.
     pub frames: Vec<Frame>,
     pub phase: Phase,
-    /// The runner reported it failing and then passing on a retry, or the history saw its
-    /// outcome change between runs of the same content.
+    /// The history saw its outcome change between runs of the same content. (A test the
+    /// runner itself saw fail and then pass on a retry is not a failure: it is in
+    /// [`Run::flaky`].)
     pub flaky: bool,
     /// Its first failure: it passed (or did not exist) in the runs before. Set from history.
     pub new: bool,
@@ -296,6 +297,17 @@ pub struct Run {
     pub duration: Duration,
     pub failures: Vec<Failure>,
     pub build_errors: Vec<BuildError>,
+    /// Tests that failed and then passed under the project's own retry policy (Surefire's
+    /// `rerunFailingTestsCount`, pytest-rerunfailures, jest's `retryTimes`, vitest's `retry`,
+    /// nextest's retries, Bazel's `flaky_test_attempts`), each as its failed attempt (message,
+    /// frames, kind). They are counted in `passed`, never in `failed`, and do not make a run
+    /// red: the runner's verdict after its retries is the project's. Never silent either: the
+    /// answer lists them.
+    pub flaky: Vec<Failure>,
+    /// The declared command would exit 0 over this run's failures, and why (a setting that only
+    /// hides failures from the exit code: `maven.test.failure.ignore`, a trailing `|| true`).
+    /// It changes nothing of the verdict: the failures stand.
+    pub masked: Option<String>,
     /// Tests that were running when the run was killed or crashed.
     pub running: Vec<String>,
     /// Requested test ids that matched no test.
@@ -362,6 +374,7 @@ impl Run {
         self.remote += part.remote;
         self.duration = self.duration.saturating_add(part.duration);
         self.failures.extend(part.failures);
+        self.flaky.extend(part.flaky);
         self.outcomes.extend(part.outcomes);
         self.loads.extend(part.loads);
         match (&mut self.traced, part.traced) {
@@ -401,6 +414,7 @@ impl Run {
             (&mut self.tail, part.tail),
             (&mut self.hint, part.hint),
             (&mut self.lacks, part.lacks),
+            (&mut self.masked, part.masked),
         ] {
             if theirs.is_some() {
                 *mine = theirs;
@@ -650,6 +664,39 @@ mod tests {
         assert_eq!(run.hint.as_deref(), Some("cargo install cargo-nextest"));
         assert_eq!(run.lacks.as_deref(), Some("isolation"));
         assert_eq!(run.tail.as_deref(), Some("t"));
+    }
+
+    #[test]
+    fn a_test_that_passed_on_a_retry_leaves_the_run_green_and_a_mask_hides_nothing() {
+        let attempt = Failure {
+            test: "demo.NetTest#connects".into(),
+            message: "timed out".into(),
+            ..Failure::default()
+        };
+        let mut run = Run {
+            passed: 2,
+            selected: Some(2),
+            flaky: vec![attempt.clone()],
+            exit: Some(Exit::new(0, ExitMeaning::Passed)),
+            ..Run::new("maven")
+        };
+        assert_eq!(run.status(), Status::TestsPassed);
+        assert_eq!(run.doubt(), None);
+        run.absorb(Run {
+            failed: 1,
+            failures: vec![Failure {
+                test: "demo.CartTest#totals".into(),
+                ..Failure::default()
+            }],
+            flaky: vec![attempt],
+            masked: Some("maven.test.failure.ignore".into()),
+            exit: Some(Exit::new(0, ExitMeaning::Passed)),
+            ..Run::new("maven")
+        });
+        assert_eq!(run.flaky.len(), 2);
+        assert_eq!(run.masked.as_deref(), Some("maven.test.failure.ignore"));
+        // The exit the mask made green explains nothing away: the failure stands.
+        assert_eq!(run.status(), Status::TestsFailed);
     }
 
     #[test]

@@ -145,6 +145,68 @@ fn parametrized_ids_rerun_just_that_invocation_and_unknown_ids_are_not_found() {
     assert_eq!(dashed.exit, None, "Maven never ran: {dashed:#?}");
 }
 
+/// The stand-in wrapper of `gradle/fake`, rewritten to write `report` and print `console`, then
+/// exit `code`.
+fn fake_gradle(root: &Path, report: &str, console: &str, code: i32) {
+    std::fs::write(root.join("gradle-output/TEST-demo.CalcTest.xml"), report).unwrap();
+    let script = format!(
+        "#!/bin/sh\nset -e\ncd \"$(dirname \"$0\")\"\nmkdir -p build/test-results/test\ncp gradle-output/TEST-demo.CalcTest.xml build/test-results/test/\ncat <<'OUT'\n{console}\nOUT\nexit {code}\n"
+    );
+    std::fs::write(root.join("gradlew"), script).unwrap();
+}
+
+/// Gradle's test-retry plugin (not installable here: the Gradle Plugin Portal is out of reach)
+/// writes each execution of a retried test as a testcase of its own unless `mergeReruns` is
+/// set: the failed one, then the one that passed, in a build that succeeded. Green, the test
+/// counted once and listed as flaky. The same report under `ignoreFailures` (Gradle says
+/// "There were failing tests" and exits 0) stays red, masked.
+#[test]
+fn gradle_retries_written_as_separate_testcases_are_flaky_not_failed() {
+    let f = fixture("gradle/fake");
+    let report = r#"<?xml version="1.0" encoding="UTF-8"?>
+<testsuite name="demo.CalcTest" tests="3" skipped="0" failures="1" errors="0" time="0.031">
+  <testcase name="reserves()" classname="demo.CalcTest" time="0.014">
+    <failure message="org.opentest4j.AssertionFailedError: first attempt" type="org.opentest4j.AssertionFailedError">org.opentest4j.AssertionFailedError: first attempt
+	at app//demo.CalcTest.reserves(CalcTest.java:16)
+</failure>
+  </testcase>
+  <testcase name="adds()" classname="demo.CalcTest" time="0.012"/>
+  <testcase name="reserves()" classname="demo.CalcTest" time="0.010"/>
+</testsuite>"#;
+    fake_gradle(
+        f.path(),
+        report,
+        "> Task :test\n\nCalcTest > reserves() FAILED\n\nBUILD SUCCESSFUL in 2s",
+        0,
+    );
+    let gradle = detected(f.path());
+    let run = run_with(gradle.as_ref(), f.path(), &[]);
+    assert_eq!(run.status(), Status::TestsPassed, "{run:#?}");
+    assert_eq!((run.passed, run.failed), (2, 0), "{run:#?}");
+    assert_eq!(run.flaky.len(), 1, "{run:#?}");
+    assert_eq!(run.flaky[0].test, "demo.CalcTest#reserves()");
+    assert_eq!(run.flaky[0].message, "first attempt");
+    assert_eq!(
+        run.flaky[0]
+            .top_project_frame()
+            .map(|f| f.location())
+            .as_deref(),
+        Some("src/test/java/demo/CalcTest.java:16")
+    );
+    assert_eq!(run.masked, None);
+
+    fake_gradle(
+        f.path(),
+        report,
+        "> Task :test\n\nCalcTest > reserves() FAILED\n\n3 tests completed, 1 failed\nThere were failing tests. See the report at: file:///fake/build/reports/tests/test/index.html\n\nBUILD SUCCESSFUL in 2s",
+        0,
+    );
+    let run = run_with(gradle.as_ref(), f.path(), &[]);
+    assert_eq!(run.status(), Status::TestsFailed, "{run:#?}");
+    assert_eq!(run.failures[0].test, "demo.CalcTest#reserves()");
+    assert_eq!(run.masked.as_deref(), Some("ignoreFailures"));
+}
+
 #[test]
 fn gradle_reports_are_read_through_the_wrapper() {
     let f = fixture("gradle/fake");
@@ -176,9 +238,9 @@ fn gradle_reports_are_read_through_the_wrapper() {
 
     let args = std::fs::read_to_string(f.path().join("gradle-output/args.txt")).unwrap();
     let args: Vec<&str> = args.lines().collect();
-    assert_eq!(&args[..3], ["test", "--continue", "--console=plain"]);
+    assert_eq!(&args[..2], ["test", "--console=plain"]);
     assert_eq!(
-        args[3], "--init-script",
+        args[2], "--init-script",
         "the listener goes in from scratch: {args:?}"
     );
     let events = std::fs::read_to_string(f.path().join("gradle-output/events-env.txt")).unwrap();

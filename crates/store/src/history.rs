@@ -421,15 +421,21 @@ impl Results<'_> {
         Ok(())
     }
 
-    /// A project's passed and skipped tests; a pass takes the test off the failing list.
+    /// A project's passed and skipped tests; a pass takes the test off the failing list. A
+    /// test that passed on the runner's own retry passed: it is recorded as a pass, marked
+    /// flaky, with its failed attempt's message, frames and detail.
     fn outcomes(&mut self, run: &Run) -> Result<(), StoreError> {
-        for o in &run.outcomes {
+        let retried = run.flaky.iter().map(|f| (&f.test, PASSED, None, Some(f)));
+        let others = run.outcomes.iter().filter_map(|o| {
             let outcome = match o.outcome {
-                Outcome::Failed => continue,
+                Outcome::Failed => return None,
                 Outcome::Passed => PASSED,
                 Outcome::Skipped => SKIPPED,
             };
-            let tid = test_id(self.c, &o.test)?;
+            Some((&o.test, outcome, o.duration.map(millis), None))
+        });
+        for (test, outcome, duration, attempt) in retried.chain(others) {
+            let tid = test_id(self.c, test)?;
             if self.failed_ids.contains(&tid) {
                 // Failed in one phase and passed in another: the failure stands.
                 continue;
@@ -440,14 +446,14 @@ impl Results<'_> {
                 phase_code(Phase::Call),
                 outcome,
                 0,
-                o.duration.map(millis),
-                None::<String>,
-                None::<String>,
-                None::<String>,
-                false,
+                duration,
+                attempt.map(|f| &f.message),
+                attempt.and_then(|f| f.kind.as_ref()),
+                attempt.map(|f| frames::encode(&f.frames)),
+                attempt.is_some(),
                 false,
                 0,
-                None::<String>
+                attempt.and_then(|f| f.detail.as_ref())
             ])?;
             if outcome == PASSED && self.unfail.execute([tid])? > 0 {
                 self.recovered += 1;

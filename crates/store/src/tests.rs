@@ -904,6 +904,28 @@ fn history_says_new_failing_for_flaky_and_recovered() {
     assert_eq!(named.not_found, vec!["t::zzz".to_owned()]);
 }
 
+/// A test that passed on the runner's own retry passed: the history records a pass (it leaves
+/// the failing list, a recovery), and `pith failures` has no failure of it.
+#[test]
+fn a_test_that_passed_on_a_retry_is_recorded_as_passed() {
+    let (_d, root) = workspace();
+    let mut s = open(&root);
+    record(&mut s, 1, &["t::a"], &["t::b"]);
+    let mut r = report(&[], &["t::b"]);
+    r.runs[0].flaky = vec![failure("t::a")];
+    r.runs[0].passed += 1;
+    s.record(1, "", 0, &mut r).unwrap();
+    assert_eq!(r.recovered, 1, "t::a passed, on a retry");
+    let last = s.last_run().unwrap().unwrap();
+    assert_eq!(
+        (last.status, last.passed, last.failed),
+        (Status::TestsPassed, 2, 0)
+    );
+    let details = s.failures(&["t::a".into()]).unwrap();
+    assert!(details.failures.is_empty(), "{details:?}");
+    assert_eq!(details.not_failing, ["t::a"]);
+}
+
 #[test]
 fn the_last_run_of_a_selection_is_found() {
     let (_d, root) = workspace();

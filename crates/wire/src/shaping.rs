@@ -5,7 +5,9 @@
 //! neither are counted in `moreFailures`. Every part that can grow (source lines, frames,
 //! cluster ids, clusters, failures in full, the tail, the project list) gives way in a fixed
 //! order. Whatever gives way is counted, never dropped silently: a shown failure keeps its id,
-//! the first line of its message and its deepest project frame.
+//! the first line of its message and its deepest project frame. The tests that passed on a
+//! retry (`flaky`) give way before any failure: first their source lines, then the entries
+//! from the last (counted in `moreFlaky`).
 
 use std::collections::HashMap;
 
@@ -256,8 +258,8 @@ impl Plan {
 
 /// Fills the answer's failures, clusters and left-out count from `failures`, then trims the
 /// whole answer until it fits [`ANSWER_CEILING`]: green projects in `runs` go first (they are
-/// counted), then the failures' ladder ([`Plan::next`]), then the lists that have no other bound
-/// ([`give_way`]). The raw tail gets what is left, at least [`TAIL_SHARE`] when it is that long.
+/// counted), then the tests that passed on a retry ([`trim_flaky`]), then the failures' ladder
+/// ([`Plan::next`]), then the lists that have no other bound ([`give_way`]). The raw tail gets what is left, at least [`TAIL_SHARE`] when it is that long.
 pub(crate) fn shape(answer: &mut TestAnswer, failures: &[&Failure], suspects: &[String]) {
     let groups = by_cause(failures);
     let suspects = Suspects {
@@ -273,6 +275,7 @@ pub(crate) fn shape(answer: &mut TestAnswer, failures: &[&Failure], suspects: &[
         suspects.render(answer, &groups, plan);
         if size(answer) <= room
             || !(drop_green_run(answer)
+                || trim_flaky(answer)
                 || drop_run_past(answer, RUNS_WHEN_FULL)
                 || (!groups.is_empty() && plan.next())
                 || give_way(answer))
@@ -369,6 +372,28 @@ fn drop_green_run(answer: &mut TestAnswer) -> bool {
         Some(i) => {
             answer.runs.remove(i);
             answer.more_runs += 1;
+            true
+        }
+        None => false,
+    }
+}
+
+/// The tests that passed on a retry give way before any failure: their frames' source lines
+/// first, then the entries from the last, each counted in `moreFlaky`.
+fn trim_flaky(answer: &mut TestAnswer) -> bool {
+    let mut cut = false;
+    for fr in answer.flaky.iter_mut().flat_map(|f| f.frames.iter_mut()) {
+        if let Some((at, _)) = fr.split_once(' ') {
+            *fr = at.to_owned();
+            cut = true;
+        }
+    }
+    if cut {
+        return true;
+    }
+    match answer.flaky.pop() {
+        Some(_) => {
+            answer.more_flaky += 1;
             true
         }
         None => false,
@@ -530,7 +555,7 @@ fn hoist(answer: &mut TestAnswer) {
     }
 }
 
-fn first_line(s: &str) -> &str {
+pub(crate) fn first_line(s: &str) -> &str {
     s.lines().find(|l| !l.trim().is_empty()).unwrap_or(s)
 }
 

@@ -24,6 +24,8 @@ const RUNS_SHOWN: usize = 6;
 const BUILD_ERRORS: usize = 5;
 /// A suspect with its source line is cut here.
 const SUSPECT_CHARS: usize = 120;
+/// Tests that passed on a retry listed at most; the rest are counted in `moreFlaky`.
+pub(crate) const FLAKY_SHOWN: usize = 3;
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -57,6 +59,10 @@ pub struct TestAnswer {
     /// Absent when nothing ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_s: Option<f64>,
+    /// The declared command would exit 0 over these failures, and why
+    /// (`maven.test.failure.ignore`, `|| true`): the verdict is still the tests'.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub masked: Option<String>,
     /// Tests that were running when the run ended (a hang, a crash), the first few.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub running: Vec<String>,
@@ -97,6 +103,13 @@ pub struct TestAnswer {
     /// Failures of causes neither shown in full nor listed as a cluster.
     #[serde(skip_serializing_if = "crate::is_zero")]
     pub more_failures: usize,
+    /// Tests that failed and then passed under the project's own retry policy, each as its
+    /// failed attempt: counted in `passed`, never red, never silent.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flaky: Vec<FlakyOut>,
+    /// Tests that passed on a retry and are not in `flaky`.
+    #[serde(skip_serializing_if = "crate::is_zero")]
+    pub more_flaky: usize,
     /// Why the runner's own evidence says the run is not green when no test failure explains
     /// it (an exit code, tests that never reported, totals that disagree).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -224,6 +237,36 @@ pub struct FailureOut {
     pub suspect: Option<String>,
 }
 
+/// A test's failed attempt before the retry it passed on: its id, the first line of why, and
+/// where (the deepest project frame first).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FlakyOut {
+    pub test: String,
+    pub message: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub frames: Vec<String>,
+}
+
+impl FlakyOut {
+    /// The attempt with its first message line and up to `frames` project frames, deepest
+    /// first, the deepest with its source line.
+    pub(crate) fn of(f: &Failure, frames: usize) -> Self {
+        let out = failure_out(f, frames, 1);
+        FlakyOut {
+            test: out.test,
+            message: crate::cut(
+                crate::shaping::first_line(&out.message),
+                FLAKY_MESSAGE_CHARS,
+            ),
+            frames: out.frames,
+        }
+    }
+}
+
+/// A flaky attempt's message is its first line, cut here: the run is green, this is a hint.
+const FLAKY_MESSAGE_CHARS: usize = 160;
+
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterOut {
@@ -296,6 +339,7 @@ pub fn test_answer(report: &Report) -> TestAnswer {
         // nothing (a report file that recorded none, a run under 50 ms).
         duration_s: Some(tenths(report.duration))
             .filter(|&d| d > 0.0 && report.status() != Status::Busy),
+        masked: joined(|r| r.masked.as_ref()),
         running: Vec::new(),
         more_running: 0,
         not_found: Vec::new(),
@@ -315,6 +359,8 @@ pub fn test_answer(report: &Report) -> TestAnswer {
         failures: Vec::new(),
         clusters: Vec::new(),
         more_failures: 0,
+        flaky: Vec::new(),
+        more_flaky: 0,
         reason: reason(runs),
         tail: joined(|r| r.tail.as_ref()),
         runs: Vec::new(),
@@ -324,6 +370,13 @@ pub fn test_answer(report: &Report) -> TestAnswer {
         capped(runs.iter().flat_map(|r| &r.running), RUNNING_SHOWN);
     (answer.not_found, answer.more_not_found) =
         capped(runs.iter().flat_map(|r| &r.not_found), NOT_FOUND_SHOWN);
+    let flaky: Vec<&Failure> = runs.iter().flat_map(|r| &r.flaky).collect();
+    answer.more_flaky = flaky.len().saturating_sub(FLAKY_SHOWN);
+    answer.flaky = flaky
+        .into_iter()
+        .take(FLAKY_SHOWN)
+        .map(|f| FlakyOut::of(f, 1))
+        .collect();
     if runs.len() > 1 {
         (answer.runs, answer.more_runs) = runs_out(runs);
     }
@@ -436,6 +489,7 @@ fn unchanged_answer(generation: u64, u: &RunSummary) -> TestAnswer {
         },
         recovered: 0,
         duration_s: None,
+        masked: None,
         running: Vec::new(),
         more_running: 0,
         not_found: Vec::new(),
@@ -451,6 +505,8 @@ fn unchanged_answer(generation: u64, u: &RunSummary) -> TestAnswer {
         failures: Vec::new(),
         clusters: Vec::new(),
         more_failures: 0,
+        flaky: Vec::new(),
+        more_flaky: 0,
         reason: None,
         tail: None,
         runs: Vec::new(),

@@ -366,6 +366,67 @@ fn setup_phase_and_flaky_are_named_only_when_true() {
     insta::assert_snapshot!(json, @r#"{"status":"TestsFailed","runner":"pytest","passed":2,"failed":1,"durationS":0.4,"failures":[{"test":"tests/test_db.py::test_query","message":"RuntimeError: database unavailable","frames":["tests/conftest.py:12 raise RuntimeError(\"database unavailable\")"],"phase":"setup","flaky":true}]}"#);
 }
 
+/// The project's own retry policy re-ran a test that failed once: green, and the failed
+/// attempt is listed (id, first message line, deepest project frame), never in `failed`.
+#[test]
+fn a_test_that_passed_on_a_retry_is_listed_as_flaky_on_a_green_answer() {
+    let attempt = |i: usize| Failure {
+        test: format!("com.acme.cart.CheckoutTest#reservesStock{i}"),
+        message: "AssertionFailedError: expected: <3> but was: <2>\n\tat org.junit...".into(),
+        kind: Some("AssertionFailedError".into()),
+        frames: vec![
+            frame(
+                "src/test/java/com/acme/cart/CheckoutTest.java",
+                21,
+                Some("assertEquals(3, stock.left());"),
+            ),
+            frame(
+                "src/main/java/com/acme/cart/Stock.java",
+                58,
+                Some("return left - held;"),
+            ),
+        ],
+        ..Failure::default()
+    };
+    let run = Run {
+        passed: 412,
+        flaky: vec![attempt(1)],
+        exit: Some(Exit::new(0, ExitMeaning::Passed)),
+        ..Run::new("maven")
+    };
+    let json = render(&report(run.clone(), 31.0));
+    insta::assert_snapshot!(json, @r#"{"status":"TestsPassed","runner":"maven","passed":412,"durationS":31.0,"flaky":[{"test":"com.acme.cart.CheckoutTest#reservesStock1","message":"AssertionFailedError: expected: <3> but was: <2>","frames":["src/main/java/com/acme/cart/Stock.java:58 return left - held;"]}]}"#);
+    // Many: the first few, the rest counted.
+    let many = Run {
+        flaky: (0..7).map(attempt).collect(),
+        ..run
+    };
+    let answer = test_answer(&report(many, 31.0));
+    assert_eq!((answer.flaky.len(), answer.more_flaky), (3, 4));
+    assert!(to_json(&answer).contains(r#""moreFlaky":4"#));
+}
+
+/// The declared command hides failures from its exit (`maven.test.failure.ignore`): the run
+/// is red all the same, and the answer says the command itself would exit 0.
+#[test]
+fn a_masked_red_run_stays_red_and_says_why_the_command_would_exit_zero() {
+    let run = Run {
+        passed: 3,
+        failed: 1,
+        failures: vec![Failure {
+            test: "demo.CalcTest#adds".into(),
+            message: "AssertionFailedError: expected: <4> but was: <5>".into(),
+            frames: vec![frame("src/test/java/demo/CalcTest.java", 9, None)],
+            ..Failure::default()
+        }],
+        masked: Some("maven.test.failure.ignore".into()),
+        exit: Some(Exit::new(0, ExitMeaning::Passed)),
+        ..Run::new("maven")
+    };
+    let json = render(&report(run, 4.2));
+    insta::assert_snapshot!(json, @r#"{"status":"TestsFailed","runner":"maven","passed":3,"failed":1,"durationS":4.2,"masked":"maven.test.failure.ignore","failures":[{"test":"demo.CalcTest#adds","message":"AssertionFailedError: expected: <4> but was: <5>","frames":["src/test/java/demo/CalcTest.java:9"]}]}"#);
+}
+
 #[test]
 fn build_errors_are_deduplicated_and_capped() {
     let mut errors: Vec<BuildError> = (0..7)
@@ -521,11 +582,20 @@ fn arb_run() -> impl Strategy<Value = Run> {
             prop::option::of("[ -~]{1,400}"),
             prop::option::of("[ -~]{1,400}"),
         ),
+        (
+            prop::collection::vec(arb_failure(), 0..6),
+            prop::option::of(prop::sample::select(vec![
+                "maven.test.failure.ignore",
+                "testFailureIgnore",
+                "|| true",
+            ])),
+        ),
     )
         .prop_map(
             |(
                 (runner, dir, status, passed, failures),
                 (build_errors, running, not_found, tail, hint, lacks),
+                (flaky, masked),
             )| Run {
                 dir,
                 status,
@@ -538,6 +608,8 @@ fn arb_run() -> impl Strategy<Value = Run> {
                 tail,
                 hint,
                 lacks,
+                flaky,
+                masked: masked.map(Into::into),
                 ..Run::new(runner)
             },
         )
@@ -556,16 +628,26 @@ proptest! {
         suspects in prop::collection::vec(arb_suspect(), 0..4),
     ) {
         let all: Vec<Failure> = runs.iter().flat_map(|r| r.failures.clone()).collect();
+        let flaky = runs.iter().map(|r| r.flaky.len()).sum::<usize>();
+        let steady: Vec<Run> = runs.iter().cloned().map(|r| Run { flaky: Vec::new(), ..r }).collect();
         let first_suspect = suspects.first().map(Suspect::location);
         let suspects = (!suspects.is_empty()).then_some(Suspects {
             reach: Reach::Static,
             baseline: Baseline::LastPass,
             lines: suspects,
         });
+        let without = test_answer(&Report { runs: steady, duration: Duration::from_secs(3), suspects: suspects.clone(), ..Report::default() });
         let answer = test_answer(&Report { runs, duration: Duration::from_secs(3), suspects, ..Report::default() });
         let json = to_json(&answer);
         prop_assert!(json.len() <= ANSWER_CEILING, "{} bytes: {}", json.len(), json);
         prop_assert_eq!(accounted(&answer), all.len(), "{}", json);
+        // Every test that passed on a retry is listed or counted, and while one is still
+        // listed no failure has given way to it.
+        prop_assert_eq!(answer.flaky.len() + answer.more_flaky, flaky, "{}", json);
+        if !answer.flaky.is_empty() {
+            prop_assert_eq!(to_json(&answer.failures), to_json(&without.failures), "{}", json);
+            prop_assert_eq!(to_json(&answer.clusters), to_json(&without.clusters), "{}", json);
+        }
         // The best suspect is the last thing a failure's shaping lets go of: its place stays.
         if let (Some(first), false) = (&first_suspect, all.is_empty()) {
             prop_assert!(answer.suspects.first().is_some_and(|s| s.starts_with(first.as_str())), "{}", json);

@@ -192,9 +192,10 @@ fn target_cases(
     }
     let mut unreported = 0;
     for last in finals {
-        // A run or shard that passed only on a retry (Bazel's FLAKY) is answered with the
-        // attempt that failed, its failures flaky: never greener than the evidence, as for
-        // every runner that retries.
+        // A run or shard that passed only on a retry of the project's own policy (`flaky =
+        // True`, `flaky_test_attempts`: Bazel's FLAKY, exit 0) passed, as for every runner
+        // that retries: its last attempt is the counts, and the failed attempt before it is
+        // listed in `flaky`, never silently green.
         let failed_before = t
             .attempts
             .iter()
@@ -202,12 +203,9 @@ fn target_cases(
             .filter(|a| a.status != "PASSED")
             .max_by_key(|a| a.attempt);
         if let Some(failed) = failed_before.filter(|_| last.status == "PASSED") {
-            let before = run.failures.len();
-            unreported += shard_cases(run, paths, names, label, failed, "FAILED");
-            for f in &mut run.failures[before..] {
-                f.flaky = true;
-            }
-            continue;
+            let mut attempt = Run::new("bazel");
+            shard_cases(&mut attempt, paths, names, label, failed, "FAILED");
+            run.flaky.extend(attempt.failures);
         }
         // A shard's own status where the target's summary is green or red as a whole.
         let status = if matches!(status, "PASSED" | "FLAKY") {
@@ -217,19 +215,15 @@ fn target_cases(
         };
         unreported += shard_cases(run, paths, names, label, last, status);
     }
-    let flaky_shown = run
-        .failures
-        .iter()
-        .any(|f| f.flaky && of_target(&f.test, label));
+    let flaky_shown = run.flaky.iter().any(|f| of_target(&f.test, label));
     if status == "FLAKY" && !flaky_shown {
         // Bazel says it passed only on a retry, and the attempt that failed is not in the
-        // stream (a cached result): still not green.
-        run.failed += 1;
-        run.failures.push(Failure {
+        // stream (a cached result, which Bazel replays as its last attempt): listed all the
+        // same, by its target.
+        run.flaky.push(Failure {
             test: label.to_owned(),
-            message: "flaky: it failed, then passed on a retry (Bazel's FLAKY)".to_owned(),
+            message: "it failed, then passed on a retry (Bazel's FLAKY)".to_owned(),
             kind: Some("flaky".to_owned()),
-            flaky: true,
             ..Failure::default()
         });
     }

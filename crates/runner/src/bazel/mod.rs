@@ -8,8 +8,9 @@
 //! Evidence beyond the records: Bazel's exit code (0 green, 3 tests failed, 1 build failed, 4
 //! no tests), the stream's own `buildFinished` code against it, the stream reaching its last
 //! event, and every test target having a result: a target with no status, not built, or
-//! incomplete is never green; nor is one that passed only on a retry (FLAKY), answered with
-//! its failed attempt.
+//! incomplete is never green. One that passed on a retry of the workspace's own policy
+//! (`flaky = True`, `flaky_test_attempts`: Bazel's FLAKY, exit 0) passed, as for every runner
+//! that retries, and its failed attempt is listed in `flaky`.
 //!
 //! The Bazel run is the workspace's own (`bazelisk` when installed, which honours
 //! `.bazelversion`, else `bazel`), whose server outlives the command: pith's deadline stops

@@ -450,8 +450,8 @@ fn judge(
     run
 }
 
-/// Counts and failures from the report's cases (those requested, with a selection): flaky
-/// tests fail, a test whose process exited 0 before libtest reported it fails, a test killed
+/// Counts and failures from the report's cases (those requested, with a selection): a test
+/// that passed on a retry passed (listed in `flaky` with its failed attempt), a test whose process exited 0 before libtest reported it fails, a test killed
 /// by pith's own signal at the deadline is running. Also the ids seen and the output of tests
 /// that died of a signal. Kept whole (84 lines): one match over a case's outcome, each arm
 /// one rule, read best side by side.
@@ -477,16 +477,17 @@ fn tally_cases(
         match case.outcome {
             junit::Outcome::Skipped => run.skipped += 1,
             junit::Outcome::Passed if case.flaky() => {
-                run.failed += 1;
+                // Passed on a retry of the project's own `retries`: green, listed with its
+                // failed attempt.
+                run.passed += 1;
                 let retry = case
                     .retries
                     .iter()
                     .find(|r| r.element.is_flaky())
                     .cloned()
                     .unwrap_or_default();
-                let mut f = output_failure(ctx, id, &retry, &retry.stderr, &retry.stdout, pkg_dir);
-                f.flaky = true;
-                run.failures.push(f);
+                let f = output_failure(ctx, id, &retry, &retry.stderr, &retry.stdout, pkg_dir);
+                run.flaky.push(f);
             }
             junit::Outcome::Passed if !customs.contains(binary_id(case)) && stopped_early(case) => {
                 run.failed += 1;

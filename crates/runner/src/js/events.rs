@@ -128,6 +128,7 @@ impl Events {
             names,
             status,
             messages: strings(v, "messages"),
+            retried: 0,
         });
     }
 

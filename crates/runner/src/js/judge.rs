@@ -522,6 +522,7 @@ mod tests {
                     names: vec![format!("t{i}")],
                     status: CaseStatus::Passed,
                     messages: Vec::new(),
+                    retried: 0,
                 })
                 .collect(),
             error: None,

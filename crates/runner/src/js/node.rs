@@ -306,6 +306,7 @@ impl NodeEvents {
             names,
             status,
             messages,
+            retried: 0,
         });
     }
 }

@@ -9,7 +9,7 @@ use pith_model::{Failure, Phase, Run, Status};
 use crate::PathMap;
 
 use super::command::{Files, Selection};
-use super::report::{CaseStatus, Flavour, Suite};
+use super::report::{Case, CaseStatus, Flavour, Suite};
 use super::{events, node, read, report, stack, test_id, Js, Runner};
 
 /// Everything read after a run, before judging it (the whole run's evidence, not one test's
@@ -394,6 +394,11 @@ pub(super) fn tally(
             match case.status {
                 CaseStatus::Passed => {
                     run.passed += 1;
+                    // Passed on a retry of the project's own policy: green, and listed with
+                    // its failed attempt.
+                    if let Some(f) = retried_attempt(paths, dir, &id, case) {
+                        run.flaky.push(f);
+                    }
                     // The history's record of a pass: flaky, recovered, and the last pass
                     // that suspects compare with.
                     run.outcomes.push(pith_model::TestOutcome::passed(id, None));
@@ -412,6 +417,25 @@ pub(super) fn tally(
         run.selected = Some(run.passed + run.failed + run.skipped + t.pending);
     }
     t
+}
+
+/// The failed attempt of a test that passed on a retry (vitest's `retry`, jest's
+/// `retryTimes`): its first error when the runner kept it, else what the runner counted
+/// (jest keeps no error of a retried attempt without `logErrorsBeforeRetry`).
+fn retried_attempt(paths: &PathMap, dir: &Path, id: &str, case: &Case) -> Option<Failure> {
+    if !case.messages.is_empty() {
+        return Some(case_failure(paths, dir, id.to_owned(), &case.messages));
+    }
+    (case.retried > 0).then(|| Failure {
+        test: id.to_owned(),
+        message: format!(
+            "failed {} attempt{}, then passed on a retry (the runner kept no error)",
+            case.retried,
+            if case.retried == 1 { "" } else { "s" }
+        ),
+        kind: Some("retry".to_owned()),
+        ..Failure::default()
+    })
 }
 
 /// A file path as ids carry it: workspace-relative when inside the workspace.

@@ -25,8 +25,13 @@ pub(crate) struct Case {
     /// Enclosing `describe` titles, then the test's own.
     pub names: Vec<String>,
     pub status: CaseStatus,
-    /// Each failure's text: `Name: message`, more lines, then stack frames.
+    /// Each failure's text: `Name: message`, more lines, then stack frames. Of a test that
+    /// passed, its failed attempts' (a retry of the project's own policy: vitest's `retry`,
+    /// jest's `retryTimes` with `logErrorsBeforeRetry`).
     pub messages: Vec<String>,
+    /// Attempts that failed before the last one, when the runner counts them (jest's
+    /// `invocations`): a test that passed after some passed on a retry.
+    pub retried: u32,
 }
 
 /// One test file.
@@ -141,10 +146,20 @@ fn suite(r: &Value, flavour: Flavour) -> Suite {
                 .unwrap_or_default()
                 .to_owned(),
         );
+        let status = status(str_of(a, "status").unwrap_or(""), flavour);
+        let mut messages = strings(a, "failureMessages");
+        if status == CaseStatus::Passed && messages.is_empty() {
+            // jest keeps a retried test's failed attempts here, with `logErrorsBeforeRetry`.
+            messages = strings(a, "retryReasons");
+        }
+        let retried = a.get("invocations").and_then(Value::as_u64).map_or(0, |n| {
+            u32::try_from(n.saturating_sub(1)).unwrap_or(u32::MAX)
+        });
         suite.record(Case {
             names,
-            status: status(str_of(a, "status").unwrap_or(""), flavour),
-            messages: strings(a, "failureMessages"),
+            status,
+            messages,
+            retried,
         });
     }
     let message = str_of(r, "message")

@@ -8,6 +8,7 @@ pub(super) fn absolute(p: &Path) -> PathBuf {
 }
 
 /// What a command builder needs.
+#[derive(Clone, Copy)]
 pub(crate) struct Invocation<'a> {
     pub program: &'a Path,
     pub dir: &'a Path,

@@ -1,5 +1,7 @@
 //! The Gradle command: `./gradlew test` when the project has the wrapper, else `gradle test`,
-//! with `--continue` (every module's tests run), plain console, `--tests` filters for a
+//! as the developer's own runs: no `--continue` (a failing `test` task stops the build, and the
+//! tasks after it do not run, under pith as in the shell), the project's own retry plugin and
+//! `ignoreFailures`. pith adds observation only: a plain console, `--tests` filters for a
 //! selection, and an init script written to the scratch directory that puts pith's listener on
 //! every `Test` task's classpath (the project's build files are not touched). Reports are
 //! Gradle's own `build/test-results/<task>/TEST-*.xml`.
@@ -34,9 +36,7 @@ pub(super) fn command(inv: &Invocation<'_>) -> std::io::Result<Command> {
 }
 
 pub(super) fn args(init: Option<&Path>, selection: &[TestId]) -> Vec<String> {
-    let mut a: Vec<String> = ["test", "--continue", "--console=plain"]
-        .map(String::from)
-        .to_vec();
+    let mut a: Vec<String> = ["test", "--console=plain"].map(String::from).to_vec();
     if let Some(init) = init {
         a.push("--init-script".to_owned());
         a.push(init.display().to_string());
@@ -118,7 +118,6 @@ mod tests {
             args(Some(Path::new("/s/pith-init.gradle")), &sel),
             [
                 "test",
-                "--continue",
                 "--console=plain",
                 "--init-script",
                 "/s/pith-init.gradle",
@@ -132,7 +131,7 @@ mod tests {
                 "demo.C",
             ]
         );
-        assert_eq!(args(None, &[]), ["test", "--continue", "--console=plain"]);
+        assert_eq!(args(None, &[]), ["test", "--console=plain"]);
     }
 
     #[test]

@@ -137,10 +137,19 @@ pub(super) fn java_missing(output: &str) -> bool {
         || output.contains("java: not found")
 }
 
-/// Maven and Gradle exit 0 when the build succeeded (with pith's
-/// `maven.test.failure.ignore`, failed tests included: the reports say which) and 1 when it
-/// failed; nothing else is documented.
+/// Maven and Gradle exit 0 when the build succeeded and 1 when it failed; nothing else is
+/// documented. A build that succeeded over failing tests is the project's own setting (see
+/// [`MASKED`]), never pith's.
 pub(super) const EXIT_CODES: &ExitCodes = &[(0, ExitMeaning::Passed), (1, ExitMeaning::Failed)];
+
+/// What makes Maven and Gradle succeed over failing tests: Surefire's `testFailureIgnore`
+/// (its user property `maven.test.failure.ignore`, in a pom, `.mvn/maven.config` or on a
+/// profile) and a `Test` task's `ignoreFailures`. The failures stand; the answer says the
+/// project's own command would exit 0 over them.
+pub(super) const MASKED: [(Tool, &str); 2] = [
+    (Tool::Maven, "maven.test.failure.ignore"),
+    (Tool::Gradle, "ignoreFailures"),
+];
 
 /// What a finished Maven/Gradle process, its reports and the listener's events say.
 pub(super) fn judge(
@@ -307,6 +316,16 @@ impl<'a, 'c> Judge<'a, 'c> {
             self.reason =
                 said.and_then(|said| summary::disagreement(self.tool.name(), said, self.seen));
         }
+        if self.tool == Tool::Gradle && code == 0 && !output.contains("There were failing tests") {
+            passed_on_retry(&mut self.run);
+        }
+        // The build succeeded over failing tests: the project hides them from its exit.
+        if code == 0 && (self.run.failed > 0 || !self.run.failures.is_empty()) {
+            self.run.masked = MASKED
+                .iter()
+                .find(|(t, _)| *t == self.tool)
+                .map(|(_, why)| (*why).to_owned());
+        }
     }
 
     /// The run with its reason, and the requested ids nothing answered as not found.
@@ -327,6 +346,30 @@ impl<'a, 'c> Judge<'a, 'c> {
         Run {
             not_found,
             ..self.run
+        }
+    }
+}
+
+/// Gradle writes each execution of a retried test as a testcase of its own (the test-retry
+/// plugin, without `mergeReruns`, which writes Surefire's `<flakyFailure>` instead): in a build
+/// that succeeded without Gradle's word for ignored failures, a test that failed and also
+/// passed passed on a retry. It counts once, passed, with its first failed execution in
+/// `flaky`.
+fn passed_on_retry(run: &mut Run) {
+    let passed: HashSet<String> = run
+        .outcomes
+        .iter()
+        .filter(|o| o.outcome == pith_model::Outcome::Passed)
+        .map(|o| o.test.clone())
+        .collect();
+    let (retried, kept): (Vec<Failure>, Vec<Failure>) = std::mem::take(&mut run.failures)
+        .into_iter()
+        .partition(|f| f.phase == Phase::Call && passed.contains(&f.test));
+    run.failures = kept;
+    run.failed = run.failed.saturating_sub(retried.len() as u32);
+    for f in retried {
+        if !run.flaky.iter().any(|o| o.test == f.test) {
+            run.flaky.push(f);
         }
     }
 }

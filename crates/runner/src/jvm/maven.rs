@@ -1,9 +1,16 @@
-//! The Maven command: `mvn -B -fae ... test`, batch mode and no colour, full stack traces in
-//! the reports, test failures not failing the build (so every module's tests run and report),
-//! unknown `-Dtest` ids not an error (they become `not_found`), and pith's listener on the test
-//! classpath through Surefire's `maven.test.additionalClasspath`. Not `-q`: Surefire's
-//! `Results:` totals are logged at INFO, and they are evidence the reports are checked against
-//! (a module whose reports went elsewhere would otherwise vanish from a green answer).
+//! The Maven command: `mvn -B ... test`, as the project's own `mvn test` runs: its reactor, its
+//! fail-fast (a module whose tests fail stops the build, and the modules after it do not run,
+//! under pith as in the developer's shell), its retries (`rerunFailingTestsCount`) and its
+//! `testFailureIgnore`. pith adds observation only, none of which changes an outcome: batch
+//! mode and no colour (the console's looks), full stack traces in the reports (what the XML
+//! says of a failure, not whether it fails), and pith's listener on the test classpath through
+//! Surefire's `maven.test.additionalClasspath`. A selection adds `-Dtest` and, only then,
+//! `failIfNoSpecifiedTests=false`: the modules holding none of the asked-for tests run none
+//! instead of failing the build (the ids nothing matched become `not_found`). No `-fae` and no
+//! `maven.test.failure.ignore` (both run what `mvn test` does not: the modules after a failing
+//! one). Not `-q`: Surefire's `Results:` totals are logged at INFO, and they are evidence the
+//! reports are checked against (a module whose reports went elsewhere would otherwise vanish
+//! from a green answer).
 
 use std::process::Command;
 
@@ -31,17 +38,9 @@ pub(super) fn command(inv: &Invocation<'_>) -> Command {
 }
 
 fn args(inv: &Invocation<'_>) -> Vec<String> {
-    let mut a: Vec<String> = [
-        "-B",
-        "-fae",
-        "-Dstyle.color=never",
-        "-DtrimStackTrace=false",
-        "-Dmaven.test.failure.ignore=true",
-        "-Dsurefire.failIfNoSpecifiedTests=false",
-        "-DfailIfNoSpecifiedTests=false",
-    ]
-    .map(String::from)
-    .to_vec();
+    let mut a: Vec<String> = ["-B", "-Dstyle.color=never", "-DtrimStackTrace=false"]
+        .map(String::from)
+        .to_vec();
     if let Some(dir) = inv.listener {
         a.push(format!(
             "-Dmaven.test.additionalClasspath={}",
@@ -50,6 +49,9 @@ fn args(inv: &Invocation<'_>) -> Vec<String> {
     }
     if !inv.selection.is_empty() {
         a.push(format!("-Dtest={}", filter(inv.selection)));
+        // Surefire 2.19+ reads the first, older ones the second.
+        a.push("-Dsurefire.failIfNoSpecifiedTests=false".to_owned());
+        a.push("-DfailIfNoSpecifiedTests=false".to_owned());
     }
     a.push("test".to_owned());
     a
@@ -130,10 +132,24 @@ mod tests {
             selection: &sel,
         };
         let a = args(&inv);
-        assert_eq!(&a[..2], ["-B", "-fae"]);
+        assert_eq!(a[0], "-B");
         assert!(a.contains(&"-Dmaven.test.additionalClasspath=/cache/jvm/listener-1".to_owned()));
         assert!(a.contains(&"-Dtest=demo.A#adds".to_owned()));
+        assert!(a.contains(&"-Dsurefire.failIfNoSpecifiedTests=false".to_owned()));
         assert_eq!(a.last().map(String::as_str), Some("test"));
+        // Nothing that runs what `mvn test` would not, or hides what it would fail on.
+        for changes_the_outcome in ["-fae", "-Dmaven.test.failure.ignore=true"] {
+            assert!(!a.iter().any(|x| x == changes_the_outcome), "{a:?}");
+        }
+        // Without a selection, nothing a selection needs.
+        let whole = args(&Invocation {
+            selection: &[],
+            ..inv
+        });
+        assert!(
+            !whole.iter().any(|x| x.contains("failIfNoSpecifiedTests")),
+            "{whole:?}"
+        );
         let cmd = command(&inv);
         let env: Vec<_> = cmd.get_envs().collect();
         assert!(env

@@ -354,15 +354,15 @@ impl<'a, 'p> Tally<'a, 'p> {
         }
         match case.outcome {
             Outcome::Skipped => self.run.skipped += 1,
-            Outcome::Passed if case.flaky() => {
-                self.run.failed += 1;
-                let retry = case.retries.iter().find(|r| r.element.is_flaky());
-                let mut f = self.failure(case, retry, module);
-                f.flaky = true;
-                self.run.failures.push(f);
-            }
             Outcome::Passed => {
                 self.run.passed += 1;
+                // Passed on a retry of the project's own policy (Surefire's
+                // `rerunFailingTestsCount`, Gradle's test-retry, nextest's retries): green, and
+                // listed with its first failed attempt.
+                if let Some(retry) = case.retries.iter().find(|r| r.element.is_flaky()) {
+                    let f = self.failure(case, Some(retry), module);
+                    self.run.flaky.push(f);
+                }
                 // The history's record of a pass: flaky, recovered, and the last pass that
                 // suspects compare with.
                 let id = case_id(self.ids, &case.classname, &case.name);

@@ -113,6 +113,9 @@ impl Jvm {
             return Ok(None);
         };
         let mut cmd = maven::command(&inv);
+        // This re-run's verdict is never the answer: every traced test runs, whichever module
+        // failed first (Maven reads options after the goal too).
+        cmd.args(["-fae", "-Dmaven.test.failure.ignore=true"]);
         cmd.env(AGENT_ENV, options)
             .env(listener::JACOCO_ENV, &per_test);
         // The verdict of the re-run is not the answer's; only its execution data counts.

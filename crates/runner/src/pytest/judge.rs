@@ -401,6 +401,16 @@ pub(super) fn tally(run: &mut Run, ctx: &Context<'_>, records: &Records, ids: &I
         } else if st.passed {
             run.passed += 1;
             run.outcomes.push(TestOutcome::passed(id.clone(), st.time));
+            // Passed on a retry of the project's own policy (pytest-rerunfailures): green,
+            // and listed with its first failed attempt.
+            if let Some(r) = records.reruns.iter().find(|r| ids.workspace(&r.id) == *id) {
+                let phase = match r.when {
+                    When::Setup => Phase::Setup,
+                    When::Teardown => Phase::Teardown,
+                    When::Call | When::Other => Phase::Call,
+                };
+                run.flaky.push(failure(ctx, id.clone(), &r.detail, phase));
+            }
         }
     }
     for c in &records.collect_errors {

@@ -1192,7 +1192,9 @@ def pytest_runtest_logreport(report):
     # Whatever goes wrong below, the record is written: a failure must never go missing.
     try:
         record["dur"] = round(float(getattr(report, "duration", 0.0) or 0.0), 6)
-        if report.failed:
+        # A failed attempt that pytest-rerunfailures runs again ("rerun") keeps its detail too:
+        # a test that passes on the rerun is answered with it, as flaky.
+        if report.failed or report.outcome == "rerun":
             detail = getattr(report, "pith", None)
             if not isinstance(detail, dict):
                 detail = {"kind": None, "msg": "", "frames": []}

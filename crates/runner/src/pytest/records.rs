@@ -126,6 +126,9 @@ pub struct Records {
     pub started: Vec<String>,
     pub finished: HashSet<String>,
     pub reports: Vec<TestReport>,
+    /// Failed attempts the project's own retry policy ran again (pytest-rerunfailures'
+    /// `rerun` reports), in order: a test whose last attempt passed is flaky, not failed.
+    pub reruns: Vec<TestReport>,
     pub collect_errors: Vec<CollectError>,
     /// Requested parametrized ids the plugin found no test for.
     pub unmatched: Vec<String>,
@@ -273,12 +276,13 @@ fn read_record(
             let (Some(id), Some(outcome)) = (string(obj, "id"), string(obj, "outcome")) else {
                 return false;
             };
-            // pytest-rerunfailures' "rerun" and other plugins' words: the final report
-            // decides.
-            let Some(outcome) = Outcome::of(&outcome) else {
+            // pytest-rerunfailures' "rerun" is a failed attempt that runs again; other
+            // plugins' words are not outcomes: the final report decides.
+            let rerun = outcome == "rerun";
+            let Some(outcome) = Outcome::of(&outcome).or(rerun.then_some(Outcome::Failed)) else {
                 return true;
             };
-            records.reports.push(TestReport {
+            let report = TestReport {
                 id,
                 when: When::of(string(obj, "when").as_deref()),
                 outcome,
@@ -286,7 +290,12 @@ fn read_record(
                 xfail: obj.get("xfail").and_then(Value::as_bool).unwrap_or(false),
                 text: string(obj, "text"),
                 dur: duration(obj),
-            });
+            };
+            if rerun {
+                records.reruns.push(report);
+            } else {
+                records.reports.push(report);
+            }
         }
         Some("collect") => {
             records.collect_errors.push(CollectError {
