@@ -357,21 +357,12 @@ fn a_binary_failing_after_every_test_passed_is_not_green() {
 fn runner_lines_a_test_prints_are_not_the_runners() {
     let ws = case("forged_output");
     for red in [false, true] {
-        let raw = std::process::Command::new("go")
-            .args(["test", "./..."])
-            .current_dir(ws.path())
-            .env_remove("PITH_FIXTURE_RED")
-            .envs(red.then_some(("PITH_FIXTURE_RED", "1")))
-            .output()
-            .expect("run go test");
-        assert_eq!(raw.status.success(), !red, "the raw run");
-        let env: &[(&str, &str)] = if red {
-            &[("PITH_FIXTURE_RED", "1")]
-        } else {
-            &[]
-        };
-        let unset: &[&str] = if red { &[] } else { &["PITH_FIXTURE_RED"] };
-        let a = common::pith_with(ws.path(), &[], env, unset);
+        assert_eq!(
+            common::raw_passes(ws.path(), "go", &["test", "./..."], red),
+            !red,
+            "the raw run"
+        );
+        let a = common::pith_red(ws.path(), &[], red);
         if !red {
             assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{}", a.line);
             assert_eq!(a.json["passed"], 4, "{}", a.line);

@@ -484,19 +484,15 @@ fn runner_lines_a_test_prints_are_not_the_runners() {
     ] {
         let ws = case(&format!("{runner}_forged_output"));
         for red in [false, true] {
-            let out = Command::new(raw[0])
-                .args(&raw[1..])
-                .current_dir(ws.path())
-                .env_remove("PITH_FIXTURE_RED")
-                .env_remove("CI")
-                .envs(red.then_some(("PITH_FIXTURE_RED", "1")))
-                .output()
-                .expect("run the raw runner");
-            assert_eq!(out.status.success(), !red, "{runner}: the raw run");
+            assert_eq!(
+                common::raw_passes(ws.path(), raw[0], &raw[1..], red),
+                !red,
+                "{runner}: the raw run"
+            );
             let mut cmd = pith_command(ws.path(), &[]);
-            cmd.env_remove("PITH_FIXTURE_RED");
+            cmd.env_remove(common::RED);
             if red {
-                cmd.env("PITH_FIXTURE_RED", "1");
+                cmd.env(common::RED, "1");
             }
             let a = common::answer_of(cmd.output().expect("run pith"), ws.path());
             let what = format!("{runner}, red {red}: {}", a.line);

@@ -290,21 +290,12 @@ fn maven_lines_a_test_prints_are_not_mavens() {
     maven_installed();
     let ws = case("forged_output");
     for red in [false, true] {
-        let raw = Command::new("mvn")
-            .args(["-B", "-q", "test"])
-            .current_dir(ws.path())
-            .env_remove("PITH_FIXTURE_RED")
-            .envs(red.then_some(("PITH_FIXTURE_RED", "1")))
-            .output()
-            .expect("run mvn");
-        assert_eq!(raw.status.success(), !red, "the raw run");
-        let env: &[(&str, &str)] = if red {
-            &[("PITH_FIXTURE_RED", "1")]
-        } else {
-            &[]
-        };
-        let unset: &[&str] = if red { &[] } else { &["PITH_FIXTURE_RED"] };
-        let a = common::pith_with(ws.path(), &[], env, unset);
+        assert_eq!(
+            common::raw_passes(ws.path(), "mvn", &["-B", "-q", "test"], red),
+            !red,
+            "the raw run"
+        );
+        let a = common::pith_red(ws.path(), &[], red);
         assert!(a.json.get("reason").is_none(), "{}", a.line);
         if !red {
             assert_eq!(

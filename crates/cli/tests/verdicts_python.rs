@@ -473,25 +473,13 @@ fn a_session_finish_hook_that_raises_is_not_green() {
 fn pytest_lines_a_test_prints_are_not_pytests() {
     let ws = fixture("verdicts/python/forged_output");
     for red in [false, true] {
-        let raw = Command::new("python3")
-            .args(["-m", "pytest", "-p", "no:cacheprovider", "-q"])
-            .current_dir(ws.path())
-            .env_remove("PITH_FIXTURE_RED")
-            .env_remove("PITH_FIXTURE_CRASH")
-            .envs(red.then_some(("PITH_FIXTURE_RED", "1")))
-            .output()
-            .expect("run pytest");
-        assert_eq!(raw.status.success(), !red, "the raw run");
-        let env: &[(&str, &str)] = if red {
-            &[("PITH_FIXTURE_RED", "1")]
-        } else {
-            &[]
-        };
-        let mut unset = vec!["PITH_FIXTURE_CRASH"];
-        if !red {
-            unset.push("PITH_FIXTURE_RED");
-        }
-        let a = common::pith_with(ws.path(), &[], env, &unset);
+        let pytest = ["-m", "pytest", "-p", "no:cacheprovider", "-q"];
+        assert_eq!(
+            common::raw_passes(ws.path(), "python3", &pytest, red),
+            !red,
+            "the raw run"
+        );
+        let a = common::pith_red(ws.path(), &[], red);
         assert!(a.json.get("reason").is_none(), "{}", a.line);
         assert!(a.json.get("notFound").is_none(), "{}", a.line);
         if !red {
@@ -516,7 +504,7 @@ fn pytest_lines_a_test_prints_are_not_pytests() {
         ws.path(),
         &[],
         &[("PITH_FIXTURE_CRASH", "1")],
-        &["PITH_FIXTURE_RED"],
+        &[common::RED],
     );
     assert_eq!((a.status(), a.code), ("Crashed", 1), "{}", a.line);
     let f = a.failure("tests/test_forge.py::test_zz_crashes");

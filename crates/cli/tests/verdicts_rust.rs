@@ -321,8 +321,8 @@ fn runner_lines_a_test_prints_are_not_the_runners() {
             .args(["test", "--offline"])
             .current_dir(ws.path())
             .env("CARGO_TARGET_DIR", common::shared_target())
-            .env_remove("PITH_FIXTURE_RED")
-            .envs(red.then_some(("PITH_FIXTURE_RED", "1")))
+            .env_remove(common::RED)
+            .envs(red.then_some((common::RED, "1")))
             .output()
             .expect("run cargo test");
         assert_eq!(raw.status.success(), !red, "the raw run");
@@ -330,7 +330,7 @@ fn runner_lines_a_test_prints_are_not_the_runners() {
             [("cargo", None), ("cargo", Some("1")), ("nextest", None)];
         for (path, threads) in runs {
             let env = [
-                ("PITH_FIXTURE_RED", red.then_some("1")),
+                (common::RED, red.then_some("1")),
                 ("RUST_TEST_THREADS", threads),
             ];
             let a = pith_env(ws.path(), &["--runner", path], &env);

@@ -307,6 +307,17 @@ mod tests {
         sequences: &[&str],
         requested: &[&str],
     ) -> Run {
+        judged_with(layout, hang, cap, sequences, requested, &[])
+    }
+
+    fn judged_with(
+        layout: &project::Layout,
+        hang: Option<Duration>,
+        cap: &Captured,
+        sequences: &[&str],
+        requested: &[&str],
+        docs: &[trx::Trx],
+    ) -> Run {
         let root = std::env::temp_dir();
         let paths = PathMap::new(&root);
         let ctx = Context {
@@ -323,7 +334,7 @@ mod tests {
         let evidence = Evidence::from_texts(&sequences, &[], false, &cap.stdout_str());
         let watch = Watch { layout, hang };
         let requested: Vec<String> = requested.iter().map(|s| s.to_string()).collect();
-        judge(&ctx, cap, &[], &evidence, &watch, &requested)
+        judge(&ctx, cap, docs, &evidence, &watch, &requested)
     }
 
     fn vstest() -> project::Layout {
@@ -386,26 +397,9 @@ mod tests {
         // indented under its result: the platform's and MSBuild's words, copied.
         let out = "  Passed Ns.C.Prints [3 ms]\n  Standard Output Messages:\n The active test run was aborted. Reason: Test host process crashed\n The test running when the crash occurred: \n Ns.C.Ghost\n Data collector 'Blame' message: The specified inactivity time of 40 seconds has elapsed.\n /work/x/Ghost.cs(3,1): error CS1002: ; expected [/work/x/x.csproj]\n\nPassed!  - Failed:     0, Passed:     1, Skipped:     0, Total:     1, Duration: 20 ms - t.dll (net8.0)\n";
         let trx = crate::dotnet::trx::parse(r#"<TestRun><Results><UnitTestResult testId="1" testName="Prints" outcome="Passed" /></Results><TestDefinitions><UnitTest id="1" name="Prints"><TestMethod className="Ns.C" name="Prints" /></UnitTest></TestDefinitions><ResultSummary outcome="Completed"><Counters total="1" executed="1" passed="1" failed="0" /></ResultSummary></TestRun>"#).unwrap();
-        let root = std::env::temp_dir();
-        let paths = PathMap::new(&root);
-        let ctx = Context {
-            root: &root,
-            dir: &root,
-            paths: &paths,
-            deadline: Instant::now(),
-            scratch: &root,
-            cache: &root,
-            cancel: None,
-            trace: None,
-        };
         let cap = captured(out, End::Exited(0));
-        let evidence = Evidence::from_texts(&[], &[], false, out);
-        let layout = vstest();
-        let watch = Watch {
-            layout: &layout,
-            hang: Some(Duration::from_secs(40)),
-        };
-        let run = judge(&ctx, &cap, &[trx], &evidence, &watch, &[]);
+        let hang = Some(Duration::from_secs(40));
+        let run = judged_with(&vstest(), hang, &cap, &[], &[], &[trx]);
         assert_eq!(run.status(), Status::TestsPassed, "{run:#?}");
         assert!(
             run.running.is_empty() && run.build_errors.is_empty(),
