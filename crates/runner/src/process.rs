@@ -6,7 +6,10 @@
 //! One thread does everything: it polls both pipes, the deadline and the cancel flag, so a
 //! runner that floods its output cannot delay the kill, and what is kept of each stream is
 //! bounded ([`HEAD_BYTES`] from its start, [`TAIL_BYTES`] from its end) whatever it prints.
-//! A caller that needs all of a structured stream (`go test -json`) takes it line by line.
+//! A caller that needs all of a structured stream (`go test -json`) takes it line by line; one
+//! that must know which process wrote what takes stdout and stderr as one pipe, in the order
+//! they were written ([`run_lines_merged`]: cargo announces a test binary on stderr before the
+//! binary prints on stdout).
 
 use std::collections::VecDeque;
 use std::io::Read;

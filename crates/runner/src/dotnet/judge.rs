@@ -1,6 +1,7 @@
 //! What a finished `dotnet test`, its TRX reports and the platform's records of unfinished
 //! tests say, as a [`Run`]: the common endings, the platform's exit codes, the SDK or TRX
-//! extension missing, hangs and host crashes.
+//! extension missing, hangs and host crashes. Once tests ran, the console's words count only
+//! from the first column ([`first_column`]): the console logger indents a test's output.
 
 use pith_model::{ExitMeaning, Run, Status};
 

@@ -8,6 +8,10 @@
 //! so a run killed at pith's deadline or a binary that crashed still says which gtest test was
 //! running: the last `[ RUN ]` without its `[ OK ]`/`[ FAILED ]`/`[ SKIPPED ]`.
 //!
+//! What a test prints is never gtest's: ctest's own lines are unprefixed and a test's are
+//! numbered, and gtest runs one test at a time, so between a test's `[ RUN ]` and its end a
+//! marker other than that end is the test's output ([`parse_gtest`]).
+//!
 //! ctest's output is read line by line as it comes ([`CtestReader`]), in bounded memory: each
 //! test keeps the head and the tail of what it printed (gtest's banner is at the head, its
 //! summary and a crash at the tail), less once the whole run keeps [`RUN_BYTES`].

@@ -1,6 +1,9 @@
 //! What a finished Maven/Gradle process, its reports and the listener's events say, as a
 //! [`Run`]: the common endings, a forked JVM that died, a build that failed before the tests,
-//! the tool's own totals against the reports.
+//! the tool's own totals against the reports. Surefire forwards what a test prints to the
+//! console, so the tool's own account is read where a test's output never is: Maven's
+//! levelled stdout lines, its failure report after `BUILD FAILURE`, Gradle's first-column
+//! lines and its stderr after `FAILURE:` ([`failure_report`], `summary`).
 
 use std::collections::HashSet;
 
