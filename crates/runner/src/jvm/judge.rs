@@ -208,7 +208,7 @@ pub(super) fn judge(
         }
         Ending::Exited(_) if fork_crashed(&report) => {
             let running = std::mem::take(&mut j.running);
-            fork_crash(&mut j.run, ctx, j.ids, running, &report);
+            fork_crash(&mut j.run, ctx, j.ids, running, &report, output);
         }
         Ending::Exited(_) if build_failed => {
             j.run.status = Some(Status::BuildFailed);
@@ -453,15 +453,24 @@ fn unreadable_failure(t: &mut Tally<'_, '_>, ctx: &Context<'_>, w: &Written, why
 
 /// The forked test JVM ended during a test (`System.exit`, a crash): the run crashed, and the
 /// tests it was running (else the classes Surefire names) fail.
-fn fork_crash(run: &mut Run, ctx: &Context<'_>, ids: Ids, running: Vec<String>, output: &str) {
-    let why = match fork_exit_code(output) {
+/// `report` is the tool's account of the failure (where the crash is read); `output` all it
+/// printed (the tail: the test's last words before the JVM died are there).
+fn fork_crash(
+    run: &mut Run,
+    ctx: &Context<'_>,
+    ids: Ids,
+    running: Vec<String>,
+    report: &str,
+    output: &str,
+) {
+    let why = match fork_exit_code(report) {
         Some(code) => format!(
             "the test JVM exited with code {code} during this test (System.exit or a crash)"
         ),
         None => "the test JVM ended during this test (System.exit or a crash)".to_owned(),
     };
     let classes = if running.is_empty() {
-        crashed_classes(output)
+        crashed_classes(report)
     } else {
         Vec::new()
     };
