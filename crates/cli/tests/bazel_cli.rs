@@ -365,3 +365,23 @@ cc_test(
         c.line
     );
 }
+
+/// Issue 26, item 5: a test's output is never the runner's. Without a report of the crash,
+/// Bazel's test.log is read as GoogleTest's console: a passing test printed gtest's markers
+/// (a failure, a test left running) and the crashing one printed another test's `[ RUN ]`
+/// first. Only the markers of the test gtest was running count: one pass, and the crash is
+/// the test that crashed.
+#[test]
+fn gtest_lines_a_test_prints_in_its_log_are_not_gtests() {
+    let ws = fixture("bazel/forged_output");
+    let a = pith(ws.path(), &[]);
+    assert_eq!((a.status(), a.code), ("Crashed", 1), "{}", a.line);
+    assert_eq!((a.count("passed"), a.count("failed")), (1, 1), "{}", a.line);
+    assert_eq!(
+        a.failures()[0]["test"],
+        "//tests:forge_test#Forge.Segfaults",
+        "{}",
+        a.line
+    );
+    assert!(a.json.get("running").is_none(), "{}", a.line);
+}

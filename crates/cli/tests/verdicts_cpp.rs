@@ -235,3 +235,45 @@ fn the_tests_see_the_callers_environment() {
     let a = common::answer_of(out, root);
     assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{}", a.line);
 }
+
+/// Issue 26, item 5: what a test prints is never GoogleTest's. A test prints gtest's and
+/// CTest's lines on stdout and stderr, another runs this same binary (a test failing there)
+/// with its output inherited. gtest runs one test at a time: between a test's `[ RUN ]` and
+/// its end, no other marker is gtest's (CTest prefixes every line a test prints, so its own
+/// totals cannot be forged). Green, red and crashed, the answer is the raw run's, and a crash
+/// names the test that was running, not the one it printed.
+#[test]
+fn gtest_lines_a_test_prints_are_not_gtests() {
+    let ws = case("forged_output");
+    let env_of =
+        |var: Option<&'static str>| -> (Vec<(&'static str, &'static str)>, Vec<&'static str>) {
+            let all = ["PITH_FIXTURE_RED", "PITH_FIXTURE_CRASH"];
+            (
+                var.map(|v| vec![(v, "1")]).unwrap_or_default(),
+                all.into_iter().filter(|a| Some(*a) != var).collect(),
+            )
+        };
+    let (env, unset) = env_of(None);
+    let a = common::pith_with(ws.path(), &[], &env, &unset);
+    assert_eq!(
+        (a.status(), a.code, a.count("passed")),
+        ("TestsPassed", 0, 5),
+        "{}",
+        a.line
+    );
+    assert!(a.json.get("reason").is_none(), "{}", a.line);
+
+    let (env, unset) = env_of(Some("PITH_FIXTURE_RED"));
+    let a = common::pith_with(ws.path(), &[], &env, &unset);
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    assert_eq!((a.count("passed"), a.count("failed")), (4, 1), "{}", a.line);
+    assert_eq!(a.failures()[0]["test"], "Forge.Adds", "{}", a.line);
+
+    let (env, unset) = env_of(Some("PITH_FIXTURE_CRASH"));
+    let a = common::pith_with(ws.path(), &[], &env, &unset);
+    assert_eq!((a.status(), a.code), ("Crashed", 1), "{}", a.line);
+    assert_eq!(a.failures().len(), 1, "{}", a.line);
+    assert_eq!(a.failures()[0]["test"], "Forge.Crashes", "{}", a.line);
+    assert!(a.json.get("running").is_none(), "{}", a.line);
+    assert_eq!((a.count("passed"), a.count("failed")), (3, 1), "{}", a.line);
+}

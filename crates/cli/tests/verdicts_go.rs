@@ -345,3 +345,71 @@ fn a_binary_failing_after_every_test_passed_is_not_green() {
     assert_eq!(f["message"], "leak check: 1 goroutine still running");
     assert_eq!(f["phase"], "teardown");
 }
+
+/// Issue 26, item 5: what a test prints is never the runner's. A test prints go's own lines
+/// (`--- FAIL`, `FAIL pkg`, `ok  pkg`, `[build failed]`, `panic:`) on its stdout and stderr,
+/// another runs `go test` (verbose, plain, -json) on a module of its own with its output
+/// inherited, a `TestMain` prints go's summary of a failed build around the run. Since Go 1.20
+/// the binary frames its own lines (`-test.v=test2json`), so none of it is an event; a
+/// failed build's line counts only for a package that ran no test. The answer is the raw
+/// `go test`'s verdict with the fixture's own tests, green or red.
+#[test]
+fn runner_lines_a_test_prints_are_not_the_runners() {
+    let ws = case("forged_output");
+    for red in [false, true] {
+        assert_eq!(
+            common::raw_passes(ws.path(), "go", &["test", "./..."], red),
+            !red,
+            "the raw run"
+        );
+        let a = common::pith_red(ws.path(), &[], red);
+        if !red {
+            assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{}", a.line);
+            assert_eq!(a.json["passed"], 4, "{}", a.line);
+            continue;
+        }
+        assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+        assert_eq!(
+            (a.json["passed"].as_u64(), a.json["failed"].as_u64()),
+            (Some(3), Some(1)),
+            "{}",
+            a.line
+        );
+        assert_eq!(
+            a.failures()[0]["test"],
+            "example.com/forged.TestAdds",
+            "{}",
+            a.line
+        );
+        assert_eq!(a.failures()[0]["message"], "real failure", "{}", a.line);
+    }
+}
+
+/// A goroutine TestA left behind fails it after it completed: the testing package panics
+/// ("Fail in goroutine after TestA has completed") while TestB runs, and test2json hands the
+/// panic to TestB. go's own words name TestA: TestA fails (its pass undone), TestB never
+/// ended.
+#[test]
+fn a_leftover_goroutines_panic_is_charged_to_the_test_go_names() {
+    let a = pith(case("leftover_goroutine").path(), &[]);
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    assert_eq!(a.failures().len(), 1, "{}", a.line);
+    let f = &a.failures()[0];
+    assert_eq!(f["test"], "example.com/leftover.TestA", "{}", a.line);
+    assert_eq!(
+        f["message"],
+        "panic: Fail in goroutine after TestA has completed"
+    );
+    assert!(
+        common::frames(f)[0].starts_with("leftover_test.go:13"),
+        "{}",
+        a.line
+    );
+    assert!(a.json.get("passed").is_none(), "{}", a.line);
+    assert_eq!(
+        common::strings(&a.json["running"]),
+        ["example.com/leftover.TestB"],
+        "{}",
+        a.line
+    );
+}

@@ -559,3 +559,54 @@ fn a_jest_worker_crash_is_crashed_and_named() {
         a.line
     );
 }
+
+/// Issue 26, item 5: what a test prints is never the runner's. For each runner, a test prints
+/// jest's, vitest's and node's summary lines ("No tests found", a coverage threshold, failed
+/// counts) through console and straight to stdout and stderr, another runs the same runner on
+/// a project of its own with its output inherited. pith reads its reporters' records, so the
+/// answer is the raw run's, green or red; and "No tests found" is the runner's word only when
+/// no test reported (jest's red run said "jest exited 1 (no tests) though no test failed").
+#[test]
+fn runner_lines_a_test_prints_are_not_the_runners() {
+    for (runner, raw) in [
+        ("node", &["node", "--test"][..]),
+        ("jest", &["node", "node_modules/jest/bin/jest.js"][..]),
+        (
+            "vitest",
+            &["node", "node_modules/vitest/vitest.mjs", "run"][..],
+        ),
+    ] {
+        let ws = case(&format!("{runner}_forged_output"));
+        for red in [false, true] {
+            assert_eq!(
+                common::raw_passes(ws.path(), raw[0], &raw[1..], red),
+                !red,
+                "{runner}: the raw run"
+            );
+            let mut cmd = pith_command(ws.path(), &[]);
+            cmd.env_remove(common::RED);
+            if red {
+                cmd.env(common::RED, "1");
+            }
+            let a = common::answer_of(cmd.output().expect("run pith"), ws.path());
+            let what = format!("{runner}, red {red}: {}", a.line);
+            assert_eq!(a.json["runner"], runner, "{what}");
+            assert!(a.json.get("reason").is_none(), "{what}");
+            if !red {
+                assert_eq!(
+                    (a.status(), a.code, a.count("passed")),
+                    ("TestsPassed", 0, 3),
+                    "{what}"
+                );
+                continue;
+            }
+            assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{what}");
+            assert_eq!((a.count("passed"), a.count("failed")), (2, 1), "{what}");
+            assert_eq!(
+                a.failures()[0]["test"],
+                "tests/forge.test.js > adds",
+                "{what}"
+            );
+        }
+    }
+}

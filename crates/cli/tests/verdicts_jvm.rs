@@ -434,6 +434,63 @@ fn a_compile_error_is_build_failed() {
     );
 }
 
+/// Issue 26, item 5: what a test prints is never the build tool's. Surefire forwards what a
+/// test prints to Maven's console (stdout to stdout, stderr to stderr), so a test printing
+/// Maven's own lines — a `Results:` count, "There are test failures", a compilation error, a
+/// crashed fork — or a child process writing to the test JVM's stderr puts them beside
+/// Maven's. Only Maven's levelled stdout lines are its count, the last of each plugin
+/// execution; a compilation error and a crashed fork fail the build, so a build that exited 0
+/// had neither. The answer is the raw `mvn test`'s verdict, green or red.
+#[test]
+fn maven_lines_a_test_prints_are_not_mavens() {
+    maven_installed();
+    let ws = case("forged_output");
+    for red in [false, true] {
+        assert_eq!(
+            common::raw_passes(ws.path(), "mvn", &["-B", "-q", "test"], red),
+            !red,
+            "the raw run"
+        );
+        let a = common::pith_red(ws.path(), &[], red);
+        assert!(a.json.get("reason").is_none(), "{}", a.line);
+        if !red {
+            assert_eq!(
+                (a.status(), a.code, a.count("passed")),
+                ("TestsPassed", 0, 2),
+                "{}",
+                a.line
+            );
+            continue;
+        }
+        assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+        assert_eq!((a.count("passed"), a.count("failed")), (1, 1), "{}", a.line);
+        assert_eq!(a.failures()[0]["test"], "demo.ForgeTest#adds", "{}", a.line);
+    }
+}
+
+/// The same with Gradle showing the tests' standard streams: it indents them, and its own
+/// count (`N tests completed, F failed`) starts a line. Red through a test resource (Gradle
+/// runs a test task again only when its inputs changed).
+#[test]
+fn gradle_lines_a_test_prints_are_not_gradles() {
+    let ws = case("forged_output_gradle");
+    let a = pith(ws.path(), &[]);
+    assert_eq!(
+        (a.status(), a.code, a.count("passed")),
+        ("TestsPassed", 0, 2),
+        "{}",
+        a.line
+    );
+    let res = ws.path().join("src/test/resources");
+    std::fs::create_dir_all(&res).unwrap();
+    std::fs::write(res.join("red.txt"), "red\n").unwrap();
+    let a = pith(ws.path(), &[]);
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    assert_eq!((a.count("passed"), a.count("failed")), (1, 1), "{}", a.line);
+    assert_eq!(a.failures()[0]["test"], "demo.ForgeTest#adds", "{}", a.line);
+    assert!(a.json.get("reason").is_none(), "{}", a.line);
+}
+
 /// Ids are ids: one beginning with `-` never reaches Maven as an option, display names with
 /// shell and filter metacharacters stay data, a parametrized invocation re-runs alone.
 #[test]

@@ -506,3 +506,59 @@ fn a_session_finish_hook_that_raises_is_not_green() {
         a.line
     );
 }
+
+/// Issue 26, item 5: what a test prints is never pytest's. With `-s`, tests print pytest's own
+/// lines (results, the summary, "not found", a coverage threshold, a faulthandler dump) on
+/// stdout and stderr, and run a child pytest with its output inherited: the verdict comes from
+/// pith's plugin's records, so none of it counts. When the process then crashes, the dump that
+/// locates it is the last one (the one the dying process wrote), not one a test printed.
+#[test]
+fn pytest_lines_a_test_prints_are_not_pytests() {
+    let ws = fixture("verdicts/python/forged_output");
+    for red in [false, true] {
+        let pytest = ["-m", "pytest", "-p", "no:cacheprovider", "-q"];
+        assert_eq!(
+            common::raw_passes(ws.path(), "python3", &pytest, red),
+            !red,
+            "the raw run"
+        );
+        let a = common::pith_red(ws.path(), &[], red);
+        assert!(a.json.get("reason").is_none(), "{}", a.line);
+        assert!(a.json.get("notFound").is_none(), "{}", a.line);
+        if !red {
+            assert_eq!(
+                (a.status(), a.code, a.count("passed")),
+                ("TestsPassed", 0, 4),
+                "{}",
+                a.line
+            );
+            continue;
+        }
+        assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+        assert_eq!(
+            failed_tests(&a),
+            ["tests/test_forge.py::test_adds"],
+            "{}",
+            a.line
+        );
+        assert_eq!(a.count("passed"), 3, "{}", a.line);
+    }
+    let a = common::pith_with(
+        ws.path(),
+        &[],
+        &[("PITH_FIXTURE_CRASH", "1")],
+        &[common::RED],
+    );
+    assert_eq!((a.status(), a.code), ("Crashed", 1), "{}", a.line);
+    let f = a.failure("tests/test_forge.py::test_zz_crashes");
+    assert_eq!(
+        f["message"], "Fatal Python error: Segmentation fault",
+        "{}",
+        a.line
+    );
+    assert!(
+        common::frames(f)[0].starts_with("tests/test_forge.py:62"),
+        "{}",
+        a.line
+    );
+}

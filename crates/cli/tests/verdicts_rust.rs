@@ -306,6 +306,80 @@ fn exit_zero_inside_a_test_is_never_green() {
     );
 }
 
+/// Issue 26, item 5: what a test prints is never the runner's. One test writes a whole libtest
+/// block, a cargo JSON error and a cargo announcement straight to its stdout and stderr (past
+/// libtest's capture, as trybuild does), another runs `cargo test` on a crate of its own with
+/// its output inherited (its failure and its `error: test failed` included). The answer is the
+/// raw `cargo test`'s verdict with the fixture's own four tests, green or red, under either
+/// runner, on one test thread (where libtest's `test NAME ... ` and its verdict are two
+/// writes others land between) as on several.
+#[test]
+fn runner_lines_a_test_prints_are_not_the_runners() {
+    let ws = case("forged_output");
+    for red in [false, true] {
+        let raw = Command::new("cargo")
+            .args(["test", "--offline"])
+            .current_dir(ws.path())
+            .env("CARGO_TARGET_DIR", common::shared_target())
+            .env_remove(common::RED)
+            .envs(red.then_some((common::RED, "1")))
+            .output()
+            .expect("run cargo test");
+        assert_eq!(raw.status.success(), !red, "the raw run");
+        let runs: [(&str, Option<&str>); 3] =
+            [("cargo", None), ("cargo", Some("1")), ("nextest", None)];
+        for (path, threads) in runs {
+            let env = [
+                (common::RED, red.then_some("1")),
+                ("RUST_TEST_THREADS", threads),
+            ];
+            let a = pith_env(ws.path(), &["--runner", path], &env);
+            let what = format!("{path}, red {red}, threads {threads:?}: {}", a.line);
+            if !red {
+                assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{what}");
+                assert_eq!(a.json["passed"].as_u64(), Some(4), "{what}");
+                continue;
+            }
+            assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{what}");
+            assert_eq!(
+                (a.json["passed"].as_u64(), a.json["failed"].as_u64()),
+                (Some(3), Some(1)),
+                "{what}"
+            );
+            let f = a.failure("forge tests::real_failure");
+            assert!(
+                f["message"].as_str().unwrap().contains("real failure"),
+                "{what}"
+            );
+            assert!(frames(f)[0].starts_with("src/lib.rs:"), "{what}");
+            assert!(a.json.get("reason").is_none(), "{what}");
+        }
+    }
+}
+
+/// A project whose cargo configuration keeps it quiet (`term.quiet`: no `Running` lines,
+/// libtest's terse dots) with edition 2024 doctests (rustdoc prints a block for the merged
+/// ones and one for the rest): every test counted, green as `cargo test` says.
+#[test]
+fn quiet_cargo_and_edition_2024_doctests_are_read_whole() {
+    for path in PATHS {
+        let a = run("quiet_doctests_2024", path, &[]);
+        assert_eq!(
+            (a.status(), a.code),
+            ("TestsPassed", 0),
+            "{path}: {}",
+            a.line
+        );
+        // The unit test, three doctests that ran, one ignored.
+        assert_eq!(
+            (a.json["passed"].as_u64(), a.json["skipped"].as_u64()),
+            (Some(4), Some(1)),
+            "{path}: {}",
+            a.line
+        );
+    }
+}
+
 #[test]
 fn segfault_is_a_crash() {
     for path in PATHS {

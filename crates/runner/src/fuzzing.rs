@@ -141,19 +141,19 @@ pub fn node_events(data: &[u8]) {
 /// mixed in) and each failed test's panic, cargo's and nextest's stderr, `--list` output.
 pub fn libtest_text(data: &[u8]) {
     let text = text(data);
-    let out = cargo::libtest::parse_all(&text);
-    for block in &out.blocks {
+    let (segments, _) = cargo::libtest::parse_all(&text);
+    for mut block in segments.into_iter().filter_map(|s| s.block) {
         for (name, captured) in &block.outputs {
             let _ = block.reported(name);
             let _ = cargo::panic::parse(captured);
         }
+        let _ = block.settle(&mut || Some(vec!["a".to_owned()]));
     }
     for line in text.lines() {
         let _ = cargo::libtest::result_line(line);
         let _ = cargo::panic::parse_location(line);
     }
     let _ = cargo::panic::parse(&text);
-    let _ = cargo::libtest::binaries(&text);
     let _ = cargo::libtest::list(&text);
     let _ = cargo::diag::parse(&text);
     let _ = cargo::nextest::starting_count(&text);

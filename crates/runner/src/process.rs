@@ -6,7 +6,10 @@
 //! One thread does everything: it polls both pipes, the deadline and the cancel flag, so a
 //! runner that floods its output cannot delay the kill, and what is kept of each stream is
 //! bounded ([`HEAD_BYTES`] from its start, [`TAIL_BYTES`] from its end) whatever it prints.
-//! A caller that needs all of a structured stream (`go test -json`) takes it line by line.
+//! A caller that needs all of a structured stream (`go test -json`) takes it line by line; one
+//! that must know which process wrote what takes stdout and stderr as one pipe, in the order
+//! they were written ([`run_lines_merged`]: cargo announces a test binary on stderr before the
+//! binary prints on stdout).
 
 use std::collections::VecDeque;
 use std::io::Read;
@@ -133,7 +136,7 @@ pub fn run(
     deadline: Instant,
     cancel: Option<&AtomicBool>,
 ) -> std::io::Result<Captured> {
-    run_with(cmd, deadline, cancel, None)
+    run_with(cmd, deadline, cancel, None, false)
 }
 
 /// [`run`], handing every line of stdout (without its newline, cut at [`LINE_BYTES`]) to
@@ -145,7 +148,20 @@ pub fn run_lines(
     cancel: Option<&AtomicBool>,
     lines: &mut dyn FnMut(&[u8]),
 ) -> std::io::Result<Captured> {
-    run_with(cmd, deadline, cancel, Some(lines))
+    run_with(cmd, deadline, cancel, Some(lines), false)
+}
+
+/// [`run_lines`] with the runner's stderr on the same pipe as its stdout, so every line comes
+/// in the order the runner and its children wrote it: for a runner that says on stderr which
+/// process the following stdout lines belong to (cargo announces each test binary there
+/// before it starts it). [`Captured::stderr`] is then empty.
+pub fn run_lines_merged(
+    cmd: Command,
+    deadline: Instant,
+    cancel: Option<&AtomicBool>,
+    lines: &mut dyn FnMut(&[u8]),
+) -> std::io::Result<Captured> {
+    run_with(cmd, deadline, cancel, Some(lines), true)
 }
 
 fn run_with(
@@ -153,21 +169,35 @@ fn run_with(
     deadline: Instant,
     cancel: Option<&AtomicBool>,
     mut lines: Option<LineSink<'_>>,
+    merged: bool,
 ) -> std::io::Result<Captured> {
     let start = Instant::now();
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
+    cmd.stdin(Stdio::null()).process_group(0);
+    let shared = if merged {
+        let (reader, writer) = std::io::pipe()?;
+        cmd.stdout(writer.try_clone()?).stderr(writer);
+        Some(reader)
+    } else {
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        None
+    };
     die_with_this_thread(&mut cmd);
-    let mut child = cmd.spawn()?;
+    let spawned = cmd.spawn();
+    // The command holds the pipe's write end: dropped, the read end ends when the runner and
+    // everything that inherited it have closed theirs.
+    drop(cmd);
+    let mut child = spawned?;
     let mut group = Group::new(child.id() as libc::pid_t);
     let mut watchdog = Watchdog::start(group.pgid);
     // Readable when the runner exits: the loop wakes at once instead of at its next tick (a
     // test run is often a few tens of milliseconds, and every one of them is the agent's).
     let pidfd = pidfd_open(group.pgid);
 
-    let mut out = Stream::new(child.stdout.take().map(Pipe::new), lines.is_some());
+    let out_pipe = match shared {
+        Some(reader) => Some(Pipe::new(reader)),
+        None => child.stdout.take().map(Pipe::new),
+    };
+    let mut out = Stream::new(out_pipe, lines.is_some());
     let mut err = Stream::new(child.stderr.take().map(Pipe::new), false);
     loop {
         let now = Instant::now();
@@ -659,6 +689,23 @@ mod tests {
         assert_eq!(out.stdout_str(), "out\n");
         assert_eq!(out.stderr_str(), "err\n");
         assert_eq!(out.end, End::Exited(3));
+    }
+
+    #[test]
+    fn merged_streams_keep_the_order_they_were_written_in() {
+        // Each line flushed before the next is written, alternating streams, as cargo
+        // announces a binary on stderr before the binary prints on stdout.
+        let mut lines = Vec::new();
+        let out = run_lines_merged(
+            sh("for i in 1 2 3; do echo out$i; echo err$i >&2; done; exit 4"),
+            Instant::now() + Duration::from_secs(10),
+            None,
+            &mut |l| lines.push(String::from_utf8_lossy(l).into_owned()),
+        )
+        .unwrap();
+        assert_eq!(lines, ["out1", "err1", "out2", "err2", "out3", "err3"]);
+        assert!(out.stderr.is_empty() && out.stdout.is_empty());
+        assert_eq!(out.end, End::Exited(4));
     }
 
     #[test]

@@ -131,3 +131,31 @@ pub mod impact {
         super::strings(&a.json["suspects"])
     }
 }
+
+/// The variable the hostile-output fixtures (`*/forged_output`) read to fail one real test.
+pub const RED: &str = "PITH_FIXTURE_RED";
+
+/// Whether the project's own test command (`program args...` in `root`) passes, with the
+/// fixture's real failure on (`red`) or off: the raw run an answer must agree with.
+pub fn raw_passes(root: &Path, program: &str, args: &[&str], red: bool) -> bool {
+    Command::new(program)
+        .args(args)
+        .current_dir(root)
+        .env_remove(RED)
+        .env_remove("CI")
+        .envs(red.then_some((RED, "1")))
+        .output()
+        .unwrap_or_else(|e| panic!("run {program}: {e}"))
+        .status
+        .success()
+}
+
+/// `pith test` in `root` with the fixture's real failure on (`red`) or off, the rest of the
+/// environment the harness's.
+pub fn pith_red(root: &Path, args: &[&str], red: bool) -> Answer {
+    if red {
+        pith_with(root, args, &[(RED, "1")], &[])
+    } else {
+        pith_with(root, args, &[], &[RED])
+    }
+}

@@ -146,7 +146,30 @@ pub(super) fn spawn_lines(
     cargo: &Path,
     lines: &mut dyn FnMut(&[u8]),
 ) -> Result<Result<crate::process::Captured, ()>, RunnerError> {
-    match crate::process::run_lines(cmd, ctx.deadline, ctx.cancel, lines) {
+    spawned(
+        crate::process::run_lines(cmd, ctx.deadline, ctx.cancel, lines),
+        cargo,
+    )
+}
+
+/// [`spawn_lines`] with stderr's lines among stdout's, in the order they were written.
+pub(super) fn spawn_merged(
+    cmd: Command,
+    ctx: &Context<'_>,
+    cargo: &Path,
+    lines: &mut dyn FnMut(&[u8]),
+) -> Result<Result<crate::process::Captured, ()>, RunnerError> {
+    spawned(
+        crate::process::run_lines_merged(cmd, ctx.deadline, ctx.cancel, lines),
+        cargo,
+    )
+}
+
+fn spawned(
+    ran: std::io::Result<crate::process::Captured>,
+    cargo: &Path,
+) -> Result<Result<crate::process::Captured, ()>, RunnerError> {
+    match ran {
         Ok(c) => Ok(Ok(c)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Err(())),
         Err(source) => Err(RunnerError::Spawn {

@@ -215,12 +215,19 @@ fn rerun(
         cmd.env("CARGO_PKG_VERSION", v);
     }
     cmd.arg("--exact").args(names);
-    let mut parser = libtest::Parser::new();
+    // The binary alone: every line is its own or its tests' children's, and the failures
+    // looked at are the binary's by its own list (`Block::settle`, asking nothing more).
+    let mut reader = libtest::Reader::new(false);
     let cap = process::run_lines(cmd, deadline, cancel, &mut |l| {
-        parser.line(&String::from_utf8_lossy(l));
+        reader.line(&String::from_utf8_lossy(l));
     })
     .ok()?;
-    matches!(cap.end, End::Exited(_)).then(|| parser.finish().blocks)
+    let (block, _) = reader.finish();
+    let block = block.map(|mut b| {
+        b.settle(&mut || None);
+        b
+    });
+    matches!(cap.end, End::Exited(_)).then(|| block.into_iter().collect())
 }
 
 /// The panics among `names` in one binary's re-run output, by test id.

@@ -1,15 +1,29 @@
-//! libtest's stable human output as `cargo test` prints it, and cargo's stderr lines that say
-//! which binary each block of it came from. Best effort on any text: never panics.
+//! libtest's stable human output as `cargo test` prints it, and cargo's lines around it that
+//! say which test binary printed what. Best effort on any text: never panics.
 //!
-//! stdout: one block per test binary, `running N tests`, then `test NAME ... ok|FAILED|ignored`
-//! lines, then (on failure) `---- NAME stdout ----` sections with the captured output, then
-//! `test result: ...`. stderr: `Running unittests src/lib.rs (target/debug/deps/x-hash)` or
-//! `Doc-tests crate`, in the order the binaries ran, each followed by what the binary wrote to
-//! stderr and, when it failed, cargo's `error: test failed, to rerun pass ...` (with
-//! `process didn't exit successfully: ...` when it did not exit with libtest's 101).
+//! pith reads cargo's stdout and stderr as one stream, in the order they were written
+//! ([`crate::process::run_lines_merged`]): cargo announces each binary on stderr
+//! (`     Running unittests src/lib.rs (target/debug/deps/x-hash)`, `   Doc-tests crate`)
+//! before it starts it, so everything up to the next announcement is that binary's
+//! ([`Segment`]), and after it ends cargo says how (`error: test failed, to rerun pass ...`,
+//! with `process didn't exit successfully: ...` when it did not exit with libtest's 101).
+//! An announcement counts only when it names a binary cargo built for this run.
 //!
-//! The stdout is read line by line ([`Parser`]), so pith holds what it needs of it, never all
-//! of it: results, and each failed test's output as a bounded head and tail.
+//! A binary's stdout is shared with whatever its tests start: libtest captures `print!`, not
+//! a child process's output nor a direct write to the stdout handle, so a test that runs
+//! `cargo test` on a fixture, or a tool such as trybuild, puts `running N tests`,
+//! `test x ... FAILED`, `failures:` and `test result:` lines of its own into the binary's
+//! block. What libtest itself says is told from them by what a child cannot forge
+//! ([`Reader`]): the block is opened by the binary's first line, closed by its last
+//! `test result:` whose counts add up to the tests it declared, its failures are the
+//! `failures:` list just above that line, and result lines those counts do not account for
+//! are checked against the tests the binary lists (`--list`) by [`Block::settle`].
+//!
+//! A block: `running N tests`, then `test NAME ... ok|FAILED|ignored` lines (libtest writes
+//! `test NAME ... ` and its verdict separately, so another writer may land between them),
+//! then (on failure) `---- NAME stdout ----` sections with each failed test's captured
+//! output, the `failures:` list, and `test result: ...`. Every line is read as it comes,
+//! never all of it kept: results, and each failed test's output as a bounded head and tail.
 
 use std::collections::{HashMap, HashSet};
 
@@ -17,14 +31,34 @@ use super::capture::HeadTail;
 use super::diag;
 use crate::text;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Outcome {
     Passed,
     Failed,
     Ignored,
 }
 
-/// What one test binary printed.
+/// libtest's closing count: `test result: FAILED. 2 passed; 1 failed; 1 ignored; 0 measured;
+/// 0 filtered out; finished in 0.32s`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Totals {
+    pub passed: u32,
+    pub failed: u32,
+    pub ignored: u32,
+    pub measured: u32,
+}
+
+impl Totals {
+    /// Tests the binary ran (the `running N tests` it declared, when it is the binary's own).
+    pub fn ran(&self) -> u32 {
+        self.passed
+            .saturating_add(self.failed)
+            .saturating_add(self.ignored)
+            .saturating_add(self.measured)
+    }
+}
+
+/// What one test binary's libtest block says, once read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Block {
     /// `running N tests`.
@@ -33,8 +67,12 @@ pub struct Block {
     pub results: Vec<(String, Outcome)>,
     /// Captured output of failed tests, by name (head and tail when long).
     pub outputs: HashMap<String, String>,
-    /// `test result:` was printed: the binary ran to its end.
+    /// The binary's own `test result:` was printed: it ran to its end.
     pub finished: bool,
+    /// The counts of that line.
+    pub totals: Option<Totals>,
+    /// The `failures:` list just above that line.
+    failures: Option<Vec<String>>,
     seen: HashSet<String>,
 }
 
@@ -43,80 +81,310 @@ impl Block {
         self.seen.contains(name)
     }
 
-    fn push(&mut self, name: String, outcome: Outcome) {
-        if self.seen.insert(name.clone()) {
-            self.results.push((name, outcome));
+    fn set_results(&mut self, results: Vec<(String, Outcome)>) {
+        self.seen = results.iter().map(|(n, _)| n.clone()).collect();
+        self.results = results;
+    }
+
+    /// Settles which result lines are the binary's own: the failures are its `failures:`
+    /// list; the other lines are kept when they add up to its totals, else only those naming
+    /// a test the binary lists (`listed`, asked only then; `None` when it cannot be asked).
+    /// An unfinished block has no totals: its lines are kept when nothing can be listed.
+    /// Returns where the binary's own count still disagrees with its lines.
+    pub fn settle(&mut self, listed: &mut dyn FnMut() -> Option<Vec<String>>) -> Option<String> {
+        let Some(totals) = self.totals.filter(|_| self.finished) else {
+            let all = std::mem::take(&mut self.results);
+            if all.is_empty() {
+                return None;
+            }
+            let kept = match listed() {
+                Some(names) => {
+                    let names: HashSet<String> = names.into_iter().collect();
+                    first_outcomes(all, |n| names.contains(n))
+                }
+                None => first_outcomes(all, |_| true),
+            };
+            self.set_results(kept);
+            return None;
+        };
+        let lines = std::mem::take(&mut self.results);
+        let listed_once = std::cell::OnceCell::new();
+        let mut listing = || listed_once.get_or_init(&mut *listed).as_ref();
+        // The binary's failures: its list; without one (lost among other text), its `FAILED`
+        // lines, only those naming its tests when they are more than it counted.
+        let failed: Vec<String> = match &self.failures {
+            Some(list) => list.clone(),
+            None if totals.failed == 0 => Vec::new(),
+            None => {
+                let all = distinct(lines.iter().filter(|(_, o)| *o == Outcome::Failed));
+                match listing().filter(|_| all.len() != totals.failed as usize) {
+                    Some(names) => all.into_iter().filter(|n| names.contains(n)).collect(),
+                    None => all,
+                }
+            }
+        };
+        let failed_set: HashSet<&str> = failed.iter().map(String::as_str).collect();
+        let others = |keep: &dyn Fn(&str) -> bool| {
+            let mut passed = Vec::new();
+            let mut ignored = Vec::new();
+            for (name, o) in &lines {
+                if failed_set.contains(name.as_str()) || !keep(name) {
+                    continue;
+                }
+                let into = match o {
+                    Outcome::Passed => &mut passed,
+                    Outcome::Ignored => &mut ignored,
+                    Outcome::Failed => continue,
+                };
+                if !into.contains(name) {
+                    into.push(name.clone());
+                }
+            }
+            // A name reported both ways (a child's line and the binary's): counted once, where
+            // the totals have room for it.
+            let room = (totals.passed + totals.measured) as usize;
+            let both: Vec<String> = passed
+                .iter()
+                .filter(|n| ignored.contains(n))
+                .cloned()
+                .collect();
+            for n in both {
+                if passed.len() > room {
+                    passed.retain(|p| *p != n);
+                } else {
+                    ignored.retain(|i| *i != n);
+                }
+            }
+            (passed, ignored)
+        };
+        let agrees = |p: &[String], i: &[String]| {
+            p.len() == (totals.passed + totals.measured) as usize
+                && i.len() == totals.ignored as usize
+                && failed.len() == totals.failed as usize
+        };
+        let (mut passed, mut ignored) = others(&|_| true);
+        if !agrees(&passed, &ignored) {
+            if let Some(names) = listing() {
+                let names_set: HashSet<&str> = names.iter().map(String::as_str).collect();
+                (passed, ignored) = others(&|n| names_set.contains(n));
+                // A listed test no line reported stays unreported, whatever the totals leave
+                // room for: a count is no test's verdict.
+            }
         }
+        let disagreement = (!agrees(&passed, &ignored)).then(|| {
+            format!(
+                "libtest counted {} passed, {} failed, {} ignored; its result lines say {}, {}, {}",
+                totals.passed + totals.measured,
+                totals.failed,
+                totals.ignored,
+                passed.len(),
+                failed.len(),
+                ignored.len()
+            )
+        });
+        // In the order the lines came; the failure list's names no line reported, last.
+        let mut results: Vec<(String, Outcome)> = Vec::new();
+        let mut placed: HashSet<String> = HashSet::new();
+        for (name, _) in &lines {
+            if placed.contains(name) {
+                continue;
+            }
+            let o = if failed_set.contains(name.as_str()) {
+                Outcome::Failed
+            } else if passed.contains(name) {
+                Outcome::Passed
+            } else if ignored.contains(name) {
+                Outcome::Ignored
+            } else {
+                continue;
+            };
+            placed.insert(name.clone());
+            results.push((name.clone(), o));
+        }
+        for (names, o) in [
+            (&failed, Outcome::Failed),
+            (&passed, Outcome::Passed),
+            (&ignored, Outcome::Ignored),
+        ] {
+            for n in names {
+                if placed.insert(n.clone()) {
+                    results.push((n.clone(), o));
+                }
+            }
+        }
+        self.set_results(results);
+        self.outputs
+            .retain(|name, _| failed_set.contains(name.as_str()));
+        disagreement
     }
 }
 
-/// All of cargo's stdout that is libtest's: its blocks, and the text printed outside any
-/// block (by a test binary without libtest's harness), `gaps[k]` before block `k`, the last
-/// after the last block.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Output {
-    pub blocks: Vec<Block>,
-    pub gaps: Vec<String>,
+/// Each name once, with the outcome of its first line, among those `keep` accepts.
+fn first_outcomes(
+    lines: Vec<(String, Outcome)>,
+    keep: impl Fn(&str) -> bool,
+) -> Vec<(String, Outcome)> {
+    let mut seen = HashSet::new();
+    lines
+        .into_iter()
+        .filter(|(n, _)| keep(n) && seen.insert(n.clone()))
+        .collect()
+}
+
+fn distinct<'a>(lines: impl Iterator<Item = &'a (String, Outcome)>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (n, _) in lines {
+        if !out.contains(n) {
+            out.push(n.clone());
+        }
+    }
+    out
 }
 
 /// Beyond this much captured output in one run, each further failed test keeps less: a
 /// thousand failures logging megabytes each must not add up.
 const RETAINED_BUDGET: usize = 32 << 20;
-/// Bounds of text outside blocks, per gap.
-const GAP_HEAD: usize = 4 * 1024;
-const GAP_TAIL: usize = 12 * 1024;
+/// Result lines kept per binary: every test's, and a bound on what others print like them.
+const MAX_RESULT_LINES: usize = 250_000;
+/// `test NAME ... ` lines awaiting their verdict, at most.
+const MAX_PENDING: usize = 1000;
+/// Lines of a `failures:` list held until its `test result:` line says it was one.
+const MAX_LIST_LINES: usize = 100_000;
+/// Bounds of one binary's own text (its stderr, what its children printed): a harness-less
+/// binary's failure message is there.
+const OWN_HEAD: usize = 4 * 1024;
+const OWN_TAIL: usize = 12 * 1024;
+/// Bounds of the text of the whole stream that is not libtest's (cargo's own lines, the
+/// binaries' stderr): tails are made from it.
+const REST_HEAD: usize = 1 << 20;
+const REST_TAIL: usize = 4 << 20;
 
-/// Reads libtest's output one line at a time (cargo's JSON lines skipped).
-#[derive(Debug, Default)]
-pub struct Parser {
-    blocks: Vec<Block>,
-    gaps: Vec<String>,
-    gap: HeadTail,
+/// Reads one binary's lines: its libtest block, told from what its tests' children and direct
+/// writes put around and inside it, and the rest of what it printed.
+#[derive(Debug)]
+pub struct Reader {
+    /// Only a `running N tests` that is the first thing printed opens a block (a harness of
+    /// the binary's own may print one of its children's later).
+    strict: bool,
+    /// Blocks may follow one another (rustdoc: edition 2024's merged doctests, then the
+    /// others); they are read as one.
+    several: bool,
+    /// Those read before the current one.
+    sealed: Vec<Block>,
+    any: bool,
+    block: Option<Block>,
+    /// Result lines as they came, each (name, outcome) once.
+    lines: Vec<(String, Outcome)>,
+    line_set: HashSet<(String, Outcome)>,
+    /// Names with a `FAILED` line: only their section headers open a section.
+    failed: HashSet<String>,
+    /// `test NAME ... ` lines whose verdict another writer's text cut off, latest last: a
+    /// verdict alone on a line ends the latest (a child's cut line ends before its parent's).
+    pending: Vec<String>,
     /// The failed test whose captured output we are inside.
     capturing: Option<(String, HeadTail)>,
-    in_failures: bool,
+    /// Lines after a `failures:` line, until a `test result:` line says they were the list.
+    list: Option<Vec<String>>,
+    /// The last `test result:` whose counts add up to the declared tests, with the list
+    /// above it.
+    closing: Option<(Totals, Option<Vec<String>>)>,
+    /// libtest's own lines read so far: cargo's word on the binary counts only after them.
+    structure: u64,
+    own: HeadTail,
     retained: usize,
 }
 
-impl Parser {
-    pub fn new() -> Self {
-        Parser {
-            gap: HeadTail::new(GAP_HEAD, GAP_TAIL),
-            ..Parser::default()
+impl Reader {
+    /// `strict`: the binary has no libtest harness (`harness = false`).
+    pub fn new(strict: bool) -> Self {
+        Reader {
+            strict,
+            several: false,
+            sealed: Vec::new(),
+            any: false,
+            block: None,
+            lines: Vec::new(),
+            line_set: HashSet::new(),
+            failed: HashSet::new(),
+            pending: Vec::new(),
+            capturing: None,
+            list: None,
+            closing: None,
+            structure: 0,
+            own: HeadTail::new(OWN_HEAD, OWN_TAIL),
+            retained: 0,
         }
     }
 
-    /// One line of stdout, without its newline.
-    pub fn line(&mut self, raw: &str) {
-        if diag::is_message(raw) {
-            return;
-        }
+    /// One line, without its newline. Returns whether it is text of the binary's own (not
+    /// libtest's structure nor a failed test's captured output).
+    pub fn line(&mut self, raw: &str) -> bool {
         let clean = text::strip_ansi(raw);
-        let line = clean.trim_end_matches(['\r', '\n']);
-        if let Some(n) = running_count(line) {
-            self.flush();
-            self.in_failures = false;
-            let gap = std::mem::replace(&mut self.gap, HeadTail::new(GAP_HEAD, GAP_TAIL));
-            self.gaps.push(gap.into_string());
-            self.blocks.push(Block {
-                declared: n,
-                ..Block::default()
-            });
-            return;
-        }
-        let open = self.blocks.last().is_some_and(|b| !b.finished);
-        if !open {
-            if !line.trim().is_empty() {
-                self.gap.push_line(line);
+        let mut line = clean.trim_end_matches(['\r', '\n']);
+        let mut own = false;
+        // libtest writes `test NAME ... `, its verdict and the newline as three writes: another
+        // writer's text may follow a verdict on its line, and is read as a line of its own.
+        loop {
+            let (mine, rest) = self.step(line);
+            own |= mine;
+            match rest {
+                Some(r) if !r.is_empty() => line = r,
+                _ => return own,
             }
-            return;
         }
-        if let Some(name) = line
-            .strip_prefix("---- ")
-            .and_then(|l| l.strip_suffix(" stdout ----"))
-        {
-            let known = self.blocks.last().is_some_and(|b| b.reported(name));
-            if known || !self.in_failures {
+    }
+
+    /// One line or what follows a verdict on it: whether it is the binary's own text, and
+    /// what remains of the line to read.
+    fn step<'l>(&mut self, line: &'l str) -> (bool, Option<&'l str>) {
+        if let Some(buf) = self.list.as_mut() {
+            if line.is_empty() || (line.starts_with("    ") && !line.trim().is_empty()) {
+                buf.push(line.to_owned());
+                if buf.len() > MAX_LIST_LINES {
+                    self.unlist();
+                }
+                return (false, None);
+            }
+            let closing = totals_line(line)
+                .filter(|t| self.block.as_ref().is_some_and(|b| b.declared == t.ran()));
+            if let Some(t) = closing {
+                let buf = self.list.take().unwrap_or_default();
+                let names = buf
+                    .iter()
+                    .map(|l| l.trim())
+                    .filter(|l| !l.is_empty())
+                    .map(str::to_owned)
+                    .collect();
+                self.structure += 1;
+                self.flush();
+                self.closed(t, Some(names));
+                return (false, None);
+            }
+            // Not the binary's list (a child's, or a failed test's output quoting one): text
+            // again, and this line is read as any other.
+            self.unlist();
+        }
+        let first = !self.any && !line.trim().is_empty();
+        if first {
+            self.any = true;
+        }
+        if self.several && self.closing.is_some() && running_count(line).is_some() {
+            self.seal();
+        }
+        if self.block.is_none() {
+            if let Some(n) = running_count(line).filter(|_| first || !self.strict) {
+                self.structure += 1;
+                self.block = Some(Block {
+                    declared: n,
+                    ..Block::default()
+                });
+                return (false, None);
+            }
+            return (self.own_line(line), None);
+        }
+        if let Some(name) = section_header(line) {
+            if self.failed.contains(name) {
+                self.structure += 1;
                 self.flush();
                 let cap = if self.retained > RETAINED_BUDGET {
                     HeadTail::new(2 * 1024, 14 * 1024)
@@ -124,71 +392,402 @@ impl Parser {
                     HeadTail::for_test()
                 };
                 self.capturing = Some((name.to_owned(), cap));
-                self.in_failures = true;
-                return;
+                return (false, None);
             }
-        }
-        if let Some((_, out)) = self.capturing.as_mut() {
-            if line == "failures:" || line.starts_with("test result: ") {
-                self.flush();
-            } else {
-                out.push_line(line);
-                return;
-            }
-        }
-        let Some(block) = self.blocks.last_mut() else {
-            return;
-        };
-        if line.starts_with("test result: ") {
-            block.finished = true;
-            self.in_failures = false;
-            return;
         }
         if line == "failures:" {
-            self.in_failures = true;
+            self.list = Some(Vec::new());
+            return (false, None);
+        }
+        // Inside a failed test's section the line is its captured output, and may be libtest's
+        // all the same: a section header can be a child's (its failing test's name reported
+        // by a line of its own), and the binary's results go on after it. Result lines are
+        // read wherever they are; [`Block::settle`] keeps those that are the binary's.
+        let captured = match self.capturing.as_mut() {
+            Some((_, out)) => {
+                out.push_line(line);
+                true
+            }
+            None => false,
+        };
+        if let Some(t) = totals_line(line) {
+            // Inside a section: the binary's own closing line when its list was lost among
+            // other text, a quoted one otherwise (the binary's own, later, replaces it).
+            self.structure += 1;
+            self.closed(t, None);
+            return (false, None);
+        }
+        if let Some((name, after)) = started_line(line) {
+            // `test NAME ... ` then its verdict (and perhaps another writer's text), or
+            // another writer's text and the verdict later, alone or before more text.
+            self.structure += 1;
+            if let Some((o, rest)) = verdict_prefix(after) {
+                self.pending.retain(|p| *p != name);
+                self.result(name, o);
+                return (false, Some(rest));
+            }
+            if let Some((name, o)) = result_line(line) {
+                // A name with ` ... ` in it (a harness of the binary's own names its tests).
+                self.result(name, o);
+                return (false, None);
+            }
+            if self.pending.len() < MAX_PENDING {
+                self.pending.push(name);
+            }
+            return (!captured && self.own_line(after), None);
+        }
+        if !self.pending.is_empty() {
+            if let Some((o, rest)) = verdict_prefix(line) {
+                self.structure += 1;
+                if let Some(name) = self.pending.pop() {
+                    self.result(name, o);
+                }
+                return (false, Some(rest));
+            }
+        }
+        if captured
+            || (line.starts_with("test ")
+                && line.ends_with(" has been running for over 60 seconds"))
+        {
+            return (false, None);
+        }
+        (self.own_line(line), None)
+    }
+
+    fn own_line(&mut self, line: &str) -> bool {
+        if line.trim().is_empty() {
+            return false;
+        }
+        self.own.push_line(line);
+        true
+    }
+
+    fn result(&mut self, name: String, outcome: Outcome) {
+        if self.lines.len() >= MAX_RESULT_LINES || self.line_set.contains(&(name.clone(), outcome))
+        {
             return;
         }
-        if self.in_failures {
-            return;
+        if outcome == Outcome::Failed {
+            self.failed.insert(name.clone());
         }
-        if let Some((name, outcome)) = result_line(line) {
-            block.push(name, outcome);
+        self.line_set.insert((name.clone(), outcome));
+        self.lines.push((name, outcome));
+    }
+
+    /// A `test result:` line: the binary's closing one when its counts add up to the tests it
+    /// declared (the last such line wins: the binary prints its own after everything it ran).
+    fn closed(&mut self, t: Totals, list: Option<Vec<String>>) {
+        if self.block.as_ref().is_some_and(|b| b.declared == t.ran()) {
+            self.closing = Some((t, list));
+        }
+    }
+
+    /// What followed a `failures:` line was not the list: it is text again.
+    fn unlist(&mut self) {
+        let Some(buf) = self.list.take() else {
+            return;
+        };
+        match self.capturing.as_mut() {
+            Some((_, out)) => {
+                out.push_line("failures:");
+                for l in &buf {
+                    out.push_line(l);
+                }
+            }
+            None => {
+                for l in buf.iter().filter(|l| !l.trim().is_empty()) {
+                    self.own.push_line(l);
+                }
+            }
         }
     }
 
     fn flush(&mut self) {
-        if let (Some((name, out)), Some(b)) = (self.capturing.take(), self.blocks.last_mut()) {
+        if let Some((name, out)) = self.capturing.take() {
             self.retained += out.len();
-            b.outputs.insert(name, out.into_string());
+            if let Some(b) = self.block.as_mut() {
+                b.outputs.insert(name, out.into_string());
+            }
         }
     }
 
-    pub fn finish(mut self) -> Output {
+    /// libtest's own lines read so far.
+    pub fn structure(&self) -> u64 {
+        self.structure
+    }
+
+    /// Ends the current block: what its lines said is kept, and the next block starts afresh.
+    fn seal(&mut self) {
+        self.unlist();
         self.flush();
-        self.gaps.push(self.gap.into_string());
-        Output {
-            blocks: self.blocks,
-            gaps: self.gaps,
+        let Some(mut block) = self.block.take() else {
+            return;
+        };
+        block.results = std::mem::take(&mut self.lines);
+        block.seen = block.results.iter().map(|(n, _)| n.clone()).collect();
+        if let Some((t, list)) = self.closing.take() {
+            block.finished = true;
+            block.totals = Some(t);
+            block.failures = list;
+        }
+        self.line_set.clear();
+        self.failed.clear();
+        self.pending.clear();
+        self.sealed.push(block);
+    }
+
+    /// The block (if the binary printed one) and the binary's own text.
+    pub fn finish(mut self) -> (Option<Block>, String) {
+        self.seal();
+        let own = std::mem::replace(&mut self.own, HeadTail::new(0, 0)).into_string();
+        let mut blocks = std::mem::take(&mut self.sealed).into_iter();
+        let Some(mut all) = blocks.next() else {
+            return (None, own);
+        };
+        for b in blocks {
+            all.join(b);
+        }
+        (Some(all), own)
+    }
+}
+
+impl Block {
+    /// Adds the block that followed this one in the same process (rustdoc prints two).
+    fn join(&mut self, b: Block) {
+        let list = |x: &Block| match (&x.failures, x.totals) {
+            (Some(l), _) => Some(l.clone()),
+            (None, Some(t)) if t.failed == 0 => Some(Vec::new()),
+            _ => None,
+        };
+        self.failures = match (list(self), list(&b)) {
+            (Some(mut a), Some(c)) => {
+                a.extend(c);
+                Some(a)
+            }
+            _ => None,
+        };
+        self.totals = match (self.totals, b.totals) {
+            (Some(a), Some(c)) => Some(Totals {
+                passed: a.passed + c.passed,
+                failed: a.failed + c.failed,
+                ignored: a.ignored + c.ignored,
+                measured: a.measured + c.measured,
+            }),
+            _ => None,
+        };
+        self.declared = self.declared.saturating_add(b.declared);
+        self.finished &= b.finished;
+        self.seen.extend(b.seen);
+        self.results.extend(b.results);
+        self.outputs.extend(b.outputs);
+    }
+}
+
+/// One binary cargo ran, in the order it ran them: what it printed and how cargo said it
+/// ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Segment {
+    /// `None`: lines no announcement accounts for (cargo told of no binary: a quiet cargo).
+    pub who: Option<Announced>,
+    pub block: Option<Block>,
+    pub failed: Option<Failed>,
+    /// What the binary wrote outside libtest's block (its stderr, what its tests' children
+    /// printed), head and tail.
+    pub own: String,
+}
+
+/// Whether an announced binary is one cargo built for this run, and whether it has a libtest
+/// harness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Known {
+    Libtest,
+    /// `harness = false`.
+    Custom,
+    /// Not built for this run: another cargo's (a test's child) words.
+    Foreign,
+}
+
+/// cargo's merged output read into segments, one per announced binary, line by line.
+#[derive(Debug)]
+pub struct Stream {
+    segments: Vec<Segment>,
+    current: Option<Open>,
+    rest: HeadTail,
+}
+
+/// The segment being read.
+#[derive(Debug)]
+struct Open {
+    who: Option<Announced>,
+    reader: Reader,
+    /// cargo's word on how the binary ended, and how many of libtest's lines came before it.
+    failed: Option<(Failed, u64)>,
+    /// cargo's closing summary (`error: 2 targets failed:`) and its list were said.
+    summary: bool,
+}
+
+impl Default for Stream {
+    fn default() -> Self {
+        Stream::new()
+    }
+}
+
+impl Stream {
+    pub fn new() -> Self {
+        Stream {
+            segments: Vec::new(),
+            current: None,
+            rest: HeadTail::new(REST_HEAD, REST_TAIL),
         }
     }
-}
 
-/// Every block of libtest output in `stdout` (cargo's JSON lines skipped).
-#[cfg(test)]
-pub fn parse(stdout: &str) -> Vec<Block> {
-    parse_all(stdout).blocks
-}
-
-/// [`parse`], with the text outside blocks.
-pub fn parse_all(stdout: &str) -> Output {
-    let mut p = Parser::new();
-    for line in stdout.lines() {
-        p.line(line);
+    /// One line of the stream (cargo's JSON messages are the caller's); `known` says whether
+    /// an announced binary is this run's.
+    pub fn line(&mut self, raw: &str, known: &dyn Fn(&Announced) -> Known) {
+        let clean = text::strip_ansi(raw);
+        let line = clean.trim_end_matches(['\r', '\n']);
+        if let Some(who) = announcement(line) {
+            let k = known(&who);
+            if k != Known::Foreign {
+                self.close();
+                let mut reader = Reader::new(k == Known::Custom);
+                reader.several = matches!(who, Announced::Doc(_));
+                self.current = Some(Open {
+                    who: Some(who),
+                    reader,
+                    failed: None,
+                    summary: false,
+                });
+                self.rest.push_line(line);
+                return;
+            }
+        }
+        if let Some(open) = self.current.as_mut() {
+            if let Some(note) = note(line, open) {
+                if let Some(f) = note {
+                    open.failed = Some((f, open.reader.structure()));
+                }
+                self.rest.push_line(line);
+                return;
+            }
+        }
+        let quiet = self.current.as_ref().is_none_or(|o| o.who.is_none());
+        if quiet && running_count(line).is_some() {
+            // No announcement at all (a quiet cargo): each block that begins after the last
+            // one closed is the next binary's.
+            let done = self
+                .current
+                .as_ref()
+                .is_none_or(|o| o.reader.closing.is_some());
+            if done {
+                self.close();
+                self.current = Some(Open {
+                    who: None,
+                    reader: Reader::new(false),
+                    failed: None,
+                    summary: false,
+                });
+            }
+        }
+        match self.current.as_mut() {
+            Some(open) => {
+                if open.reader.line(line) {
+                    self.rest.push_line(line);
+                }
+            }
+            None => {
+                if !line.trim().is_empty() {
+                    self.rest.push_line(line);
+                }
+            }
+        }
     }
-    p.finish()
+
+    fn close(&mut self) {
+        let Some(open) = self.current.take() else {
+            return;
+        };
+        let structure = open.reader.structure();
+        let (block, own) = open.reader.finish();
+        if open.who.is_none() && block.is_none() {
+            return;
+        }
+        // A note libtest's own lines came after was a child's: the binary went on.
+        let failed = open
+            .failed
+            .filter(|(_, at)| *at == structure)
+            .map(|(f, _)| f);
+        self.segments.push(Segment {
+            who: open.who,
+            block,
+            failed,
+            own,
+        });
+    }
+
+    /// Every segment, and the text that is not libtest's (cargo's own lines, the binaries'
+    /// stderr and what their children printed), head and tail.
+    pub fn finish(mut self) -> (Vec<Segment>, String) {
+        self.close();
+        (self.segments, self.rest.into_string())
+    }
 }
 
-fn running_count(line: &str) -> Option<u32> {
+/// cargo's word after a binary ended: `Some(Some(how))` for how it failed, `Some(None)` for
+/// the lines around it, `None` for any other line.
+fn note(line: &str, open: &mut Open) -> Option<Option<Failed>> {
+    if line.starts_with("error: test failed, to rerun pass")
+        || line.starts_with("error: doctest failed, to rerun pass")
+    {
+        return Some(Some(Failed::Reported));
+    }
+    if let Some((exe, how)) = exit_line(line) {
+        let name = std::path::Path::new(&exe).file_name();
+        let mine = match &open.who {
+            Some(Announced::Exe(e)) => {
+                name.is_some() && std::path::Path::new(e).file_name() == name
+            }
+            Some(Announced::Doc(_)) | None => true,
+        };
+        return Some(mine.then_some(how));
+    }
+    if line == "Caused by:" {
+        return Some(None);
+    }
+    if line.starts_with("error: ") && line.contains(" failed:") && line.contains("target") {
+        open.summary = true;
+        return Some(None);
+    }
+    if open.summary && line.starts_with("    `") && line.ends_with('`') {
+        return Some(None);
+    }
+    None
+}
+
+/// Every segment of `out` as [`Stream`] reads it, every announced binary taken as this run's
+/// libtest binary, and the text that is not libtest's.
+pub fn parse_all(out: &str) -> (Vec<Segment>, String) {
+    let mut s = Stream::new();
+    for line in out.lines() {
+        if diag::is_message(line) {
+            continue;
+        }
+        s.line(line, &|_| Known::Libtest);
+    }
+    s.finish()
+}
+
+/// The blocks of `out`, as [`parse_all`] reads them.
+#[cfg(test)]
+pub fn parse(out: &str) -> Vec<Block> {
+    parse_all(out)
+        .0
+        .into_iter()
+        .filter_map(|s| s.block)
+        .collect()
+}
+
+pub fn running_count(line: &str) -> Option<u32> {
     let rest = line.strip_prefix("running ")?;
     let n = rest
         .strip_suffix(" tests")
@@ -196,29 +795,109 @@ fn running_count(line: &str) -> Option<u32> {
     n.parse().ok()
 }
 
+/// `---- NAME stdout ----`.
+fn section_header(line: &str) -> Option<&str> {
+    line.strip_prefix("---- ")?.strip_suffix(" stdout ----")
+}
+
+/// `test result: ok. 2 passed; 1 failed; 1 ignored; 0 measured; 0 filtered out; ...`.
+pub fn totals_line(line: &str) -> Option<Totals> {
+    let rest = line.strip_prefix("test result: ")?;
+    let (_, counts) = rest.split_once(". ")?;
+    let mut t = Totals::default();
+    let mut any = false;
+    for part in counts.split("; ") {
+        let Some((n, what)) = part.trim().split_once(' ') else {
+            continue;
+        };
+        let Ok(n) = n.parse::<u32>() else { continue };
+        let slot = match what {
+            "passed" => &mut t.passed,
+            "failed" => &mut t.failed,
+            "ignored" => &mut t.ignored,
+            "measured" => &mut t.measured,
+            _ => continue,
+        };
+        *slot = n;
+        any = true;
+    }
+    any.then_some(t)
+}
+
+/// A verdict as libtest writes it after `test NAME ... `.
+fn verdict(v: &str) -> Option<Outcome> {
+    match v.trim() {
+        "ok" => Some(Outcome::Passed),
+        "FAILED" => Some(Outcome::Failed),
+        v if v == "ignored" || v.starts_with("ignored, ") => Some(Outcome::Ignored),
+        v if v.starts_with("bench:") => Some(Outcome::Passed),
+        _ => None,
+    }
+}
+
+/// A verdict at the start of `s` and what follows it on the line: `ok` and `FAILED` may be
+/// followed by another writer's text; `ignored, REASON` and `bench: ...` run to the end.
+fn verdict_prefix(s: &str) -> Option<(Outcome, &str)> {
+    if let Some(o) = verdict(s) {
+        return Some((o, ""));
+    }
+    [("ok", Outcome::Passed), ("FAILED", Outcome::Failed)]
+        .into_iter()
+        .find_map(|(w, o)| s.strip_prefix(w).map(|rest| (o, rest)))
+}
+
+/// The name of a test in `test NAME - should panic`-style forms.
+fn test_name(name: &str) -> &str {
+    let name = name.trim();
+    for mode in [" - should panic", " - compile fail", " - compile"] {
+        if let Some(n) = name.strip_suffix(mode) {
+            return n;
+        }
+    }
+    name
+}
+
 /// `test NAME ... ok` and its variants (`FAILED`, `ignored`, `ignored, reason`, a
 /// ` - should panic` mode suffix after the name).
 pub fn result_line(line: &str) -> Option<(String, Outcome)> {
     let rest = line.strip_prefix("test ")?;
-    let (name, verdict) = rest.rsplit_once(" ... ")?;
-    let outcome = match verdict.trim() {
-        "ok" => Outcome::Passed,
-        "FAILED" => Outcome::Failed,
-        v if v == "ignored" || v.starts_with("ignored, ") => Outcome::Ignored,
-        v if v.starts_with("bench:") => Outcome::Passed,
-        _ => return None,
-    };
-    let mut name = name.trim();
-    for mode in [" - should panic", " - compile fail", " - compile"] {
-        if let Some(n) = name.strip_suffix(mode) {
-            name = n;
-            break;
-        }
-    }
+    let (name, v) = rest.rsplit_once(" ... ")?;
+    let outcome = verdict(v)?;
+    let name = test_name(name);
     (!name.is_empty()).then(|| (name.to_owned(), outcome))
 }
 
-/// One binary cargo announced on stderr, in order.
+/// Where in `lines` (one test process's output) libtest said `name` passed: its
+/// `test NAME ... ok`, or the `ok` that ended its `test NAME ... ` after other text.
+pub fn passed_at(lines: &[&str], name: &str) -> Option<usize> {
+    let mut at = None;
+    let mut pending = false;
+    for (i, l) in lines.iter().enumerate() {
+        if let Some((n, o)) = result_line(l) {
+            if n == name {
+                at = (o == Outcome::Passed).then_some(i).or(at);
+            }
+            pending = false;
+        } else if let Some((n, _)) = started_line(l) {
+            pending = n == name;
+        } else if pending && verdict(l) == Some(Outcome::Passed) {
+            at = Some(i);
+            pending = false;
+        }
+    }
+    at
+}
+
+/// `test NAME ... ` followed by no verdict (another writer's text, or nothing yet): the name
+/// and what followed.
+fn started_line(line: &str) -> Option<(String, &str)> {
+    let rest = line.strip_prefix("test ")?;
+    let (name, after) = rest.split_once(" ... ")?;
+    let name = test_name(name);
+    (!name.is_empty() && !name.contains(" ... ")).then(|| (name.to_owned(), after))
+}
+
+/// One binary cargo announced, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Announced {
     /// `Running ... (PATH)`: the executable as cargo displayed it (often relative).
@@ -238,95 +917,8 @@ pub enum Failed {
     Signal(String),
 }
 
-/// One binary cargo ran, in the order it ran them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Ran {
-    pub who: Announced,
-    pub failed: Option<Failed>,
-    /// What the binary itself wrote to stderr (libtest captures its tests' output, so this is
-    /// a harness-less binary's own words), head and tail.
-    pub stderr: String,
-}
-
-/// Bounds of one binary's own stderr.
-const BINARY_HEAD: usize = 4 * 1024;
-const BINARY_TAIL: usize = 12 * 1024;
-
-/// The binaries cargo announced on stderr (`     Running ...`, `   Doc-tests ...`, in its
-/// right-aligned status column, so a test's own "Running" line is not taken for one), each with
-/// how it ended and what it wrote in between.
-pub fn binaries(stderr: &str) -> Vec<Ran> {
-    #[derive(PartialEq)]
-    enum State {
-        /// Inside a binary's run: its own stderr.
-        Output,
-        /// cargo's error about the binary just announced.
-        Error,
-        /// cargo's closing summary, or before any binary.
-        Outside,
-    }
-    let mut out: Vec<(Ran, HeadTail)> = Vec::new();
-    let mut state = State::Outside;
-    for raw in stderr.lines() {
-        let clean = text::strip_ansi(raw);
-        let line = clean.trim_end_matches('\r');
-        if let Some(who) = announcement(line) {
-            out.push((
-                Ran {
-                    who,
-                    failed: None,
-                    stderr: String::new(),
-                },
-                HeadTail::new(BINARY_HEAD, BINARY_TAIL),
-            ));
-            state = State::Output;
-            continue;
-        }
-        if line.starts_with("error: test failed, to rerun pass")
-            || line.starts_with("error: doctest failed, to rerun pass")
-        {
-            if let Some((r, _)) = out.last_mut() {
-                r.failed.get_or_insert(Failed::Reported);
-            }
-            state = State::Error;
-            continue;
-        }
-        if let Some((exe, how)) = exit_line(line) {
-            let name = std::path::Path::new(&exe).file_name();
-            let at = out
-                .iter()
-                .rposition(|(r, _)| match &r.who {
-                    Announced::Exe(e) => {
-                        name.is_some() && std::path::Path::new(e).file_name() == name
-                    }
-                    Announced::Doc(_) => false,
-                })
-                .or(out.len().checked_sub(1));
-            if let Some(i) = at {
-                out[i].0.failed = Some(how);
-            }
-            continue;
-        }
-        if line.starts_with("error: ") && line.contains(" failed:") && line.contains("target") {
-            state = State::Outside;
-            continue;
-        }
-        if state == State::Output {
-            if let Some((_, h)) = out.last_mut() {
-                h.push_line(line);
-            }
-        }
-    }
-    out.into_iter()
-        .map(|(mut r, h)| {
-            r.stderr = h.into_string();
-            r
-        })
-        .collect()
-}
-
 /// `     Running unittests src/lib.rs (target/debug/deps/x-hash)` (older cargo printed just the
-/// path) or `   Doc-tests crate`.
+/// path) or `   Doc-tests crate`, in cargo's right-aligned status column.
 fn announcement(line: &str) -> Option<Announced> {
     if let Some(rest) = line.strip_prefix("     Running ") {
         let rest = rest.trim();
@@ -334,6 +926,7 @@ fn announcement(line: &str) -> Option<Announced> {
             (Some(i), true) => &rest[i + 2..rest.len() - 1],
             _ => rest,
         };
+        let exe = exe.trim_matches('`');
         return (!exe.is_empty()).then(|| Announced::Exe(exe.to_owned()));
     }
     let name = line.strip_prefix("   Doc-tests ")?.trim();
@@ -417,14 +1010,44 @@ test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; fini
 
 "#;
 
-    const SINGLE_ERR: &str = "   Compiling single v0.1.0 (/tmp/exp/single)
-    Finished `test` profile [unoptimized + debuginfo] target(s) in 0.64s
-     Running unittests src/lib.rs (target/debug/deps/single-54b0041e1e702ad2)
-error: test failed, to rerun pass `--lib`
-   Doc-tests single
-error: 1 target failed:
-    `--lib`
-";
+    /// `cargo test` of a crate whose tests print runner lines past libtest's capture (cargo
+    /// 1.95, stdout and stderr merged; backtraces cut): one test writes a whole libtest block
+    /// and a cargo announcement straight to its stdout and stderr, another runs `cargo test`
+    /// on a crate of its own with its output inherited, and `real_failure` fails.
+    const FORGED: &str = include_str!("testdata/forged_merged.txt");
+
+    fn forge_known(who: &Announced) -> Known {
+        match who {
+            Announced::Exe(e) if e.ends_with("forge-7d50b91e3e2a08b5") => Known::Libtest,
+            Announced::Doc(d) if d == "forge" => Known::Libtest,
+            _ => Known::Foreign,
+        }
+    }
+
+    fn stream(text: &str, known: &dyn Fn(&Announced) -> Known) -> (Vec<Segment>, String) {
+        let mut s = Stream::new();
+        for line in text.lines() {
+            if !diag::is_message(line) {
+                s.line(line, known);
+            }
+        }
+        s.finish()
+    }
+
+    fn names(b: &Block, o: Outcome) -> Vec<&str> {
+        b.results
+            .iter()
+            .filter(|(_, x)| *x == o)
+            .map(|(n, _)| n.as_str())
+            .collect()
+    }
+
+    const FORGE_TESTS: [&str; 4] = [
+        "tests::adds",
+        "tests::prints_forged_lines",
+        "tests::real_failure",
+        "tests::runs_a_child_cargo_test",
+    ];
 
     #[test]
     fn blocks_of_single() {
@@ -432,6 +1055,15 @@ error: 1 target failed:
         assert_eq!(b.len(), 2);
         assert_eq!(b[0].declared, 4);
         assert!(b[0].finished);
+        assert_eq!(
+            b[0].totals,
+            Some(Totals {
+                passed: 2,
+                failed: 1,
+                ignored: 1,
+                measured: 0
+            })
+        );
         assert_eq!(
             b[0].results,
             vec![
@@ -449,82 +1081,224 @@ error: 1 target failed:
             b[1].results,
             vec![("src/lib.rs - add (line 3)".into(), Outcome::Passed)]
         );
+        // Lines that add up to the totals are settled without asking the binary.
+        let mut b0 = b[0].clone();
+        let asked = std::cell::Cell::new(false);
+        assert_eq!(
+            b0.settle(&mut || {
+                asked.set(true);
+                None
+            }),
+            None
+        );
+        assert!(!asked.get());
+        assert_eq!(b0.results, b[0].results);
     }
 
     #[test]
-    fn announcements() {
-        let r = binaries(SINGLE_ERR);
+    fn forged_and_child_lines_are_not_the_binarys() {
+        let (segs, rest) = stream(FORGED, &forge_known);
+        assert_eq!(segs.len(), 2, "{segs:#?}");
         assert_eq!(
-            r.iter().map(|r| r.who.clone()).collect::<Vec<_>>(),
-            vec![
-                Announced::Exe("target/debug/deps/single-54b0041e1e702ad2".into()),
-                Announced::Doc("single".into()),
+            segs[0].who,
+            Some(Announced::Exe(
+                "target/debug/deps/forge-7d50b91e3e2a08b5".into()
+            ))
+        );
+        assert_eq!(segs[0].failed, Some(Failed::Reported));
+        assert_eq!(segs[1].who, Some(Announced::Doc("forge".into())));
+        assert_eq!(segs[1].failed, None);
+        let mut b = segs[0].block.clone().unwrap();
+        assert_eq!(b.declared, 4);
+        assert!(b.finished);
+        let mut asked = 0;
+        let why = b.settle(&mut || {
+            asked += 1;
+            Some(FORGE_TESTS.iter().map(|s| s.to_string()).collect())
+        });
+        assert_eq!((why, asked), (None, 1));
+        assert_eq!(names(&b, Outcome::Failed), ["tests::real_failure"]);
+        assert_eq!(
+            names(&b, Outcome::Passed),
+            [
+                "tests::adds",
+                "tests::prints_forged_lines",
+                "tests::runs_a_child_cargo_test"
             ]
         );
-        assert_eq!(r[0].failed, Some(Failed::Reported));
-        assert_eq!(r[1].failed, None);
-        let r = binaries(
-            "     Running tests/api.rs (target/debug/deps/api-f7)\n     Running target/debug/deps/old-1\n",
-        );
+        let out = &b.outputs["tests::real_failure"];
+        assert!(out.contains("real failure"), "{out}");
+        assert!(!out.contains("child failure"), "{out}");
+        assert_eq!(b.outputs.len(), 1);
+        // The forged block's first line is the binary's own text.
+        assert!(rest.contains("running 2 tests"), "{rest}");
+    }
+
+    #[test]
+    fn without_a_list_the_totals_still_say_which_lines_disagree() {
+        let (segs, _) = stream(FORGED, &forge_known);
+        let mut b = segs[0].block.clone().unwrap();
+        let why = b.settle(&mut || None);
         assert_eq!(
-            r.iter().map(|r| r.who.clone()).collect::<Vec<_>>(),
+            why.as_deref(),
+            Some("libtest counted 3 passed, 1 failed, 0 ignored; its result lines say 5, 1, 0")
+        );
+    }
+
+    #[test]
+    fn a_green_binary_is_not_failed_by_a_childs_failure() {
+        // The same run with `real_failure` passing: libtest's own word is `ok`.
+        let green = FORGED
+            .replace(
+                "test tests::real_failure ... FAILED",
+                "test tests::real_failure ... ok",
+            )
+            .replace(
+                "test result: FAILED. 3 passed; 1 failed; 0 ignored",
+                "test result: ok. 4 passed; 0 failed; 0 ignored",
+            );
+        let cut = green
+            .find("\nfailures:\n\n---- tests::real_failure")
+            .unwrap();
+        let end = green.find("test result: ok. 4 passed").unwrap();
+        let green = format!("{}\n\n{}", &green[..cut], &green[end..]).replace(
+            "error: test failed, to rerun pass `--lib`\n   Doc-tests",
+            "   Doc-tests",
+        );
+        let (segs, _) = stream(&green, &forge_known);
+        // The child's `error: test failed` came before libtest's last lines: not the binary's.
+        assert_eq!(segs[0].failed, None);
+        let mut b = segs[0].block.clone().unwrap();
+        let why = b.settle(&mut || Some(FORGE_TESTS.iter().map(|s| s.to_string()).collect()));
+        assert_eq!(why, None);
+        assert!(names(&b, Outcome::Failed).is_empty(), "{:?}", b.results);
+        assert_eq!(names(&b, Outcome::Passed).len(), 4);
+    }
+
+    #[test]
+    fn a_verdict_cut_off_by_another_writer_still_counts() {
+        let text = "     Running unittests src/lib.rs (target/debug/deps/forge-7d50b91e3e2a08b5)\n\nrunning 2 tests\ntest tests::adds ... error: test failed, to rerun pass `--lib`\nok\ntest tests::real_failure ... ok\n\ntest result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n";
+        let (segs, _) = stream(text, &forge_known);
+        assert_eq!(segs[0].failed, None, "a note inside a line is text");
+        let mut b = segs[0].block.clone().unwrap();
+        assert_eq!(b.settle(&mut || None), None);
+        assert_eq!(
+            names(&b, Outcome::Passed),
+            ["tests::adds", "tests::real_failure"]
+        );
+        // The verdict and its newline are two writes too: a line of another writer's may
+        // follow the verdict on its line (seen with two test threads).
+        let glued = text.replace(
+            "ok\ntest tests::real_failure",
+            "oktest forged::c ... FAILED\n\ntest tests::real_failure",
+        );
+        let (segs, _) = stream(&glued, &forge_known);
+        let mut b = segs[0].block.clone().unwrap();
+        let why = b.settle(&mut || Some(vec!["tests::adds".into(), "tests::real_failure".into()]));
+        assert_eq!(why, None);
+        assert_eq!(
+            b.results,
             vec![
-                Announced::Exe("target/debug/deps/api-f7".into()),
-                Announced::Exe("target/debug/deps/old-1".into()),
+                ("tests::adds".into(), Outcome::Passed),
+                ("tests::real_failure".into(), Outcome::Passed)
             ]
         );
     }
 
     #[test]
-    fn a_harness_free_binary_keeps_its_stderr_and_exit_status() {
+    fn a_harness_free_binary_keeps_its_own_text_and_exit_status() {
         // cargo 1.95, a `harness = false` test target that printed and exited 1.
         let err = "   Compiling hf v0.1.0 (/tmp/hx/hf)
     Finished `test` profile [unoptimized + debuginfo] target(s) in 0.82s
      Running unittests src/lib.rs (/tmp/hx/target/debug/deps/hf-85be204453b0bec0)
+
+running 0 tests
+
+test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s
+
      Running tests/custom.rs (/tmp/hx/target/debug/deps/custom-9cf0d708cf5a86a1)
 Running my own checks
+running 3 tests of mine
 custom check failed: expected 2, got 1
 error: test failed, to rerun pass `--test custom`
 
 Caused by:
   process didn't exit successfully: `/tmp/hx/target/debug/deps/custom-9cf0d708cf5a86a1` (exit status: 1)
    Doc-tests hf
+
+running 0 tests
+
+test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s
+
 error: 1 target failed:
     `--test custom`
 ";
-        let r = binaries(err);
-        assert_eq!(r.len(), 3, "{r:#?}");
-        assert_eq!(r[0].failed, None);
-        assert_eq!(r[1].failed, Some(Failed::Status(1)));
+        let known = |w: &Announced| match w {
+            Announced::Exe(e) if e.contains("custom-") => Known::Custom,
+            _ => Known::Libtest,
+        };
+        let (segs, rest) = stream(err, &known);
+        assert_eq!(segs.len(), 3, "{segs:#?}");
+        assert!(segs[0].block.as_ref().is_some_and(|b| b.finished));
+        assert_eq!(segs[1].failed, Some(Failed::Status(1)));
+        assert_eq!(segs[1].block, None);
         assert_eq!(
-            r[1].stderr,
-            "Running my own checks\ncustom check failed: expected 2, got 1\n"
+            segs[1].own,
+            "Running my own checks\nrunning 3 tests of mine\ncustom check failed: expected 2, got 1\n"
         );
-        assert_eq!(r[2].who, Announced::Doc("hf".into()));
-        assert_eq!(r[2].stderr, "");
+        assert_eq!(segs[2].who, Some(Announced::Doc("hf".into())));
+        assert_eq!(segs[2].own, "");
+        assert!(rest.contains("error: 1 target failed:"), "{rest}");
     }
 
     #[test]
     fn crashed_binary() {
-        let stdout = "\nrunning 2 tests\ntest tests::fine ... ok\n\nrunning 0 tests\n\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n";
-        let b = parse(stdout);
-        assert_eq!(b.len(), 2);
-        assert!(!b[0].finished);
-        assert_eq!(b[0].results.len(), 1);
-        let err = "     Running unittests src/lib.rs (target/debug/deps/crash-13c7f3b4a2d242ba)\nerror: test failed, to rerun pass `--lib`\n\nCaused by:\n  process didn't exit successfully: `/tmp/exp/crash/target/debug/deps/crash-13c7f3b4a2d242ba` (signal: 6, SIGABRT: process abort signal)\n";
-        let r = binaries(err);
-        assert_eq!(r[0].failed, Some(Failed::Signal("SIGABRT".into())));
+        let text = "     Running unittests src/lib.rs (target/debug/deps/crash-13c7f3b4a2d242ba)\n\nrunning 2 tests\ntest tests::fine ... ok\nerror: test failed, to rerun pass `--lib`\n\nCaused by:\n  process didn't exit successfully: `/tmp/exp/crash/target/debug/deps/crash-13c7f3b4a2d242ba` (signal: 6, SIGABRT: process abort signal)\n     Running unittests src/main.rs (target/debug/deps/next-1)\n\nrunning 0 tests\n\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n";
+        let (segs, _) = stream(text, &|_| Known::Libtest);
+        assert_eq!(segs.len(), 2);
+        let b = segs[0].block.as_ref().unwrap();
+        assert!(!b.finished);
+        assert_eq!(b.results.len(), 1);
+        assert_eq!(segs[0].failed, Some(Failed::Signal("SIGABRT".into())));
+        assert!(segs[1].block.as_ref().unwrap().finished);
         assert_eq!(
             exit_line("process didn't exit successfully: `x --exact a` (exit status: 3)"),
             Some(("x".into(), Failed::Status(3)))
         );
+        // A child's exit line names another executable: not this binary's end.
+        let child = text.replace(
+            "`/tmp/exp/crash/target/debug/deps/crash-13c7f3b4a2d242ba`",
+            "`/tmp/other/target/debug/deps/child-99`",
+        );
+        let (segs, _) = stream(&child, &|_| Known::Libtest);
+        assert_eq!(segs[0].failed, Some(Failed::Reported));
     }
 
     #[test]
-    fn gaps_hold_what_was_printed_outside_blocks() {
-        let out = parse_all("{\"reason\":\"build-finished\",\"success\":true}\n\nrunning 1 test\ntest a ... ok\n\ntest result: ok. 1 passed\n\nchecking things\n\nrunning 0 tests\n\ntest result: ok.\n");
-        assert_eq!(out.blocks.len(), 2);
-        assert_eq!(out.gaps, ["", "checking things\n", ""]);
+    fn edition_2024_doctests_are_two_blocks_of_one_binary() {
+        // rustdoc 1.95: merged doctests, then those that cannot be merged.
+        let text = "   Doc-tests ed24\n\nrunning 4 tests\ntest src/lib.rs - add (line 1) ... ok\ntest src/lib.rs - add (line 17) ... ignored\ntest src/lib.rs - add (line 5) ... ok\ntest src/lib.rs - add (line 13) - should panic ... ok\n\ntest result: ok. 3 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.33s\n\n\nrunning 1 test\ntest src/lib.rs - add (line 9) - compile fail ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.07s\n\nall doctests ran in 1.46s; merged doctests compilation took 1.06s\n";
+        let (segs, _) = stream(text, &|_| Known::Libtest);
+        assert_eq!(segs.len(), 1);
+        let mut b = segs[0].block.clone().unwrap();
+        assert_eq!((b.declared, b.finished), (5, true));
+        assert_eq!(b.settle(&mut || None), None);
+        assert_eq!(names(&b, Outcome::Passed).len(), 4);
+        assert_eq!(names(&b, Outcome::Ignored), ["src/lib.rs - add (line 17)"]);
+        // A test binary prints one block: a second one is a child's.
+        let exe = text.replace(
+            "   Doc-tests ed24",
+            "     Running unittests src/lib.rs (target/debug/deps/ed24-1)",
+        );
+        let (segs, _) = stream(&exe, &|_| Known::Libtest);
+        assert_eq!(segs[0].block.as_ref().unwrap().declared, 4);
+    }
+
+    #[test]
+    fn a_quiet_cargo_announces_nothing_and_each_block_is_a_binary() {
+        let (segs, _) = parse_all(SINGLE);
+        assert_eq!(segs.len(), 2);
+        assert!(segs.iter().all(|s| s.who.is_none()));
     }
 
     #[test]
@@ -534,7 +1308,7 @@ error: 1 target failed:
         for i in 0..6000 {
             s.push_str(&format!("log line {i} {}\n", "x".repeat(40)));
         }
-        s.push_str("\nthread 't' (1) panicked at src/lib.rs:15:9:\nthe real reason\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n\nfailures:\n    t\n\ntest result: FAILED. 0 passed; 1 failed\n");
+        s.push_str("\nthread 't' (1) panicked at src/lib.rs:15:9:\nthe real reason\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n\nfailures:\n    t\n\ntest result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n");
         let b = parse(&s);
         let out = &b[0].outputs["t"];
         assert!(out.len() < 80 * 1024, "{}", out.len());
@@ -542,6 +1316,35 @@ error: 1 target failed:
         let p = crate::cargo::panic::parse(out).expect("the panic is kept");
         assert_eq!(p.message, "the real reason");
         assert_eq!(p.location, Some(("src/lib.rs".into(), 15)));
+    }
+
+    #[test]
+    fn a_failed_tests_output_quoting_a_block_stays_its_output() {
+        // A test that ran `cargo test` in a child, captured it, and failed showing it.
+        let out = "running 2 tests\ntest a ... FAILED\ntest b ... ok\n\nfailures:\n\n---- a stdout ----\nchild said:\nrunning 1 test\ntest inner ... FAILED\n\nfailures:\n    inner\n\ntest result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out\nrunning 5 tests\n\nthread 'a' panicked at src/lib.rs:9:5:\nthe child failed\n\n\nfailures:\n    a\n\ntest result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.01s\n";
+        let mut b = parse(out).remove(0);
+        assert!(b.finished);
+        let o = b.outputs["a"].clone();
+        assert!(
+            o.contains("child said:") && o.contains("the child failed"),
+            "{o}"
+        );
+        let why = b.settle(&mut || Some(vec!["a".into(), "b".into()]));
+        assert_eq!(why, None);
+        assert_eq!(
+            b.results,
+            vec![("a".into(), Outcome::Failed), ("b".into(), Outcome::Passed)]
+        );
+    }
+
+    #[test]
+    fn an_unfinished_block_keeps_only_listed_names() {
+        let out = "running 3 tests\ntest a ... ok\ntest ghost ... FAILED\n";
+        let mut b = parse(out).remove(0);
+        assert!(!b.finished);
+        assert_eq!(b.settle(&mut || Some(vec!["a".into(), "b".into()])), None);
+        assert_eq!(b.results, vec![("a".into(), Outcome::Passed)]);
+        assert!(!b.reported("ghost"));
     }
 
     #[test]
@@ -563,6 +1366,11 @@ error: 1 target failed:
             result_line("test a has been running for over 60 seconds"),
             None
         );
+        assert_eq!(
+            totals_line("test result: FAILED. 2 passed; 1 failed; 3 ignored; 0 measured; 5 filtered out; finished in 0.32s"),
+            Some(Totals { passed: 2, failed: 1, ignored: 3, measured: 0 })
+        );
+        assert_eq!(totals_line("test result: ok"), None);
     }
 
     #[test]
@@ -578,7 +1386,7 @@ error: 1 target failed:
 
     #[test]
     fn captured_output_mentioning_failures_header_keeps_other_tests() {
-        let out = "running 2 tests\ntest a ... FAILED\ntest b ... FAILED\n\nfailures:\n\n---- a stdout ----\nhello\n---- b stdout ----\nworld\n\nfailures:\n    a\n    b\n\ntest result: FAILED. 0 passed; 2 failed\n";
+        let out = "running 2 tests\ntest a ... FAILED\ntest b ... FAILED\n\nfailures:\n\n---- a stdout ----\nhello\n---- b stdout ----\nworld\n\nfailures:\n    a\n    b\n\ntest result: FAILED. 0 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out\n";
         let b = parse(out);
         assert_eq!(b[0].outputs["a"].trim(), "hello");
         assert_eq!(b[0].outputs["b"].trim(), "world");
@@ -588,25 +1396,29 @@ error: 1 target failed:
     proptest! {
         #[test]
         fn never_panics_on_garbage(s in "(?s).{0,2000}") {
-            let _ = parse_all(&s);
-            let _ = binaries(&s);
+            for mut b in parse(&s) {
+                let _ = b.settle(&mut || None);
+            }
+            let _ = stream(&s, &|_| Known::Custom);
             let _ = list(&s);
         }
 
         #[test]
         fn never_panics_on_truncation(cut in 0usize..1500) {
             let s: String = SINGLE.chars().take(cut).collect();
-            let b = parse(&s);
-            for block in &b {
-                prop_assert!(block.results.len() <= 4);
+            for mut b in parse(&s) {
+                prop_assert!(b.results.len() <= 4);
+                let _ = b.settle(&mut || Some(vec!["tests::adds".into()]));
             }
         }
 
         #[test]
-        fn never_panics_on_shaped_garbage(a in "[a-z:\\- .()]{0,40}", b in "(?s).{0,200}") {
-            let s = format!("running 1 test\ntest {a} ... {b}\n---- {a} stdout ----\n{b}\nfailures:\ntest result: {b}");
-            let _ = parse(&s);
-            let _ = binaries(&format!("     Running {a}\nprocess didn't exit successfully: `{a}` (signal: {b}"));
+        fn never_panics_on_shaped_garbage(a in "[a-z:\\- .()]{0,40}", b in "(?s).{0,200}", n in 0u32..5) {
+            let s = format!("running {n} tests\ntest {a} ... {b}\n---- {a} stdout ----\n{b}\nfailures:\n    {a}\ntest result: FAILED. {n} passed; 0 failed; 0 ignored; 0 measured\n");
+            for mut blk in parse(&s) {
+                let _ = blk.settle(&mut || Some(vec![a.clone()]));
+            }
+            let _ = stream(&format!("     Running {a}\nprocess didn't exit successfully: `{a}` (signal: {b}"), &|_| Known::Libtest);
             let _ = exit_line(&format!("process didn't exit successfully: `{a}` (exit status: {b}"));
         }
     }

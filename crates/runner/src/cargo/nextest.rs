@@ -23,7 +23,7 @@ use std::process::Command;
 use pith_model::{Exit, ExitMeaning, Failure, Run, Status};
 
 use super::command::TestId;
-use super::{diag, xmlcut};
+use super::{diag, libtest, xmlcut};
 use crate::junit;
 use crate::process::{Captured, End};
 use crate::{text, verdict, Context, RunnerError};
@@ -347,11 +347,20 @@ fn is_termination(sig: &str) -> bool {
 }
 
 /// A passing libtest test whose process ended before libtest reported it: its output began
-/// (`running 1 test`) but has no `test result:` line.
+/// (`running 1 test`) but libtest never gave the test its verdict and then its closing count.
+/// Lines the test or its children printed like them do not count: only a closing line after
+/// this test's own `ok`, adding up to what libtest declared.
 fn stopped_early(case: &junit::Case) -> bool {
-    let out = &case.stdout;
-    out.lines().any(|l| l.starts_with("running "))
-        && !out.lines().any(|l| l.starts_with("test result: "))
+    let lines: Vec<&str> = case.stdout.lines().collect();
+    let Some(declared) = lines.iter().find_map(|l| libtest::running_count(l)) else {
+        return false;
+    };
+    let Some(at) = libtest::passed_at(&lines, &case.name) else {
+        return true;
+    };
+    !lines[at..]
+        .iter()
+        .any(|l| libtest::totals_line(l).is_some_and(|t| t.ran() == declared))
 }
 
 /// Where the report's own counts disagree with the cases it lists.

@@ -1,15 +1,17 @@
-//! Plain `cargo test --message-format json`: cargo's JSON messages on stdout interleaved with
-//! libtest's human output, and cargo's `Running`/`Doc-tests` lines on stderr naming each
-//! binary in the order it ran, with how it failed. stdout is read line by line, never kept
-//! whole. One test binary is one process, so a crash or a hang takes its unreported tests with
-//! it; those are named by asking the binary itself (`--list --format terse`).
+//! Plain `cargo test --message-format json`: cargo's JSON messages and its `Running` /
+//! `Doc-tests` lines, then each test binary's libtest output, read as one stream in the order
+//! it was written (stderr on stdout's pipe) and line by line, never kept whole. cargo
+//! announces each binary before it starts it, so what follows is that binary's until the next
+//! announcement ([`libtest::Stream`]), however its tests' children and direct writes mix their
+//! own runner-like lines into it (see `libtest`'s module doc). One test binary is one process,
+//! so a crash or a hang takes its unreported tests with it; those are named by asking the
+//! binary itself (`--list --format terse`).
 //!
-//! A `harness = false` binary prints no libtest block (or one of its own making), so blocks
-//! are matched to the binaries cargo announced knowing which binaries may print none (see
-//! [`align`]); such a binary counts as one test named by its binary id (`pkg::NAME`), failed
-//! when cargo says it exited non-zero, with its own output as the message and tail. Any
-//! binary that exited non-zero without a failing test to show for it is a failure of its own:
-//! cargo's exit is evidence.
+//! A `harness = false` binary prints no libtest block (or one of its own making, first thing):
+//! such a binary counts as one test named by its binary id (`pkg::NAME`), failed when cargo
+//! says it exited non-zero, with its own output as the message and tail. Any binary that
+//! exited non-zero without a failing test to show for it is a failure of its own: cargo's exit
+//! is evidence.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -18,7 +20,7 @@ use std::time::{Duration, Instant};
 use pith_model::{Exit, ExitMeaning, Failure, Run, Status};
 
 use super::command::TestId;
-use super::libtest::{self, Announced, Failed, Outcome, Ran};
+use super::libtest::{self, Announced, Failed, Known, Outcome, Segment};
 use super::{diag, TargetKind};
 use crate::process::{Captured, End};
 use crate::{text, verdict, Context, RunnerError};
@@ -131,6 +133,11 @@ fn invoke(
         "json",
         "--color",
         "never",
+        // A project's `term.quiet` would take away the announcements that say which binary
+        // printed what, and the test names from libtest's lines (its terse dots): what is
+        // printed, not what runs (`CARGO_TERM_QUIET` is scrubbed for the same reason).
+        "--config",
+        "term.quiet=false",
     ]);
     // A whole binary runs as cargo runs it, without arguments (a harness-less binary would take
     // them for its own).
@@ -144,26 +151,54 @@ fn invoke(
         cmd.args(g.iter().map(|id| &id.test));
     }
     let mut msgs = diag::Messages::default();
-    let mut parser = libtest::Parser::new();
-    let cap = match super::command::spawn_lines(cmd, ctx, cargo, &mut |line: &[u8]| {
+    let mut stream = libtest::Stream::new();
+    let customs: std::cell::OnceCell<HashSet<String>> = std::cell::OnceCell::new();
+    let cap = match super::command::spawn_merged(cmd, ctx, cargo, &mut |line: &[u8]| {
         let line = String::from_utf8_lossy(line);
-        if !msgs.line(&line) {
-            // libtest's own output, as `cargo test` prints it; cargo's messages are JSON,
-            // their rendered text is in `msgs.printed`.
-            msgs.printed.line(&line);
-            parser.line(&line);
+        // cargo's messages end with the build; a JSON line after it is a test's.
+        if msgs.build_success.is_none() && msgs.line(&line) {
+            return;
         }
+        // What `cargo test` prints for a person; the messages' rendered text is in
+        // `msgs.printed`.
+        msgs.printed.line(&line);
+        let arts = &msgs.artifacts;
+        stream.line(&line, &|who| {
+            let customs = customs.get_or_init(|| super::detect::harness_free(arts));
+            known(ctx, arts, customs, who)
+        });
     })? {
         Ok(c) => c,
         Err(()) => return Ok((super::command::cargo_missing("cargo"), Vec::new())),
     };
-    let out = parser.finish();
-    let customs = super::detect::harness_free(&msgs.artifacts);
-    let mut run = judge(ctx, &cap, &msgs, &out, group, &customs);
+    let (segments, rest) = stream.finish();
+    let mut run = judge(ctx, &cap, &msgs, segments, &rest, group);
     run.duration = cap.elapsed;
     run.printed = std::mem::take(&mut msgs.printed);
     run.printed.append(cap.printed());
     Ok((run, msgs.artifacts))
+}
+
+/// Whether cargo announced a binary it built for this run (a test's child cargo announces
+/// its own), and whether that binary has libtest's harness.
+fn known(
+    ctx: &Context<'_>,
+    artifacts: &[diag::Artifact],
+    customs: &HashSet<String>,
+    who: &Announced,
+) -> Known {
+    if artifacts.is_empty() {
+        // No message told what was built (should not happen): every announcement counts.
+        return Known::Libtest;
+    }
+    let bin = resolve(ctx, Some(who), artifacts);
+    if bin.pkg_dir.is_none() {
+        Known::Foreign
+    } else if customs.contains(&bin.id) {
+        Known::Custom
+    } else {
+        Known::Libtest
+    }
 }
 
 /// Which binary a block came from.
@@ -226,70 +261,14 @@ fn resolve(ctx: &Context<'_>, who: Option<&Announced>, artifacts: &[diag::Artifa
     }
 }
 
-/// Which block each binary printed (`None`: none). cargo runs every test executable, then
-/// every crate's doctests, and rustdoc always prints a block, so the last blocks are the
-/// doctests'. Among executables, one printed no block only if it has no libtest harness or
-/// died before its first line: when there are fewer blocks than executables, that many are
-/// taken as blockless, `harness = false` ones first (those that failed as no libtest binary
-/// does first), then others that failed, then the last ones.
-fn align(ran: &[Ran], custom: &[bool], blocks: usize) -> Vec<Option<usize>> {
-    let docs: Vec<usize> = (0..ran.len())
-        .filter(|&i| matches!(ran[i].who, Announced::Doc(_)))
-        .collect();
-    let exes: Vec<usize> = (0..ran.len())
-        .filter(|&i| matches!(ran[i].who, Announced::Exe(_)))
-        .collect();
-    let mut slot = vec![None; ran.len()];
-    let doc_blocks = docs.len().min(blocks);
-    let exe_blocks = blocks - doc_blocks;
-    for (j, &i) in docs.iter().rev().take(doc_blocks).enumerate() {
-        slot[i] = Some(blocks - 1 - j);
-    }
-    let missing = exes.len().saturating_sub(exe_blocks);
-    let rank = |i: usize| -> u8 {
-        let not_libtest = matches!(ran[i].failed, Some(Failed::Status(c)) if c != 101);
-        match (custom[i], not_libtest, ran[i].failed.is_some()) {
-            (true, true, _) => 0,
-            (true, false, _) => 1,
-            (false, true, _) => 2,
-            (false, false, true) => 3,
-            (false, false, false) => 4,
-        }
-    };
-    // Within a rank the first ones, but among binaries that did not fail the last ones: a run
-    // cut short never reached them.
-    let mut order: Vec<(u8, isize, usize)> = exes
-        .iter()
-        .enumerate()
-        .map(|(k, &i)| {
-            let r = rank(i);
-            (r, if r == 4 { -(k as isize) } else { k as isize }, i)
-        })
-        .collect();
-    order.sort_unstable();
-    let blockless: HashSet<usize> = order.iter().take(missing).map(|&(.., i)| i).collect();
-    let mut next = 0;
-    for &i in &exes {
-        if blockless.contains(&i) || next >= exe_blocks {
-            continue;
-        }
-        slot[i] = Some(next);
-        next += 1;
-    }
-    slot
-}
-
 /// One `cargo test` as the judge reads it: the binaries cargo announced, in the order it ran
-/// them, each with the libtest block it printed (if any), and what was asked for.
+/// them, each with what it printed, and what was asked for.
 struct Plain<'a> {
     ctx: &'a Context<'a>,
-    out: &'a libtest::Output,
     group: Option<&'a [TestId]>,
-    ran: Vec<Ran>,
+    segments: Vec<Segment>,
     bins: Vec<Binary>,
-    /// The block each announced binary printed (see [`align`]).
-    slots: Vec<Option<usize>>,
-    /// The requested test names, for asking a dead binary which of them it has.
+    /// The requested test names, for asking a binary which of them it has.
     names: Option<Vec<String>>,
     /// pith stopped cargo (its deadline, a cancel).
     killed: bool,
@@ -310,28 +289,22 @@ fn judge(
     ctx: &Context<'_>,
     cap: &Captured,
     msgs: &diag::Messages,
-    out: &libtest::Output,
+    segments: Vec<Segment>,
+    rest: &str,
     group: Option<&[TestId]>,
-    customs: &HashSet<String>,
 ) -> Run {
     let mut run = Run::new("cargo");
     run.lacks = Some("isolation".to_owned());
     run.exit = cap.end.code().map(exit_of);
-    let stderr = cap.stderr_str();
-    let ran = libtest::binaries(&stderr);
-    let bins: Vec<Binary> = ran
+    let bins: Vec<Binary> = segments
         .iter()
-        .map(|r| resolve(ctx, Some(&r.who), &msgs.artifacts))
+        .map(|s| resolve(ctx, s.who.as_ref(), &msgs.artifacts))
         .collect();
-    let custom: Vec<bool> = bins.iter().map(|b| customs.contains(&b.id)).collect();
-    let slots = align(&ran, &custom, out.blocks.len());
-    let plain = Plain {
+    let mut plain = Plain {
         ctx,
-        out,
         group,
-        ran,
+        segments,
         bins,
-        slots,
         names: group.map(|g| g.iter().map(|id| id.test.clone()).collect()),
         killed: matches!(cap.end, End::TimedOut | End::Cancelled),
     };
@@ -343,34 +316,14 @@ fn judge(
         signaled: false,
         tails: Vec::new(),
     };
-    let unknown = Binary {
-        id: "?".into(),
-        pkg_dir: None,
-        exe: None,
-    };
-    for (i, slot) in plain.order() {
-        let bin = i.map_or(&unknown, |i| &plain.bins[i]);
-        plain.binary(i, slot, bin, &mut t);
+    for i in 0..plain.segments.len() {
+        plain.binary(i, &mut t);
     }
     t.run.selected = Some(t.selected);
-    plain.ending(cap, msgs, &stderr, t)
+    plain.ending(cap, msgs, rest, t)
 }
 
 impl Plain<'_> {
-    /// Each binary in the order cargo ran it (with its block's index), then any block no
-    /// announcement accounts for.
-    fn order(&self) -> Vec<(Option<usize>, Option<usize>)> {
-        let mut order: Vec<(Option<usize>, Option<usize>)> = (0..self.ran.len())
-            .map(|i| (Some(i), self.slots[i]))
-            .collect();
-        for k in 0..self.out.blocks.len() {
-            if !self.slots.contains(&Some(k)) {
-                order.push((None, Some(k)));
-            }
-        }
-        order
-    }
-
     /// Asked for: the test, or its whole binary.
     fn wanted(&self, bin: &str, id: &str) -> bool {
         self.group.is_none_or(|g| {
@@ -380,43 +333,48 @@ impl Plain<'_> {
     }
 
     /// Whether `i` is the binary cargo announced last (the one running when pith stopped it).
-    fn is_last(&self, i: Option<usize>) -> bool {
-        i.is_some_and(|i| i + 1 == self.ran.len())
+    fn is_last(&self, i: usize) -> bool {
+        i + 1 == self.segments.len()
     }
 
-    /// Binary `i` as cargo announced it (`None`: a block no announcement accounts for) with
-    /// block `slot`.
-    fn binary(&self, i: Option<usize>, slot: Option<usize>, bin: &Binary, t: &mut Tally) {
-        let r = i.map(|i| &self.ran[i]);
-        if let Some(sig) = r.and_then(|r| match &r.failed {
-            Some(Failed::Signal(s)) => Some(s.clone()),
-            _ => None,
-        }) {
+    /// The tests binary `i` has (those asked for, with a selection), asked of the binary;
+    /// `None` when it cannot be asked (a doctest) or did not answer.
+    fn listed(&self, i: usize) -> Option<Vec<String>> {
+        let bin = &self.bins[i];
+        let exe = bin.exe.as_deref()?;
+        list(self.ctx, exe, bin.pkg_dir.as_deref(), self.names.as_deref())
+    }
+
+    /// Binary `i`: its libtest block, else the binary as one test.
+    fn binary(&mut self, i: usize, t: &mut Tally) {
+        let id = self.bins[i].id.clone();
+        if let Some(Failed::Signal(sig)) = &self.segments[i].failed {
             t.signaled = true;
-            t.tails.push(format!("{}: {sig}", bin.id));
+            t.tails.push(format!("{id}: {sig}"));
         }
-        match (slot, i.zip(r)) {
-            (Some(k), _) => self.block(i, &self.out.blocks[k], bin, t),
-            (None, Some((i, r))) => self.blockless(i, r, bin, t),
-            (None, None) => {}
+        match self.segments[i].block.take() {
+            Some(block) => self.block(i, block, t),
+            None if self.segments[i].who.is_some() => self.blockless(i, t),
+            None => {}
         }
     }
 
     /// A binary without a libtest block: one test, named by its binary id.
-    fn blockless(&self, i: usize, r: &Ran, bin: &Binary, t: &mut Tally) {
-        if matches!(r.who, Announced::Doc(_)) && r.failed.is_none() {
+    fn blockless(&self, i: usize, t: &mut Tally) {
+        let (seg, bin) = (&self.segments[i], &self.bins[i]);
+        if matches!(seg.who, Some(Announced::Doc(_))) && seg.failed.is_none() {
             return;
         }
         if !self.wanted(&bin.id, &bin.id) {
             return;
         }
-        if self.killed && self.is_last(Some(i)) {
+        if self.killed && self.is_last(i) {
             t.run.running.push(bin.id.clone());
             return;
         }
         t.selected += 1;
         t.reported.insert(bin.id.clone());
-        match &r.failed {
+        match &seg.failed {
             None => {
                 t.run.passed += 1;
                 t.run
@@ -425,38 +383,23 @@ impl Plain<'_> {
             }
             Some(how) => {
                 t.run.failed += 1;
-                let gap = self.stdout_of(i);
-                let (f, tail) = binary_failure(
-                    self.ctx,
-                    &bin.id,
-                    how,
-                    &r.stderr,
-                    gap,
-                    bin.pkg_dir.as_deref(),
-                );
+                let (f, tail) =
+                    binary_failure(self.ctx, &bin.id, how, &seg.own, "", bin.pkg_dir.as_deref());
                 t.run.failures.push(f);
                 t.tails.extend(tail);
             }
         }
     }
 
-    /// What blockless binary `i` printed on stdout: it lies between two blocks, and is its
-    /// own only when no other blockless binary ran in between.
-    fn stdout_of(&self, i: usize) -> &str {
-        let at = next_block(&self.slots, i);
-        let alone = (0..self.ran.len())
-            .filter(|&j| self.slots[j].is_none() && next_block(&self.slots, j) == at)
-            .count()
-            == 1;
-        match self.out.gaps.get(at) {
-            Some(g) if alone => g.as_str(),
-            _ => "",
+    /// A binary's libtest block, its own lines settled: its tests' results, then how the
+    /// binary ended.
+    fn block(&self, i: usize, mut block: libtest::Block, t: &mut Tally) {
+        let (seg, bin) = (&self.segments[i], &self.bins[i]);
+        let mut listed: Option<Option<Vec<String>>> = None;
+        let disagrees = block.settle(&mut || listed.get_or_insert_with(|| self.listed(i)).clone());
+        if let (Some(why), None) = (disagrees, &t.run.reason) {
+            t.run.reason = Some(format!("{}: {why}", bin.id));
         }
-    }
-
-    /// A binary's libtest block: its tests' results, then how the binary ended.
-    fn block(&self, i: Option<usize>, block: &libtest::Block, bin: &Binary, t: &mut Tally) {
-        let r = i.map(|i| &self.ran[i]);
         t.selected += block.declared;
         for (name, outcome) in &block.results {
             let id = format!("{} {name}", bin.id);
@@ -488,44 +431,37 @@ impl Plain<'_> {
             }
         }
         if !block.finished {
-            self.unfinished(i, block, bin, t);
+            let listed = listed.unwrap_or_else(|| self.listed(i));
+            self.unfinished(i, &block, listed.unwrap_or_default(), t);
             return;
         }
         // Every test reported and none failed, yet the binary failed: its exit is a failure of
         // its own (a harness of its own exiting non-zero, a crash after the last test).
         let any_failed = block.results.iter().any(|(_, o)| *o == Outcome::Failed);
-        if let (Some(r), false) = (r, any_failed) {
-            if let Some(how) = &r.failed {
-                if self.wanted(&bin.id, &bin.id) {
-                    let (f, tail) = binary_failure(
-                        self.ctx,
-                        &bin.id,
-                        how,
-                        &r.stderr,
-                        "",
-                        bin.pkg_dir.as_deref(),
-                    );
-                    t.run.failed += 1;
-                    t.selected += 1;
-                    t.run.failures.push(f);
-                    t.tails.extend(tail);
-                }
+        if let (Some(how), false) = (&seg.failed, any_failed) {
+            if self.wanted(&bin.id, &bin.id) {
+                let (f, tail) =
+                    binary_failure(self.ctx, &bin.id, how, &seg.own, "", bin.pkg_dir.as_deref());
+                t.run.failed += 1;
+                t.selected += 1;
+                t.run.failures.push(f);
+                t.tails.extend(tail);
             }
         }
     }
 
     /// A block that never finished: the binary died (a signal, `process::exit`) or was killed
-    /// at the deadline. Its tests that did not report are asked of the binary and named as
-    /// running.
-    fn unfinished(&self, i: Option<usize>, block: &libtest::Block, bin: &Binary, t: &mut Tally) {
-        let r = i.map(|i| &self.ran[i]);
-        let died = r.is_some_and(|r| r.failed.is_some());
+    /// at the deadline. Its tests that did not report (of `listed`, what the binary has) are
+    /// named as running.
+    fn unfinished(&self, i: usize, block: &libtest::Block, listed: Vec<String>, t: &mut Tally) {
+        let (seg, bin) = (&self.segments[i], &self.bins[i]);
+        let died = seg.failed.is_some();
         if self.killed && !self.is_last(i) && !died {
             return;
         }
         if !self.killed {
             t.crashed = true;
-            let ended = match r.and_then(|r| r.failed.as_ref()) {
+            let ended = match &seg.failed {
                 None => Some("exited 0".to_owned()),
                 Some(Failed::Status(c)) => Some(format!("exited {c}")),
                 Some(Failed::Reported) => Some("exited 101".to_owned()),
@@ -541,11 +477,9 @@ impl Plain<'_> {
                 ));
             }
         }
-        if let Some(exe) = &bin.exe {
-            for name in list(self.ctx, exe, bin.pkg_dir.as_deref(), self.names.as_deref()) {
-                if !block.reported(&name) {
-                    t.run.running.push(format!("{} {name}", bin.id));
-                }
+        for name in listed {
+            if !block.reported(&name) {
+                t.run.running.push(format!("{} {name}", bin.id));
             }
         }
     }
@@ -573,7 +507,7 @@ impl Plain<'_> {
             if run.build_errors.is_empty() {
                 run.tail = stderr_tail();
             }
-        } else if self.out.blocks.is_empty() && self.ran.is_empty() && failed_exit {
+        } else if self.segments.is_empty() && failed_exit {
             if self.group.is_some() && no_such_target(stderr) {
                 // `-p` or `--test` named something this workspace does not have.
             } else {
@@ -606,17 +540,6 @@ impl Plain<'_> {
         }
         run
     }
-}
-
-/// The index of the first block printed after binary `i`: the gap before it holds what a
-/// blockless binary `i` printed on stdout.
-fn next_block(slots: &[Option<usize>], i: usize) -> usize {
-    slots[..i]
-        .iter()
-        .flatten()
-        .map(|k| k + 1)
-        .max()
-        .unwrap_or(0)
 }
 
 /// A binary that failed as a whole: its own output says why (a panic in its `main`, its last
@@ -674,13 +597,13 @@ fn no_such_target(stderr: &str) -> bool {
 }
 
 /// The tests a binary has (those in `names` only, when given), asked of the binary itself
-/// with its package directory as cwd, as cargo runs it.
+/// with its package directory as cwd, as cargo runs it; `None` when it did not answer.
 fn list(
     ctx: &Context<'_>,
     exe: &Path,
     pkg_dir: Option<&Path>,
     names: Option<&[String]>,
-) -> Vec<String> {
+) -> Option<Vec<String>> {
     let mut cmd = crate::base_command(exe, pkg_dir.unwrap_or(ctx.dir));
     cmd.args(["--list", "--format", "terse"]);
     if let Some(n) = names {
@@ -691,63 +614,14 @@ fn list(
         found.extend(libtest::list(&String::from_utf8_lossy(l)));
     });
     match ended {
-        Ok(c) if c.success() => found,
-        _ => Vec::new(),
+        Ok(c) if c.success() => Some(found),
+        _ => None,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ran(who: &str, failed: Option<Failed>) -> Ran {
-        Ran {
-            who: match who.strip_prefix("doc:") {
-                Some(d) => Announced::Doc(d.into()),
-                None => Announced::Exe(who.into()),
-            },
-            failed,
-            stderr: String::new(),
-        }
-    }
-
-    #[test]
-    fn blocks_align_one_to_one_when_every_binary_printed_one() {
-        let r = [ran("a", None), ran("b", None), ran("doc:a", None)];
-        assert_eq!(align(&r, &[false; 3], 3), [Some(0), Some(1), Some(2)]);
-    }
-
-    #[test]
-    fn a_harness_free_binary_printing_no_block_is_skipped() {
-        // lib, custom (failed with exit 1), api, doctests: three blocks.
-        let r = [
-            ran("lib", None),
-            ran("custom", Some(Failed::Status(1))),
-            ran("api", Some(Failed::Reported)),
-            ran("doc:x", None),
-        ];
-        let custom = [false, true, false, false];
-        assert_eq!(align(&r, &custom, 3), [Some(0), None, Some(1), Some(2)]);
-        // The same binary printing libtest-like output of its own keeps its block.
-        assert_eq!(align(&r, &custom, 4), [Some(0), Some(1), Some(2), Some(3)]);
-    }
-
-    #[test]
-    fn without_manifest_knowledge_the_binary_that_failed_unlike_libtest_is_blockless() {
-        let r = [
-            ran("lib", None),
-            ran("odd", Some(Failed::Status(1))),
-            ran("api", None),
-        ];
-        assert_eq!(align(&r, &[false; 3], 2), [Some(0), None, Some(1)]);
-    }
-
-    #[test]
-    fn cut_short_runs_lose_their_last_binaries() {
-        let r = [ran("a", None), ran("b", None), ran("c", None)];
-        assert_eq!(align(&r, &[false; 3], 1), [Some(0), None, None]);
-        assert_eq!(align(&r, &[false; 3], 0), [None, None, None]);
-    }
 
     #[test]
     fn cargo_exit_codes() {

@@ -186,9 +186,9 @@ pub fn sequence_id(e: &Entry) -> String {
 /// TRX run info.
 pub fn vstest_hang<'a>(output: &str, run_infos: impl IntoIterator<Item = &'a str>) -> bool {
     const MESSAGE: &str = "The specified inactivity time of";
+    // The collector's line starts its line; a test's output the console shows is indented.
     output.lines().any(|l| {
-        l.trim_start()
-            .strip_prefix("Data collector 'Blame' message: ")
+        l.strip_prefix("Data collector 'Blame' message: ")
             .is_some_and(|m| m.starts_with(MESSAGE))
     }) || run_infos.into_iter().any(|t| t.contains(MESSAGE))
 }

@@ -260,7 +260,10 @@ pub(super) fn blame_line_names(output: &str, docs: &[trx::Trx]) -> Vec<String> {
     for text in texts {
         let mut lines = text.lines();
         while let Some(l) = lines.next() {
-            if l.contains("The test running when the crash occurred") {
+            // VSTest's line starts its line; a test's output the console shows is indented.
+            if !l.starts_with(char::is_whitespace)
+                && l.contains("The test running when the crash occurred")
+            {
                 for name in lines.by_ref() {
                     let name = name.trim();
                     if name.is_empty() || name.contains(' ') && !name.contains('(') {

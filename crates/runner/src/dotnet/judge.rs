@@ -1,6 +1,7 @@
 //! What a finished `dotnet test`, its TRX reports and the platform's records of unfinished
 //! tests say, as a [`Run`]: the common endings, the platform's exit codes, the SDK or TRX
-//! extension missing, hangs and host crashes.
+//! extension missing, hangs and host crashes. Once tests ran, the console's words count only
+//! from the first column ([`first_column`]): the console logger indents a test's output.
 
 use pith_model::{ExitMeaning, Run, Status};
 
@@ -191,7 +192,15 @@ fn exited(run: &mut Run, ctx: &Context<'_>, e: &Exited<'_>, running: Vec<String>
     let (code, output, docs, watch, hung, incomplete) =
         (e.code, e.output, e.docs, e.watch, e.hung, e.incomplete);
     let tail = || verdict::tail(ctx.paths, output);
-    run.build_errors = msbuild::errors(output, ctx.paths);
+    // What the SDK, MSBuild and VSTest say they print from the first column; a test's output
+    // the console logger shows (a failed test's, or every test's at detailed verbosity) it
+    // indents. Once tests ran, only their lines are theirs.
+    let own = if docs.is_empty() {
+        output.to_owned()
+    } else {
+        first_column(output)
+    };
+    run.build_errors = msbuild::errors(&own, ctx.paths);
     if !docs.is_empty() {
         // Tests ran, so the build did not fail before them: an error MSBuild prints
         // without a compiler's or NuGet's code is a step after the tests (coverlet's
@@ -200,10 +209,13 @@ fn exited(run: &mut Run, ctx: &Context<'_>, e: &Exited<'_>, running: Vec<String>
         run.build_errors
             .retain(|e| e.code.as_deref().is_some_and(|c| !c.starts_with("MSB")));
     }
-    let lower = output.to_ascii_lowercase();
+    // A crashed test host fails the run: a run that exited 0 had none, whatever a test
+    // printed.
+    let lower = first_column(output).to_ascii_lowercase();
     let crashed = docs.iter().any(aborted)
-        || lower.contains("test host process crashed")
-        || lower.contains("the active test run was aborted")
+        || (code != 0
+            && (lower.contains("test host process crashed")
+                || lower.contains("the active test run was aborted")))
         || code == mtp_exit::HOST_CRASHED
         || (code == mtp_exit::SESSION_FAILED && run.failed == 0);
     if !run.build_errors.is_empty() {
@@ -249,6 +261,16 @@ fn exited(run: &mut Run, ctx: &Context<'_>, e: &Exited<'_>, running: Vec<String>
     None
 }
 
+/// The lines of `output` that start in its first column: the SDK's, MSBuild's and the test
+/// platform's own, not a test's output the console logger indents under its result.
+pub(super) fn first_column(output: &str) -> String {
+    output
+        .lines()
+        .filter(|l| !l.starts_with(char::is_whitespace))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The tests a dead or killed test host was running become failures (`message`, `kind`),
 /// unless a report already has them.
 pub(super) fn stopped_failures(run: &mut Run, running: &[String], message: &str, kind: &str) {
@@ -286,6 +308,17 @@ mod tests {
         sequences: &[&str],
         requested: &[&str],
     ) -> Run {
+        judged_with(layout, hang, cap, sequences, requested, &[])
+    }
+
+    fn judged_with(
+        layout: &project::Layout,
+        hang: Option<Duration>,
+        cap: &Captured,
+        sequences: &[&str],
+        requested: &[&str],
+        docs: &[trx::Trx],
+    ) -> Run {
         let root = std::env::temp_dir();
         let paths = PathMap::new(&root);
         let ctx = Context {
@@ -302,7 +335,7 @@ mod tests {
         let evidence = Evidence::from_texts(&sequences, &[], false, &cap.stdout_str());
         let watch = Watch { layout, hang };
         let requested: Vec<String> = requested.iter().map(|s| s.to_string()).collect();
-        judge(&ctx, cap, &[], &evidence, &watch, &requested)
+        judge(&ctx, cap, docs, &evidence, &watch, &requested)
     }
 
     fn vstest() -> project::Layout {
@@ -356,6 +389,22 @@ mod tests {
             f.message.contains("no test finished for 40s"),
             "{}",
             f.message
+        );
+    }
+
+    #[test]
+    fn a_tests_output_the_console_shows_is_not_the_platforms() {
+        // VSTest's console logger at detailed verbosity shows what a passing test printed,
+        // indented under its result: the platform's and MSBuild's words, copied.
+        let out = "  Passed Ns.C.Prints [3 ms]\n  Standard Output Messages:\n The active test run was aborted. Reason: Test host process crashed\n The test running when the crash occurred: \n Ns.C.Ghost\n Data collector 'Blame' message: The specified inactivity time of 40 seconds has elapsed.\n /work/x/Ghost.cs(3,1): error CS1002: ; expected [/work/x/x.csproj]\n\nPassed!  - Failed:     0, Passed:     1, Skipped:     0, Total:     1, Duration: 20 ms - t.dll (net8.0)\n";
+        let trx = crate::dotnet::trx::parse(r#"<TestRun><Results><UnitTestResult testId="1" testName="Prints" outcome="Passed" /></Results><TestDefinitions><UnitTest id="1" name="Prints"><TestMethod className="Ns.C" name="Prints" /></UnitTest></TestDefinitions><ResultSummary outcome="Completed"><Counters total="1" executed="1" passed="1" failed="0" /></ResultSummary></TestRun>"#).unwrap();
+        let cap = captured(out, End::Exited(0));
+        let hang = Some(Duration::from_secs(40));
+        let run = judged_with(&vstest(), hang, &cap, &[], &[], &[trx]);
+        assert_eq!(run.status(), Status::TestsPassed, "{run:#?}");
+        assert!(
+            run.running.is_empty() && run.build_errors.is_empty(),
+            "{run:#?}"
         );
     }
 

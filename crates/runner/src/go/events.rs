@@ -203,13 +203,15 @@ impl Package {
     }
 
     /// Whether the package's build failed: named by `FailedBuild` (Go ≥ 1.24) or by go's own
-    /// summary line (`FAIL pkg [build failed]`, `[setup failed]`), which older Go prints too.
+    /// summary line (`FAIL pkg [build failed]`, `[setup failed]`), which older Go prints too,
+    /// for a package whose binary never ran a test (a test's own output saying so is not go's).
     pub fn build_failed(&self) -> bool {
         self.failed_build.is_some()
-            || self.output.all().iter().any(|l| {
-                l.starts_with("FAIL")
-                    && (l.ends_with("[build failed]") || l.ends_with("[setup failed]"))
-            })
+            || (self.tests.is_empty()
+                && self.output.all().iter().any(|l| {
+                    l.starts_with("FAIL")
+                        && (l.ends_with("[build failed]") || l.ends_with("[setup failed]"))
+                }))
     }
 }
 

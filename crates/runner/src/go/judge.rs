@@ -352,9 +352,36 @@ impl Judge<'_> {
                 // so the tests after it never ran.
                 let t = holder.unwrap_or(running[running.len() - 1]);
                 let lines = t.output.all();
-                let mut f = self.failure(&pkg.name, self.id(&pkg.name, &t.name), &lines, None);
+                // A goroutine a finished test left behind panicked (`Fail in goroutine after
+                // TestA has completed`): test2json hands the panic to whichever test was
+                // running, but go's own words name the test it belongs to. That one fails;
+                // those running never ended.
+                let owner = leftover_of(&crash.message)
+                    .and_then(|n| pkg.get(n))
+                    .filter(|o| o.name != t.name && o.outcome.is_some());
+                let charged = owner.unwrap_or(t);
+                let id = self.id(&pkg.name, &charged.name);
+                let mut f = self.failure(&pkg.name, id.clone(), &lines, None);
                 if f.kind.as_deref() != Some("panic") {
                     f = self.crash_failure(&pkg.name, f.test, &crash);
+                }
+                if let Some(o) = owner {
+                    if o.outcome == Some(Outcome::Pass) && run.passed > 0 {
+                        // Counted passed above: it did not.
+                        run.passed -= 1;
+                        run.outcomes.retain(|x| x.test != id);
+                        run.outcomes
+                            .push(outcome(id.clone(), ModelOutcome::Failed, None));
+                    }
+                    for r in running {
+                        let rid = self.id(&pkg.name, &r.name);
+                        if !run.running.contains(&rid) {
+                            run.running.push(rid);
+                        }
+                    }
+                }
+                if already_failed(run, &id) {
+                    return;
                 }
                 run.failed += 1;
                 run.failures.push(f);
@@ -655,6 +682,28 @@ fn outcome(test: String, outcome: ModelOutcome, duration: Option<Duration>) -> T
         outcome,
         duration,
     }
+}
+
+/// The test a leftover goroutine belonged to, as the testing package's panic names it:
+/// `panic: Fail in goroutine after TestA has completed`, `Log in goroutine after TestA/sub has
+/// completed: ...`, `Output called after ...`, `Write called after ...`.
+fn leftover_of(message: &str) -> Option<&str> {
+    let m = message.strip_prefix("panic: ")?;
+    let rest = [
+        "Fail in goroutine after ",
+        "Log in goroutine after ",
+        "Output called after ",
+        "Write called after ",
+    ]
+    .iter()
+    .find_map(|p| m.strip_prefix(p))?;
+    let (name, _) = rest.split_once(" has completed")?;
+    (!name.is_empty() && !name.contains(' ')).then_some(name)
+}
+
+/// Whether `id` already failed in the tests judged (its own failure came first).
+fn already_failed(run: &Run, id: &str) -> bool {
+    run.failures.iter().any(|f| f.test == id)
 }
 
 /// A test that started and never ended, unless it is a parent paused in `t.Run` (go pauses

@@ -8,6 +8,10 @@
 //! so a run killed at pith's deadline or a binary that crashed still says which gtest test was
 //! running: the last `[ RUN ]` without its `[ OK ]`/`[ FAILED ]`/`[ SKIPPED ]`.
 //!
+//! What a test prints is never gtest's: ctest's own lines are unprefixed and a test's are
+//! numbered, and gtest runs one test at a time, so between a test's `[ RUN ]` and its end a
+//! marker other than that end is the test's output ([`parse_gtest`]).
+//!
 //! ctest's output is read line by line as it comes ([`CtestReader`]), in bounded memory: each
 //! test keeps the head and the tail of what it printed (gtest's banner is at the head, its
 //! summary and a crash at the tail), less once the whole run keeps [`RUN_BYTES`].
@@ -47,7 +51,6 @@ impl Output {
     }
 
     /// Lines left out between head and tail.
-    #[cfg(test)]
     pub fn dropped(&self) -> usize {
         self.0.dropped
     }
@@ -342,10 +345,18 @@ pub fn parse_gtest<'a>(lines: impl IntoIterator<Item = &'a str>) -> Console {
     };
     for line in lines {
         if let Some((tag, rest)) = marker(line) {
-            if !matches!(
-                tag,
-                "RUN" | "OK" | "FAILED" | "SKIPPED" | "==========" | "----------" | "PASSED"
-            ) {
+            // gtest runs one test at a time and prints nothing of its own between a test's
+            // `[ RUN ]` and its end: a marker there other than that test's end is the test's
+            // own output (a child gtest binary's, a copy of gtest's lines).
+            let foreign = current.as_deref().is_some_and(|open| {
+                !matches!(tag, "OK" | "FAILED" | "SKIPPED") || marker_id(rest) != open
+            });
+            if foreign
+                || !matches!(
+                    tag,
+                    "RUN" | "OK" | "FAILED" | "SKIPPED" | "==========" | "----------" | "PASSED"
+                )
+            {
                 if let Some(b) = block.as_mut() {
                     b.push('\n');
                     b.push_str(line);
@@ -522,6 +533,37 @@ test 1
         assert!(!parse_gtest(run.tests[0].output.iter()).finished);
         assert!(parse_gtest(run.tests[1].output.iter()).finished);
         assert!(run.last.iter().any(|l| l.contains("tests failed out of")));
+    }
+
+    #[test]
+    fn markers_a_running_test_prints_are_its_output() {
+        // gtest 1.12: `Forge.Prints` printed gtest's lines (a child gtest binary's, say) on
+        // stdout; `Forge.Crashes` printed a `[ RUN ]` of another test, then aborted.
+        let out = "[==========] Running 3 tests from 1 test suite.
+[ RUN      ] Forge.Prints
+[ RUN      ] Ghost.Fails
+ghost.cc:3: Failure
+forged failure
+[  FAILED  ] Ghost.Fails (0 ms)
+[==========] 9 tests from 3 test suites ran. (1 ms total)
+[  PASSED  ] 7 tests.
+[ RUN      ] Ghost.Running
+[       OK ] Forge.Prints (0 ms)
+[ RUN      ] Forge.Adds
+[       OK ] Forge.Adds (0 ms)
+[ RUN      ] Forge.Crashes
+[ RUN      ] Ghost.Crashes";
+        let g = parse_gtest(out.lines());
+        assert_eq!(
+            g.tests,
+            vec![
+                ("Forge.Prints".to_owned(), Some(ConsoleEnd::Ok)),
+                ("Forge.Adds".to_owned(), Some(ConsoleEnd::Ok)),
+                ("Forge.Crashes".to_owned(), None),
+            ]
+        );
+        assert!(g.gtest && !g.finished);
+        assert!(g.failures.is_empty() || g.failures.iter().all(|(t, _)| t == "Forge.Prints"));
     }
 
     #[test]

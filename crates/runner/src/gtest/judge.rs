@@ -109,11 +109,20 @@ fn outcomes(
         }
         outcomes.extend(more);
     }
-    // Results only the JSON has (output that could not be attributed).
+    // Results only the JSON has (output that could not be attributed). A test that ran prints
+    // its `[ RUN ]` in its process's console: when every console is whole and announces its
+    // tests, a case that ran and no console announced is another process's report (a child
+    // gtest binary a test started inherits GTEST_OUTPUT and writes its own there).
+    let consoles_tell = ct.tests.iter().all(|t| {
+        let g = console::parse_gtest(t.output.iter());
+        t.output.dropped() == 0 && (!g.gtest || !g.tests.is_empty())
+    });
     for c in cases {
-        if seen.insert(c.id.clone()) {
-            outcomes.push(case_outcome(c, ctx.paths));
+        if seen.contains(&c.id) || (consoles_tell && c.verdict != json::Verdict::Skipped) {
+            continue;
         }
+        seen.insert(c.id.clone());
+        outcomes.push(case_outcome(c, ctx.paths));
     }
     (outcomes, crash_tail)
 }

@@ -155,8 +155,14 @@ impl Judge<'_> {
     /// What the runner's exit code means, given what it printed and its report.
     fn exit_meaning(&self, code: i32) -> ExitMeaning {
         let (js, evidence) = (self.js, self.evidence);
-        let meaning =
-            verdict::exit_meaning(js.runner, code, &self.output, js.script.failure_exit_code());
+        // "No tests found" is the runner's word only when no test reported: after one did, a
+        // line saying so is what a test printed.
+        let words = if evidence.suites.iter().any(|s| !s.cases.is_empty()) {
+            ""
+        } else {
+            self.output.as_str()
+        };
+        let meaning = verdict::exit_meaning(js.runner, code, words, js.script.failure_exit_code());
         if meaning == ExitMeaning::Failed
             && evidence.json
             && evidence.totals.tests == Some(0)

@@ -1,13 +1,16 @@
 //! What a finished Maven/Gradle process, its reports and the listener's events say, as a
 //! [`Run`]: the common endings, a forked JVM that died, a build that failed before the tests,
-//! the tool's own totals against the reports.
+//! the tool's own totals against the reports. Surefire forwards what a test prints to the
+//! console, so the tool's own account is read where a test's output never is: Maven's
+//! levelled stdout lines, its failure report after `BUILD FAILURE`, Gradle's first-column
+//! lines and its stderr after `FAILURE:` ([`failure_report`], `summary`).
 
 use std::collections::HashSet;
 
 use pith_model::{ExitMeaning, Failure, Phase, Run, Status};
 
 use crate::paths::PathMap;
-use crate::process::Captured;
+use crate::process::{Captured, End};
 use crate::verdict::{self, Ending, ExitCodes};
 use crate::{text, Context};
 
@@ -19,6 +22,36 @@ use super::{build, listener, summary, Tool};
 /// What a finished tool printed, stdout then stderr.
 pub(super) fn output_of(cap: &Captured) -> String {
     verdict::combined(&[&cap.stdout_str(), &cap.stderr_str()])
+}
+
+/// The tool's own account of a failed build, where what a test prints never is: Maven's
+/// stdout from its last `BUILD FAILURE` on (Surefire forwards a test's stdout to Maven's
+/// before it, its stderr to Maven's stderr), Gradle's stderr from `FAILURE:` on (it shows a
+/// test's streams, when asked to, on stdout). Empty for a build that did not fail.
+pub(super) fn failure_report(tool: Tool, cap: &Captured) -> String {
+    if matches!(cap.end, End::Exited(0)) {
+        return String::new();
+    }
+    let (text, mark) = match tool {
+        Tool::Maven => (cap.stdout_str(), "BUILD FAILURE"),
+        Tool::Gradle => (cap.stderr_str(), "FAILURE: "),
+    };
+    let at = text
+        .lines()
+        .map(|l| text::strip_ansi(l).into_owned())
+        .enumerate()
+        .filter(|(_, l)| match tool {
+            Tool::Maven => l.trim_end() == "[INFO] BUILD FAILURE",
+            Tool::Gradle => l.starts_with(mark),
+        })
+        .map(|(i, _)| i)
+        .last();
+    match at {
+        Some(i) => text.lines().skip(i).collect::<Vec<_>>().join("\n"),
+        // A tool that failed without its usual account (killed mid-build, an old version):
+        // all it printed.
+        None => output_of(cap),
+    }
 }
 
 /// Console lines Maven and Gradle print that explain nothing about the project: their own
@@ -163,7 +196,10 @@ pub(super) fn judge(
 ) -> Run {
     let mut j = Judge::read(ctx, tool, output, reports, events, requested);
     j.run.exit = verdict::exit(cap.end, |c| verdict::meaning(EXIT_CODES, c));
-    let build_failed = compile_failed(output);
+    // A failed compilation and a crashed fork fail the build, and the tool says so in its
+    // account of the failure: not in what a test printed that reads like it.
+    let report = failure_report(tool, cap);
+    let build_failed = compile_failed(&report);
     if build_failed {
         j.run.build_errors = build::parse(output, ctx.paths);
     }
@@ -179,9 +215,9 @@ pub(super) fn judge(
             let tail = j.tail();
             verdict::crashed(&mut j.run, None, tail);
         }
-        Ending::Exited(_) if fork_crashed(output) => {
+        Ending::Exited(_) if fork_crashed(&report) => {
             let running = std::mem::take(&mut j.running);
-            fork_crash(&mut j.run, ctx, j.ids, running, output);
+            fork_crash(&mut j.run, ctx, j.ids, running, &report, output);
         }
         Ending::Exited(_) if build_failed => {
             j.run.status = Some(Status::BuildFailed);
@@ -191,7 +227,14 @@ pub(super) fn judge(
             // Nothing ran that was asked for: the ids are not missing, the build is.
             j.unmatched.clear();
         }
-        Ending::Exited(code) => j.exited(code, reports.is_empty() && events.is_empty()),
+        Ending::Exited(code) => {
+            // Maven logs its own lines on stdout, and a test's stderr goes to its stderr.
+            let log = match tool {
+                Tool::Maven => cap.stdout_str(),
+                Tool::Gradle => output.to_owned(),
+            };
+            j.exited(code, reports.is_empty() && events.is_empty(), &log)
+        }
     }
     j.finish()
 }
@@ -284,7 +327,7 @@ impl<'a, 'c> Judge<'a, 'c> {
     /// The tool exited by itself, neither a fork crash nor a compile error: a build that
     /// failed before any test (`nothing_ran`), or after them, or the tests' own verdict, and
     /// the tool's totals against the reports.
-    fn exited(&mut self, code: i32, nothing_ran: bool) {
+    fn exited(&mut self, code: i32, nothing_ran: bool, log: &str) {
         let output = self.output;
         let tests_failed = self.run.failed > 0
             || output.contains("There are test failures")
@@ -309,8 +352,8 @@ impl<'a, 'c> Judge<'a, 'c> {
         }
         // The tool's own count of what it ran and failed must match the reports.
         let said = match self.tool {
-            Tool::Maven => summary::surefire(output),
-            Tool::Gradle => summary::gradle(output),
+            Tool::Maven => summary::surefire(log),
+            Tool::Gradle => summary::gradle(log),
         };
         if self.reason.is_none() {
             self.reason =
@@ -453,15 +496,24 @@ fn unreadable_failure(t: &mut Tally<'_, '_>, ctx: &Context<'_>, w: &Written, why
 
 /// The forked test JVM ended during a test (`System.exit`, a crash): the run crashed, and the
 /// tests it was running (else the classes Surefire names) fail.
-fn fork_crash(run: &mut Run, ctx: &Context<'_>, ids: Ids, running: Vec<String>, output: &str) {
-    let why = match fork_exit_code(output) {
+/// `report` is the tool's account of the failure (where the crash is read); `output` all it
+/// printed (the tail: the test's last words before the JVM died are there).
+fn fork_crash(
+    run: &mut Run,
+    ctx: &Context<'_>,
+    ids: Ids,
+    running: Vec<String>,
+    report: &str,
+    output: &str,
+) {
+    let why = match fork_exit_code(report) {
         Some(code) => format!(
             "the test JVM exited with code {code} during this test (System.exit or a crash)"
         ),
         None => "the test JVM ended during this test (System.exit or a crash)".to_owned(),
     };
     let classes = if running.is_empty() {
-        crashed_classes(output)
+        crashed_classes(report)
     } else {
         Vec::new()
     };

@@ -25,18 +25,30 @@ impl Totals {
 }
 
 /// Surefire's module totals (not its per-class lines, which carry `Time elapsed`), summed;
-/// `None` when it printed none.
-pub(crate) fn surefire(output: &str) -> Option<Totals> {
+/// `None` when it printed none. `log` is Maven's stdout, where its own lines carry their level
+/// (`[INFO]`) and what a test prints is forwarded bare (its stderr goes to Maven's stderr):
+/// only levelled lines count, and of each plugin execution's lines the last, since Surefire
+/// prints its `Results:` after every test of the module ran, whatever a test printed (a
+/// child Maven build's summary, a copy of Maven's lines) before it.
+pub(crate) fn surefire(log: &str) -> Option<Totals> {
     let mut total: Option<Totals> = None;
-    for line in output.lines() {
+    let mut section: Option<Totals> = None;
+    for line in log.lines() {
         let l = text::strip_ansi(line);
-        let l = l.trim();
-        let l = ["[INFO]", "[ERROR]", "[WARNING]", "[WARN]"]
+        let l = l.trim_end();
+        if l.starts_with("[INFO] --- ") || l.starts_with("[INFO] Building ") {
+            if let Some(t) = section.take() {
+                total.get_or_insert_with(Totals::default).add(t);
+            }
+            continue;
+        }
+        let Some(l) = ["[INFO]", "[ERROR]", "[WARNING]", "[WARN]"]
             .iter()
             .find_map(|p| l.strip_prefix(p))
-            .unwrap_or(l)
-            .trim();
-        let Some(rest) = l.strip_prefix("Tests run: ") else {
+        else {
+            continue;
+        };
+        let Some(rest) = l.trim().strip_prefix("Tests run: ") else {
             continue;
         };
         if rest.contains("Time elapsed") {
@@ -71,19 +83,25 @@ pub(crate) fn surefire(output: &str) -> Option<Totals> {
             }
         }
         if ok {
-            let sum = total.get_or_insert_with(Totals::default);
-            sum.add(t);
+            section = Some(t);
         }
+    }
+    if let Some(t) = section {
+        total.get_or_insert_with(Totals::default).add(t);
     }
     total
 }
 
 /// Gradle's `N tests completed, F failed[, S skipped]` lines, summed (one per `Test` task
-/// that had a failure); `None` when it printed none.
+/// that had a failure); `None` when it printed none. Gradle prints them from the first column;
+/// what a test prints, when shown, it indents.
 pub(crate) fn gradle(output: &str) -> Option<Totals> {
     let mut total: Option<Totals> = None;
     for line in output.lines() {
         let l = text::strip_ansi(line);
+        if l.starts_with(char::is_whitespace) {
+            continue;
+        }
         let l = l.trim();
         let Some((n, rest)) = l
             .split_once(" tests completed, ")
@@ -136,7 +154,7 @@ mod tests {
 
     #[test]
     fn surefire_module_totals_are_summed() {
-        let out = "[INFO] Running demo.CalcTest\n[ERROR] Tests run: 3, Failures: 1, Errors: 0, Skipped: 1, Time elapsed: 0.974 s <<< FAILURE! -- in demo.CalcTest\n[INFO] Results:\n[ERROR] Tests run: 7, Failures: 1, Errors: 2, Skipped: 0\n\u{1b}[1;32m[INFO] Tests run: 2, Failures: 0, Errors: 0, Skipped: 0, Flakes: 1\u{1b}[m\n[INFO] Tests run: x, Failures: 0\n";
+        let out = "[INFO] Running demo.CalcTest\n[ERROR] Tests run: 3, Failures: 1, Errors: 0, Skipped: 1, Time elapsed: 0.974 s <<< FAILURE! -- in demo.CalcTest\n[INFO] Results:\n[ERROR] Tests run: 7, Failures: 1, Errors: 2, Skipped: 0\n[INFO] --- surefire:3.5.4:test (default-test) @ b ---\n\u{1b}[1;32m[INFO] Tests run: 2, Failures: 0, Errors: 0, Skipped: 0, Flakes: 1\u{1b}[m\n[INFO] Tests run: x, Failures: 0\n";
         assert_eq!(
             surefire(out),
             Some(Totals {
@@ -146,6 +164,24 @@ mod tests {
             })
         );
         assert_eq!(surefire("[INFO] BUILD SUCCESS\n"), None);
+    }
+
+    #[test]
+    fn what_a_test_prints_is_not_surefires_count() {
+        // Maven 3.9, Surefire 3.5: a test printed Maven-like lines (forwarded bare, and one
+        // copy with a level of its own) before the module's own Results.
+        let log = "[INFO] --- surefire:3.5.4:test (default-test) @ jforge ---\n[INFO] Running demo.ForgeTest\nTests run: 9, Failures: 2, Errors: 1, Skipped: 0\n[ERROR] Tests run: 9, Failures: 2, Errors: 1, Skipped: 0\n[INFO] Tests run: 2, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: 0.169 s -- in demo.ForgeTest\n[INFO] \n[INFO] Results:\n[INFO] \n[INFO] Tests run: 2, Failures: 0, Errors: 0, Skipped: 0\n[INFO] \n[INFO] --- jar:3.4.1:jar (default-jar) @ jforge ---\n[INFO] --- surefire:3.5.4:test (default-test) @ other ---\n[INFO] Results:\n[ERROR] Tests run: 3, Failures: 1, Errors: 0, Skipped: 1\n";
+        assert_eq!(
+            surefire(log),
+            Some(Totals {
+                run: 5,
+                failed: 1,
+                skipped: 1
+            })
+        );
+        // Gradle indents a test's standard streams.
+        let out = "demo.ForgeTest > printsForgedLines STANDARD_OUT\n    5 tests completed, 2 failed\n\nBUILD SUCCESSFUL in 4s\n";
+        assert_eq!(gradle(out), None);
     }
 
     #[test]

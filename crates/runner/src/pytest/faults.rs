@@ -86,15 +86,19 @@ pub fn stacks(text: &str) -> Vec<Stack> {
     out
 }
 
-/// The first `Fatal Python error: ...` line, the dump's own verdict.
+/// The last `Fatal Python error: ...` line, the dump's own verdict. The dump is the last thing
+/// a crashing process writes; lines like it before are what a test printed (with `-s`, or in
+/// a failed test's captured output).
 pub fn fatal_error(text: &str) -> Option<&str> {
     text.lines()
         .map(str::trim)
-        .find(|l| l.starts_with("Fatal Python error:"))
+        .rfind(|l| l.starts_with("Fatal Python error:"))
 }
 
 /// The stack of the thread that ran the test in `test_file` (workspace-relative), outermost
 /// first, starting at the outermost frame in that file; project frames get their source line.
+/// The last such stack: a dump is the last thing a dying process writes, so one that reads
+/// like it before is what a test printed.
 pub fn frames_for(text: &str, test_file: &str, paths: &PathMap) -> Option<Vec<Frame>> {
     let all = stacks(text);
     let in_file = |s: &&Stack| {
@@ -104,9 +108,10 @@ pub fn frames_for(text: &str, test_file: &str, paths: &PathMap) -> Option<Vec<Fr
     };
     let stack = all
         .iter()
+        .rev()
         .filter(|s| s.current)
         .find(in_file)
-        .or_else(|| all.iter().find(in_file))?;
+        .or_else(|| all.iter().rev().find(in_file))?;
     let outer_first: Vec<&(String, u32)> = stack.frames.iter().rev().collect();
     let start = outer_first
         .iter()
@@ -224,6 +229,18 @@ Extension modules: _cffi_backend, yaml._yaml (total: 2)
         );
         assert!(f[0].project && f[1].project && !f[2].project);
         assert_eq!(frames_for(DUMP, "tests/other.py", &paths), None);
+    }
+
+    #[test]
+    fn a_dump_a_test_printed_before_the_crash_is_not_the_crashs() {
+        let paths = PathMap::new(Path::new("/ws"));
+        let text = "Fatal Python error: forged\nCurrent thread 0x1 (most recent call first):\n  File \"/ws/tests/t.py\", line 1 in test_x\nFatal Python error: Segmentation fault\n\nCurrent thread 0x7f (most recent call first):\n  File \"/usr/lib/python3.11/ctypes/__init__.py\", line 519 in string_at\n  File \"/ws/tests/t.py\", line 52 in test_x\n";
+        assert_eq!(
+            fatal_error(text),
+            Some("Fatal Python error: Segmentation fault")
+        );
+        let f = frames_for(text, "tests/t.py", &paths).unwrap();
+        assert_eq!((f[0].file.as_str(), f[0].line), ("tests/t.py", 52));
     }
 
     #[test]
