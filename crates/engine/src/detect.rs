@@ -37,10 +37,12 @@ pub(crate) fn projects(root: &Path, only: Option<&str>) -> Vec<Found> {
             pith_runner::detect_nested(&dir, only)
         };
         for adapter in adapters {
-            if found
-                .iter()
-                .any(|f| covers(f.adapter.name(), &f.dir, adapter.name(), &dir))
-            {
+            if found.iter().any(|f| {
+                dir.starts_with(&f.dir)
+                    && f.adapter
+                        .covers(adapter.name(), &dir)
+                        .unwrap_or_else(|| covers(f.adapter.name(), &f.dir, adapter.name(), &dir))
+            }) {
                 continue;
             }
             found.push(Found {
@@ -111,8 +113,9 @@ fn covers(outer: &str, outer_dir: &Path, inner: &str, dir: &Path) -> bool {
         "go" => false,
         // A Cargo workspace of its own is not a member of the one above.
         "rust" => !declares_workspace(dir),
-        // pytest recurses, jest/vitest/node search the tree, a Maven or Gradle build takes its
-        // modules, CMake its subdirectories, a solution its projects.
+        // pytest recurses, a Maven or Gradle build takes its modules, CMake its
+        // subdirectories, a solution its projects. (A JavaScript project's declared command
+        // decides for itself: `Adapter::covers`.)
         _ => true,
     }
 }

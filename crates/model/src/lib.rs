@@ -296,6 +296,13 @@ pub struct Run {
     pub duration: Duration,
     pub failures: Vec<Failure>,
     pub build_errors: Vec<BuildError>,
+    /// The declared command would exit 0 over this run's failures, and why (a setting that only
+    /// hides failures from the exit code: `maven.test.failure.ignore`, a trailing `|| true`).
+    /// It changes nothing of the verdict: the failures stand.
+    pub masked: Option<String>,
+    /// Snapshots the runner wrote (new ones, and updated ones where the command asks for it):
+    /// a green run that wrote some says so.
+    pub snapshots_written: u32,
     /// Tests that were running when the run was killed or crashed.
     pub running: Vec<String>,
     /// Requested test ids that matched no test.
@@ -360,6 +367,7 @@ impl Run {
         self.skipped += part.skipped;
         self.cached += part.cached;
         self.remote += part.remote;
+        self.snapshots_written += part.snapshots_written;
         self.duration = self.duration.saturating_add(part.duration);
         self.failures.extend(part.failures);
         self.outcomes.extend(part.outcomes);
@@ -401,6 +409,7 @@ impl Run {
             (&mut self.tail, part.tail),
             (&mut self.hint, part.hint),
             (&mut self.lacks, part.lacks),
+            (&mut self.masked, part.masked),
         ] {
             if theirs.is_some() {
                 *mine = theirs;

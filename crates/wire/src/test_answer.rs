@@ -54,6 +54,10 @@ pub struct TestAnswer {
     /// Tests that passed after failing in the run before.
     #[serde(skip_serializing_if = "crate::is_zero")]
     pub recovered: usize,
+    /// Snapshots the runners wrote during the run (jest's and vitest's new ones, updated ones
+    /// where the command asks): a green run that wrote some says so.
+    #[serde(skip_serializing_if = "crate::is_zero")]
+    pub snapshots_written: usize,
     /// Absent when nothing ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_s: Option<f64>,
@@ -101,6 +105,10 @@ pub struct TestAnswer {
     /// it (an exit code, tests that never reported, totals that disagree).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The declared command would exit 0 over these failures, and why (`|| true`): the
+    /// failures stand.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub masked: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tail: Option<String>,
     /// Per-project results, only when more than one project ran: every one up to
@@ -292,6 +300,7 @@ pub fn test_answer(report: &Report) -> TestAnswer {
         changes: report.changes.as_ref().map(ChangesOut::of),
         counts: counts.settle(),
         recovered: report.recovered as usize,
+        snapshots_written: runs.iter().map(|r| r.snapshots_written as usize).sum(),
         // Busy ran nothing: how long it waited is no signal; nor is a duration that rounds to
         // nothing (a report file that recorded none, a run under 50 ms).
         duration_s: Some(tenths(report.duration))
@@ -316,6 +325,7 @@ pub fn test_answer(report: &Report) -> TestAnswer {
         clusters: Vec::new(),
         more_failures: 0,
         reason: reason(runs),
+        masked: joined(|r| r.masked.as_ref()),
         tail: joined(|r| r.tail.as_ref()),
         runs: Vec::new(),
         more_runs: 0,
@@ -435,6 +445,7 @@ fn unchanged_answer(generation: u64, u: &RunSummary) -> TestAnswer {
             errors: u.errors as usize,
         },
         recovered: 0,
+        snapshots_written: 0,
         duration_s: None,
         running: Vec::new(),
         more_running: 0,
@@ -452,6 +463,7 @@ fn unchanged_answer(generation: u64, u: &RunSummary) -> TestAnswer {
         clusters: Vec::new(),
         more_failures: 0,
         reason: None,
+        masked: None,
         tail: None,
         runs: Vec::new(),
         more_runs: 0,

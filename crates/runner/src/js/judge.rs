@@ -41,6 +41,7 @@ impl Js {
             ]),
         };
         let t = tally(&mut run, j.paths, j.dir, &evidence.suites, sel);
+        run.snapshots_written = evidence.snapshots_written;
         let ending = Ending::of(captured.end);
         if let (Some(sel), Ending::Exited(_)) = (sel, &ending) {
             // The runner ended by itself: what it did not report, it did not find.
