@@ -218,7 +218,7 @@ impl Judge<'_> {
             // (not the coverage table and PASS lines around them), else the lines of its
             // output's end that name an error or failure.
             run.tail = if thresholds.is_empty() {
-                scaffold::why_tail(self.paths, &self.output)
+                scaffold::why_tail(self.paths, &stack::without_pith(&self.output))
             } else {
                 let why = crate::text::tail(&thresholds.join("\n"));
                 (!why.is_empty()).then_some(why)
