@@ -253,8 +253,8 @@ fn npm_workspaces_run_every_packages_own_command() {
     assert_eq!(green.json["runner"], "jest,node", "{}", green.line);
     let runs: Vec<(&str, &str)> = green.json["runs"]
         .as_array()
-        .unwrap_or(&Vec::new())
-        .iter()
+        .into_iter()
+        .flatten()
         .map(|r| (r["runner"].as_str().unwrap_or(""), r["dir"].as_str().unwrap_or("")))
         .collect();
     assert_eq!(runs, [("jest", "packages/a"), ("node", "packages/b")], "{}", green.line);

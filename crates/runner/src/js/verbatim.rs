@@ -71,7 +71,9 @@ impl Verbatim {
                 "{} exited {code}",
                 crate::text::cut_chars(&self.text, 120)
             ));
-            run.tail = scaffold::why_tail(&paths, &output).or_else(|| tail(&paths, &output));
+            // The command's own report of its failure, as it ends (a tool's summary line
+            // alone, `1 error`, says nothing of where).
+            run.tail = tail(&paths, &output);
         }
         run
     }
