@@ -225,6 +225,40 @@ mod tests {
     }
 
     #[test]
+    fn a_javascript_root_covers_what_its_declared_command_runs() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        write(root, "packages/a/package.json", r#"{"scripts":{"test":"jest"}}"#);
+        write(root, "packages/b/package.json", r#"{"scripts":{"test":"node --test"}}"#);
+        let root_script = |test: &str| {
+            write(
+                root,
+                "package.json",
+                &format!(r#"{{"workspaces":["packages/*"],"scripts":{{"test":"{test}"}}}}"#),
+            );
+            found(root)
+        };
+        // The root runs every package: they are its.
+        assert_eq!(
+            root_script("npm test --workspaces"),
+            [("jest".to_owned(), None)]
+        );
+        // It runs one on purpose: the other is left out, not run on its own.
+        assert_eq!(root_script("npm test -w a"), [("jest".to_owned(), None)]);
+        // Its own runner never reaches them: each package runs on its own.
+        assert_eq!(
+            root_script("node --test test/"),
+            [
+                ("node".to_owned(), None),
+                ("jest".to_owned(), Some("packages/a".to_owned())),
+                ("node".to_owned(), Some("packages/b".to_owned())),
+            ]
+        );
+        // jest at the root searches the whole tree: it runs them (as `npm test` does).
+        assert_eq!(root_script("tsc && jest"), [("jest".to_owned(), None)]);
+    }
+
+    #[test]
     fn ignored_and_generated_directories_are_not_searched() {
         let d = tempfile::tempdir().unwrap();
         let root = d.path();
