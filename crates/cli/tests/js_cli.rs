@@ -194,7 +194,12 @@ fn a_type_check_before_the_tests_is_part_of_the_verdict() {
     assert_eq!(green.json["runner"], "vitest", "{}", green.line);
     assert_eq!(green.count("passed"), 2, "{}", green.line);
     let red = agrees("tsc_vitest", |root| {
-        edit(root, "src/math.ts", "answer: number = add(40, 2)", "answer: number = '42'")
+        edit(
+            root,
+            "src/math.ts",
+            "answer: number = add(40, 2)",
+            "answer: number = '42'",
+        )
     });
     assert_eq!(red.status(), "BuildFailed", "{}", red.line);
     assert_eq!(red.json["runner"], "tsc", "{}", red.line);
@@ -223,13 +228,19 @@ fn every_script_a_chained_test_script_runs_is_run() {
     assert_eq!((a.status(), a.code), ("RunnerFailed", 1), "{}", a.line);
     assert_eq!(a.count("passed"), 1, "{}", a.line);
     assert!(
-        a.text("reason").contains("does not meet global threshold (100%)"),
+        a.text("reason")
+            .contains("does not meet global threshold (100%)"),
         "c8's own threshold line is the reason: {}",
         a.line
     );
     // The types the package declares are wrong: tsd fails the script after the tests passed.
     let ws = declared("unit_typescript");
-    edit(ws.path(), "index.test-d.ts", "expectType<number>", "expectType<string>");
+    edit(
+        ws.path(),
+        "index.test-d.ts",
+        "expectType<number>",
+        "expectType<string>",
+    );
     let a = pith_dev(ws.path(), &[]);
     assert_eq!((a.status(), a.code), ("RunnerFailed", 1), "{}", a.line);
     assert_eq!(a.json["runner"], "node,tsd", "{}", a.line);
@@ -241,10 +252,20 @@ fn every_script_a_chained_test_script_runs_is_run() {
     );
     // A failing test fails it first.
     let ws = declared("unit_typescript");
-    edit(ws.path(), "test/add.test.js", "add(1, 2), 3", "add(1, 2), 4");
+    edit(
+        ws.path(),
+        "test/add.test.js",
+        "add(1, 2), 3",
+        "add(1, 2), 4",
+    );
     let a = pith_dev(ws.path(), &[]);
     assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
-    assert_eq!(a.failures()[0]["test"], "test/add.test.js > adds", "{}", a.line);
+    assert_eq!(
+        a.failures()[0]["test"],
+        "test/add.test.js > adds",
+        "{}",
+        a.line
+    );
 }
 
 #[test]
@@ -255,13 +276,28 @@ fn npm_workspaces_run_every_packages_own_command() {
         .as_array()
         .into_iter()
         .flatten()
-        .map(|r| (r["runner"].as_str().unwrap_or(""), r["dir"].as_str().unwrap_or("")))
+        .map(|r| {
+            (
+                r["runner"].as_str().unwrap_or(""),
+                r["dir"].as_str().unwrap_or(""),
+            )
+        })
         .collect();
-    assert_eq!(runs, [("jest", "packages/a"), ("node", "packages/b")], "{}", green.line);
+    assert_eq!(
+        runs,
+        [("jest", "packages/a"), ("node", "packages/b")],
+        "{}",
+        green.line
+    );
     // A failure in either package is red, and the answer names its package's run.
     for (file, from, to, dir) in [
         ("packages/a/sum.test.js", "toBe(3)", "toBe(4)", "packages/a"),
-        ("packages/b/test/twice.test.js", "2 * 21, 42", "2 * 21, 43", "packages/b"),
+        (
+            "packages/b/test/twice.test.js",
+            "2 * 21, 42",
+            "2 * 21, 43",
+            "packages/b",
+        ),
     ] {
         let red = agrees("workspaces", |root| edit(root, file, from, to));
         assert_eq!(red.status(), "TestsFailed", "{}", red.line);
@@ -285,7 +321,12 @@ fn npm_workspaces_run_every_packages_own_command() {
     // A re-run of one package's test runs that package's runner alone, in its directory.
     let ws = declared("workspaces");
     let again = pith_dev(ws.path(), &["packages/a/sum.test.js > sums"]);
-    assert_eq!((again.status(), again.count("passed")), ("TestsPassed", 1), "{}", again.line);
+    assert_eq!(
+        (again.status(), again.count("passed")),
+        ("TestsPassed", 1),
+        "{}",
+        again.line
+    );
     assert_eq!(again.json["runner"], "jest", "{}", again.line);
 }
 
@@ -293,8 +334,18 @@ fn npm_workspaces_run_every_packages_own_command() {
 fn a_workspace_the_command_leaves_out_is_not_run() {
     // `npm test -w a`: b's failure is not the command's, and pith does not run b.
     let change = |root: &Path| {
-        edit(root, "package.json", "npm test --workspaces", "npm test -w a");
-        edit(root, "packages/b/test/twice.test.js", "2 * 21, 42", "2 * 21, 43");
+        edit(
+            root,
+            "package.json",
+            "npm test --workspaces",
+            "npm test -w a",
+        );
+        edit(
+            root,
+            "packages/b/test/twice.test.js",
+            "2 * 21, 42",
+            "2 * 21, 43",
+        );
     };
     let a = agrees("workspaces", change);
     assert_eq!(a.status(), "TestsPassed", "{}", a.line);
@@ -310,7 +361,8 @@ fn a_package_the_roots_command_does_not_run_is_run_on_its_own() {
     let a = pith_dev(ws.path(), &[]);
     assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
     assert_eq!(
-        a.failures()[0]["test"], "packages/b/b.test.js > b multiplies",
+        a.failures()[0]["test"],
+        "packages/b/b.test.js > b multiplies",
         "{}",
         a.line
     );
@@ -331,7 +383,12 @@ fn a_failure_the_script_hides_from_its_exit_is_still_a_failure() {
     assert!(green, "npm test exits 0 over it");
     let a = pith_dev(ws.path(), &[]);
     assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
-    assert_eq!(a.failures()[0]["test"], "price.test.js > rounds down", "{}", a.line);
+    assert_eq!(
+        a.failures()[0]["test"],
+        "price.test.js > rounds down",
+        "{}",
+        a.line
+    );
     assert_eq!(
         a.text("masked"),
         "npm test exits 0 over these failures",
@@ -360,7 +417,11 @@ fn a_new_snapshot_is_written_as_npm_test_writes_it() {
         // Written once: the next run reads it, writes nothing and says nothing of it.
         let again = pith_dev(ws.path(), &[]);
         assert_eq!(again.status(), "TestsPassed", "{}", again.line);
-        assert!(again.json.get("snapshotsWritten").is_none(), "{}", again.line);
+        assert!(
+            again.json.get("snapshotsWritten").is_none(),
+            "{}",
+            again.line
+        );
     }
     // Where the caller set CI, jest refuses to write one, and the failure says why.
     let ws = declared("jest_snapshot");
@@ -381,13 +442,23 @@ fn a_new_snapshot_is_written_as_npm_test_writes_it() {
 fn a_focused_test_runs_as_it_does_outside_ci() {
     // vitest 3 forbids `test.only` under CI; pith sets no CI, so it runs it alone, as npm test.
     let a = agrees("vitest3_only", |_| {});
-    assert_eq!((a.count("passed"), a.count("skipped")), (1, 1), "{}", a.line);
+    assert_eq!(
+        (a.count("passed"), a.count("skipped")),
+        (1, 1),
+        "{}",
+        a.line
+    );
 }
 
 #[test]
 fn tests_see_the_ci_variable_as_the_caller_has_it() {
     let a = agrees("vitest3_ci", |_| {});
-    assert_eq!((a.status(), a.count("passed")), ("TestsPassed", 1), "{}", a.line);
+    assert_eq!(
+        (a.status(), a.count("passed")),
+        ("TestsPassed", 1),
+        "{}",
+        a.line
+    );
     // The caller's own CI reaches them, as it reaches npm test's.
     let ws = declared("vitest3_ci");
     let on_ci = common::pith_with(ws.path(), &[], &[("CI", "true")], &[]);
@@ -399,7 +470,20 @@ fn reporters_the_configuration_names_still_run() {
     // The project's own reporter fails a run with a slow test: vitest's `--reporter` would
     // replace it; pith names it again beside its own.
     let a = agrees("vitest_reporters", |_| {});
-    assert_eq!((a.status(), a.count("passed")), ("RunnerFailed", 2), "{}", a.line);
-    assert!(a.text("tail").contains("gate: 1 slow test(s)"), "{}", a.line);
-    assert!(!a.text("tail").contains("JSON report written"), "{}", a.line);
+    assert_eq!(
+        (a.status(), a.count("passed")),
+        ("RunnerFailed", 2),
+        "{}",
+        a.line
+    );
+    assert!(
+        a.text("tail").contains("gate: 1 slow test(s)"),
+        "{}",
+        a.line
+    );
+    assert!(
+        !a.text("tail").contains("JSON report written"),
+        "{}",
+        a.line
+    );
 }

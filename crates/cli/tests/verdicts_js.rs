@@ -147,7 +147,8 @@ fn an_option_that_runs_no_test_is_named_not_dropped() {
     let (_ws, a) = run("jest_unhonoured", "jest");
     assert_eq!((a.status(), a.code), ("RunnerFailed", 1), "{}", a.line);
     assert!(
-        a.text("reason").contains("pith could not honour --listTests"),
+        a.text("reason")
+            .contains("pith could not honour --listTests"),
         "{}",
         a.line
     );
@@ -160,11 +161,8 @@ fn the_scripts_own_snapshot_update_is_honoured() {
     let (ws, a) = run("jest_update_snapshots", "jest");
     assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{}", a.line);
     assert_eq!(a.count("snapshotsWritten"), 1, "{}", a.line);
-    let snap = std::fs::read_to_string(
-        ws.path()
-            .join("tests/__snapshots__/label.test.js.snap"),
-    )
-    .unwrap();
+    let snap =
+        std::fs::read_to_string(ws.path().join("tests/__snapshots__/label.test.js.snap")).unwrap();
     assert!(snap.contains(r#"`"3 items"`"#), "{snap}");
 }
 

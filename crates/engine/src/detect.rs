@@ -228,8 +228,16 @@ mod tests {
     fn a_javascript_root_covers_what_its_declared_command_runs() {
         let d = tempfile::tempdir().unwrap();
         let root = d.path();
-        write(root, "packages/a/package.json", r#"{"scripts":{"test":"jest"}}"#);
-        write(root, "packages/b/package.json", r#"{"scripts":{"test":"node --test"}}"#);
+        write(
+            root,
+            "packages/a/package.json",
+            r#"{"scripts":{"test":"jest"}}"#,
+        );
+        write(
+            root,
+            "packages/b/package.json",
+            r#"{"scripts":{"test":"node --test"}}"#,
+        );
         let root_script = |test: &str| {
             write(
                 root,

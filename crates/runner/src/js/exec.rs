@@ -231,7 +231,9 @@ pub(super) fn owners<'a>(
     let mut out: Vec<(&'a Js, Vec<String>)> = Vec::new();
     let mut left = Vec::new();
     for id in ids {
-        let file = root.join(super::id_file(super::command::Selection::normal(id).as_str()));
+        let file = root.join(super::id_file(
+            super::command::Selection::normal(id).as_str(),
+        ));
         let mut homes: Vec<&Path> = segments
             .iter()
             .map(|s| s.home.as_path())

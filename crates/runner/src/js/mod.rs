@@ -1,22 +1,34 @@
-//! JavaScript: jest, vitest and node's built-in test runner, each the project's own (jest and
-//! vitest from its `node_modules/.bin`, `node` from PATH), chosen from `package.json`, run with
-//! the options of its `test` script (see `package`).
+//! JavaScript: a project's declared test command (`npm test`, `pnpm test`, `yarn test`), read in
+//! full (`plan`: the `test` script as sh reads it, the scripts it runs by name with their
+//! `pre`/`post` hooks, workspace runs, wrappers) and run as its package manager runs it
+//! (`exec`). Its runner segments (jest, vitest, node's built-in test runner, each the
+//! project's own, found through the script's `PATH`) run with pith's observation added; every
+//! other command runs as written (`verbatim`), and its failure is an answer when it is the
+//! command's. A project whose script runs no runner pith knows falls back to the runner its
+//! dependencies name (vitest, then jest), alone.
 //!
 //! jest and vitest write their `--json` reports to the scratch directory; pith's reporter for
 //! each (embedded here, written to pith's cache under a content-hash path, loaded by absolute
 //! path so no project file can stand in for it) streams starts and results as JSON lines beside
 //! it, so a run killed at the deadline or dying in band still tells what finished and what was
 //! running. node's test runner is read through pith's own reporter alone, with an exit hook in
-//! each test process telling which files ended through `process.exit()`. Nothing is written
-//! into the project: jest runs with `--ci` and vitest with `--update=none` (or `CI=1` before
-//! vitest 4), so missing snapshots fail instead of being written, and coverage reports go to
-//! the scratch directory.
+//! each test process telling which files ended through `process.exit()`. Coverage reports the
+//! runner writes go to the scratch directory.
 //!
-//! The tests see the caller's environment: pith adds no variable (its reporters find their
-//! record files from the report paths pith gives the runner) and removes only the runner's own
-//! markers of a parent run (`NODE_TEST_CONTEXT`, `JEST_WORKER_ID`, `VITEST_*`), which would
-//! make the runner report to a parent that is not there. Colour is switched off through
-//! vitest's `--no-color` (jest and node colour only a terminal) and stripped from all pith reads.
+//! Observation adds, never changes: no `--ci`, no `CI`, no `--update=none`, no `--no-cache`
+//! (see `command` for why each flag pith still adds leaves the outcome alone). A runner writes
+//! snapshots as the project's own command has it write them (a new one where jest and vitest
+//! write new ones, the script's `-u`), and the run counts what it wrote
+//! (`Run::snapshots_written`). vitest's `--reporter` replaces its configuration's reporters:
+//! those the configuration names are named again beside pith's.
+//!
+//! The tests see the caller's environment with what the package manager adds for scripts
+//! (`plan`: `PATH`, `npm_lifecycle_event`, `npm_package_*`, ...) and the script's own
+//! assignments; pith adds no variable of its own (its reporters find their record files from
+//! the report paths pith gives the runner) and removes only the runner's own markers of a
+//! parent run (`NODE_TEST_CONTEXT`, `JEST_WORKER_ID`, `VITEST_*`), which would make the runner
+//! report to a parent that is not there. Colour is switched off through vitest's `--no-color`
+//! (jest and node colour only a terminal) and stripped from all pith reads.
 //!
 //! The verdict takes the runner's exit code and its own totals as evidence (see `verdict` and
 //! `judge`): a run whose report was never written, whose totals count more tests than it
@@ -184,9 +196,7 @@ impl Project {
                                 .next()
                                 .unwrap_or("")
                                 .trim_end_matches('/');
-                            stem.is_empty()
-                                || rel == stem
-                                || rel.starts_with(&format!("{stem}/"))
+                            stem.is_empty() || rel == stem || rel.starts_with(&format!("{stem}/"))
                         })
                 }
             }

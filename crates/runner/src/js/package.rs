@@ -624,7 +624,12 @@ fn node_role(word: &str) -> Role {
 /// What a jest option is to pith.
 fn jest_role(name: &str) -> Role {
     match name {
-        "json" | "outputFile" | "testLocationInResults" | "watchman" | "watch" | "watchAll"
+        "json"
+        | "outputFile"
+        | "testLocationInResults"
+        | "watchman"
+        | "watch"
+        | "watchAll"
         | "coverageDirectory" => Role::Managed,
         "listTests" | "showConfig" | "clearCache" | "init" | "version" | "v" | "help" | "h"
         | "collectTests" => Role::Unhonoured,

@@ -280,18 +280,19 @@ impl Builder {
 
     /// The environment the package manager gives the script `event` of `pkg`.
     fn scope(&self, pkg: &Package, event: &str, text: &str, invoke: Invoke) -> Scope {
-        let mut env: Vec<(String, String)> = Vec::new();
-        env.push(("PATH".to_owned(), self.path_for(&pkg.dir)));
-        env.push((
-            "npm_package_json".to_owned(),
-            pkg.dir.join("package.json").to_string_lossy().into_owned(),
-        ));
-        env.push(("npm_lifecycle_event".to_owned(), event.to_owned()));
-        env.push(("npm_lifecycle_script".to_owned(), text.to_owned()));
-        env.push((
-            "INIT_CWD".to_owned(),
-            self.init.to_string_lossy().into_owned(),
-        ));
+        let mut env: Vec<(String, String)> = vec![
+            ("PATH".to_owned(), self.path_for(&pkg.dir)),
+            (
+                "npm_package_json".to_owned(),
+                pkg.dir.join("package.json").to_string_lossy().into_owned(),
+            ),
+            ("npm_lifecycle_event".to_owned(), event.to_owned()),
+            ("npm_lifecycle_script".to_owned(), text.to_owned()),
+            (
+                "INIT_CWD".to_owned(),
+                self.init.to_string_lossy().into_owned(),
+            ),
+        ];
         if let Some(node) = crate::on_path("node") {
             let node = node.to_string_lossy().into_owned();
             env.push(("NODE".to_owned(), node.clone()));
@@ -329,7 +330,8 @@ impl Builder {
     /// A script's text as a list of steps, with `cd` and `export` carried to the commands
     /// after them.
     fn list(&mut self, text: &str, mut scope: Scope, depth: usize) -> List {
-        let lookup = |env: &[(String, String)], caller: &std::collections::HashMap<String, String>| {
+        let lookup = |env: &[(String, String)],
+                      caller: &std::collections::HashMap<String, String>| {
             let env = env.to_vec();
             let caller = caller.clone();
             move |name: &str| -> Option<String> {
@@ -344,7 +346,10 @@ impl Builder {
         let cmds = shell::parse(text, &env_of);
         // An assignment without a command sets a shell variable the commands after it may
         // read: sh's own business, the whole script.
-        if cmds.iter().any(|c| !c.shell && c.words.iter().all(|w| w.assign)) {
+        if cmds
+            .iter()
+            .any(|c| !c.shell && c.words.iter().all(|w| w.assign))
+        {
             return vec![(Op::Then, self.verbatim_sh(text, &scope, &[]))];
         }
         let mut out: List = Vec::new();
@@ -375,7 +380,11 @@ impl Builder {
         // sh expands patterns before the program sees them.
         let mut args: Vec<String> = Vec::new();
         for w in words {
-            match w.pattern.as_deref().and_then(|p| shell::expand(p, &scope.cwd)) {
+            match w
+                .pattern
+                .as_deref()
+                .and_then(|p| shell::expand(p, &scope.cwd))
+            {
                 Some(found) => args.extend(found),
                 None => args.push(w.text.clone()),
             }
@@ -815,7 +824,11 @@ impl Builder {
                     });
                     o.dir = v.map(|d| scope.cwd.join(d));
                 }
-                "--workspace-concurrency" | "--reporter" | "--resume-from" | "--changed-files-ignore-pattern" | "--test-pattern" => {
+                "--workspace-concurrency"
+                | "--reporter"
+                | "--resume-from"
+                | "--changed-files-ignore-pattern"
+                | "--test-pattern" => {
                     if flag == "--resume-from" {
                         return self.verbatim(args, env, text, scope);
                     }
@@ -1037,7 +1050,9 @@ impl Builder {
                 self.members.extend(members.iter().map(|m| m.dir.clone()));
                 let parts = members
                     .iter()
-                    .map(|m| self.script_with(m, name, passed, Invoke::default(), env.clone(), depth))
+                    .map(|m| {
+                        self.script_with(m, name, passed, Invoke::default(), env.clone(), depth)
+                    })
                     .collect();
                 Step::Each(Each {
                     parts,
@@ -1056,8 +1071,8 @@ impl Builder {
                     match a.as_str() {
                         "-A" | "--all" => all = true,
                         "-W" | "--worktree" => worktree = true,
-                        "-p" | "--parallel" | "-i" | "--interlaced" | "-v" | "--verbose"
-                        | "-t" | "--topological" | "--topological-dev" | "--no-private" => {}
+                        "-p" | "--parallel" | "-i" | "--interlaced" | "-v" | "--verbose" | "-t"
+                        | "--topological" | "--topological-dev" | "--no-private" => {}
                         "-j" | "--jobs" => j += 1,
                         "--include" => {
                             include.extend(rest.get(j + 1).cloned());
@@ -1098,21 +1113,26 @@ impl Builder {
                         .unwrap_or_default()
                 };
                 let hit = |pats: &[String], p: &Package| {
-                    pats.iter().any(|g| {
-                        shell::fnmatch(g, &p.name()) || pm::path_match(g, &rel(p))
-                    })
+                    pats.iter()
+                        .any(|g| shell::fnmatch(g, &p.name()) || pm::path_match(g, &rel(p)))
                 };
                 let chosen: Vec<&Package> = pool
                     .into_iter()
                     .filter(|p| p.script(&name).is_some())
                     // The package running foreach for this very script runs it no again.
-                    .filter(|p| !(p.dir == scope.pkg.dir && lookup(&scope.env, "npm_lifecycle_event").as_deref() == Some(name.as_str())))
+                    .filter(|p| {
+                        !(p.dir == scope.pkg.dir
+                            && lookup(&scope.env, "npm_lifecycle_event").as_deref()
+                                == Some(name.as_str()))
+                    })
                     .filter(|p| include.is_empty() || hit(&include, p))
                     .filter(|p| !hit(&exclude, p))
                     .collect();
                 let parts = chosen
                     .into_iter()
-                    .map(|m| self.script_with(m, &name, &passed, Invoke::default(), env.clone(), depth))
+                    .map(|m| {
+                        self.script_with(m, &name, &passed, Invoke::default(), env.clone(), depth)
+                    })
                     .collect();
                 Step::Each(Each {
                     parts,
@@ -1190,7 +1210,11 @@ impl Builder {
             if found.is_empty() {
                 return Step::Status(Status {
                     code: 1,
-                    tool: args[0].rsplit('/').next().unwrap_or("npm-run-all").to_owned(),
+                    tool: args[0]
+                        .rsplit('/')
+                        .next()
+                        .unwrap_or("npm-run-all")
+                        .to_owned(),
                     home: pkg.dir.clone(),
                     message: format!("Task not found: \"{p}\""),
                 });
@@ -1211,26 +1235,95 @@ impl Builder {
 
 /// pnpm's own commands: never a script name after `pnpm`.
 const PNPM_COMMANDS: &[&str] = &[
-    "install", "i", "add", "remove", "rm", "update", "up", "link", "unlink", "import",
-    "rebuild", "prune", "fetch", "audit", "list", "ls", "outdated", "why", "publish", "pack",
-    "store", "root", "bin", "dlx", "create", "env", "setup", "server", "patch",
-    "patch-commit", "deploy", "licenses", "config", "init", "doctor", "start",
+    "install",
+    "i",
+    "add",
+    "remove",
+    "rm",
+    "update",
+    "up",
+    "link",
+    "unlink",
+    "import",
+    "rebuild",
+    "prune",
+    "fetch",
+    "audit",
+    "list",
+    "ls",
+    "outdated",
+    "why",
+    "publish",
+    "pack",
+    "store",
+    "root",
+    "bin",
+    "dlx",
+    "create",
+    "env",
+    "setup",
+    "server",
+    "patch",
+    "patch-commit",
+    "deploy",
+    "licenses",
+    "config",
+    "init",
+    "doctor",
+    "start",
 ];
 
 /// yarn's own commands.
 const YARN_COMMANDS: &[&str] = &[
-    "install", "add", "remove", "upgrade", "up", "why", "info", "config", "cache", "global",
-    "link", "unlink", "pack", "publish", "version", "init", "dlx", "node", "set", "plugin",
-    "constraints", "npm", "patch", "rebuild", "dedupe", "explain", "bin", "licenses",
-    "outdated", "audit", "check", "import", "list", "login", "logout", "owner", "policies",
-    "tag", "team", "upgrade-interactive", "generate-lock-entry", "autoclean",
+    "install",
+    "add",
+    "remove",
+    "upgrade",
+    "up",
+    "why",
+    "info",
+    "config",
+    "cache",
+    "global",
+    "link",
+    "unlink",
+    "pack",
+    "publish",
+    "version",
+    "init",
+    "dlx",
+    "node",
+    "set",
+    "plugin",
+    "constraints",
+    "npm",
+    "patch",
+    "rebuild",
+    "dedupe",
+    "explain",
+    "bin",
+    "licenses",
+    "outdated",
+    "audit",
+    "check",
+    "import",
+    "list",
+    "login",
+    "logout",
+    "owner",
+    "policies",
+    "tag",
+    "team",
+    "upgrade-interactive",
+    "generate-lock-entry",
+    "autoclean",
 ];
 
 /// Shell builtins: sh runs them, not an executable.
 const BUILTINS: &[&str] = &[
     "exit", ":", ".", "source", "eval", "exec", "set", "unset", "shift", "trap", "return",
-    "readonly", "umask", "ulimit", "type", "command", "alias", "unalias", "hash", "times",
-    "read", "wait", "break", "continue", "getopts", "local",
+    "readonly", "umask", "ulimit", "type", "command", "alias", "unalias", "hash", "times", "read",
+    "wait", "break", "continue", "getopts", "local",
 ];
 
 /// Options of a package manager's run.
@@ -1287,7 +1380,9 @@ fn pnpm_filter(filters: &[String], p: &Package, root: &Package) -> Option<bool> 
             .or_else(|| sel.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
         {
             let path = path.trim_start_matches("./").trim_end_matches('/');
-            path == rel || pm::path_match(path, &rel) || rel.starts_with(&format!("{path}/"))
+            path == rel
+                || pm::path_match(path, &rel)
+                || rel.starts_with(&format!("{path}/"))
                 || (path == "." && rel.is_empty())
         } else if sel == "." {
             rel.is_empty()
@@ -1320,19 +1415,55 @@ fn wrapped_at(base: &str, args: &[String]) -> Option<usize> {
     let (values, subcommands): (&[&str], &[&str]) = match base {
         "c8" => (
             &[
-                "-r", "--reporter", "-o", "--reports-dir", "--report-dir", "--temp-directory",
-                "--src", "-n", "--include", "-x", "--exclude", "-e", "--extension", "--lines",
-                "--functions", "--branches", "--statements", "-c", "--config",
-                "--exclude-after-remap", "--merge-async", "--allowExternal",
+                "-r",
+                "--reporter",
+                "-o",
+                "--reports-dir",
+                "--report-dir",
+                "--temp-directory",
+                "--src",
+                "-n",
+                "--include",
+                "-x",
+                "--exclude",
+                "-e",
+                "--extension",
+                "--lines",
+                "--functions",
+                "--branches",
+                "--statements",
+                "-c",
+                "--config",
+                "--exclude-after-remap",
+                "--merge-async",
+                "--allowExternal",
             ],
             &["report", "check-coverage"],
         ),
         "nyc" => (
             &[
-                "-r", "--reporter", "--report-dir", "-t", "--temp-dir", "--temp-directory",
-                "-n", "--include", "-x", "--exclude", "-e", "--extension", "-i", "--require",
-                "--cwd", "--nycrc-path", "--lines", "--functions", "--branches",
-                "--statements", "--instrumenter", "--source-map",
+                "-r",
+                "--reporter",
+                "--report-dir",
+                "-t",
+                "--temp-dir",
+                "--temp-directory",
+                "-n",
+                "--include",
+                "-x",
+                "--exclude",
+                "-e",
+                "--extension",
+                "-i",
+                "--require",
+                "--cwd",
+                "--nycrc-path",
+                "--lines",
+                "--functions",
+                "--branches",
+                "--statements",
+                "--instrumenter",
+                "--source-map",
             ],
             &["report", "check-coverage", "instrument", "merge"],
         ),
@@ -1462,7 +1593,11 @@ mod tests {
 
     fn show_step(step: &Step, root: &Path) -> String {
         let rel = |d: &Path| {
-            let r = d.strip_prefix(root).unwrap_or(d).to_string_lossy().into_owned();
+            let r = d
+                .strip_prefix(root)
+                .unwrap_or(d)
+                .to_string_lossy()
+                .into_owned();
             if r.is_empty() {
                 String::new()
             } else {
@@ -1521,7 +1656,11 @@ mod tests {
     fn project(scripts: &str) -> (tempfile::TempDir, PathBuf) {
         let d = tempfile::tempdir().unwrap();
         let root = d.path().canonicalize().unwrap();
-        write(&root, "package.json", &format!(r#"{{"name":"p","scripts":{scripts}}}"#));
+        write(
+            &root,
+            "package.json",
+            &format!(r#"{{"name":"p","scripts":{scripts}}}"#),
+        );
         for b in ["jest", "vitest", "tsc", "c8", "tsd", "eslint"] {
             bin(&root, b);
         }
@@ -1564,12 +1703,15 @@ mod tests {
         assert!(get("PATH")
             .unwrap()
             .starts_with(&format!("{}/node_modules/.bin:", root.display())));
-        assert!(js.program.as_ref().unwrap().ends_with("node_modules/.bin/jest"));
+        assert!(js
+            .program
+            .as_ref()
+            .unwrap()
+            .ends_with("node_modules/.bin/jest"));
         // `cd` moves the commands after it; npm runs a script in its package's directory,
         // with the arguments after `--`, as an event of its own.
-        let (_d, root) = project(
-            r#"{"test":"cd sub && jest --ci && npm run unit -- --bail","unit":"jest"}"#,
-        );
+        let (_d, root) =
+            project(r#"{"test":"cd sub && jest --ci && npm run unit -- --bail","unit":"jest"}"#);
         std::fs::create_dir_all(root.join("sub")).unwrap();
         let plan = read(&root).unwrap();
         assert_eq!(
@@ -1590,8 +1732,16 @@ mod tests {
             "package.json",
             r#"{"workspaces":["packages/*"],"scripts":{"test":"npm test --workspaces --if-present"}}"#,
         );
-        write(&root, "packages/a/package.json", r#"{"name":"a","scripts":{"test":"jest"}}"#);
-        write(&root, "packages/b/package.json", r#"{"name":"b","scripts":{"test":"node --test"}}"#);
+        write(
+            &root,
+            "packages/a/package.json",
+            r#"{"name":"a","scripts":{"test":"jest"}}"#,
+        );
+        write(
+            &root,
+            "packages/b/package.json",
+            r#"{"name":"b","scripts":{"test":"node --test"}}"#,
+        );
         write(&root, "packages/c/package.json", r#"{"name":"c"}"#);
         let plan = read(&root).unwrap();
         assert_eq!(
@@ -1613,7 +1763,9 @@ mod tests {
             "package.json",
             r#"{"workspaces":["packages/*"],"scripts":{"test":"npm run test --workspaces"}}"#,
         );
-        assert!(show(&read(&root).unwrap(), &root).ends_with("said(1 npm: Missing script: \"test\"))"));
+        assert!(
+            show(&read(&root).unwrap(), &root).ends_with("said(1 npm: Missing script: \"test\"))")
+        );
     }
 
     #[test]
@@ -1624,7 +1776,11 @@ mod tests {
             "package.json",
             r#"{"scripts":{"test":"pnpm -r test"}}"#,
         );
-        write(&root, "pnpm-workspace.yaml", "packages:\n  - 'packages/*'\n");
+        write(
+            &root,
+            "pnpm-workspace.yaml",
+            "packages:\n  - 'packages/*'\n",
+        );
         write(&root, "pnpm-lock.yaml", "lockfileVersion: '9.0'\n");
         write(
             &root,
@@ -1641,7 +1797,11 @@ mod tests {
             show(&read(&root).unwrap(), &root),
             "each[bail]((cmd(tsc)@packages/a && obs(jest)@packages/a) | obs(vitest)@packages/b)"
         );
-        write(&root, "package.json", r#"{"scripts":{"test":"pnpm --filter b --no-bail test"}}"#);
+        write(
+            &root,
+            "package.json",
+            r#"{"scripts":{"test":"pnpm --filter b --no-bail test"}}"#,
+        );
         assert_eq!(
             show(&read(&root).unwrap(), &root),
             "each[all](obs(vitest)@packages/b)"
@@ -1681,17 +1841,32 @@ mod tests {
         );
         // No runner pith can observe: the dependency's runner alone, as before.
         assert_eq!(show(&read(&root).unwrap(), &root), "obs(jest)");
-        write(&root, "package.json", r#"{"scripts":{"test":"eslint . && jest"}}"#);
-        assert_eq!(show(&read(&root).unwrap(), &root), "cmd(eslint .) && obs(jest)");
+        write(
+            &root,
+            "package.json",
+            r#"{"scripts":{"test":"eslint . && jest"}}"#,
+        );
+        assert_eq!(
+            show(&read(&root).unwrap(), &root),
+            "cmd(eslint .) && obs(jest)"
+        );
         write(&root, "package.json", r#"{"scripts":{"test":"mocha"}}"#);
         assert!(read(&root).is_none());
-        write(&root, "package.json", r#"{"scripts":{"test":"npm run nope && jest"}}"#);
+        write(
+            &root,
+            "package.json",
+            r#"{"scripts":{"test":"npm run nope && jest"}}"#,
+        );
         assert_eq!(
             show(&read(&root).unwrap(), &root),
             "said(1 npm: Missing script: \"nope\") && obs(jest)"
         );
         // A script that runs itself ends.
-        write(&root, "package.json", r#"{"scripts":{"test":"npm test && jest"}}"#);
+        write(
+            &root,
+            "package.json",
+            r#"{"scripts":{"test":"npm test && jest"}}"#,
+        );
         assert!(read(&root).is_some());
     }
 
@@ -1712,9 +1887,17 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let root = d.path();
         assert!(read(root).is_none());
-        write(root, "package.json", r#"{"devDependencies":{"jest":"^29"}}"#);
+        write(
+            root,
+            "package.json",
+            r#"{"devDependencies":{"jest":"^29"}}"#,
+        );
         assert_eq!(read(root).unwrap().observed()[0].runner, Runner::Jest);
-        write(root, "package.json", r#"{"devDependencies":{"jest":"^29","vitest":"^3"}}"#);
+        write(
+            root,
+            "package.json",
+            r#"{"devDependencies":{"jest":"^29","vitest":"^3"}}"#,
+        );
         assert_eq!(read(root).unwrap().observed()[0].runner, Runner::Vitest);
         write(
             root,
@@ -1722,7 +1905,11 @@ mod tests {
             r#"{"scripts":{"test":"npm run unit","unit":"node --test"},"devDependencies":{"vitest":"^3"}}"#,
         );
         assert_eq!(read(root).unwrap().observed()[0].runner, Runner::Node);
-        write(root, "package.json", r#"{"scripts":{"test":"echo no tests"}}"#);
+        write(
+            root,
+            "package.json",
+            r#"{"scripts":{"test":"echo no tests"}}"#,
+        );
         assert!(read(root).is_none());
         write(root, "package.json", "{not json");
         assert!(read(root).is_none());

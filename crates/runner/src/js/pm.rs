@@ -415,8 +415,8 @@ fn topological(packages: Vec<Package>) -> Vec<Package> {
     let mut done = vec![false; packages.len()];
     let mut order: Vec<usize> = Vec::new();
     while order.len() < packages.len() {
-        let ready = (0..packages.len())
-            .find(|&i| !done[i] && deps[i].iter().all(|&j| done[j] || j == i));
+        let ready =
+            (0..packages.len()).find(|&i| !done[i] && deps[i].iter().all(|&j| done[j] || j == i));
         // A cycle: the first left, as pnpm runs one.
         let i = ready.unwrap_or_else(|| (0..packages.len()).find(|&i| !done[i]).unwrap_or(0));
         done[i] = true;
@@ -479,7 +479,11 @@ mod tests {
         assert_eq!(Manager::of(&root.join("packages/a")), Manager::YarnBerry);
         write(root, "package.json", r#"{"packageManager":"yarn@1.22.19"}"#);
         assert_eq!(Manager::of(root), Manager::Yarn1);
-        write(root, "package.json", r#"{"packageManager":"pnpm@9.4.0+sha512.abc"}"#);
+        write(
+            root,
+            "package.json",
+            r#"{"packageManager":"pnpm@9.4.0+sha512.abc"}"#,
+        );
         assert!(Manager::of(root).runs_pre_post());
         assert!(!Manager::YarnBerry.runs_pre_post());
         assert_eq!(pnpm_lock_major("lockfileVersion: '9.0'\n"), Some(9));
@@ -495,19 +499,35 @@ mod tests {
             "package.json",
             r#"{"workspaces":["tools/x","packages/*","!packages/skip"]}"#,
         );
-        write(root, "packages/b/package.json", r#"{"name":"b","dependencies":{"a":"*"}}"#);
+        write(
+            root,
+            "packages/b/package.json",
+            r#"{"name":"b","dependencies":{"a":"*"}}"#,
+        );
         write(root, "packages/a/package.json", r#"{"name":"a"}"#);
         write(root, "packages/skip/package.json", r#"{"name":"skip"}"#);
-        write(root, "packages/a/node_modules/z/package.json", r#"{"name":"z"}"#);
+        write(
+            root,
+            "packages/a/node_modules/z/package.json",
+            r#"{"name":"z"}"#,
+        );
         write(root, "tools/x/package.json", r#"{"name":"x"}"#);
         let names = |m: Manager| -> Vec<String> {
             let pkg = Package::read(root).unwrap();
             members(&pkg, m).iter().map(Package::name).collect()
         };
         assert_eq!(names(Manager::Npm), ["x", "a", "b"]);
-        write(root, "pnpm-workspace.yaml", "packages:\n  - 'packages/*'\n  # no\n  - \"!packages/skip\"\nother: 1\n");
+        write(
+            root,
+            "pnpm-workspace.yaml",
+            "packages:\n  - 'packages/*'\n  # no\n  - \"!packages/skip\"\nother: 1\n",
+        );
         assert_eq!(names(Manager::Pnpm { pre_post: true }), ["a", "b"]);
-        write(root, "package.json", r#"{"workspaces":{"packages":["packages/**"]}}"#);
+        write(
+            root,
+            "package.json",
+            r#"{"workspaces":{"packages":["packages/**"]}}"#,
+        );
         assert_eq!(names(Manager::Npm), ["a", "b", "skip"]);
     }
 

@@ -294,11 +294,7 @@ impl Reader<'_> {
     }
 
     /// `$...`: a parameter expansion pith reads, or syntax it leaves to sh.
-    fn dollar(
-        &mut self,
-        it: &mut std::iter::Peekable<std::str::CharIndices<'_>>,
-        in_quotes: bool,
-    ) {
+    fn dollar(&mut self, it: &mut std::iter::Peekable<std::str::CharIndices<'_>>, in_quotes: bool) {
         let name = match it.peek().map(|p| p.1) {
             Some('(') => {
                 self.whole = true;
@@ -452,8 +448,7 @@ pub(crate) fn is_name(s: &str) -> bool {
 /// `s` quoted for sh, as npm quotes the arguments it appends to a script (`npm run x -- a b`).
 pub(crate) fn quote(s: &str) -> String {
     if !s.is_empty()
-        && s
-            .chars()
+        && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@+%".contains(c))
     {
         return s.to_owned();
@@ -672,13 +667,7 @@ mod tests {
     fn cmds(s: &str) -> Vec<(Op, Vec<String>, bool)> {
         parse(s, &env)
             .into_iter()
-            .map(|c| {
-                (
-                    c.op,
-                    c.words.into_iter().map(|w| w.text).collect(),
-                    c.shell,
-                )
-            })
+            .map(|c| (c.op, c.words.into_iter().map(|w| w.text).collect(), c.shell))
             .collect()
     }
 
@@ -779,8 +768,12 @@ mod tests {
     #[test]
     fn globs_match_as_sh_matches_them() {
         let d = tempfile::tempdir().unwrap();
-        for f in ["test/a.test.js", "test/b.test.js", "test/.hidden.test.js", "test/sub/c.test.js"]
-        {
+        for f in [
+            "test/a.test.js",
+            "test/b.test.js",
+            "test/.hidden.test.js",
+            "test/sub/c.test.js",
+        ] {
             let p = d.path().join(f);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(p, "").unwrap();
