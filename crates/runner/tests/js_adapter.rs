@@ -9,7 +9,7 @@ use std::sync::Once;
 use std::time::{Duration, Instant};
 
 use pith_model::{Exit, ExitMeaning, Failure, Phase, Run, Status};
-use pith_runner::js::{self, Js, Runner};
+use pith_runner::js;
 use pith_runner::{Adapter, PathMap};
 use pith_testkit::{Fixture, Runs};
 
@@ -400,8 +400,8 @@ fn a_missing_runner_says_how_to_install_it() {
     )
     .unwrap();
     std::fs::write(dir.path().join("yarn.lock"), "").unwrap();
-    let adapter = Js::new(Runner::Jest, dir.path());
-    let run = Runs::new(dir.path()).run(&adapter, &[], Duration::from_secs(30));
+    let adapter = js::detect(dir.path()).pop().expect("a jest project");
+    let run = Runs::new(dir.path()).run(adapter.as_ref(), &[], Duration::from_secs(30));
     assert_eq!(run.status(), Status::RunnerMissing);
     assert_eq!(
         run.hint.as_deref(),
@@ -412,7 +412,12 @@ fn a_missing_runner_says_how_to_install_it() {
 #[test]
 fn only_javascript_ids_are_claimed() {
     let dir = tempfile::tempdir().unwrap();
-    let adapter = Js::new(Runner::Vitest, dir.path());
+    std::fs::write(
+        dir.path().join("package.json"),
+        r#"{"devDependencies":{"vitest":"4.1.12"}}"#,
+    )
+    .unwrap();
+    let adapter = js::detect(dir.path()).pop().expect("a vitest project");
     assert!(adapter.claims("tests/a.test.ts > sum > adds"));
     assert!(adapter.claims("tests/a.test.js"));
     assert!(!adapter.claims("tests/test_a.py::test_x"));

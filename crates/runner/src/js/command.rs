@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::{Adapter, Context, RunnerError};
+use crate::{Context, RunnerError};
 
 use super::{id_file, package, Js, Runner, SEP};
 

@@ -9,7 +9,7 @@ use crate::verdict::{self as scaffold, Ending};
 use std::collections::HashSet;
 use std::path::Path;
 
-use crate::{Adapter, Context, PathMap};
+use crate::{Context, PathMap};
 
 use super::command::Selection;
 use super::parse::{self, rel_file, tally, Evidence, Tally};

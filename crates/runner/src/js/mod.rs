@@ -117,8 +117,13 @@ pub struct Js {
 }
 
 impl Js {
-    /// An adapter for `runner` in `dir`, as if the `test` script said nothing more.
-    pub fn new(runner: Runner, dir: &Path) -> Self {
+    /// The runner's name, as answers report it.
+    pub(crate) fn name(&self) -> &'static str {
+        self.runner.name()
+    }
+
+    /// `runner` in `dir`, as if the `test` script said nothing more.
+    pub(crate) fn new(runner: Runner, dir: &Path) -> Self {
         Js {
             runner,
             dir: dir.to_path_buf(),
@@ -311,44 +316,6 @@ impl Js {
     }
 }
 
-impl Adapter for Js {
-    fn name(&self) -> &'static str {
-        self.runner.name()
-    }
-
-    fn claims(&self, id: &str) -> bool {
-        is_test_id(id)
-    }
-
-    /// A test file's path is its own id: the runner runs every test in it. Only files named
-    /// as jest, vitest and node:test find tests by default: a helper beside them matches no
-    /// test, and the files importing it are selected with it.
-    fn ids_for_files(&self, _project: Option<&str>, files: &[String]) -> Option<Vec<String>> {
-        Some(files.iter().filter(|f| is_test_file(f)).cloned().collect())
-    }
-
-    /// The tests pith's reporter saw end, as it writes them (see [`tests_done`]).
-    fn progress(&self, scratch: &Path) -> Option<crate::Counter> {
-        progress(scratch)
-    }
-
-    fn run(&self, ctx: &Context<'_>, tests: &[String]) -> Result<Run, RunnerError> {
-        Ok(self.observe(ctx, tests)?.0)
-    }
-
-    /// node's runner: each failing test alone again under `NODE_V8_COVERAGE` (see `trace`);
-    /// jest and vitest run transformed code, so each test file's failing tests run again with
-    /// the runner's own coverage of the changed files (see `coverage`).
-    fn trace(
-        &self,
-        ctx: &Context<'_>,
-        tests: &[String],
-        files: &[String],
-    ) -> Result<Option<pith_model::impact::Traced>, RunnerError> {
-        self.trace_tests(ctx, tests, files)
-    }
-}
-
 /// The tests pith's reporters wrote as ended so far, in the run's scratch directory and the
 /// directories of the segments after the first (`js-N`).
 fn progress(scratch: &Path) -> Option<crate::Counter> {
@@ -379,10 +346,14 @@ impl Adapter for Project {
         is_test_id(id)
     }
 
+    /// A test file's path is its own id: the runner runs every test in it. Only files named
+    /// as jest, vitest and node:test find tests by default: a helper beside them matches no
+    /// test, and the files importing it are selected with it.
     fn ids_for_files(&self, _project: Option<&str>, files: &[String]) -> Option<Vec<String>> {
         Some(files.iter().filter(|f| is_test_file(f)).cloned().collect())
     }
 
+    /// The tests pith's reporters saw end, as they write them (see [`tests_done`]).
     fn progress(&self, scratch: &Path) -> Option<crate::Counter> {
         progress(scratch)
     }

@@ -207,6 +207,31 @@ struct Scope {
     env: Vec<(String, String)>,
 }
 
+/// One command as pith reads it: its words (after expansion), what it adds to the
+/// environment (`A=1 cmd`, `cross-env A=1 cmd`), its text in the script, what the script's
+/// commands see, and how many scripts deep it is.
+struct Call<'a> {
+    args: &'a [String],
+    env: Vec<(String, String)>,
+    text: &'a str,
+    scope: &'a Scope,
+    depth: usize,
+}
+
+impl<'a> Call<'a> {
+    /// What is left to read after a prefix (`npx`, `cross-env A=1`): other words, with the
+    /// environment so far.
+    fn then(&self, args: &'a [String], env: Vec<(String, String)>) -> Call<'a> {
+        Call {
+            args,
+            env,
+            text: self.text,
+            scope: self.scope,
+            depth: self.depth,
+        }
+    }
+}
+
 struct Builder {
     manager: Manager,
     /// Where the developer types the command (`INIT_CWD`).
@@ -401,7 +426,13 @@ impl Builder {
             }
             _ => {}
         }
-        self.dispatch(&args, assigns, &cmd.text, scope, depth)
+        self.dispatch(Call {
+            args: &args,
+            env: assigns,
+            text: &cmd.text,
+            scope,
+            depth,
+        })
     }
 
     fn cd(&mut self, args: &[String], scope: &mut Scope) -> Step {
@@ -425,14 +456,11 @@ impl Builder {
     }
 
     /// What a command's words run.
-    fn dispatch(
-        &mut self,
-        args: &[String],
-        mut env: Vec<(String, String)>,
-        text: &str,
-        scope: &Scope,
-        depth: usize,
-    ) -> Step {
+    fn dispatch(&mut self, call: Call<'_>) -> Step {
+        let Call {
+            args, text, scope, ..
+        } = call;
+        let mut env = call.env.clone();
         let Some(prog) = args.first() else {
             return ok_status(&scope.cwd);
         };
@@ -451,7 +479,7 @@ impl Builder {
                 if args.get(i).is_some_and(|a| a == "--") {
                     i += 1;
                 }
-                self.dispatch(&args[i..], env, text, scope, depth)
+                self.dispatch(call.then(&args[i..], env))
             }
             "env" => {
                 let mut i = 1;
@@ -459,7 +487,7 @@ impl Builder {
                     match args.get(i).map(String::as_str) {
                         Some(a) if a.starts_with('-') && a != "--" => {
                             // `env -i`, `env -u X`: not only additions.
-                            return self.verbatim(args, env, text, scope);
+                            return self.verbatim(&call);
                         }
                         Some("--") => i += 1,
                         Some(a) => match a.split_once('=').filter(|(k, _)| shell::is_name(k)) {
@@ -472,7 +500,7 @@ impl Builder {
                         None => break,
                     }
                 }
-                self.dispatch(&args[i..], env, text, scope, depth)
+                self.dispatch(call.then(&args[i..], env))
             }
             "npx" | "bunx" | "pnpx" => {
                 let mut i = 1;
@@ -488,22 +516,22 @@ impl Builder {
                         }
                         // `-p pkg`, `-c 'cmd'`: another package or a shell string.
                         _ if a.starts_with('-') => {
-                            return self.verbatim(args, env, text, scope);
+                            return self.verbatim(&call);
                         }
                         _ => break,
                     }
                 }
-                self.dispatch(&args[i..], env, text, scope, depth)
+                self.dispatch(call.then(&args[i..], env))
             }
-            "npm" => self.npm(args, env, text, scope, depth),
-            "pnpm" => self.pnpm(args, env, text, scope, depth),
-            "yarn" => self.yarn(args, env, text, scope, depth),
-            "bun" => self.bun(args, env, text, scope, depth),
-            "run-s" | "run-p" | "npm-run-all" => self.run_all(args, env, text, scope, depth),
-            "c8" | "nyc" | "dotenv" => self.wrapper(args, env, text, scope, depth),
+            "npm" => self.npm(call),
+            "pnpm" => self.pnpm(call),
+            "yarn" => self.yarn(call),
+            "bun" => self.bun(call),
+            "run-s" | "run-p" | "npm-run-all" => self.run_all(call),
+            "c8" | "nyc" | "dotenv" => self.wrapper(call),
             _ => match package::runner_command(args) {
                 Some((runner, script)) => self.observed(runner, script, args, env, text, scope),
-                None => self.verbatim(args, env, text, scope),
+                None => self.verbatim(&call),
             },
         }
     }
@@ -549,13 +577,11 @@ impl Builder {
 
     /// A command run as written: argv through the script's `PATH`, or `sh -c` for a shell
     /// builtin and a program `PATH` does not hold (sh then says it is not found).
-    fn verbatim(
-        &mut self,
-        args: &[String],
-        env: Vec<(String, String)>,
-        text: &str,
-        scope: &Scope,
-    ) -> Step {
+    fn verbatim(&mut self, call: &Call<'_>) -> Step {
+        let Call {
+            args, text, scope, ..
+        } = *call;
+        let env = call.env.clone();
         let mut all = scope.env.clone();
         all.extend(env);
         let name = program_name(args);
@@ -621,26 +647,23 @@ impl Builder {
     /// `c8 [options] <command>`, `nyc [options] <command>`, `dotenv [options] -- <command>`:
     /// the wrapper stays in front of the runner it wraps; around anything else, the command
     /// runs as written.
-    fn wrapper(
-        &mut self,
-        args: &[String],
-        env: Vec<(String, String)>,
-        text: &str,
-        scope: &Scope,
-        depth: usize,
-    ) -> Step {
+    fn wrapper(&mut self, call: Call<'_>) -> Step {
+        let Call {
+            args, text, scope, ..
+        } = call;
+        let env = call.env.clone();
         let base = args[0].rsplit('/').next().unwrap_or(&args[0]).to_owned();
         let Some(at) = wrapped_at(&base, args) else {
-            return self.verbatim(args, env, text, scope);
+            return self.verbatim(&call);
         };
         let mut all = scope.env.clone();
         all.extend(env.iter().cloned());
         let path = lookup(&all, "PATH").or_else(|| self.caller.get("PATH").cloned());
         let Some(program) = resolve(&args[0], &scope.cwd, path.as_deref()) else {
-            return self.verbatim(args, env, text, scope);
+            return self.verbatim(&call);
         };
         let before = self.observed;
-        match self.dispatch(&args[at..], env.clone(), text, scope, depth) {
+        match self.dispatch(call.then(&args[at..], env.clone())) {
             Step::Observed(mut js) => {
                 let mut w = vec![program.to_string_lossy().into_owned()];
                 w.extend(args[1..at].iter().cloned());
@@ -650,20 +673,17 @@ impl Builder {
             }
             _ => {
                 self.observed = before;
-                self.verbatim(args, env, text, scope)
+                self.verbatim(&call)
             }
         }
     }
 
     /// `npm test`, `npm run X`, with workspaces and `--if-present`; `npm exec`.
-    fn npm(
-        &mut self,
-        args: &[String],
-        env: Vec<(String, String)>,
-        text: &str,
-        scope: &Scope,
-        depth: usize,
-    ) -> Step {
+    fn npm(&mut self, call: Call<'_>) -> Step {
+        let Call {
+            args, scope, depth, ..
+        } = call;
+        let env = call.env.clone();
         let mut o = Options::default();
         let mut positional: Vec<String> = Vec::new();
         let mut passed: Vec<String> = Vec::new();
@@ -700,7 +720,7 @@ impl Builder {
                 }
                 // A shell other than sh, node options for the scripts: not what pith reads.
                 "--script-shell" | "--node-options" | "--shell" | "--call" | "-c" => {
-                    return self.verbatim(args, env, text, scope)
+                    return self.verbatim(&call)
                 }
                 // npm's other options are its configuration, not the script's.
                 _ => {}
@@ -718,18 +738,18 @@ impl Builder {
                     rest.extend(passed);
                     (n.clone(), rest)
                 }
-                None => return self.verbatim(args, env, text, scope),
+                None => return self.verbatim(&call),
             },
             Some("exec" | "x") if o.filters.is_empty() && !o.all => {
                 let mut cmd = positional[1..].to_vec();
                 cmd.extend(passed);
-                return self.dispatch(&cmd, env, text, scope, depth);
+                return self.dispatch(call.then(&cmd, env));
             }
-            _ => return self.verbatim(args, env, text, scope),
+            _ => return self.verbatim(&call),
         };
         let dir = o.dir.clone().unwrap_or_else(|| scope.cwd.clone());
         let Some(pkg) = Package::around(&dir) else {
-            return self.verbatim(args, env, text, scope);
+            return self.verbatim(&call);
         };
         let invoke = Invoke {
             if_present: o.if_present,
@@ -786,14 +806,11 @@ impl Builder {
 
     /// `pnpm test`, `pnpm run X`, `pnpm X`, `pnpm -r test`, `pnpm --filter a test`,
     /// `pnpm exec`.
-    fn pnpm(
-        &mut self,
-        args: &[String],
-        env: Vec<(String, String)>,
-        text: &str,
-        scope: &Scope,
-        depth: usize,
-    ) -> Step {
+    fn pnpm(&mut self, call: Call<'_>) -> Step {
+        let Call {
+            args, scope, depth, ..
+        } = call;
+        let env = call.env.clone();
         let mut o = Options::default();
         let mut bail = true;
         let mut i = 1;
@@ -830,7 +847,7 @@ impl Builder {
                 | "--changed-files-ignore-pattern"
                 | "--test-pattern" => {
                     if flag == "--resume-from" {
-                        return self.verbatim(args, env, text, scope);
+                        return self.verbatim(&call);
                     }
                     if value.is_none() {
                         i += 1;
@@ -844,7 +861,7 @@ impl Builder {
             }
         }
         let Some((after, sub)) = sub else {
-            return self.verbatim(args, env, text, scope);
+            return self.verbatim(&call);
         };
         let dir = o.dir.clone().unwrap_or_else(|| scope.cwd.clone());
         let rest: Vec<String> = args[after..].to_vec();
@@ -860,16 +877,16 @@ impl Builder {
                     let n = rest[p].clone();
                     if n.starts_with('/') {
                         // A regular expression over script names.
-                        return self.verbatim(args, env, text, scope);
+                        return self.verbatim(&call);
                     }
                     (n, rest[p + 1..].to_vec())
                 }
-                None => return self.verbatim(args, env, text, scope),
+                None => return self.verbatim(&call),
             },
             "exec" if !o.all && o.filters.is_empty() => {
-                return self.dispatch(&args[after..], env, text, scope, depth)
+                return self.dispatch(call.then(&args[after..], env))
             }
-            s if PNPM_COMMANDS.contains(&s) => return self.verbatim(args, env, text, scope),
+            s if PNPM_COMMANDS.contains(&s) => return self.verbatim(&call),
             s => {
                 let pkg = Package::around(&dir);
                 if !o.all
@@ -877,7 +894,7 @@ impl Builder {
                     && pkg.as_ref().is_none_or(|p| p.script(s).is_none())
                 {
                     // Not a script: pnpm runs it as a command.
-                    return self.dispatch(&args[after - 1..], env, text, scope, depth);
+                    return self.dispatch(call.then(&args[after - 1..], env));
                 }
                 (s.to_owned(), rest)
             }
@@ -887,7 +904,7 @@ impl Builder {
             _ => passed,
         };
         let Some(pkg) = Package::around(&dir) else {
-            return self.verbatim(args, env, text, scope);
+            return self.verbatim(&call);
         };
         let invoke = Invoke {
             if_present: o.if_present,
@@ -916,7 +933,7 @@ impl Builder {
             } else {
                 match pnpm_filter(&o.filters, p, &root) {
                     Some(k) => k,
-                    None => return self.verbatim(args, env, text, scope),
+                    None => return self.verbatim(&call),
                 }
             };
             if keep && !(o.all && o.filters.is_empty() && p.dir == root.dir && !o.include_root) {
@@ -955,14 +972,15 @@ impl Builder {
 
     /// `yarn test`, `yarn X`, `yarn run X`, `yarn workspaces run X` (yarn 1), `yarn
     /// workspaces foreach ... run X` (yarn 2+), `yarn workspace a X`, `yarn exec`.
-    fn yarn(
-        &mut self,
-        args: &[String],
-        env: Vec<(String, String)>,
-        text: &str,
-        scope: &Scope,
-        depth: usize,
-    ) -> Step {
+    fn yarn(&mut self, call: Call<'_>) -> Step {
+        let Call {
+            args,
+            text,
+            scope,
+            depth,
+            ..
+        } = call;
+        let env = call.env.clone();
         let mut i = 1;
         let mut dir = scope.cwd.clone();
         while let Some(a) = args.get(i) {
@@ -978,27 +996,27 @@ impl Builder {
                     dir = scope.cwd.join(&a[6..]);
                     i += 1;
                 }
-                a if a.starts_with('-') => return self.verbatim(args, env, text, scope),
+                a if a.starts_with('-') => return self.verbatim(&call),
                 _ => break,
             }
         }
         let Some(sub) = args.get(i) else {
-            return self.verbatim(args, env, text, scope);
+            return self.verbatim(&call);
         };
         let Some(pkg) = Package::around(&dir) else {
-            return self.verbatim(args, env, text, scope);
+            return self.verbatim(&call);
         };
         let rest = &args[i + 1..];
         match sub.as_str() {
-            "workspaces" => self.yarn_workspaces(args, i + 1, env, text, scope, &pkg, depth),
+            "workspaces" => self.yarn_workspaces(call, i + 1, &pkg),
             "workspace" => {
                 let Some((name, cmd)) = rest.split_first() else {
-                    return self.verbatim(args, env, text, scope);
+                    return self.verbatim(&call);
                 };
                 let root = workspace_root(&pkg.dir, self.manager).unwrap_or_else(|| pkg.clone());
                 let members = pm::members(&root, self.manager);
                 let Some(m) = members.iter().find(|m| &m.name() == name) else {
-                    return self.verbatim(args, env, text, scope);
+                    return self.verbatim(&call);
                 };
                 self.members.push(m.dir.clone());
                 let m = m.clone();
@@ -1006,37 +1024,38 @@ impl Builder {
                 inner.extend(cmd.iter().cloned());
                 let mut s = scope.clone();
                 s.cwd = m.dir.clone();
-                self.yarn(&inner, env, text, &s, depth)
+                self.yarn(Call {
+                    args: &inner,
+                    env,
+                    text,
+                    scope: &s,
+                    depth,
+                })
             }
             "run" => match rest.split_first() {
                 Some((name, passed)) if pkg.script(name).is_some() => {
                     self.script_with(&pkg, name, passed, Invoke::default(), env, depth)
                 }
                 // `yarn run <bin>`.
-                Some(_) => self.dispatch(rest, env, text, scope, depth),
-                None => self.verbatim(args, env, text, scope),
+                Some(_) => self.dispatch(call.then(rest, env)),
+                None => self.verbatim(&call),
             },
-            "exec" => self.dispatch(rest, env, text, scope, depth),
+            "exec" => self.dispatch(call.then(rest, env)),
             s if pkg.script(s).is_some() => {
                 self.script_with(&pkg, s, rest, Invoke::default(), env, depth)
             }
-            s if YARN_COMMANDS.contains(&s) => self.verbatim(args, env, text, scope),
+            s if YARN_COMMANDS.contains(&s) => self.verbatim(&call),
             // `yarn jest`: a package's binary.
-            _ => self.dispatch(&args[i..], env, text, scope, depth),
+            _ => self.dispatch(call.then(&args[i..], env)),
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn yarn_workspaces(
-        &mut self,
-        args: &[String],
-        at: usize,
-        env: Vec<(String, String)>,
-        text: &str,
-        scope: &Scope,
-        pkg: &Package,
-        depth: usize,
-    ) -> Step {
+    /// `yarn workspaces ...`, its words after `workspaces` from `at`, run from `pkg`.
+    fn yarn_workspaces(&mut self, call: Call<'_>, at: usize, pkg: &Package) -> Step {
+        let Call {
+            args, scope, depth, ..
+        } = call;
+        let env = call.env.clone();
         let rest = &args[at..];
         let root = workspace_root(&pkg.dir, self.manager).unwrap_or_else(|| pkg.clone());
         let members = pm::members(&root, self.manager);
@@ -1045,7 +1064,7 @@ impl Builder {
             // stops the rest.
             Some("run") if self.manager != Manager::YarnBerry => {
                 let Some((name, passed)) = rest[1..].split_first() else {
-                    return self.verbatim(args, env, text, scope);
+                    return self.verbatim(&call);
                 };
                 self.members.extend(members.iter().map(|m| m.dir.clone()));
                 let parts = members
@@ -1084,14 +1103,14 @@ impl Builder {
                         }
                         a if a.starts_with("--include=") => include.push(a[10..].to_owned()),
                         a if a.starts_with("--exclude=") => exclude.push(a[10..].to_owned()),
-                        a if a.starts_with('-') => return self.verbatim(args, env, text, scope),
+                        a if a.starts_with('-') => return self.verbatim(&call),
                         _ => break,
                     }
                     j += 1;
                 }
                 let (name, passed) = match rest.get(j..).unwrap_or(&[]) {
                     [run, name, passed @ ..] if run == "run" => (name.clone(), passed.to_vec()),
-                    _ => return self.verbatim(args, env, text, scope),
+                    _ => return self.verbatim(&call),
                 };
                 let mut pool: Vec<&Package> = Vec::new();
                 if all {
@@ -1140,34 +1159,31 @@ impl Builder {
                     code: Code::One,
                 })
             }
-            _ => self.verbatim(args, env, text, scope),
+            _ => self.verbatim(&call),
         }
     }
 
     /// `bun run X`, `bun X` for a script; `bun test` is bun's own runner, run as written.
-    fn bun(
-        &mut self,
-        args: &[String],
-        env: Vec<(String, String)>,
-        text: &str,
-        scope: &Scope,
-        depth: usize,
-    ) -> Step {
+    fn bun(&mut self, call: Call<'_>) -> Step {
+        let Call {
+            args, scope, depth, ..
+        } = call;
+        let env = call.env.clone();
         let Some(pkg) = Package::around(&scope.cwd) else {
-            return self.verbatim(args, env, text, scope);
+            return self.verbatim(&call);
         };
         match args.get(1).map(String::as_str) {
             Some("run") => match args.get(2) {
                 Some(n) if pkg.script(n).is_some() => {
                     self.script_with(&pkg, n, &args[3..], Invoke::default(), env, depth)
                 }
-                _ => self.verbatim(args, env, text, scope),
+                _ => self.verbatim(&call),
             },
-            Some("x") => self.dispatch(&args[2..], env, text, scope, depth),
+            Some("x") => self.dispatch(call.then(&args[2..], env)),
             Some(n) if n != "test" && pkg.script(n).is_some() => {
                 self.script_with(&pkg, n, &args[2..], Invoke::default(), env, depth)
             }
-            _ => self.verbatim(args, env, text, scope),
+            _ => self.verbatim(&call),
         }
     }
 
@@ -1175,14 +1191,11 @@ impl Builder {
     /// rules, one after another; sequentially the first failure stops the rest (in parallel
     /// it aborts the others: nothing after it completes either), unless
     /// `--continue-on-error`.
-    fn run_all(
-        &mut self,
-        args: &[String],
-        env: Vec<(String, String)>,
-        text: &str,
-        scope: &Scope,
-        depth: usize,
-    ) -> Step {
+    fn run_all(&mut self, call: Call<'_>) -> Step {
+        let Call {
+            args, scope, depth, ..
+        } = call;
+        let env = call.env.clone();
         let mut patterns: Vec<&str> = Vec::new();
         let mut bail = true;
         let mut i = 1;
@@ -1195,14 +1208,14 @@ impl Builder {
                 "-c" | "--continue-on-error" => bail = false,
                 "--max-parallel" => i += 1,
                 // Arguments for placeholders, another npm: not what pith reads.
-                _ if a.starts_with('-') => return self.verbatim(args, env, text, scope),
+                _ if a.starts_with('-') => return self.verbatim(&call),
                 // A pattern with its own arguments (`"test -- --x"`).
-                _ if a.contains(' ') => return self.verbatim(args, env, text, scope),
+                _ if a.contains(' ') => return self.verbatim(&call),
                 _ => patterns.push(a),
             }
         }
         let Some(pkg) = Package::around(&scope.cwd) else {
-            return self.verbatim(args, env, text, scope);
+            return self.verbatim(&call);
         };
         let mut names: Vec<String> = Vec::new();
         for p in patterns {

@@ -184,16 +184,9 @@ impl Reader<'_> {
                 '\'' => {
                     self.word.started = true;
                     self.word.plain = false;
-                    let mut closed = false;
-                    for (_, q) in it.by_ref() {
-                        if q == '\'' {
-                            closed = true;
-                            break;
-                        }
-                        self.quoted(q);
-                    }
-                    if !closed {
-                        self.whole = true;
+                    match until(&mut it, '\'') {
+                        Some(inner) => inner.chars().for_each(|q| self.quoted(q)),
+                        None => self.whole = true,
                     }
                 }
                 '"' => {
@@ -302,19 +295,10 @@ impl Reader<'_> {
             }
             Some('{') => {
                 it.next();
-                let mut name = String::new();
-                let mut closed = false;
-                for (_, c) in it.by_ref() {
-                    if c == '}' {
-                        closed = true;
-                        break;
-                    }
-                    name.push(c);
-                }
-                if !closed {
+                let Some(name) = until(it, '}') else {
                     self.whole = true;
                     return;
-                }
+                };
                 if !is_name(&name) {
                     // `${X:-y}`, `${#X}`, `${1}`: sh's own.
                     self.shell = true;
@@ -434,6 +418,18 @@ enum Sep {
     And,
     Or,
     End,
+}
+
+/// The characters up to `end`, which is consumed; `None` when the script ends first.
+fn until(it: &mut std::iter::Peekable<std::str::CharIndices<'_>>, end: char) -> Option<String> {
+    let mut out = String::new();
+    for (_, c) in it.by_ref() {
+        if c == end {
+            return Some(out);
+        }
+        out.push(c);
+    }
+    None
 }
 
 /// A shell variable name.
