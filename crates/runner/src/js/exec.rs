@@ -70,6 +70,7 @@ pub(super) fn run_plan(
     };
     let done = x.list(&plan.list)?;
     let mut runs = x.runs;
+    let name = plan.observed().first().map_or("npm", |js| js.runner.name());
     if done.code == 0 && !x.stopped {
         let why = format!("{} exits 0 over these failures", plan.command);
         for r in &mut runs {
@@ -77,6 +78,11 @@ pub(super) fn run_plan(
             if !s.is_green() && s != Status::NoTestsRan {
                 r.masked = Some(why.clone());
             }
+        }
+        if runs.is_empty() {
+            // The command ran none of its runners (`lint || jest` with lint passing): no test
+            // ran, and the answer says so rather than leaving the project out.
+            runs.push(Run::new(name));
         }
     } else {
         runs.extend(done.why);
@@ -260,4 +266,135 @@ pub(super) fn owners<'a>(
         }
     }
     (out, left)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::js::plan::{Status as Said, Verbatim};
+    use crate::PathMap;
+    use std::time::{Duration, Instant};
+
+    /// `sh -c text` in `dir`, answered as `name`.
+    fn sh(dir: &Path, name: &str, text: &str) -> Step {
+        Step::Verbatim(Verbatim {
+            dir: dir.to_path_buf(),
+            home: dir.to_path_buf(),
+            env: Vec::new(),
+            argv: None,
+            text: text.to_owned(),
+            name: name.to_owned(),
+            tsc: false,
+        })
+    }
+
+    fn plan(list: List) -> Plan {
+        Plan {
+            list,
+            command: "npm test".to_owned(),
+            members: Vec::new(),
+        }
+    }
+
+    /// The runs of `list` run in a scratch project: (runner, status, reason) each.
+    fn outcome(list: impl Fn(&Path) -> List) -> Vec<(String, Status, Option<String>)> {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        let paths = PathMap::new(root);
+        let scratch = tempfile::tempdir().unwrap();
+        let ctx = Context {
+            root,
+            dir: root,
+            paths: &paths,
+            deadline: Instant::now() + Duration::from_secs(60),
+            scratch: scratch.path(),
+            cache: scratch.path(),
+            cancel: None,
+            trace: None,
+        };
+        run_plan(&ctx, root, &plan(list(root)))
+            .unwrap()
+            .into_iter()
+            .map(|r| (r.runner.clone(), r.status(), r.reason.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn a_failure_is_an_answer_when_it_decides_the_commands_status() {
+        // `lint && test`: lint's failure is the command's.
+        let runs = outcome(|d| {
+            vec![
+                (Op::Then, sh(d, "lint", "exit 2")),
+                (Op::And, sh(d, "x", "true")),
+            ]
+        });
+        assert_eq!(runs.len(), 1, "{runs:?}");
+        assert_eq!(runs[0].0, "lint");
+        assert_eq!(runs[0].1, Status::RunnerFailed);
+        assert_eq!(runs[0].2.as_deref(), Some("exit 2 exited 2"));
+        // `lint; test`: the script ignores it; nothing ran a test.
+        let runs = outcome(|d| {
+            vec![
+                (Op::Then, sh(d, "lint", "exit 2")),
+                (Op::Then, sh(d, "x", "true")),
+            ]
+        });
+        assert_eq!(runs.len(), 1, "{runs:?}");
+        assert_eq!(runs[0].1, Status::NoTestsRan);
+        // `a || b`: b decides.
+        let runs = outcome(|d| {
+            vec![
+                (Op::Then, sh(d, "a", "false")),
+                (Op::Or, sh(d, "b", "exit 3")),
+            ]
+        });
+        assert_eq!(runs.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(), ["b"]);
+    }
+
+    #[test]
+    fn workspace_runs_exit_as_their_tool_does() {
+        let each = |d: &Path, bail: bool, code: Code| {
+            vec![(
+                Op::Then,
+                Step::Each(Each {
+                    parts: vec![
+                        sh(d, "a", "exit 2"),
+                        sh(d, "b", "true"),
+                        sh(d, "c", "exit 3"),
+                    ],
+                    bail,
+                    code,
+                }),
+            )]
+        };
+        // npm: every package runs; every failure is the command's.
+        let runs = outcome(|d| each(d, false, Code::Last));
+        assert_eq!(
+            runs.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(),
+            ["a", "c"]
+        );
+        // pnpm with bail: the first failure stops the rest.
+        let runs = outcome(|d| each(d, true, Code::First));
+        assert_eq!(runs.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(), ["a"]);
+        // A package manager's own refusal (a missing script) is an answer too.
+        let runs = outcome(|d| {
+            vec![(
+                Op::Then,
+                Step::Status(Said {
+                    code: 1,
+                    tool: "npm".to_owned(),
+                    home: d.to_path_buf(),
+                    message: "Missing script: \"unit\"".to_owned(),
+                }),
+            )]
+        });
+        assert_eq!(
+            runs,
+            [(
+                "npm".to_owned(),
+                Status::RunnerFailed,
+                Some("Missing script: \"unit\"".to_owned())
+            )]
+        );
+    }
 }
