@@ -493,5 +493,10 @@ fn a_glob_in_the_script_reaches_node_as_sh_expands_it() {
     // `node --test test/*.test.js`, unquoted: sh hands node the files (node 20 takes a
     // pattern it is given for a file name).
     let a = agrees("node_globs", |_| {});
-    assert_eq!((a.status(), a.count("passed")), ("TestsPassed", 2), "{}", a.line);
+    assert_eq!(
+        (a.status(), a.count("passed")),
+        ("TestsPassed", 2),
+        "{}",
+        a.line
+    );
 }

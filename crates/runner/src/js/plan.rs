@@ -143,8 +143,12 @@ const MAX_DEPTH: usize = 12;
 const MAX_STEPS: usize = 2_000;
 
 /// The declared command of the package in `dir`: its `test` script as its package manager
-/// runs it. Without one, the runner its dependencies name (vitest, then jest) alone, as
-/// before the project declared anything. `None`: not a JavaScript project pith can run.
+/// runs it. Without one (or with npm's placeholder, `echo "Error: no test specified" && exit
+/// 1`), the runner its dependencies name (vitest, then jest) alone: the project declares no
+/// command, and that is how its tests are run by hand. `None`: not a JavaScript project pith
+/// can run, a script that runs no runner pith knows among them (`mocha`, `turbo run test`:
+/// pith does not stand another runner in for the declared one; a workspace's packages are
+/// then found on their own).
 pub(crate) fn read(dir: &Path) -> Option<Plan> {
     let pkg = Package::read(dir)?;
     let manager = Manager::of(dir);
@@ -157,22 +161,24 @@ pub(crate) fn read(dir: &Path) -> Option<Plan> {
         members: Vec::new(),
     };
     let command = format!("{} test", manager.name());
-    if pkg.script("test").is_some() {
+    let declared = pkg
+        .script("test")
+        .filter(|t| !(t.contains("no test specified") && t.contains("exit 1")));
+    if declared.is_some() {
         let invoke = Invoke {
             top: true,
             ..Invoke::default()
         };
         let step = b.script(&pkg, "test", &[], invoke, 0);
-        if b.observed > 0 {
-            return Some(Plan {
-                list: vec![(Op::Then, step)],
-                command,
-                members: b.members,
-            });
+        if b.observed == 0 {
+            return None;
         }
+        return Some(Plan {
+            list: vec![(Op::Then, step)],
+            command,
+            members: b.members,
+        });
     }
-    // No runner in what the script runs (or no script): the runner the dependencies name,
-    // as pith ran it before reading scripts whole.
     let runner = if pkg.has_dep("vitest") {
         Runner::Vitest
     } else if pkg.has_dep("jest") {
@@ -1852,8 +1858,8 @@ mod tests {
             "package.json",
             r#"{"scripts":{"test":"lint; jest 2>&1 | tee log.txt"},"devDependencies":{"jest":"*"}}"#,
         );
-        // No runner pith can observe: the dependency's runner alone, as before.
-        assert_eq!(show(&read(&root).unwrap(), &root), "obs(jest)");
+        // No runner pith can observe: pith stands no other runner in for it.
+        assert!(read(&root).is_none());
         write(
             &root,
             "package.json",
@@ -1922,6 +1928,19 @@ mod tests {
             root,
             "package.json",
             r#"{"scripts":{"test":"echo no tests"}}"#,
+        );
+        assert!(read(root).is_none());
+        // npm's placeholder declares nothing: the dependency's runner is how tests run.
+        write(
+            root,
+            "package.json",
+            r#"{"scripts":{"test":"echo \"Error: no test specified\" && exit 1"},"devDependencies":{"jest":"^29"}}"#,
+        );
+        assert_eq!(read(root).unwrap().observed()[0].runner, Runner::Jest);
+        write(
+            root,
+            "package.json",
+            r#"{"scripts":{"test":"mocha"},"devDependencies":{"jest":"^29"}}"#,
         );
         assert!(read(root).is_none());
         write(root, "package.json", "{not json");
