@@ -2,7 +2,11 @@
 //! sibling packages with no marker above them, Go modules side by side, a nested Cargo
 //! workspace, a Python package beside a Rust crate. A project nested in one its ecosystem's
 //! runner already runs (a Cargo member, a Maven module, a package pytest recurses into) is not
-//! run twice.
+//! run twice. A project whose declared command decides for the projects below it says so
+//! (`Adapter::covers`): a JavaScript root covers the workspace packages its command runs or
+//! leaves out on purpose (`npm test -w a` leaves `b` out: it is not run on its own either),
+//! and those its own runners search (jest and vitest search the whole tree); a package no part
+//! of the root's command reaches runs on its own, so a root cannot hide it.
 
 use std::path::{Path, PathBuf};
 
