@@ -704,6 +704,14 @@ impl Builder {
                 positional.push(a.clone());
                 continue;
             }
+            // npm takes a long option behind one dash too (`-workspaces`).
+            let long;
+            let a = if !a.starts_with("--") && a.len() > 3 {
+                long = format!("-{a}");
+                &long
+            } else {
+                a
+            };
             let (flag, value) = match a.split_once('=') {
                 Some((f, v)) => (f, Some(v.to_owned())),
                 None => (a.as_str(), None),
@@ -1768,6 +1776,16 @@ mod tests {
             "each[all](obs(jest)@packages/a | obs(node)@packages/b | ok)"
         );
         assert_eq!(plan.members.len(), 3);
+        // A long option behind one dash is npm's too.
+        write(
+            &root,
+            "package.json",
+            r#"{"workspaces":["packages/*"],"scripts":{"test":"npm run test -workspaces --if-present"}}"#,
+        );
+        assert_eq!(
+            show(&read(&root).unwrap(), &root),
+            "each[all](obs(jest)@packages/a | obs(node)@packages/b | ok)"
+        );
         // One package by name: the others are left out, as npm leaves them.
         write(
             &root,

@@ -324,8 +324,10 @@ pub(crate) fn members(root: &Package, manager: Manager) -> Vec<Package> {
     });
     let (negated, positive): (Vec<&String>, Vec<&String>) =
         patterns.iter().partition(|p| p.starts_with('!'));
+    // npm reads `\` as `/` (a pattern written on Windows).
     let clean = |p: &str| {
-        p.trim_start_matches('!')
+        p.replace('\\', "/")
+            .trim_start_matches('!')
             .trim_start_matches("./")
             .trim_end_matches('/')
             .to_owned()
@@ -529,6 +531,13 @@ mod tests {
             r#"{"workspaces":{"packages":["packages/**"]}}"#,
         );
         assert_eq!(names(Manager::Npm), ["a", "b", "skip"]);
+        // Written on Windows: npm reads `\` as `/`.
+        write(
+            root,
+            "package.json",
+            r#"{"workspaces":["packages\\b","tools\\x"]}"#,
+        );
+        assert_eq!(names(Manager::Npm), ["b", "x"]);
     }
 
     #[test]
