@@ -161,6 +161,7 @@ pub(crate) fn read(dir: &Path) -> Option<Plan> {
         steps: 0,
         observed: 0,
         members: Vec::new(),
+        running: Vec::new(),
     };
     let command = format!("{} test", manager.name());
     let declared = pkg
@@ -248,6 +249,9 @@ struct Builder {
     steps: usize,
     observed: usize,
     members: Vec<PathBuf>,
+    /// The scripts being read, each package's directory and script name: a script that
+    /// reaches itself again would run forever.
+    running: Vec<(PathBuf, String)>,
 }
 
 impl Builder {
@@ -271,6 +275,33 @@ impl Builder {
         if depth > MAX_DEPTH {
             return self.verbatim_sh(text, &self.scope(pkg, name, text, invoke), &[]);
         }
+        let key = (pkg.dir.clone(), name.to_owned());
+        if self.running.contains(&key) {
+            // `"test": "npm test && jest"`: the package manager would start it again and
+            // again; pith answers at once.
+            return Step::Status(Status {
+                code: 1,
+                tool: self.manager.name().to_owned(),
+                home: pkg.dir.clone(),
+                message: format!("the \"{name}\" script runs itself"),
+            });
+        }
+        self.running.push(key);
+        let step = self.hooked(pkg, name, text, args, invoke, depth);
+        self.running.pop();
+        step
+    }
+
+    /// `name`'s script with its `pre`/`post` scripts where the package manager runs them.
+    fn hooked(
+        &mut self,
+        pkg: &Package,
+        name: &str,
+        text: &str,
+        args: &[String],
+        invoke: Invoke,
+        depth: usize,
+    ) -> Step {
         let mut text = text.to_owned();
         for a in args {
             text.push(' ');
@@ -1173,13 +1204,16 @@ mod tests {
             show(&read(&root).unwrap(), &root),
             "said(1 npm: Missing script: \"nope\") && obs(jest)"
         );
-        // A script that runs itself ends.
+        // A script that runs itself is answered at once, not started again and again.
         write(
             &root,
             "package.json",
             r#"{"scripts":{"test":"npm test && jest"}}"#,
         );
-        assert!(read(&root).is_some());
+        assert_eq!(
+            show(&read(&root).unwrap(), &root),
+            "said(1 npm: the \"test\" script runs itself) && obs(jest)"
+        );
     }
 
     #[test]
