@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# jest and vitest for the JavaScript integration tests: installed once, from the committed
-# lockfile, into tests/fixtures/js/node_modules (each test links it into its fixture copy).
-# node's own test runner needs only node itself.
+# The JavaScript integration tests' packages, each set installed once from its committed
+# lockfile: tests/fixtures/js (jest, vitest, and what test scripts chain with them: typescript,
+# c8, tsd) and tests/fixtures/js/vitest3 (vitest 3, for the fixtures whose outcome changed with
+# what pith once did to vitest before 4). Each test links one into its fixture copy. node's own
+# test runner needs only node itself; the tests also run the raw `npm test` beside pith.
 set -euo pipefail
 cd "$(dirname "$0")/../../tests/fixtures/js"
 command -v node >/dev/null || { echo "js.sh: node is not installed (apt-get install nodejs npm)" >&2; exit 1; }
-# The lockfile the tree was installed from: a changed lockfile reinstalls.
-stamp=node_modules/.pith-installed-lock
-if [ -x node_modules/.bin/jest ] && [ -x node_modules/.bin/vitest ] && cmp -s package-lock.json "$stamp"; then
-    exit 0
-fi
-npm ci --no-audit --no-fund --loglevel=error
-cp package-lock.json "$stamp"
+command -v npm >/dev/null || { echo "js.sh: npm is not installed (apt-get install npm)" >&2; exit 1; }
+for dir in . vitest3; do
+    # The lockfile the tree was installed from: a changed lockfile reinstalls.
+    stamp="$dir/node_modules/.pith-installed-lock"
+    if [ -x "$dir/node_modules/.bin/vitest" ] && cmp -s "$dir/package-lock.json" "$stamp"; then
+        continue
+    fi
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+    cp "$dir/package-lock.json" "$stamp"
+done

@@ -237,15 +237,27 @@ fn node_test_only_in_the_script_is_honoured() {
 }
 
 #[test]
-fn an_option_pith_cannot_honour_is_named_not_dropped() {
-    let (ws, a) = run("jest_unhonoured", "jest");
+fn an_option_that_runs_no_test_is_named_not_dropped() {
+    let (_ws, a) = run("jest_unhonoured", "jest");
     assert_eq!((a.status(), a.code), ("RunnerFailed", 1), "{}", a.line);
     assert!(
-        a.text("reason").contains("pith could not honour -u"),
+        a.text("reason")
+            .contains("pith could not honour --listTests"),
         "{}",
         a.line
     );
-    assert!(!ws.path().join("tests/__snapshots__").exists());
+}
+
+/// `jest -u` in the script: the runner rewrites the snapshot the test no longer matches, as
+/// `npm test` has it do, and the answer says it wrote one.
+#[test]
+fn the_scripts_own_snapshot_update_is_honoured() {
+    let (ws, a) = run("jest_update_snapshots", "jest");
+    assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{}", a.line);
+    assert_eq!(a.count("snapshotsWritten"), 1, "{}", a.line);
+    let snap =
+        std::fs::read_to_string(ws.path().join("tests/__snapshots__/label.test.js.snap")).unwrap();
+    assert!(snap.contains(r#"`"3 items"`"#), "{snap}");
 }
 
 // ---- A run that stops early ----

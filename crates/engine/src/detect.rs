@@ -2,7 +2,11 @@
 //! sibling packages with no marker above them, Go modules side by side, a nested Cargo
 //! workspace, a Python package beside a Rust crate. A project nested in one its ecosystem's
 //! runner already runs (a Cargo member, a Maven module, a package pytest recurses into) is not
-//! run twice.
+//! run twice. A project whose declared command decides for the projects below it says so
+//! (`Adapter::covers`): a JavaScript root covers the workspace packages its command runs or
+//! leaves out on purpose (`npm test -w a` leaves `b` out: it is not run on its own either),
+//! and those its own runners search (jest and vitest search the whole tree); a package no part
+//! of the root's command reaches runs on its own, so a root cannot hide it.
 
 use std::path::{Path, PathBuf};
 
@@ -37,10 +41,12 @@ pub(crate) fn projects(root: &Path, only: Option<&str>) -> Vec<Found> {
             pith_runner::detect_nested(&dir, only)
         };
         for adapter in adapters {
-            if found
-                .iter()
-                .any(|f| covers(f.adapter.name(), &f.dir, adapter.name(), &dir))
-            {
+            if found.iter().any(|f| {
+                dir.starts_with(&f.dir)
+                    && f.adapter
+                        .covers(adapter.name(), &dir)
+                        .unwrap_or_else(|| covers(f.adapter.name(), &f.dir, adapter.name(), &dir))
+            }) {
                 continue;
             }
             found.push(Found {
@@ -111,8 +117,9 @@ fn covers(outer: &str, outer_dir: &Path, inner: &str, dir: &Path) -> bool {
         "go" => false,
         // A Cargo workspace of its own is not a member of the one above.
         "rust" => !declares_workspace(dir),
-        // pytest recurses, jest/vitest/node search the tree, a Maven or Gradle build takes its
-        // modules, CMake its subdirectories, a solution its projects.
+        // pytest recurses, a Maven or Gradle build takes its modules, CMake its
+        // subdirectories, a solution its projects. (A JavaScript project's declared command
+        // decides for itself: `Adapter::covers`.)
         _ => true,
     }
 }
@@ -219,6 +226,48 @@ mod tests {
         let go: Vec<_> = f.iter().filter(|(n, _)| n == "go").collect();
         assert_eq!(go.len(), 2, "{f:?}");
         assert_eq!(go[1].1.as_deref(), Some("inner"));
+    }
+
+    #[test]
+    fn a_javascript_root_covers_what_its_declared_command_runs() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        write(
+            root,
+            "packages/a/package.json",
+            r#"{"scripts":{"test":"jest"}}"#,
+        );
+        write(
+            root,
+            "packages/b/package.json",
+            r#"{"scripts":{"test":"node --test"}}"#,
+        );
+        let root_script = |test: &str| {
+            write(
+                root,
+                "package.json",
+                &format!(r#"{{"workspaces":["packages/*"],"scripts":{{"test":"{test}"}}}}"#),
+            );
+            found(root)
+        };
+        // The root runs every package: they are its.
+        assert_eq!(
+            root_script("npm test --workspaces"),
+            [("jest".to_owned(), None)]
+        );
+        // It runs one on purpose: the other is left out, not run on its own.
+        assert_eq!(root_script("npm test -w a"), [("jest".to_owned(), None)]);
+        // Its own runner never reaches them: each package runs on its own.
+        assert_eq!(
+            root_script("node --test test/"),
+            [
+                ("node".to_owned(), None),
+                ("jest".to_owned(), Some("packages/a".to_owned())),
+                ("node".to_owned(), Some("packages/b".to_owned())),
+            ]
+        );
+        // jest at the root searches the whole tree: it runs them (as `npm test` does).
+        assert_eq!(root_script("tsc && jest"), [("jest".to_owned(), None)]);
     }
 
     #[test]

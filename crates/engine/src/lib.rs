@@ -192,19 +192,27 @@ fn execute(
             dir: &project.dir,
             ..base
         };
-        let mut run = project.adapter.run(&ctx, &tests)?;
+        let parts = project.adapter.run_all(&ctx, &tests)?;
         if let Some(t) = ticker {
-            let tests = u64::from(run.passed) + u64::from(run.failed) + u64::from(run.skipped);
+            let tests: u64 = parts
+                .iter()
+                .map(|r| u64::from(r.passed) + u64::from(r.failed) + u64::from(r.skipped))
+                .sum();
             t.ended(tests, "recording the run");
         }
-        if run.status == Some(pith_model::Status::TimedOut) && stopped_by_caller(req) {
-            // pith stopped it, but not at its deadline: the request was cancelled or pith
-            // was told to stop. No verdict on the code.
-            run.status = Some(pith_model::Status::Cancelled);
+        for mut run in parts {
+            if run.status == Some(pith_model::Status::TimedOut) && stopped_by_caller(req) {
+                // pith stopped it, but not at its deadline: the request was cancelled or pith
+                // was told to stop. No verdict on the code.
+                run.status = Some(pith_model::Status::Cancelled);
+            }
+            pith_runner::tails::settle(&mut run);
+            // A part of the project's command in a package of its own keeps that directory.
+            if run.dir.is_none() {
+                run.dir = project.rel.clone();
+            }
+            runs.push(run);
         }
-        pith_runner::tails::settle(&mut run);
-        run.dir = project.rel.clone();
-        runs.push(run);
     }
     if planned.is_some_and(|p| p.is_empty()) {
         // The changes reach no test: nothing ran, and the answer's `changes` says why.

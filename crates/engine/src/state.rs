@@ -226,6 +226,7 @@ fn run_tests(
                     adapters
                         .iter()
                         .position(|p| p.rel == run.dir && p.adapter.name() == run.runner)
+                        .or_else(|| owner_of(&adapters, run))
                 })
                 .collect();
             if let Some(t) = ticker {
@@ -247,6 +248,24 @@ fn run_tests(
         report,
         store: store.filter(|_| recorded),
     })
+}
+
+/// The project whose declared command produced `run` when it is not named after it (a
+/// second runner of a JavaScript test script, a workspace package): the deepest project
+/// holding the run's directory that claims its failing tests.
+fn owner_of(adapters: &[crate::detect::Found], run: &pith_model::Run) -> Option<usize> {
+    let test = &run.failures.first()?.test;
+    adapters
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| match (&p.rel, &run.dir) {
+            (None, _) => true,
+            (Some(r), Some(d)) => d == r || d.starts_with(&format!("{r}/")),
+            (Some(_), None) => false,
+        })
+        .filter(|(_, p)| p.adapter.claims(test))
+        .max_by_key(|(_, p)| p.rel.as_ref().map_or(0, String::len))
+        .map(|(i, _)| i)
 }
 
 /// A test run's report, with the store it was recorded in (`None`: not recorded: a replay, a

@@ -308,6 +308,9 @@ pub struct Run {
     /// hides failures from the exit code: `maven.test.failure.ignore`, a trailing `|| true`).
     /// It changes nothing of the verdict: the failures stand.
     pub masked: Option<String>,
+    /// Snapshots the runner wrote (new ones, and updated ones where the command asks for it):
+    /// a green run that wrote some says so.
+    pub snapshots_written: u32,
     /// Tests that were running when the run was killed or crashed.
     pub running: Vec<String>,
     /// Requested test ids that matched no test.
@@ -372,6 +375,7 @@ impl Run {
         self.skipped += part.skipped;
         self.cached += part.cached;
         self.remote += part.remote;
+        self.snapshots_written += part.snapshots_written;
         self.duration = self.duration.saturating_add(part.duration);
         self.failures.extend(part.failures);
         self.flaky.extend(part.flaky);

@@ -90,6 +90,22 @@ pub trait Adapter: Send + Sync {
     /// a missing runner) are a [`Run`], never an error; an error means pith itself failed.
     fn run(&self, ctx: &Context<'_>, tests: &[String]) -> Result<Run, RunnerError>;
 
+    /// [`Adapter::run`], one run per part of the project's declared command that answers on
+    /// its own (a JavaScript test script of several runners, a workspace's packages): what the
+    /// engine calls. A run whose `dir` is set is answered with that directory
+    /// (workspace-relative); `None`, with the project's.
+    fn run_all(&self, ctx: &Context<'_>, tests: &[String]) -> Result<Vec<Run>, RunnerError> {
+        Ok(vec![self.run(ctx, tests)?])
+    }
+
+    /// Whether this project's declared command decides for the project of `runner` found at
+    /// `dir` below it (runs it, or leaves it out on purpose): `Some(true)`, it is not run on
+    /// its own; `Some(false)`, it is. `None` leaves it to the engine's rule for the runner's
+    /// family.
+    fn covers(&self, _runner: &str, _dir: &Path) -> Option<bool> {
+        None
+    }
+
     /// The ids that run exactly the test files `files` (workspace-relative, inside this
     /// project, whose directory is `project`, workspace-relative, `None` at the root), for
     /// `pith test --changed`. `None` when this runner cannot select by file: the engine then

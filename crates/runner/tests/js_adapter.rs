@@ -9,7 +9,7 @@ use std::sync::Once;
 use std::time::{Duration, Instant};
 
 use pith_model::{Exit, ExitMeaning, Failure, Phase, Run, Status};
-use pith_runner::js::{self, Js, Runner};
+use pith_runner::js;
 use pith_runner::{Adapter, PathMap};
 use pith_testkit::{Fixture, Runs};
 
@@ -302,18 +302,6 @@ fn a_hang_is_killed_and_named_node() {
 }
 
 #[test]
-fn snapshots_are_never_written() {
-    for r in ["jest", "vitest"] {
-        let (ws, run) = run_fixture(r, "snapshot");
-        assert_eq!(run.status(), Status::TestsFailed, "{r}: {run:#?}");
-        assert!(
-            !ws.root().join("tests/__snapshots__").exists(),
-            "{r} wrote a snapshot into the project"
-        );
-    }
-}
-
-#[test]
 fn node_drops_suites_that_repeat_their_children() {
     let (_ws, run) = run_fixture("node", "nested");
     let mut ids: Vec<&str> = run.failures.iter().map(|f| f.test.as_str()).collect();
@@ -412,8 +400,8 @@ fn a_missing_runner_says_how_to_install_it() {
     )
     .unwrap();
     std::fs::write(dir.path().join("yarn.lock"), "").unwrap();
-    let adapter = Js::new(Runner::Jest, dir.path());
-    let run = Runs::new(dir.path()).run(&adapter, &[], Duration::from_secs(30));
+    let adapter = js::detect(dir.path()).pop().expect("a jest project");
+    let run = Runs::new(dir.path()).run(adapter.as_ref(), &[], Duration::from_secs(30));
     assert_eq!(run.status(), Status::RunnerMissing);
     assert_eq!(
         run.hint.as_deref(),
@@ -424,7 +412,12 @@ fn a_missing_runner_says_how_to_install_it() {
 #[test]
 fn only_javascript_ids_are_claimed() {
     let dir = tempfile::tempdir().unwrap();
-    let adapter = Js::new(Runner::Vitest, dir.path());
+    std::fs::write(
+        dir.path().join("package.json"),
+        r#"{"devDependencies":{"vitest":"4.1.12"}}"#,
+    )
+    .unwrap();
+    let adapter = js::detect(dir.path()).pop().expect("a vitest project");
     assert!(adapter.claims("tests/a.test.ts > sum > adds"));
     assert!(adapter.claims("tests/a.test.js"));
     assert!(!adapter.claims("tests/test_a.py::test_x"));

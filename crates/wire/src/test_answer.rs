@@ -56,6 +56,10 @@ pub struct TestAnswer {
     /// Tests that passed after failing in the run before.
     #[serde(skip_serializing_if = "crate::is_zero")]
     pub recovered: usize,
+    /// Snapshots the runners wrote during the run (jest's and vitest's new ones, updated ones
+    /// where the command asks): a green run that wrote some says so.
+    #[serde(skip_serializing_if = "crate::is_zero")]
+    pub snapshots_written: usize,
     /// Absent when nothing ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_s: Option<f64>,
@@ -335,11 +339,13 @@ pub fn test_answer(report: &Report) -> TestAnswer {
         changes: report.changes.as_ref().map(ChangesOut::of),
         counts: counts.settle(),
         recovered: report.recovered as usize,
+        snapshots_written: runs.iter().map(|r| r.snapshots_written as usize).sum(),
         // Busy ran nothing: how long it waited is no signal; nor is a duration that rounds to
         // nothing (a report file that recorded none, a run under 50 ms).
         duration_s: Some(tenths(report.duration))
             .filter(|&d| d > 0.0 && report.status() != Status::Busy),
-        masked: joined(|r| r.masked.as_ref()),
+        // Several projects' reasons on one line: each says what hides its failures.
+        masked: joined(|r| r.masked.as_ref()).map(|m| m.replace('\n', "; ")),
         running: Vec::new(),
         more_running: 0,
         not_found: Vec::new(),
@@ -488,6 +494,7 @@ fn unchanged_answer(generation: u64, u: &RunSummary) -> TestAnswer {
             errors: u.errors as usize,
         },
         recovered: 0,
+        snapshots_written: 0,
         duration_s: None,
         masked: None,
         running: Vec::new(),

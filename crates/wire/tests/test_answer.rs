@@ -62,6 +62,30 @@ fn green() {
 }
 
 #[test]
+fn snapshots_written_and_a_masked_exit_are_said_once() {
+    let green = Run {
+        passed: 2,
+        snapshots_written: 1,
+        ..Run::new("jest")
+    };
+    let json = render(&report(green, 1.0));
+    insta::assert_snapshot!(json, @r#"{"status":"TestsPassed","runner":"jest","passed":2,"snapshotsWritten":1,"durationS":1.0}"#);
+    let masked = Run {
+        passed: 1,
+        failed: 1,
+        failures: vec![Failure {
+            test: "a.test.js > b".into(),
+            message: "boom".into(),
+            ..Failure::default()
+        }],
+        masked: Some("npm test exits 0 over these failures".into()),
+        ..Run::new("jest")
+    };
+    let json = render(&report(masked, 1.0));
+    insta::assert_snapshot!(json, @r#"{"status":"TestsFailed","runner":"jest","passed":1,"failed":1,"durationS":1.0,"masked":"npm test exits 0 over these failures","failures":[{"test":"a.test.js > b","message":"boom"}]}"#);
+}
+
+#[test]
 fn a_runner_that_says_red_without_a_failing_test_is_runner_failed_with_its_reason() {
     let run = Run {
         passed: 3,

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::{Adapter, Context, RunnerError};
+use crate::{Context, RunnerError};
 
 use super::{id_file, package, Js, Runner, SEP};
 
@@ -66,6 +66,9 @@ impl Js {
     /// The runner's program: jest and vitest from the project's `node_modules/.bin` (or one
     /// above it, where a monorepo hoists them), `node` from PATH. The error is the install hint.
     pub(super) fn program(&self) -> Result<PathBuf, String> {
+        if let Some(p) = &self.program {
+            return Ok(p.clone());
+        }
         let node = crate::on_path("node");
         if node.is_none() {
             return Err("node is not installed: install Node.js (https://nodejs.org)".to_owned());
@@ -122,11 +125,6 @@ impl Js {
         Ok(files)
     }
 
-    /// The installed vitest's major version, from its `package.json`.
-    pub(super) fn vitest_major(program: &Path) -> Option<u32> {
-        Self::installed_major(program, "vitest")
-    }
-
     /// The major version of `package` installed beside the runner's program
     /// (`node_modules/.bin/<program>` → `node_modules/<package>/package.json`).
     pub(super) fn installed_major(program: &Path, package: &str) -> Option<u32> {
@@ -150,9 +148,14 @@ impl Js {
         sel: Option<&Selection>,
         cover: Option<&Cover>,
     ) -> Command {
-        let mut cmd = self.launcher(program);
+        let mut cmd = self.launcher(program, sel.is_none());
         for var in RUNNER_ENV {
             cmd.env_remove(var);
+        }
+        // What the package manager gives the script (`PATH`, `npm_lifecycle_event`, ...),
+        // then the command's own assignments: what the tests see under `npm test`.
+        for (k, v) in &self.env {
+            cmd.env(k, v);
         }
         // Absolute paths: never read as options.
         let targets: Vec<String> = sel
@@ -174,7 +177,7 @@ impl Js {
                 });
                 self.jest_args(&mut cmd, files, sel, cover.as_ref(), &targets)
             }
-            Runner::Vitest => self.vitest_args(&mut cmd, program, files, sel, cover, &targets),
+            Runner::Vitest => self.vitest_args(&mut cmd, files, sel, cover, &targets),
             Runner::Node => self.node_args(&mut cmd, files, sel, &targets),
         }
         for (k, v) in &self.script.env {
@@ -184,17 +187,27 @@ impl Js {
     }
 
     /// The program, or node running it with the script's node options (`node --expose-gc
-    /// node_modules/.bin/jest`).
-    fn launcher(&self, program: &Path) -> Command {
+    /// node_modules/.bin/jest`); in a full run behind the script's wrappers (`c8 --100`), so
+    /// their checks and exit code stay the command's.
+    fn launcher(&self, program: &Path, full: bool) -> Command {
+        let mut argv: Vec<std::ffi::OsString> = Vec::new();
+        if full {
+            for w in &self.wrappers {
+                argv.extend(w.iter().map(Into::into));
+            }
+        }
         match (self.runner, self.script.node.is_empty()) {
             (Runner::Jest | Runner::Vitest, false) => {
                 let node = crate::on_path("node").unwrap_or_else(|| PathBuf::from("node"));
-                let mut c = crate::base_command(node, &self.dir);
-                c.args(&self.script.node).arg(program);
-                c
+                argv.push(node.into());
+                argv.extend(self.script.node.iter().map(Into::into));
+                argv.push(program.into());
             }
-            _ => crate::base_command(program, &self.dir),
+            _ => argv.push(program.into()),
         }
+        let mut c = crate::base_command(&argv[0], &self.dir);
+        c.args(&argv[1..]);
+        c
     }
 
     /// jest: its JSON report and pith's reporter; a selection by path, then by full name.
@@ -206,8 +219,14 @@ impl Js {
         cover: Option<&JestCover<'_>>,
         targets: &[String],
     ) {
+        // Each flag observes only: `--json`/`--outputFile` write jest's report where pith reads
+        // it, `--testLocationInResults` adds each test's line to it, `--no-watchman` crawls
+        // with node instead of starting a watchman daemon (the same files are found), and
+        // `--coverageDirectory` puts the coverage the script asks for in pith's scratch (its
+        // thresholds still judge). No `--ci`: jest decides it as it does for the project (its
+        // `CI` detection), so a new snapshot is written as `npm test` writes it.
         cmd.args(self.script.args(sel.is_none()))
-            .args(["--ci", "--json", "--testLocationInResults", "--no-watchman"])
+            .args(["--json", "--testLocationInResults", "--no-watchman"])
             .arg(format!("--outputFile={}", files.json.display()))
             .arg(format!("--coverageDirectory={}", files.coverage.display()));
         let reporter = format!("--reporters={}", files.reporter.display());
@@ -234,33 +253,35 @@ impl Js {
         }
     }
 
-    /// vitest: its JSON report and pith's reporter, snapshots never written; a selection by
-    /// full name, then the files.
+    /// vitest: its JSON report and pith's reporter; a selection by full name, then the files.
     fn vitest_args(
         &self,
         cmd: &mut Command,
-        program: &Path,
         files: &Files,
         sel: Option<&Selection>,
         cover: Option<&Cover>,
         targets: &[String],
     ) {
-        cmd.arg("run")
-            .args(self.script.args(sel.is_none()))
-            .arg("--reporter=json")
+        // Each flag observes only: the JSON report and pith's reporter (beside the reporters
+        // the configuration or the script names: vitest's `--reporter` replaces the
+        // configuration's, so those are named again), each test's location, no colour in what
+        // pith reads, coverage reports in pith's scratch. No `CI`, no `--update`: vitest
+        // decides snapshots as it does for the project. No `--no-cache`: the cache orders the
+        // files (failed and slow first) as the project's runs do.
+        cmd.arg("run").args(self.script.args(sel.is_none()));
+        if !self.script.has_reporters() {
+            for r in package::vitest_config_reporters(&self.dir, &self.script) {
+                cmd.arg(format!("--reporter={r}"));
+            }
+        }
+        cmd.arg("--reporter=json")
             .arg(format!("--outputFile.json={}", files.json.display()))
             .arg(format!("--reporter={}", files.reporter.display()))
-            .args(["--includeTaskLocation", "--no-cache", "--no-color"])
+            .args(["--includeTaskLocation", "--no-color"])
             .arg(format!(
                 "--coverage.reportsDirectory={}",
                 files.coverage.display()
             ));
-        if Self::vitest_major(program).is_some_and(|m| m >= 4) {
-            cmd.arg("--update=none");
-        } else {
-            // Before vitest 4 only CI mode keeps new snapshots from being written.
-            cmd.env("CI", "1");
-        }
         if let Some(sel) = sel {
             match cover {
                 None => {
@@ -285,6 +306,12 @@ impl Js {
         targets: &[String],
     ) {
         cmd.args(self.script.options(sel.is_none()));
+        // node takes a destination for each reporter when there are several: the script's
+        // reporters without one keep node's default, stdout; pith's goes to its records.
+        let (reporters, destinations) = self.script.node_reporters();
+        for _ in destinations..reporters {
+            cmd.arg("--test-reporter-destination=stdout");
+        }
         cmd.arg("--require").arg(&files.exit_hook);
         cmd.arg("--test")
             .arg(format!("--test-reporter={}", files.reporter.display()))

@@ -1,21 +1,17 @@
-//! Whether a directory is a JavaScript project whose test script runs jest, vitest or node's
-//! test runner.
+//! Whether a directory is a JavaScript project whose declared test command runs jest, vitest or
+//! node's test runner (see `plan`).
 
 use std::path::Path;
 
 use crate::Adapter;
 
-use super::{package, Js};
+use super::Project;
 
-/// The adapters this ecosystem contributes for the project in `dir`: at most one, the runner its
-/// `package.json` names.
+/// The adapters this ecosystem contributes for the project in `dir`: at most one, its declared
+/// command.
 pub fn detect(dir: &Path) -> Vec<Box<dyn Adapter>> {
-    match package::read(dir) {
-        Some((runner, script)) => vec![Box::new(Js {
-            runner,
-            dir: dir.to_path_buf(),
-            script,
-        })],
+    match Project::read(dir) {
+        Some(p) => vec![Box::new(p)],
         None => Vec::new(),
     }
 }

@@ -9,7 +9,7 @@ use crate::verdict::{self as scaffold, Ending};
 use std::collections::HashSet;
 use std::path::Path;
 
-use crate::{Adapter, Context, PathMap};
+use crate::{Context, PathMap};
 
 use super::command::Selection;
 use super::parse::{self, rel_file, tally, Evidence, Tally};
@@ -41,6 +41,7 @@ impl Js {
             ]),
         };
         let t = tally(&mut run, j.paths, j.dir, &evidence.suites, sel);
+        run.snapshots_written = evidence.snapshots_written;
         let ending = Ending::of(captured.end);
         if let (Some(sel), Ending::Exited(_)) = (sel, &ending) {
             // The runner ended by itself: what it did not report, it did not find.
@@ -223,7 +224,7 @@ impl Judge<'_> {
             // (not the coverage table and PASS lines around them), else the lines of its
             // output's end that name an error or failure.
             run.tail = if thresholds.is_empty() {
-                scaffold::why_tail(self.paths, &self.output)
+                scaffold::why_tail(self.paths, &stack::without_pith(&self.output))
             } else {
                 let why = crate::text::tail(&thresholds.join("\n"));
                 (!why.is_empty()).then_some(why)

@@ -1,22 +1,34 @@
-//! JavaScript: jest, vitest and node's built-in test runner, each the project's own (jest and
-//! vitest from its `node_modules/.bin`, `node` from PATH), chosen from `package.json`, run with
-//! the options of its `test` script (see `package`).
+//! JavaScript: a project's declared test command (`npm test`, `pnpm test`, `yarn test`), read in
+//! full (`plan`: the `test` script as sh reads it, the scripts it runs by name with their
+//! `pre`/`post` hooks, workspace runs, wrappers) and run as its package manager runs it
+//! (`exec`). Its runner segments (jest, vitest, node's built-in test runner, each the
+//! project's own, found through the script's `PATH`) run with pith's observation added; every
+//! other command runs as written (`verbatim`), and its failure is an answer when it is the
+//! command's. A project whose script runs no runner pith knows falls back to the runner its
+//! dependencies name (vitest, then jest), alone.
 //!
 //! jest and vitest write their `--json` reports to the scratch directory; pith's reporter for
 //! each (embedded here, written to pith's cache under a content-hash path, loaded by absolute
 //! path so no project file can stand in for it) streams starts and results as JSON lines beside
 //! it, so a run killed at the deadline or dying in band still tells what finished and what was
 //! running. node's test runner is read through pith's own reporter alone, with an exit hook in
-//! each test process telling which files ended through `process.exit()`. Nothing is written
-//! into the project: jest runs with `--ci` and vitest with `--update=none` (or `CI=1` before
-//! vitest 4), so missing snapshots fail instead of being written, and coverage reports go to
-//! the scratch directory.
+//! each test process telling which files ended through `process.exit()`. Coverage reports the
+//! runner writes go to the scratch directory.
 //!
-//! The tests see the caller's environment: pith adds no variable (its reporters find their
-//! record files from the report paths pith gives the runner) and removes only the runner's own
-//! markers of a parent run (`NODE_TEST_CONTEXT`, `JEST_WORKER_ID`, `VITEST_*`), which would
-//! make the runner report to a parent that is not there. Colour is switched off through
-//! vitest's `--no-color` (jest and node colour only a terminal) and stripped from all pith reads.
+//! Observation adds, never changes: no `--ci`, no `CI`, no `--update=none`, no `--no-cache`
+//! (see `command` for why each flag pith still adds leaves the outcome alone). A runner writes
+//! snapshots as the project's own command has it write them (a new one where jest and vitest
+//! write new ones, the script's `-u`), and the run counts what it wrote
+//! (`Run::snapshots_written`). vitest's `--reporter` replaces its configuration's reporters:
+//! those the configuration names are named again beside pith's.
+//!
+//! The tests see the caller's environment with what the package manager adds for scripts
+//! (`plan`: `PATH`, `npm_lifecycle_event`, `npm_package_*`, ...) and the script's own
+//! assignments; pith adds no variable of its own (its reporters find their record files from
+//! the report paths pith gives the runner) and removes only the runner's own markers of a
+//! parent run (`NODE_TEST_CONTEXT`, `JEST_WORKER_ID`, `VITEST_*`), which would make the runner
+//! report to a parent that is not there. Colour is switched off through vitest's `--no-color`
+//! (jest and node colour only a terminal) and stripped from all pith reads.
 //!
 //! The verdict takes the runner's exit code and its own totals as evidence (see `verdict` and
 //! `judge`): a run whose report was never written, whose totals count more tests than it
@@ -44,14 +56,19 @@ mod command;
 mod coverage;
 mod detect;
 pub(crate) mod events;
+mod exec;
 mod judge;
 pub(crate) mod node;
 mod package;
 mod parse;
+mod plan;
+mod pm;
 mod read;
 pub(crate) mod report;
+mod shell;
 mod stack;
 mod trace;
+mod verbatim;
 mod verdict;
 
 use std::path::{Path, PathBuf};
@@ -76,22 +93,119 @@ pub const SEP: &str = " > ";
 /// Extensions of the files a test id can start with.
 const EXTENSIONS: &[&str] = &[".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"];
 
-/// A JavaScript project's runner.
+/// One runner command of a project's declared command: jest, vitest or node's test runner,
+/// where and how the script runs it.
 #[derive(Debug, Clone)]
 pub struct Js {
     runner: Runner,
+    /// Where it runs (the package's directory, or where the script `cd`s).
     dir: PathBuf,
     script: package::Script,
+    /// What the package manager gives the script's commands (`PATH` with every
+    /// `node_modules/.bin`, `npm_lifecycle_event`, ...), then the command's own assignments.
+    env: Vec<(String, String)>,
+    /// The program the script's `PATH` finds; `None`: looked up as [`Js::program`] does.
+    program: Option<PathBuf>,
+    /// Wrappers in front of the runner, outermost first (`c8 --100`, `nyc`, `dotenv --`):
+    /// each its program and options. Full runs only: a subset is not judged by whole-suite
+    /// coverage.
+    wrappers: Vec<Vec<String>>,
+    /// The package whose script runs it: its runs are answered with this directory.
+    home: PathBuf,
+    /// The command as the script writes it.
+    text: String,
 }
 
 impl Js {
-    /// An adapter for `runner` in `dir`, as if the `test` script said nothing more.
-    pub fn new(runner: Runner, dir: &Path) -> Self {
+    /// The runner's name, as answers report it.
+    pub(crate) fn name(&self) -> &'static str {
+        self.runner.name()
+    }
+
+    /// `runner` in `dir`, as if the `test` script said nothing more.
+    pub(crate) fn new(runner: Runner, dir: &Path) -> Self {
         Js {
             runner,
             dir: dir.to_path_buf(),
             script: package::Script::default(),
+            env: Vec::new(),
+            program: None,
+            wrappers: Vec::new(),
+            home: dir.to_path_buf(),
+            text: runner.name().to_owned(),
         }
+    }
+
+    /// Whether the script's own paths for this runner name `file` (absolute): a package's
+    /// segments split by directory (`node --test test/unit`, `vitest run src`).
+    fn names_file(&self, file: &Path) -> bool {
+        let Ok(rel) = file.strip_prefix(&self.dir) else {
+            return false;
+        };
+        let rel = rel.to_string_lossy();
+        self.script.paths().iter().any(|p| {
+            let p = p.trim_start_matches("./").trim_end_matches('/');
+            !p.is_empty()
+                && (rel == p
+                    || rel.starts_with(&format!("{p}/"))
+                    || shell::fnmatch(p, &rel)
+                    || (self.runner != Runner::Node && rel.contains(p)))
+        })
+    }
+}
+
+/// A JavaScript project: its declared command (`npm test`, ...) read in full (see `plan`),
+/// run as its package manager runs it (see `exec`).
+#[derive(Debug, Clone)]
+pub struct Project {
+    dir: PathBuf,
+    plan: plan::Plan,
+    /// The first runner of the command: the name the project goes by.
+    name: Runner,
+}
+
+impl Project {
+    /// The project in `dir`, when its declared command runs a runner pith knows.
+    pub(crate) fn read(dir: &Path) -> Option<Project> {
+        let plan = plan::read(dir)?;
+        let name = plan.observed().first()?.runner;
+        Some(Project {
+            dir: dir.to_path_buf(),
+            plan,
+            name,
+        })
+    }
+
+    /// Whether the project's command reaches the JavaScript project in `dir` below it: runs
+    /// it as a workspace package, leaves it out of a workspace run on purpose, or runs a
+    /// runner above it that searches its tree (jest and vitest search the whole tree; node
+    /// without paths does, with paths only below them).
+    fn reaches(&self, dir: &Path) -> bool {
+        if self.plan.members.iter().any(|m| m == dir) {
+            return true;
+        }
+        self.plan.observed().iter().any(|js| {
+            let Ok(rel) = dir.strip_prefix(&js.dir) else {
+                return false;
+            };
+            let rel = rel.to_string_lossy();
+            let paths = js.script.paths();
+            match js.runner {
+                Runner::Jest | Runner::Vitest => true,
+                Runner::Node => {
+                    paths.is_empty()
+                        || paths.iter().any(|p| {
+                            let p = p.trim_start_matches("./").trim_end_matches('/');
+                            let stem = p
+                                .split(['*', '?', '['])
+                                .next()
+                                .unwrap_or("")
+                                .trim_end_matches('/');
+                            stem.is_empty() || rel == stem || rel.starts_with(&format!("{stem}/"))
+                        })
+                }
+            }
+        })
     }
 }
 
@@ -137,34 +251,18 @@ fn is_test_file(f: &str) -> bool {
             || f.contains("/test/"))
 }
 
-impl Adapter for Js {
-    fn name(&self) -> &'static str {
-        self.runner.name()
-    }
-
-    fn claims(&self, id: &str) -> bool {
-        is_test_id(id)
-    }
-
-    /// A test file's path is its own id: the runner runs every test in it. Only files named
-    /// as jest, vitest and node:test find tests by default: a helper beside them matches no
-    /// test, and the files importing it are selected with it.
-    fn ids_for_files(&self, _project: Option<&str>, files: &[String]) -> Option<Vec<String>> {
-        Some(files.iter().filter(|f| is_test_file(f)).cloned().collect())
-    }
-
-    /// The tests pith's reporter saw end, as it writes them (see [`tests_done`]).
-    fn progress(&self, scratch: &Path) -> Option<crate::Counter> {
-        let events = scratch.join(format!("{}.events.jsonl", self.name()));
-        Some(Box::new(move || {
-            std::fs::read(&events).map_or(0, |b| tests_done(&b))
-        }))
-    }
-
-    fn run(&self, ctx: &Context<'_>, tests: &[String]) -> Result<Run, RunnerError> {
+impl Js {
+    /// Runs the runner (its wrappers too in a full run) with pith's observation and judges
+    /// what it did; with the exit status sh would see, `None` when pith stopped it.
+    pub(crate) fn observe(
+        &self,
+        ctx: &Context<'_>,
+        tests: &[String],
+    ) -> Result<(Run, Option<i32>), RunnerError> {
         let program = match self.program() {
             Ok(p) => p,
-            Err(hint) => return Ok(missing(self.runner, hint)),
+            // sh's word for a program it cannot find.
+            Err(hint) => return Ok((missing(self.runner, hint), Some(127))),
         };
         let (sel, not_found) = match tests {
             [] => (None, Vec::new()),
@@ -174,10 +272,11 @@ impl Adapter for Js {
             }
         };
         if sel.as_ref().is_some_and(|s| s.files.is_empty()) {
-            return Ok(Run {
+            let run = Run {
                 not_found,
                 ..Run::new(self.name())
-            });
+            };
+            return Ok((run, Some(0)));
         }
         let files = self.files(ctx)?;
         let in_run = self.in_run(ctx, &program).filter(|_| {
@@ -189,10 +288,11 @@ impl Adapter for Js {
         let captured = match process::run(cmd, ctx.deadline, ctx.cancel) {
             Ok(c) => c,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(missing(
+                let run = missing(
                     self.runner,
                     format!("{} could not be started: {e}", program.display()),
-                ))
+                );
+                return Ok((run, Some(127)));
             }
             Err(source) => {
                 return Err(RunnerError::Spawn {
@@ -211,19 +311,137 @@ impl Adapter for Js {
         run.not_found = all;
         run.duration = captured.elapsed;
         run.printed = captured.printed();
-        Ok(run)
+        let status = (!verbatim::stopped(captured.end)).then(|| verbatim::sh_status(captured.end));
+        Ok((run, status))
+    }
+}
+
+/// The tests pith's reporters wrote as ended so far, in the run's scratch directory and the
+/// directories of the segments after the first (`js-N`).
+fn progress(scratch: &Path) -> Option<crate::Counter> {
+    let scratch = scratch.to_path_buf();
+    Some(Box::new(move || {
+        let mut dirs = vec![scratch.clone()];
+        if let Ok(entries) = std::fs::read_dir(&scratch) {
+            dirs.extend(
+                entries
+                    .flatten()
+                    .filter(|e| e.file_name().to_string_lossy().starts_with("js-"))
+                    .map(|e| e.path()),
+            );
+        }
+        dirs.iter()
+            .flat_map(|d| Runner::ALL.map(|r| d.join(format!("{}.events.jsonl", r.name()))))
+            .map(|f| std::fs::read(f).map_or(0, |b| tests_done(&b)))
+            .sum()
+    }))
+}
+
+impl Adapter for Project {
+    fn name(&self) -> &'static str {
+        self.name.name()
     }
 
-    /// node's runner: each failing test alone again under `NODE_V8_COVERAGE` (see `trace`);
-    /// jest and vitest run transformed code, so each test file's failing tests run again with
-    /// the runner's own coverage of the changed files (see `coverage`).
+    fn claims(&self, id: &str) -> bool {
+        is_test_id(id)
+    }
+
+    /// A test file's path is its own id: the runner runs every test in it. Only files named
+    /// as jest, vitest and node:test find tests by default: a helper beside them matches no
+    /// test, and the files importing it are selected with it.
+    fn ids_for_files(&self, _project: Option<&str>, files: &[String]) -> Option<Vec<String>> {
+        Some(files.iter().filter(|f| is_test_file(f)).cloned().collect())
+    }
+
+    /// The tests pith's reporters saw end, as they write them (see [`tests_done`]).
+    fn progress(&self, scratch: &Path) -> Option<crate::Counter> {
+        progress(scratch)
+    }
+
+    /// The project's command's runs merged into one (the engine asks [`Adapter::run_all`]).
+    fn run(&self, ctx: &Context<'_>, tests: &[String]) -> Result<Run, RunnerError> {
+        let mut runs = self.run_all(ctx, tests)?.into_iter();
+        let mut first = runs.next().unwrap_or_else(|| Run::new(self.name()));
+        for r in runs {
+            first.absorb(r);
+        }
+        Ok(first)
+    }
+
+    /// All of it: the declared command as its package manager runs it, one run per runner
+    /// segment and per failing command (see `exec`). Named tests: only the runner segments
+    /// that own them, each in its package with its environment, no wrapper and no other
+    /// command (a subset is not judged by whole-suite coverage or a type check).
+    fn run_all(&self, ctx: &Context<'_>, tests: &[String]) -> Result<Vec<Run>, RunnerError> {
+        if tests.is_empty() {
+            return exec::run_plan(ctx, &self.dir, &self.plan);
+        }
+        let segments = self.plan.observed();
+        let (owned, left) = exec::owners(&segments, tests, ctx.root);
+        let mut runs = Vec::new();
+        for (n, (js, ids)) in owned.into_iter().enumerate() {
+            let scratch = if n == 0 {
+                ctx.scratch.to_path_buf()
+            } else {
+                let d = ctx.scratch.join(format!("js-{n}"));
+                std::fs::create_dir_all(&d)
+                    .map_err(|e| RunnerError::io(format!("creating {}", d.display()), e))?;
+                d
+            };
+            let sub = Context {
+                dir: &js.dir,
+                scratch: &scratch,
+                ..*ctx
+            };
+            let (mut run, _) = js.observe(&sub, &ids)?;
+            run.dir = verbatim::dir_of(&js.home, &self.dir, ctx.root);
+            runs.push(run);
+        }
+        if !left.is_empty() {
+            match runs.first_mut() {
+                Some(r) => r.not_found.extend(left),
+                None => runs.push(Run {
+                    not_found: left,
+                    ..Run::new(self.name())
+                }),
+            }
+        }
+        Ok(runs)
+    }
+
+    /// The failing tests' own segment traces them (see [`Js`]'s).
     fn trace(
         &self,
         ctx: &Context<'_>,
         tests: &[String],
         files: &[String],
     ) -> Result<Option<pith_model::impact::Traced>, RunnerError> {
-        self.trace_tests(ctx, tests, files)
+        let segments = self.plan.observed();
+        let (owned, _) = exec::owners(&segments, tests, ctx.root);
+        let mut traced: Option<pith_model::impact::Traced> = None;
+        for (js, ids) in owned {
+            let sub = Context {
+                dir: &js.dir,
+                ..*ctx
+            };
+            if let Some(t) = js.trace_tests(&sub, &ids, files)? {
+                match &mut traced {
+                    Some(all) => {
+                        all.tests.extend(t.tests);
+                        all.files.extend(t.files);
+                        all.imported.extend(t.imported);
+                    }
+                    None => traced = Some(t),
+                }
+            }
+        }
+        Ok(traced)
+    }
+
+    fn covers(&self, runner: &str, dir: &Path) -> Option<bool> {
+        (pith_model::ecosystem::by_runner(runner).map(|e| e.id)
+            == pith_model::ecosystem::by_runner(self.name()).map(|e| e.id))
+        .then(|| self.reaches(dir))
     }
 }
 

@@ -26,6 +26,8 @@ pub(super) struct Evidence {
     /// Errors outside any test (vitest).
     pub(super) unhandled: Vec<events::Unhandled>,
     pub(super) snapshot_failure: bool,
+    /// Snapshots the runner wrote (its JSON report's count).
+    pub(super) snapshots_written: u32,
     /// Output the runner gave pith's reporter rather than its own streams (node's files' stderr).
     pub(super) more_output: String,
     /// What the files that did not load printed, when the runner kept it apart (node).
@@ -134,6 +136,7 @@ pub(super) fn from_records(flavour: Flavour, json: Option<&str>, ev: events::Eve
         Some(Ok(r)) => {
             out.suites = r.suites;
             out.snapshot_failure = r.snapshot_failure;
+            out.snapshots_written = r.snapshots_written;
             out.totals = r.totals;
             out.report = true;
             out.json = true;

@@ -80,6 +80,9 @@ pub(crate) struct JsonReport {
     /// jest: snapshots were missing or obsolete under `--ci`, which fails the run with every
     /// test passing.
     pub snapshot_failure: bool,
+    /// Snapshots the runner wrote: `snapshot.added` (new ones) and `snapshot.updated` (under
+    /// `-u`), in jest's and vitest's reports alike.
+    pub snapshots_written: u32,
     /// The runner's own account of the run, to check the records against.
     pub totals: Totals,
 }
@@ -114,9 +117,16 @@ pub(crate) fn parse_json(text: &str, flavour: Flavour) -> Result<JsonReport, Par
         .and_then(|s| s.get("failure"))
         .and_then(Value::as_bool)
         .unwrap_or(false);
+    let count = |k: &str| {
+        v.get("snapshot")
+            .and_then(|s| s.get(k))
+            .and_then(Value::as_u64)
+            .map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX))
+    };
     Ok(JsonReport {
         suites,
         snapshot_failure,
+        snapshots_written: count("added").saturating_add(count("updated")),
         totals: totals(&v),
     })
 }

@@ -127,6 +127,9 @@ fn message_of(head: &[&str]) -> (String, Option<String>) {
         // jest's matcher hint names the matcher only; the values are on the next lines. The
         // `// Object.is equality` comment says nothing an agent needs.
         let hint = body.split(" // ").next().unwrap_or(body).trim_end();
+        if let Some(refused) = refused_snapshot(rest) {
+            return (format!("{hint}: {refused}"), kind);
+        }
         return match values(rest) {
             Some(v) => (format!("{hint} ({v})"), kind),
             None => (hint.to_owned(), kind),
@@ -164,6 +167,25 @@ fn message_of(head: &[&str]) -> (String, Option<String>) {
         }
     }
     (shown, kind)
+}
+
+/// jest's words when it did not write a new snapshot (under `--ci`, or where `CI` is set),
+/// with its reason: the value it received says nothing of why the test failed.
+fn refused_snapshot(lines: &[&str]) -> Option<String> {
+    let at = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with("New snapshot was not written"))?;
+    let mut words = lines[at].trim().to_owned();
+    if let Some(why) = lines[at + 1..]
+        .iter()
+        .map(|l| l.trim())
+        .find(|l| !l.is_empty())
+        .filter(|l| l.starts_with("This is likely because"))
+    {
+        words.push(' ');
+        words.push_str(why);
+    }
+    Some(words)
 }
 
 /// Characters of an assertion's own line kept before where its long values differ.
@@ -338,6 +360,28 @@ pub(crate) fn native_frames(text: &str, paths: &PathMap, dir: &Path) -> Vec<Fram
     frames_of(&refs, paths, dir)
 }
 
+/// Whether a line of a runner's output is about what pith added, not the project's run: where
+/// the JSON report pith asked for went; vitest's warning when its JSON report is written while
+/// tests still run (pith's deadline stopping it, not the "internal bug in Vitest" the warning
+/// suspects).
+pub(crate) fn of_pith(line: &str) -> bool {
+    let t = line.trim();
+    t.starts_with("JSON report written to ")
+        || t.starts_with("Test results written to: ")
+        || t.starts_with("WARNING: Some tests are still running when generating the JSON report")
+}
+
+/// `output` without the lines [`of_pith`] tells apart.
+pub(crate) fn without_pith(output: &str) -> String {
+    let clean = text::strip_ansi(output);
+    let mut out = String::with_capacity(clean.len());
+    for l in clean.lines().filter(|l| !of_pith(l)) {
+        out.push_str(l);
+        out.push('\n');
+    }
+    out
+}
+
 /// Output cut down to what explains it: stack frames outside the project, native stack dumps
 /// and jest's advice boilerplate go, paths become relative, colour goes; then the last lines.
 pub(crate) fn tail(raw: &str, paths: &PathMap, dir: &Path) -> Option<String> {
@@ -356,15 +400,7 @@ pub(crate) fn tail(raw: &str, paths: &PathMap, dir: &Path) -> Option<String> {
         let version = t
             .strip_prefix("Node.js v")
             .is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit()));
-        // vitest warns when its JSON report is written while tests still run: that is pith's
-        // deadline stopping it, not the "internal bug in Vitest" the warning suspects.
-        if version
-            || t.starts_with("JSON report written to ")
-            || t.starts_with("Test results written to: ")
-            || t.starts_with(
-                "WARNING: Some tests are still running when generating the JSON report",
-            )
-        {
+        if version || of_pith(t) {
             continue;
         }
         // `at fn (file:1:2)`, or `3: fn (file:1:2)` in a native crash's JavaScript stack.
@@ -401,6 +437,15 @@ mod tests {
 
     fn parse(s: &str) -> Parsed {
         parse_error(s, &paths(), Path::new("/ws"))
+    }
+
+    #[test]
+    fn a_snapshot_jest_would_not_write_says_why() {
+        let p = parse("Error: expect(received).toMatchSnapshot()\n\nSnapshot name: `renders 1`\n\nNew snapshot was not written. The update flag must be explicitly passed to write a new snapshot.\n\nThis is likely because this test is run in a continuous integration (CI) environment in which snapshots are not written by default.\n\nReceived: \"x\"\n    at Object.toMatchSnapshot (/ws/j/a.test.js:4:23)");
+        assert_eq!(
+            p.message,
+            "expect(received).toMatchSnapshot(): New snapshot was not written. The update flag must be explicitly passed to write a new snapshot. This is likely because this test is run in a continuous integration (CI) environment in which snapshots are not written by default."
+        );
     }
 
     #[test]
