@@ -184,7 +184,8 @@ pub const REGISTRY: &[(&Ecosystem, Detect)] = &[
     (&ecosystem::CPP, |d, _| gtest::detect(d)),
 ];
 
-/// Rust: nextest or plain cargo, whichever is installed, unless `--runner` names one.
+/// Rust: plain `cargo test`, or nextest where the project declares it (see `cargo::detect`),
+/// unless `--runner` names one.
 fn detect_cargo(dir: &Path, probe: Probe<'_>) -> Vec<Box<dyn Adapter>> {
     let Some(found) = cargo::detect(dir) else {
         return Vec::new();

@@ -9,8 +9,8 @@ use std::process::Command;
 pub mod mcp;
 
 pub use pith_testkit::{
-    answer_of, assert_clean, fixture, frames, link_node_modules, repo_root, shared_target, strings,
-    without_callers_pith_variables, Answer, Fixture,
+    answer_of, assert_clean, fixture, frames, link_node_modules, raw, repo_root, shared_target,
+    strings, without_callers_pith_variables, Answer, Fixture, Raw,
 };
 
 pub const PITH: pith_testkit::Pith = pith_testkit::Pith {
