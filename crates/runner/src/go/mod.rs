@@ -279,8 +279,9 @@ impl Go {
     ) -> Result<Run, RunnerError> {
         let mut cmd = command(go, &self.dir);
         let remaining = ctx.deadline.saturating_duration_since(Instant::now());
+        let limit = command::test_timeout(remaining);
         cmd.args(["test", "-json"])
-            .arg(format!("-timeout={}s", go_timeout(remaining).as_secs()));
+            .arg(format!("-timeout={}ms", limit.as_millis()));
         if let Some(p) = pattern {
             cmd.arg(format!("-run={p}"));
         }
@@ -312,6 +313,7 @@ impl Go {
             end: Some(out.end),
             stderr: &stderr,
             selection,
+            projects_timeout: limit < go_timeout(remaining),
         };
         let mut run = judge.judge(&stream);
         run.duration = out.elapsed;

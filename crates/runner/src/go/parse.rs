@@ -29,6 +29,7 @@ pub fn parse_json(text: &str, paths: &PathMap) -> Result<Run, ParseError> {
         end: None,
         stderr: "",
         selection: None,
+        projects_timeout: false,
     };
     let mut run = judge.judge(&stream);
     run.duration = stream
