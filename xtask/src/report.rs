@@ -86,6 +86,72 @@ pub fn malformed_answer(pith_code: Option<i32>, pith_stdout: &str) -> Option<Str
     None
 }
 
+/// The most pith may add to the declared command's wall time on a green run: `pith test`
+/// takes at most this many times what the project's own command takes (median, side by side).
+pub const GREEN_WALL_TARGET: f64 = 1.10;
+
+/// Whether a row is a runner's green run: `go/green`, `rust/green (cargo test)`.
+pub fn is_green_row(name: &str) -> bool {
+    name.split(" (").next().unwrap_or(name).ends_with("/green")
+}
+
+const GREEN_HEADER: [&str; 6] = [
+    "green run",
+    "declared command",
+    "command (median)",
+    "pith test (median)",
+    "pith / command",
+    "within 1.10×",
+];
+
+/// The green runs' overhead, one row per runner: the project's declared command (`commands`,
+/// the row's raw side as typed) against `pith test` on the same copy, medians of runs taken
+/// side by side, and whether pith is within [`GREEN_WALL_TARGET`]. Rows without a raw run,
+/// or whose answer disagreed with the raw run, are left out.
+pub fn green_table(rows: &[(&Row, String)]) -> String {
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .filter(|(r, _)| r.raw_kind == RawKind::Run && is_green_row(&r.scenario))
+        .map(|(r, command)| {
+            let ratio = r.wall_ratio();
+            let within = match &r.note {
+                Some(note) => format!("⚠ {note}"),
+                None if ratio <= GREEN_WALL_TARGET => "yes".to_owned(),
+                None => "no".to_owned(),
+            };
+            vec![
+                r.scenario.clone(),
+                format!("`{command}`"),
+                format!("{} ms", r.raw.wall.as_millis()),
+                format!("{} ms", r.pith.wall.as_millis()),
+                format!("{ratio:.2}×"),
+                within,
+            ]
+        })
+        .collect();
+    if cells.is_empty() {
+        return String::new();
+    }
+    render(&GREEN_HEADER, cells)
+}
+
+/// The green rows over [`GREEN_WALL_TARGET`], as `scenario: ratio` lines.
+pub fn green_misses(rows: &[Row]) -> Vec<String> {
+    rows.iter()
+        .filter(|r| r.raw_kind == RawKind::Run && r.note.is_none() && is_green_row(&r.scenario))
+        .filter(|r| r.wall_ratio() > GREEN_WALL_TARGET)
+        .map(|r| {
+            format!(
+                "{}: pith takes {:.2}× the declared command's wall time ({} / {} ms; target ≤ {GREEN_WALL_TARGET:.2}×)",
+                r.scenario,
+                r.wall_ratio(),
+                r.pith.wall.as_millis(),
+                r.raw.wall.as_millis()
+            )
+        })
+        .collect()
+}
+
 const HEADER: [&str; 7] = [
     "scenario",
     "raw bytes",
@@ -293,6 +359,46 @@ mod tests {
             1
         );
         assert!(only_read.starts_with("| report file"));
+    }
+
+    #[test]
+    fn green_rows_get_their_overhead_table_and_misses() {
+        assert!(is_green_row("go/green"));
+        assert!(is_green_row("rust/green (cargo test)"));
+        assert!(!is_green_row("rust/single (cargo test)"));
+        assert!(!is_green_row("python/shape_green_ish"));
+        let side = |wall| Side {
+            bytes: 80,
+            tokens: 25,
+            wall: ms(wall),
+        };
+        let row = |name: &str, raw, pith| Row {
+            scenario: name.into(),
+            raw: side(raw),
+            pith: side(pith),
+            note: None,
+            raw_kind: RawKind::Run,
+        };
+        let rows = [
+            row("go/green", 1000, 1050),
+            row("rust/green (cargo test)", 100, 160),
+            row("go/single", 100, 300),
+        ];
+        let with: Vec<(&Row, String)> = rows
+            .iter()
+            .map(|r| (r, "go test ./...".to_owned()))
+            .collect();
+        let table = green_table(&with);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 4, "{table}");
+        assert!(lines[2].contains("| go/green ") && lines[2].contains(" 1.05× |"));
+        assert!(lines[2].ends_with(" yes |"), "{}", lines[2]);
+        assert!(lines[3].ends_with(" no |"), "{}", lines[3]);
+        assert!(!table.contains("go/single"));
+        let misses = green_misses(&rows);
+        assert_eq!(misses.len(), 1);
+        assert!(misses[0].starts_with("rust/green (cargo test): pith takes 1.60×"));
+        assert!(green_table(&[]).is_empty());
     }
 
     #[test]
