@@ -142,14 +142,26 @@ pub(super) fn parse_duration(s: &str) -> Option<Duration> {
     Duration::try_from_secs_f64(total).ok()
 }
 
+/// Whether go runs the module in `dir` inside a workspace: the caller's `GOWORK` names one, or
+/// the nearest `go.work` above it uses the module.
+pub(super) fn in_workspace(dir: &Path) -> bool {
+    match std::env::var_os("GOWORK").filter(|v| !v.is_empty()) {
+        Some(v) => v != "off",
+        None => governing_work(dir).is_some() && !left_out_of_workspace(dir),
+    }
+}
+
+/// The `go.work` go finds for `dir`: the nearest one in it or above it.
+fn governing_work(dir: &Path) -> Option<std::path::PathBuf> {
+    dir.ancestors()
+        .map(|d| d.join("go.work"))
+        .find(|w| w.is_file())
+}
+
 /// Whether a `go.work` governs `dir` (the nearest one above it, as go finds it) and leaves
 /// its module out of `use`.
 pub(super) fn left_out_of_workspace(dir: &Path) -> bool {
-    let Some(work) = dir
-        .ancestors()
-        .map(|d| d.join("go.work"))
-        .find(|w| w.is_file())
-    else {
+    let Some(work) = governing_work(dir) else {
         return false;
     };
     let Ok(text) = std::fs::read_to_string(&work) else {
@@ -563,5 +575,9 @@ mod tests {
         assert!(!left_out_of_workspace(&root.join("a")));
         assert!(!left_out_of_workspace(&root.join("b")));
         assert!(left_out_of_workspace(&root.join("left")));
+        if std::env::var_os("GOWORK").is_none() {
+            assert!(in_workspace(&root.join("a")));
+            assert!(!in_workspace(&root.join("left")));
+        }
     }
 }

@@ -162,6 +162,9 @@ impl Adapter for Go {
         let Some(go) = find_go() else {
             return Ok(missing(GO_HINT.to_owned()));
         };
+        if tests.is_empty() && !command::in_workspace(&self.dir) {
+            return self.run_whole(ctx, &go);
+        }
         let listed = match self.list(ctx, &go)? {
             Listing::Ok(listed) => listed,
             Listing::Stop(run) => return Ok(*run),
@@ -267,6 +270,28 @@ impl Go {
         Ok(Listing::Ok(listed))
     }
 
+    /// The whole module where no go.work reaches it: `go test ./...` stays inside the module
+    /// whatever `go list` says, so the listing (which the judge needs) runs beside the tests
+    /// instead of before them, and a green run costs what `go test ./...` costs.
+    fn run_whole(&self, ctx: &Context<'_>, go: &Path) -> Result<Run, RunnerError> {
+        let whole = ["./...".to_owned()];
+        let (listing, tested) = std::thread::scope(|s| {
+            let lister = s.spawn(|| self.list(ctx, go));
+            let tested = self.go_test_process(ctx, go, None, &whole);
+            (lister.join(), tested)
+        });
+        let listing = listing.unwrap_or_else(|p| std::panic::resume_unwind(p))?;
+        let listed = match listing {
+            Listing::Ok(listed) => listed,
+            Listing::Stop(run) => return Ok(*run),
+        };
+        let dirs = locate::Dirs::of(listed, &self.dir, ctx.root);
+        Ok(match tested? {
+            Tested::Ran(ran) => self.judge_test(ctx, &dirs, ran, None),
+            Tested::Stop(run) => *run,
+        })
+    }
+
     /// One `go test -json` over `pkgs`, judged.
     fn go_test(
         &self,
@@ -277,6 +302,20 @@ impl Go {
         pkgs: &[String],
         selection: Option<&Selection>,
     ) -> Result<Run, RunnerError> {
+        match self.go_test_process(ctx, go, pattern, pkgs)? {
+            Tested::Ran(ran) => Ok(self.judge_test(ctx, dirs, ran, selection)),
+            Tested::Stop(run) => Ok(*run),
+        }
+    }
+
+    /// `go test -json` over `pkgs`, its stream read; not judged yet (that needs the listing).
+    fn go_test_process(
+        &self,
+        ctx: &Context<'_>,
+        go: &Path,
+        pattern: Option<&str>,
+        pkgs: &[String],
+    ) -> Result<Tested, RunnerError> {
         let mut cmd = command(go, &self.dir);
         let remaining = ctx.deadline.saturating_duration_since(Instant::now());
         let limit = command::test_timeout(remaining);
@@ -298,14 +337,34 @@ impl Go {
         let out = match process::run_lines(cmd, ctx.deadline, ctx.cancel, &mut sink) {
             Ok(o) => o,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(missing(GO_HINT.to_owned()))
+                return Ok(Tested::Stop(Box::new(missing(GO_HINT.to_owned()))))
             }
             Err(source) => return Err(spawn_error(go, source)),
         };
-        let stderr = out.stderr_str();
-        if let Some(hint) = toolchain_hint(&stderr) {
-            return Ok(missing(hint));
+        if let Some(hint) = toolchain_hint(&out.stderr_str()) {
+            return Ok(Tested::Stop(Box::new(missing(hint))));
         }
+        Ok(Tested::Ran(Box::new(Ran {
+            stream,
+            out,
+            projects_timeout: limit < go_timeout(remaining),
+        })))
+    }
+
+    /// A `go test` run judged, with the listing's directories.
+    fn judge_test(
+        &self,
+        ctx: &Context<'_>,
+        dirs: &locate::Dirs,
+        ran: Box<Ran>,
+        selection: Option<&Selection>,
+    ) -> Run {
+        let Ran {
+            stream,
+            out,
+            projects_timeout,
+        } = *ran;
+        let stderr = out.stderr_str();
         let judge = Judge {
             paths: ctx.paths,
             dirs,
@@ -313,14 +372,28 @@ impl Go {
             end: Some(out.end),
             stderr: &stderr,
             selection,
-            projects_timeout: limit < go_timeout(remaining),
+            projects_timeout,
         };
         let mut run = judge.judge(&stream);
         run.duration = out.elapsed;
         run.printed = stream.printed();
         run.printed.append(out.printed());
-        Ok(run)
+        run
     }
+}
+
+/// What one `go test` process left to judge.
+struct Ran {
+    stream: events::Stream,
+    out: process::Captured,
+    /// go's `-timeout` was the project's (see [`Judge::projects_timeout`]).
+    projects_timeout: bool,
+}
+
+enum Tested {
+    Ran(Box<Ran>),
+    /// go could not run the tests at all: this is the answer.
+    Stop(Box<Run>),
 }
 
 #[cfg(test)]
