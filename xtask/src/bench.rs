@@ -63,8 +63,8 @@ pub fn run(opts: &Options) -> Result<()> {
     let mut rows = Vec::new();
     // Per row: pith's answers, for the targets.
     let mut answers: Vec<Answered> = Vec::new();
-    // Per row: the raw side as typed, for the green overhead table.
-    let mut typed: Vec<String> = Vec::new();
+    // Per row: the raw side as typed and its spread, for the green overhead table.
+    let mut typed: Vec<(String, f64)> = Vec::new();
     for s in &scenarios {
         let source = root.join(&s.source);
         if !source.is_dir() {
@@ -119,8 +119,12 @@ pub fn run(opts: &Options) -> Result<()> {
         } else {
             Vec::new()
         };
-        let (row, answered) = match &s.report {
-            Some(file) => measure_report(s, file, &pith_dir, &pith, opts.runs, &counter)?,
+        let (row, answered, spread) = match &s.report {
+            Some(file) => {
+                let (row, answered) =
+                    measure_report(s, file, &pith_dir, &pith, opts.runs, &counter)?;
+                (row, answered, 0.0)
+            }
             None => {
                 let dirs = Dirs {
                     raw: &raw_dir,
@@ -137,18 +141,23 @@ pub fn run(opts: &Options) -> Result<()> {
         }
         rows.push(row);
         answers.push(answered);
-        typed.push(
+        typed.push((
             s.kind
                 .raw_commands()
                 .iter()
                 .map(|argv| argv.join(" "))
                 .collect::<Vec<_>>()
                 .join(" && "),
-        );
+            spread,
+        ));
     }
 
     let mut table = report::markdown_table(&rows);
-    let with_commands: Vec<(&Row, String)> = rows.iter().zip(typed).collect();
+    let with_commands: Vec<(&Row, String, f64)> = rows
+        .iter()
+        .zip(typed)
+        .map(|(r, (command, spread))| (r, command, spread))
+        .collect();
     let green = report::green_table(&with_commands);
     if !green.is_empty() {
         table.push_str(&format!(
@@ -188,7 +197,11 @@ pub fn run(opts: &Options) -> Result<()> {
         }
         let problems: Vec<&Row> = rows.iter().filter(|r| r.note.is_some()).collect();
         for r in &problems {
-            println!("  - MISS {}: {}", r.scenario, r.note.as_deref().unwrap_or(""));
+            println!(
+                "  - MISS {}: {}",
+                r.scenario,
+                r.note.as_deref().unwrap_or("")
+            );
         }
         if !over.is_empty() || !problems.is_empty() {
             bail!(
@@ -283,7 +296,7 @@ fn copy_fixture(root: &Path, s: &Scenario, dir: &Path) -> Result<()> {
 /// One scenario: a warm-up of each side, then `runs` timed runs alternating raw and pith.
 /// The warm-up is also where a cold build happens (cargo's, CMake's configure and build), so
 /// the timed runs are the edit loop's: an already-built tree, nothing changed.
-/// Returns the row and pith's answers.
+/// Returns the row, pith's answers, and the raw side's [`report::spread`].
 fn measure(
     s: &Scenario,
     dirs: Dirs<'_>,
@@ -291,7 +304,7 @@ fn measure(
     env: &[(&str, &Path)],
     runs: usize,
     counter: &Counter,
-) -> Result<(Row, Answered)> {
+) -> Result<(Row, Answered, f64)> {
     let raw_cmds: Vec<Vec<OsString>> = s
         .raw_commands()
         .into_iter()
@@ -354,7 +367,11 @@ fn measure(
         note,
         raw_kind: RawKind::Run,
     };
-    Ok((row, Answered::of(&warm, &pith_runs)))
+    Ok((
+        row,
+        Answered::of(&warm, &pith_runs),
+        report::spread(&raw_walls),
+    ))
 }
 
 /// Each raw step's median wall time, for the table's note on what a sequence's time is made of.

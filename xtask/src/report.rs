@@ -95,24 +95,41 @@ pub fn is_green_row(name: &str) -> bool {
     name.split(" (").next().unwrap_or(name).ends_with("/green")
 }
 
-const GREEN_HEADER: [&str; 6] = [
+const GREEN_HEADER: [&str; 7] = [
     "green run",
     "declared command",
     "command (median)",
+    "its spread",
     "pith test (median)",
     "pith / command",
     "within 1.10×",
 ];
 
-/// The green runs' overhead, one row per runner: the project's declared command (`commands`,
-/// the row's raw side as typed) against `pith test` on the same copy, medians of runs taken
-/// side by side, and whether pith is within [`GREEN_WALL_TARGET`]. Rows without a raw run,
-/// or whose answer disagreed with the raw run, are left out.
-pub fn green_table(rows: &[(&Row, String)]) -> String {
+/// How much a side's wall times spread: the interquartile range over the median, the noise
+/// a ratio of medians is read against (a command against itself moves this much).
+pub fn spread(samples: &[Duration]) -> f64 {
+    let mut s = samples.to_vec();
+    s.sort();
+    if s.len() < 2 {
+        return 0.0;
+    }
+    let q = |f: f64| s[((s.len() - 1) as f64 * f).round() as usize].as_secs_f64();
+    let mid = median(&s).as_secs_f64();
+    if mid <= 0.0 {
+        return 0.0;
+    }
+    (q(0.75) - q(0.25)) / mid
+}
+
+/// The green runs' overhead, one row per runner: the project's declared command (the row's
+/// raw side as typed) against `pith test` on the same copy, medians of runs taken side by
+/// side, the command's own [`spread`], and whether pith is within [`GREEN_WALL_TARGET`].
+/// Rows without a raw run are left out.
+pub fn green_table(rows: &[(&Row, String, f64)]) -> String {
     let cells: Vec<Vec<String>> = rows
         .iter()
-        .filter(|(r, _)| r.raw_kind == RawKind::Run && is_green_row(&r.scenario))
-        .map(|(r, command)| {
+        .filter(|(r, _, _)| r.raw_kind == RawKind::Run && is_green_row(&r.scenario))
+        .map(|(r, command, spread)| {
             let ratio = r.wall_ratio();
             let within = match &r.note {
                 Some(note) => format!("⚠ {note}"),
@@ -123,6 +140,7 @@ pub fn green_table(rows: &[(&Row, String)]) -> String {
                 r.scenario.clone(),
                 format!("`{command}`"),
                 format!("{} ms", r.raw.wall.as_millis()),
+                format!("±{:.0}%", spread * 50.0),
                 format!("{} ms", r.pith.wall.as_millis()),
                 format!("{ratio:.2}×"),
                 within,
@@ -362,6 +380,14 @@ mod tests {
     }
 
     #[test]
+    fn spread_is_the_interquartile_range_over_the_median() {
+        let v: Vec<Duration> = [90, 100, 100, 110, 200].iter().map(|&n| ms(n)).collect();
+        assert!((spread(&v) - 0.10).abs() < 1e-9, "{}", spread(&v));
+        assert_eq!(spread(&[ms(5)]), 0.0);
+        assert_eq!(spread(&[]), 0.0);
+    }
+
+    #[test]
     fn green_rows_get_their_overhead_table_and_misses() {
         assert!(is_green_row("go/green"));
         assert!(is_green_row("rust/green (cargo test)"));
@@ -384,14 +410,15 @@ mod tests {
             row("rust/green (cargo test)", 100, 160),
             row("go/single", 100, 300),
         ];
-        let with: Vec<(&Row, String)> = rows
+        let with: Vec<(&Row, String, f64)> = rows
             .iter()
-            .map(|r| (r, "go test ./...".to_owned()))
+            .map(|r| (r, "go test ./...".to_owned(), 0.1))
             .collect();
         let table = green_table(&with);
         let lines: Vec<&str> = table.lines().collect();
         assert_eq!(lines.len(), 4, "{table}");
         assert!(lines[2].contains("| go/green ") && lines[2].contains(" 1.05× |"));
+        assert!(lines[2].contains(" ±5% |"), "{}", lines[2]);
         assert!(lines[2].ends_with(" yes |"), "{}", lines[2]);
         assert!(lines[3].ends_with(" no |"), "{}", lines[3]);
         assert!(!table.contains("go/single"));

@@ -19,16 +19,21 @@
 //! those all the same. Ids whose package `go list` does not know, or whose test did not run in
 //! a package that ran to its end, are `not_found`; an id that starts with `-` is never passed on.
 //!
-//! `-timeout` is set from pith's deadline (less a margin, rounded down to two significant
-//! digits so go's test cache, which keys on the flag's value, still hits), so go's own timeout
-//! panic, which names the running tests, arrives before pith kills the process group. go's
-//! test cache is kept: a cached result replays the run it records, output included.
+//! `-timeout` is the project's (the caller's GOFLAGS, else go's ten minutes), within pith's
+//! deadline (less a margin, rounded down to two significant digits so go's test cache, which
+//! keys on the flag's value, still hits): go's own timeout panic names the running tests before
+//! pith kills the process group, and a test slower than the project allows fails as it does by
+//! hand. go's test cache is kept: a cached result replays the run it records, output included.
+//! GOTOOLCHAIN and GOFLAGS are the caller's (see `command`).
 //!
 //! Every module of a workspace is a project of its own (the engine runs each `go.mod` in its
 //! directory): ids under a module nested inside this one belong to that module, and under a
 //! `go.work` only this module's packages run here (go 1.26 keeps `./...` inside the module;
 //! `go list` names each package's module, and when another module's packages show up the
-//! packages are passed by name instead), so no package runs twice.
+//! packages are passed by name instead), so no package runs twice. A module the `go.work`
+//! leaves out of `use` runs on its own (`GOWORK=off`), as go refuses `./...` in it otherwise.
+//! Where no `go.work` reaches the module, a whole run's `go list` runs beside `go test ./...`
+//! rather than before it.
 //!
 //! go's output is read line by line as it comes ([`process::run_lines`]), never held whole: a
 //! test that prints without end costs the bounded head and tail of its output, no more.
