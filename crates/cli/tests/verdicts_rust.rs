@@ -555,16 +555,7 @@ fn backtraces_and_cargos_reporting_stay_the_callers() {
             raw.output
         );
         let a = pith_env(ws.path(), &["--runner", path], CALLERS_ENV);
-        assert_eq!(
-            (
-                a.status(),
-                a.json["passed"].as_u64(),
-                a.json["failed"].as_u64()
-            ),
-            ("TestsFailed", Some(2), Some(1)),
-            "{path}: {}",
-            a.line
-        );
+        assert_eq!(a.tally(), ("TestsFailed", 2, 1), "{path}: {}", a.line);
         // The run printed its backtraces: the frames are its own, no re-run needed.
         let f = a.failure("environment tests::sets_backtrace_then_fails");
         assert!(
@@ -589,16 +580,7 @@ fn uncaptured_test_output_is_captured_again_without_changing_a_verdict() {
         raw.output
     );
     let a = pith_env(ws.path(), &["--runner", "cargo"], env);
-    assert_eq!(
-        (
-            a.status(),
-            a.json["passed"].as_u64(),
-            a.json["failed"].as_u64()
-        ),
-        ("TestsFailed", Some(1), Some(1)),
-        "{}",
-        a.line
-    );
+    assert_eq!(a.tally(), ("TestsFailed", 1, 1), "{}", a.line);
     assert_eq!(
         a.failure("loglong tests::logs_then_panics")["message"],
         "the real reason"

@@ -103,8 +103,7 @@ fn project_timeout(goflags: &str) -> Option<Duration> {
     goflags
         .split_whitespace()
         .map(flag_name)
-        .filter(|(n, _)| *n == "timeout")
-        .last()
+        .rfind(|(n, _)| *n == "timeout")
         .and_then(|(_, v)| parse_duration(v))
 }
 
