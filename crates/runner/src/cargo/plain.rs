@@ -127,6 +127,10 @@ fn invoke(
             Some(g)
         }
     };
+    // What pith adds: its reading (`--message-format json`, no colour) and `--no-fail-fast`,
+    // which never turns a verdict — `cargo test` stops after the first test binary that fails,
+    // red either way; pith runs the others too, so the answer shows every failure, not the
+    // first binary's (the failing ids of `cargo test` by hand are a part of pith's).
     cmd.args([
         "--no-fail-fast",
         "--message-format",
