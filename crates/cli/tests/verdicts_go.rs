@@ -371,6 +371,17 @@ fn a_repeated_test_that_fails_once_is_red() {
         "{}",
         a.line
     );
+    // The caller's `-run` chooses the steady test alone: green by hand, and a package that
+    // ran fewer tests than it declares ran what was asked (it was RunnerFailed, "never ran").
+    let only = [("GOFLAGS", Some("-run=TestSteady -count=2"))];
+    assert!(common::raw(ws.path(), &["go", "test", "./..."], &only).green());
+    let a = common::pith_with(
+        ws.path(),
+        &[],
+        &[("GOFLAGS", "-run=TestSteady -count=2")],
+        &[],
+    );
+    assert_eq!(a.tally(), ("TestsPassed", 1, 0), "{}", a.line);
     // Once: green, by hand and under pith.
     assert!(common::raw(ws.path(), &["go", "test", "./..."], &[("GOFLAGS", None)]).green());
     let once = common::pith_with(ws.path(), &[], &[], &["GOFLAGS"]);

@@ -76,6 +76,14 @@ pub(super) fn kept_goflags(flags: &str) -> String {
         .join(" ")
 }
 
+/// Whether the caller's GOFLAGS choose which tests run (`-run`, `-skip`).
+pub(super) fn callers_selection() -> bool {
+    let goflags = std::env::var("GOFLAGS").unwrap_or_default();
+    goflags
+        .split_whitespace()
+        .any(|f| matches!(flag_name(f).0, "run" | "skip"))
+}
+
 /// A GOFLAGS entry's name (without dashes and go test's `test.` prefix) and value.
 fn flag_name(entry: &str) -> (&str, &str) {
     let name = entry.trim_start_matches('-');

@@ -68,6 +68,9 @@ pub struct Judge<'a> {
     /// than pith's deadline: a test it stops failed by the project's rule, as it does by hand
     /// (TestsFailed), where pith's own deadline would be TimedOut.
     pub projects_timeout: bool,
+    /// The caller's GOFLAGS choose the tests (`-run`, `-skip`): a package run whole that ran
+    /// fewer tests than it declares ran what was asked, as it does by hand.
+    pub narrowed: bool,
 }
 
 /// The test id of `name` in `pkg`: `<import path>.<TestName/sub>`.
@@ -211,6 +214,9 @@ impl Judge<'_> {
     /// declare: `TestMain` returned or exited before `m.Run`, or the binary stopped early with
     /// a zero exit. Each is one line of `never_ran`.
     fn completeness(&self, stream: &Stream, st: &mut State, never_ran: &mut Vec<String>) {
+        if self.narrowed && self.selection.is_none() {
+            return;
+        }
         for pkg in &stream.packages {
             let whole = self
                 .selection
@@ -788,6 +794,7 @@ mod tests {
             stderr,
             selection: None,
             projects_timeout: false,
+            narrowed: false,
         }
         .judge(&Stream::parse(stream))
     }
@@ -844,6 +851,7 @@ mod tests {
             stderr: "",
             selection: None,
             projects_timeout: true,
+            narrowed: false,
         }
         .judge(&Stream::parse(TIMEOUT));
         assert_eq!(run.status(), Status::TestsFailed);
@@ -996,6 +1004,7 @@ mod tests {
             stderr: "",
             selection: None,
             projects_timeout: false,
+            narrowed: false,
         };
         assert_eq!(j.pkg_name("_/ws/reports/go"), "./reports/go");
         assert_eq!(j.pkg_name("_/ws"), ".");

@@ -378,6 +378,7 @@ impl Go {
             stderr: &stderr,
             selection,
             projects_timeout,
+            narrowed: command::callers_selection(),
         };
         let mut run = judge.judge(&stream);
         run.duration = out.elapsed;

@@ -30,6 +30,7 @@ pub fn parse_json(text: &str, paths: &PathMap) -> Result<Run, ParseError> {
         stderr: "",
         selection: None,
         projects_timeout: false,
+        narrowed: false,
     };
     let mut run = judge.judge(&stream);
     run.duration = stream
