@@ -28,6 +28,8 @@ pub struct Options {
     /// Re-record the baseline of ids and places (`targets::BASELINE`) from this run's red
     /// answers, for the scenarios run, instead of only checking against it.
     pub record_baseline: bool,
+    /// Only each runner's green run, and the green overhead is a target the bench fails on.
+    pub green: bool,
 }
 
 /// Pith may add at most this much to the runner's own wall time.
@@ -39,6 +41,7 @@ pub fn run(opts: &Options) -> Result<()> {
     let scenarios: Vec<Scenario> = scenario::all(samples.as_deref())
         .into_iter()
         .filter(|s| scenario::selected(&s.name, &opts.filters))
+        .filter(|s| !opts.green || report::is_green_row(&s.name))
         .collect();
     if scenarios.is_empty() {
         bail!("no scenario name contains any of {:?}", opts.filters);
@@ -60,6 +63,8 @@ pub fn run(opts: &Options) -> Result<()> {
     let mut rows = Vec::new();
     // Per row: pith's answers, for the targets.
     let mut answers: Vec<Answered> = Vec::new();
+    // Per row: the raw side as typed and its spread, for the green overhead table.
+    let mut typed: Vec<(String, f64)> = Vec::new();
     for s in &scenarios {
         let source = root.join(&s.source);
         if !source.is_dir() {
@@ -114,8 +119,12 @@ pub fn run(opts: &Options) -> Result<()> {
         } else {
             Vec::new()
         };
-        let (row, answered) = match &s.report {
-            Some(file) => measure_report(s, file, &pith_dir, &pith, opts.runs, &counter)?,
+        let (row, answered, spread) = match &s.report {
+            Some(file) => {
+                let (row, answered) =
+                    measure_report(s, file, &pith_dir, &pith, opts.runs, &counter)?;
+                (row, answered, 0.0)
+            }
             None => {
                 let dirs = Dirs {
                     raw: &raw_dir,
@@ -132,22 +141,79 @@ pub fn run(opts: &Options) -> Result<()> {
         }
         rows.push(row);
         answers.push(answered);
+        typed.push((
+            s.kind
+                .raw_commands()
+                .iter()
+                .map(|argv| argv.join(" "))
+                .collect::<Vec<_>>()
+                .join(" && "),
+            spread,
+        ));
     }
 
-    let table = report::markdown_table(&rows);
+    let mut table = report::markdown_table(&rows);
+    let with_commands: Vec<(&Row, String, f64)> = rows
+        .iter()
+        .zip(typed)
+        .map(|(r, (command, spread))| (r, command, spread))
+        .collect();
+    let green = report::green_table(&with_commands);
+    if !green.is_empty() {
+        table.push_str(&format!(
+            "\n### Green overhead (`pith test` against the declared command, {} runs each, side by side)\n\n{green}",
+            opts.runs
+        ));
+    }
     print!("{table}");
     if let Some(path) = &opts.markdown_out {
         fs::write(path, &table).with_context(|| format!("writing {}", path.display()))?;
     }
-    for r in rows
-        .iter()
-        .filter(|r| r.raw_kind == RawKind::Run && r.note.is_none() && r.wall_ratio() > WALL_TARGET)
-    {
+    for r in rows.iter().filter(|r| {
+        r.raw_kind == RawKind::Run
+            && r.note.is_none()
+            && r.wall_ratio() > WALL_TARGET
+            && !report::is_green_row(&r.scenario)
+    }) {
         eprintln!(
             "bench: {}: pith takes {:.2}× the runner's wall time (target ≤ {WALL_TARGET:.2}×)",
             r.scenario,
             r.wall_ratio()
         );
+    }
+    let over = report::green_misses(&rows);
+    if opts.green {
+        // The focused run: the green overhead is its target.
+        if !green.is_empty() {
+            println!(
+                "\n- every green run within {:.2}× of its declared command: {} of {} over",
+                report::GREEN_WALL_TARGET,
+                over.len(),
+                rows.iter().filter(|r| r.note.is_none()).count()
+            );
+        }
+        for line in &over {
+            println!("  - MISS {line}");
+        }
+        let problems: Vec<&Row> = rows.iter().filter(|r| r.note.is_some()).collect();
+        for r in &problems {
+            println!(
+                "  - MISS {}: {}",
+                r.scenario,
+                r.note.as_deref().unwrap_or("")
+            );
+        }
+        if !over.is_empty() || !problems.is_empty() {
+            bail!(
+                "{} green run(s) over {:.2}× or not green: see the MISS lines",
+                over.len() + problems.len(),
+                report::GREEN_WALL_TARGET
+            );
+        }
+        return Ok(());
+    }
+    for line in &over {
+        eprintln!("bench: {line}");
     }
     check_targets(&root, &rows, &answers, opts.record_baseline)
 }
@@ -230,7 +296,7 @@ fn copy_fixture(root: &Path, s: &Scenario, dir: &Path) -> Result<()> {
 /// One scenario: a warm-up of each side, then `runs` timed runs alternating raw and pith.
 /// The warm-up is also where a cold build happens (cargo's, CMake's configure and build), so
 /// the timed runs are the edit loop's: an already-built tree, nothing changed.
-/// Returns the row and pith's answers.
+/// Returns the row, pith's answers, and the raw side's [`report::spread`].
 fn measure(
     s: &Scenario,
     dirs: Dirs<'_>,
@@ -238,7 +304,7 @@ fn measure(
     env: &[(&str, &Path)],
     runs: usize,
     counter: &Counter,
-) -> Result<(Row, Answered)> {
+) -> Result<(Row, Answered, f64)> {
     let raw_cmds: Vec<Vec<OsString>> = s
         .raw_commands()
         .into_iter()
@@ -301,7 +367,11 @@ fn measure(
         note,
         raw_kind: RawKind::Run,
     };
-    Ok((row, Answered::of(&warm, &pith_runs)))
+    Ok((
+        row,
+        Answered::of(&warm, &pith_runs),
+        report::spread(&raw_walls),
+    ))
 }
 
 /// Each raw step's median wall time, for the table's note on what a sequence's time is made of.

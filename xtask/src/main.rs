@@ -19,7 +19,7 @@ use anyhow::{bail, Context, Result};
 
 const USAGE: &str = "\
 usage: cargo xtask bench [--runs N] [--scenario NAME]... [--markdown-out FILE] [--answers-out DIR]
-                         [--record-baseline]
+                         [--record-baseline] [--green]
        cargo xtask memory
        cargo xtask impact [--bug NAME]... [--markdown-out FILE]
        cargo xtask lookups [--files N] [--per-dir N] [--markdown-out FILE]
@@ -39,6 +39,13 @@ runners that cannot run here (.NET). The tables go to stdout; progress goes to s
   --record-baseline    re-record xtask/baseline/answers.json from this run's red answers (for
                        the scenarios run; the others' entries stay): do it deliberately, when
                        an answer is meant to show other ids or places
+  --green              only each runner's green run (9 timed runs a side unless --runs says),
+                       and its target: `pith test` within 1.10× of the declared command's wall
+                       time (median, side by side); exit 1 on a row over it
+
+Every run that includes green rows ends its tables with the Green overhead table: per runner,
+the declared command against `pith test` on the same copy. Outside --green an over-target row
+is a warning on stderr (wall times move with the machine's load), not a failure.
 
 After the tables, a Targets section checks pith's red answers (exit 1): each ≤ 800 B, their
 median ≤ 120 o200k tokens, and every test id and deepest-frame `file:line` the baseline
@@ -98,7 +105,9 @@ fn parse_bench_args(mut args: impl Iterator<Item = String>) -> Result<bench::Opt
         markdown_out: None,
         answers_out: None,
         record_baseline: false,
+        green: false,
     };
+    let mut runs_given = false;
     while let Some(arg) = args.next() {
         let mut value = |flag: &str| args.next().with_context(|| format!("{flag} needs a value"));
         match arg.as_str() {
@@ -109,7 +118,9 @@ fn parse_bench_args(mut args: impl Iterator<Item = String>) -> Result<bench::Opt
                     .ok()
                     .filter(|&n| n > 0)
                     .with_context(|| format!("--runs wants a positive integer, not {v:?}"))?;
+                runs_given = true;
             }
+            "--green" => opts.green = true,
             "--scenario" => opts.filters.push(value("--scenario")?),
             "--markdown-out" => opts.markdown_out = Some(PathBuf::from(value("--markdown-out")?)),
             "--answers-out" => opts.answers_out = Some(PathBuf::from(value("--answers-out")?)),
@@ -120,6 +131,9 @@ fn parse_bench_args(mut args: impl Iterator<Item = String>) -> Result<bench::Opt
             }
             other => bail!("unknown option {other:?}\n\n{USAGE}"),
         }
+    }
+    if opts.green && !runs_given {
+        opts.runs = 9;
     }
     Ok(opts)
 }
@@ -193,5 +207,8 @@ mod tests {
         assert!(parse(&["--runs", "0"]).is_err());
         assert!(parse(&["--runs"]).is_err());
         assert!(parse(&["--bogus"]).is_err());
+        let g = parse(&["--green"]).unwrap();
+        assert!(g.green && g.runs == 9);
+        assert_eq!(parse(&["--green", "--runs", "3"]).unwrap().runs, 3);
     }
 }

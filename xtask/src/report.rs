@@ -86,6 +86,90 @@ pub fn malformed_answer(pith_code: Option<i32>, pith_stdout: &str) -> Option<Str
     None
 }
 
+/// The most pith may add to the declared command's wall time on a green run: `pith test`
+/// takes at most this many times what the project's own command takes (median, side by side).
+pub const GREEN_WALL_TARGET: f64 = 1.10;
+
+/// Whether a row is a runner's green run: `go/green`, `rust/green (cargo test)`.
+pub fn is_green_row(name: &str) -> bool {
+    name.split(" (").next().unwrap_or(name).ends_with("/green")
+}
+
+const GREEN_HEADER: [&str; 7] = [
+    "green run",
+    "declared command",
+    "command (median)",
+    "its spread",
+    "pith test (median)",
+    "pith / command",
+    "within 1.10×",
+];
+
+/// How much a side's wall times spread: the interquartile range over the median, the noise
+/// a ratio of medians is read against (a command against itself moves this much).
+pub fn spread(samples: &[Duration]) -> f64 {
+    let mut s = samples.to_vec();
+    s.sort();
+    if s.len() < 2 {
+        return 0.0;
+    }
+    let q = |f: f64| s[((s.len() - 1) as f64 * f).round() as usize].as_secs_f64();
+    let mid = median(&s).as_secs_f64();
+    if mid <= 0.0 {
+        return 0.0;
+    }
+    (q(0.75) - q(0.25)) / mid
+}
+
+/// The green runs' overhead, one row per runner: the project's declared command (the row's
+/// raw side as typed) against `pith test` on the same copy, medians of runs taken side by
+/// side, the command's own [`spread`], and whether pith is within [`GREEN_WALL_TARGET`].
+/// Rows without a raw run are left out.
+pub fn green_table(rows: &[(&Row, String, f64)]) -> String {
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .filter(|(r, _, _)| r.raw_kind == RawKind::Run && is_green_row(&r.scenario))
+        .map(|(r, command, spread)| {
+            let ratio = r.wall_ratio();
+            let within = match &r.note {
+                Some(note) => format!("⚠ {note}"),
+                None if ratio <= GREEN_WALL_TARGET => "yes".to_owned(),
+                None => "no".to_owned(),
+            };
+            vec![
+                r.scenario.clone(),
+                format!("`{command}`"),
+                format!("{} ms", r.raw.wall.as_millis()),
+                format!("±{:.0}%", spread * 50.0),
+                format!("{} ms", r.pith.wall.as_millis()),
+                format!("{ratio:.2}×"),
+                within,
+            ]
+        })
+        .collect();
+    if cells.is_empty() {
+        return String::new();
+    }
+    render(&GREEN_HEADER, cells)
+}
+
+/// The green rows over [`GREEN_WALL_TARGET`], as `scenario: ratio` lines.
+pub fn green_misses(rows: &[Row]) -> Vec<String> {
+    rows.iter()
+        .filter(|r| r.raw_kind == RawKind::Run && r.note.is_none() && is_green_row(&r.scenario))
+        .filter(|r| r.wall_ratio() > GREEN_WALL_TARGET)
+        .map(|r| {
+            format!(
+                "{}: pith takes {:.2}× the declared command's wall time ({} / {} ms; target ≤ {GREEN_WALL_TARGET:.2}×)",
+                r.scenario,
+                r.wall_ratio(),
+                r.pith.wall.as_millis(),
+                r.raw.wall.as_millis()
+            )
+        })
+        .collect()
+}
+
 const HEADER: [&str; 7] = [
     "scenario",
     "raw bytes",
@@ -293,6 +377,55 @@ mod tests {
             1
         );
         assert!(only_read.starts_with("| report file"));
+    }
+
+    #[test]
+    fn spread_is_the_interquartile_range_over_the_median() {
+        let v: Vec<Duration> = [90, 100, 100, 110, 200].iter().map(|&n| ms(n)).collect();
+        assert!((spread(&v) - 0.10).abs() < 1e-9, "{}", spread(&v));
+        assert_eq!(spread(&[ms(5)]), 0.0);
+        assert_eq!(spread(&[]), 0.0);
+    }
+
+    #[test]
+    fn green_rows_get_their_overhead_table_and_misses() {
+        assert!(is_green_row("go/green"));
+        assert!(is_green_row("rust/green (cargo test)"));
+        assert!(!is_green_row("rust/single (cargo test)"));
+        assert!(!is_green_row("python/shape_green_ish"));
+        let side = |wall| Side {
+            bytes: 80,
+            tokens: 25,
+            wall: ms(wall),
+        };
+        let row = |name: &str, raw, pith| Row {
+            scenario: name.into(),
+            raw: side(raw),
+            pith: side(pith),
+            note: None,
+            raw_kind: RawKind::Run,
+        };
+        let rows = [
+            row("go/green", 1000, 1050),
+            row("rust/green (cargo test)", 100, 160),
+            row("go/single", 100, 300),
+        ];
+        let with: Vec<(&Row, String, f64)> = rows
+            .iter()
+            .map(|r| (r, "go test ./...".to_owned(), 0.1))
+            .collect();
+        let table = green_table(&with);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 4, "{table}");
+        assert!(lines[2].contains("| go/green ") && lines[2].contains(" 1.05× |"));
+        assert!(lines[2].contains(" ±5% |"), "{}", lines[2]);
+        assert!(lines[2].ends_with(" yes |"), "{}", lines[2]);
+        assert!(lines[3].ends_with(" no |"), "{}", lines[3]);
+        assert!(!table.contains("go/single"));
+        let misses = green_misses(&rows);
+        assert_eq!(misses.len(), 1);
+        assert!(misses[0].starts_with("rust/green (cargo test): pith takes 1.60×"));
+        assert!(green_table(&[]).is_empty());
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub enum Kind {
     Vitest,
     Node,
     Maven,
+    Gradle,
     Ctest,
     Bazel,
     /// No live run: the raw side is the agent reading an existing report file, the pith side
@@ -44,6 +45,7 @@ impl Kind {
             Kind::Vitest => &[&["npx", "vitest", "run"]],
             Kind::Node => &[&["node", "--test"]],
             Kind::Maven => &[&["mvn", "test"]],
+            Kind::Gradle => &[&["gradle", "test"]],
             Kind::Ctest => CTEST,
             Kind::Bazel => &[&["bazel", "test", "//..."]],
             Kind::Report => &[],
@@ -61,6 +63,7 @@ impl Kind {
             Kind::Vitest => Some("vitest"),
             Kind::Node => Some("node"),
             Kind::Maven => Some("maven"),
+            Kind::Gradle => Some("gradle"),
             Kind::Ctest => Some("ctest"),
             Kind::Bazel => Some("bazel"),
         }
@@ -255,6 +258,14 @@ pub fn all(samples: Option<&Path>) -> Vec<Scenario> {
             ));
         }
     }
+    // Gradle (Debian's, no wrapper): the fixtures it has.
+    for name in ["green", "single"] {
+        out.push(live(
+            format!("gradle/{name}"),
+            format!("tests/fixtures/java/gradle/{name}"),
+            Kind::Gradle,
+        ));
+    }
     out.push(live(
         "examples/demo".into(),
         "examples/demo".into(),
@@ -334,7 +345,7 @@ mod tests {
     fn every_rust_fixture_has_a_cargo_and_a_nextest_row() {
         let all = all(None);
         let shapes = shapes();
-        assert_eq!(all.len(), 4 + 2 * 4 + 7 * 4 + 1 + shapes.len());
+        assert_eq!(all.len(), 4 + 2 * 4 + 7 * 4 + 2 + 1 + shapes.len());
         let green: Vec<_> = all
             .iter()
             .filter(|s| s.source.ends_with("rust/green"))
@@ -423,6 +434,30 @@ mod tests {
         assert!(Kind::Report.raw_commands().is_empty());
         // A samples directory that is not there adds nothing.
         assert_eq!(all(Some(&tmp.path().join("none"))).len(), all(None).len());
+    }
+
+    #[test]
+    fn every_runner_has_a_green_row() {
+        let all = all(None);
+        for green in [
+            "python/green",
+            "rust/green (cargo test)",
+            "rust/green (nextest)",
+            "go/green",
+            "jest/green",
+            "vitest/green",
+            "node/green",
+            "maven/green",
+            "gradle/green",
+            "ctest/green",
+            "bazel/green",
+        ] {
+            assert!(
+                all.iter().any(|s| s.name == green),
+                "{green} missing from the scenarios"
+            );
+        }
+        assert_eq!(Kind::Gradle.raw_commands(), &[&["gradle", "test"][..]]);
     }
 
     #[test]

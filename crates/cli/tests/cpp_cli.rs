@@ -32,22 +32,51 @@ fn ids_from_an_answer_rerun_exactly_those_tests() {
 }
 
 #[test]
-fn the_callers_shell_does_not_change_the_answer() {
+fn the_callers_reporting_variables_do_not_change_the_answer() {
     let plain = run("single", &[]);
-    // A filter that hides the failure, disabled tests switched on, colour forced: pith sets
-    // the tests' environment itself. (A fresh copy: the history of the first would show.)
+    // gtest's colour, brevity and timing, colour forced: pith reads gtest's JSON and sets its
+    // output itself. (A fresh copy: the history of the first would show.)
     let ws = fixture("cpp/single");
     let hostile = common::pith_with(
         ws.path(),
         &[],
         &[
-            ("GTEST_FILTER", "Calc.Adds"),
-            ("GTEST_ALSO_RUN_DISABLED_TESTS", "1"),
             ("GTEST_COLOR", "yes"),
             ("GTEST_BRIEF", "1"),
+            ("GTEST_PRINT_TIME", "0"),
+            ("GTEST_OUTPUT", "xml:/dev/null"),
             ("CLICOLOR_FORCE", "1"),
         ],
         &[],
     );
     assert_eq!(plain.stable(), hostile.stable());
+}
+
+#[test]
+fn the_callers_gtest_filter_reaches_discovery_as_by_hand() {
+    // `gtest_discover_tests` lists the binary's tests at build time, under the caller's
+    // GTEST_FILTER: configured, built and run by hand in that shell, only Calc.Adds is a CTest
+    // test, and it passes. pith builds and runs in the same environment, and answers the same.
+    let env: &[(&str, Option<&str>)] = &[("GTEST_FILTER", Some("Calc.Adds"))];
+    let ws = fixture("cpp/single");
+    for step in [
+        &["cmake", "-S", ".", "-B", "build", "-G", "Ninja"][..],
+        &["cmake", "--build", "build"],
+    ] {
+        assert!(common::raw(ws.path(), step, env).green(), "{step:?}");
+    }
+    let raw = common::raw(ws.path(), &["ctest", "--test-dir", "build"], env);
+    assert!(
+        raw.green() && raw.output.contains("0 tests failed out of 1"),
+        "{}",
+        raw.output
+    );
+    let ws = fixture("cpp/single");
+    let a = common::pith_with(ws.path(), &[], &[("GTEST_FILTER", "Calc.Adds")], &[]);
+    assert_eq!(
+        (a.status(), a.code, a.count("passed")),
+        ("TestsPassed", 0, 1),
+        "{}",
+        a.line
+    );
 }

@@ -133,9 +133,9 @@ fn the_callers_shell_does_not_change_the_answer() {
         ws.path(),
         &[],
         &[
-            ("PYTEST_ADDOPTS", "-x --tb=no -p no:pith_plugin"),
             ("FORCE_COLOR", "1"),
             ("PY_COLORS", "1"),
+            ("PYTEST_ADDOPTS", "--color=yes -p no:pith_plugin"),
         ],
         &[],
     );

@@ -82,6 +82,8 @@ macro_rules! matrix {
 
 matrix! {
     // ---- Rust, through cargo-nextest and plain `cargo test` ----
+    // Unasked, a workspace that does not declare nextest runs as `cargo test` runs it.
+    cargo_unasked_green => Row { runner: Some("cargo"), passed: Some(2), budget: Some(GREEN_BUDGET), ..row("rust/green", PASSED, 0) };
     nextest_green => Row { args: &["--runner", "nextest"], runner: Some("nextest"), budget: Some(GREEN_BUDGET), snapshot: true, ..row("rust/green", PASSED, 0) };
     cargo_green => Row { args: &["--runner", "cargo"], runner: Some("cargo"), budget: Some(GREEN_BUDGET), snapshot: true, ..row("rust/green", PASSED, 0) };
     nextest_single => Row { args: &["--runner", "nextest"], budget: Some(ONE_FAILURE_BUDGET), snapshot: true, extra: shows::rust_single, ..row("rust/single", FAILED, 1) };

@@ -277,3 +277,69 @@ fn gtest_lines_a_test_prints_are_not_gtests() {
     assert!(a.json.get("running").is_none(), "{}", a.line);
     assert_eq!((a.count("passed"), a.count("failed")), (3, 1), "{}", a.line);
 }
+
+/// The caller's GoogleTest variables that decide what runs reach the tests, as they do under
+/// raw `ctest`: a whole-binary test filtered with `GTEST_FILTER=-Service.*` is green by hand,
+/// and was red under pith, which removed the filter; with `GTEST_ALSO_RUN_DISABLED_TESTS=1`
+/// the disabled test runs and fails by hand, and was green under pith.
+#[test]
+fn the_callers_gtest_selection_decides_what_runs() {
+    // Configured, built and run by hand in the caller's shell.
+    let raw_ctest = |root: &Path, env: &[(&str, Option<&str>)]| {
+        let ok = common::raw(
+            root,
+            &["cmake", "-S", ".", "-B", "build", "-G", "Ninja"],
+            env,
+        )
+        .green()
+            && common::raw(root, &["cmake", "--build", "build"], env).green();
+        assert!(ok, "the raw build failed");
+        common::raw(
+            root,
+            &["ctest", "--test-dir", "build", "--output-on-failure"],
+            env,
+        )
+    };
+    let filtered: &[(&str, Option<&str>)] = &[("GTEST_FILTER", Some("-Service.*"))];
+    let ws = case("callers_gtest_env");
+    let a = common::pith_with(ws.path(), &[], &[("GTEST_FILTER", "-Service.*")], &[]);
+    assert_eq!(
+        (a.status(), a.code, a.count("passed")),
+        ("TestsPassed", 0, 1),
+        "{}",
+        a.line
+    );
+    let raw = raw_ctest(ws.path(), filtered);
+    assert!(raw.green(), "{}", raw.output);
+
+    let ws = case("callers_gtest_env");
+    let a = common::pith_with(
+        ws.path(),
+        &[],
+        &[
+            ("GTEST_FILTER", "-Service.*"),
+            ("GTEST_ALSO_RUN_DISABLED_TESTS", "1"),
+        ],
+        &[],
+    );
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    assert!(
+        a.failure("Local.DISABLED_KnownBroken")["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("known broken")),
+        "{}",
+        a.line
+    );
+    let raw = raw_ctest(
+        ws.path(),
+        &[
+            ("GTEST_FILTER", Some("-Service.*")),
+            ("GTEST_ALSO_RUN_DISABLED_TESTS", Some("1")),
+        ],
+    );
+    assert!(
+        !raw.green() && raw.output.contains("known broken"),
+        "{}",
+        raw.output
+    );
+}

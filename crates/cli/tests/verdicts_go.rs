@@ -271,7 +271,9 @@ fn an_id_that_looks_like_an_option_is_not_found() {
 }
 
 /// The tests see the caller's environment: colour variables as given, GOFLAGS as given less
-/// the flags that would choose tests behind pith's back (`-tags` kept: the tagged test runs).
+/// the flags that would replace the run with something else (`-tags` kept: the tagged test
+/// runs; `-count` and `-failfast` are the caller's), GOTOOLCHAIN as given (unset: go's own
+/// configuration decides, as by hand).
 #[test]
 fn the_tests_see_the_callers_environment() {
     let ws = case("env");
@@ -285,12 +287,10 @@ fn the_tests_see_the_callers_environment() {
             ("WANT_FORCE_COLOR", "1"),
             ("CLICOLOR_FORCE", "1"),
             ("WANT_CLICOLOR_FORCE", "1"),
-            ("GOFLAGS", "-tags=extra -run=TestNothing -count=1"),
-            ("WANT_GOFLAGS", "-tags=extra -count=1"),
-            // Unset by the caller: go would download a newer toolchain a go.mod asks for.
-            ("WANT_GOTOOLCHAIN", "local"),
+            ("GOFLAGS", "-tags=extra -count=1 -failfast -list=Nothing"),
+            ("WANT_GOFLAGS", "-tags=extra -count=1 -failfast"),
         ],
-        &["NO_COLOR", "CLICOLOR", "GOTOOLCHAIN"],
+        &["NO_COLOR", "CLICOLOR", "GOTOOLCHAIN", "WANT_GOTOOLCHAIN"],
     );
     assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{}", a.line);
     assert_eq!(a.json["passed"], 2, "TestTagged ran too: {}", a.line);
@@ -411,5 +411,152 @@ fn a_leftover_goroutines_panic_is_charged_to_the_test_go_names() {
         ["example.com/leftover.TestB"],
         "{}",
         a.line
+    );
+}
+
+/// False green: the caller's `-count=2` runs each test twice, and a test that leaves state
+/// behind fails on its second run; pith dropped `-count` (and would have let the pass that
+/// came last hide the failure). go's verdict: a test that failed once has failed.
+#[test]
+fn a_repeated_test_that_fails_once_is_red() {
+    let ws = case("count_flip");
+    let raw = common::raw(
+        ws.path(),
+        &["go", "test", "./..."],
+        &[("GOFLAGS", Some("-count=2"))],
+    );
+    assert!(
+        !raw.green() && raw.output.contains("--- FAIL: TestCache"),
+        "{}",
+        raw.output
+    );
+    let a = common::pith_with(ws.path(), &[], &[("GOFLAGS", "-count=2")], &[]);
+    assert_eq!(a.tally(), ("TestsFailed", 1, 1), "{}", a.line);
+    assert!(
+        a.failure("example.com/countflip.TestCache")["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("cache not reset between runs (run 2)")),
+        "{}",
+        a.line
+    );
+    // The caller's `-run` chooses the steady test alone: green by hand, and a package that
+    // ran fewer tests than it declares ran what was asked (it was RunnerFailed, "never ran").
+    let only = [("GOFLAGS", Some("-run=TestSteady -count=2"))];
+    assert!(common::raw(ws.path(), &["go", "test", "./..."], &only).green());
+    let a = common::pith_with(
+        ws.path(),
+        &[],
+        &[("GOFLAGS", "-run=TestSteady -count=2")],
+        &[],
+    );
+    assert_eq!(a.tally(), ("TestsPassed", 1, 0), "{}", a.line);
+    // Once: green, by hand and under pith.
+    assert!(common::raw(ws.path(), &["go", "test", "./..."], &[("GOFLAGS", None)]).green());
+    let once = common::pith_with(ws.path(), &[], &[], &["GOFLAGS"]);
+    assert_eq!(once.status(), "TestsPassed", "{}", once.line);
+}
+
+/// False green: the caller's `-timeout` is how long the project lets a test run; pith's own
+/// (from its deadline) replaced it, and a test slower than the project allows passed.
+#[test]
+fn the_projects_timeout_fails_a_slower_test() {
+    let ws = case("slow_timeout");
+    let raw = common::raw(
+        ws.path(),
+        &["go", "test", "./..."],
+        &[("GOFLAGS", Some("-timeout=1s"))],
+    );
+    assert!(
+        !raw.green() && raw.output.contains("test timed out after 1s"),
+        "{}",
+        raw.output
+    );
+    // The project's rule failed the test, as by hand: TestsFailed, not pith's TimedOut (which
+    // would say to give pith more time).
+    let a = common::pith_with(ws.path(), &[], &[("GOFLAGS", "-timeout=1s")], &[]);
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    assert_eq!(
+        a.failure("example.com/slowtimeout.TestSlow")["message"],
+        "test timed out after 1s"
+    );
+    assert!(a.json.get("running").is_none(), "{}", a.line);
+}
+
+/// False green: go.mod pins a toolchain go cannot get. By hand (go's default
+/// `GOTOOLCHAIN=auto`) go tries to switch to it and fails; pith forced `GOTOOLCHAIN=local` and
+/// ran the installed Go, green.
+#[test]
+fn a_pinned_toolchain_is_the_projects_runner_version() {
+    let ws = case("toolchain_pinned");
+    // go's own configuration as it ships: switch to the toolchain go.mod asks for. No network:
+    // the switch fails as it would with no such release.
+    let goenv = tempfile::tempdir().unwrap();
+    let conf = goenv.path().join("env");
+    std::fs::write(&conf, "GOTOOLCHAIN=auto\n").unwrap();
+    let conf = conf.to_str().unwrap();
+    let raw = common::raw(
+        ws.path(),
+        &["go", "test", "./..."],
+        &[
+            ("GOENV", Some(conf)),
+            ("GOPROXY", Some("off")),
+            ("GOTOOLCHAIN", None),
+        ],
+    );
+    assert!(
+        !raw.green() && raw.output.contains("toolchain not available"),
+        "{}",
+        raw.output
+    );
+    let a = common::pith_with(
+        ws.path(),
+        &[],
+        &[("GOENV", conf), ("GOPROXY", "off")],
+        &["GOTOOLCHAIN"],
+    );
+    assert_eq!((a.status(), a.code), ("RunnerMissing", 2), "{}", a.line);
+    assert!(
+        a.json["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("go1.99.0")),
+        "{}",
+        a.line
+    );
+}
+
+/// A module the go.work leaves out is built and tested on its own, as a developer does there
+/// (`GOWORK=off`): inside the workspace go refuses `./...` in it. The modules the go.work uses
+/// run inside it (app builds only with lib from the workspace).
+#[test]
+fn a_module_the_go_work_leaves_out_runs_on_its_own() {
+    let ws = case("gowork_left_out");
+    let go_test = ["go", "test", "./..."];
+    assert!(common::raw(&ws.path().join("app"), &go_test, &[]).green());
+    let inside = common::raw(&ws.path().join("tools"), &go_test, &[]);
+    assert!(
+        !inside.green() && inside.output.contains("go.work"),
+        "{}",
+        inside.output
+    );
+    assert!(common::raw(
+        &ws.path().join("tools"),
+        &go_test,
+        &[("GOWORK", Some("off"))]
+    )
+    .green());
+
+    let a = pith(ws.path(), &[]);
+    assert_eq!(
+        (a.status(), a.code, a.json["passed"].as_u64()),
+        ("TestsPassed", 0, Some(2)),
+        "{}",
+        a.line
+    );
+    let tool = pith(ws.path(), &["example.com/tools.TestTool"]);
+    assert_eq!(
+        (tool.status(), tool.json["passed"].as_u64()),
+        ("TestsPassed", Some(1)),
+        "{}",
+        tool.line
     );
 }

@@ -425,9 +425,26 @@ fn tests_that_patch_process_state_are_reported_as_they_are() {
 /// A test module that does not import: a collection failure, the rest still runs.
 #[test]
 fn an_import_error_is_a_collection_failure() {
+    // By hand pytest stops at a collection error and runs nothing ("Interrupted: 1 error
+    // during collection"): so does pith (it used to add --continue-on-collection-errors).
+    let ws = fixture("verdicts/python/import_error");
+    let raw = common::raw(
+        ws.path(),
+        &["python3", "-m", "pytest", "-p", "no:cacheprovider"],
+        &[],
+    );
+    assert_eq!(raw.code, Some(2), "{}", raw.output);
+    assert!(
+        raw.output
+            .contains("Interrupted: 1 error during collection")
+            && !raw.output.contains("passed"),
+        "{}",
+        raw.output
+    );
     let a = run("import_error", &[]);
     assert_eq!((a.status(), a.code), ("CollectionFailed", 1), "{}", a.line);
-    assert_eq!(a.count("passed"), 1, "{}", a.line);
+    assert_eq!(a.count("passed"), 0, "{}", a.line);
+    assert_eq!(a.count("errors"), 1, "{}", a.line);
     assert_eq!(
         a.failures()[0]["message"],
         "ModuleNotFoundError: No module named 'module_that_does_not_exist'",
@@ -442,7 +459,7 @@ fn an_import_error_is_a_collection_failure() {
 fn a_module_broken_for_many_is_said_by_its_records_not_by_a_tail() {
     let a = run("shared_broken_import", &[]);
     assert_eq!((a.status(), a.code), ("CollectionFailed", 1), "{}", a.line);
-    assert_eq!(a.count("passed"), 1, "{}", a.line);
+    assert_eq!(a.count("passed"), 0, "{}", a.line);
     assert_eq!(a.count("errors"), 4, "{}", a.line);
     for f in a.failures() {
         assert_eq!(f["message"], "ValueError: broken at import", "{}", a.line);
@@ -561,4 +578,39 @@ fn pytest_lines_a_test_prints_are_not_pytests() {
         "{}",
         a.line
     );
+}
+
+/// The caller's `PYTEST_ADDOPTS` is how they run pytest: a developer who deselects the tests
+/// that need a service (`-m "not slow"`) gets a green suite by hand, and from pith. pith used
+/// to remove the variable: the deselected test ran and failed.
+#[test]
+fn the_callers_pytest_addopts_decide_what_runs() {
+    let ws = fixture("verdicts/python/callers_addopts");
+    let addopts = "-m 'not slow'";
+    let raw = common::raw(
+        ws.path(),
+        &["python3", "-m", "pytest", "-p", "no:cacheprovider"],
+        &[("PYTEST_ADDOPTS", Some(addopts))],
+    );
+    assert!(
+        raw.green() && raw.output.contains("1 passed, 1 deselected"),
+        "{}",
+        raw.output
+    );
+    let a = common::pith_with(ws.path(), &[], &[("PYTEST_ADDOPTS", addopts)], &[]);
+    assert_eq!(
+        (a.status(), a.code, a.count("passed")),
+        ("TestsPassed", 0, 1),
+        "{}",
+        a.line
+    );
+    // Without it, the slow test runs and fails, by hand and under pith.
+    let raw = common::raw(
+        ws.path(),
+        &["python3", "-m", "pytest", "-p", "no:cacheprovider"],
+        &[("PYTEST_ADDOPTS", None)],
+    );
+    assert_eq!(raw.code, Some(1), "{}", raw.output);
+    let a = common::pith_with(ws.path(), &[], &[], &["PYTEST_ADDOPTS"]);
+    assert_eq!(a.status(), "TestsFailed", "{}", a.line);
 }

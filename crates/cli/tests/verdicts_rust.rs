@@ -410,6 +410,10 @@ fn tests_see_the_callers_colour_environment_and_may_set_backtraces() {
         ("CLICOLOR", None),
         ("PITH_EXPECT_CLICOLOR", None),
         ("RUST_BACKTRACE", None),
+        ("RUST_LIB_BACKTRACE", None),
+        ("CARGO_TERM_QUIET", None),
+        ("CARGO_TERM_VERBOSE", None),
+        ("PITH_EXPECT_CAPTURED", None),
     ];
     for path in PATHS {
         let ws = case("environment");
@@ -423,7 +427,7 @@ fn tests_see_the_callers_colour_environment_and_may_set_backtraces() {
         );
         assert_eq!(
             (a.json["passed"].as_u64(), a.json["failed"].as_u64()),
-            (Some(1), Some(1)),
+            (Some(2), Some(1)),
             "{path}: {}",
             a.line
         );
@@ -584,4 +588,204 @@ fn nested_cargo_workspace_runs_as_its_own_project() {
             a.line
         );
     }
+}
+
+/// The caller's backtrace and cargo variables, as a developer who keeps `RUST_BACKTRACE=1`
+/// and a quiet cargo in their shell has them.
+const CALLERS_ENV: &[(&str, Option<&str>)] = &[
+    ("RUST_BACKTRACE", Some("1")),
+    ("PITH_EXPECT_RUST_BACKTRACE", Some("1")),
+    ("PITH_EXPECT_CAPTURED", Some("1")),
+    ("CARGO_TERM_QUIET", Some("true")),
+    ("PITH_EXPECT_CARGO_TERM_QUIET", Some("true")),
+    ("RUST_LIB_BACKTRACE", None),
+    ("CARGO_TERM_VERBOSE", None),
+    ("CARGO_TERM_COLOR", None),
+    ("TERM", None),
+    ("NO_COLOR", None),
+    ("CLICOLOR", None),
+    ("CLICOLOR_FORCE", None),
+    ("FORCE_COLOR", None),
+];
+
+#[test]
+fn backtraces_and_cargos_reporting_stay_the_callers() {
+    // pith used to set RUST_BACKTRACE=0 and remove CARGO_TERM_QUIET: a test that checks the
+    // backtraces its errors capture failed under pith and passed by hand.
+    for path in PATHS {
+        let ws = case("environment");
+        let raw_argv: &[&str] = if path == "nextest" {
+            &["cargo", "nextest", "run", "--no-fail-fast"]
+        } else {
+            &["cargo", "test", "--no-fail-fast"]
+        };
+        let raw = common::raw(ws.path(), raw_argv, CALLERS_ENV);
+        assert!(
+            !raw.green()
+                && !raw
+                    .output
+                    .contains("backtrace_and_cargo_env_are_the_callers ... FAILED"),
+            "{path}: by hand only the test that fails on purpose fails: {}",
+            raw.output
+        );
+        let a = pith_env(ws.path(), &["--runner", path], CALLERS_ENV);
+        assert_eq!(a.tally(), ("TestsFailed", 2, 1), "{path}: {}", a.line);
+        // The run printed its backtraces: the frames are its own, no re-run needed.
+        let f = a.failure("environment tests::sets_backtrace_then_fails");
+        assert!(
+            frames(f)[0].starts_with("src/lib.rs:21"),
+            "{path}: {}",
+            a.line
+        );
+    }
+}
+
+#[test]
+fn uncaptured_test_output_is_captured_again_without_changing_a_verdict() {
+    // RUST_TEST_NOCAPTURE is the one variable pith takes away (libtest would print a failed
+    // test's panic outside its block): the suite answers as it does by hand with it set.
+    let env: &[(&str, Option<&str>)] = &[("RUST_TEST_NOCAPTURE", Some("1"))];
+    let ws = case("log_then_panic");
+    let raw = common::raw(ws.path(), &["cargo", "test"], env);
+    assert!(
+        raw.output
+            .contains("test result: FAILED. 1 passed; 1 failed"),
+        "{}",
+        raw.output
+    );
+    let a = pith_env(ws.path(), &["--runner", "cargo"], env);
+    assert_eq!(a.tally(), ("TestsFailed", 1, 1), "{}", a.line);
+    assert_eq!(
+        a.failure("loglong tests::logs_then_panics")["message"],
+        "the real reason"
+    );
+}
+
+/// What runs is the runner the project declares: `cargo test`, or nextest where the workspace
+/// has nextest's configuration. A setting initialised once per process, by each test as its
+/// setup, fails under `cargo test` (one process a test binary) and passes under nextest (a
+/// process a test): each answer is its own raw command's.
+#[test]
+fn the_declared_runner_answers_as_its_raw_command() {
+    let ws = case("shared_state");
+    let raw = common::raw(ws.path(), &["cargo", "test"], &[]);
+    assert_eq!(raw.code, Some(101), "{}", raw.output);
+    let a = pith(ws.path(), &[]);
+    assert_eq!(
+        (
+            a.json["runner"].as_str(),
+            a.status(),
+            a.json["passed"].as_u64(),
+            a.json["failed"].as_u64()
+        ),
+        (Some("cargo"), "TestsFailed", Some(1), Some(1)),
+        "{}",
+        a.line
+    );
+    assert!(
+        a.failures()[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("settings are initialised once per process")),
+        "{}",
+        a.line
+    );
+
+    // The project declares nextest.
+    std::fs::create_dir_all(ws.path().join(".config")).unwrap();
+    std::fs::write(
+        ws.path().join(".config/nextest.toml"),
+        "[profile.default]\nfail-fast = false\n",
+    )
+    .unwrap();
+    let raw = common::raw(ws.path(), &["cargo", "nextest", "run"], &[]);
+    assert!(raw.green(), "{}", raw.output);
+    let a = pith(ws.path(), &[]);
+    assert_eq!(
+        (
+            a.json["runner"].as_str(),
+            a.status(),
+            a.code,
+            a.json["passed"].as_u64()
+        ),
+        (Some("nextest"), "TestsPassed", 0, Some(2)),
+        "{}",
+        a.line
+    );
+    // `--runner` still chooses.
+    let a = pith(ws.path(), &["--runner", "cargo"]);
+    assert_eq!(a.status(), "TestsFailed", "{}", a.line);
+}
+
+#[test]
+fn the_projects_nextest_profile_still_decides_what_fails() {
+    // `slow-timeout` with `terminate-after` in the project's profile: a test slower than that
+    // fails under `cargo nextest run`. pith's own profile used to replace the setting, and the
+    // test passed.
+    let ws = case("nextest_terminate");
+    let raw = common::raw(ws.path(), &["cargo", "nextest", "run"], &[]);
+    assert_eq!(raw.code, Some(100), "{}", raw.output);
+    assert!(raw.output.contains("TIMEOUT"), "{}", raw.output);
+    let a = pith(ws.path(), &[]);
+    assert_eq!(
+        (
+            a.json["runner"].as_str(),
+            a.status(),
+            a.json["passed"].as_u64(),
+            a.json["failed"].as_u64()
+        ),
+        (Some("nextest"), "TestsFailed", Some(1), Some(1)),
+        "{}",
+        a.line
+    );
+    let f = a.failure("nxterminate tests::too_slow");
+    assert!(
+        f["message"].as_str().unwrap().contains("slow-timeout"),
+        "{}",
+        a.line
+    );
+}
+
+/// `cargo test` in a workspace runs its default members; in a root package, that package
+/// alone. A member left out fails on purpose: by hand the suite is green, and so is pith's
+/// answer, under either runner; the member is still there to run by id.
+#[test]
+fn only_the_default_members_run_as_cargo_runs_them() {
+    for path in PATHS {
+        let ws = case("default_members");
+        let raw_argv: &[&str] = if path == "nextest" {
+            &["cargo", "nextest", "run"]
+        } else {
+            &["cargo", "test"]
+        };
+        let raw = common::raw(ws.path(), raw_argv, &[]);
+        assert!(raw.green(), "{path}: {}", raw.output);
+        let a = pith(ws.path(), &["--runner", path]);
+        assert_eq!(
+            (a.status(), a.code, a.json["passed"].as_u64()),
+            ("TestsPassed", 0, Some(2)),
+            "{path}: {}",
+            a.line
+        );
+        assert!(a.json.get("runs").is_none(), "one project: {}", a.line);
+        let member = pith(
+            ws.path(),
+            &["--runner", path, "bench_harness tests::machine_is_ready"],
+        );
+        assert_eq!(
+            (member.status(), member.json["failed"].as_u64()),
+            ("TestsFailed", Some(1)),
+            "{path}: {}",
+            member.line
+        );
+    }
+    let ws = case("root_package");
+    let raw = common::raw(ws.path(), &["cargo", "test"], &[]);
+    assert!(raw.green(), "{}", raw.output);
+    let a = pith(ws.path(), &[]);
+    assert_eq!(
+        (a.status(), a.json["passed"].as_u64()),
+        ("TestsPassed", Some(1)),
+        "{}",
+        a.line
+    );
 }

@@ -271,6 +271,43 @@ mod tests {
     }
 
     #[test]
+    fn members_cargo_test_leaves_out_are_not_projects_of_their_own() {
+        // `cargo test` at the root runs the default members (a virtual manifest) or the root
+        // package alone: a member it leaves out is the workspace's to leave out, not a project
+        // pith would run beside it.
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        write(
+            root,
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"crates/core\", \"crates/bench\"]\ndefault-members = [\"crates/core\"]\n",
+        );
+        write(
+            root,
+            "crates/core/Cargo.toml",
+            "[package]\nname = \"core\"\n",
+        );
+        write(
+            root,
+            "crates/bench/Cargo.toml",
+            "[package]\nname = \"bench\"\n",
+        );
+        let f = found(root);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].1, None);
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        write(
+            root,
+            "Cargo.toml",
+            "[package]\nname = \"app\"\n\n[workspace]\nmembers = [\"tools/gen\"]\n",
+        );
+        write(root, "tools/gen/Cargo.toml", "[package]\nname = \"gen\"\n");
+        let f = found(root);
+        assert_eq!(f.len(), 1, "{f:?}");
+    }
+
+    #[test]
     fn ignored_and_generated_directories_are_not_searched() {
         let d = tempfile::tempdir().unwrap();
         let root = d.path();

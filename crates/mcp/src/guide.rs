@@ -168,9 +168,9 @@ server's directory with a project marker \
 (a Cargo member climbs to its workspace root). Every project found below it runs, one after \
 another into one answer; `runs` then has one entry per project, with its `dir`. Test fixtures, examples, `testdata`, \
 dependencies and ignored directories are not searched.
-- Rust: cargo-nextest when installed, else plain `cargo test`, answered with \
-`\"lacks\":\"isolation\"`: a crash or hang takes its whole test binary down. nextest does not \
-run doctests.
+- Rust: `cargo test` as the workspace runs it, answered with \
+`\"lacks\":\"isolation\"`: a crash or hang takes its whole test binary down; cargo-nextest \
+where .config/nextest.toml declares it.
 - Python: pytest with pith's own plugin, under the project's interpreter (an active \
 virtualenv, else .venv/ or venv/, else python3; named in `interpreter`). Works with \
 pytest-xdist.

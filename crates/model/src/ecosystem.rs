@@ -113,9 +113,9 @@ pub const RUST: Ecosystem = Ecosystem {
     },
     detection_env: &["CARGO_HOME"],
     guide: "\
-- Rust: cargo-nextest when installed, else plain `cargo test`, answered with \
-`\"lacks\":\"isolation\"`: a crash or hang takes its whole test binary down. nextest does not \
-run doctests.
+- Rust: `cargo test` as the workspace runs it, answered with \
+`\"lacks\":\"isolation\"`: a crash or hang takes its whole test binary down; cargo-nextest \
+where .config/nextest.toml declares it.
 ",
     ..BLANK
 };

@@ -200,7 +200,8 @@ pub const REGISTRY: &[(&Ecosystem, Detect)] = &[
     (&ecosystem::CPP, |d, _| gtest::detect(d)),
 ];
 
-/// Rust: nextest or plain cargo, whichever is installed, unless `--runner` names one.
+/// Rust: plain `cargo test`, or nextest where the project declares it (see `cargo::detect`),
+/// unless `--runner` names one.
 fn detect_cargo(dir: &Path, probe: Probe<'_>) -> Vec<Box<dyn Adapter>> {
     let Some(found) = cargo::detect(dir) else {
         return Vec::new();
@@ -259,8 +260,11 @@ pub fn detect_with(
 /// see run by hand, so pith never changes an outcome (a test of colour handling passes or
 /// fails as it does without pith). Colour is stripped from what pith reads
 /// ([`text::strip_ansi`]) or switched off through the runner's own reporter options; adapters
-/// remove only the variables that would redirect the runner's own reporting (`PYTEST_ADDOPTS`,
-/// `NEXTEST_*`).
+/// remove only the variables that would hide what pith reads and that no option undoes
+/// (`RUST_TEST_NOCAPTURE`, nextest's reporting `NEXTEST_*`), or that describe another process
+/// (pytest-xdist's worker variables), each said where it is removed. What the caller chose
+/// for the run (`PYTEST_ADDOPTS`, GOFLAGS, `NEXTEST_RETRIES`, GoogleTest's repeat and filter)
+/// stays.
 pub fn base_command(program: impl AsRef<std::ffi::OsStr>, cwd: &Path) -> Command {
     let mut cmd = Command::new(program);
     cmd.current_dir(cwd);

@@ -62,14 +62,19 @@ fn project_frames(run: &Run, test: &str) -> Vec<String> {
 }
 
 #[test]
-fn detects_cargo_and_picks_nextest_when_installed() {
+fn detects_cargo_and_picks_nextest_where_the_workspace_declares_it() {
     let f = fixture("green");
-    let c = cargo::detect(f.path()).unwrap();
     assert!(
         cargo::nextest_installed(),
         "cargo-nextest must be installed"
     );
-    assert_eq!(c.name(), "nextest");
+    // Installed is not declared: `cargo test` is the command every cargo project has.
+    assert_eq!(cargo::detect(f.path()).unwrap().name(), "cargo");
+    assert!(!cargo::declares_nextest(f.path()));
+    std::fs::create_dir_all(f.path().join(".config")).unwrap();
+    std::fs::write(f.path().join(cargo::NEXTEST_CONFIG), "").unwrap();
+    assert!(cargo::declares_nextest(f.path()));
+    assert_eq!(cargo::detect(f.path()).unwrap().name(), "nextest");
     assert!(cargo::detect(f.path().join("src").as_path()).is_none());
     assert_eq!(Cargo::with_nextest(false).name(), "cargo");
 }

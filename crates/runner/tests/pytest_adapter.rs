@@ -344,10 +344,12 @@ fn a_hundred_distinct_failures() {
 }
 
 #[test]
-fn syntax_error_is_a_collection_error_and_the_rest_still_runs() {
+fn syntax_error_is_a_collection_error_and_nothing_runs() {
+    // As by hand: pytest stops at a collection error ("Interrupted: 1 error during
+    // collection"), the module's neighbour selected but never run.
     let (_ws, run) = run_fixture("syntax_error");
     assert_eq!(run.status(), Status::CollectionFailed);
-    assert_eq!(run.passed, 1);
+    assert_eq!((run.passed, run.selected), (0, Some(1)), "{run:#?}");
     assert_eq!(run.collection_errors(), 1);
     let f = failure(&run, "tests/test_broken.py", Phase::Collect);
     assert_eq!(f.message, "SyntaxError: invalid syntax");
@@ -364,10 +366,10 @@ fn syntax_error_is_a_collection_error_and_the_rest_still_runs() {
 }
 
 #[test]
-fn import_error_is_a_collection_error_and_the_rest_still_runs() {
+fn import_error_is_a_collection_error_and_nothing_runs() {
     let (_ws, run) = run_fixture("load_error");
     assert_eq!(run.status(), Status::CollectionFailed);
-    assert_eq!(run.passed, 2);
+    assert_eq!((run.passed, run.selected), (0, Some(2)), "{run:#?}");
     let f = failure(&run, "tests/test_imports.py", Phase::Collect);
     assert_eq!(
         f.message,
@@ -547,8 +549,9 @@ fn hang_times_out_naming_the_running_test_and_its_line() {
 
 #[test]
 fn a_deadline_keeps_collection_errors_and_failures_already_reported() {
-    // A module that fails to import, a failure, then a hang: the TimedOut answer keeps what
-    // pytest said before the deadline.
+    // A module that fails to import, a failure, then a hang (the project runs on past
+    // collection errors, `--continue-on-collection-errors` in its addopts): the TimedOut answer
+    // keeps what pytest said before the deadline.
     let ws = Workspace::new("timeout_loads");
     let adapter = pytest::detect(ws.root()).unwrap();
     let run = ws.run_with(&adapter, &[], Duration::from_secs(10));

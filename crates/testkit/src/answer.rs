@@ -30,6 +30,12 @@ impl Answer {
         self.json[key].as_u64().unwrap_or(0)
     }
 
+    /// The verdict and the counts a raw run is compared with: status, passed, failed (absent
+    /// counts are zero).
+    pub fn tally(&self) -> (&str, u64, u64) {
+        (self.status(), self.count("passed"), self.count("failed"))
+    }
+
     /// A text of the answer; absent means empty.
     pub fn text(&self, key: &str) -> &str {
         self.json[key].as_str().unwrap_or("")

@@ -32,6 +32,7 @@ impl Runs {
 
     /// Runs of the project in `dir`, answering for the workspace at `root`.
     pub fn in_dir(root: &Path, dir: &Path) -> Self {
+        crate::pith::without_callers_knobs();
         Runs {
             root: root.to_path_buf(),
             dir: dir.to_path_buf(),

@@ -36,13 +36,34 @@ pub fn shared_target() -> &'static Path {
     })
 }
 
-/// `bin` with the harness's cache and nothing else set: for tests that build their own command
-/// line or environment.
+/// Variables of the caller's shell that change what a fixture's run prints, never its verdict,
+/// kept out of every run the harness starts so that answers are the same on every machine: a
+/// developer's `RUST_BACKTRACE=1` prints the backtraces pith otherwise gets by re-running a
+/// few failures. pith leaves them to the tests; the tests about them set them explicitly.
+pub const CALLERS_KNOBS: &[&str] = &["RUST_BACKTRACE", "RUST_LIB_BACKTRACE"];
+
+/// `bin` with the harness's cache and nothing else set (the [`CALLERS_KNOBS`] unset): for
+/// tests that build their own command line or environment.
 pub fn pith_bare(bin: &str) -> Command {
     let mut c = Command::new(bin);
     c.env("XDG_CACHE_HOME", harness_cache())
         .env_remove(pith_store::CACHE_ENV);
+    for k in CALLERS_KNOBS {
+        c.env_remove(k);
+    }
     c
+}
+
+/// Takes the [`CALLERS_KNOBS`] out of this test process's own environment, once, for adapter
+/// tests, whose runners inherit it. (std's environment functions share one lock with every
+/// spawn, so the other test threads see the variables either set or gone.)
+pub fn without_callers_knobs() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        for k in CALLERS_KNOBS {
+            std::env::remove_var(k);
+        }
+    });
 }
 
 /// Removes the `PITH_*` variables the harness itself inherited (CI sets `PITH_SAMPLES`), so a

@@ -9,8 +9,9 @@ use std::process::Command;
 pub mod mcp;
 
 pub use pith_testkit::{
-    answer_of, assert_clean, fixture, frames, harness_base, link_node_modules, repo_root,
+    answer_of, assert_clean, fixture, frames, harness_base, link_node_modules, raw, repo_root,
     shared_target, state_dir, state_path, strings, without_callers_pith_variables, Answer, Fixture,
+    Raw,
 };
 
 pub const PITH: pith_testkit::Pith = pith_testkit::Pith {

@@ -4,6 +4,13 @@
 //! not hide the others' results; everything else — remote executors, caches, configs — is the
 //! workspace's `.bazelrc`, never overridden.
 //!
+//! None of these changes an outcome: `--keep_going` never turns a verdict (a target that fails
+//! to build fails the run with it or without it, exit 1 either way; it only lets the other
+//! targets' results be read), and none is a build option, so Bazel keeps the analysis cache of
+//! the developer's own `bazel test`. pith sets nothing a test or Bazel's judgement of it
+//! reads: no `--test_output`, `--flaky_test_attempts`, `--test_timeout`, `--runs_per_test`,
+//! `--cache_test_results`, `--test_env`, no `--config`.
+//!
 //! Ids: `//pkg:target` is a test target; `//pkg:target#Case` a test case inside it, as its
 //! `test.xml` names it (`Suite.Test` for GoogleTest, `pkg.Class#method` for JUnit). Cases
 //! are selected with `--test_filter`, which Bazel hands to the test framework: targets

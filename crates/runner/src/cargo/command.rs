@@ -1,8 +1,7 @@
-//! How cargo is started and what it is asked: the environment pith sets (backtraces off, the
-//! variables that would change what it reads removed), the test ids split into cargo's target
-//! selection, never an option, and the spawn that hands stdout over line by line.
+//! How cargo is started and what it is asked: the caller's environment, less the one variable
+//! that would hide what pith reads (`RUST_TEST_NOCAPTURE`), the test ids split into cargo's
+//! target selection, never an option, and the spawn that hands stdout over line by line.
 
-use std::ffi::OsStr;
 use std::path::Path;
 use std::process::Command;
 
@@ -13,15 +12,28 @@ use crate::{Context, RunnerError};
 /// One line telling how to get cargo.
 pub(super) const CARGO_HINT: &str = "install Rust: https://rustup.rs";
 
-/// Variables of the caller's shell that would change what cargo or libtest print where pith
-/// reads it (uncaptured test output, terse or verbose reporting), on top of every `NEXTEST_*`
-/// one. (`RUST_LIB_BACKTRACE` would make `Backtrace::capture` pay for symbolizing where pith
-/// turned backtraces off.)
-pub(super) const SCRUBBED_ENV: &[&str] = &[
-    "RUST_TEST_NOCAPTURE",
-    "RUST_LIB_BACKTRACE",
-    "CARGO_TERM_QUIET",
-    "CARGO_TERM_VERBOSE",
+/// Variables of the caller's shell taken out of cargo's environment, each because it would
+/// hide what pith reads and cannot be undone on the command line: libtest leaves a failed
+/// test's output (its panic) uncaptured, out of its `---- NAME stdout ----` block, when
+/// `RUST_TEST_NOCAPTURE` is set. Capture decides where a test's output goes, never whether it
+/// passes (`verdicts_rust.rs` runs a suite raw and under pith with it set and compares).
+///
+/// Everything else is the caller's, as the tests would see it run by hand: `RUST_BACKTRACE`
+/// and `RUST_LIB_BACKTRACE` (a test may read them or call `Backtrace::capture`), colour and
+/// terminal variables, `CARGO_TERM_*` (cargo's own reporting is pinned by [`CARGO_CONFIG`]
+/// instead, which the tests never see).
+pub(super) const SCRUBBED_ENV: &[&str] = &["RUST_TEST_NOCAPTURE"];
+
+/// cargo's own reporting, pinned on its command line where the caller's `CARGO_TERM_QUIET` or
+/// `CARGO_TERM_VERBOSE` (or `[term]` in a cargo config) would change it: a quiet `cargo test`
+/// hands libtest `--quiet` (one character a test, no names), a verbose one reshapes its
+/// `Running` lines. A `--config` value outranks the environment and the config files, and
+/// changes nothing a build or a test sees.
+pub(super) const CARGO_CONFIG: &[&str] = &[
+    "--config",
+    "term.quiet=false",
+    "--config",
+    "term.verbose=false",
 ];
 
 /// A requested test id, split.
@@ -115,24 +127,18 @@ pub(super) fn is_doctest_name(name: &str) -> bool {
     name.contains(" - ") && name.contains("(line ")
 }
 
-/// cargo (or nextest) in the project's directory with the environment pith sets, backtraces off:
-/// symbolizing one costs ~200 ms per test process, and nextest runs each test in its own.
+/// cargo (or nextest) in the project's directory, in the caller's environment less
+/// [`SCRUBBED_ENV`]. Backtraces are as the caller has them: pith's own need for callers' frames
+/// is met after the run (`enrich`), never by changing what the tests see.
 pub(super) fn command(cargo: &Path, ctx: &Context<'_>) -> Command {
     let mut cmd = crate::base_command(cargo, ctx.dir);
     set_env(&mut cmd);
-    cmd.env("RUST_BACKTRACE", "0");
     cmd
 }
 
-/// What pith changes in the caller's environment for cargo and the tests: only what would
-/// change the output pith reads (`RUST_BACKTRACE` aside, which each caller sets). Colour is
-/// not among it: it is switched off on cargo's and nextest's command line.
+/// What pith changes in the caller's environment for cargo and the tests ([`SCRUBBED_ENV`]).
+/// Colour is not among it: it is switched off on cargo's and nextest's command line.
 pub(super) fn set_env(cmd: &mut Command) {
-    for (k, _) in std::env::vars_os() {
-        if k.to_string_lossy().starts_with("NEXTEST_") {
-            cmd.env_remove(&k);
-        }
-    }
     for var in SCRUBBED_ENV {
         cmd.env_remove(var);
     }
@@ -186,21 +192,6 @@ pub(super) fn cargo_missing(runner: &str) -> Run {
         hint: Some(CARGO_HINT.to_owned()),
         ..Run::new(runner)
     }
-}
-
-/// TOML basic string.
-pub(super) fn toml_str(s: &OsStr) -> String {
-    let mut out = String::from("\"");
-    for c in s.to_string_lossy().chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 #[cfg(test)]
@@ -268,10 +259,5 @@ mod tests {
         assert!(!TestId::parse("a::doc src/lib.rs - f (line 3)")
             .unwrap()
             .is_whole());
-    }
-
-    #[test]
-    fn toml_strings_are_escaped() {
-        assert_eq!(toml_str(OsStr::new("/a \"b\"\\c")), r#""/a \"b\"\\c""#);
     }
 }

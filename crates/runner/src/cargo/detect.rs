@@ -1,19 +1,37 @@
-//! Whether a directory is a cargo workspace and which runner it gets (nextest when installed),
-//! where cargo is, and what the built test targets hold that changes how they run: targets
-//! without libtest's harness (from their manifests) and libraries with doc examples.
+//! Whether a directory is a cargo workspace and which runner it gets (plain `cargo test`, the
+//! command every cargo project declares, unless the project declares nextest), where cargo is,
+//! and what the built test targets hold that changes how they run: targets without libtest's
+//! harness (from their manifests) and libraries with doc examples.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::{diag, manifest, Cargo};
 
-/// A Rust workspace at `root`; nextest is used when `cargo-nextest` is installed.
+/// A Rust workspace at `root`, run as its project runs it: `cargo test`, or nextest where the
+/// project declares it ([`declares_nextest`]) and `cargo-nextest` is installed.
+///
+/// nextest is not a drop-in for `cargo test`: it runs each test in a process of its own, so
+/// tests that share process state (a global set once, a logger initialised in every test, a
+/// test that depends on another having run first) pass under one and fail under the other.
+/// Only a project that declares nextest has said its tests are meant to run that way. Where
+/// it declares nextest but nextest is not installed, `cargo test` is what a developer there
+/// types, and what pith runs.
 pub fn detect(root: &Path) -> Option<Cargo> {
     let markers = pith_model::ecosystem::RUST.root_markers;
     markers
         .iter()
         .any(|m| root.join(m).is_file())
-        .then(|| Cargo::with_nextest(nextest_installed()))
+        .then(|| Cargo::with_nextest(declares_nextest(root) && nextest_installed()))
+}
+
+/// nextest's own configuration file, relative to the Cargo workspace root.
+pub const NEXTEST_CONFIG: &str = ".config/nextest.toml";
+
+/// Whether the Cargo workspace at `root` declares nextest as its runner: nextest's repository
+/// configuration ([`NEXTEST_CONFIG`]) is there.
+pub fn declares_nextest(root: &Path) -> bool {
+    root.join(NEXTEST_CONFIG).is_file()
 }
 
 /// Whether `cargo-nextest` is on PATH or in cargo's own bin directory (where cargo looks for

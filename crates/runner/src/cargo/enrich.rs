@@ -1,10 +1,12 @@
-//! Backtraces for a few panics, after the run. The tests run with `RUST_BACKTRACE=0`: std
-//! symbolizes a backtrace by parsing the test binary's debug info once per process (~200 ms),
-//! and nextest runs every test in its own process, so 50 failures would cost seconds. A panic
-//! then has one frame, its location. Here the failures worth a backtrace (all panics when there
-//! are few, else one of each cause, the biggest first) run again straight from their test
-//! binaries (no cargo, no nextest: one process per binary) with `RUST_BACKTRACE=1`, and a
-//! re-run that panics at the same location lends its frames (callers included).
+//! Backtraces for a few panics, after the run. The tests run with the caller's
+//! `RUST_BACKTRACE`, usually unset: a panic then has one frame, its location (std symbolizes a
+//! backtrace by parsing the test binary's debug info once per process, ~200 ms, and nextest
+//! runs every test in its own process, so 50 failures would cost seconds). Here the failures
+//! worth a backtrace (all panics when there are few, else one of each cause, the biggest
+//! first) that have none yet run again straight from their test binaries (no cargo, no
+//! nextest: one process per binary) with `RUST_BACKTRACE=1`, and a re-run that panics at the
+//! same location lends its frames (callers included). A run the caller asked for backtraces
+//! already has them: nothing runs again.
 //!
 //! Only frames change: counts, statuses, ids and messages stay phase 1's. Anything else on the
 //! re-run (a pass, another failure, a crash, the deadline, no executable) leaves the failure
@@ -160,7 +162,10 @@ fn select(failures: &[Failure]) -> Vec<usize> {
         .iter()
         .enumerate()
         .filter(|(_, f)| {
+            // More than its location: the run printed a backtrace (the caller's
+            // `RUST_BACKTRACE`), its callers are there.
             f.kind.as_deref() == Some("panic")
+                && f.frames.len() <= 1
                 && TestId::parse(&f.test).is_some_and(|id| !id.is_doc() && !id.is_whole())
         })
         .map(|(i, _)| i)
@@ -334,6 +339,12 @@ mod tests {
         ));
         assert_eq!(select(&f), [0, 1, 3, 4, 5, 6, 7, 8]);
         assert!(select(&[]).is_empty());
+        // A panic the run printed a backtrace for has its callers already.
+        let mut traced = panicked("p tests::traced", "src/lib.rs", 6);
+        traced
+            .frames
+            .insert(0, frame("library/core/src/panicking.rs", 80, false));
+        assert!(select(&[traced]).is_empty());
     }
 
     #[test]

@@ -1,12 +1,15 @@
-//! Rust: cargo-nextest (JUnit report) when installed, else `cargo test` (libtest's stable
-//! human output). Both paths read cargo's JSON messages for compile errors and for the test
-//! binaries' ids, and both name tests the way nextest does: `<binary_id> <test_name>`, where the
-//! binary id is `pkg` (lib or proc-macro), `pkg::bin/NAME`, `pkg::NAME` (`tests/NAME.rs`),
-//! `pkg::example/NAME` or `pkg::bench/NAME`, and the test name is libtest's path
-//! (`tests::it_works`).
+//! Rust: the project's own command, `cargo test` (libtest's stable human output), run as it
+//! runs in the project's directory — no `--workspace`: a virtual manifest's `default-members`
+//! (else every member), a root package alone unless `default-members` says more — or
+//! cargo-nextest (its JUnit report) where the workspace declares it (`.config/nextest.toml`,
+//! see `detect`) or `--runner nextest` asks for it. Both paths read cargo's JSON messages for
+//! compile errors and for the test binaries' ids, and both name tests the way nextest does:
+//! `<binary_id> <test_name>`, where the binary id is `pkg` (lib or proc-macro), `pkg::bin/NAME`,
+//! `pkg::NAME` (`tests/NAME.rs`), `pkg::example/NAME` or `pkg::bench/NAME`, and the test name
+//! is libtest's path (`tests::it_works`).
 //!
-//! Doctests: nextest does not run them, so after a nextest run the workspace's doctests run
-//! through `cargo test --doc` (when a library of the workspace has doc examples) into the same
+//! Doctests: nextest does not run them, so after a nextest run the doctests of the packages it
+//! ran run through `cargo test --doc` (when such a library has doc examples) into the same
 //! answer, as plain `cargo test` would run them; they are named `pkg::doc <libtest name>`
 //! (`pkg::doc src/lib.rs - add (line 3)`) and re-run with `cargo test --doc`.
 //!
@@ -20,18 +23,22 @@
 //!
 //! The environment is the caller's, so tests see what they would see run by hand: colour is
 //! switched off on the command line (`--color never`; cargo passes no colour option to
-//! libtest, which colours only a terminal). pith sets `RUST_BACKTRACE=0` in the run (`enrich`
-//! then re-runs a few panicking tests with backtraces for their callers' frames) and removes
-//! only what would change the output it reads (`NEXTEST_*`, `RUST_TEST_NOCAPTURE`, ...).
+//! libtest, which colours only a terminal), and so is cargo's own quiet or verbose reporting
+//! (`--config term.*`); backtraces are as the caller set them (`enrich` re-runs a few panicking
+//! tests with backtraces for their callers' frames when the run printed none). Removed: only
+//! `RUST_TEST_NOCAPTURE` (see `command`), and under nextest the `NEXTEST_*` variables that
+//! reshape its reporting (see `nextest`). pith's nextest profile carries the project's own
+//! (`profile`).
 //!
 //! Everything cargo prints is read in bounded memory: stdout line by line, each failed test's
 //! output as its head and tail (its panic comes last), nextest's report through [`xmlcut`].
 //!
 //! Layout: `detect` (the workspace, the runner, harness-less targets, doc examples), `command`
-//! (cargo's environment, ids into target selections), and two drives, `plain` and `nextest`,
-//! each running its runner and judging its output; `judge` holds what both judge alike (a
-//! failed test from its output, compile errors, tails) and `parse` the small readers they share,
-//! beside the format readers `libtest`, `diag`, `panic`, `xmlcut` and `manifest`.
+//! (cargo's environment, ids into target selections), `profile` (pith's nextest profile), and
+//! two drives, `plain` and `nextest`, each running its runner and judging its output; `judge`
+//! holds what both judge alike (a failed test from its output, compile errors, tails) and
+//! `parse` the small readers they share, beside the format readers `libtest`, `diag`, `panic`,
+//! `xmlcut` and `manifest`.
 
 mod capture;
 mod command;
@@ -46,6 +53,7 @@ pub(crate) mod nextest;
 pub(crate) mod panic;
 mod parse;
 mod plain;
+mod profile;
 pub(crate) mod xmlcut;
 
 use pith_model::{ExitMeaning, Run, Status};
@@ -55,7 +63,7 @@ use crate::{text, Adapter, Context, RunnerError};
 use command::{cargo_missing, TestId};
 use detect::{find_cargo, has_doc_examples};
 
-pub use detect::{detect, nextest_installed};
+pub use detect::{declares_nextest, detect, nextest_installed, NEXTEST_CONFIG};
 pub use diag::{binary_id, TargetKind};
 
 /// One line telling how to get nextest, when it was asked for by name.

@@ -23,6 +23,7 @@ use std::process::Command;
 use pith_model::{Exit, ExitMeaning, Failure, Run, Status};
 
 use super::command::TestId;
+use super::profile::{self, PROFILE};
 use super::{diag, libtest, xmlcut};
 use crate::junit;
 use crate::process::{Captured, End};
@@ -65,7 +66,6 @@ fn exit_of(code: i32) -> Exit {
     Exit::new(code, meaning)
 }
 
-const PROFILE: &str = "pith";
 const NEXTEST_HINT: &str = "update cargo-nextest: cargo install cargo-nextest --locked";
 
 /// The run, the artifacts cargo built, and the `harness = false` binaries nextest found no
@@ -80,7 +80,9 @@ pub(super) fn run(
     let scratch = absolute(ctx.scratch);
     let junit_path = scratch.join("nextest-junit.xml");
     let config = scratch.join("nextest-pith.toml");
-    std::fs::write(&config, tool_config(&junit_path))
+    let chosen = std::env::var("NEXTEST_PROFILE").ok();
+    let text = profile::tool_config(ctx.dir, chosen.as_deref(), &junit_path);
+    std::fs::write(&config, text)
         .map_err(|e| RunnerError::io(format!("writing {}", config.display()), e))?;
 
     let mut ids: Vec<TestId> = selection.map(<[TestId]>::to_vec).unwrap_or_default();
@@ -111,7 +113,11 @@ pub(super) fn run(
 
         // nextest refuses a filterset naming a binary id it does not know: those ids are not
         // found, and the rest run again (the build is fresh by then).
-        if let Some((keep, gone)) = selection.and_then(|_| refused(&cap, &stderr, &ids)) {
+        // Likewise cargo for a package `-p` names that the workspace does not have.
+        let refusal = selection
+            .and_then(|_| refused(&cap, &stderr, &ids))
+            .or_else(|| selection.and_then(|_| unknown_packages(&cap, &stderr, &ids)));
+        if let Some((keep, gone)) = refusal {
             if !gone.is_empty() && std::time::Instant::now() < ctx.deadline {
                 printed.append(cap.printed());
                 not_found.extend(gone.into_iter().map(|id| id.full));
@@ -153,9 +159,10 @@ pub(super) fn run(
     }
 }
 
-/// `cargo nextest run` over the workspace with pith's profile from the tool config at
-/// `config`; with `ids`, only those tests, even where the profile's default filter leaves them
-/// out.
+/// `cargo nextest run` with pith's profile from the tool config at `config`, over the packages
+/// `cargo nextest run` selects in the project's directory (no `--workspace`: the default
+/// members, as cargo's); with `ids`, only those tests, even where the profile's default filter
+/// leaves them out.
 fn nextest_command(
     ctx: &Context<'_>,
     cargo: &Path,
@@ -163,12 +170,32 @@ fn nextest_command(
     ids: Option<&[TestId]>,
 ) -> Command {
     let mut cmd = super::command::command(cargo, ctx);
-    cmd.args(["nextest", "run", "--workspace", "--no-fail-fast"])
+    for (k, _) in std::env::vars_os() {
+        if k.to_str()
+            .is_some_and(|k| k.starts_with("NEXTEST_") && !is_policy(k))
+        {
+            cmd.env_remove(&k);
+        }
+    }
+    cmd.args(["nextest", "run", "--no-fail-fast"])
         .arg("--tool-config-file")
         .arg(format!("pith:{}", config.display()))
         .args(["--profile", PROFILE, "--cargo-message-format", "json"])
         .args(["--color", "never"]);
     if let Some(ids) = ids {
+        // Each id's package by name, as `cargo nextest run -p PKG` is typed: a member the
+        // workspace's default members leave out runs when asked for by id, and nothing else
+        // is built.
+        let mut packages: Vec<String> = Vec::new();
+        for id in ids {
+            let (pkg, _) = id.target();
+            if !packages.contains(&pkg) {
+                packages.push(pkg);
+            }
+        }
+        for pkg in &packages {
+            cmd.arg("-p").arg(pkg);
+        }
         // A test asked for by id runs even if the profile's default filter leaves it out.
         cmd.arg("--ignore-default-filter");
         for id in ids {
@@ -176,6 +203,19 @@ fn nextest_command(
         }
     }
     cmd
+}
+
+/// Whether a `NEXTEST_*` variable of the caller's is how the tests are run, kept: the retries
+/// and the threads (which decide, for a flaky test or tests that contend, what passes) and the
+/// experimental features switched on (setup scripts run before the tests). The rest reshape
+/// nextest's console (status levels, output shown, progress), which pith does not read, or
+/// would reshape what it does read or clash with its command line (`NEXTEST_NO_CAPTURE`,
+/// `NEXTEST_FAIL_FAST`, `NEXTEST_MAX_FAIL`), or are what an outer nextest set for the test it
+/// runs (`NEXTEST_RUN_ID`, `NEXTEST_EXECUTION_MODE`...): each is removed. `NEXTEST_PROFILE` is
+/// read: its profile is carried into pith's ([`profile`]).
+fn is_policy(name: &str) -> bool {
+    matches!(name, "NEXTEST_RETRIES" | "NEXTEST_TEST_THREADS")
+        || name.starts_with("NEXTEST_EXPERIMENTAL_")
 }
 
 /// When nextest refused the run because a filterset names a binary it does not know: the
@@ -192,6 +232,41 @@ fn refused(cap: &Captured, stderr: &str, ids: &[TestId]) -> Option<(Vec<TestId>,
             .cloned()
             .partition(|id| !rejected.contains(&filterset(id))),
     )
+}
+
+/// When cargo refused the build because `-p` named a package the workspace does not have
+/// (``error: package ID specification `ghost` did not match any packages``): the ids it kept
+/// and those of the unknown packages.
+fn unknown_packages(
+    cap: &Captured,
+    stderr: &str,
+    ids: &[TestId],
+) -> Option<(Vec<TestId>, Vec<TestId>)> {
+    if matches!(cap.end, End::Exited(0)) {
+        return None;
+    }
+    let unknown: HashSet<String> = unknown_package_names(stderr);
+    if unknown.is_empty() {
+        return None;
+    }
+    Some(
+        ids.iter()
+            .cloned()
+            .partition(|id| !unknown.contains(&id.target().0)),
+    )
+}
+
+/// The packages cargo says no workspace member is.
+fn unknown_package_names(stderr: &str) -> HashSet<String> {
+    stderr
+        .lines()
+        .filter_map(|l| {
+            let rest = l.trim().strip_prefix("error: package ID specification `")?;
+            let (pkg, tail) = rest.split_once('`')?;
+            tail.contains("did not match any packages")
+                .then(|| pkg.to_owned())
+        })
+        .collect()
 }
 
 /// The harness-less binaries (`customs`) nextest listed no test in, when it got to run tests
@@ -215,25 +290,6 @@ fn unseen(report: &junit::Report, run: &Run, customs: HashSet<String>) -> Vec<St
         .collect();
     u.sort();
     u
-}
-
-/// The injected profile: the user's default profile plus a JUnit report at `junit`.
-fn tool_config(junit: &Path) -> String {
-    format!(
-        "[profile.{PROFILE}]\n\
-         fail-fast = false\n\
-         # At pith's deadline nextest gets SIGTERM: kill the tests soon after, so the report is\n\
-         # written before pith gives up waiting.\n\
-         slow-timeout = {{ period = \"60s\", grace-period = \"1s\" }}\n\
-         \n\
-         [profile.{PROFILE}.junit]\n\
-         path = {}\n\
-         # Passing tests' output says whether libtest reported them before they exited.\n\
-         store-success-output = true\n\
-         store-failure-output = true\n\
-         report-skipped = \"ignored\"\n",
-        super::command::toml_str(junit.as_os_str())
-    )
 }
 
 fn absolute(p: &Path) -> PathBuf {
@@ -290,6 +346,9 @@ fn binary_id(case: &junit::Case) -> &str {
 fn case_id(case: &junit::Case) -> String {
     format!("{} {}", binary_id(case), case.name)
 }
+
+/// The failure type nextest gives a test its `slow-timeout` terminated.
+const TIMEOUT: &str = "test timeout";
 
 /// The signal a `test abort` failure names (`process aborted with signal 6 (SIGABRT)`).
 fn abort_signal(f: &junit::Fault) -> Option<String> {
@@ -534,14 +593,17 @@ fn tally_cases(
                     }
                     None => {
                         run.failed += 1;
-                        run.failures.push(output_failure(
-                            ctx,
-                            id,
-                            &fault,
-                            &case.stderr,
-                            &case.stdout,
-                            pkg_dir,
-                        ));
+                        let mut f =
+                            output_failure(ctx, id, &fault, &case.stderr, &case.stdout, pkg_dir);
+                        if fault.type_name.as_deref() == Some(TIMEOUT) && f.kind.is_none() {
+                            // The project's own `slow-timeout` (`terminate-after`) ended it: its
+                            // output, cut short, says nothing of why.
+                            f.message = "timed out: the nextest profile's slow-timeout \
+                                         (terminate-after) ended it"
+                                .to_owned();
+                            f.kind = Some("timeout".to_owned());
+                        }
+                        run.failures.push(f);
                     }
                 }
             }
@@ -797,9 +859,35 @@ first try failed
     }
 
     #[test]
-    fn tool_config_names_the_report() {
-        let c = tool_config(Path::new("/tmp/s/nextest-junit.xml"));
-        assert!(c.contains("[profile.pith]"));
-        assert!(c.contains("[profile.pith.junit]\npath = \"/tmp/s/nextest-junit.xml\""));
+    fn packages_cargo_does_not_know_are_read_from_its_error() {
+        let err = "error: package ID specification `ghost` did not match any packages\n\
+                   error: command `cargo test --no-run` exited with code 101\n";
+        let names = unknown_package_names(err);
+        assert_eq!(names.len(), 1);
+        assert!(names.contains("ghost"));
+        assert!(unknown_package_names("error: could not compile `a`\n").is_empty());
+    }
+
+    #[test]
+    fn the_callers_test_policy_stays_and_reporting_goes() {
+        for kept in [
+            "NEXTEST_RETRIES",
+            "NEXTEST_TEST_THREADS",
+            "NEXTEST_EXPERIMENTAL_SETUP_SCRIPTS",
+        ] {
+            assert!(is_policy(kept), "{kept}");
+        }
+        for gone in [
+            "NEXTEST_PROFILE",
+            "NEXTEST_NO_CAPTURE",
+            "NEXTEST_FAIL_FAST",
+            "NEXTEST_MAX_FAIL",
+            "NEXTEST_STATUS_LEVEL",
+            "NEXTEST_HIDE_PROGRESS_BAR",
+            "NEXTEST_RUN_ID",
+            "NEXTEST_EXECUTION_MODE",
+        ] {
+            assert!(!is_policy(gone), "{gone}");
+        }
     }
 }

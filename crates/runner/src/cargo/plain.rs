@@ -43,8 +43,9 @@ pub(super) fn exit_of(code: i32) -> Exit {
 /// What one `cargo test` runs.
 #[derive(Clone, Copy)]
 enum Scope<'a> {
+    /// What `cargo test` runs in the project's directory.
     Workspace,
-    /// Every doctest of the workspace.
+    /// Every doctest of those packages.
     Doc,
     /// Tests of one binary (or the whole binary, for an id naming only it).
     Group(&'a [TestId]),
@@ -94,7 +95,8 @@ pub(super) fn run(
     Ok((run, artifacts))
 }
 
-/// Every doctest of the workspace (`cargo test --doc`): what nextest never runs.
+/// Every doctest of the packages `cargo test` runs (`cargo test --doc`): what nextest never
+/// runs.
 pub(super) fn run_doc(ctx: &Context<'_>, cargo: &Path) -> Result<Run, RunnerError> {
     let (mut run, _) = invoke(ctx, cargo, Scope::Doc)?;
     // Only doctests ran this way; the answer's other tests kept their isolation.
@@ -109,14 +111,14 @@ fn invoke(
     scope: Scope<'_>,
 ) -> Result<(Run, Vec<diag::Artifact>), RunnerError> {
     let mut cmd = super::command::command(cargo, ctx);
-    cmd.arg("test");
+    cmd.arg("test").args(super::command::CARGO_CONFIG);
+    // No `--workspace`: what `cargo test` runs from the project's directory is the contract
+    // (a virtual manifest's `default-members`, else every member; a root package alone unless
+    // `default-members` says more). A member the project keeps out of it is not run.
     let group = match scope {
-        Scope::Workspace => {
-            cmd.arg("--workspace");
-            None
-        }
+        Scope::Workspace => None,
         Scope::Doc => {
-            cmd.args(["--workspace", "--doc"]);
+            cmd.arg("--doc");
             None
         }
         Scope::Group(g) => {
@@ -127,6 +129,10 @@ fn invoke(
             Some(g)
         }
     };
+    // What pith adds: its reading (`--message-format json`, no colour) and `--no-fail-fast`,
+    // which never turns a verdict — `cargo test` stops after the first test binary that fails,
+    // red either way; pith runs the others too, so the answer shows every failure, not the
+    // first binary's (the failing ids of `cargo test` by hand are a part of pith's).
     cmd.args([
         "--no-fail-fast",
         "--message-format",

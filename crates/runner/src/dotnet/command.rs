@@ -75,8 +75,10 @@ impl Dotnet {
         // and MTP, and MSBuild's `error CS...` lines. The CLI, MSBuild and VSTest print it in
         // the language this variable names (the user's otherwise), and MSBuild's terminal
         // logger, when forced on, rewrites those lines in place. Both are read by the .NET
-        // tooling; a test host inherits them, and a test that asserts on its UI culture could
-        // see the language (the one variable pith sets that a test might observe).
+        // tooling, never by the runtime: a test host inherits them, but its cultures come from
+        // LANG/LC_ALL, which stay the caller's, so a test of culture-dependent formatting or
+        // localized resources runs as by hand. Only a test that reads these variables by name
+        // would see them.
         cmd.env("DOTNET_CLI_UI_LANGUAGE", "en")
             .env("MSBUILDTERMINALLOGGER", "off");
         if matches!(self.layout.platform, Platform::Vstest | Platform::None) {

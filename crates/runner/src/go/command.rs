@@ -1,5 +1,6 @@
-//! How go is started: where the binary is, the environment it runs in (GOFLAGS without the
-//! selection flags, GOTOOLCHAIN pinned), its `-timeout` from pith's deadline, and the selection:
+//! How go is started: where the binary is, the environment it runs in (the caller's GOFLAGS less
+//! the flags that would stop go from running tests pith can read, the workspace a module
+//! belongs to), its `-timeout` (the project's, within pith's deadline), and the selection:
 //! requested ids resolved to packages and grouped into exact `-run` patterns.
 
 use std::path::{Path, PathBuf};
@@ -16,13 +17,18 @@ use super::{locate, output};
 /// Where Go's installer puts it, for a caller whose PATH lacks it.
 pub(super) const GO_INSTALL: &str = "/usr/local/go/bin/go";
 
-/// Flags GOFLAGS may carry that change which tests run or how go reports them: pith selects
-/// tests itself and reads go's JSON, so these are taken out of the GOFLAGS go sees. Every other
-/// flag (`-tags`, `-mod`, `-race`, `-count=1`, `-short`...) stays: it is part of how the
-/// project builds and tests, and the tests see GOFLAGS as the caller set it, less these.
-pub(super) const SELECTION_FLAGS: &[&str] = &[
-    "run", "skip", "list", "failfast", "fuzz", "bench", "json", "c", "o",
-];
+/// Flags GOFLAGS may carry that replace the test run with something else pith cannot read:
+/// a listing (`-list`), a build without a run (`-c`, `-o`), a fuzzing session (`-fuzz`, which
+/// go refuses over several packages anyway), or a second `-json`. Taken out of the GOFLAGS go
+/// sees. Every other flag stays, the tests see it too: it is how the project builds and tests
+/// (`-tags`, `-mod`, `-race`, `-short`), and what the caller chose to run and how (`-run`,
+/// `-skip`, `-count`, `-cpu`, `-failfast`, `-timeout`, `-bench`): a repeated test fails if
+/// any of its runs failed (`events`), and a selection pith makes by id is passed on the
+/// command line, which outranks GOFLAGS.
+pub(super) const REPLACING_FLAGS: &[&str] = &["list", "fuzz", "json", "c", "o"];
+
+/// go test's own `-timeout` when nothing sets one.
+pub(super) const GO_DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 
 pub(super) fn find_go() -> Option<PathBuf> {
     crate::on_path("go").or_else(|| {
@@ -31,12 +37,17 @@ pub(super) fn find_go() -> Option<PathBuf> {
     })
 }
 
-/// go in `dir`, in the caller's environment but for two things the tests could see:
-/// - GOFLAGS loses the flags that would choose tests or reshape go's report behind pith's back
-///   ([`SELECTION_FLAGS`]); the rest of it is the project's build, kept.
-/// - GOTOOLCHAIN is `local` unless the caller chose a policy: with go's default (`auto`) a
-///   go.mod asking for a newer Go makes go download a toolchain from the network mid-run; pith
-///   answers about the Go that is installed, with a hint when it is too old.
+/// go in `dir`, in the caller's environment but for what pith must change to read the run:
+/// - GOFLAGS loses the flags that would replace the run ([`REPLACING_FLAGS`]); the rest of it
+///   is the project's build and the caller's choices, kept.
+/// - A module that a `go.work` above it leaves out runs on its own (`GOWORK=off`), as a
+///   developer runs it there: inside the workspace go refuses `./...` in it ("directory
+///   prefix . does not contain modules listed in go.work"). A module the `go.work` lists runs
+///   inside the workspace, its `use` and `replace` applied. A caller's own `GOWORK` stands.
+///
+/// GOTOOLCHAIN is the caller's (or go's configuration): a `toolchain` line in go.mod is the
+/// project's runner version, and go switches to it as it would by hand; where it cannot, its
+/// words become a hint ([`toolchain_hint`]).
 pub(super) fn command(go: &Path, dir: &Path) -> Command {
     let mut cmd = crate::base_command(go, dir);
     if let Some(flags) = std::env::var_os("GOFLAGS") {
@@ -50,28 +61,160 @@ pub(super) fn command(go: &Path, dir: &Path) -> Command {
             }
         }
     }
-    if std::env::var_os("GOTOOLCHAIN").is_none_or(|v| v.is_empty()) {
-        cmd.env("GOTOOLCHAIN", "local");
+    if std::env::var_os("GOWORK").is_none_or(|v| v.is_empty()) && left_out_of_workspace(dir) {
+        cmd.env("GOWORK", "off");
     }
     cmd
 }
 
-/// GOFLAGS (space-separated `-flag=value` entries) without the [`SELECTION_FLAGS`], and
-/// without what runs a test more than once (`-count` other than 1, `-cpu` with several
-/// values): each run reports under the one name, and the last would hide a failing one.
+/// GOFLAGS (space-separated `-flag=value` entries) without the [`REPLACING_FLAGS`].
 pub(super) fn kept_goflags(flags: &str) -> String {
     flags
         .split_whitespace()
-        .filter(|f| {
-            let name = f.trim_start_matches('-');
-            let (name, value) = name.split_once('=').unwrap_or((name, ""));
-            let name = name.strip_prefix("test.").unwrap_or(name);
-            let repeats =
-                (name == "count" && value != "1") || (name == "cpu" && value.contains(','));
-            !(SELECTION_FLAGS.contains(&name) || repeats)
-        })
+        .filter(|f| !REPLACING_FLAGS.contains(&flag_name(f).0))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// Whether the caller's GOFLAGS choose which tests run (`-run`, `-skip`).
+pub(super) fn callers_selection() -> bool {
+    let goflags = std::env::var("GOFLAGS").unwrap_or_default();
+    goflags
+        .split_whitespace()
+        .any(|f| matches!(flag_name(f).0, "run" | "skip"))
+}
+
+/// A GOFLAGS entry's name (without dashes and go test's `test.` prefix) and value.
+fn flag_name(entry: &str) -> (&str, &str) {
+    let name = entry.trim_start_matches('-');
+    let (name, value) = name.split_once('=').unwrap_or((name, ""));
+    (name.strip_prefix("test.").unwrap_or(name), value)
+}
+
+/// The `-timeout` go test runs with: the project's (the caller's GOFLAGS, else go's default of
+/// ten minutes), within what is left of pith's deadline ([`go_timeout`]). A test that takes
+/// longer than the project allows fails by hand, so it fails here; `-timeout=0` (no limit)
+/// leaves pith's.
+pub(super) fn test_timeout(remaining: Duration) -> Duration {
+    let goflags = std::env::var("GOFLAGS").unwrap_or_default();
+    let own = project_timeout(&goflags);
+    let pith = go_timeout(remaining);
+    match own {
+        Some(t) if t.is_zero() => pith,
+        Some(t) => t.min(pith),
+        None => GO_DEFAULT_TIMEOUT.min(pith),
+    }
+}
+
+/// The last `-timeout` in GOFLAGS (go applies them in order), when it parses.
+fn project_timeout(goflags: &str) -> Option<Duration> {
+    goflags
+        .split_whitespace()
+        .map(flag_name)
+        .rfind(|(n, _)| *n == "timeout")
+        .and_then(|(_, v)| parse_duration(v))
+}
+
+/// A Go duration: `90s`, `10m`, `1h30m`, `1.5h`, `500ms`, `0`.
+pub(super) fn parse_duration(s: &str) -> Option<Duration> {
+    if s == "0" {
+        return Some(Duration::ZERO);
+    }
+    let mut rest = s;
+    let mut total = 0f64;
+    if rest.is_empty() {
+        return None;
+    }
+    while !rest.is_empty() {
+        let num_end = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        let n: f64 = rest[..num_end].parse().ok()?;
+        rest = &rest[num_end..];
+        let unit_end = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let scale = match &rest[..unit_end] {
+            "ns" => 1e-9,
+            "us" | "µs" | "μs" => 1e-6,
+            "ms" => 1e-3,
+            "s" => 1.0,
+            "m" => 60.0,
+            "h" => 3600.0,
+            _ => return None,
+        };
+        rest = &rest[unit_end..];
+        total += n * scale;
+    }
+    Duration::try_from_secs_f64(total).ok()
+}
+
+/// Whether go runs the module in `dir` inside a workspace: the caller's `GOWORK` names one, or
+/// the nearest `go.work` above it uses the module.
+pub(super) fn in_workspace(dir: &Path) -> bool {
+    match std::env::var_os("GOWORK").filter(|v| !v.is_empty()) {
+        Some(v) => v != "off",
+        None => governing_work(dir).is_some() && !left_out_of_workspace(dir),
+    }
+}
+
+/// The `go.work` go finds for `dir`: the nearest one in it or above it.
+fn governing_work(dir: &Path) -> Option<std::path::PathBuf> {
+    dir.ancestors()
+        .map(|d| d.join("go.work"))
+        .find(|w| w.is_file())
+}
+
+/// Whether a `go.work` governs `dir` (the nearest one above it, as go finds it) and leaves
+/// its module out of `use`.
+pub(super) fn left_out_of_workspace(dir: &Path) -> bool {
+    let Some(work) = governing_work(dir) else {
+        return false;
+    };
+    let Ok(text) = std::fs::read_to_string(&work) else {
+        return false;
+    };
+    let base = work.parent().unwrap_or(Path::new("/"));
+    let here = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    !work_uses(&text).iter().any(|u| {
+        let used = base.join(u);
+        used.canonicalize().unwrap_or(used) == here
+    })
+}
+
+/// The directories a `go.work` file's `use` directives name, in one line or a block.
+pub(super) fn work_uses(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_block = false;
+    for raw in text.lines() {
+        let line = raw.split("//").next().unwrap_or("").trim();
+        if in_block {
+            if line.starts_with(')') {
+                in_block = false;
+            } else if !line.is_empty() {
+                out.push(unquote(line));
+            }
+            continue;
+        }
+        let Some(rest) = line.strip_prefix("use") else {
+            continue;
+        };
+        let rest = rest.trim();
+        if let Some(inner) = rest.strip_prefix('(') {
+            match inner.split_once(')') {
+                Some((one, _)) if !one.trim().is_empty() => out.push(unquote(one.trim())),
+                Some(_) => {}
+                None => in_block = true,
+            }
+        } else if !rest.is_empty() && line[3..].starts_with(char::is_whitespace) {
+            out.push(unquote(rest));
+        }
+    }
+    out
+}
+
+fn unquote(s: &str) -> String {
+    s.trim_matches(|c| c == '"' || c == '`').to_owned()
 }
 
 pub(super) fn missing(hint: String) -> Run {
@@ -85,24 +228,35 @@ pub(super) fn spawn_error(go: &Path, source: std::io::Error) -> RunnerError {
     }
 }
 
-/// `go: go.mod requires go >= 1.99 (running go 1.26.8; GOTOOLCHAIN=local)`: the installed Go
-/// is too old for the module, and pith does not let go download another.
+/// Where go cannot run the toolchain the module asks for: `go: go.mod requires go >= 1.99
+/// (running go 1.26.8; GOTOOLCHAIN=local)` (the caller or go's configuration forbids a
+/// switch), or `go: download go1.99.0 for linux/amd64: toolchain not available` (the switch
+/// failed: no such release, no network, GOPROXY=off).
 pub(super) fn toolchain_hint(stderr: &str) -> Option<String> {
+    if let Some(line) = stderr
+        .lines()
+        .find(|l| l.contains("requires go >= ") && l.contains("GOTOOLCHAIN=local"))
+    {
+        let want = line
+            .split("requires go >= ")
+            .nth(1)?
+            .split([' ', ')'])
+            .next()?;
+        let running = line
+            .split("(running go ")
+            .nth(1)
+            .and_then(|r| r.split([';', ')']).next())
+            .unwrap_or("?");
+        return Some(format!(
+            "go.mod requires go >= {want} (installed: {running}): install Go {want} or newer: https://go.dev/dl/"
+        ));
+    }
     let line = stderr
         .lines()
-        .find(|l| l.contains("requires go >= ") && l.contains("GOTOOLCHAIN=local"))?;
-    let want = line
-        .split("requires go >= ")
-        .nth(1)?
-        .split([' ', ')'])
-        .next()?;
-    let running = line
-        .split("(running go ")
-        .nth(1)
-        .and_then(|r| r.split([';', ')']).next())
-        .unwrap_or("?");
+        .find(|l| l.starts_with("go: download go") && l.contains("toolchain not available"))?;
+    let want = line.strip_prefix("go: download ")?.split(' ').next()?;
     Some(format!(
-        "go.mod requires go >= {want} (installed: {running}): install Go {want} or newer: https://go.dev/dl/"
+        "the module asks for toolchain {want}, which go could not get (toolchain not available): install it, or check GOTOOLCHAIN and GOPROXY"
     ))
 }
 
@@ -281,11 +435,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn goflags_keep_the_build_and_lose_the_selection() {
-        assert_eq!(
-            kept_goflags("-tags=integration -run=TestA -count=1 -mod=vendor --failfast -test.skip=X -count=3 -race -cpu=1,4 -vet=off"),
-            "-tags=integration -count=1 -mod=vendor -race -vet=off"
-        );
+    fn goflags_keep_the_build_and_the_callers_choices() {
+        let all = "-tags=integration -run=TestA -count=1 -mod=vendor --failfast -test.skip=X -count=3 -race -cpu=1,4 -vet=off";
+        assert_eq!(kept_goflags(all), all);
         assert_eq!(kept_goflags("  "), "");
     }
 
@@ -382,6 +534,57 @@ mod tests {
             toolchain_hint(e).unwrap(),
             "go.mod requires go >= 1.99 (installed: 1.26.8): install Go 1.99 or newer: https://go.dev/dl/"
         );
+        let e = "go: downloading go1.99.0 (linux/amd64)\ngo: download go1.99.0 for linux/amd64: toolchain not available\n";
+        assert!(toolchain_hint(e)
+            .unwrap()
+            .starts_with("the module asks for toolchain go1.99.0, which go could not get"));
         assert_eq!(toolchain_hint("go: other\n"), None);
+    }
+
+    #[test]
+    fn goflags_keep_what_chooses_and_repeats_tests() {
+        assert_eq!(
+            kept_goflags("-tags=extra -run=TestX -count=3 -cpu=1,2 -failfast -list=. -test.c -json -o=x -fuzz=F -timeout=5m"),
+            "-tags=extra -run=TestX -count=3 -cpu=1,2 -failfast -timeout=5m"
+        );
+    }
+
+    #[test]
+    fn the_projects_timeout_holds_within_pith_deadline() {
+        let d = |s: &str| parse_duration(s).unwrap();
+        assert_eq!(d("90s"), Duration::from_secs(90));
+        assert_eq!(d("1h30m"), Duration::from_secs(5400));
+        assert_eq!(d("1.5m"), Duration::from_secs(90));
+        assert_eq!(d("500ms"), Duration::from_millis(500));
+        assert_eq!(d("0"), Duration::ZERO);
+        assert!(parse_duration("5x").is_none() && parse_duration("").is_none());
+        assert_eq!(
+            project_timeout("-count=1 -timeout=2m -timeout=30s"),
+            Some(d("30s"))
+        );
+        assert_eq!(project_timeout("-test.timeout=45s"), Some(d("45s")));
+        assert_eq!(project_timeout("-race"), None);
+    }
+
+    #[test]
+    fn go_work_leaves_a_module_out_unless_it_uses_it() {
+        assert_eq!(
+            work_uses("go 1.22\n\nuse ./a\nuse (\n\t./b // the lib\n\t\"./c d\"\n)\nuse(./e)\ntoolchain go1.22.1\n"),
+            ["./a", "./b", "./c d", "./e"]
+        );
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        for m in ["a", "b", "left"] {
+            std::fs::create_dir_all(root.join(m)).unwrap();
+        }
+        assert!(!left_out_of_workspace(&root.join("left")));
+        std::fs::write(root.join("go.work"), "go 1.22\nuse (\n\t./a\n\tb\n)\n").unwrap();
+        assert!(!left_out_of_workspace(&root.join("a")));
+        assert!(!left_out_of_workspace(&root.join("b")));
+        assert!(left_out_of_workspace(&root.join("left")));
+        if std::env::var_os("GOWORK").is_none() {
+            assert!(in_workspace(&root.join("a")));
+            assert!(!in_workspace(&root.join("left")));
+        }
     }
 }

@@ -348,6 +348,15 @@ impl Stream {
                     _ => {}
                 }
                 match outcome {
+                    // A test run again (`-count=N`, `-cpu=1,2` in the caller's GOFLAGS) that
+                    // failed once has failed, as go's own verdict says: a later pass does not
+                    // undo it, nor clear what the failing run printed.
+                    Some(o) if !misattributed && t.outcome == Some(Outcome::Fail) => {
+                        t.paused = false;
+                        if o == Outcome::Fail {
+                            t.elapsed = e.elapsed;
+                        }
+                    }
                     Some(o) if !misattributed => {
                         t.outcome = Some(o);
                         t.paused = false;
@@ -506,6 +515,27 @@ mod tests {
         assert_eq!(p.outcome, Some(Outcome::Fail));
         assert_eq!(s.text.all(), ["# p", "a.go:1:2: oops"]);
         assert_eq!(s.events, 5);
+    }
+
+    #[test]
+    fn a_test_run_again_that_failed_once_has_failed() {
+        let lines = [
+            r#"{"Action":"run","Package":"p","Test":"TestFlip"}"#,
+            r#"{"Action":"output","Package":"p","Test":"TestFlip","Output":"    flip_test.go:9: second run differs\n"}"#,
+            r#"{"Action":"fail","Package":"p","Test":"TestFlip","Elapsed":0.1}"#,
+            r#"{"Action":"run","Package":"p","Test":"TestFlip"}"#,
+            r#"{"Action":"output","Package":"p","Test":"TestFlip","Output":"--- PASS: TestFlip (0.00s)\n"}"#,
+            r#"{"Action":"pass","Package":"p","Test":"TestFlip","Elapsed":0}"#,
+            r#"{"Action":"fail","Package":"p","Elapsed":0.2}"#,
+        ];
+        let s = Stream::parse(&lines.join("\n"));
+        let t = s.packages[0].get("TestFlip").unwrap();
+        assert_eq!(t.outcome, Some(Outcome::Fail));
+        assert!(t
+            .output
+            .all()
+            .iter()
+            .any(|l| l.contains("second run differs")));
     }
 
     /// A flood across many failing tests: past the stream's budget each keeps a small head and

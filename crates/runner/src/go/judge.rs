@@ -64,6 +64,13 @@ pub struct Judge<'a> {
     pub stderr: &'a str,
     /// Re-running by id: only these tests count.
     pub selection: Option<&'a Selection>,
+    /// go's `-timeout` was the project's own (the caller's GOFLAGS, or go's default), stricter
+    /// than pith's deadline: a test it stops failed by the project's rule, as it does by hand
+    /// (TestsFailed), where pith's own deadline would be TimedOut.
+    pub projects_timeout: bool,
+    /// The caller's GOFLAGS choose the tests (`-run`, `-skip`): a package run whole that ran
+    /// fewer tests than it declares ran what was asked, as it does by hand.
+    pub narrowed: bool,
 }
 
 /// The test id of `name` in `pkg`: `<import path>.<TestName/sub>`.
@@ -207,6 +214,9 @@ impl Judge<'_> {
     /// declare: `TestMain` returned or exited before `m.Run`, or the binary stopped early with
     /// a zero exit. Each is one line of `never_ran`.
     fn completeness(&self, stream: &Stream, st: &mut State, never_ran: &mut Vec<String>) {
+        if self.narrowed && self.selection.is_none() {
+            return;
+        }
         for pkg in &stream.packages {
             let whole = self
                 .selection
@@ -343,7 +353,11 @@ impl Judge<'_> {
         };
         match crash.kind {
             CrashKind::Timeout => {
-                st.raise(Status::TimedOut);
+                st.raise(if self.projects_timeout {
+                    Status::TestsFailed
+                } else {
+                    Status::TimedOut
+                });
                 self.timed_out(pkg, running, &crash, run);
                 st.tail.extend(evidence.iter().cloned());
             }
@@ -442,7 +456,9 @@ impl Judge<'_> {
             }
         }
         for id in ids {
-            if !run.running.contains(&id) {
+            // Stopped by pith's deadline: it was still running. By the project's own limit: it
+            // failed, and that is all.
+            if !self.projects_timeout && !run.running.contains(&id) {
                 run.running.push(id);
             }
         }
@@ -473,7 +489,9 @@ impl Judge<'_> {
                 frames,
                 ..Failure::default()
             });
-            if !run.running.contains(&id) {
+            // Stopped by pith's deadline: it was still running. By the project's own limit: it
+            // failed, and that is all.
+            if !self.projects_timeout && !run.running.contains(&id) {
                 run.running.push(id);
             }
         }
@@ -824,6 +842,8 @@ mod tests {
             end,
             stderr,
             selection: None,
+            projects_timeout: false,
+            narrowed: false,
         }
         .judge(&Stream::parse(stream))
     }
@@ -865,6 +885,28 @@ mod tests {
         let run = judge(KILLED, "", None);
         assert_eq!(run.status(), Status::Crashed);
         assert!(run.tail.unwrap().contains("example.com/hang/slow"));
+    }
+
+    #[test]
+    fn the_projects_own_timeout_fails_the_test_and_stops_nothing_of_pith() {
+        let root = Path::new("/ws");
+        let paths = PathMap::new(root);
+        let dirs = Dirs::listed("", root, root);
+        let run = Judge {
+            paths: &paths,
+            dirs: &dirs,
+            cwd: root,
+            end: Some(End::Exited(1)),
+            stderr: "",
+            selection: None,
+            projects_timeout: true,
+            narrowed: false,
+        }
+        .judge(&Stream::parse(TIMEOUT));
+        assert_eq!(run.status(), Status::TestsFailed);
+        assert!(run.running.is_empty(), "{run:#?}");
+        assert_eq!(run.failed, 1);
+        assert_eq!(run.failures[0].message, "test timed out after 2s");
     }
 
     #[test]
@@ -1010,6 +1052,8 @@ mod tests {
             end: None,
             stderr: "",
             selection: None,
+            projects_timeout: false,
+            narrowed: false,
         };
         assert_eq!(j.pkg_name("_/ws/reports/go"), "./reports/go");
         assert_eq!(j.pkg_name("_/ws"), ".");

@@ -19,16 +19,21 @@
 //! those all the same. Ids whose package `go list` does not know, or whose test did not run in
 //! a package that ran to its end, are `not_found`; an id that starts with `-` is never passed on.
 //!
-//! `-timeout` is set from pith's deadline (less a margin, rounded down to two significant
-//! digits so go's test cache, which keys on the flag's value, still hits), so go's own timeout
-//! panic, which names the running tests, arrives before pith kills the process group. go's
-//! test cache is kept: a cached result replays the run it records, output included.
+//! `-timeout` is the project's (the caller's GOFLAGS, else go's ten minutes), within pith's
+//! deadline (less a margin, rounded down to two significant digits so go's test cache, which
+//! keys on the flag's value, still hits): go's own timeout panic names the running tests before
+//! pith kills the process group, and a test slower than the project allows fails as it does by
+//! hand. go's test cache is kept: a cached result replays the run it records, output included.
+//! GOTOOLCHAIN and GOFLAGS are the caller's (see `command`).
 //!
 //! Every module of a workspace is a project of its own (the engine runs each `go.mod` in its
 //! directory): ids under a module nested inside this one belong to that module, and under a
 //! `go.work` only this module's packages run here (go 1.26 keeps `./...` inside the module;
 //! `go list` names each package's module, and when another module's packages show up the
-//! packages are passed by name instead), so no package runs twice.
+//! packages are passed by name instead), so no package runs twice. A module the `go.work`
+//! leaves out of `use` runs on its own (`GOWORK=off`), as go refuses `./...` in it otherwise.
+//! Where no `go.work` reaches the module, a whole run's `go list` runs beside `go test ./...`
+//! rather than before it.
 //!
 //! go's output is read line by line as it comes ([`process::run_lines`]), never held whole: a
 //! test that prints without end costs the bounded head and tail of its output, no more.
@@ -162,6 +167,9 @@ impl Adapter for Go {
         let Some(go) = find_go() else {
             return Ok(missing(GO_HINT.to_owned()));
         };
+        if tests.is_empty() && !command::in_workspace(&self.dir) {
+            return self.run_whole(ctx, &go);
+        }
         let listed = match self.list(ctx, &go)? {
             Listing::Ok(listed) => listed,
             Listing::Stop(run) => return Ok(*run),
@@ -267,6 +275,28 @@ impl Go {
         Ok(Listing::Ok(listed))
     }
 
+    /// The whole module where no go.work reaches it: `go test ./...` stays inside the module
+    /// whatever `go list` says, so the listing (which the judge needs) runs beside the tests
+    /// instead of before them, and a green run costs what `go test ./...` costs.
+    fn run_whole(&self, ctx: &Context<'_>, go: &Path) -> Result<Run, RunnerError> {
+        let whole = ["./...".to_owned()];
+        let (listing, tested) = std::thread::scope(|s| {
+            let lister = s.spawn(|| self.list(ctx, go));
+            let tested = self.go_test_process(ctx, go, None, &whole);
+            (lister.join(), tested)
+        });
+        let listing = listing.unwrap_or_else(|p| std::panic::resume_unwind(p))?;
+        let listed = match listing {
+            Listing::Ok(listed) => listed,
+            Listing::Stop(run) => return Ok(*run),
+        };
+        let dirs = locate::Dirs::of(listed, &self.dir, ctx.root);
+        Ok(match tested? {
+            Tested::Ran(ran) => self.judge_test(ctx, &dirs, ran, None),
+            Tested::Stop(run) => *run,
+        })
+    }
+
     /// One `go test -json` over `pkgs`, judged.
     fn go_test(
         &self,
@@ -277,10 +307,25 @@ impl Go {
         pkgs: &[String],
         selection: Option<&Selection>,
     ) -> Result<Run, RunnerError> {
+        match self.go_test_process(ctx, go, pattern, pkgs)? {
+            Tested::Ran(ran) => Ok(self.judge_test(ctx, dirs, ran, selection)),
+            Tested::Stop(run) => Ok(*run),
+        }
+    }
+
+    /// `go test -json` over `pkgs`, its stream read; not judged yet (that needs the listing).
+    fn go_test_process(
+        &self,
+        ctx: &Context<'_>,
+        go: &Path,
+        pattern: Option<&str>,
+        pkgs: &[String],
+    ) -> Result<Tested, RunnerError> {
         let mut cmd = command(go, &self.dir);
         let remaining = ctx.deadline.saturating_duration_since(Instant::now());
+        let limit = command::test_timeout(remaining);
         cmd.args(["test", "-json"])
-            .arg(format!("-timeout={}s", go_timeout(remaining).as_secs()));
+            .arg(format!("-timeout={}ms", limit.as_millis()));
         if let Some(p) = pattern {
             cmd.arg(format!("-run={p}"));
         }
@@ -297,14 +342,34 @@ impl Go {
         let out = match process::run_lines(cmd, ctx.deadline, ctx.cancel, &mut sink) {
             Ok(o) => o,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(missing(GO_HINT.to_owned()))
+                return Ok(Tested::Stop(Box::new(missing(GO_HINT.to_owned()))))
             }
             Err(source) => return Err(spawn_error(go, source)),
         };
-        let stderr = out.stderr_str();
-        if let Some(hint) = toolchain_hint(&stderr) {
-            return Ok(missing(hint));
+        if let Some(hint) = toolchain_hint(&out.stderr_str()) {
+            return Ok(Tested::Stop(Box::new(missing(hint))));
         }
+        Ok(Tested::Ran(Box::new(Ran {
+            stream,
+            out,
+            projects_timeout: limit < go_timeout(remaining),
+        })))
+    }
+
+    /// A `go test` run judged, with the listing's directories.
+    fn judge_test(
+        &self,
+        ctx: &Context<'_>,
+        dirs: &locate::Dirs,
+        ran: Box<Ran>,
+        selection: Option<&Selection>,
+    ) -> Run {
+        let Ran {
+            stream,
+            out,
+            projects_timeout,
+        } = *ran;
+        let stderr = out.stderr_str();
         let judge = Judge {
             paths: ctx.paths,
             dirs,
@@ -312,13 +377,29 @@ impl Go {
             end: Some(out.end),
             stderr: &stderr,
             selection,
+            projects_timeout,
+            narrowed: command::callers_selection(),
         };
         let mut run = judge.judge(&stream);
         run.duration = out.elapsed;
         run.printed = stream.printed();
         run.printed.append(out.printed());
-        Ok(run)
+        run
     }
+}
+
+/// What one `go test` process left to judge.
+struct Ran {
+    stream: events::Stream,
+    out: process::Captured,
+    /// go's `-timeout` was the project's (see [`Judge::projects_timeout`]).
+    projects_timeout: bool,
+}
+
+enum Tested {
+    Ran(Box<Ran>),
+    /// go could not run the tests at all: this is the answer.
+    Stop(Box<Run>),
 }
 
 #[cfg(test)]

@@ -29,6 +29,8 @@ pub fn parse_json(text: &str, paths: &PathMap) -> Result<Run, ParseError> {
         end: None,
         stderr: "",
         selection: None,
+        projects_timeout: false,
+        narrowed: false,
     };
     let mut run = judge.judge(&stream);
     run.duration = stream

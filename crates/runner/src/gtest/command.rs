@@ -15,18 +15,18 @@ use crate::{Context, RunnerError};
 
 use super::{diag, Ctest};
 
-/// GoogleTest's variables that choose which tests run or reshape how gtest reports them, taken
-/// out of the caller's environment: pith selects tests itself and reads gtest's JSON. The rest
-/// (`GTEST_SHUFFLE`, `GTEST_DEATH_TEST_STYLE`, `GTEST_BREAK_ON_FAILURE`...) is how the project's
-/// tests behave and stays as the caller set it.
+/// GoogleTest's variables that reshape how gtest reports, taken out of the caller's
+/// environment: pith reads gtest's JSON report (`GTEST_OUTPUT`, which pith sets to its own
+/// scratch directory) and its console (colour, brevity, timing, UTF-8, a stream to a socket),
+/// and `GTEST_LIST_TESTS` would replace the run with a listing. None of them changes what a
+/// test does or whether it passes.
+///
+/// The rest is how the caller runs the tests and stays, as raw `ctest` would see it:
+/// `GTEST_FILTER` (a whole run runs what the caller's filter selects; a run of ids sets its
+/// own), `GTEST_ALSO_RUN_DISABLED_TESTS`, `GTEST_REPEAT` (a repetition that fails fails the
+/// binary's exit, which a green report cannot outvote), `GTEST_FAIL_FAST`, sharding,
+/// `GTEST_SHUFFLE`, `GTEST_DEATH_TEST_STYLE`, `GTEST_BREAK_ON_FAILURE`, `GTEST_FLAGFILE`.
 pub(super) const GTEST_REPORTING_ENV: &[&str] = &[
-    "GTEST_FILTER",
-    "GTEST_ALSO_RUN_DISABLED_TESTS",
-    "GTEST_TOTAL_SHARDS",
-    "GTEST_SHARD_INDEX",
-    "GTEST_SHARD_STATUS_FILE",
-    "GTEST_REPEAT",
-    "GTEST_FAIL_FAST",
     "GTEST_LIST_TESTS",
     "GTEST_OUTPUT",
     "GTEST_BRIEF",
@@ -34,7 +34,6 @@ pub(super) const GTEST_REPORTING_ENV: &[&str] = &[
     "GTEST_PRINT_TIME",
     "GTEST_PRINT_UTF8",
     "GTEST_STREAM_RESULT_TO",
-    "GTEST_FLAGFILE",
 ];
 
 /// Largest `ctest --show-only=json-v1` listing read.
@@ -142,8 +141,9 @@ impl Ctest {
     }
 }
 
-/// cmake or ctest in the caller's environment, less gtest's selection and reporting variables
-/// ([`GTEST_REPORTING_ENV`]), which pith sets itself where it needs them.
+/// cmake or ctest in the caller's environment, less gtest's reporting variables
+/// ([`GTEST_REPORTING_ENV`]); pith sets `GTEST_OUTPUT` itself, and `GTEST_FILTER` for a run of
+/// ids inside whole binaries.
 pub(super) fn command(program: &Path, cwd: &Path) -> Command {
     let mut cmd = crate::base_command(program, cwd);
     for var in GTEST_REPORTING_ENV {

@@ -28,10 +28,13 @@ pub(super) const TRACE_ENV: &str = "PITH_TRACE";
 /// the same process, traced. Taken out of the tests' environment like [`TRACE_ENV`].
 pub(super) const RETRACE_ENV: &str = "PITH_RETRACE";
 
-/// Variables of the caller's shell that would change what pytest does or where the plugin
-/// writes: pith's answer must not depend on them.
+/// Variables of the caller's shell that pytest and pytest-xdist set themselves in the processes
+/// they start, describing that process (a worker's id, the test running): one inherited from a
+/// caller that is itself inside a pytest run describes another process, and would make pith's
+/// plugin take the main process for a worker. Plus pith's own tracing switches. The caller's
+/// `PYTEST_ADDOPTS` is not among them: it is how the caller runs pytest (`-m "not slow"`,
+/// `-p no:randomly`, `--reruns 2`, `-x`), and raw pytest reads it.
 pub(super) const SCRUBBED_ENV: &[&str] = &[
-    "PYTEST_ADDOPTS",
     "PYTEST_XDIST_WORKER",
     "PYTEST_XDIST_WORKER_COUNT",
     "PYTEST_XDIST_TESTRUNUID",
@@ -173,16 +176,19 @@ pub(super) fn to_dir_ids(
     (ids, back)
 }
 
-/// `<python> -m pytest -p pith_<hash> --continue-on-collection-errors -q --color=no -- ids...`
+/// `<python> -m pytest -p pith_<hash> -q --color=no -- ids...`
 ///
-/// pytest puts the project's `addopts` before these, so the project's own options (`-x`,
-/// `--maxfail`, `--strict-markers`, `-W error`, `-p` plugins, coverage thresholds) keep their
-/// effect: none of these undoes one. `--continue-on-collection-errors` lets the rest run when a
-/// module does not import (the run is CollectionFailed either way), `-q` and `--color=no` only
-/// shape the text pith reads for tails. The environment is the caller's, less the variables
-/// that would change pytest's own arguments or reporting (`PYTEST_ADDOPTS`...), plus where the
-/// plugin is and writes: colour, buffering and the fault handler are left to the tests' world
-/// (the plugin sets what it needs inside pytest's own process).
+/// pytest puts the project's `addopts` and the caller's `PYTEST_ADDOPTS` before these, so the
+/// project's own options (`-x`, `--maxfail`, `--strict-markers`, `-W error`, `-p` plugins,
+/// coverage thresholds, reruns) keep their effect: none of these undoes one. `-q` and
+/// `--color=no` only shape the text pith reads for tails; neither changes what a test does or
+/// whether it passes. A module that does not import stops the run before any test, as it does
+/// by hand ("Interrupted: 1 error during collection"): pith adds no
+/// `--continue-on-collection-errors`. The environment is the caller's, less the variables
+/// pytest sets in its own processes ([`SCRUBBED_ENV`]), plus where the plugin is and writes
+/// (the plugin takes its directory off `PYTHONPATH` again before any test): colour, buffering
+/// and the fault handler are left to the tests' world (the plugin sets what it needs inside
+/// pytest's own process).
 pub(super) fn command(
     dir: &Path,
     interp: &Interpreter,
@@ -191,11 +197,8 @@ pub(super) fn command(
     ids: &[String],
 ) -> Command {
     let mut cmd = crate::base_command(&interp.program, dir);
-    cmd.args(["-m", "pytest", "-p", &plugin_module()]).args([
-        "--continue-on-collection-errors",
-        "-q",
-        "--color=no",
-    ]);
+    cmd.args(["-m", "pytest", "-p", &plugin_module()])
+        .args(["-q", "--color=no"]);
     let selection = Selection::of(ids);
     if !selection.args.is_empty() {
         // Ids are positional, whatever they look like.

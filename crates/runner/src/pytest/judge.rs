@@ -139,10 +139,10 @@ pub(super) fn judge(
             j.usage_error(ids);
             false
         }
-        Ending::Exited(2) if j.normal_end() && j.run.collection_errors() > 0 => {
-            j.run.tail = j.tail();
-            false
-        }
+        // pytest stops at a collection error before any test runs ("Interrupted: N errors
+        // during collection"): the records of the errors are the whole story, as for a run
+        // that went on.
+        Ending::Exited(2) if j.normal_end() && j.run.collection_errors() > 0 => false,
         Ending::Exited(code)
             if j.normal_end() && j.running.is_empty() && !(2..=4).contains(&code) =>
         {
