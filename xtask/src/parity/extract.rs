@@ -36,7 +36,8 @@ pub fn observe(runners: &[String], text: &str, cwd: &Path) -> Observed {
         match r.as_str() {
             "pytest" => pytest(&text, &mut o),
             "cargo" => cargo(&text, &mut o),
-            "go" => go(&text, &mut o),
+            "nextest" => nextest(&text, &mut o),
+            "go" => go(&text, &mut o, &go_modules(cwd)),
             "jest" => jest(&text, &mut o),
             "vitest" => vitest(&text, &mut o),
             "node" => node(&text, cwd, &mut o),
@@ -163,8 +164,9 @@ fn cargo(text: &str, o: &mut Observed) {
                     None => file.to_string(),
                 };
             }
-        } else if let Some(name) = t.strip_prefix("Doc-tests ") {
-            binary = name.trim().to_string();
+        } else if t.starts_with("Doc-tests ") {
+            // pith names a crate's doctests as one binary, `doc`.
+            binary = "doc".to_string();
         } else if let Some(rest) = t.strip_prefix("test ") {
             if let Some(name) = rest.strip_suffix(" ... FAILED") {
                 o.ids.insert(cargo_id(&binary, name));
@@ -189,6 +191,49 @@ fn cargo(text: &str, o: &mut Observed) {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// cargo nextest run: `FAIL [ 0.003s] pkg::binary test::path` (a retried test's last attempt;
+// `TRY n FAIL` lines are attempts, `FLAKY` passed); `Summary [ 0.010s] 4 tests run: 3 passed,
+// 1 failed, 1 skipped`.
+fn nextest(text: &str, o: &mut Observed) {
+    let mut flaky = BTreeSet::new();
+    for line in text.lines() {
+        let mut t = line.trim();
+        if t.starts_with("TRY ") {
+            // `TRY 2 FAIL [..] id`: an attempt; failing unless a FLAKY line passes it.
+            t = t.splitn(3, ' ').nth(2).unwrap_or("");
+        }
+        if let Some(rest) = t.strip_prefix("FLAKY ") {
+            if let Some((_, id)) = rest.split_once("] ") {
+                flaky.insert(id.trim().to_string());
+            }
+        }
+        for tag in ["FAIL [", "SIGSEGV [", "SIGABRT [", "TIMEOUT ["] {
+            if let Some(rest) = t.strip_prefix(tag) {
+                if let Some((_, id)) = rest.split_once("] ") {
+                    o.ids.insert(id.trim().to_string());
+                }
+            }
+        }
+        if let Some(rest) = t.strip_prefix("Summary [") {
+            let rest = rest.split_once(']').map_or(rest, |(_, r)| r);
+            let (mut p, mut f, mut s) = (0, 0, 0);
+            for (n, w) in pairs(rest) {
+                match w.as_str() {
+                    "passed" => p += n,
+                    "failed" | "timed" => f += n,
+                    "skipped" => s += n,
+                    _ => {}
+                }
+            }
+            add(&mut o.passed, p);
+            add(&mut o.failed, f);
+            add(&mut o.skipped, s);
+        }
+    }
+    o.ids.retain(|id| !flaky.contains(id));
+}
+
 /// A cargo test's id as the harness compares it: the test binary's crate name (dashes as
 /// underscores), a space, the test's path.
 pub fn cargo_id(binary: &str, name: &str) -> String {
@@ -199,8 +244,16 @@ pub fn cargo_id(binary: &str, name: &str) -> String {
 // go test: `--- FAIL: Name (0.00s)` lines belong to the package whose `FAIL\tpkg` or `ok  \tpkg`
 // line follows them; a failing package no test names (an init panic, TestMain) is its own id,
 // one that did not build is a build error (no id).
-fn go(text: &str, o: &mut Observed) {
+fn go(text: &str, o: &mut Observed, modules: &[String]) {
     let mut pending: Vec<String> = Vec::new();
+    // A line of a test's own output can look like a package's result line (a child running
+    // `go test`): only the project's own modules' packages count.
+    let ours = |pkg: &str| {
+        modules.is_empty()
+            || modules
+                .iter()
+                .any(|m| pkg == m || pkg.starts_with(&format!("{m}/")))
+    };
     for line in text.lines() {
         let t = line.trim_start();
         if let Some(rest) = t.strip_prefix("--- FAIL: ") {
@@ -209,19 +262,39 @@ fn go(text: &str, o: &mut Observed) {
         } else if let Some(rest) = line.strip_prefix("FAIL\t") {
             let pkg = rest.split(['\t', ' ']).next().unwrap_or(rest);
             let broken = rest.contains("[build failed]") || rest.contains("[setup failed]");
-            if pending.is_empty() && !broken {
+            if pending.is_empty() && !broken && ours(pkg) {
                 o.ids.insert(pkg.to_string());
             }
             for name in pending.drain(..) {
-                o.ids.insert(format!("{pkg}.{name}"));
+                if ours(pkg) {
+                    o.ids.insert(format!("{pkg}.{name}"));
+                }
             }
         } else if let Some(rest) = line.strip_prefix("ok  \t") {
             let pkg = rest.split(['\t', ' ']).next().unwrap_or(rest);
             for name in pending.drain(..) {
-                o.ids.insert(format!("{pkg}.{name}"));
+                if ours(pkg) {
+                    o.ids.insert(format!("{pkg}.{name}"));
+                }
             }
         }
     }
+}
+
+/// The module paths of the go.mod files at `dir` and one level below (a go.work's modules).
+fn go_modules(dir: &Path) -> Vec<String> {
+    let mut files = vec![dir.join("go.mod")];
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        files.extend(entries.flatten().map(|e| e.path().join("go.mod")));
+    }
+    files
+        .iter()
+        .filter_map(|f| std::fs::read_to_string(f).ok())
+        .filter_map(|text| {
+            text.lines()
+                .find_map(|l| l.trim().strip_prefix("module ").map(|m| m.trim().to_string()))
+        })
+        .collect()
 }
 
 /// Go's failing ids as compared: the leaves only. `go test` prints a parent's FAIL above each
@@ -614,6 +687,14 @@ error: test failed, to rerun pass `-p my-lib --lib`\n";
     }
 
     #[test]
+    fn nextest_final_attempts_and_summary() {
+        let text = "        PASS [   0.004s] money tests::parses\n   TRY 1 FAIL [   0.003s] money::service reaches\n  FLAKY 2/3 [   0.003s] money::service reaches\n        FAIL [   0.004s] money tests::split\n     Summary [   0.020s] 3 tests run: 2 passed (1 flaky), 1 failed, 1 skipped\n";
+        let o = run("nextest", text);
+        assert_eq!(ids(&o), ["money tests::split"]);
+        assert_eq!((o.passed, o.failed, o.skipped), (Some(2), Some(1), Some(1)));
+    }
+
+    #[test]
     fn go_fail_lines_belong_to_the_package_after_them() {
         let text = "--- FAIL: TestTitle (0.00s)\n    --- FAIL: TestTitle/two_words (0.00s)\n        words_test.go:15: no\nFAIL\nFAIL\texample.com/sub\t0.003s\nok  \texample.com/other\t0.1s\npanic: init\nFAIL\texample.com/initpanic\t0.01s\nFAIL\texample.com/broken [build failed]\n";
         let o = run("go", text);
@@ -629,6 +710,9 @@ error: test failed, to rerun pass `-p my-lib --lib`\n";
             go_leaves(&o.ids).into_iter().collect::<Vec<_>>(),
             ["example.com/initpanic", "example.com/sub.TestTitle/two_words"]
         );
+        let mut mine = Observed::default();
+        go(text, &mut mine, &["example.com/sub".to_string()]);
+        assert_eq!(ids(&mine), ["example.com/sub.TestTitle", "example.com/sub.TestTitle/two_words"]);
     }
 
     #[test]

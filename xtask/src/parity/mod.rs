@@ -370,7 +370,7 @@ fn compare_one(
     let mut raw_wall = Duration::ZERO;
     let mut timed_out = false;
     for argv in &setup.raw {
-        let out = run_bounded(argv, &dirs[0], &env, deadline)?;
+        let out = run_bounded(argv, &dirs[0], &env, deadline, true)?;
         raw_wall += out.wall;
         text.push_str(&out.text);
         exit = out.code;
@@ -386,7 +386,7 @@ fn compare_one(
     argv.extend(setup.pith_args.iter().cloned());
     // pith's own deadline is the harness's: the group is killed a minute later at the latest.
     argv.extend(["--timeout".into(), setup.timeout.to_string()]);
-    let out = run_bounded(&argv, &dirs[1], &env, deadline + Duration::from_secs(60))?;
+    let out = run_bounded(&argv, &dirs[1], &env, deadline + Duration::from_secs(60), false)?;
     let answer = out.stdout.trim().to_string();
     let mut pith_side = read_answer(&answer, out.code, out.wall);
     if pith_side.failed > 0 || !pith_side.ids.is_empty() {
@@ -395,7 +395,7 @@ fn compare_one(
 
     for dir in &dirs {
         for argv in &setup.after {
-            let _ = run_bounded(argv, dir, &env, Duration::from_secs(120));
+            let _ = run_bounded(argv, dir, &env, Duration::from_secs(120), true);
         }
     }
     let raw_tree = tree(&dirs[0])?;
@@ -621,20 +621,30 @@ struct Output {
 /// Runs argv (never a shell) in its own process group, output to files (no pipe to fill), the
 /// group killed at the deadline and after the leader exits (nothing a run leaves running
 /// outlives its row, except a daemon that left the group: Bazel's server, stopped by `after`).
+/// `merged`: stderr into the same file as stdout, in the order written (a raw side, read as a
+/// terminal shows it: cargo's `Running` lines on stderr name the binary of the results on
+/// stdout); otherwise `stdout` is stdout alone (pith's answer).
 fn run_bounded(
     argv: &[String],
     cwd: &Path,
     env: &[(OsString, Option<OsString>)],
     deadline: Duration,
+    merged: bool,
 ) -> Result<Output> {
     let scratch = tempfile::tempdir()?;
     let (out_path, err_path) = (scratch.path().join("out"), scratch.path().join("err"));
+    let out_file = fs::File::create(&out_path)?;
+    let err_file = if merged {
+        out_file.try_clone()?
+    } else {
+        fs::File::create(&err_path)?
+    };
     let mut cmd = Command::new(&argv[0]);
     cmd.args(&argv[1..])
         .current_dir(cwd)
         .stdin(Stdio::null())
-        .stdout(fs::File::create(&out_path)?)
-        .stderr(fs::File::create(&err_path)?)
+        .stdout(out_file)
+        .stderr(err_file)
         .process_group(0);
     for (k, v) in env {
         match v {
@@ -662,7 +672,11 @@ fn run_bounded(
     let wall = start.elapsed();
     kill_group(pid);
     let stdout = String::from_utf8_lossy(&fs::read(&out_path)?).into_owned();
-    let stderr = String::from_utf8_lossy(&fs::read(&err_path)?).into_owned();
+    let stderr = if merged {
+        String::new()
+    } else {
+        String::from_utf8_lossy(&fs::read(&err_path)?).into_owned()
+    };
     Ok(Output {
         code: status.code(),
         text: format!("{stdout}{stderr}"),
@@ -736,7 +750,7 @@ fn failing_ids(
             "--page".into(),
             page.to_string(),
         ];
-        let out = run_bounded(&argv, dir, env, Duration::from_secs(60)).ok()?;
+        let out = run_bounded(&argv, dir, env, Duration::from_secs(60), false).ok()?;
         if out.code != Some(0) {
             return None;
         }
@@ -813,7 +827,7 @@ fn differences(setup: &Setup, raw: &RawSide, pith: &PithSide) -> Vec<String> {
             extract::bazel_id(id)
         } else if setup.runners.iter().any(|r| r == "maven" || r == "gradle") {
             extract::jvm_id(id)
-        } else if setup.runners.iter().any(|r| r == "cargo") {
+        } else if setup.runners.iter().any(|r| r == "cargo" || r == "nextest") {
             cargo_pith_id(id)
         } else {
             id.to_string()
@@ -989,7 +1003,7 @@ mod tests {
             .iter()
             .map(|s| s.to_string())
             .collect();
-        let out = run_bounded(&argv, tmp.path(), &[], Duration::from_millis(300)).unwrap();
+        let out = run_bounded(&argv, tmp.path(), &[], Duration::from_millis(300), true).unwrap();
         assert!(out.timed_out);
         assert!(out.wall < Duration::from_secs(10));
         assert_eq!(out.stdout, "started\n");
