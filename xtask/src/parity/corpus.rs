@@ -55,6 +55,10 @@ pub struct Variant {
     /// What the raw command must answer here (`true`: exit 0): a set-up whose raw run does not
     /// is broken (a tool missing, a fixture wrong), whatever pith says.
     pub expect_green: bool,
+    /// `"expect": "masked"`: the command exits 0 over failing tests (`|| true`,
+    /// `testFailureIgnore`): the verdict compared is the tests' (red), and pith's answer must
+    /// say `masked`.
+    pub masked: bool,
     pub edits: Vec<Edit>,
     /// A disagreement known today: its reason and the follow-up that removes it.
     pub known: Option<Known>,
@@ -200,10 +204,13 @@ pub fn parse(name: &str, dir: &Path, text: &str) -> Result<Setup> {
     for (vname, vv) in variants_v {
         let vo = vv.as_object().context("a variant is an object")?;
         only_keys(vo, &["expect", "edits", "known"])?;
-        let expect_green = match vo.get("expect").and_then(Value::as_str) {
-            Some("green") => true,
-            Some("red") => false,
-            other => bail!("variant {vname}: `expect` is \"green\" or \"red\", not {other:?}"),
+        let (expect_green, masked) = match vo.get("expect").and_then(Value::as_str) {
+            Some("green") => (true, false),
+            Some("red") => (false, false),
+            Some("masked") => (true, true),
+            other => bail!(
+                "variant {vname}: `expect` is \"green\", \"red\" or \"masked\", not {other:?}"
+            ),
         };
         let mut edits = Vec::new();
         for e in vo
@@ -242,6 +249,7 @@ pub fn parse(name: &str, dir: &Path, text: &str) -> Result<Setup> {
         variants.push(Variant {
             name: vname.clone(),
             expect_green,
+            masked,
             edits,
             known,
         });

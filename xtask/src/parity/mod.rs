@@ -56,6 +56,10 @@ pub struct Row {
     pub covered: bool,
     /// The variant lists a known disagreement (stale when the sides agree).
     pub listed: bool,
+    /// The variant's entry covers nothing the corpus-wide entries leave: remove it.
+    pub stale: bool,
+    /// The variant's own known entry.
+    pub own: Option<corpus::Known>,
 }
 
 pub struct RawSide {
@@ -228,6 +232,7 @@ fn project_setup(dir: &Path, opts: &Options) -> Result<Setup> {
         variants: vec![Variant {
             name: "as published".into(),
             expect_green: true,
+            masked: false,
             edits: Vec::new(),
             known: None,
         }],
@@ -389,6 +394,10 @@ fn compare_one(
     let out = run_bounded(&argv, &dirs[1], &env, deadline + Duration::from_secs(60), false)?;
     let answer = out.stdout.trim().to_string();
     let mut pith_side = read_answer(&answer, out.code, out.wall);
+    if answer.is_empty() {
+        let said = out.text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        pith_side.status = format!("no answer: {}", said.chars().take(90).collect::<String>());
+    }
     if pith_side.failed > 0 || !pith_side.ids.is_empty() {
         pith_side.ids = failing_ids(pith, &dirs[1], &env).unwrap_or(pith_side.ids);
     }
@@ -407,7 +416,10 @@ fn compare_one(
         tree: raw_tree,
         timed_out,
     };
-    let diffs = differences(setup, &raw_side, &pith_side);
+    let mut diffs = differences(setup, &raw_side, &pith_side, variant.masked);
+    if variant.masked && raw_side.observed.failed.unwrap_or(0) == 0 && raw_side.observed.ids.is_empty() {
+        diffs.push("masked: the raw run printed no failing test".to_string());
+    }
     let broken = if public {
         None
     } else if raw_side.timed_out {
@@ -441,20 +453,18 @@ fn compare_one(
         pith: pith_side,
         diffs,
         broken,
-        known: variant.known.iter().cloned().collect(),
+        known: Vec::new(),
         covered: false,
         listed: variant.known.is_some(),
+        stale: false,
+        own: variant.known.clone(),
     })
 }
 
 /// Attributes each difference to a known reason: the variant's own entry covers them all;
 /// otherwise each needs a corpus-wide entry whose pattern it contains.
 fn cover(row: &mut Row, known: &[corpus::KnownDiff]) {
-    if row.listed {
-        row.covered = true;
-        return;
-    }
-    let mut covered = true;
+    let mut rest = 0;
     for d in &row.diffs {
         match known.iter().find(|k| k.covers(&row.setup, d)) {
             Some(k) => {
@@ -466,10 +476,16 @@ fn cover(row: &mut Row, known: &[corpus::KnownDiff]) {
                     row.known.push(reason);
                 }
             }
-            None => covered = false,
+            None => rest += 1,
         }
     }
-    row.covered = covered;
+    // The variant's own entry covers what the corpus-wide ones leave; with nothing left it
+    // is stale (the lane's fix landed, or the entry was wrong).
+    row.covered = rest == 0 || row.listed;
+    row.stale = row.listed && rest == 0;
+    if row.listed && rest > 0 {
+        row.known.extend(row.own.clone());
+    }
 }
 
 fn tail(text: &str, n: usize) -> String {
@@ -785,9 +801,13 @@ fn tree(dir: &Path) -> Result<BTreeSet<String>> {
 /// Every way pith's side differs from the raw one: verdict, counts the runner printed (all of
 /// them unless the runner stopped early), failing ids as each runner names them (a subset when
 /// it stopped early), and the tree.
-fn differences(setup: &Setup, raw: &RawSide, pith: &PithSide) -> Vec<String> {
+fn differences(setup: &Setup, raw: &RawSide, pith: &PithSide, masked: bool) -> Vec<String> {
     let mut diffs = Vec::new();
-    let raw_green = raw.exit == Some(0);
+    // A masked command exits 0 over failing tests: the verdict is the tests' own.
+    let raw_green = raw.exit == Some(0) && !masked;
+    if masked && !pith.answer.contains("\"masked\"") {
+        diffs.push("masked: the answer does not say the command itself exits 0".to_string());
+    }
     match pith.exit {
         Some(0) if !raw_green => diffs.push(format!(
             "verdict: raw red (exit {}), pith green ({})",
@@ -940,13 +960,18 @@ mod tests {
     #[test]
     fn a_false_green_a_false_red_and_exit_2_disagree() {
         let s = setup(&["jest"]);
-        let d = differences(&s, &raw(1, Observed::default()), &pith(0, r#"{"status":"TestsPassed","passed":2}"#));
+        let d = differences(&s, &raw(1, Observed::default()), &pith(0, r#"{"status":"TestsPassed","passed":2}"#), false);
         assert!(d[0].starts_with("verdict: raw red"), "{d:?}");
-        let d = differences(&s, &raw(0, Observed::default()), &pith(1, r#"{"status":"TestsFailed","failed":1,"failures":[{"test":"a > b"}]}"#));
+        let d = differences(&s, &raw(0, Observed::default()), &pith(1, r#"{"status":"TestsFailed","failed":1,"failures":[{"test":"a > b"}]}"#), false);
         assert!(d.iter().any(|x| x.starts_with("verdict: raw green")), "{d:?}");
         assert!(d.iter().any(|x| x.contains("only pith names: `a > b`")), "{d:?}");
-        let d = differences(&s, &raw(1, Observed::default()), &pith(2, r#"{"status":"NoTestsRan"}"#));
+        let d = differences(&s, &raw(1, Observed::default()), &pith(2, r#"{"status":"NoTestsRan"}"#), false);
         assert!(d[0].contains("could not answer"), "{d:?}");
+        // A masked command: exit 0 over failures is red, and the answer must say `masked`.
+        let d = differences(&s, &raw(0, Observed::default()), &pith(1, r#"{"status":"TestsFailed","failed":1}"#), true);
+        assert_eq!(d, ["masked: the answer does not say the command itself exits 0"]);
+        let d = differences(&s, &raw(0, Observed::default()), &pith(1, r#"{"status":"TestsFailed","failed":1,"masked":"|| true"}"#), true);
+        assert!(d.is_empty(), "{d:?}");
     }
 
     #[test]
@@ -959,14 +984,14 @@ mod tests {
         };
         o.ids.insert("my_lib tests::bad".into());
         let answer = r#"{"status":"TestsFailed","passed":3,"failed":2,"failures":[{"test":"my-lib tests::bad"},{"test":"my-lib::api other"}]}"#;
-        let d = differences(&s, &raw(101, o.clone()), &pith(1, answer));
+        let d = differences(&s, &raw(101, o.clone()), &pith(1, answer), false);
         assert!(d.contains(&"passed: raw 1, pith 3".to_string()), "{d:?}");
         assert!(d.iter().any(|x| x.contains("only pith names: `api other`")), "{d:?}");
         o.stopped_early = true;
-        assert!(differences(&s, &raw(101, o.clone()), &pith(1, answer)).is_empty());
+        assert!(differences(&s, &raw(101, o.clone()), &pith(1, answer), false).is_empty());
         let mut p = pith(1, answer);
         p.tree.insert("?? .pith/".into());
-        let d = differences(&s, &raw(101, o), &p);
+        let d = differences(&s, &raw(101, o), &p, false);
         assert_eq!(d, ["tree: pith left `?? .pith/`"]);
     }
 
@@ -982,7 +1007,7 @@ mod tests {
         for id in ["m.TestA", "m.TestA/sub"] {
             o.ids.insert(id.into());
         }
-        let d = differences(&s, &raw(1, o), &pith(1, r#"{"status":"TestsFailed","failed":1,"failures":[{"test":"m.TestA/sub"}]}"#));
+        let d = differences(&s, &raw(1, o), &pith(1, r#"{"status":"TestsFailed","failed":1,"failures":[{"test":"m.TestA/sub"}]}"#), false);
         assert!(d.is_empty(), "{d:?}");
     }
 

@@ -61,6 +61,7 @@ pub fn verdict_cell(r: &Row) -> &'static str {
         (Some(_), _, _) => "BROKEN",
         (None, true, _) if r.listed => "yes (known entry stale)",
         (None, true, _) => "yes",
+        (None, false, true) if r.stale => "no (known; the set-up's own entry is stale)",
         (None, false, true) => "no (known)",
         (None, false, false) => "NO",
     }
@@ -84,6 +85,15 @@ pub fn markdown(rows: &[Row], elapsed: Duration, quick: bool, public: bool) -> S
         }
         if r.agrees() && r.listed {
             why = "listed as known, agrees now: remove the entry".to_string();
+        } else if r.stale {
+            for k in &r.known {
+                let _ = write!(why, " — known: {} (follow-up: {})", k.reason, k.follow_up);
+            }
+            let _ = write!(
+                why,
+                " — the set-up's own entry covers nothing now: remove it ({})",
+                r.own.as_ref().map_or("", |k| k.follow_up.as_str())
+            );
         } else {
             for k in &r.known {
                 let _ = write!(why, " — known: {} (follow-up: {})", k.reason, k.follow_up);
