@@ -25,7 +25,8 @@ usage: cargo xtask bench [--runs N] [--scenario NAME]... [--markdown-out FILE] [
        cargo xtask impact [--bug NAME]... [--markdown-out FILE]
        cargo xtask lookups [--files N] [--per-dir N] [--markdown-out FILE]
        cargo xtask parity [--quick] [--only PATTERN]... [--table FILE] [--pith BIN] [--keep]
-       cargo xtask parity --project DIR --raw 'COMMAND'... [--runner NAME]... [--table FILE]
+       cargo xtask parity --project DIR --raw 'COMMAND'... [--runner NAME]... [--edit 'FILE|FROM|TO']...
+                          [--table FILE]
 
 Runs each fixture's test runner as an agent would type it (for CTest: cmake's configure,
 build and ctest, outputs concatenated and times added), and `pith test` on the same
@@ -86,6 +87,8 @@ run does not answer what the corpus expects (a tool missing, a broken fixture).
                      twice, `--raw` run in one (repeatable, in order), `pith test` in the other
   --runner NAME      the runners whose lines the raw output is read with (default: guessed
                      from the command and package.json)
+  --edit F|FROM|TO   with --project: a second run with this edit (an injected bug beside a
+                     harmless edit; repeatable; \n in FROM/TO is a newline)
   PARITY_VERBOSE=1   print both sides' output on each disagreement
 ";
 
@@ -205,6 +208,7 @@ fn parse_parity_args(mut args: impl Iterator<Item = String>) -> Result<parity::O
         project: None,
         raw: Vec::new(),
         runners: Vec::new(),
+        edits: Vec::new(),
         pith: None,
         keep: false,
     };
@@ -216,6 +220,7 @@ fn parse_parity_args(mut args: impl Iterator<Item = String>) -> Result<parity::O
             "--table" => opts.table = Some(PathBuf::from(value("--table")?)),
             "--project" => opts.project = Some(PathBuf::from(value("--project")?)),
             "--raw" => opts.raw.push(value("--raw")?),
+            "--edit" => opts.edits.push(value("--edit")?),
             "--runner" => {
                 let r = value("--runner")?;
                 if !parity::corpus::RUNNERS.contains(&r.as_str()) {
@@ -232,8 +237,10 @@ fn parse_parity_args(mut args: impl Iterator<Item = String>) -> Result<parity::O
             other => bail!("unknown option {other:?}\n\n{USAGE}"),
         }
     }
-    if opts.project.is_none() && (!opts.raw.is_empty() || !opts.runners.is_empty()) {
-        bail!("--raw and --runner go with --project");
+    if opts.project.is_none()
+        && (!opts.raw.is_empty() || !opts.runners.is_empty() || !opts.edits.is_empty())
+    {
+        bail!("--raw, --runner and --edit go with --project");
     }
     Ok(opts)
 }

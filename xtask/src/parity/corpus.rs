@@ -20,7 +20,8 @@ pub const MANIFEST: &str = "parity.json";
 
 /// Every runner whose printed lines the harness can read (`extract`), as manifests name them.
 pub const RUNNERS: &[&str] = &[
-    "pytest", "cargo", "nextest", "go", "jest", "vitest", "node", "maven", "gradle", "ctest", "bazel",
+    "pytest", "cargo", "nextest", "go", "jest", "vitest", "node", "maven", "gradle", "ctest",
+    "bazel",
 ];
 
 #[derive(Debug, Clone)]
@@ -106,7 +107,9 @@ pub fn load_known(root: &Path) -> Result<Vec<KnownDiff>> {
 
 pub fn parse_known(text: &str) -> Result<Vec<KnownDiff>> {
     let v: Value = serde_json::from_str(text)?;
-    let list = v.as_array().context("a list of {diff, setups, reason, followUp}")?;
+    let list = v
+        .as_array()
+        .context("a list of {diff, setups, reason, followUp}")?;
     list.iter()
         .map(|e| {
             let obj = e.as_object().context("an entry is an object")?;
@@ -389,10 +392,30 @@ mod tests {
         assert!(!bug.expect_green);
         assert_eq!(bug.edits[0].to, "-");
         assert_eq!(bug.known.as_ref().unwrap().follow_up, "lane js");
-        assert!(parse("x", Path::new("/x"), r#"{"about":"a","raw":[["a"]],"variants":{"g":{"expect":"green"}},"knwon":1}"#).is_err());
-        assert!(parse("x", Path::new("/x"), r#"{"about":"a","raw":[["a"]],"runners":["mocha"],"variants":{"g":{"expect":"green"}}}"#).is_err());
-        assert!(parse("x", Path::new("/x"), r#"{"about":"a","raw":[["a"]],"variants":{"g":{"expect":"yes"}}}"#).is_err());
-        assert!(parse("x", Path::new("/x"), r#"{"about":"a","raw":[["a"]],"variants":{"g":{"expect":"red","known":{"reason":""}}}}"#).is_err());
+        assert!(parse(
+            "x",
+            Path::new("/x"),
+            r#"{"about":"a","raw":[["a"]],"variants":{"g":{"expect":"green"}},"knwon":1}"#
+        )
+        .is_err());
+        assert!(parse(
+            "x",
+            Path::new("/x"),
+            r#"{"about":"a","raw":[["a"]],"runners":["mocha"],"variants":{"g":{"expect":"green"}}}"#
+        )
+        .is_err());
+        assert!(parse(
+            "x",
+            Path::new("/x"),
+            r#"{"about":"a","raw":[["a"]],"variants":{"g":{"expect":"yes"}}}"#
+        )
+        .is_err());
+        assert!(parse(
+            "x",
+            Path::new("/x"),
+            r#"{"about":"a","raw":[["a"]],"variants":{"g":{"expect":"red","known":{"reason":""}}}}"#
+        )
+        .is_err());
     }
 
     #[test]

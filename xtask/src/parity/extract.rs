@@ -167,10 +167,6 @@ fn cargo(text: &str, o: &mut Observed) {
         } else if t.starts_with("Doc-tests ") {
             // pith names a crate's doctests as one binary, `doc`.
             binary = "doc".to_string();
-        } else if let Some(rest) = t.strip_prefix("test ") {
-            if let Some(name) = rest.strip_suffix(" ... FAILED") {
-                o.ids.insert(cargo_id(&binary, name));
-            }
         } else if let Some(rest) = t.strip_prefix("test result: ") {
             let (mut p, mut f, mut s) = (0, 0, 0);
             for (n, w) in pairs(rest) {
@@ -184,6 +180,10 @@ fn cargo(text: &str, o: &mut Observed) {
             add(&mut o.passed, p);
             add(&mut o.failed, f);
             add(&mut o.skipped, s);
+        } else if let Some(rest) = t.strip_prefix("test ") {
+            if let Some(name) = rest.strip_suffix(" ... FAILED") {
+                o.ids.insert(cargo_id(&binary, name));
+            }
         } else if t.starts_with("error: test failed, to rerun pass") {
             // Without --no-fail-fast cargo stops at the first failing test binary.
             o.stopped_early = true;
@@ -291,8 +291,11 @@ fn go_modules(dir: &Path) -> Vec<String> {
         .iter()
         .filter_map(|f| std::fs::read_to_string(f).ok())
         .filter_map(|text| {
-            text.lines()
-                .find_map(|l| l.trim().strip_prefix("module ").map(|m| m.trim().to_string()))
+            text.lines().find_map(|l| {
+                l.trim()
+                    .strip_prefix("module ")
+                    .map(|m| m.trim().to_string())
+            })
         })
         .collect()
 }
@@ -675,7 +678,8 @@ mod tests {
 
     #[test]
     fn cargo_binaries_results_and_fail_fast() {
-        let text = "     Running unittests src/lib.rs (target/debug/deps/my_lib-27b4390c1dca5100)\n\
+        let text =
+            "     Running unittests src/lib.rs (target/debug/deps/my_lib-27b4390c1dca5100)\n\
 running 2 tests\ntest tests::good ... ok\ntest tests::bad ... FAILED\n\
 test result: FAILED. 1 passed; 1 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.08s\n\
 error: test failed, to rerun pass `-p my-lib --lib`\n";
@@ -708,11 +712,20 @@ error: test failed, to rerun pass `-p my-lib --lib`\n";
         );
         assert_eq!(
             go_leaves(&o.ids).into_iter().collect::<Vec<_>>(),
-            ["example.com/initpanic", "example.com/sub.TestTitle/two_words"]
+            [
+                "example.com/initpanic",
+                "example.com/sub.TestTitle/two_words"
+            ]
         );
         let mut mine = Observed::default();
         go(text, &mut mine, &["example.com/sub".to_string()]);
-        assert_eq!(ids(&mine), ["example.com/sub.TestTitle", "example.com/sub.TestTitle/two_words"]);
+        assert_eq!(
+            ids(&mine),
+            [
+                "example.com/sub.TestTitle",
+                "example.com/sub.TestTitle/two_words"
+            ]
+        );
     }
 
     #[test]
@@ -721,7 +734,10 @@ error: test failed, to rerun pass `-p my-lib --lib`\n";
         let o = run("jest", text);
         assert_eq!(
             ids(&o),
-            ["tests/broken.test.js", "tests/prices.test.js > price > dollars"]
+            [
+                "tests/broken.test.js",
+                "tests/prices.test.js > price > dollars"
+            ]
         );
         assert_eq!(
             (o.passed, o.failed, o.skipped, o.written),
@@ -753,7 +769,10 @@ error: test failed, to rerun pass `-p my-lib --lib`\n";
         let o = run("node", text);
         assert_eq!(
             ids(&o),
-            ["tests/broken.test.js", "tests/prices.test.js > price > dollars"]
+            [
+                "tests/broken.test.js",
+                "tests/prices.test.js > price > dollars"
+            ]
         );
         assert_eq!((o.passed, o.failed, o.skipped), (Some(2), Some(2), Some(1)));
     }
@@ -768,7 +787,10 @@ error: test failed, to rerun pass `-p my-lib --lib`\n";
         assert_eq!(ids(&o), ["CalcTest#addsNegatives", "CalcTest#boom"]);
         assert_eq!((o.passed, o.failed, o.skipped), (Some(2), Some(2), Some(1)));
         assert!(o.stopped_early);
-        assert_eq!(jvm_id("demo.ShapesTest#area(int)[1]"), "demo.ShapesTest#area");
+        assert_eq!(
+            jvm_id("demo.ShapesTest#area(int)[1]"),
+            "demo.ShapesTest#area"
+        );
     }
 
     #[test]
@@ -784,7 +806,10 @@ error: test failed, to rerun pass `-p my-lib --lib`\n";
         assert_eq!((c.passed, c.failed), (Some(2), Some(1)));
         let b = run("bazel", "//tests:calc_test                FAILED in 0.3s\n//tests:ok_test   PASSED in 0.1s\n//t:slow  TIMEOUT in 60.0s\n");
         assert_eq!(ids(&b), ["//t:slow", "//tests:calc_test"]);
-        assert_eq!(bazel_id("//tests:calc_test#Calc.OffByOne"), "//tests:calc_test");
+        assert_eq!(
+            bazel_id("//tests:calc_test#Calc.OffByOne"),
+            "//tests:calc_test"
+        );
     }
 
     #[test]

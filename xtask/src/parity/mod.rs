@@ -33,6 +33,8 @@ pub struct Options {
     pub project: Option<PathBuf>,
     pub raw: Vec<String>,
     pub runners: Vec<String>,
+    /// With `--project`: edits (`FILE|FROM|TO`) making a second run, "injected".
+    pub edits: Vec<String>,
     /// A built pith to drive instead of building one.
     pub pith: Option<PathBuf>,
     /// Keep the copies (their path is printed), to look at what a side left.
@@ -96,16 +98,16 @@ impl Row {
 pub fn run(opts: &Options) -> Result<()> {
     let root = crate::bench::repo_root();
     let started = Instant::now();
-    let mut known = Vec::new();
+    let known;
     let (setups, public) = match &opts.project {
-        Some(dir) => (vec![project_setup(dir, opts)?], true),
+        Some(dir) => {
+            known = corpus::load_known(&root)?;
+            (vec![project_setup(dir, opts)?], true)
+        }
         None => {
             let all = corpus::load(&root)?;
             known = corpus::load_known(&root)?;
-            let picked: Vec<Setup> = all
-                .into_iter()
-                .filter(|s| !opts.quick || s.quick)
-                .collect();
+            let picked: Vec<Setup> = all.into_iter().filter(|s| !opts.quick || s.quick).collect();
             (picked, false)
         }
     };
@@ -126,7 +128,9 @@ pub fn run(opts: &Options) -> Result<()> {
     work.sort_by(|a, b| (&a.0.name, &a.1.name).cmp(&(&b.0.name, &b.1.name)));
     check_tools(&root, &work)?;
     let pith = match &opts.pith {
-        Some(p) => p.canonicalize().with_context(|| format!("{}", p.display()))?,
+        Some(p) => p
+            .canonicalize()
+            .with_context(|| format!("{}", p.display()))?,
         None => build_pith(&root)?,
     };
     let tmp = tempfile::Builder::new().prefix("pith-parity-").tempdir()?;
@@ -165,7 +169,9 @@ pub fn run(opts: &Options) -> Result<()> {
     // A corpus-wide entry no difference needed any more: the lane's fix landed.
     if opts.only.is_empty() && !opts.quick {
         for k in known.iter().filter(|k| {
-            !rows.iter().any(|r| r.diffs.iter().any(|d| k.covers(&r.setup, d)))
+            !rows
+                .iter()
+                .any(|r| r.diffs.iter().any(|d| k.covers(&r.setup, d)))
         }) {
             text.push_str(&format!(
                 "Stale known entry (no difference matches it now: remove it): `{}` — {}\n",
@@ -229,13 +235,40 @@ fn project_setup(dir: &Path, opts: &Options) -> Result<Setup> {
         pith_args: Vec::new(),
         quick: false,
         timeout: 1800,
-        variants: vec![Variant {
-            name: "as published".into(),
-            expect_green: true,
-            masked: false,
-            edits: Vec::new(),
-            known: None,
-        }],
+        variants: {
+            let mut v = vec![Variant {
+                name: "as published".into(),
+                expect_green: true,
+                masked: false,
+                edits: Vec::new(),
+                known: None,
+            }];
+            if !opts.edits.is_empty() {
+                let edits = opts
+                    .edits
+                    .iter()
+                    .map(|e| {
+                        let parts: Vec<&str> = e.splitn(3, '|').collect();
+                        match parts[..] {
+                            [file, from, to] => Ok(corpus::Edit {
+                                file: file.to_string(),
+                                from: from.replace("\\n", "\n"),
+                                to: to.replace("\\n", "\n"),
+                            }),
+                            _ => bail!("--edit wants FILE|FROM|TO, not {e:?}"),
+                        }
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                v.push(Variant {
+                    name: "injected".into(),
+                    expect_green: false,
+                    masked: false,
+                    edits,
+                    known: None,
+                });
+            }
+            v
+        },
     })
 }
 
@@ -391,11 +424,21 @@ fn compare_one(
     argv.extend(setup.pith_args.iter().cloned());
     // pith's own deadline is the harness's: the group is killed a minute later at the latest.
     argv.extend(["--timeout".into(), setup.timeout.to_string()]);
-    let out = run_bounded(&argv, &dirs[1], &env, deadline + Duration::from_secs(60), false)?;
+    let out = run_bounded(
+        &argv,
+        &dirs[1],
+        &env,
+        deadline + Duration::from_secs(60),
+        false,
+    )?;
     let answer = out.stdout.trim().to_string();
     let mut pith_side = read_answer(&answer, out.code, out.wall);
     if answer.is_empty() {
-        let said = out.text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        let said = out
+            .text
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
         pith_side.status = format!("no answer: {}", said.chars().take(90).collect::<String>());
     }
     if pith_side.failed > 0 || !pith_side.ids.is_empty() {
@@ -417,7 +460,10 @@ fn compare_one(
         timed_out,
     };
     let mut diffs = differences(setup, &raw_side, &pith_side, variant.masked);
-    if variant.masked && raw_side.observed.failed.unwrap_or(0) == 0 && raw_side.observed.ids.is_empty() {
+    if variant.masked
+        && raw_side.observed.failed.unwrap_or(0) == 0
+        && raw_side.observed.ids.is_empty()
+    {
         diffs.push("masked: the raw run printed no failing test".to_string());
     }
     let broken = if public {
@@ -715,18 +761,38 @@ fn read_answer(answer: &str, exit: Option<i32>, wall: Duration) -> PithSide {
     let v: Value = serde_json::from_str(answer).unwrap_or(Value::Null);
     let n = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
     let mut ids = BTreeSet::new();
-    for f in v.get("failures").and_then(Value::as_array).into_iter().flatten() {
+    for f in v
+        .get("failures")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         if let Some(t) = f.get("test").and_then(Value::as_str) {
             ids.insert(t.to_string());
         }
-        for o in f.get("others").and_then(Value::as_array).into_iter().flatten() {
+        for o in f
+            .get("others")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             if let Some(t) = o.as_str() {
                 ids.insert(t.to_string());
             }
         }
     }
-    for c in v.get("clusters").and_then(Value::as_array).into_iter().flatten() {
-        for t in c.get("tests").and_then(Value::as_array).into_iter().flatten() {
+    for c in v
+        .get("clusters")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        for t in c
+            .get("tests")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             if let Some(t) = t.as_str() {
                 ids.insert(t.to_string());
             }
@@ -737,7 +803,11 @@ fn read_answer(answer: &str, exit: Option<i32>, wall: Duration) -> PithSide {
         status: v
             .get("status")
             .and_then(Value::as_str)
-            .unwrap_or(if answer.is_empty() { "no answer" } else { "unreadable" })
+            .unwrap_or(if answer.is_empty() {
+                "no answer"
+            } else {
+                "unreadable"
+            })
             .to_string(),
         passed: n("passed"),
         failed: n("failed") + n("errors"),
@@ -771,7 +841,12 @@ fn failing_ids(
             return None;
         }
         let v: Value = serde_json::from_str(out.stdout.trim()).ok()?;
-        for f in v.get("failures").and_then(Value::as_array).into_iter().flatten() {
+        for f in v
+            .get("failures")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             if let Some(t) = f.get("test").and_then(Value::as_str) {
                 ids.insert(t.to_string());
             }
@@ -814,10 +889,9 @@ fn differences(setup: &Setup, raw: &RawSide, pith: &PithSide, masked: bool) -> V
             code(raw.exit),
             pith.status
         )),
-        Some(1) if raw_green => diffs.push(format!(
-            "verdict: raw green, pith red ({})",
-            pith.status
-        )),
+        Some(1) if raw_green => {
+            diffs.push(format!("verdict: raw green, pith red ({})", pith.status))
+        }
         Some(0 | 1) => {}
         other => diffs.push(format!(
             "verdict: raw {} (exit {}), pith could not answer (exit {}, {})",
@@ -879,7 +953,10 @@ fn differences(setup: &Setup, raw: &RawSide, pith: &PithSide, masked: bool) -> V
         diffs.push(format!("tree: pith left {}", list(&only_pith)));
     }
     if !only_raw.is_empty() {
-        diffs.push(format!("tree: pith lacks what raw left: {}", list(&only_raw)));
+        diffs.push(format!(
+            "tree: pith lacks what raw left: {}",
+            list(&only_raw)
+        ));
     }
     diffs
 }
@@ -960,17 +1037,57 @@ mod tests {
     #[test]
     fn a_false_green_a_false_red_and_exit_2_disagree() {
         let s = setup(&["jest"]);
-        let d = differences(&s, &raw(1, Observed::default()), &pith(0, r#"{"status":"TestsPassed","passed":2}"#), false);
+        let d = differences(
+            &s,
+            &raw(1, Observed::default()),
+            &pith(0, r#"{"status":"TestsPassed","passed":2}"#),
+            false,
+        );
         assert!(d[0].starts_with("verdict: raw red"), "{d:?}");
-        let d = differences(&s, &raw(0, Observed::default()), &pith(1, r#"{"status":"TestsFailed","failed":1,"failures":[{"test":"a > b"}]}"#), false);
-        assert!(d.iter().any(|x| x.starts_with("verdict: raw green")), "{d:?}");
-        assert!(d.iter().any(|x| x.contains("only pith names: `a > b`")), "{d:?}");
-        let d = differences(&s, &raw(1, Observed::default()), &pith(2, r#"{"status":"NoTestsRan"}"#), false);
+        let d = differences(
+            &s,
+            &raw(0, Observed::default()),
+            &pith(
+                1,
+                r#"{"status":"TestsFailed","failed":1,"failures":[{"test":"a > b"}]}"#,
+            ),
+            false,
+        );
+        assert!(
+            d.iter().any(|x| x.starts_with("verdict: raw green")),
+            "{d:?}"
+        );
+        assert!(
+            d.iter().any(|x| x.contains("only pith names: `a > b`")),
+            "{d:?}"
+        );
+        let d = differences(
+            &s,
+            &raw(1, Observed::default()),
+            &pith(2, r#"{"status":"NoTestsRan"}"#),
+            false,
+        );
         assert!(d[0].contains("could not answer"), "{d:?}");
         // A masked command: exit 0 over failures is red, and the answer must say `masked`.
-        let d = differences(&s, &raw(0, Observed::default()), &pith(1, r#"{"status":"TestsFailed","failed":1}"#), true);
-        assert_eq!(d, ["masked: the answer does not say the command itself exits 0"]);
-        let d = differences(&s, &raw(0, Observed::default()), &pith(1, r#"{"status":"TestsFailed","failed":1,"masked":"|| true"}"#), true);
+        let d = differences(
+            &s,
+            &raw(0, Observed::default()),
+            &pith(1, r#"{"status":"TestsFailed","failed":1}"#),
+            true,
+        );
+        assert_eq!(
+            d,
+            ["masked: the answer does not say the command itself exits 0"]
+        );
+        let d = differences(
+            &s,
+            &raw(0, Observed::default()),
+            &pith(
+                1,
+                r#"{"status":"TestsFailed","failed":1,"masked":"|| true"}"#,
+            ),
+            true,
+        );
         assert!(d.is_empty(), "{d:?}");
     }
 
@@ -986,7 +1103,10 @@ mod tests {
         let answer = r#"{"status":"TestsFailed","passed":3,"failed":2,"failures":[{"test":"my-lib tests::bad"},{"test":"my-lib::api other"}]}"#;
         let d = differences(&s, &raw(101, o.clone()), &pith(1, answer), false);
         assert!(d.contains(&"passed: raw 1, pith 3".to_string()), "{d:?}");
-        assert!(d.iter().any(|x| x.contains("only pith names: `api other`")), "{d:?}");
+        assert!(
+            d.iter().any(|x| x.contains("only pith names: `api other`")),
+            "{d:?}"
+        );
         o.stopped_early = true;
         assert!(differences(&s, &raw(101, o.clone()), &pith(1, answer), false).is_empty());
         let mut p = pith(1, answer);
@@ -998,27 +1118,54 @@ mod tests {
     #[test]
     fn ids_match_under_a_prefix_only_at_a_boundary() {
         assert!(same_id("CalcTest#adds", "demo.CalcTest#adds"));
-        assert!(same_id("tests/a.test.js > x", "packages/a/tests/a.test.js > x"));
+        assert!(same_id(
+            "tests/a.test.js > x",
+            "packages/a/tests/a.test.js > x"
+        ));
         assert!(!same_id("CalcTest#adds", "demo.XCalcTest#adds"));
-        assert_eq!(cargo_pith_id("b::api public_api_fails"), "api public_api_fails");
-        assert_eq!(cargo_pith_id("my-app::bin/my-app tests::x"), "my_app tests::x");
+        assert_eq!(
+            cargo_pith_id("b::api public_api_fails"),
+            "api public_api_fails"
+        );
+        assert_eq!(
+            cargo_pith_id("my-app::bin/my-app tests::x"),
+            "my_app tests::x"
+        );
         let s = setup(&["go"]);
         let mut o = Observed::default();
         for id in ["m.TestA", "m.TestA/sub"] {
             o.ids.insert(id.into());
         }
-        let d = differences(&s, &raw(1, o), &pith(1, r#"{"status":"TestsFailed","failed":1,"failures":[{"test":"m.TestA/sub"}]}"#), false);
+        let d = differences(
+            &s,
+            &raw(1, o),
+            &pith(
+                1,
+                r#"{"status":"TestsFailed","failed":1,"failures":[{"test":"m.TestA/sub"}]}"#,
+            ),
+            false,
+        );
         assert!(d.is_empty(), "{d:?}");
     }
 
     #[test]
     fn a_runner_is_guessed_from_the_command_and_the_scripts() {
         let tmp = tempfile::tempdir().unwrap();
-        fs::write(tmp.path().join("package.json"), r#"{"scripts":{"test":"tsc && vitest run"}}"#).unwrap();
+        fs::write(
+            tmp.path().join("package.json"),
+            r#"{"scripts":{"test":"tsc && vitest run"}}"#,
+        )
+        .unwrap();
         let argv = |s: &str| corpus::split_words(s).unwrap();
         assert_eq!(guess_runners(tmp.path(), &[argv("npm test")]), ["vitest"]);
         assert_eq!(guess_runners(tmp.path(), &[argv("mvn -B test")]), ["maven"]);
-        assert_eq!(guess_runners(tmp.path(), &[argv("cmake --build b"), argv("ctest --test-dir b")]), ["ctest"]);
+        assert_eq!(
+            guess_runners(
+                tmp.path(),
+                &[argv("cmake --build b"), argv("ctest --test-dir b")]
+            ),
+            ["ctest"]
+        );
     }
 
     #[test]
