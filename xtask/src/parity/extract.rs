@@ -86,6 +86,24 @@ pub fn strip_ansi(text: &str) -> String {
     out
 }
 
+/// Adds a summary's counts: each `N word` pair whose word is in one of the three lists.
+fn tally(o: &mut Observed, summary: &str, passed: &[&str], failed: &[&str], skipped: &[&str]) {
+    let (mut p, mut f, mut s) = (0, 0, 0);
+    for (n, w) in pairs(summary) {
+        let w = w.as_str();
+        if passed.contains(&w) {
+            p += n;
+        } else if failed.contains(&w) {
+            f += n;
+        } else if skipped.contains(&w) {
+            s += n;
+        }
+    }
+    add(&mut o.passed, p);
+    add(&mut o.failed, f);
+    add(&mut o.skipped, s);
+}
+
 /// `N word` pairs of a summary (`3 passed, 1 failed`, `1 failed | 3 passed (4)`).
 fn pairs(s: &str) -> Vec<(u64, String)> {
     let words: Vec<&str> = s
@@ -132,19 +150,14 @@ fn pytest(text: &str, o: &mut Observed) {
         o.stopped_early = true;
     }
     if let Some(s) = summary {
-        let (mut p, mut f, mut sk) = (0, 0, 0);
-        for (n, w) in pairs(&s) {
-            match w.as_str() {
-                "passed" => p += n,
-                "failed" | "error" | "errors" => f += n,
-                // pith has no expected-failure outcome: an xfail is a skip there.
-                "skipped" | "xfailed" => sk += n,
-                _ => {}
-            }
-        }
-        add(&mut o.passed, p);
-        add(&mut o.failed, f);
-        add(&mut o.skipped, sk);
+        // pith has no expected-failure outcome: an xfail is a skip there.
+        tally(
+            o,
+            &s,
+            &["passed"],
+            &["failed", "error", "errors"],
+            &["skipped", "xfailed"],
+        );
     }
 }
 
@@ -168,18 +181,7 @@ fn cargo(text: &str, o: &mut Observed) {
             // pith names a crate's doctests as one binary, `doc`.
             binary = "doc".to_string();
         } else if let Some(rest) = t.strip_prefix("test result: ") {
-            let (mut p, mut f, mut s) = (0, 0, 0);
-            for (n, w) in pairs(rest) {
-                match w.as_str() {
-                    "passed" => p += n,
-                    "failed" => f += n,
-                    "ignored" => s += n,
-                    _ => {}
-                }
-            }
-            add(&mut o.passed, p);
-            add(&mut o.failed, f);
-            add(&mut o.skipped, s);
+            tally(o, rest, &["passed"], &["failed"], &["ignored"]);
         } else if let Some(rest) = t.strip_prefix("test ") {
             if let Some(name) = rest.strip_suffix(" ... FAILED") {
                 o.ids.insert(cargo_id(&binary, name));
@@ -217,18 +219,7 @@ fn nextest(text: &str, o: &mut Observed) {
         }
         if let Some(rest) = t.strip_prefix("Summary [") {
             let rest = rest.split_once(']').map_or(rest, |(_, r)| r);
-            let (mut p, mut f, mut s) = (0, 0, 0);
-            for (n, w) in pairs(rest) {
-                match w.as_str() {
-                    "passed" => p += n,
-                    "failed" | "timed" => f += n,
-                    "skipped" => s += n,
-                    _ => {}
-                }
-            }
-            add(&mut o.passed, p);
-            add(&mut o.failed, f);
-            add(&mut o.skipped, s);
+            tally(o, rest, &["passed"], &["failed", "timed"], &["skipped"]);
         }
     }
     o.ids.retain(|id| !flaky.contains(id));
@@ -340,18 +331,7 @@ fn jest(text: &str, o: &mut Observed) {
                 o.ids.insert(format!("{file} > {}", names.join(" > ")));
             }
         } else if let Some(rest) = t.strip_prefix("Tests:") {
-            let (mut p, mut f, mut s) = (0, 0, 0);
-            for (n, w) in pairs(rest) {
-                match w.as_str() {
-                    "passed" => p += n,
-                    "failed" => f += n,
-                    "skipped" | "todo" => s += n,
-                    _ => {}
-                }
-            }
-            add(&mut o.passed, p);
-            add(&mut o.failed, f);
-            add(&mut o.skipped, s);
+            tally(o, rest, &["passed"], &["failed"], &["skipped", "todo"]);
         } else if let Some(rest) = t.strip_prefix("Snapshots:") {
             snapshots_written(rest, o);
         }
@@ -387,18 +367,7 @@ fn vitest(text: &str, o: &mut Observed) {
                 o.ids.insert(rest.to_string());
             }
         } else if let Some(rest) = t.strip_prefix("Tests ") {
-            let (mut p, mut f, mut s) = (0, 0, 0);
-            for (n, w) in pairs(rest) {
-                match w.as_str() {
-                    "passed" => p += n,
-                    "failed" => f += n,
-                    "skipped" | "todo" => s += n,
-                    _ => {}
-                }
-            }
-            add(&mut o.passed, p);
-            add(&mut o.failed, f);
-            add(&mut o.skipped, s);
+            tally(o, rest, &["passed"], &["failed"], &["skipped", "todo"]);
         } else if let Some(rest) = t.strip_prefix("Snapshots ") {
             snapshots_written(rest, o);
         }
