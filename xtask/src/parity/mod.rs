@@ -395,7 +395,13 @@ fn compare_one(
     public: bool,
 ) -> Result<Row> {
     let slug = format!("{index:03}-{}", setup.name.replace('/', "-"));
-    let dirs = [base.join(&slug).join("raw"), base.join(&slug).join("pith")];
+    // Both copies end in the same directory name: tools name things after it (Bazel's
+    // `bazel-<dir>` link, a package's default name).
+    let leaf = setup.name.rsplit('/').next().unwrap_or("project");
+    let dirs = [
+        base.join(&slug).join("raw").join(leaf),
+        base.join(&slug).join("pith").join(leaf),
+    ];
     for dir in &dirs {
         prepare(root, setup, variant, dir, public)?;
     }
