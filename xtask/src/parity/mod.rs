@@ -167,7 +167,7 @@ pub fn run(opts: &Options) -> Result<()> {
     let elapsed = started.elapsed();
     let mut text = table::markdown(&rows, elapsed, opts.quick, public);
     // A corpus-wide entry no difference needed any more: the lane's fix landed.
-    if opts.only.is_empty() && !opts.quick {
+    if opts.only.is_empty() && !opts.quick && !public {
         for k in known.iter().filter(|k| {
             !rows
                 .iter()
