@@ -4,7 +4,8 @@
 # binary (pytest, cargo/nextest, go, jest/vitest/node, Maven/Gradle, CTest). Leaves out the
 # adapter suites, the verdict corpus, the state and MCP suites and fuzzing: scripts/test.sh
 # (what CI runs) has them all, and the packaging checks. Installs the same runners, but not the
-# fuzzing toolchain nor the packaging tools.
+# fuzzing toolchain nor the packaging tools. Then the quick half of the parity corpus (`cargo
+# xtask parity --quick`: the most telling set-ups per ecosystem, raw command against pith).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
@@ -18,3 +19,4 @@ done
 cargo test --workspace --locked --lib --bins "$@"
 cargo test --locked -p pith --test cli --test python_cli --test rust_cli --test go_cli \
     --test js_cli --test jvm_cli --test cpp_cli "$@"
+cargo xtask parity --quick

@@ -37,6 +37,9 @@ done
 
 status=0
 cargo test --workspace --locked "$@" || status=$?
+# The quick half of the parity corpus: the project's own test command against `pith test` on
+# the most telling set-ups of each ecosystem (`cargo xtask parity` runs the whole).
+cargo xtask parity --quick || status=$?
 # pith's packages (wheel, npm, cargo install), built once from the dist profile and each run
 # from a scratch install (scripts/package.sh; PITH_PACKAGE=0 skips it).
 if [ "${PITH_PACKAGE:-1}" != 0 ]; then

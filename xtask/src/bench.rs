@@ -539,8 +539,9 @@ pub(crate) fn run_once(argv: &[OsString], cwd: &Path, env: &[(&str, &Path)]) -> 
     })
 }
 
-/// Whether a variable of the caller's environment is kept from the measured commands.
-fn stripped(name: &str) -> bool {
+/// Whether a variable of the caller's environment is kept from the measured commands (the
+/// parity harness strips the same).
+pub(crate) fn stripped(name: &str) -> bool {
     name.starts_with("CARGO_PKG_")
         || matches!(
             name,

@@ -1,12 +1,13 @@
 //! `cargo xtask`: the project's own maintenance tasks. This module owns the command line and
 //! dispatch: `bench`, pith's token and wall-time benchmark, `memory`, pith's peak memory
-//! under a flood of runner output, and `impact`, change memory, reach and test selection on
-//! injected bugs.
+//! under a flood of runner output, `impact`, change memory, reach and test selection on
+//! injected bugs, and `parity`, pith's verdicts against the projects' own test commands.
 
 mod bench;
 mod impact;
 mod lookups;
 mod memory;
+mod parity;
 mod report;
 mod scenario;
 mod targets;
@@ -23,6 +24,9 @@ usage: cargo xtask bench [--runs N] [--scenario NAME]... [--markdown-out FILE] [
        cargo xtask memory
        cargo xtask impact [--bug NAME]... [--markdown-out FILE]
        cargo xtask lookups [--files N] [--per-dir N] [--markdown-out FILE]
+       cargo xtask parity [--quick] [--only PATTERN]... [--table FILE] [--pith BIN] [--keep]
+       cargo xtask parity --project DIR --raw 'COMMAND'... [--runner NAME]... [--edit 'FILE|FROM|TO']...
+                          [--table FILE]
 
 Runs each fixture's test runner as an agent would type it (for CTest: cmake's configure,
 build and ctest, outputs concatenated and times added), and `pith test` on the same
@@ -71,6 +75,28 @@ than 80% of wrong-result bugs, tracing above 1.3× (median), a verdict tracing c
 and times `find_usages` in `pith mcp` (the index kept in memory, following the file watcher):
 its first call, warm on the unchanged tree, and right after a one-file edit, beside
 `pith usages` from the CLI. Exit 1 when the warm lookup is not under 50 ms.
+
+`parity` runs each set-up of xtask/parity/corpus (a small project shaped like real ones, in a
+green and/or red variant) twice, each from a fresh copy committed to a new git repository: the
+raw command a developer types there (its parity.json `raw`, argv, no shell) and `pith test`. It
+compares the verdict (green or not), the counts the runner printed, the failing ids (each
+runner's printed names read by xtask's own small readers) and `git status --ignored
+--porcelain` after each side, and prints a markdown table. Both sides run without CI markers
+(a developer's shell) and with pith's state in a scratch directory. Exit 1 on a disagreement
+the corpus does not list as known (with its reason and follow-up), or on a set-up whose raw
+run does not answer what the corpus expects (a tool missing, a broken fixture).
+  --quick            only the set-ups marked quick (scripts/quick.sh and CI)
+  --only PATTERN     only runs whose `eco/set-up/variant` contains PATTERN (repeatable)
+  --table FILE       also write the table to FILE
+  --pith BIN         drive this pith instead of building target/debug/pith
+  --keep             keep the copies (their directory is printed)
+  --project DIR      compare a checkout (a public project, as published) instead: copied
+                     twice, `--raw` run in one (repeatable, in order), `pith test` in the other
+  --runner NAME      the runners whose lines the raw output is read with (default: guessed
+                     from the command and package.json)
+  --edit F|FROM|TO   with --project: a second run with this edit (an injected bug beside a
+                     harmless edit; repeatable; \n in FROM/TO is a newline)
+  PARITY_VERBOSE=1   print both sides' output on each disagreement
 ";
 
 fn main() -> ExitCode {
@@ -89,6 +115,7 @@ fn run(mut args: impl Iterator<Item = String>) -> Result<()> {
         Some("memory") => memory::run(&bench::build_pith(&bench::repo_root())?),
         Some("impact") => impact::run(&parse_impact_args(args)?),
         Some("lookups") => lookups::run(&parse_lookups_args(args)?),
+        Some("parity") => parity::run(&parse_parity_args(args)?),
         Some("-h" | "--help") => {
             eprint!("{USAGE}");
             Ok(())
@@ -187,6 +214,51 @@ fn parse_impact_args(mut args: impl Iterator<Item = String>) -> Result<impact::O
     Ok(opts)
 }
 
+fn parse_parity_args(mut args: impl Iterator<Item = String>) -> Result<parity::Options> {
+    let mut opts = parity::Options {
+        quick: false,
+        only: Vec::new(),
+        table: None,
+        project: None,
+        raw: Vec::new(),
+        runners: Vec::new(),
+        edits: Vec::new(),
+        pith: None,
+        keep: false,
+    };
+    while let Some(arg) = args.next() {
+        let mut value = |flag: &str| args.next().with_context(|| format!("{flag} needs a value"));
+        match arg.as_str() {
+            "--quick" => opts.quick = true,
+            "--only" => opts.only.push(value("--only")?),
+            "--table" => opts.table = Some(PathBuf::from(value("--table")?)),
+            "--project" => opts.project = Some(PathBuf::from(value("--project")?)),
+            "--raw" => opts.raw.push(value("--raw")?),
+            "--edit" => opts.edits.push(value("--edit")?),
+            "--runner" => {
+                let r = value("--runner")?;
+                if !parity::corpus::RUNNERS.contains(&r.as_str()) {
+                    bail!("--runner {r:?}: one of {:?}", parity::corpus::RUNNERS);
+                }
+                opts.runners.push(r);
+            }
+            "--pith" => opts.pith = Some(PathBuf::from(value("--pith")?)),
+            "--keep" => opts.keep = true,
+            "-h" | "--help" => {
+                eprint!("{USAGE}");
+                std::process::exit(0);
+            }
+            other => bail!("unknown option {other:?}\n\n{USAGE}"),
+        }
+    }
+    if opts.project.is_none()
+        && (!opts.raw.is_empty() || !opts.runners.is_empty() || !opts.edits.is_empty())
+    {
+        bail!("--raw, --runner and --edit go with --project");
+    }
+    Ok(opts)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,5 +282,17 @@ mod tests {
         let g = parse(&["--green"]).unwrap();
         assert!(g.green && g.runs == 9);
         assert_eq!(parse(&["--green", "--runs", "3"]).unwrap().runs, 3);
+    }
+
+    #[test]
+    fn parity_options() {
+        let p = |a: &[&str]| parse_parity_args(a.iter().map(|s| s.to_string()));
+        let o = p(&["--quick", "--only", "js/", "--table", "t.md"]).unwrap();
+        assert!(o.quick && o.project.is_none());
+        assert_eq!(o.only, ["js/"]);
+        let o = p(&["--project", "d", "--raw", "npm test", "--runner", "jest"]).unwrap();
+        assert_eq!((o.raw.len(), o.runners.len()), (1, 1));
+        assert!(p(&["--raw", "npm test"]).is_err());
+        assert!(p(&["--project", "d", "--runner", "mocha"]).is_err());
     }
 }

@@ -1,0 +1,3 @@
+package runner
+
+func Double(n int) int { return n * 2 }

@@ -1,0 +1,3 @@
+module example.com/words
+
+go 1.22

@@ -1,0 +1,3 @@
+package leak
+
+var Open = 0

@@ -1,0 +1,3 @@
+module example.com/logx
+
+go 1.22

@@ -1,0 +1,3 @@
+package api
+
+func Version() string { return "v1" }

@@ -1,0 +1,9 @@
+package api
+
+import "testing"
+
+func TestVersion(t *testing.T) {
+	if Version() != "v1" {
+		t.Fatal("wrong version")
+	}
+}

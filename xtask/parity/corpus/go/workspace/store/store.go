@@ -1,0 +1,3 @@
+package store
+
+func Key(id int) string { return "item:" + string(rune('0'+id)) }

@@ -1,0 +1,3 @@
+module example.com/tools
+
+go 1.22

@@ -1,0 +1,1 @@
+module.exports = { mode: () => process.env.APP_MODE || 'production' };

@@ -1,0 +1,5 @@
+const { mode } = require('../src/mode');
+
+test('test mode', () => {
+  expect(mode()).toBe('test');
+});

@@ -1,0 +1,4 @@
+module.exports = {
+  testMatch: ['**/spec/**/*.spec.js'],
+  setupFiles: ['<rootDir>/spec/setup.js'],
+};

@@ -1,0 +1,1 @@
+globalThis.CURRENCY = 'USD';

@@ -1,0 +1,1 @@
+test('not matched by testMatch', () => { throw new Error('never run'); });

@@ -1,0 +1,5 @@
+const { total } = require('../src/price');
+
+test('report total', () => {
+  expect(total([['$1', 1]])).toBe(100);
+});

@@ -1,0 +1,1 @@
+export const workers = process.env.CI ? 1 : 4;

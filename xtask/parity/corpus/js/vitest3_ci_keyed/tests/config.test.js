@@ -1,0 +1,6 @@
+import { test, expect } from 'vitest';
+import { workers } from '../src/config.js';
+
+test('local workers', () => {
+  expect(workers).toBe(4);
+});

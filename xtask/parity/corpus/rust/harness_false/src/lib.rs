@@ -1,0 +1,3 @@
+pub fn words(text: &str) -> usize {
+    text.split_whitespace().count()
+}
