@@ -444,9 +444,13 @@ fn give_way(answer: &mut TestAnswer) -> bool {
 /// Several projects' `masked` reasons become the first one, marked as cut: that the command
 /// hides failures stays said.
 fn first_mask_only(answer: &mut TestAnswer) -> bool {
-    let Some((first, _)) = answer.masked.as_deref().and_then(|m| m.split_once("; ")) else {
+    let Some((first, rest)) = answer.masked.as_deref().and_then(|m| m.split_once("; ")) else {
         return false;
     };
+    // Already cut to its first reason: nothing more gives way here (else the ladder loops).
+    if rest == "…" {
+        return false;
+    }
     answer.masked = Some(format!("{first}; …"));
     true
 }

@@ -451,6 +451,42 @@ fn a_masked_red_run_stays_red_and_says_why_the_command_would_exit_zero() {
     insta::assert_snapshot!(json, @r#"{"status":"TestsFailed","runner":"maven","passed":3,"failed":1,"durationS":4.2,"masked":"maven.test.failure.ignore","failures":[{"test":"demo.CalcTest#adds","message":"AssertionFailedError: expected: <4> but was: <5>","frames":["src/test/java/demo/CalcTest.java:9"]}]}"#);
 }
 
+/// Several projects whose commands each hide failures, in an answer that cannot fit: their
+/// `masked` reasons give way to the first one and the ladder ends (it once kept cutting the
+/// already-cut reason and never returned).
+#[test]
+fn many_masked_projects_over_the_ceiling_end_with_the_first_reason() {
+    let runs: Vec<Run> = (0..7)
+        .map(|p| Run {
+            dir: Some(format!("packages/p{p}")),
+            passed: 1,
+            failed: 1,
+            failures: vec![Failure {
+                test: format!("p{p}.test.js > case"),
+                message: format!("Error {p}: {}", "x".repeat(300)),
+                frames: vec![frame(&format!("packages/p{p}/a.test.js"), 3, None)],
+                ..Failure::default()
+            }],
+            hint: Some("h".repeat(300)),
+            masked: Some(format!("p{p}: || true")),
+            // A name nothing can cut: the answer never fits, so every step of the ladder runs.
+            ..Run::new(&"j".repeat(ANSWER_CEILING))
+        })
+        .collect();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(render(&Report {
+            runs,
+            duration: Duration::from_secs(1),
+            ..Report::default()
+        }));
+    });
+    let json = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("shaping ended within 30 s");
+    assert!(json.contains(r#""masked":"p0: || true; …""#), "{json}");
+}
+
 #[test]
 fn build_errors_are_deduplicated_and_capped() {
     let mut errors: Vec<BuildError> = (0..7)
