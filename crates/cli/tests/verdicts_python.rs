@@ -614,3 +614,46 @@ fn the_callers_pytest_addopts_decide_what_runs() {
     let a = common::pith_with(ws.path(), &[], &[], &["PYTEST_ADDOPTS"]);
     assert_eq!(a.status(), "TestsFailed", "{}", a.line);
 }
+
+/// A package at the root that the tests import, with no `pythonpath` setting: the project's
+/// `pytest` (its console script) cannot import it and stops at collection; pith must not
+/// answer green where `python -m pytest` would (it puts the working directory on `sys.path`).
+#[test]
+fn a_package_only_the_working_directory_makes_importable_fails_as_pytest_fails() {
+    let ws = fixture("verdicts/python/package_from_root");
+    let raw = common::raw(ws.path(), &["pytest", "-p", "no:cacheprovider"], &[]);
+    assert_eq!(raw.code, Some(2), "{}", raw.output);
+    assert!(
+        raw.output.contains("No module named 'shop'"),
+        "{}",
+        raw.output
+    );
+    let a = pith(ws.path(), &[]);
+    assert_eq!((a.status(), a.code), ("CollectionFailed", 1), "{}", a.line);
+    assert!(a.line.contains("No module named 'shop'"), "{}", a.line);
+}
+
+/// The same project declaring `python -m pytest` (tox here; a Makefile, nox or a CI workflow
+/// alike): that command imports the package from the working directory, and so does pith.
+#[test]
+fn a_declared_python_m_pytest_keeps_the_working_directory_importable() {
+    let ws = fixture("verdicts/python/package_from_root");
+    std::fs::write(
+        ws.path().join("tox.ini"),
+        "[testenv]\ncommands = python -m pytest {posargs}\n",
+    )
+    .unwrap();
+    let raw = common::raw(
+        ws.path(),
+        &["python3", "-m", "pytest", "-p", "no:cacheprovider"],
+        &[],
+    );
+    assert!(raw.green(), "{}", raw.output);
+    let a = pith(ws.path(), &[]);
+    assert_eq!(
+        (a.status(), a.code, a.count("passed")),
+        ("TestsPassed", 0, 1),
+        "{}",
+        a.line
+    );
+}

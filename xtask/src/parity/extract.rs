@@ -166,9 +166,19 @@ fn pytest(text: &str, o: &mut Observed) {
 // `test PATH ... FAILED`; `test result: FAILED. 1 passed; 1 failed; 0 ignored; …`.
 fn cargo(text: &str, o: &mut Observed) {
     let mut binary = String::new();
+    // A test binary of its own main (`harness = false`) prints no `running N tests` and no
+    // `test result:`: pith counts it as one test, passed when the next binary starts (cargo
+    // went on) or the output ends, failed at cargo's `error: test failed`.
+    let mut own_main = false;
+    fn end_own_main(o: &mut Observed, own_main: &mut bool) {
+        if std::mem::take(own_main) {
+            add(&mut o.passed, 1);
+        }
+    }
     for line in text.lines() {
         let t = line.trim();
         if let Some(rest) = t.strip_prefix("Running ") {
+            end_own_main(o, &mut own_main);
             if let Some(open) = rest.rfind('(') {
                 let path = rest[open + 1..].trim_end_matches(')');
                 let file = path.rsplit('/').next().unwrap_or(path);
@@ -176,10 +186,14 @@ fn cargo(text: &str, o: &mut Observed) {
                     Some(i) => file[..i].to_string(),
                     None => file.to_string(),
                 };
+                own_main = true;
             }
         } else if t.starts_with("Doc-tests ") {
+            end_own_main(o, &mut own_main);
             // pith names a crate's doctests as one binary, `doc`.
             binary = "doc".to_string();
+        } else if t.starts_with("running ") && (t.ends_with(" tests") || t.ends_with(" test")) {
+            own_main = false;
         } else if let Some(rest) = t.strip_prefix("test result: ") {
             tally(o, rest, &["passed"], &["failed"], &["ignored"]);
         } else if let Some(rest) = t.strip_prefix("test ") {
@@ -187,10 +201,15 @@ fn cargo(text: &str, o: &mut Observed) {
                 o.ids.insert(cargo_id(&binary, name));
             }
         } else if t.starts_with("error: test failed, to rerun pass") {
+            if std::mem::take(&mut own_main) {
+                add(&mut o.failed, 1);
+                o.ids.insert(binary.clone());
+            }
             // Without --no-fail-fast cargo stops at the first failing test binary.
             o.stopped_early = true;
         }
     }
+    end_own_main(o, &mut own_main);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -207,13 +226,13 @@ fn nextest(text: &str, o: &mut Observed) {
         }
         if let Some(rest) = t.strip_prefix("FLAKY ") {
             if let Some((_, id)) = rest.split_once("] ") {
-                flaky.insert(id.trim().to_string());
+                flaky.insert(nextest_id(id));
             }
         }
         for tag in ["FAIL [", "SIGSEGV [", "SIGABRT [", "TIMEOUT ["] {
             if let Some(rest) = t.strip_prefix(tag) {
                 if let Some((_, id)) = rest.split_once("] ") {
-                    o.ids.insert(id.trim().to_string());
+                    o.ids.insert(nextest_id(id));
                 }
             }
         }
@@ -223,6 +242,16 @@ fn nextest(text: &str, o: &mut Observed) {
         }
     }
     o.ids.retain(|id| !flaky.contains(id));
+}
+
+/// A nextest status line's test, without the progress counter newer nextest puts before it
+/// (`(1/3)`, `(───)` on a retry's attempt).
+fn nextest_id(id: &str) -> String {
+    let id = id.trim();
+    match id.strip_prefix('(').and_then(|r| r.split_once(") ")) {
+        Some((_, rest)) => rest.trim().to_string(),
+        None => id.to_string(),
+    }
 }
 
 /// A cargo test's id as the harness compares it: the test binary's crate name (dashes as
@@ -325,7 +354,11 @@ fn jest(text: &str, o: &mut Observed) {
                 continue;
             }
             if rest == "Test suite failed to run" {
-                o.ids.insert(file.clone());
+                // A file that did not load is in no `Tests:` total; pith counts it as an error,
+                // which this side counts among the failed.
+                if o.ids.insert(file.clone()) {
+                    add(&mut o.failed, 1);
+                }
             } else {
                 let names: Vec<&str> = rest.split(" › ").map(str::trim).collect();
                 o.ids.insert(format!("{file} > {}", names.join(" > ")));
@@ -362,7 +395,10 @@ fn vitest(text: &str, o: &mut Observed) {
                 }
             }
             if let Some(open) = rest.find(" [ ") {
-                o.ids.insert(rest[..open].trim().to_string());
+                // As jest's suite that failed to run: in no `Tests` total, one error.
+                if o.ids.insert(rest[..open].trim().to_string()) {
+                    add(&mut o.failed, 1);
+                }
             } else if rest.contains(" > ") {
                 o.ids.insert(rest.to_string());
             }
@@ -597,6 +633,20 @@ fn ctest(text: &str, o: &mut Observed) {
     }
 }
 
+/// A value-parameterized GoogleTest id without its instance: `Pcts/Table.Percent/5` →
+/// `Pcts/Table.Percent/*`. CMake's `gtest_discover_tests` names an instance by its value (its
+/// default, `NO_PRETTY_VALUES` off), GoogleTest and pith by its index, which `GTEST_FILTER`
+/// re-runs: the same test in two namings, whose instances the counts still compare.
+pub fn gtest_param_id(id: &str) -> String {
+    match id.split_once('/') {
+        Some((_, rest)) if rest.contains('.') && rest.contains('/') => {
+            let base = &id[..id.len() - rest.len() + rest.find('/').unwrap_or(rest.len())];
+            format!("{base}/*")
+        }
+        _ => id.to_string(),
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Bazel: `//pkg:target   FAILED in 0.3s` (or TIMEOUT, NO STATUS, INCOMPLETE): targets, not
 // cases; its counts are targets too, so none are read.
@@ -660,10 +710,25 @@ error: test failed, to rerun pass `-p my-lib --lib`\n";
     }
 
     #[test]
+    fn a_binary_of_its_own_main_is_one_test() {
+        let lib = "     Running unittests src/lib.rs (target/debug/deps/words-27b4390c1dca5100)\n\
+running 1 test\ntest tests::counts ... ok\n\
+test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n";
+        let golden = "     Running tests/golden.rs (target/debug/deps/golden-0a1b2c3d4e5f6071)\n";
+        let passed = run("cargo", &format!("{lib}{golden}golden: 3 files match\n   Doc-tests words\n\nrunning 0 tests\n\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n"));
+        assert_eq!((passed.passed, passed.failed), (Some(2), Some(0)));
+        let failed = run("cargo", &format!("{lib}{golden}golden: 1 file differs\nerror: test failed, to rerun pass `--test golden`\n"));
+        assert_eq!((failed.passed, failed.failed), (Some(1), Some(1)));
+        assert_eq!(ids(&failed), ["golden"]);
+    }
+
+    #[test]
     fn nextest_final_attempts_and_summary() {
         let text = "        PASS [   0.004s] money tests::parses\n   TRY 1 FAIL [   0.003s] money::service reaches\n  FLAKY 2/3 [   0.003s] money::service reaches\n        FAIL [   0.004s] money tests::split\n     Summary [   0.020s] 3 tests run: 2 passed (1 flaky), 1 failed, 1 skipped\n";
         let o = run("nextest", text);
         assert_eq!(ids(&o), ["money tests::split"]);
+        let counted = run("nextest", "   TRY 1 FAIL [   0.003s] (───) money::service reaches\n  FLAKY 2/3 [   0.003s] (1/2) money::service reaches\n        FAIL [   0.004s] (2/2) money tests::split\n");
+        assert_eq!(ids(&counted), ["money tests::split"]);
         assert_eq!((o.passed, o.failed, o.skipped), (Some(2), Some(1), Some(1)));
     }
 
@@ -698,6 +763,20 @@ error: test failed, to rerun pass `-p my-lib --lib`\n";
     }
 
     #[test]
+    fn gtest_instances_compare_without_their_value_or_index() {
+        assert_eq!(
+            gtest_param_id("Pcts/Table.Percent/5"),
+            "Pcts/Table.Percent/*"
+        );
+        assert_eq!(
+            gtest_param_id("Pcts/Table.Percent/0"),
+            "Pcts/Table.Percent/*"
+        );
+        assert_eq!(gtest_param_id("Calc.Adds"), "Calc.Adds");
+        assert_eq!(gtest_param_id("Typed/0.Adds"), "Typed/0.Adds");
+    }
+
+    #[test]
     fn jest_files_bullets_and_totals() {
         let text = "FAIL tests/prices.test.js\n  price\n    ✕ dollars (2 ms)\n\n  ● price › dollars\n\n    TypeError\n\nFAIL tests/broken.test.js\n  ● Test suite failed to run\n\nTest Suites: 2 failed, 2 total\nTests:       1 failed, 1 skipped, 2 passed, 4 total\nSnapshots:   1 written, 1 passed, 2 total\n";
         let o = run("jest", text);
@@ -710,7 +789,7 @@ error: test failed, to rerun pass `-p my-lib --lib`\n";
         );
         assert_eq!(
             (o.passed, o.failed, o.skipped, o.written),
-            (Some(2), Some(1), Some(1), Some(1))
+            (Some(2), Some(2), Some(1), Some(1))
         );
     }
 
@@ -728,7 +807,7 @@ error: test failed, to rerun pass `-p my-lib --lib`\n";
         );
         assert_eq!(
             (o.passed, o.failed, o.skipped, o.written),
-            (Some(3), Some(2), Some(1), Some(2))
+            (Some(3), Some(3), Some(1), Some(2))
         );
     }
 

@@ -929,6 +929,8 @@ fn differences(setup: &Setup, raw: &RawSide, pith: &PithSide, masked: bool) -> V
             extract::jvm_id(id)
         } else if setup.runners.iter().any(|r| r == "cargo" || r == "nextest") {
             cargo_pith_id(id)
+        } else if setup.runners.iter().any(|r| r == "ctest") {
+            extract::gtest_param_id(id)
         } else {
             id.to_string()
         }

@@ -176,7 +176,7 @@ pub(super) fn to_dir_ids(
     (ids, back)
 }
 
-/// `<python> -m pytest -p pith_<hash> -q --color=no -- ids...`
+/// `<python> -c CONSOLE -p pith_<hash> -q --color=no -- ids...`
 ///
 /// pytest puts the project's `addopts` and the caller's `PYTEST_ADDOPTS` before these, so the
 /// project's own options (`-x`, `--maxfail`, `--strict-markers`, `-W error`, `-p` plugins,
@@ -189,15 +189,76 @@ pub(super) fn to_dir_ids(
 /// (the plugin takes its directory off `PYTHONPATH` again before any test): colour, buffering
 /// and the fault handler are left to the tests' world (the plugin sets what it needs inside
 /// pytest's own process).
+/// pytest started as its `pytest` console script starts it, or as `python -m pytest` where the
+/// project declares that ([`declares_module_run`]). The two differ in one thing: `-m` puts the
+/// working directory first on `sys.path`, so a test importing the project's package finds it
+/// there where the console script does not (an ImportError at collection by hand, a green
+/// under pith: a false green). `-c` puts `''` there; [`CONSOLE`] takes it off again before
+/// pytest is imported (`-P` would, from Python 3.11 only; `PYTHONSAFEPATH` would reach every
+/// Python the tests start).
+const CONSOLE: &str = "import sys\n\
+if sys.path and sys.path[0] == '':\n    del sys.path[0]\n\
+import pytest\n\
+sys.exit(getattr(pytest, 'console_main', pytest.main)())";
+/// As [`CONSOLE`], the working directory kept first on `sys.path`: `python -m pytest`.
+const MODULE: &str = "import sys\n\
+import pytest\n\
+sys.exit(getattr(pytest, 'console_main', pytest.main)())";
+
+/// The files where projects declare how their tests run (task runners, CI, tox and nox).
+const DECLARING: &[&str] = &[
+    "tox.ini",
+    "noxfile.py",
+    "Makefile",
+    "makefile",
+    "GNUmakefile",
+    "justfile",
+    "Taskfile.yml",
+    "pyproject.toml",
+    "setup.cfg",
+    ".gitlab-ci.yml",
+    ".travis.yml",
+    "azure-pipelines.yml",
+];
+
+/// Whether the project runs its tests as `python -m pytest` (or `coverage run -m pytest`):
+/// `-m pytest` in a file of [`DECLARING`] or a GitHub workflow, in the project's directory or
+/// the workspace root. Such a project may rely on the working directory being importable.
+pub(super) fn declares_module_run(dir: &Path, root: &Path) -> bool {
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    for base in [dir, root] {
+        files.extend(DECLARING.iter().map(|f| base.join(f)));
+        if let Ok(entries) = std::fs::read_dir(base.join(".github/workflows")) {
+            files.extend(
+                entries
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|x| x == "yml" || x == "yaml")),
+            );
+        }
+        if dir == root {
+            break;
+        }
+    }
+    files.iter().any(|f| {
+        std::fs::read(f).is_ok_and(|text| {
+            const NEEDLE: &[u8] = b"-m pytest";
+            text.len() <= 1 << 20 && text.windows(NEEDLE.len()).any(|w| w == NEEDLE)
+        })
+    })
+}
+
 pub(super) fn command(
     dir: &Path,
     interp: &Interpreter,
     plugin_dir: &Path,
     report: &Path,
     ids: &[String],
+    module_run: bool,
 ) -> Command {
     let mut cmd = crate::base_command(&interp.program, dir);
-    cmd.args(["-m", "pytest", "-p", &plugin_module()])
+    let entry = if module_run { MODULE } else { CONSOLE };
+    cmd.args(["-c", entry, "-p", &plugin_module()])
         .args(["-q", "--color=no"]);
     let selection = Selection::of(ids);
     if !selection.args.is_empty() {

@@ -112,7 +112,8 @@ pub(super) fn judge(
     let stderr = captured.stderr_str();
     if !records.any
         && matches!(captured.end, End::Exited(_))
-        && stderr.contains("No module named pytest")
+        && (stderr.contains("No module named 'pytest'")
+            || stderr.contains("No module named pytest"))
     {
         let d = &interp.display;
         return runner_missing(
