@@ -26,7 +26,7 @@ usage: cargo xtask bench [--runs N] [--scenario NAME]... [--markdown-out FILE] [
        cargo xtask lookups [--files N] [--per-dir N] [--markdown-out FILE]
        cargo xtask parity [--quick] [--only PATTERN]... [--table FILE] [--pith BIN] [--keep]
        cargo xtask parity --project DIR --raw 'COMMAND'... [--runner NAME]... [--edit 'FILE|FROM|TO']...
-                          [--table FILE]
+                          [--prepare 'CMD']... [--table FILE]
 
 Runs each fixture's test runner as an agent would type it (for CTest: cmake's configure,
 build and ctest, outputs concatenated and times added), and `pith test` on the same
@@ -96,6 +96,8 @@ run does not answer what the corpus expects (a tool missing, a broken fixture).
                      from the command and package.json)
   --edit F|FROM|TO   with --project: a second run with this edit (an injected bug beside a
                      harmless edit; repeatable; \n in FROM/TO is a newline)
+  --prepare 'CMD'    with --project: run in both copies before either side, untimed (the
+                     configure step a developer ran once: `cmake -S . -B build -D...`)
   PARITY_VERBOSE=1   print both sides' output on each disagreement
 ";
 
@@ -223,6 +225,7 @@ fn parse_parity_args(mut args: impl Iterator<Item = String>) -> Result<parity::O
         raw: Vec::new(),
         runners: Vec::new(),
         edits: Vec::new(),
+        prepare: Vec::new(),
         pith: None,
         keep: false,
     };
@@ -235,6 +238,7 @@ fn parse_parity_args(mut args: impl Iterator<Item = String>) -> Result<parity::O
             "--project" => opts.project = Some(PathBuf::from(value("--project")?)),
             "--raw" => opts.raw.push(value("--raw")?),
             "--edit" => opts.edits.push(value("--edit")?),
+            "--prepare" => opts.prepare.push(value("--prepare")?),
             "--runner" => {
                 let r = value("--runner")?;
                 if !parity::corpus::RUNNERS.contains(&r.as_str()) {

@@ -41,6 +41,10 @@ pub struct Setup {
     /// Commands run in each copy after both sides' runs, whatever happened (a Bazel server to
     /// stop); their output is not read.
     pub after: Vec<Vec<String>>,
+    /// Commands run in each fresh copy before either side, untimed and unread (`--prepare`:
+    /// the configure step a developer ran once, e.g. `cmake -S . -B build -D…`, whose build
+    /// directory pith then uses as the project's own).
+    pub before: Vec<Vec<String>>,
     /// Arguments for `pith test` after `test` (none: what an agent types).
     pub pith_args: Vec<String>,
     /// In the quick half (`--quick`, `scripts/quick.sh`, CI).
@@ -268,6 +272,7 @@ pub fn parse(name: &str, dir: &Path, text: &str) -> Result<Setup> {
         runners,
         env,
         after,
+        before: Vec::new(),
         pith_args,
         quick,
         timeout,

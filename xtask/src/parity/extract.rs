@@ -552,9 +552,15 @@ fn maven(text: &str, o: &mut Observed) {
                 .split(|c: char| c == ':' || c.is_whitespace())
                 .next()
                 .unwrap_or("");
-            let id = match token.rfind('.') {
-                Some(i) => format!("{}#{}", &token[..i], &token[i + 1..]),
-                None => token.to_string(),
+            // An inherited test is listed as `Class>DeclaringClass.method`: the test is
+            // the running class's.
+            let id = match (token.split_once('>'), token.rfind('.')) {
+                (Some((class, declared)), _) => match declared.rfind('.') {
+                    Some(i) => format!("{class}#{}", &declared[i + 1..]),
+                    None => token.to_string(),
+                },
+                (None, Some(i)) => format!("{}#{}", &token[..i], &token[i + 1..]),
+                (None, None) => token.to_string(),
             };
             if !id.is_empty() {
                 o.ids.insert(id);
@@ -829,10 +835,17 @@ test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; fini
     fn maven_results_lists_totals_and_flakes() {
         let text = "[ERROR] Tests run: 3, Failures: 1, Errors: 0, Skipped: 1, Time elapsed: 0.051 s <<< FAILURE! -- in demo.CalcTest\n\
 [INFO] Results:\n[ERROR] Failures: \n[ERROR]   CalcTest.addsNegatives:16->checkSum:25 expected: <-4> but was: <-5>\n\
-[ERROR] Errors: \n[ERROR]   CalcTest.boom:20 » IllegalState boom\n[WARNING] Flakes: \n[WARNING] CalcTest.flaky\n[WARNING]   Run 1: CalcTest.flaky:9 no\n\
+[ERROR]   CalcSubTest>CalcBase.inherited:7 no\n[ERROR] Errors: \n[ERROR]   CalcTest.boom:20 » IllegalState boom\n[WARNING] Flakes: \n[WARNING] CalcTest.flaky\n[WARNING]   Run 1: CalcTest.flaky:9 no\n\
 [ERROR] Tests run: 5, Failures: 1, Errors: 1, Skipped: 1, Flakes: 1\n[INFO] app ................................................ SKIPPED\n";
         let o = run("maven", text);
-        assert_eq!(ids(&o), ["CalcTest#addsNegatives", "CalcTest#boom"]);
+        assert_eq!(
+            ids(&o),
+            [
+                "CalcSubTest#inherited",
+                "CalcTest#addsNegatives",
+                "CalcTest#boom"
+            ]
+        );
         assert_eq!((o.passed, o.failed, o.skipped), (Some(2), Some(2), Some(1)));
         assert!(o.stopped_early);
         assert_eq!(

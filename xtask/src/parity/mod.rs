@@ -35,6 +35,8 @@ pub struct Options {
     pub runners: Vec<String>,
     /// With `--project`: edits (`FILE|FROM|TO`) making a second run, "injected".
     pub edits: Vec<String>,
+    /// With `--project`: commands run in both copies before either side (`--prepare`).
+    pub prepare: Vec<String>,
     /// A built pith to drive instead of building one.
     pub pith: Option<PathBuf>,
     /// Keep the copies (their path is printed), to look at what a side left.
@@ -232,6 +234,11 @@ fn project_setup(dir: &Path, opts: &Options) -> Result<Setup> {
         runners,
         env: None,
         after: Vec::new(),
+        before: opts
+            .prepare
+            .iter()
+            .map(|r| corpus::split_words(r))
+            .collect::<Result<Vec<_>>>()?,
         pith_args: Vec::new(),
         quick: false,
         timeout: 1800,
@@ -406,6 +413,18 @@ fn compare_one(
         prepare(root, setup, variant, dir, public)?;
     }
     let env = environment(root, setup, &base.join(&slug));
+    for dir in &dirs {
+        for argv in &setup.before {
+            let out = run_bounded(argv, dir, &env, Duration::from_secs(setup.timeout), true)?;
+            if out.code != Some(0) {
+                bail!(
+                    "--prepare {argv:?} failed in {}:\n{}",
+                    dir.display(),
+                    tail(&out.text, 15)
+                );
+            }
+        }
+    }
     let deadline = Duration::from_secs(setup.timeout);
 
     // The raw side: each command in order, stopping at the first that fails.
