@@ -172,6 +172,21 @@ fn a_plain_ctest_test_that_fails_is_a_failure() {
     assert_eq!(f["message"], "config invalid: port missing");
 }
 
+/// A self-checking program that CTest fails by its output (`PASS_REGULAR_EXPRESSION` not
+/// matched): the message is the line that says what failed, not the first line it printed.
+#[test]
+fn a_test_failed_by_its_output_says_the_failing_line() {
+    let a = pith(case("plain_regex").path(), &[]);
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    let f = &a.failures()[0];
+    assert_eq!(f["test"], "selfcheck");
+    assert_eq!(
+        f["message"], "[fail] attribute: double as int",
+        "{}",
+        a.line
+    );
+}
+
 /// `Inst/P.Even/1` selects that instance alone (an unanchored `-R` would add `/10`, which
 /// fails); `Whole.One` inside a whole binary alone (a prefix filter would add `OneMore`).
 #[test]

@@ -207,6 +207,48 @@ fn gradle_retries_written_as_separate_testcases_are_flaky_not_failed() {
     assert_eq!(run.masked.as_deref(), Some("ignoreFailures"));
 }
 
+/// Every test of a class errors because a class it uses (the library's, not the test's) failed
+/// to initialize: each test ran and errored, so each is a failure of its own (TestsFailed),
+/// not one load failure of the test class. The same errors from the test class's own static
+/// initializer are one collection failure.
+#[test]
+fn a_library_class_that_failed_to_initialize_fails_each_test() {
+    let f = fixture("gradle/fake");
+    let report = |class: &str| {
+        format!(
+            r#"<?xml version="1.0" encoding="UTF-8"?>
+<testsuite name="demo.CalcTest" tests="2" skipped="0" failures="0" errors="2" time="0.031">
+  <testcase name="adds()" classname="demo.CalcTest" time="0.014">
+    <error message="java.lang.ExceptionInInitializerError" type="java.lang.ExceptionInInitializerError">java.lang.ExceptionInInitializerError
+	at app//demo.CalcTest.adds(CalcTest.java:9)
+Caused by: java.lang.IllegalArgumentException: bad table
+	at app//{class}.&lt;clinit&gt;(Calc.java:5)
+	... 1 more
+</error>
+  </testcase>
+  <testcase name="subtracts()" classname="demo.CalcTest" time="0.012">
+    <error message="java.lang.NoClassDefFoundError: Could not initialize class {class}" type="java.lang.NoClassDefFoundError">java.lang.NoClassDefFoundError: Could not initialize class {class}
+	at app//demo.CalcTest.subtracts(CalcTest.java:14)
+</error>
+  </testcase>
+</testsuite>"#
+        )
+    };
+    let console = "> Task :test FAILED\n\nCalcTest > adds() FAILED\n\nCalcTest > subtracts() FAILED\n\n2 tests completed, 2 failed\n\nBUILD FAILED in 2s";
+    fake_gradle(f.path(), &report("demo.Calc"), console, 1);
+    let gradle = detected(f.path());
+    let run = run_with(gradle.as_ref(), f.path(), &[]);
+    assert_eq!(run.status(), Status::TestsFailed, "{run:#?}");
+    let mut tests: Vec<&str> = run.failures.iter().map(|f| f.test.as_str()).collect();
+    tests.sort_unstable();
+    assert_eq!(tests, ["demo.CalcTest#adds()", "demo.CalcTest#subtracts()"]);
+
+    fake_gradle(f.path(), &report("demo.CalcTest"), console, 1);
+    let run = run_with(gradle.as_ref(), f.path(), &[]);
+    assert_eq!(run.status(), Status::CollectionFailed, "{run:#?}");
+    assert_eq!(run.failures.len(), 1, "{run:#?}");
+}
+
 #[test]
 fn gradle_reports_are_read_through_the_wrapper() {
     let f = fixture("gradle/fake");

@@ -470,7 +470,7 @@ fn many_masked_projects_over_the_ceiling_end_with_the_first_reason() {
             hint: Some("h".repeat(300)),
             masked: Some(format!("p{p}: || true")),
             // A name nothing can cut: the answer never fits, so every step of the ladder runs.
-            ..Run::new(&"j".repeat(ANSWER_CEILING))
+            ..Run::new("j".repeat(ANSWER_CEILING))
         })
         .collect();
     let (tx, rx) = std::sync::mpsc::channel();

@@ -103,6 +103,20 @@ pub(super) fn output_message(lines: &console::Output) -> Option<String> {
         .map(text::first_line)
 }
 
+/// The first line a test printed that says it failed (`[fail] …`, `FAILED: …`, `error: …`).
+fn failing_line(lines: &console::Output) -> Option<String> {
+    lines
+        .iter()
+        .map(|l| l.trim())
+        .find(|l| {
+            let lower = l.to_ascii_lowercase();
+            ["fail", "error", "assert"]
+                .iter()
+                .any(|w| lower.contains(w))
+        })
+        .map(text::first_line)
+}
+
 /// Outcomes of one CTest test: its gtest tests (JSON first, the console where the JSON is
 /// missing), its suite failures, or the CTest test itself when it ran no gtest test.
 pub(super) fn ctest_outcomes(
@@ -191,13 +205,6 @@ fn failed_after(t: &console::CtestTest) -> Option<Outcome> {
 /// stopped before its first test); `None` for a gtest binary that passed without any.
 fn plain_outcome(t: &console::CtestTest, g: &console::Console) -> Option<Outcome> {
     let name = &t.name;
-    let message = || {
-        g.outside
-            .first()
-            .map(|o| failure::message(&failure::parse(o).body))
-            .filter(|m| !m.is_empty())
-            .or_else(|| output_message(&t.output))
-    };
     let o = match &t.ended {
         Some(Ended::Passed) if g.gtest => return None,
         Some(Ended::Passed) => Outcome::new(name, Verdict::Passed),
@@ -219,8 +226,16 @@ fn plain_outcome(t: &console::CtestTest, g: &console::Console) -> Option<Outcome
         }),
         Some(Ended::Failed(why)) => Outcome::failed(Failure {
             test: name.clone(),
-            message: message()
+            // What says why first: a failure's own line, then CTest's reason (a regular
+            // expression the output did not match), then whatever the test printed first.
+            message: g
+                .outside
+                .first()
+                .map(|o| failure::message(&failure::parse(o).body))
+                .filter(|m| !m.is_empty())
+                .or_else(|| failing_line(&t.output))
                 .or_else(|| (!why.is_empty()).then(|| why.clone()))
+                .or_else(|| output_message(&t.output))
                 .unwrap_or_else(|| "failed".to_owned()),
             // A gtest binary that failed before running any test never loaded its tests.
             phase: if g.gtest { Phase::Collect } else { Phase::Call },

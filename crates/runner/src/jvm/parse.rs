@@ -296,18 +296,37 @@ impl<'a, 'p> Tally<'a, 'p> {
         }
     }
 
-    /// A class whose static initialization failed: every test errors with the same cause. One
-    /// collection failure, named by the class's file, stands for all of them.
+    /// A test class whose static initialization failed: every test errors with the same cause.
+    /// One collection failure, named by the class's file, stands for all of them. A class the
+    /// tests use that failed to initialize (the library's own) is no load failure: each test
+    /// ran and errored, and stays a test's failure.
     pub(super) fn load_failure(&mut self, suite: &junit::Suite, module: Option<&Path>) -> bool {
         let is_init = |c: &Case| {
             c.outcome == Outcome::Errored
                 && c.fault.as_ref().is_some_and(|f| {
                     let t = f.type_name.as_deref().unwrap_or("");
-                    t.ends_with("ExceptionInInitializerError")
-                        || (t.ends_with("NoClassDefFoundError")
-                            && f.message
-                                .as_deref()
-                                .is_some_and(|m| m.starts_with("Could not initialize class")))
+                    let initialized = if t.ends_with("ExceptionInInitializerError") {
+                        initialized_classes(&f.text)
+                    } else if t.ends_with("NoClassDefFoundError") {
+                        // Surefire's message is the exception's own; Gradle's starts with
+                        // its type (`java.lang.NoClassDefFoundError: Could not …`).
+                        const SAYS: &str = "Could not initialize class ";
+                        match f
+                            .message
+                            .as_deref()
+                            .and_then(|m| m.find(SAYS).map(|at| &m[at + SAYS.len()..]))
+                        {
+                            Some(class) => vec![class.trim()],
+                            None => return false,
+                        }
+                    } else {
+                        return false;
+                    };
+                    // No `<clinit>` frame to tell by: the test class, as before.
+                    initialized.is_empty()
+                        || initialized
+                            .iter()
+                            .any(|k| is_class_or_nested(k, &c.classname))
                 })
         };
         if suite.cases.is_empty() || !suite.cases.iter().all(is_init) {
@@ -491,4 +510,19 @@ pub fn report_run(report: &junit::Report, paths: &PathMap) -> Run {
             Some("the report ends early: it was cut off or is not well-formed XML".to_owned());
     }
     run
+}
+
+/// The classes whose static initializer a stack trace passes through (`at X.<clinit>(`).
+fn initialized_classes(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("at "))
+        .filter_map(|f| f.split_once(".<clinit>(").map(|(class, _)| class))
+        // `app//demo.Calc`, `java.base/java.lang.X`: the class loader and module go.
+        .map(|class| class.rsplit('/').next().unwrap_or(class))
+        .collect()
+}
+
+/// `class` is `test` or a class nested in it (`Test$Inner`).
+fn is_class_or_nested(class: &str, test: &str) -> bool {
+    class == test || class.strip_prefix(test).is_some_and(|r| r.starts_with('$'))
 }

@@ -195,15 +195,16 @@ pub(super) fn to_dir_ids(
 /// there where the console script does not (an ImportError at collection by hand, a green
 /// under pith: a false green). `-c` puts `''` there; [`CONSOLE`] takes it off again before
 /// pytest is imported (`-P` would, from Python 3.11 only; `PYTHONSAFEPATH` would reach every
-/// Python the tests start).
+/// Python the tests start). `pytest.main()` is what the console script calls (its wrapper,
+/// `console_main`, is deprecated for callers in pytest 9).
 const CONSOLE: &str = "import sys\n\
 if sys.path and sys.path[0] == '':\n    del sys.path[0]\n\
 import pytest\n\
-sys.exit(getattr(pytest, 'console_main', pytest.main)())";
+sys.exit(pytest.main())";
 /// As [`CONSOLE`], the working directory kept first on `sys.path`: `python -m pytest`.
 const MODULE: &str = "import sys\n\
 import pytest\n\
-sys.exit(getattr(pytest, 'console_main', pytest.main)())";
+sys.exit(pytest.main())";
 
 /// The files where projects declare how their tests run (task runners, CI, tox and nox).
 const DECLARING: &[&str] = &[
