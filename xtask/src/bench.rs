@@ -575,21 +575,32 @@ pub(crate) fn repo_root() -> PathBuf {
 
 /// Builds `target/release/pith` (cargo's own output goes to stderr) and returns its path.
 pub(crate) fn build_pith(root: &Path) -> Result<PathBuf> {
+    build_pith_as(root, true)
+}
+
+/// Builds pith, `--release` or debug (what the test suite builds too), and returns its path.
+pub(crate) fn build_pith_as(root: &Path, release: bool) -> Result<PathBuf> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    eprintln!("bench: cargo build --release -p pith");
+    let mut args = vec!["build", "-p", "pith"];
+    if release {
+        args.insert(1, "--release");
+    }
+    eprintln!("xtask: cargo {}", args.join(" "));
     let status = Command::new(cargo)
-        .args(["build", "--release", "-p", "pith"])
+        .args(&args)
         .current_dir(root)
         .stdin(Stdio::null())
         .stdout(Stdio::from(std::io::stderr()))
         .status()
         .context("running cargo build")?;
     if !status.success() {
-        bail!("cargo build --release -p pith failed ({status})");
+        bail!("cargo {} failed ({status})", args.join(" "));
     }
     let target =
         std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), |d| root.join(d));
-    let pith = target.join("release").join("pith");
+    let pith = target
+        .join(if release { "release" } else { "debug" })
+        .join("pith");
     if !pith.is_file() {
         bail!("{} does not exist after the build", pith.display());
     }

@@ -133,7 +133,7 @@ pub fn run(opts: &Options) -> Result<()> {
         Some(p) => p
             .canonicalize()
             .with_context(|| format!("{}", p.display()))?,
-        None => build_pith(&root)?,
+        None => crate::bench::build_pith_as(&root, false)?,
     };
     let tmp = tempfile::Builder::new().prefix("pith-parity-").tempdir()?;
     let base = tmp.path().to_path_buf();
@@ -370,25 +370,6 @@ fn env_has(root: &Path, s: &Setup, program: &str) -> bool {
 fn on_path(program: &str) -> bool {
     std::env::var_os("PATH")
         .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(program).is_file()))
-}
-
-/// Builds the debug pith (what the test suite builds too) and returns its path.
-fn build_pith(root: &Path) -> Result<PathBuf> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    eprintln!("parity: cargo build -p pith");
-    let status = Command::new(cargo)
-        .args(["build", "-p", "pith"])
-        .current_dir(root)
-        .stdin(Stdio::null())
-        .stdout(Stdio::from(std::io::stderr()))
-        .status()
-        .context("running cargo build")?;
-    if !status.success() {
-        bail!("cargo build -p pith failed ({status})");
-    }
-    let target =
-        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), |d| root.join(d));
-    Ok(target.join("debug").join("pith"))
 }
 
 /// One set-up's variant: both sides from fresh copies, then the comparison.
