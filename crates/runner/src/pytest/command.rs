@@ -176,19 +176,6 @@ pub(super) fn to_dir_ids(
     (ids, back)
 }
 
-/// `<python> -c CONSOLE -p pith_<hash> -q --color=no -- ids...`
-///
-/// pytest puts the project's `addopts` and the caller's `PYTEST_ADDOPTS` before these, so the
-/// project's own options (`-x`, `--maxfail`, `--strict-markers`, `-W error`, `-p` plugins,
-/// coverage thresholds, reruns) keep their effect: none of these undoes one. `-q` and
-/// `--color=no` only shape the text pith reads for tails; neither changes what a test does or
-/// whether it passes. A module that does not import stops the run before any test, as it does
-/// by hand ("Interrupted: 1 error during collection"): pith adds no
-/// `--continue-on-collection-errors`. The environment is the caller's, less the variables
-/// pytest sets in its own processes ([`SCRUBBED_ENV`]), plus where the plugin is and writes
-/// (the plugin takes its directory off `PYTHONPATH` again before any test): colour, buffering
-/// and the fault handler are left to the tests' world (the plugin sets what it needs inside
-/// pytest's own process).
 /// pytest started as its `pytest` console script starts it, or as `python -m pytest` where the
 /// project declares that ([`declares_module_run`]). The two differ in one thing: `-m` puts the
 /// working directory first on `sys.path`, so a test importing the project's package finds it
@@ -201,8 +188,10 @@ const CONSOLE: &str = "import sys\n\
 if sys.path and sys.path[0] == '':\n    del sys.path[0]\n\
 import pytest\n\
 sys.exit(pytest.main())";
-/// As [`CONSOLE`], the working directory kept first on `sys.path`: `python -m pytest`.
-const MODULE: &str = "import sys\n\
+/// As [`CONSOLE`], the working directory kept first on `sys.path`, by its path as `-m` puts it
+/// (a test that changes directory imports from where pytest started): `python -m pytest`.
+const MODULE: &str = "import os, sys\n\
+if sys.path and sys.path[0] == '':\n    sys.path[0] = os.getcwd()\n\
 import pytest\n\
 sys.exit(pytest.main())";
 
@@ -249,6 +238,19 @@ pub(super) fn declares_module_run(dir: &Path, root: &Path) -> bool {
     })
 }
 
+/// `<python> -c CONSOLE -p pith_<hash> -q --color=no -- ids...`
+///
+/// pytest puts the project's `addopts` and the caller's `PYTEST_ADDOPTS` before these, so the
+/// project's own options (`-x`, `--maxfail`, `--strict-markers`, `-W error`, `-p` plugins,
+/// coverage thresholds, reruns) keep their effect: none of these undoes one. `-q` and
+/// `--color=no` only shape the text pith reads for tails; neither changes what a test does or
+/// whether it passes. A module that does not import stops the run before any test, as it does
+/// by hand ("Interrupted: 1 error during collection"): pith adds no
+/// `--continue-on-collection-errors`. The environment is the caller's, less the variables
+/// pytest sets in its own processes ([`SCRUBBED_ENV`]), plus where the plugin is and writes
+/// (the plugin takes its directory off `PYTHONPATH` again before any test): colour, buffering
+/// and the fault handler are left to the tests' world (the plugin sets what it needs inside
+/// pytest's own process).
 pub(super) fn command(
     dir: &Path,
     interp: &Interpreter,
