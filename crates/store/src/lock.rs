@@ -1,7 +1,7 @@
-//! The run lock: one `pith test` at a time per workspace, through `flock` on
-//! `run.lock` in the workspace's state directory. The kernel releases it when the holder exits, `kill -9` included, so a
-//! dead run never blocks the next one. The holder's pid is written in the file for the Busy
-//! answer.
+//! The run lock: one `pith test` at a time per workspace, through `flock` on `run.lock` in the
+//! workspace's state directory. The kernel releases it when the holder exits, `kill -9`
+//! included, so a dead run never blocks the next one. The holder's pid is written in the file
+//! for the Busy answer.
 
 use std::fs::File;
 use std::io::{Read, Seek, Write};
