@@ -93,6 +93,13 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// Writes `text` to `root/rel`, making its directories: a project file of a test's own.
+pub fn write_file(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
 /// Dates every file under `root` an hour back, so what reads mtimes sees settled files.
 pub fn age_tree(root: &Path) {
     for e in std::fs::read_dir(root).unwrap() {

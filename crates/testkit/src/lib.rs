@@ -14,7 +14,7 @@ pub use answer::{answer_of, assert_clean, frames, strings, Answer};
 pub use context::{traced_lines, Runs};
 pub use fixture::{
     age_tree, copy_tree, fixture, fixture_at, fixtures_dir, link_node_modules, repo_root,
-    shared_node_modules, Fixture,
+    shared_node_modules, write_file, Fixture,
 };
 pub use pith::{
     harness_base, harness_cache, pith_bare, shared_target, state_dir, without_callers_knobs,

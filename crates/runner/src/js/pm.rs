@@ -461,11 +461,7 @@ pub(crate) fn scripts_of(pkg: &Package) -> std::collections::BTreeMap<String, St
 mod tests {
     use super::*;
 
-    fn write(root: &Path, rel: &str, text: &str) {
-        let p = root.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
+    use pith_testkit::write_file as write;
 
     #[test]
     fn the_manager_is_the_declared_one_else_the_lockfiles() {

@@ -61,17 +61,7 @@ const RESERVED: &[&str] = &[
 /// The commands of `script`; `env` gives the value of a variable for `$NAME` (the shell's
 /// environment: what the package manager sets for scripts, then the caller's).
 pub(crate) fn parse(script: &str, env: &dyn Fn(&str) -> Option<String>) -> Vec<Cmd> {
-    let mut r = Reader {
-        src: script,
-        env,
-        cmds: Vec::new(),
-        words: Vec::new(),
-        word: Partial::default(),
-        start: 0,
-        op: Op::Then,
-        shell: false,
-        whole: false,
-    };
+    let mut r = Reader::new(script, env, false);
     r.read();
     if r.whole {
         return vec![opaque(script, env)];
@@ -82,17 +72,7 @@ pub(crate) fn parse(script: &str, env: &dyn Fn(&str) -> Option<String>) -> Vec<C
 /// The whole script as one command run by sh, its words read as well as they can be (the
 /// program's name for the answer).
 fn opaque(script: &str, env: &dyn Fn(&str) -> Option<String>) -> Cmd {
-    let mut r = Reader {
-        src: script,
-        env,
-        cmds: Vec::new(),
-        words: Vec::new(),
-        word: Partial::default(),
-        start: 0,
-        op: Op::Then,
-        shell: true,
-        whole: false,
-    };
+    let mut r = Reader::new(script, env, true);
     r.read();
     r.end_word();
     let words = match r.cmds.into_iter().next() {
@@ -136,7 +116,22 @@ struct Reader<'a> {
     whole: bool,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    /// A reader at the start of `src`; `shell` marks its commands as sh's from the start.
+    fn new(src: &'a str, env: &'a dyn Fn(&str) -> Option<String>, shell: bool) -> Self {
+        Reader {
+            src,
+            env,
+            cmds: Vec::new(),
+            words: Vec::new(),
+            word: Partial::default(),
+            start: 0,
+            op: Op::Then,
+            shell,
+            whole: false,
+        }
+    }
+
     fn read(&mut self) {
         let src = self.src;
         let mut it = src.char_indices().peekable();

@@ -214,7 +214,7 @@ const DECLARING: &[&str] = &[
 /// Whether the project runs its tests as `python -m pytest` (or `coverage run -m pytest`):
 /// `-m pytest` in a file of [`DECLARING`] or a GitHub workflow, in the project's directory or
 /// the workspace root. Such a project may rely on the working directory being importable.
-pub(super) fn declares_module_run(dir: &Path, root: &Path) -> bool {
+fn declares_module_run(dir: &Path, root: &Path) -> bool {
     let mut files: Vec<std::path::PathBuf> = Vec::new();
     for base in [dir, root] {
         files.extend(DECLARING.iter().map(|f| base.join(f)));
@@ -253,14 +253,18 @@ pub(super) fn declares_module_run(dir: &Path, root: &Path) -> bool {
 /// pytest's own process).
 pub(super) fn command(
     dir: &Path,
+    root: &Path,
     interp: &Interpreter,
     plugin_dir: &Path,
     report: &Path,
     ids: &[String],
-    module_run: bool,
 ) -> Command {
     let mut cmd = crate::base_command(&interp.program, dir);
-    let entry = if module_run { MODULE } else { CONSOLE };
+    let entry = if declares_module_run(dir, root) {
+        MODULE
+    } else {
+        CONSOLE
+    };
     cmd.args(["-c", entry, "-p", &plugin_module()])
         .args(["-q", "--color=no"]);
     let selection = Selection::of(ids);

@@ -41,8 +41,8 @@ use crate::process;
 use crate::{Adapter, Context, PathMap, RunnerError};
 
 use command::{
-    as_paths, command, declares_module_run, install_plugin, retrace_env, to_dir_ids, trace_env,
-    Choice, RETRACE_ENV, TRACE_ENV,
+    as_paths, command, install_plugin, retrace_env, to_dir_ids, trace_env, Choice, RETRACE_ENV,
+    TRACE_ENV,
 };
 use judge::{judge, read_stacks, runner_missing, shown, Ids};
 use records::Records;
@@ -130,14 +130,7 @@ impl Adapter for Pytest {
             attempt += 1;
             let report = ctx.scratch.join(format!("pytest-{attempt}.jsonl"));
             let _ = std::fs::remove_file(&report);
-            let mut cmd = command(
-                dir,
-                &interp,
-                &plugin_dir,
-                &report,
-                &ids,
-                declares_module_run(dir, ctx.root),
-            );
+            let mut cmd = command(dir, ctx.root, &interp, &plugin_dir, &report, &ids);
             let traced_files = ctx.trace.map(|plan| given_files(ctx, &plan.files));
             if let Some(given) = traced_files.as_ref().filter(|g| !g.is_empty()) {
                 let absolute: Vec<String> = given.keys().cloned().collect();
@@ -222,14 +215,7 @@ impl Adapter for Pytest {
         let absolute: Vec<String> = given.keys().cloned().collect();
         let report = ctx.scratch.join("pytest-trace.jsonl");
         let _ = std::fs::remove_file(&report);
-        let mut cmd = command(
-            dir,
-            &interp,
-            &plugin_dir,
-            &report,
-            &ids,
-            declares_module_run(dir, ctx.root),
-        );
+        let mut cmd = command(dir, ctx.root, &interp, &plugin_dir, &report, &ids);
         cmd.env(TRACE_ENV, trace_env(&absolute));
         if process::run(cmd, ctx.deadline, ctx.cancel).is_err() {
             return Ok(None);

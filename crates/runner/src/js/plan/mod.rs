@@ -893,11 +893,7 @@ fn add_env(step: &mut Step, env: &[(String, String)]) {
 mod tests {
     use super::*;
 
-    fn write(root: &Path, rel: &str, text: &str) {
-        let p = root.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
+    use pith_testkit::write_file as write;
 
     /// A plan as one line: `obs(...)` a runner pith observes, `cmd(...)` a command run as
     /// written, `said(...)` a tool's answer, `(...)` a group, `each[bail|all](a | b)`.
