@@ -3,7 +3,9 @@
 //! files and environment variables included —, a failure that follows a pass on other inputs
 //! is not `flaky`, a run's own ignored output does not stop the next replay, a state directory
 //! that is a symbolic link is never followed (nor a `.pith` an older pith or a repository left),
-//! and a base directory that cannot be written gives way to a private temporary one.
+//! and a base directory that cannot be written gives way to a private temporary one; a file
+//! edited while a run goes on (the workspace is scanned beside the run) is never counted in
+//! the generation that run answers with.
 
 mod common;
 
@@ -372,4 +374,39 @@ fn an_older_pith_state_is_moved_out_of_the_workspace() {
     let again = test(root, &[]);
     assert_eq!(again.status(), "TestsPassed", "{}", again.line);
     assert!(again.stderr.is_empty(), "{}", again.stderr);
+}
+
+/// The generation a run answers with holds only what the run could have read: the workspace
+/// is scanned beside the run, and a file written after the run started (here by the test
+/// itself, after reading it, as an agent's edit lands mid-run) is the next generation's
+/// change. Counted in the run's own, `--since` would replay the green over the edit.
+#[test]
+fn a_file_edited_during_the_run_is_run_again_not_replayed() {
+    let ws = fixture("verdicts/state/edited_mid_run");
+    let root = ws.path();
+    let first = test(root, &[]);
+    assert_eq!(
+        (first.status(), first.code),
+        ("TestsPassed", 0),
+        "{}",
+        first.line
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("data.txt")).unwrap(),
+        "edited\n"
+    );
+    let g = first.generation().to_string();
+    let next = test(root, &["--since", &g]);
+    assert!(
+        next.json.get("unchanged").is_none(),
+        "must run: {}",
+        next.line
+    );
+    assert_eq!(
+        (next.status(), next.code),
+        ("TestsFailed", 1),
+        "{}",
+        next.line
+    );
+    assert!(next.generation() > first.generation(), "{}", next.line);
 }

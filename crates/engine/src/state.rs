@@ -140,9 +140,15 @@ fn run_tests(
     let selection = selection(req);
     // What `--changed` runs depends on more than the selection's key: it never replays.
     let since = opts.since.filter(|_| req.changed.is_none());
-    let mut generation = store
-        .as_mut()
-        .and_then(|s| keep(recovering(s, |s| refresh(s, watcher)), &mut warnings));
+    // Where nothing before the run needs the generation (no `since` to answer from, no change
+    // set to select by) and no watcher keeps it cheap, the workspace is scanned beside the
+    // run instead of before it: a green run then costs what its runner costs.
+    let mut beside = watcher.is_none() && since.is_none() && req.changed.is_none();
+    let mut generation = if beside {
+        None
+    } else {
+        fresh(store.as_mut(), watcher, &mut warnings)
+    };
     if let Some(report) = replay(store.as_ref(), generation, since, &selection) {
         return Ok(Tested::unrecorded(finish(report, store, warnings)));
     }
@@ -162,6 +168,9 @@ fn run_tests(
         Some(s) => match s.lock_run(opts.wait.unwrap_or(DEFAULT_WAIT)) {
             Ok(TryLock::Held(lock)) => Some(lock),
             Ok(TryLock::Busy { holder }) => {
+                if beside {
+                    generation = fresh(store.as_mut(), watcher, &mut warnings);
+                }
                 let names = names_of(&adapters).join(",");
                 let report = busy(&names, holder, generation, start.elapsed());
                 return Ok(Tested::unrecorded(finish(report, store, warnings)));
@@ -173,30 +182,47 @@ fn run_tests(
         },
         None => None,
     };
-    if lock.as_ref().is_some_and(|l| l.waited) {
+    if lock.as_ref().is_some_and(|l| l.waited) && !beside {
         // Another run held the workspace: what it left, and what changed meanwhile, count.
-        generation = store
-            .as_mut()
-            .and_then(|s| keep(recovering(s, |s| refresh(s, watcher)), &mut warnings));
+        generation = fresh(store.as_mut(), watcher, &mut warnings);
         if let Some(report) = replay(store.as_ref(), generation, since, &selection) {
             return Ok(Tested::unrecorded(finish(report, store, warnings)));
         }
     }
 
     let routed = planned.as_ref().and_then(|p| p.routed.as_deref());
-    let plan = match (req.trace, store.as_ref()) {
-        (crate::Trace::Never, _) | (_, None) => None,
-        (_, Some(s)) => crate::impact::trace_plan(s, &root),
+    let traces = !matches!(req.trace, crate::Trace::Never)
+        && adapters.iter().any(|p| p.adapter.traces_in_run());
+    if beside && traces {
+        // The run traces the files changed since the last green one: known only after a scan.
+        beside = false;
+        generation = fresh(store.as_mut(), watcher, &mut warnings);
+    }
+    let plan = match (traces, store.as_ref()) {
+        (false, _) | (_, None) => None,
+        (true, Some(s)) => crate::impact::trace_plan(s, &root),
     };
-    let mut report = execute(
-        req,
-        &root,
-        &adapters,
-        Instant::now(),
-        routed,
-        plan.as_ref(),
-        ticker,
-    )?;
+    let execute = || {
+        let started = Instant::now();
+        execute(
+            req,
+            &root,
+            &adapters,
+            started,
+            routed,
+            plan.as_ref(),
+            ticker,
+        )
+    };
+    let ran = match store.as_mut().filter(|_| beside) {
+        Some(s) => {
+            let (scanned, ran) = scanned_beside(s, execute);
+            generation = keep(scanned, &mut warnings);
+            ran
+        }
+        None => execute(),
+    };
+    let mut report = ran?;
     report.generation = generation;
     report.changes = planned.as_ref().map(|p| p.selection.clone());
     let cancelled = crate::stopped_by_caller(req);
@@ -304,6 +330,29 @@ fn runner_names(store: &Store, root: &Path, generation: u64) -> Result<Vec<Strin
     // Best effort: a busy database only costs the next status another detection.
     let _ = store.cache_runners(&key, generation, &names);
     Ok(names)
+}
+
+/// The generation now, or `None` with a warning.
+fn fresh(
+    store: Option<&mut Store>,
+    watcher: Option<&Watcher>,
+    warnings: &mut Vec<String>,
+) -> Option<u64> {
+    store.and_then(|s| keep(recovering(s, |s| refresh(s, watcher)), warnings))
+}
+
+/// Runs `run` while the workspace is scanned beside it (see [`Store::scan_during`]).
+fn scanned_beside<T>(
+    store: &mut Store,
+    run: impl FnOnce() -> T,
+) -> (Result<u64, StoreError>, T) {
+    let started = pith_store::RunStart::now();
+    std::thread::scope(|s| {
+        let scan = s.spawn(move || recovering(store, |s| s.scan_during(started)));
+        let ran = run();
+        let scanned = scan.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (scanned, ran)
+    })
 }
 
 /// The generation: from the watcher's dirty set when there is one, else by a scan.

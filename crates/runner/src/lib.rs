@@ -121,6 +121,13 @@ pub trait Adapter: Send + Sync {
         None
     }
 
+    /// Whether this runner traces its failing tests within the run itself when the engine
+    /// passes a [`TracePlan`] (`Context::trace`): the engine then works the plan out before
+    /// the run; for the others it needs nothing of the workspace's state before the run.
+    fn traces_in_run(&self) -> bool {
+        false
+    }
+
     /// Re-runs `tests` (a handful of failing ones) with line tracing limited to `files`
     /// (workspace-relative) and tells which of their lines each test executed. `None` when
     /// this runner cannot trace cheaply (an instrumented rebuild): the engine then uses the

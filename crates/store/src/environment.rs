@@ -144,6 +144,8 @@ fn identity(vars: &[(OsString, OsString)]) -> i64 {
 pub(crate) struct Input {
     pub key: String,
     pub hash: i64,
+    /// The latest mtime or ctime among what was measured (nanoseconds).
+    pub stamp: i64,
 }
 
 /// The kinds of input, as key prefixes.
@@ -163,8 +165,8 @@ pub(crate) fn measure_all<'a>(
     resolve(root, env, &mut keys);
     keys.into_iter()
         .filter_map(|key| {
-            let hash = measure(root, &key)?;
-            Some(Input { key, hash })
+            let (hash, stamp) = measure(root, &key)?;
+            Some(Input { key, hash, stamp })
         })
         .collect()
 }
@@ -176,8 +178,8 @@ pub(crate) fn measure_trees(root: &Path, trees: &[(String, Tree)], inputs: &mut 
         if inputs.iter().any(|i| i.key == key) {
             continue;
         }
-        if let Some(hash) = measure(root, &key) {
-            inputs.push(Input { key, hash });
+        if let Some((hash, stamp)) = measure(root, &key) {
+            inputs.push(Input { key, hash, stamp });
         }
     }
 }
@@ -391,6 +393,8 @@ struct Stats {
     hasher: xxhash_rust::xxh3::Xxh3,
     /// Something that exists could not be measured.
     unreadable: bool,
+    /// The latest stamp (mtime or ctime) of what was measured.
+    stamp: i64,
 }
 
 impl Stats {
@@ -398,6 +402,7 @@ impl Stats {
         Stats {
             hasher: xxhash_rust::xxh3::Xxh3::new(),
             unreadable: false,
+            stamp: 0,
         }
     }
 
@@ -412,6 +417,7 @@ impl Stats {
         ] {
             self.hasher.update(&n.to_le_bytes());
         }
+        self.stamp = self.stamp.max(crate::scan::stamp(m));
     }
 
     /// Adds `path`'s stat (following links); an absent path adds that it is absent. Returns
@@ -434,12 +440,13 @@ impl Stats {
         }
     }
 
-    fn finish(self) -> i64 {
-        if self.unreadable {
+    fn finish(self) -> (i64, i64) {
+        let hash = if self.unreadable {
             unknown()
         } else {
             self.hasher.digest() as i64
-        }
+        };
+        (hash, self.stamp)
     }
 }
 
@@ -447,10 +454,16 @@ fn is_absent(e: &std::io::Error) -> bool {
     e.kind() == std::io::ErrorKind::NotFound || e.raw_os_error() == Some(libc::ENOTDIR)
 }
 
-/// One input's fingerprint, `None` when it is gone.
-pub(crate) fn measure(root: &Path, key: &str) -> Option<i64> {
-    let (kind, path) = key.split_at(key.find(':')? + 1);
-    let path = root.join(path); // an absolute path stays as it is
+/// The path an input's key measures.
+pub(crate) fn key_path(root: &Path, key: &str) -> Option<PathBuf> {
+    let (_, path) = key.split_at(key.find(':')? + 1);
+    Some(root.join(path)) // an absolute path stays as it is
+}
+
+/// One input's fingerprint and latest stamp, `None` when it is gone.
+pub(crate) fn measure(root: &Path, key: &str) -> Option<(i64, i64)> {
+    let (kind, _) = key.split_at(key.find(':')? + 1);
+    let path = key_path(root, key)?;
     let mut s = Stats::new();
     match kind {
         TOOLCHAIN | PACKAGES => {

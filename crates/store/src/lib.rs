@@ -39,6 +39,7 @@ pub use lock::{RunLock, TryLock};
 pub use memory::{
     changed_lines, Baseline, ChangeKind, Changes, FileChange, Hunk, Remembered, Since, MEMORY_BYTES,
 };
+pub use scan::RunStart;
 pub use watch::{Dirty, Reader, Watcher};
 
 /// Expected failures of the store, each one clear line.

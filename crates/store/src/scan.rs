@@ -6,6 +6,11 @@
 //! above [`BIG_FILE`] are fingerprinted by their stat instead). Each file's and input's row
 //! keeps the generation of its last change, deleted ones stay as tombstones, so "changed since
 //! generation G" is one query.
+//!
+//! A scan made while a test run goes on ([`Store::scan_during`]) records only what it can
+//! tell was there before the run started ([`RunStart`]): a file written, renamed or removed
+//! after that is left for the next scan to find, so a generation never claims content the run
+//! may not have read.
 
 use std::collections::{HashMap, HashSet};
 use std::io::Read;
@@ -91,7 +96,16 @@ impl Store {
     /// Looks at the workspace's files and returns the current generation, increasing it when
     /// their content changed since the last look (the first look makes generation 1).
     pub fn scan(&mut self) -> Result<u64, StoreError> {
-        scan(&self.conn, &self.root, &self.env, None)
+        scan(&self.conn, &self.root, &self.env, None, None)
+    }
+
+    /// Like [`Store::scan`], made while a test run that started at `start` goes on (beside it,
+    /// not before it, so that a green run costs what its runner costs): a file or input whose
+    /// stamp is not older than `start` is not recorded, nor a deletion in a directory changed
+    /// since, and the next scan finds them as changes. The generation returned is thus one the
+    /// run tested, or an older one.
+    pub fn scan_during(&mut self, start: RunStart) -> Result<u64, StoreError> {
+        scan(&self.conn, &self.root, &self.env, None, Some(start))
     }
 
     /// Like [`Store::scan`], but looks only at what a [`crate::Watcher`] saw change; with
@@ -112,7 +126,7 @@ impl Store {
             return self.scan();
         }
         let scope = Scope::of(&dirty.paths);
-        scan(&self.conn, &self.root, &self.env, Some(scope))
+        scan(&self.conn, &self.root, &self.env, Some(scope), None)
     }
 }
 
@@ -121,6 +135,7 @@ fn scan(
     root: &Path,
     env: &Environment,
     scope: Option<Scope>,
+    during: Option<RunStart>,
 ) -> Result<u64, StoreError> {
     // The walk (on its own threads) overlaps the read of the records and the measuring of
     // the inputs known or found in the environment (here); the dependency trees the walk met
@@ -142,7 +157,7 @@ fn scan(
         )
     })?;
     environment::measure_trees(root, &trees, &mut inputs);
-    let changes = Changes::between(root, walked, known, &inputs, &inputs_known);
+    let changes = Changes::between(root, walked, known, &inputs, &inputs_known, during);
     if generation > 0 && changes.is_empty() {
         return Ok(generation);
     }
@@ -186,31 +201,53 @@ struct Decided<'a> {
 impl<'a> Changes<'a> {
     /// Compares what the walk and the measuring found with the rows `load` read, hashing the
     /// files whose stat cannot be trusted.
+    /// During a run (`during`), what may have changed after it started is left out.
     fn between(
         root: &Path,
         walked: Vec<Seen>,
         mut known: Known,
         inputs: &'a [Input],
         inputs_known: &'a KnownInputs,
+        during: Option<RunStart>,
     ) -> Changes<'a> {
+        let before = |stamp: i64| during.is_none_or(|start| start.precedes(stamp));
         let inputs_changed: Vec<&Input> = inputs
             .iter()
-            .filter(|i| inputs_known.get(&i.key) != Some(&i.hash))
+            .filter(|i| inputs_known.get(&i.key) != Some(&i.hash) && before(i.stamp))
             .collect();
         let measured: HashSet<&str> = inputs.iter().map(|i| i.key.as_str()).collect();
         let inputs_gone: Vec<&String> = inputs_known
             .keys()
             .filter(|k| !measured.contains(k.as_str()))
+            .filter(|k| {
+                during.is_none_or(|start| {
+                    environment::key_path(root, k).is_some_and(|p| removed_before(&p, start))
+                })
+            })
             .collect();
         let mut candidates: Vec<(Seen, Option<Record>)> = Vec::new();
         for f in walked {
             match known.remove(f.rel.as_str()) {
                 Some(k) if k.size == f.size && k.mtime == f.mtime && !k.racy => {}
+                // Written since the run started: the run may have read either content.
+                _ if !before(f.stamp) => {}
                 k => candidates.push((f, k)),
             }
         }
-        let deleted: Vec<String> = known.into_keys().collect();
-        let observed = hash_all(root, candidates);
+        let deleted: Vec<String> = known
+            .into_keys()
+            .filter(|p| during.is_none_or(|start| removed_before(&root.join(p), start)))
+            .collect();
+        let mut observed = hash_all(root, candidates);
+        if let Some(start) = during {
+            // Read after the run started: only content still under the stat it was read
+            // with, and stamped before the start, is what the run read.
+            observed.retain(|o| {
+                std::fs::metadata(root.join(&o.path)).is_ok_and(|m| {
+                    m.len() as i64 == o.size && mtime_ns(&m) == o.mtime && start.precedes(stamp(&m))
+                })
+            });
+        }
         Changes {
             observed,
             deleted,
@@ -398,6 +435,8 @@ struct Seen {
     rel: String,
     size: i64,
     mtime: i64,
+    /// The later of its mtime and ctime: a file renamed into place keeps its mtime.
+    stamp: i64,
     symlink: bool,
 }
 
@@ -425,7 +464,8 @@ fn stat_all(root: &Path, scope: Option<&Scope>) -> (Vec<Seen>, Trees) {
         let seen = Seen {
             rel: f.rel.to_owned(),
             size: meta.len() as i64,
-            mtime: meta.mtime().saturating_mul(1_000_000_000) + meta.mtime_nsec(),
+            mtime: mtime_ns(meta),
+            stamp: stamp(meta),
             symlink,
         };
         if let Ok(mut v) = out.lock() {
@@ -535,6 +575,59 @@ fn hash_file(path: &Path) -> i64 {
         }
     }
     hasher.digest() as i64
+}
+
+fn mtime_ns(m: &std::fs::Metadata) -> i64 {
+    m.mtime().saturating_mul(1_000_000_000) + m.mtime_nsec()
+}
+
+/// The later of a file's mtime and ctime, in nanoseconds.
+pub(crate) fn stamp(m: &std::fs::Metadata) -> i64 {
+    mtime_ns(m).max(m.ctime().saturating_mul(1_000_000_000) + m.ctime_nsec())
+}
+
+/// When a test run started, read from the clock the kernel stamps file times with (the coarse
+/// real-time clock: a write after this instant is stamped no earlier than it, where reading
+/// the precise clock could be ahead of a stamp taken just after).
+#[derive(Debug, Clone, Copy)]
+pub struct RunStart(i64);
+
+/// File systems that stamp whole seconds (or two: FAT) truncate a later write's time to
+/// before the start: such a stamp is trusted only this far before it.
+const WHOLE_SECONDS_NS: i64 = 2_000_000_000;
+
+impl RunStart {
+    pub fn now() -> RunStart {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid timespec for the call to write.
+        let ok = unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut ts) } == 0;
+        if !ok {
+            // No coarse clock: the precise one, one coarse tick (at most 10 ms) earlier.
+            return RunStart(now_ns() - 10_000_000);
+        }
+        RunStart((ts.tv_sec as i64).saturating_mul(1_000_000_000) + ts.tv_nsec as i64)
+    }
+
+    /// Whether something stamped `stamp` (nanoseconds) was there before the run started.
+    fn precedes(self, stamp: i64) -> bool {
+        if stamp % 1_000_000_000 == 0 {
+            stamp < self.0 - WHOLE_SECONDS_NS
+        } else {
+            stamp < self.0
+        }
+    }
+}
+
+/// Whether `path`, not found, went before the run started: the nearest directory above it
+/// that still exists was last changed before then (removing an entry changes its directory).
+fn removed_before(path: &Path, start: RunStart) -> bool {
+    path.ancestors()
+        .skip(1)
+        .find_map(|d| std::fs::metadata(d).ok())
+        .is_some_and(|m| start.precedes(stamp(&m)))
 }
 
 fn now_ns() -> i64 {

@@ -75,6 +75,55 @@ fn set_mtime(path: &Path, secs: i64) {
         .unwrap();
 }
 
+/// A scan beside a run records what was there when the run started; what changed after it
+/// (an edit, a new file, a removal, a file renamed into place with an old mtime) is the next
+/// scan's change, so the run's generation never holds content the run may not have read.
+#[test]
+fn a_scan_during_a_run_leaves_what_came_after_its_start_to_the_next_scan() {
+    let (_d, root) = workspace();
+    for dir in ["docs", "lib"] {
+        std::fs::create_dir_all(root.join(dir)).unwrap();
+    }
+    std::fs::write(root.join("docs/gone.md"), "x\n").unwrap();
+    std::fs::write(root.join("lib/old.py"), "old\n").unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let staged = outside.path().join("c.py");
+    std::fs::write(&staged, "c\n").unwrap();
+    set_mtime(&staged, 1_000_000);
+    let mut s = open(&root);
+    assert_eq!(s.scan().unwrap(), 1);
+
+    // Before the run: what it reads.
+    std::fs::write(root.join("src/a.py"), "a = 2\n").unwrap();
+    std::fs::remove_file(root.join("docs/gone.md")).unwrap();
+    // Longer than a tick of the clock file times are stamped with.
+    std::thread::sleep(Duration::from_millis(40));
+    let start = crate::RunStart::now();
+    std::fs::write(root.join("src/b.py"), "b\n").unwrap();
+    std::fs::remove_file(root.join("lib/old.py")).unwrap();
+    std::fs::rename(&staged, root.join("src/c.py")).unwrap();
+
+    assert_eq!(s.scan_during(start).unwrap(), 2);
+    assert_eq!(
+        s.changed_since(1, 10).unwrap(),
+        (2, vec!["docs/gone.md".to_owned(), "src/a.py".to_owned()]),
+        "only what came before the start"
+    );
+    assert_eq!(s.scan().unwrap(), 3, "the rest is the next scan's change");
+    assert_eq!(
+        s.changed_since(2, 10).unwrap(),
+        (
+            3,
+            vec![
+                "lib/old.py".to_owned(),
+                "src/b.py".to_owned(),
+                "src/c.py".to_owned()
+            ]
+        )
+    );
+    assert_eq!(s.scan_during(crate::RunStart::now()).unwrap(), 3);
+}
+
 #[test]
 fn generation_counts_content_changes_only() {
     let (_d, root) = workspace();

@@ -342,6 +342,17 @@ impl Adapter for Project {
         self.name.name()
     }
 
+    /// jest collects each test file's coverage of the changed files in the run (see
+    /// `coverage::Cover::in_run`); a workspace's packages are planned only as they run.
+    fn traces_in_run(&self) -> bool {
+        !self.plan.members.is_empty()
+            || self
+                .plan
+                .observed()
+                .iter()
+                .any(|js| js.runner == Runner::Jest)
+    }
+
     fn claims(&self, id: &str) -> bool {
         is_test_id(id)
     }

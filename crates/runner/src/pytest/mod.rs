@@ -89,6 +89,11 @@ impl Adapter for Pytest {
         "pytest"
     }
 
+    /// pith's plugin records the changed files' lines as the tests run.
+    fn traces_in_run(&self) -> bool {
+        true
+    }
+
     /// pytest node ids: `path.py::Class::test[param]`, or a path ending in `.py`.
     fn claims(&self, id: &str) -> bool {
         let file = faults::node_file(id);
