@@ -177,12 +177,14 @@ enum Command {
     },
     /// Wire pith into an agent host: its MCP config and an instructions block (idempotent).
     Init {
-        /// claude, codex, cursor, gemini, kiro, opencode, vscode or windsurf.
+        /// amp, antigravity (agy), claude, codex, copilot, cursor, gemini, goose, junie, kiro,
+        /// opencode, vscode, windsurf or zed.
         host: String,
         /// Write nothing; print what would be written.
         #[arg(long)]
         print: bool,
-        /// Also write the host's config in your home directory (Windsurf's MCP config).
+        /// Also write the host's config in your home directory (Windsurf's and Goose's MCP
+        /// config, which exist only there).
         #[arg(long)]
         user: bool,
         /// Workspace root (default: the nearest ancestor with a project marker).

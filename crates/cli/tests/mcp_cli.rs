@@ -19,7 +19,20 @@ use serde_json::{json, Value};
 const FULL_BUDGET: usize = 3 * 1024;
 const SLIM_BUDGET: usize = 1536;
 const HOSTS: &[&str] = &[
-    "claude", "codex", "cursor", "gemini", "kiro", "opencode", "vscode", "windsurf",
+    "amp",
+    "antigravity",
+    "claude",
+    "codex",
+    "copilot",
+    "cursor",
+    "gemini",
+    "goose",
+    "junie",
+    "kiro",
+    "opencode",
+    "vscode",
+    "windsurf",
+    "zed",
 ];
 
 #[test]
@@ -587,6 +600,190 @@ fn init_keeps_the_keys_users_add_to_piths_entry_and_their_jsonc() {
     );
 }
 
+/// JSONC as VS Code's family reads it (Zed, Amp): comments and trailing commas, nothing looser.
+fn jsonc(text: &str) -> Value {
+    let strict_but_comments = jsonc_parser::ParseOptions {
+        allow_comments: true,
+        allow_trailing_commas: true,
+        allow_loose_object_property_names: false,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+    };
+    jsonc_parser::parse_to_serde_value::<Value>(text, &strict_but_comments)
+        .unwrap_or_else(|e| panic!("not JSONC: {e}\n{text}"))
+}
+
+/// JSON as a strict parser reads it (Antigravity exits on a comment; Junie's and Copilot
+/// CLI's docs show plain JSON).
+fn strict_json(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not strict JSON: {e}\n{text}"))
+}
+
+/// YAML as a YAML 1.2 parser reads it (Goose), as JSON for comparison.
+fn yaml(text: &str) -> Value {
+    use saphyr::{LoadableYamlNode, ScalarOwned, YamlOwned};
+    fn json(y: &YamlOwned) -> Value {
+        match y {
+            YamlOwned::Value(ScalarOwned::Boolean(b)) => json!(b),
+            YamlOwned::Value(ScalarOwned::Integer(n)) => json!(n),
+            YamlOwned::Value(ScalarOwned::String(s)) => json!(s),
+            YamlOwned::Sequence(items) => items.iter().map(json).collect(),
+            YamlOwned::Mapping(m) => Value::Object(
+                m.iter()
+                    .map(|(k, v)| (k.as_str().unwrap().to_owned(), json(v)))
+                    .collect(),
+            ),
+            _ => Value::Null,
+        }
+    }
+    let docs = YamlOwned::load_from_str(text).unwrap_or_else(|e| panic!("not YAML: {e}\n{text}"));
+    assert_eq!(docs.len(), 1, "{text}");
+    json(&docs[0])
+}
+
+#[test]
+fn init_merges_each_new_hosts_config_into_the_users_own_and_reads_back() {
+    struct Case {
+        host: &'static str,
+        /// The config as the user has it, relative to the workspace (or `~/`).
+        file: &'static str,
+        user: &'static str,
+        parse: fn(&str) -> Value,
+        /// Where pith's entry is, and what it must be.
+        at: &'static [&'static str],
+        pith: fn() -> Value,
+        /// A value of the user's that must survive, and bytes that must stay verbatim.
+        theirs: (&'static [&'static str], fn() -> Value),
+        verbatim: &'static [&'static str],
+        instructions: &'static str,
+    }
+    let cases = [
+        Case {
+            host: "amp",
+            file: ".amp/settings.json",
+            user: "{\n  // my Amp settings\n  \"amp.dangerouslyAllowAll\": false,\n  \"amp.mcpServers\": {\n    \"playwright\": {\"command\": \"npx\", \"args\": [\"-y\", \"@playwright/mcp@latest\"]}, // browser\n  },\n}\n",
+            parse: jsonc,
+            at: &["amp.mcpServers", "pith"],
+            pith: || json!({"command": "pith", "args": ["mcp"]}),
+            theirs: (&["amp.mcpServers", "playwright", "command"], || json!("npx")),
+            verbatim: &["  // my Amp settings\n  \"amp.dangerouslyAllowAll\": false,\n", "// browser\n  },\n}\n"],
+            instructions: "AGENTS.md",
+        },
+        Case {
+            host: "antigravity",
+            file: ".agents/mcp_config.json",
+            user: "{\n    \"mcpServers\": {\n        \"firebase\": {\n            \"command\": \"npx\",\n            \"args\": [\"-y\", \"firebase-tools@latest\", \"mcp\"]\n        }\n    }\n}\n",
+            parse: strict_json,
+            at: &["mcpServers", "pith"],
+            pith: || json!({"command": "pith", "args": ["mcp"]}),
+            theirs: (&["mcpServers", "firebase", "args", "2"], || json!("mcp")),
+            verbatim: &["        \"firebase\": {\n            \"command\": \"npx\",\n"],
+            instructions: "AGENTS.md",
+        },
+        Case {
+            host: "copilot",
+            file: ".github/mcp.json",
+            user: "{\"mcpServers\": {\"context7\": {\"type\": \"http\", \"url\": \"https://mcp.context7.com/mcp\", \"tools\": [\"*\"]}}}\n",
+            parse: strict_json,
+            at: &["mcpServers", "pith"],
+            pith: || json!({"type": "stdio", "command": "pith", "args": ["mcp"], "tools": ["*"], "timeout": 720_000}),
+            theirs: (&["mcpServers", "context7", "url"], || json!("https://mcp.context7.com/mcp")),
+            verbatim: &["{\"mcpServers\": {\"context7\": {\"type\": \"http\""],
+            instructions: ".github/copilot-instructions.md",
+        },
+        Case {
+            host: "goose",
+            file: "~/.config/goose/config.yaml",
+            user: "# goose: mine\nactive_provider: anthropic\nGOOSE_MODE: smart_approve # ask first\nextensions:\n  developer:\n    bundled: true\n    enabled: true\n    name: developer\n    timeout: 300\n    type: builtin\n  # memory is off for now\n  filesystem:\n    type: stdio\n    name: filesystem\n    enabled: false\n    cmd: npx\n    args:\n    - -y\n    - '@modelcontextprotocol/server-filesystem'\n    envs: {}\n    timeout: 300\nGOOSE_CLI_THEME: dark\n",
+            parse: yaml,
+            at: &["extensions", "pith"],
+            pith: || json!({"type": "stdio", "name": "pith", "cmd": "pith", "args": ["mcp"], "enabled": true, "timeout": 720}),
+            theirs: (&["extensions", "filesystem", "args", "1"], || json!("@modelcontextprotocol/server-filesystem")),
+            verbatim: &["# goose: mine\nactive_provider: anthropic\nGOOSE_MODE: smart_approve # ask first\n", "  # memory is off for now\n", "    timeout: 300\n  pith:\n", "GOOSE_CLI_THEME: dark\n"],
+            instructions: "AGENTS.md",
+        },
+        Case {
+            host: "junie",
+            file: ".junie/mcp/mcp.json",
+            user: "{\n\t\"mcpServers\": {\n\t\t\"context7\": {\n\t\t\t\"command\": \"npx\",\n\t\t\t\"args\": [\"@upstash/context7\"]\n\t\t}\n\t}\n}",
+            parse: strict_json,
+            at: &["mcpServers", "pith"],
+            pith: || json!({"command": "pith", "args": ["mcp"]}),
+            theirs: (&["mcpServers", "context7", "args", "0"], || json!("@upstash/context7")),
+            verbatim: &["\t\t\"context7\": {\n\t\t\t\"command\": \"npx\",\n", "\t\t\"pith\": {\n\t\t\t\"command\": \"pith\","],
+            instructions: ".junie/AGENTS.md",
+        },
+        Case {
+            host: "zed",
+            file: ".zed/settings.json",
+            user: "// Zed project settings\n{\n  \"tab_size\": 4,\n  \"context_servers\": {\n    /* the team's */\n    \"postgres\": {\"command\": \"pg-mcp\", \"args\": [],},\n  },\n}\n",
+            parse: jsonc,
+            at: &["context_servers", "pith"],
+            pith: || json!({"command": "pith", "args": ["mcp"], "timeout": 720}),
+            theirs: (&["tab_size"], || json!(4)),
+            verbatim: &["// Zed project settings\n{\n  \"tab_size\": 4,\n", "    /* the team's */\n    \"postgres\": {\"command\": \"pg-mcp\", \"args\": [],},\n", "  },\n}\n"],
+            instructions: "AGENTS.md",
+        },
+    ];
+    for case in cases {
+        let ws = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let config = match case.file.strip_prefix("~/") {
+            Some(rel) => home.path().join(rel),
+            None => ws.path().join(case.file),
+        };
+        std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+        std::fs::write(&config, case.user).unwrap();
+        let (stdout, stderr, code) = init(ws.path(), home.path(), &[case.host, "--user"]);
+        assert_eq!(code, 0, "{}: {stderr}", case.host);
+        assert_eq!(
+            stdout,
+            format!("wrote {}\nwrote {}\n", case.file, case.instructions),
+            "{}",
+            case.host
+        );
+        let merged = std::fs::read_to_string(&config).unwrap();
+        let value = (case.parse)(&merged);
+        let at = |path: &[&str]| path.iter().fold(&value, |v, k| &v[*k]).clone();
+        assert_eq!(at(case.at), (case.pith)(), "{}: {merged}", case.host);
+        let (path, want) = case.theirs;
+        let mut theirs = &value;
+        for seg in path {
+            theirs = match seg.parse::<usize>() {
+                Ok(i) => &theirs[i],
+                Err(_) => &theirs[*seg],
+            };
+        }
+        assert_eq!(*theirs, want(), "{}: {merged}", case.host);
+        for bytes in case.verbatim {
+            assert!(
+                merged.contains(bytes),
+                "{}: {bytes:?} not kept in\n{merged}",
+                case.host
+            );
+        }
+        let block = std::fs::read_to_string(ws.path().join(case.instructions)).unwrap();
+        assert!(block.contains("<!-- pith:begin -->"), "{}", case.host);
+
+        // A second run changes nothing, byte for byte.
+        let before = written(ws.path(), home.path());
+        let (again, _, code) = init(ws.path(), home.path(), &[case.host, "--user"]);
+        assert_eq!(code, 0);
+        assert_eq!(
+            again,
+            format!("unchanged {}\nunchanged {}\n", case.file, case.instructions),
+            "{}",
+            case.host
+        );
+        assert_eq!(written(ws.path(), home.path()), before, "{}", case.host);
+    }
+}
+
 #[test]
 fn init_never_writes_outside_the_workspace_without_user() {
     let ws = tempfile::tempdir().unwrap();
@@ -601,7 +798,10 @@ fn init_never_writes_outside_the_workspace_without_user() {
 
     let (_, stderr, code) = init(ws.path(), home.path(), &["emacs"]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("hosts: claude, codex"), "{stderr}");
+    assert!(
+        stderr.contains("hosts: amp, antigravity, claude, codex, copilot"),
+        "{stderr}"
+    );
 }
 
 #[test]

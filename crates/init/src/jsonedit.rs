@@ -5,11 +5,13 @@
 //! comments and trailing commas are blanks: offsets found in it are offsets in the original,
 //! so every edit lands in the original text and its comments stay.
 
-/// A value pith writes: strings, lists of strings and objects with ordered keys.
+/// A value pith writes: strings, numbers, booleans, lists of strings and objects with ordered
+/// keys. The YAML editor writes the same values.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Node {
     Str(&'static str),
     Num(u64),
+    Bool(bool),
     List(Vec<&'static str>),
     Obj(Vec<(&'static str, Node)>),
 }
@@ -20,6 +22,7 @@ impl Node {
         match self {
             Node::Str(s) => Value::String((*s).to_owned()),
             Node::Num(n) => Value::from(*n),
+            Node::Bool(b) => Value::Bool(*b),
             Node::List(items) => items
                 .iter()
                 .map(|s| Value::String((*s).to_owned()))
@@ -40,6 +43,7 @@ impl Node {
         match self {
             Node::Str(s) => quote(s),
             Node::Num(n) => n.to_string(),
+            Node::Bool(b) => b.to_string(),
             Node::List(items) => format!(
                 "[{}]",
                 items
@@ -66,7 +70,7 @@ pub(crate) fn new_document(path: &[&'static str], key: &'static str, value: &Nod
     format!("{}\n", wrap(path, key, value).render("", "  "))
 }
 
-fn wrap(path: &[&'static str], key: &'static str, value: &Node) -> Node {
+pub(crate) fn wrap(path: &[&'static str], key: &'static str, value: &Node) -> Node {
     path.iter()
         .rev()
         .fold(Node::Obj(vec![(key, value.clone())]), |inner, seg| {

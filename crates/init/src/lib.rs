@@ -3,15 +3,20 @@
 //! the agent to call pith instead of raw test and build commands.
 //!
 //! Existing files are merged, never clobbered: JSON (JSONC too: comments and trailing commas
-//! stay) and TOML configs get only the keys pith owns in its own entry (`command`, `args`,
-//! and `type` where the host wants one) added or replaced — every other byte kept, the keys a
-//! user added to pith's entry (`env`, a timeout, `enabled: false`) included — and instruction
-//! files get the delimited block inserted or replaced in place. Running it again changes
-//! nothing. A config that cannot be merged is left as it is and reported; the instructions
-//! file is written all the same. pith writes inside the workspace; a host whose MCP config
-//! exists only in the user's home (Windsurf) has that file written only with `--user`.
+//! stay), TOML and YAML configs get only the keys pith owns in its own entry (`command`,
+//! `args`, and `type` where the host wants one) added or replaced — every other byte kept, the
+//! keys a user added to pith's entry (`env`, a timeout, `enabled: false`) included — and
+//! instruction files get the delimited block inserted or replaced in place. Running it again
+//! changes nothing. A config that cannot be merged is left as it is and reported; the
+//! instructions file is written all the same. pith writes inside the workspace; a host whose
+//! MCP config exists only in the user's home (Windsurf, Goose) has that file written only with
+//! `--user`.
+//!
+//! Each host's entry says where its documentation puts these files; where the docs left a
+//! choice open, the comment says which was taken.
 
 mod jsonedit;
+mod yamledit;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -54,6 +59,8 @@ enum Format {
     OpenCode,
     /// Codex: a `[mcp_servers.<name>]` table in TOML.
     CodexToml,
+    /// Goose: `extensions.<name>` in its YAML config, `enabled` its user's once written.
+    GooseYaml,
 }
 
 /// A host's per-server timeout on tool calls, where it has one: pith's entry gets it (set to
@@ -90,6 +97,10 @@ pub struct Host {
     timeout: Option<Timeout>,
     /// The instructions file, relative to the workspace.
     instructions_path: &'static str,
+    /// The instruction files the host reads, in its order, where it reads only the first it
+    /// finds (Zed) or several alike: the first that exists gets the block instead of
+    /// `instructions_path`, so the block lands where the host looks and is not written twice.
+    instructions_read: &'static [&'static str],
     /// What a new instructions file starts with (front matter of a rules file).
     instructions_head: &'static str,
 }
@@ -114,6 +125,27 @@ fn vscode() -> Node {
     ])
 }
 
+/// GitHub Copilot CLI: `type` as the MCP spec names it (its docs: `local` and `stdio` work
+/// the same), and `tools`, which its cloud agent requires, set to all.
+fn copilot() -> Node {
+    Node::Obj(vec![
+        ("type", Node::Str("stdio")),
+        ("command", Node::Str("pith")),
+        ("args", Node::List(vec!["mcp"])),
+        ("tools", Node::List(vec!["*"])),
+    ])
+}
+
+/// Goose's stdio extension: `name` is required beside the key, the command is `cmd`.
+fn goose() -> Node {
+    Node::Obj(vec![
+        ("type", Node::Str("stdio")),
+        ("name", Node::Str("pith")),
+        ("cmd", Node::Str("pith")),
+        ("args", Node::List(vec!["mcp"])),
+    ])
+}
+
 fn opencode() -> Node {
     Node::Obj(vec![
         ("type", Node::Str("local")),
@@ -123,6 +155,47 @@ fn opencode() -> Node {
 
 /// Every host, sorted by name.
 pub const HOSTS: &[Host] = &[
+    // Amp: `amp.mcpServers` (one key, dot included) in `.amp/settings.json` (JSONC; or
+    // `.amp/settings.jsonc` when the project has that) for the workspace,
+    // `~/.config/amp/settings.json` for the user; stdio servers are `command`, `args`, `env`.
+    // Amp asks each person once before it starts a server from a workspace file
+    // (`amp mcp approve pith`). It reads AGENTS.md, else AGENT.md or CLAUDE.md in its place. No
+    // per-server tool timeout is documented.
+    // https://ampcode.com/manual (MCP, AGENTS.md);
+    // https://docs.anchorbrowser.io/integrations/coding-agents/amp (workspace file, approval)
+    Host {
+        name: "amp",
+        title: "Amp",
+        mcp_path: ".amp/settings.json",
+        mcp_alternative: Some(".amp/settings.jsonc"),
+        mcp_scope: Scope::Workspace,
+        format: Format::Json(&["amp.mcpServers"], stdio),
+        timeout: None,
+        instructions_path: "AGENTS.md",
+        instructions_read: &["AGENTS.md", "AGENT.md", "CLAUDE.md"],
+        instructions_head: "",
+    },
+    // Antigravity CLI (`agy`), Gemini CLI's successor: servers live in `mcp_config.json`, not
+    // in settings — `.agents/mcp_config.json` for the workspace,
+    // `~/.gemini/antigravity-cli/mcp_config.json` for the user — under `mcpServers`, stdio
+    // entries as Gemini CLI's (`command`, `args`, `env`). Strict JSON: a comment or trailing
+    // comma makes `agy` exit. It reads GEMINI.md and AGENTS.md. No per-server timeout is
+    // documented (a tool call is cut at about 180 s).
+    // https://github.com/google-gemini/gemini-cli/blob/main/docs/resources/migrating-to-antigravity-cli.md
+    // https://github.com/stbenjam/skillsaw/blob/main/docs/rules/antigravity-mcp-valid.md
+    // https://github.com/google-antigravity/antigravity-cli/issues/780
+    Host {
+        name: "antigravity",
+        title: "Antigravity CLI",
+        mcp_path: ".agents/mcp_config.json",
+        mcp_alternative: None,
+        mcp_scope: Scope::Workspace,
+        format: Format::Json(&["mcpServers"], stdio),
+        timeout: None,
+        instructions_path: "AGENTS.md",
+        instructions_read: &["AGENTS.md", "GEMINI.md"],
+        instructions_head: "",
+    },
     Host {
         name: "claude",
         title: "Claude Code",
@@ -132,6 +205,7 @@ pub const HOSTS: &[Host] = &[
         format: Format::Json(&["mcpServers"], stdio),
         timeout: None,
         instructions_path: "CLAUDE.md",
+        instructions_read: &[],
         instructions_head: "",
     },
     Host {
@@ -143,6 +217,29 @@ pub const HOSTS: &[Host] = &[
         format: Format::CodexToml,
         timeout: Some(Timeout::Seconds("tool_timeout_sec")),
         instructions_path: "AGENTS.md",
+        instructions_read: &[],
+        instructions_head: "",
+    },
+    // GitHub Copilot CLI: `~/.copilot/mcp-config.json` for the user; per repository
+    // `.mcp.json` (Claude Code's file) or `.github/mcp.json`, "shared configuration committed
+    // to the repository" — that one, so pith's entry for Copilot does not change Claude's.
+    // `mcpServers`; a local server is `type` (`local`/`stdio`), `command`, `args`, `env`,
+    // `tools`. Loaded only once the folder is trusted. Per-server `timeout` in ms (180 s
+    // unless set). Instructions: `.github/copilot-instructions.md`.
+    // https://docs.github.com/en/copilot/how-tos/copilot-cli/customize-copilot/add-mcp-servers
+    // https://docs.github.com/en/copilot/how-tos/copilot-cli/customize-copilot/add-custom-instructions
+    // https://github.com/github/copilot-sdk/blob/main/docs/mcp/overview.md (`timeout`, ms)
+    // https://github.com/github/copilot-cli/issues/1378 (180 s default)
+    Host {
+        name: "copilot",
+        title: "GitHub Copilot CLI",
+        mcp_path: ".github/mcp.json",
+        mcp_alternative: None,
+        mcp_scope: Scope::Workspace,
+        format: Format::Json(&["mcpServers"], copilot),
+        timeout: Some(Timeout::Millis("timeout")),
+        instructions_path: ".github/copilot-instructions.md",
+        instructions_read: &[],
         instructions_head: "",
     },
     Host {
@@ -154,6 +251,7 @@ pub const HOSTS: &[Host] = &[
         format: Format::Json(&["mcpServers"], stdio),
         timeout: None,
         instructions_path: ".cursor/rules/pith.mdc",
+        instructions_read: &[],
         instructions_head: "---\ndescription: Run tests through pith\nalwaysApply: true\n---\n",
     },
     Host {
@@ -165,6 +263,45 @@ pub const HOSTS: &[Host] = &[
         format: Format::Json(&["mcpServers"], stdio),
         timeout: Some(Timeout::Millis("timeout")),
         instructions_path: "GEMINI.md",
+        instructions_read: &[],
+        instructions_head: "",
+    },
+    // Goose: extensions are in its YAML config, `~/.config/goose/config.yaml` (user only; the
+    // project-scoped "open plugins" route is not in its configuration docs yet), under
+    // `extensions.<key>`: `type: stdio`, `name`, `cmd`, `args`, `enabled`, `envs`, and
+    // `timeout` in seconds (300 in its examples). It reads AGENTS.md and `.goosehints`.
+    // https://github.com/aaif-goose/goose/blob/main/documentation/docs/guides/config-files.md
+    // https://github.com/aaif-goose/goose/blob/main/documentation/docs/guides/context-engineering/using-goosehints.md
+    Host {
+        name: "goose",
+        title: "Goose",
+        mcp_path: ".config/goose/config.yaml",
+        mcp_alternative: None,
+        mcp_scope: Scope::User,
+        format: Format::GooseYaml,
+        timeout: Some(Timeout::Seconds("timeout")),
+        instructions_path: "AGENTS.md",
+        instructions_read: &[],
+        instructions_head: "",
+    },
+    // JetBrains Junie (IDE plugin and CLI share the files): `.junie/mcp/mcp.json` for the
+    // project, `~/.junie/mcp/mcp.json` for the user, `mcpServers` with `command`, `args`,
+    // `env`; stdio only, strict JSON; no per-server timeout documented. Guidelines: the docs
+    // name `.junie/guidelines.md` (older) and `.junie/AGENTS.md` or AGENTS.md (newer); pith
+    // uses the first of these that exists, else `.junie/AGENTS.md`.
+    // https://www.jetbrains.com/help/junie/model-context-protocol-mcp.html
+    // https://www.jetbrains.com/help/junie/customize-guidelines.html
+    // https://github.com/JetBrains/junie-guidelines (`.junie/AGENTS.md` or `AGENTS.md`)
+    Host {
+        name: "junie",
+        title: "JetBrains Junie",
+        mcp_path: ".junie/mcp/mcp.json",
+        mcp_alternative: None,
+        mcp_scope: Scope::Workspace,
+        format: Format::Json(&["mcpServers"], stdio),
+        timeout: None,
+        instructions_path: ".junie/AGENTS.md",
+        instructions_read: &[".junie/AGENTS.md", ".junie/guidelines.md", "AGENTS.md"],
         instructions_head: "",
     },
     Host {
@@ -176,6 +313,7 @@ pub const HOSTS: &[Host] = &[
         format: Format::Json(&["mcpServers"], stdio),
         timeout: None,
         instructions_path: ".kiro/steering/pith.md",
+        instructions_read: &[],
         instructions_head: "---\ninclusion: always\n---\n",
     },
     Host {
@@ -187,6 +325,7 @@ pub const HOSTS: &[Host] = &[
         format: Format::OpenCode,
         timeout: None,
         instructions_path: "AGENTS.md",
+        instructions_read: &[],
         instructions_head: "",
     },
     Host {
@@ -198,6 +337,7 @@ pub const HOSTS: &[Host] = &[
         format: Format::Json(&["servers"], vscode),
         timeout: None,
         instructions_path: ".github/copilot-instructions.md",
+        instructions_read: &[],
         instructions_head: "",
     },
     Host {
@@ -209,12 +349,51 @@ pub const HOSTS: &[Host] = &[
         format: Format::Json(&["mcpServers"], stdio),
         timeout: None,
         instructions_path: ".windsurf/rules/pith.md",
+        instructions_read: &[],
         instructions_head: "---\ntrigger: always_on\n---\n",
+    },
+    // Zed: `context_servers` in its settings, JSONC; a project's `.zed/settings.json` holds
+    // them as the user's does. A custom stdio server is `command`, `args` (required), `env`,
+    // and `timeout` in seconds for its tool calls (else `context_server_timeout`, 60 s).
+    // `source: "custom"` from older docs is no longer needed. Zed reads only the first rules
+    // file it finds, in this order: .rules, .cursorrules, .windsurfrules, .clinerules,
+    // .github/copilot-instructions.md, AGENT.md, AGENTS.md, CLAUDE.md, GEMINI.md.
+    // https://zed.dev/docs/ai/mcp
+    // https://zed.dev/docs/ai/rules
+    // https://github.com/zed-industries/zed/blob/main/crates/settings_content/src/project.rs
+    Host {
+        name: "zed",
+        title: "Zed",
+        mcp_path: ".zed/settings.json",
+        mcp_alternative: None,
+        mcp_scope: Scope::Workspace,
+        format: Format::Json(&["context_servers"], stdio),
+        timeout: Some(Timeout::Seconds("timeout")),
+        instructions_path: "AGENTS.md",
+        instructions_read: &[
+            ".rules",
+            ".cursorrules",
+            ".windsurfrules",
+            ".clinerules",
+            ".github/copilot-instructions.md",
+            "AGENT.md",
+            "AGENTS.md",
+            "CLAUDE.md",
+            "GEMINI.md",
+        ],
+        instructions_head: "",
     },
 ];
 
-/// The host called `name`.
+/// Other names `pith init` takes for a host: the command people type.
+const ALIASES: &[(&str, &str)] = &[("agy", "antigravity")];
+
+/// The host called `name` (or by one of its aliases).
 pub fn host(name: &str) -> Option<&'static Host> {
+    let name = ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == name)
+        .map_or(name, |(_, host)| host);
     HOSTS.iter().find(|h| h.name == name)
 }
 
@@ -334,11 +513,17 @@ fn config_name(host: &Host, base: &Path) -> &'static str {
 }
 
 fn plan_instructions(host: &Host, root: &Path) -> Result<Planned, InitError> {
-    let instructions_path = root.join(host.instructions_path);
+    let rel = host
+        .instructions_read
+        .iter()
+        .find(|rel| root.join(rel).is_file())
+        .copied()
+        .unwrap_or(host.instructions_path);
+    let instructions_path = root.join(rel);
     let old = read(&instructions_path)?;
     let new = merge_block(old.as_deref(), host.instructions_head);
     Ok(Planned {
-        shown: host.instructions_path.to_owned(),
+        shown: rel.to_owned(),
         path: instructions_path,
         scope: Scope::Workspace,
         old,
@@ -410,6 +595,13 @@ fn merge_config(
 ) -> Result<String, InitError> {
     match format {
         Format::Json(keys, entry) => merge_json(old, path, keys, &entry(), defaults),
+        Format::GooseYaml => {
+            let defaults: Vec<(&'static str, Node)> = [("enabled", Node::Bool(true))]
+                .into_iter()
+                .chain(defaults.iter().cloned())
+                .collect();
+            merge_doc(Doc::Yaml, old, path, &["extensions"], &goose(), &defaults)
+        }
         Format::OpenCode => {
             let v2 = old
                 .and_then(|s| jsonedit::get(s, &["mcp", "servers"]).ok().flatten())
@@ -423,10 +615,64 @@ fn merge_config(
     }
 }
 
+/// A structured config format pith edits with minimal diffs.
+#[derive(Debug, Clone, Copy)]
+enum Doc {
+    Json,
+    Yaml,
+}
+
+impl Doc {
+    fn name(self) -> &'static str {
+        match self {
+            Doc::Json => "JSON",
+            Doc::Yaml => "YAML",
+        }
+    }
+
+    fn new_document(self, keys: &[&'static str], value: &Node) -> String {
+        match self {
+            Doc::Json => jsonedit::new_document(keys, "pith", value),
+            Doc::Yaml => yamledit::new_document(keys, "pith", value),
+        }
+    }
+
+    fn get(self, text: &str, path: &[&str]) -> Result<Option<serde_json::Value>, String> {
+        match self {
+            Doc::Json => jsonedit::get(text, path),
+            Doc::Yaml => yamledit::get(text, path),
+        }
+    }
+
+    fn set_entry(
+        self,
+        text: &str,
+        path: &[&'static str],
+        key: &'static str,
+        value: &Node,
+    ) -> Result<String, String> {
+        match self {
+            Doc::Json => jsonedit::set_entry(text, path, key, value).map_err(|e| e.to_string()),
+            Doc::Yaml => yamledit::set_entry(text, path, key, value).map_err(|e| e.to_string()),
+        }
+    }
+}
+
+fn merge_json(
+    old: Option<&str>,
+    path: &Path,
+    keys: &[&'static str],
+    entry: &Node,
+    defaults: &[(&'static str, Node)],
+) -> Result<String, InitError> {
+    merge_doc(Doc::Json, old, path, keys, entry, defaults)
+}
+
 /// `old` with pith's entry under `keys`: the members pith owns (those of `entry`) set where
 /// they differ, `defaults` added where missing, every other member of the entry kept; the
 /// whole entry written when there is none (or it is not an object).
-fn merge_json(
+fn merge_doc(
+    doc: Doc,
     old: Option<&str>,
     path: &Path,
     keys: &[&'static str],
@@ -438,31 +684,28 @@ fn merge_json(
         other => other.clone(),
     };
     let Some(old) = old.filter(|s| !s.trim().is_empty()) else {
-        return Ok(jsonedit::new_document(keys, "pith", &whole));
+        return Ok(doc.new_document(keys, &whole));
     };
     let unparsable = |detail: String| InitError::Unparsable {
         path: path.to_path_buf(),
-        format: "JSON",
+        format: doc.name(),
         detail,
         entry: format!("\"pith\": {} in `{}`", whole.to_value(), keys.join(".")),
     };
     let at: Vec<&'static str> = keys.iter().copied().chain(["pith"]).collect();
-    let current = jsonedit::get(old, &at).map_err(&unparsable)?;
+    let current = doc.get(old, &at).map_err(&unparsable)?;
     let (Some(serde_json::Value::Object(current)), Node::Obj(owned)) = (current, entry) else {
-        return jsonedit::set_entry(old, keys, "pith", &whole)
-            .map_err(|e| unparsable(e.to_string()));
+        return doc.set_entry(old, keys, "pith", &whole).map_err(unparsable);
     };
     let mut text = old.to_owned();
     for (key, value) in owned {
         if current.get(*key) != Some(&value.to_value()) {
-            text = jsonedit::set_entry(&text, &at, key, value)
-                .map_err(|e| unparsable(e.to_string()))?;
+            text = doc.set_entry(&text, &at, key, value).map_err(&unparsable)?;
         }
     }
     for (key, value) in defaults {
         if !current.contains_key(*key) {
-            text = jsonedit::set_entry(&text, &at, key, value)
-                .map_err(|e| unparsable(e.to_string()))?;
+            text = doc.set_entry(&text, &at, key, value).map_err(&unparsable)?;
         }
     }
     Ok(text)
@@ -698,7 +941,28 @@ mod tests {
         );
         let mine = fresh.replace("720", "1800");
         assert_eq!(merge_codex(Some(&mine), p, &codex).unwrap(), mine);
-        for other in ["claude", "cursor", "kiro", "opencode", "vscode", "windsurf"] {
+        let seconds = |name| {
+            matches!(
+                host(name).unwrap().timeout,
+                Some(Timeout::Seconds("timeout"))
+            )
+        };
+        assert!(seconds("zed") && seconds("goose"));
+        assert!(matches!(
+            host("copilot").unwrap().timeout,
+            Some(Timeout::Millis("timeout"))
+        ));
+        for other in [
+            "amp",
+            "antigravity",
+            "claude",
+            "cursor",
+            "junie",
+            "kiro",
+            "opencode",
+            "vscode",
+            "windsurf",
+        ] {
             assert!(host(other).unwrap().timeout.is_none(), "{other}");
         }
     }
@@ -715,5 +979,68 @@ mod tests {
         std::fs::write(dir.join("opencode.json"), "{\"mcp\": {\"pith\": {}}}").unwrap();
         assert_eq!(config_name(opencode, &dir), "opencode.json");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn goose_yaml_keeps_the_users_extensions_comments_and_choices() {
+        let p = Path::new("config.yaml");
+        let call = Duration::from_secs(720);
+        let defaults = [host("goose").unwrap().timeout.unwrap().entry(call)];
+        let user = "# goose settings\nGOOSE_PROVIDER: anthropic # mine\nextensions:\n  developer:\n    bundled: true\n    enabled: true\n    name: developer\n    timeout: 300\n    type: builtin\n";
+        let once = merge_config(Format::GooseYaml, Some(user), p, &defaults).unwrap();
+        assert_eq!(
+            once,
+            format!("{user}  pith:\n    type: stdio\n    name: pith\n    cmd: pith\n    args: [mcp]\n    enabled: true\n    timeout: 720\n")
+        );
+        assert_eq!(
+            merge_config(Format::GooseYaml, Some(&once), p, &defaults).unwrap(),
+            once
+        );
+        // Switched off and given a longer timeout by the user: both stay.
+        let mine = once
+            .replace(
+                "    enabled: true\n    timeout: 720",
+                "    enabled: false\n    timeout: 3600 # slow suite",
+            )
+            .replace("cmd: pith", "cmd: old-pith");
+        let out = merge_config(Format::GooseYaml, Some(&mine), p, &defaults).unwrap();
+        assert_eq!(out, mine.replace("cmd: old-pith", "cmd: pith"));
+        let fresh = merge_config(Format::GooseYaml, None, p, &defaults).unwrap();
+        assert!(
+            fresh.starts_with("extensions:\n  pith:\n    type: stdio\n"),
+            "{fresh}"
+        );
+        let e = merge_config(Format::GooseYaml, Some("extensions: {a: 1}\n"), p, &[]).unwrap_err();
+        assert!(e.to_string().contains("is not valid YAML"), "{e}");
+        assert!(e.to_string().contains("flow mapping"), "{e}");
+    }
+
+    #[test]
+    fn the_block_goes_into_the_instructions_file_the_host_reads_first() {
+        let dir = std::env::temp_dir().join(format!("pith-init-read-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join(".junie")).unwrap();
+        let shown = |name| plan_instructions(host(name).unwrap(), &dir).unwrap().shown;
+        assert_eq!(shown("zed"), "AGENTS.md");
+        assert_eq!(shown("junie"), ".junie/AGENTS.md");
+        assert_eq!(shown("antigravity"), "AGENTS.md");
+        std::fs::write(dir.join("CLAUDE.md"), "x").unwrap();
+        assert_eq!(shown("zed"), "CLAUDE.md");
+        assert_eq!(shown("amp"), "CLAUDE.md");
+        std::fs::write(dir.join("GEMINI.md"), "x").unwrap();
+        assert_eq!(shown("antigravity"), "GEMINI.md");
+        std::fs::write(dir.join(".rules"), "x").unwrap();
+        assert_eq!(shown("zed"), ".rules");
+        std::fs::write(dir.join(".junie/guidelines.md"), "x").unwrap();
+        assert_eq!(shown("junie"), ".junie/guidelines.md");
+        std::fs::write(dir.join("AGENTS.md"), "x").unwrap();
+        assert_eq!(shown("amp"), "AGENTS.md");
+        assert_eq!(shown("antigravity"), "AGENTS.md");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn agy_is_antigravity() {
+        assert_eq!(host("agy").unwrap().name, "antigravity");
+        assert!(host("gemini-cli").is_none());
     }
 }
