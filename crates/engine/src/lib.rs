@@ -528,7 +528,10 @@ mod tests {
         assert!(matches!(missing, RootError::NotADirectory(_)), "{missing}");
         // The filesystem root, named or reached by `..`, is never a workspace.
         let e = workspace_root(Some(Path::new("/")), &ws).unwrap_err();
-        assert!(matches!(e, RootError::Refused(_, "the filesystem root")), "{e}");
+        assert!(
+            matches!(e, RootError::Refused(_, "the filesystem root")),
+            "{e}"
+        );
         assert_eq!(
             e.to_string(),
             "/ is the filesystem root: pith will not scan all of it; name a project's directory \

@@ -21,9 +21,7 @@ pub enum RootError {
          a project, or pass --root DIR"
     )]
     TooBroad(PathBuf, &'static str),
-    #[error(
-        "{0} is {1}: pith will not scan all of it; name a project's directory instead"
-    )]
+    #[error("{0} is {1}: pith will not scan all of it; name a project's directory instead")]
     Refused(PathBuf, &'static str),
 }
 
