@@ -325,4 +325,44 @@ fn every_command_refuses_a_directory_in_no_project_and_the_home_directory() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // A file named with --root stands for the project it is in: the same answer.
+    std::fs::create_dir_all(nowhere.path().join("src")).unwrap();
+    std::fs::write(nowhere.path().join("pytest.ini"), "").unwrap();
+    std::fs::write(nowhere.path().join("src/a.py"), "").unwrap();
+    let status = |root: &std::path::Path| {
+        let out = pith()
+            .args(["status", "--root"])
+            .arg(root)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        out.stdout
+    };
+    assert_eq!(
+        status(&nowhere.path().join("src/a.py")),
+        status(nowhere.path())
+    );
+    // Named, the home directory and the filesystem root are still refused.
+    for (root, says) in [
+        (home.path(), "your home directory"),
+        (std::path::Path::new("/"), "the filesystem root"),
+    ] {
+        let out = pith()
+            .args(["status", "--root"])
+            .arg(root)
+            .env("HOME", home.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(
+            err,
+            format!(
+                "pith: {} is {says}: pith will not scan all of it; name a project's directory \
+                 instead\n",
+                root.canonicalize().unwrap().display()
+            )
+        );
+    }
+    assert!(!common::state_dir(home.path()).exists());
 }

@@ -16,8 +16,11 @@ use common::mcp::{
 use common::{assert_clean, fixture, pith};
 use serde_json::{json, Value};
 
-const FULL_BUDGET: usize = 3 * 1024;
-const SLIM_BUDGET: usize = 1536;
+/// The declarations' budgets. Every tool that answers about a workspace takes `root` (protocol
+/// 2026-07-28 has servers take directories as tool parameters): `"root":{"type":"string"}` in
+/// six tools and its description once, 217 bytes, moved both from 3 KB and 1.5 KB.
+const FULL_BUDGET: usize = 3328;
+const SLIM_BUDGET: usize = 1792;
 const HOSTS: &[&str] = &[
     "amp",
     "antigravity",
@@ -85,6 +88,19 @@ fn tools_list_is_byte_identical_across_workspaces_and_processes_and_within_budge
             let read_only = t["name"] != "run_tests";
             assert_eq!(t["annotations"]["readOnlyHint"] == true, read_only, "{t}");
         }
+    }
+    // Every tool that answers about a workspace takes `root`, a string, described once.
+    for list in [&full, &slim] {
+        let v: Value = serde_json::from_str(list).unwrap();
+        for t in v["tools"].as_array().unwrap() {
+            let root = &t["inputSchema"]["properties"]["root"];
+            if t["name"] == "get_guide" {
+                assert!(root.is_null(), "{t}");
+            } else {
+                assert_eq!(root["type"], "string", "{t}");
+            }
+        }
+        assert_eq!(list.matches(r#""root":{"description""#).count(), 1);
     }
     let run_tests = &v["tools"][6];
     assert_eq!(run_tests["name"], "run_tests");

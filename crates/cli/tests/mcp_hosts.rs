@@ -228,6 +228,92 @@ fn without_roots_or_a_project_tools_answer_with_the_fix_and_nothing_is_scanned()
     }
 }
 
+#[test]
+fn a_server_in_the_home_directory_answers_for_each_project_a_call_names() {
+    // A user-level install: the server starts in the home directory (no project there), the
+    // client sends no roots (protocol 2026-07-28 drops them), and each call names its project
+    // by `root`: a passing pytest project by absolute path, a failing Go module by a path
+    // relative to the server's directory, then a file inside it.
+    let go = pith_testkit::fixture_at("go/single", "proj");
+    let home = go.path().parent().unwrap().canonicalize().unwrap();
+    let py = fixture("python/green");
+    let py_root = py.path().to_str().unwrap();
+    let mut cmd = common::bare();
+    cmd.arg("mcp").current_dir(&home).env("HOME", &home);
+    let mut raw = Raw::spawn(cmd);
+    raw.initialize();
+    let mut id = 0;
+    let mut call = |raw: &mut Raw, tool: &str, args: serde_json::Value| {
+        id += 1;
+        let line = raw.request(id, "tools/call", json!({"name": tool, "arguments": args}));
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        let text = v["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        (v["result"]["isError"] == true, text)
+    };
+
+    // No `root`, no workspace: the fix says to pass one.
+    let (error, text) = call(&mut raw, "get_status", json!({}));
+    assert!(error && text.starts_with("no workspace: "), "{text}");
+    assert!(text.contains("pass `root`"), "{text}");
+
+    let (error, green) = call(&mut raw, "run_tests", json!({"root": py_root}));
+    assert!(!error, "{green}");
+    let green: serde_json::Value = serde_json::from_str(&green).unwrap();
+    assert_eq!(green["status"], "TestsPassed", "{green}");
+    let (error, red) = call(&mut raw, "run_tests", json!({"root": "proj"}));
+    assert!(!error, "{red}");
+    assert!(red.contains("TestMeanOfNothing"), "{red}");
+    let red: serde_json::Value = serde_json::from_str(&red).unwrap();
+    assert_eq!(red["status"], "TestsFailed", "{red}");
+    assert_eq!(
+        (red["passed"].as_u64(), red["failed"].as_u64()),
+        (Some(2), Some(1))
+    );
+
+    // Each project's status is its own, byte for byte what the CLI says of it.
+    let (error, status) = call(&mut raw, "get_status", json!({"root": py_root}));
+    assert!(!error, "{status}");
+    assert_eq!(status, common::mcp::cli_line(py.path(), &["status"]));
+    assert!(
+        status.contains(r#""lastRun":{"status":"TestsPassed""#),
+        "{status}"
+    );
+    let file = go.path().join("stats_test.go");
+    let (error, status) = call(&mut raw, "get_status", json!({"root": file}));
+    assert!(!error, "{status}");
+    assert_eq!(status, common::mcp::cli_line(go.path(), &["status"]));
+    assert!(
+        status.contains(r#""lastRun":{"status":"TestsFailed""#),
+        "{status}"
+    );
+
+    // Never the home directory or the filesystem root; the guide takes `root` and ignores it.
+    for (root, says) in [
+        (home.to_str().unwrap(), "your home directory"),
+        ("/", "the filesystem root"),
+    ] {
+        let (error, text) = call(&mut raw, "run_tests", json!({"root": root}));
+        assert!(error, "{text}");
+        assert_eq!(
+            text,
+            format!("root {root} is {says}, which pith will not scan; pass a project's directory as `root`")
+        );
+    }
+    let (error, text) = call(&mut raw, "get_guide", json!({"topic": "ids", "root": "/"}));
+    assert!(!error && text.starts_with("# Test ids"), "{text}");
+    assert!(!common::state_dir(&home).exists());
+    assert!(!go.path().join(".pith").exists() && !py.path().join(".pith").exists());
+    assert_eq!(
+        raw.close(Duration::from_secs(10)),
+        Some(0),
+        "{}",
+        raw.stderr()
+    );
+}
+
 /// The inotify watches process `pid` holds (Linux `/proc/PID/fdinfo`).
 fn watches(pid: u32) -> usize {
     let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fdinfo")) else {

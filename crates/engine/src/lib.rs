@@ -281,7 +281,9 @@ fn read_reports(root: Option<&Path>, cwd: &Path, files: &[PathBuf]) -> Result<Re
     // Only paths are made relative to it: nothing is scanned or written, so a directory in
     // no project (a report read from anywhere) is root enough.
     let root = match root_of(root, cwd) {
-        Err(RootError::NoProject(dir) | RootError::TooBroad(dir, _)) => dir,
+        Err(
+            RootError::NoProject(dir) | RootError::TooBroad(dir, _) | RootError::Refused(dir, _),
+        ) => dir,
         other => other?,
     };
     let paths = PathMap::new(&root);
@@ -348,10 +350,11 @@ pub fn resolve(root: Option<&Path>, cwd: &Path) -> Result<PathBuf, EngineError> 
     Ok(root_of(root, cwd)?)
 }
 
-/// The workspace a command is about: `root` when given (relative to `cwd`; it must be a
-/// directory), else the nearest ancestor of `cwd` with a project marker — never a directory
-/// with none above it, nor the filesystem root or the home directory (every file under them
-/// would be scanned and watched).
+/// The workspace a command is about: `root` when given (relative to `cwd`): a directory as
+/// it is, a file the project it is in (its nearest ancestor with a project marker); else the
+/// nearest ancestor of `cwd` with a project marker — never a directory with none above it,
+/// nor the filesystem root or the home directory (every file under them would be scanned and
+/// watched). The CLI's `--root` and the MCP tools' `root` both come here.
 pub fn workspace_root(root: Option<&Path>, cwd: &Path) -> Result<PathBuf, RootError> {
     root_of(root, cwd)
 }
@@ -361,10 +364,26 @@ fn root_of(root: Option<&Path>, cwd: &Path) -> Result<PathBuf, RootError> {
         // An absolute `root` replaces `cwd`.
         Some(root) => {
             let root = cwd.join(root);
-            if !root.is_dir() {
+            let dir = if root.is_dir() {
+                root.canonicalize().unwrap_or(root)
+            } else if root.is_file() {
+                // A file names the project it belongs to, as the CLI finds one from a
+                // directory inside it.
+                let canonical = root.canonicalize().unwrap_or(root);
+                let parent = canonical.parent().unwrap_or(&canonical).to_path_buf();
+                let found =
+                    find_root(&parent).ok_or_else(|| RootError::NoProject(parent.clone()))?;
+                if let Some(what) = workspace::too_broad(&found) {
+                    return Err(RootError::TooBroad(found, what));
+                }
+                found
+            } else {
                 return Err(RootError::NotADirectory(root));
+            };
+            match workspace::too_broad(&dir) {
+                Some(what) => Err(RootError::Refused(dir, what)),
+                None => Ok(dir),
             }
-            Ok(root.canonicalize().unwrap_or(root))
         }
         None => {
             let cwd = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
@@ -482,6 +501,45 @@ mod tests {
             rel: rel.map(str::to_owned),
             adapter: Box::new(adapter),
         }
+    }
+
+    #[test]
+    fn a_named_root_is_a_directory_as_it_is_or_the_project_of_a_file_and_never_too_broad() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().canonicalize().unwrap();
+        std::fs::write(ws.join("go.mod"), "module m\n").unwrap();
+        std::fs::create_dir_all(ws.join("pkg/sub")).unwrap();
+        std::fs::write(ws.join("pkg/sub/a.go"), "package sub\n").unwrap();
+        // Relative to the base, or absolute; a directory is taken as named.
+        assert_eq!(
+            workspace_root(Some(Path::new("pkg")), &ws).unwrap(),
+            ws.join("pkg")
+        );
+        assert_eq!(
+            workspace_root(Some(&ws.join("pkg")), Path::new("/elsewhere")).unwrap(),
+            ws.join("pkg")
+        );
+        // A file: the project it belongs to.
+        assert_eq!(
+            workspace_root(Some(Path::new("pkg/sub/a.go")), &ws).unwrap(),
+            ws
+        );
+        let missing = workspace_root(Some(Path::new("nope")), &ws).unwrap_err();
+        assert!(matches!(missing, RootError::NotADirectory(_)), "{missing}");
+        // The filesystem root, named or reached by `..`, is never a workspace.
+        let e = workspace_root(Some(Path::new("/")), &ws).unwrap_err();
+        assert!(
+            matches!(e, RootError::Refused(_, "the filesystem root")),
+            "{e}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "/ is the filesystem root: pith will not scan all of it; name a project's directory \
+             instead"
+        );
+        let up: PathBuf = ws.components().skip(1).map(|_| "..").collect();
+        let e = workspace_root(Some(&up), &ws).unwrap_err();
+        assert!(matches!(e, RootError::Refused(..)), "{e}");
     }
 
     #[test]

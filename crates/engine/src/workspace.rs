@@ -9,7 +9,7 @@ use pith_model::ecosystem;
 /// Why a command has no workspace to work on, each one clear line naming the fix.
 #[derive(Debug, thiserror::Error)]
 pub enum RootError {
-    #[error("{0} is not a directory")]
+    #[error("{0} is neither a directory nor a file")]
     NotADirectory(PathBuf),
     #[error(
         "no project at or above {0} (no .git, Cargo.toml, pyproject.toml, package.json, go.mod \
@@ -21,6 +21,8 @@ pub enum RootError {
          a project, or pass --root DIR"
     )]
     TooBroad(PathBuf, &'static str),
+    #[error("{0} is {1}: pith will not scan all of it; name a project's directory instead")]
+    Refused(PathBuf, &'static str),
 }
 
 /// Whether `dir` is a directory no project is taken to be unless named: the filesystem root

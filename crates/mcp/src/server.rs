@@ -25,7 +25,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
 use crate::tools::{self, Call, ToolDef};
 use crate::transport::{Lines, Observer, CLIENT_METHODS};
-use crate::workspace::Workspace;
+use crate::workspace::{Workspace, Workspaces, ROOT_ARG};
 
 /// How long a client may cache `tools/list` (protocol 2026-07-28 and later): the tool set
 /// never changes while the server runs, so the longest TTL clients accept, one day.
@@ -69,6 +69,18 @@ fn declaration(t: &ToolDef, slim: bool) -> Tool {
         let names: Vec<serde_json::Value> = names.map(|n| (*n).into()).collect();
         runner.insert("enum".into(), names.into());
     }
+    // Every tool that answers about a workspace takes `root` (see `workspace.rs`); a schema
+    // that declares it (with its description) keeps its own.
+    if t.workspace {
+        if let Some(properties) = schema
+            .get_mut("properties")
+            .and_then(serde_json::Value::as_object_mut)
+        {
+            properties
+                .entry(ROOT_ARG)
+                .or_insert_with(|| serde_json::json!({"type": "string"}));
+        }
+    }
     let mut tool = Tool::new(
         t.name,
         if slim { t.slim } else { t.description },
@@ -99,12 +111,12 @@ pub fn serve(options: Options) -> Result<(), ServeError> {
         .enable_all()
         .build()
         .map_err(ServeError::Runtime)?;
-    let server = Server::new(Workspace::new(options.root, cwd), options.slim);
+    let server = Server::new(Workspaces::new(options.root, cwd), options.slim);
     let calls = Arc::clone(&server.calls);
     let result = runtime.block_on(async move {
         let (read, write) = rmcp::transport::stdio_pipes();
         // The client's roots changed: calls after the notification wait for the new ones.
-        let ws = Arc::clone(&server.workspace);
+        let ws = Arc::clone(&server.workspaces);
         let observer: Observer = Box::new(move |m| {
             if let ClientJsonRpcMessage::Notification(n) = m {
                 if matches!(
@@ -178,30 +190,28 @@ impl Calls {
 }
 
 struct Server {
-    workspace: Arc<Workspace>,
+    workspaces: Arc<Workspaces>,
     tools: Vec<Tool>,
-    /// Held by a call of an exclusive tool from before it starts until its runners are gone.
+    /// Held by a call of an exclusive tool from before it starts until its runners are gone:
+    /// one run at a time across workspaces too, since runs compete for the same cores.
     exclusive: tokio::sync::Mutex<()>,
     calls: Arc<Calls>,
-    /// The code index kept between lookups.
-    lookups: Arc<pith_engine::Lookups>,
 }
 
 impl Server {
-    fn new(workspace: Arc<Workspace>, slim: bool) -> Self {
+    fn new(workspaces: Arc<Workspaces>, slim: bool) -> Self {
         Server {
-            workspace,
+            workspaces,
             tools: declarations(slim),
             exclusive: tokio::sync::Mutex::new(()),
             calls: Arc::default(),
-            lookups: Arc::default(),
         }
     }
 
     async fn call(
         &self,
         def: &'static ToolDef,
-        args: JsonObject,
+        mut args: JsonObject,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let _turn = if def.exclusive {
@@ -212,7 +222,7 @@ impl Server {
         } else {
             None
         };
-        let (root, watcher) = if def.workspace {
+        let workspace = if def.workspace {
             let offers_roots = context
                 .peer
                 .peer_info()
@@ -220,27 +230,32 @@ impl Server {
             if !offers_roots {
                 // No roots to wait for: a client without the capability, or a session without
                 // the handshake (protocol 2026-07-28).
-                self.workspace.settle();
+                self.workspaces.settle();
             }
-            match self.workspace.current().await {
-                Ok(found) => found,
+            match self.workspaces.for_call(&mut args).await {
+                Ok(found) => Some(found),
                 Err(why) => return Ok(CallToolResult::error(vec![ContentBlock::text(why)])),
             }
         } else {
-            (PathBuf::new(), None)
+            // A tool that reads no workspace takes `root` too, and ignores it: an agent may
+            // pass it to every call.
+            args.remove(ROOT_ARG);
+            None
         };
         let progress = progress(context);
-        let lookups = Arc::clone(&self.lookups);
         let cancel = self.calls.start();
         let flag = Arc::clone(&cancel);
         let mut task = tokio::task::spawn_blocking(move || {
+            let none = Workspace::none();
+            let ws = workspace.as_deref().unwrap_or(&none);
+            let watcher = ws.watcher();
             let answer = (def.run)(&Call {
-                root: &root,
+                root: &ws.root,
                 watcher: watcher.clone(),
                 args: &args,
                 cancel: &flag,
                 progress,
-                lookups: &lookups,
+                lookups: &ws.lookups,
             });
             // Said once, where pith's own messages go.
             if let Some(news) = watcher.and_then(|w| w.failure_news()) {
@@ -280,16 +295,16 @@ impl Server {
 /// Roots are deprecated from protocol 2026-07-28 on, but the handshake sessions every host
 /// opens today still have them, and they are how a host names its workspace.
 #[allow(deprecated)]
-fn ask_roots(workspace: Arc<Workspace>, peer: Peer<RoleServer>) {
+fn ask_roots(workspaces: Arc<Workspaces>, peer: Peer<RoleServer>) {
     tokio::spawn(async move {
         match peer.list_roots().await {
             Ok(list) => {
                 let uris: Vec<String> = list.roots.into_iter().map(|r| r.uri).collect();
-                workspace.adopt(&uris);
+                workspaces.adopt(&uris);
             }
             Err(e) => {
                 eprintln!("pith: the client's roots/list failed: {e}");
-                workspace.settle();
+                workspaces.settle();
             }
         }
     });
@@ -366,7 +381,7 @@ impl ServerHandler for Server {
 
     /// The session started: the client's roots decide the workspace when it offers them.
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        if !self.workspace.follows_roots() {
+        if !self.workspaces.follows_roots() {
             return;
         }
         let offers_roots = context
@@ -374,15 +389,15 @@ impl ServerHandler for Server {
             .peer_info()
             .is_some_and(|info| info.capabilities.roots.is_some());
         if offers_roots {
-            ask_roots(Arc::clone(&self.workspace), context.peer);
+            ask_roots(Arc::clone(&self.workspaces), context.peer);
         } else {
-            self.workspace.settle();
+            self.workspaces.settle();
         }
     }
 
     async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
-        if self.workspace.follows_roots() {
-            ask_roots(Arc::clone(&self.workspace), context.peer);
+        if self.workspaces.follows_roots() {
+            ask_roots(Arc::clone(&self.workspaces), context.peer);
         }
     }
 

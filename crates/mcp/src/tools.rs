@@ -16,7 +16,8 @@ use crate::guide;
 
 /// One call of a tool.
 pub(crate) struct Call<'a> {
-    /// The workspace root (see `workspace.rs`); empty for a tool that reads none.
+    /// The workspace root, the call's `root` or the server's default (see `workspace.rs`);
+    /// empty for a tool that reads none.
     pub root: &'a Path,
     /// The file watcher on it, once it has started; until then, and without one, answers scan.
     pub watcher: Option<Arc<pith_engine::Watcher>>,
@@ -25,7 +26,7 @@ pub(crate) struct Call<'a> {
     pub cancel: &'a Arc<AtomicBool>,
     /// Where a run's heartbeat goes, when the client asked for progress (a `progressToken`).
     pub progress: Option<Progress>,
-    /// The code index the server keeps between lookups.
+    /// The code index the server keeps between lookups, the workspace's own.
     pub lookups: &'a pith_engine::Lookups,
 }
 
@@ -59,12 +60,14 @@ pub(crate) struct ToolDef {
     /// A few words, for `pith mcp --slim` (hosts that also get the instructions block).
     pub slim: &'static str,
     /// The JSON Schema of the arguments, as compact JSON; a `runner` property gets the
-    /// runner names as its `enum` in the full declarations.
+    /// runner names as its `enum` in the full declarations, and a workspace tool a bare
+    /// `root` string unless it declares its own (`run_tests` describes it, once for all).
     pub schema: &'static str,
     /// Changes nothing (`readOnlyHint`): hosts need not ask the user before calling it.
     pub read_only: bool,
-    /// Answers about the workspace (all but the guide): without one, the call is answered
-    /// in band with the fix.
+    /// Answers about the workspace (all but the guide): it takes `root` (declared and
+    /// resolved by the server, never seen by `run`); without a workspace, the call is
+    /// answered in band with the fix.
     pub workspace: bool,
     /// Runs one call at a time: it starts the project's runners.
     pub exclusive: bool,
@@ -162,7 +165,7 @@ Use it, not test or build commands in a shell. `tests`: ids to re-run; `runner`:
 one; `since`: a `generation`, unchanged answers without running; `changed`: only tests the \
 changes since the last green run reach.",
         slim: "Run the tests.",
-        schema: r#"{"type":"object","properties":{"changed":{"type":"boolean"},"runner":{"type":"string"},"since":{"type":"integer"},"tests":{"type":"array","items":{"type":"string"}}}}"#,
+        schema: r#"{"type":"object","properties":{"changed":{"type":"boolean"},"root":{"type":"string","description":"Project directory; default: the server's workspace"},"runner":{"type":"string"},"since":{"type":"integer"},"tests":{"type":"array","items":{"type":"string"}}}}"#,
         read_only: false,
         workspace: true,
         exclusive: true,
