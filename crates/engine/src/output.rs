@@ -160,7 +160,8 @@ pub(crate) fn kept(root: &std::path::Path, report: &Report) -> RunOutput {
 }
 
 /// Each test's own output, failing tests first, each within [`TEST_BYTES`] and all within
-/// [`TESTS_BYTES`]; a test reported twice (retries, several batches) keeps both, in order.
+/// [`TESTS_BYTES`]; a test reported twice (retries, several batches) keeps both, in order; a
+/// failing test without any has its failure's text.
 fn tests_kept(paths: &PathMap, report: &Report) -> Vec<TestOutput> {
     let failing: std::collections::HashSet<&str> = report
         .runs
@@ -173,6 +174,18 @@ fn tests_kept(paths: &PathMap, report: &Report) -> Vec<TestOutput> {
         match own.iter_mut().find(|o| o.test == t.test) {
             Some(o) => o.text.push_str(&t.text),
             None => own.push(t.clone()),
+        }
+    }
+    // A failing test its adapter kept no output apart for (the runner printed it into a report
+    // pith reads, not a stream) has the failure's whole text as the runner reported it.
+    for f in report
+        .runs
+        .iter()
+        .flat_map(|r| r.failures.iter().chain(&r.flaky))
+    {
+        if !own.iter().any(|o| o.test == f.test) {
+            let text = f.detail.as_deref().unwrap_or(&f.message);
+            own.extend(TestOutput::of_lines(f.test.clone(), text.lines()));
         }
     }
     own.sort_by_key(|t| !failing.contains(t.test.as_str()));
@@ -219,20 +232,15 @@ impl Lines {
             return;
         }
         let from = self.items.len().saturating_sub(1);
-        for (i, raw) in text.split('\n').enumerate() {
-            let last = i > 0 && raw.is_empty() && text.ends_with('\n');
-            if last {
-                break;
-            }
+        // The newline ending the text ends its last line; it starts none.
+        let body = text.strip_suffix('\n').unwrap_or(text);
+        for (i, raw) in body.split('\n').enumerate() {
             match (i, self.items.last_mut()) {
                 (0, Some(Item::Line(l))) if self.open => l.push_str(raw),
                 _ => self.items.push(Item::Line(raw.to_owned())),
             }
-            self.open = true;
         }
-        if text.ends_with('\n') {
-            self.open = false;
-        }
+        self.open = !text.ends_with('\n');
         for item in &mut self.items[from..] {
             if let Item::Line(l) = item {
                 if l.contains('\r') || l.len() > LINE_BYTES {
@@ -338,13 +346,16 @@ mod tests {
         let root = std::path::Path::new("/ws/proj");
         let report = Report {
             runs: vec![run_printing(
-                "\u{1b}[31mFAIL\u{1b}[0m /ws/proj/src/lib.rs:3\n 10%\r 50%\r100%\nwindows\r\nlast",
+                "\u{1b}[31mFAIL\u{1b}[0m /ws/proj/src/lib.rs:3\n\n 10%\r 50%\r100%\nwindows\r\n\nlast",
             )],
             generation: Some(4),
             ..Report::default()
         };
         let out = kept(root, &report);
-        assert_eq!(out.lines, ["FAIL src/lib.rs:3", "100%", "windows", "last"]);
+        assert_eq!(
+            out.lines,
+            ["FAIL src/lib.rs:3", "", "100%", "windows", "", "last"]
+        );
         assert_eq!((out.generation, out.cut), (Some(4), None));
     }
 

@@ -14,6 +14,28 @@ pub struct TestOutput {
     pub text: String,
 }
 
+impl TestOutput {
+    /// A test's output from its lines (without their newlines); `None` when they say nothing.
+    pub fn of_lines<'a>(
+        test: impl Into<String>,
+        lines: impl IntoIterator<Item = &'a str>,
+    ) -> Option<TestOutput> {
+        let mut text = String::new();
+        // Blank lines before the first line that says something say nothing.
+        for l in lines.into_iter().skip_while(|l| l.trim().is_empty()) {
+            text.push_str(l.strip_suffix('\n').unwrap_or(l));
+            text.push('\n');
+        }
+        let end = text.trim_end().len();
+        text.truncate(end);
+        text.push('\n');
+        (end > 0).then(|| TestOutput {
+            test: test.into(),
+            text,
+        })
+    }
+}
+
 /// Where the kept output left lines out, and how much.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Cut {
