@@ -101,6 +101,26 @@ enum Command {
         #[arg(value_name = "TEST_ID")]
         tests: Vec<String>,
     },
+    /// The last run's raw runner output, without running: what the runners printed (colour
+    /// removed, paths relative, head and tail within a bound), a page at a time; one line of
+    /// JSON. The last resort after `pith test`'s `tail` and `pith failures`. Exits 0 when
+    /// answered.
+    Output {
+        /// Workspace root (default: the nearest ancestor with a project marker).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+        /// Only the lines matching this regular expression, each with its line number.
+        #[arg(long, value_name = "RE")]
+        grep: Option<String>,
+        /// This test's own output (what it printed, as its runner kept it apart); else the
+        /// run's lines that name it.
+        #[arg(long, value_name = "ID")]
+        test: Option<String>,
+        /// Which page (of the previous answer's `pages`).
+        #[arg(long, value_name = "N", default_value_t = 1,
+              value_parser = clap::value_parser!(u64).range(1..))]
+        page: u64,
+    },
     /// What pith saved: each answered `pith test`'s raw runner output (what the agent would
     /// have read, up to the host's truncation limit) against pith's answer, in o200k tokens,
     /// per command, per day and in total; regressions and red answers' fidelity included. One
@@ -280,6 +300,12 @@ fn main() -> ExitCode {
             page,
             tests,
         } => state_cmd::failures(root, stacks, page, tests),
+        Command::Output {
+            root,
+            grep,
+            test,
+            page,
+        } => state_cmd::output(root, grep, test, page),
         Command::Completions { shell } => docs_cmd::completions(shell),
         Command::Man { command, dir } => docs_cmd::man(command.as_deref(), dir.as_deref()),
         Command::Gain { root, limit, human } => state_cmd::gain(root, limit, human),

@@ -1,4 +1,4 @@
-//! `pith status`, `pith failures` and `pith gain`: answers from the workspace state (kept
+//! `pith status`, `pith failures`, `pith output` and `pith gain`: answers from the workspace state (kept
 //! outside the workspace, in pith's state directory), without running anything. They exit 0 when answered (a red last run included: the
 //! verdict is in the answer, and `pith test` is the command whose exit code is the verdict), 2
 //! when pith cannot read the workspace state.
@@ -35,6 +35,26 @@ pub(crate) fn failures(
     let req = pith_engine::FailuresRequest { root, cwd, tests };
     let page = usize::try_from(page).unwrap_or(usize::MAX);
     answered(pith_engine::answer::failures(&req, page, stacks))
+}
+
+pub(crate) fn output(
+    root: Option<PathBuf>,
+    grep: Option<String>,
+    test: Option<String>,
+    page: u64,
+) -> ExitCode {
+    let cwd = match std::env::current_dir() {
+        Ok(d) => d,
+        Err(e) => return fail(format!("cannot read the current directory: {e}")),
+    };
+    let req = pith_engine::OutputRequest {
+        root,
+        cwd,
+        grep,
+        test,
+    };
+    let page = usize::try_from(page).unwrap_or(usize::MAX);
+    answered(pith_engine::answer::output(&req, page))
 }
 
 pub(crate) fn gain(root: Option<PathBuf>, limit: Option<u64>, human: bool) -> ExitCode {

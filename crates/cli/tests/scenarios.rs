@@ -13,7 +13,9 @@ use std::sync::Once;
 use std::time::Instant;
 
 use common::{fixture, frames, pith, Answer, Fixture};
-use pith_wire::{GREEN_BUDGET, MANY_FAILURES_BUDGET, ONE_CAUSE_BUDGET, ONE_FAILURE_BUDGET};
+use pith_wire::{
+    ANSWER_CEILING, GREEN_BUDGET, MANY_FAILURES_BUDGET, ONE_CAUSE_BUDGET, ONE_FAILURE_BUDGET,
+};
 
 /// One expected result.
 struct Row {
@@ -225,9 +227,80 @@ fn check(name: &str, row: &Row) {
         a.assert_budget(budget);
     }
     (row.extra)(&a, ws.path());
+    if row.fixture.ends_with("/single") {
+        output_of_the_failure(name, &a, ws.path());
+    }
     if row.snapshot {
         insta::assert_snapshot!(name, a.stable());
     }
+}
+
+/// Every runner's `single` row: `pith output` hands back, without running, what the runner
+/// printed for the failing test, every page within the answer ceiling (issue 30).
+fn output_of_the_failure(name: &str, a: &Answer, ws: &Path) {
+    let id = a.failures()[0]["test"].as_str().expect(&a.line).to_owned();
+    let read = |args: &[&str]| {
+        let out = common::mcp::cli_line(ws, &[&["output"], args].concat());
+        assert!(out.len() <= ANSWER_CEILING, "{name} {args:?}: {out}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert!(v["hint"].is_null(), "{name} {args:?}: {out}");
+        let lines: Vec<String> = v["lines"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{name} {args:?}: {out}"))
+            .iter()
+            .map(|l| l.as_str().unwrap().to_owned())
+            .collect();
+        (v, lines)
+    };
+    // The test's own lines: what its runner kept apart for it, all of its pages together.
+    let (first, mut own) = read(&["--test", &id]);
+    for page in 2..=first["pages"].as_u64().unwrap_or(1) {
+        own.extend(read(&["--test", &id, "--page", &page.to_string()]).1);
+    }
+    let by_name = first["byName"] == true;
+    // Where the adapter keeps a test's output apart, it is the test's, not lines naming it.
+    // Every adapter keeps a failing test's own lines (else the engine its failure's text).
+    assert!(!by_name, "{name}: {first}");
+    // The raw lines say what the answer's message says, in the runner's own words: one of
+    // the message's words at least.
+    let message = a.failures()[0]["message"].as_str().unwrap_or_default();
+    let words: Vec<&str> = message
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() >= 4)
+        .collect();
+    let text = own.join("\n");
+    assert!(
+        words.iter().any(|w| text.contains(w)),
+        "{name}: none of {words:?} in {own:?}"
+    );
+    assert!(!text.contains('\u{1b}'), "{name}: {text}");
+    assert!(!text.contains(ws.to_str().unwrap()), "{name}: {text}");
+
+    // node:test speaks only to pith's reporter: its streams carry nothing, and say so.
+    if name.starts_with("node_") {
+        let out = common::mcp::cli_line(ws, &["output"]);
+        assert!(out.contains("the runner printed nothing"), "{name}: {out}");
+        return;
+    }
+    // The whole output, paged: every page within the ceiling, the pages in sequence.
+    let (first, lines) = read(&[]);
+    assert!(!lines.is_empty(), "{name}: {first}");
+    let pages = first["pages"].as_u64().unwrap_or(1);
+    if pages > 1 {
+        let (second, _) = read(&["--page", "2"]);
+        assert_eq!(
+            second["from"].as_u64(),
+            Some(lines.len() as u64 + 1),
+            "{name}"
+        );
+        read(&["--page", &pages.to_string()]);
+    }
+    // And searched: numbered lines that match.
+    let (found, matched) = read(&["--grep", "(?i)fail|error|assert|expected"]);
+    assert!(found["matches"].as_u64() > Some(0), "{name}: {found}");
+    assert!(matched.iter().all(|l| l
+        .split_once(':')
+        .is_some_and(|(n, _)| n.parse::<u32>().is_ok())));
 }
 
 /// A copy of the fixture, ready for its runner: jest and vitest linked in, Maven there.

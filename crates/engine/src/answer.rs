@@ -105,6 +105,17 @@ pub fn failures(req: &FailuresRequest, page: usize, stacks: bool) -> Result<Answ
     })
 }
 
+/// `pith output`: one page (from 1) of the last run's raw output, of one test's own output, or
+/// of the lines matching a pattern; answered (exit 0) whatever it shows, no run yet included.
+pub fn output(req: &crate::OutputRequest, page: usize) -> Result<Answer, EngineError> {
+    let lines = crate::output::output(req)?;
+    Ok(Answer {
+        json: pith_wire::to_json(&pith_wire::output_answer(&lines, page, req.grep.is_some())),
+        exit: EXIT_ANSWERED,
+        warnings: Vec::new(),
+    })
+}
+
 /// `pith symbol`: where `name` is defined; exit 1 when nowhere.
 pub fn symbol(
     root: Option<&Path>,

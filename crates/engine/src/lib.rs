@@ -9,6 +9,7 @@ mod gain;
 pub mod heartbeat;
 mod impact;
 mod o200k;
+pub mod output;
 pub mod signals;
 mod state;
 mod symbols;
@@ -28,6 +29,7 @@ pub use answer::Answer;
 pub use gain::{GainRequest, DEFAULT_LIMIT as DEFAULT_GAIN_LIMIT, LIMIT_ENV as GAIN_LIMIT_ENV};
 pub use heartbeat::{Beat, Pulse};
 pub use impact::ImpactError;
+pub use output::OutputRequest;
 /// What pith knows of each ecosystem (the faces read the guide text from it).
 pub use pith_model::ecosystem;
 pub use state::{FailuresRequest, StateOptions, StatusRequest, DEFAULT_WAIT};
@@ -78,6 +80,8 @@ pub enum EngineError {
     State(#[from] pith_store::StoreError),
     #[error("{0:?} is not a git revision")]
     BadRevision(String),
+    #[error("grep pattern: {0}")]
+    Pattern(String),
 }
 
 /// One `pith test` request, as the CLI or an MCP tool call states it.

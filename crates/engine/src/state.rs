@@ -226,6 +226,13 @@ fn run_tests(
     report.generation = generation;
     report.changes = planned.as_ref().map(|p| p.selection.clone());
     let cancelled = crate::stopped_by_caller(req);
+    // What the runners printed, for `pith output`: any run that ran to its end keeps it, a
+    // run the history cannot record included (its output is all there is to read then).
+    if let (Some(s), false) = (store.as_ref(), cancelled) {
+        if let Err(e) = s.keep_output(&crate::output::kept(&root, &report)) {
+            warnings.push(format!("the run's output was not kept: {e}"));
+        }
+    }
     let mut recorded = false;
     if let (Some(s), Some(g), false) = (store.as_mut(), generation, cancelled) {
         let asked = routed.map_or(req.tests.len(), |r| {

@@ -145,6 +145,18 @@ pith cannot follow a change.",
         run: get_impact,
     },
     ToolDef {
+        name: "get_output",
+        description: "Last run's raw runner output, paged, without running; last resort \
+after `tail` and get_failures. `test`: its own output; `grep`: matching lines; `page`: of \
+`pages`.",
+        slim: "Last run's raw output.",
+        schema: r#"{"type":"object","properties":{"grep":{"type":"string"},"page":{"type":"integer"},"test":{"type":"string"}}}"#,
+        read_only: true,
+        workspace: true,
+        exclusive: false,
+        run: get_output,
+    },
+    ToolDef {
         name: "get_status",
         description: "Workspace state without running: `generation` (grows whenever a \
 file a test may read changes), last run (status, counts, generations behind), \
@@ -232,6 +244,23 @@ fn get_failures(call: &Call) -> Result<String, ToolError> {
         tests: args.strings("tests")?,
     };
     Ok(sent(pith_engine::answer::failures(&req, page, stacks)?))
+}
+
+fn get_output(call: &Call) -> Result<String, ToolError> {
+    let args = Args::new(call.args, &["grep", "page", "test"])?;
+    let page = match args.count("page")? {
+        None => 1,
+        Some(0) => return Err(ToolError::Arguments("page must be 1 or more".into())),
+        Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
+    };
+    let (root, cwd) = call.root();
+    let req = pith_engine::OutputRequest {
+        root,
+        cwd,
+        grep: args.string("grep")?,
+        test: args.string("test")?,
+    };
+    Ok(sent(pith_engine::answer::output(&req, page)?))
 }
 
 fn find_symbol(call: &Call) -> Result<String, ToolError> {

@@ -8,6 +8,10 @@ use crate::Status;
 /// 150,000 is the largest output limit one popular host can be set to; its default is 30,000.
 pub const PRINTED_KEPT: usize = 150_000;
 
+/// Bytes of what was printed past [`Printed::text`] kept from its end, for `pith output`:
+/// summaries, the last failures and crash dumps are there.
+pub const PRINTED_TAIL: usize = 128 * 1024;
+
 /// What a runner printed for a person to read: its plain output (stdout, then stderr), or, of
 /// a structured stream (`go test -json`, cargo's JSON messages), the text it carries for a
 /// person. The first [`PRINTED_KEPT`] characters are kept; `chars` counts all of them (the
@@ -16,6 +20,14 @@ pub const PRINTED_KEPT: usize = 150_000;
 pub struct Printed {
     pub text: String,
     pub chars: u64,
+    /// What came after `text` (after its limit or a gap in the capture), its last
+    /// [`PRINTED_TAIL`] bytes or so, from a line's start: `pith output`'s tail. `pith gain`
+    /// counts `chars`, never this.
+    pub tail: String,
+    /// Bytes printed after `text` that neither it nor `tail` keeps (the middle).
+    pub skipped: u64,
+    /// Of them, the lines `tail` let go (a capture's dropped bytes are not counted in lines).
+    pub skipped_lines: u64,
 }
 
 impl Printed {
@@ -26,11 +38,34 @@ impl Printed {
         let room = PRINTED_KEPT - kept;
         if n <= room {
             self.text.push_str(s);
-        } else if room > 0 {
+        } else {
             let end = s.char_indices().nth(room).map_or(s.len(), |(i, _)| i);
             self.text.push_str(&s[..end]);
+            self.push_tail(&s[end..]);
         }
         self.chars += n as u64;
+    }
+
+    /// Keeps `s` at the end of [`Printed::tail`], letting its oldest lines go past twice the
+    /// bound (so the cost of letting go is paid once per [`PRINTED_TAIL`] bytes, not per push).
+    fn push_tail(&mut self, s: &str) {
+        self.tail.push_str(s);
+        if self.tail.len() <= 2 * PRINTED_TAIL {
+            return;
+        }
+        let mut cut = self.tail.len() - PRINTED_TAIL;
+        while !self.tail.is_char_boundary(cut) {
+            cut += 1;
+        }
+        // From a line's start, unless the last line alone is longer than the bound.
+        if let Some(nl) = self.tail[cut..].find('\n') {
+            if nl + 1 < self.tail.len() - cut {
+                cut += nl + 1;
+            }
+        }
+        self.skipped += cut as u64;
+        self.skipped_lines += self.tail[..cut].matches('\n').count() as u64;
+        self.tail.drain(..cut);
     }
 
     /// Adds one line and its newline.
@@ -42,6 +77,12 @@ impl Printed {
     /// Counts characters that were printed but not kept by the capture (its bounded middle):
     /// nothing can be appended after them.
     pub fn dropped(&mut self, n: u64) {
+        self.skipped += n;
+        self.count_dropped(n);
+    }
+
+    /// Counts `n` characters not kept in `text`, closing it.
+    fn count_dropped(&mut self, n: u64) {
         self.chars += n;
         // What follows a gap is not the text's continuation: the kept text stops here.
         let kept = self.text.chars().count() as u64;
@@ -55,8 +96,11 @@ impl Printed {
         let complete = other.chars == other.text.chars().count() as u64;
         self.push(&other.text);
         if !complete {
-            self.dropped(other.chars - other.text.chars().count() as u64);
+            self.count_dropped(other.chars - other.text.chars().count() as u64);
         }
+        self.skipped += other.skipped;
+        self.skipped_lines += other.skipped_lines;
+        self.push_tail(&other.tail);
     }
 
     /// Whether more was printed than is kept.
@@ -186,6 +230,31 @@ mod tests {
     }
 
     #[test]
+    fn what_comes_past_the_kept_text_keeps_its_end_and_counts_the_middle() {
+        let mut p = Printed::default();
+        p.push(&"h".repeat(PRINTED_KEPT));
+        for i in 0..100_000 {
+            p.line(&format!("line {i:06}"));
+        }
+        assert_eq!(p.text.len(), PRINTED_KEPT);
+        assert!(p.tail.len() <= 2 * PRINTED_TAIL && p.tail.len() >= PRINTED_TAIL);
+        assert!(p.tail.starts_with("line ") && p.tail.ends_with("line 099999\n"));
+        let kept = p.tail.lines().count() as u64;
+        assert_eq!(p.skipped_lines + kept, 100_000);
+        assert_eq!(p.skipped + p.tail.len() as u64, 100_000 * 12);
+
+        // Appended to another part, the tail follows and the middle still counts.
+        let mut whole = Printed::default();
+        whole.line("first part");
+        whole.append(p.clone());
+        assert!(whole
+            .tail
+            .ends_with(&p.tail[p.tail.len() - PRINTED_TAIL / 2..]));
+        assert!(whole.skipped >= p.skipped);
+        assert!(whole.text.starts_with("first part\nhhh"));
+    }
+
+    #[test]
     fn a_gap_in_the_capture_ends_the_kept_text() {
         let mut p = Printed::default();
         p.push("head");
@@ -193,6 +262,7 @@ mod tests {
         p.push("tail");
         assert_eq!(p.text, "head");
         assert!(p.chars > PRINTED_KEPT as u64);
+        assert_eq!((p.tail.as_str(), p.skipped), ("tail", 10));
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub mod cause;
 pub mod ecosystem;
 pub mod gain;
 pub mod impact;
+pub mod output;
 pub mod symbol;
 
 use std::time::Duration;
@@ -344,6 +345,9 @@ pub struct Run {
     /// What the runner printed for a person to read (see [`gain::Printed`]): what `pith gain`
     /// weighs the answer against. Never part of an answer.
     pub printed: gain::Printed,
+    /// Each test's own output, where the adapter keeps it apart from the runner's (failing
+    /// tests' at least): what `pith output --test` answers. Never part of an answer.
+    pub test_output: Vec<output::TestOutput>,
     /// Test targets whose result came from a cache (local or remote) instead of running now
     /// (a build system's runner: Bazel): a green that proves nothing new says so.
     pub cached: u32,
@@ -391,6 +395,7 @@ impl Run {
             (Some(_), None) => {}
         }
         self.printed.append(part.printed);
+        self.test_output.extend(part.test_output);
         for e in part.build_errors {
             if !self.build_errors.contains(&e) {
                 self.build_errors.push(e);

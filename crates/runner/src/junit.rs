@@ -111,6 +111,33 @@ pub struct Case {
 }
 
 impl Case {
+    /// What the test printed, as the report captured it (each failed attempt's first, then
+    /// the last one's; stdout, then stderr), then its failure's text (the stack trace, the
+    /// panic) unless what it printed already holds it, under `id`: `pith output --test`.
+    pub fn own_output(&self, id: &str) -> Option<pith_model::output::TestOutput> {
+        let attempts = self
+            .retries
+            .iter()
+            .map(|r| (&r.stdout, &r.stderr))
+            .chain(self.fault.iter().map(|f| (&f.stdout, &f.stderr)))
+            .chain([(&self.stdout, &self.stderr)]);
+        let mut texts: Vec<&str> = attempts
+            .flat_map(|(o, e)| [o.as_str(), e.as_str()])
+            .filter(|t| !t.trim().is_empty())
+            .collect();
+        if let Some(f) = &self.fault {
+            let text = match f.text.trim() {
+                "" => f.message.as_deref().unwrap_or_default(),
+                text => text,
+            };
+            let first = text.lines().next().unwrap_or_default().trim();
+            if !first.is_empty() && !texts.iter().any(|t| t.contains(first)) {
+                texts.push(text);
+            }
+        }
+        pith_model::output::TestOutput::of_lines(id, texts.iter().flat_map(|t| t.lines()))
+    }
+
     /// Failed on some attempt, then passed.
     pub fn flaky(&self) -> bool {
         self.outcome == Outcome::Passed && self.retries.iter().any(|r| r.element.is_flaky())

@@ -24,6 +24,7 @@ mod loads;
 pub mod location;
 mod lock;
 mod memory;
+mod output;
 mod scan;
 mod walk;
 mod watch;
@@ -222,6 +223,16 @@ impl Store {
             )?
             .execute(rusqlite::params![key, generation as i64, data])?;
         Ok(())
+    }
+
+    /// Keeps `out` as the last run's output, replacing the one before (see [`output`]).
+    pub fn keep_output(&self, out: &pith_model::output::RunOutput) -> Result<(), StoreError> {
+        output::save(&self.dir, out)
+    }
+
+    /// The last run's output, when a run kept one.
+    pub fn output(&self) -> Result<Option<pith_model::output::RunOutput>, StoreError> {
+        output::load(&self.dir)
     }
 
     /// Takes the run lock, waiting up to `wait` for another pith run to end.

@@ -5,6 +5,7 @@
 mod failures_answer;
 mod gain_answer;
 mod impact_answer;
+mod output_answer;
 mod shaping;
 mod status_answer;
 mod symbol_answer;
@@ -18,6 +19,7 @@ pub use impact_answer::{
     blast_answer, select_answer, tests_for_answer, BlastAnswer, FileTestsAnswer, SelectAnswer,
     BLAST_BUDGET, SELECT_BUDGET, TESTS_FOR_BUDGET,
 };
+pub use output_answer::{output_answer, OutputAnswer, OUTPUT_BUDGET};
 pub use status_answer::{status_answer, StatusAnswer};
 pub use symbol_answer::{
     symbol_answer, usages_answer, SymbolAnswer, SymbolDef, UsagesAnswer, UsesInFile, RESOLUTION,

@@ -335,6 +335,7 @@ fn from_report(run: &mut Run, paths: &PathMap, label: &str, report: &junit::Repo
             format!("{}.{}", case.classname, case.name)
         };
         let id = format!("{label}#{case_id}");
+        run.test_output.extend(case.own_output(&id));
         match case.outcome {
             junit::Outcome::Passed => {
                 run.passed += 1;

@@ -541,6 +541,7 @@ fn tally_cases(
             continue;
         }
         seen.insert(id.clone());
+        run.test_output.extend(case.own_output(&id));
         let pkg_dir = pkg_dirs.get(binary_id(case)).copied();
         match case.outcome {
             junit::Outcome::Skipped => run.skipped += 1,

@@ -426,6 +426,13 @@ impl Plain<'_> {
                 Outcome::Failed => {
                     t.run.failed += 1;
                     let out = block.outputs.get(name).map_or("", String::as_str);
+                    // Its `---- NAME stdout ----` section: what the test printed and its panic.
+                    t.run
+                        .test_output
+                        .extend(pith_model::output::TestOutput::of_lines(
+                            id.clone(),
+                            out.lines(),
+                        ));
                     t.run.failures.push(super::judge::failure(
                         self.ctx,
                         id,

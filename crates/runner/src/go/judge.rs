@@ -25,6 +25,7 @@ use super::parse::{compact, is_go_progress, meaningful, owned};
 use crate::paths::PathMap;
 use crate::process::End;
 use crate::text;
+use pith_model::output::TestOutput;
 
 /// Requested tests: each id split into its package and its test name (`None`: the whole
 /// package).
@@ -131,6 +132,14 @@ impl Judge<'_> {
         self.ending(stream, &mut run, &mut st);
         self.declarations(stream, &mut run);
         self.fill_code(&mut run);
+        // Each test's own events' output, as plain `go test -v` shows it (`=== RUN` to
+        // `--- FAIL`), for `pith output --test`.
+        run.test_output = stream
+            .packages
+            .iter()
+            .flat_map(|p| p.tests.iter().map(move |t| (p, t)))
+            .filter_map(|(p, t)| TestOutput::of_lines(self.id(&p.name, &t.name), t.output.all()))
+            .collect();
         // go's exit also answers for tests run beside the requested ones; when one of those
         // failed, it says nothing about the answer's.
         run.exit = self

@@ -397,6 +397,7 @@ impl<'a, 'p> Tally<'a, 'p> {
                     f.test = self.class_id(&case.classname, module);
                     f.phase = Phase::Setup;
                 }
+                self.run.test_output.extend(case.own_output(&f.test));
                 self.run.failures.push(f);
             }
         }

@@ -385,6 +385,9 @@ pub(super) fn tally(run: &mut Run, ctx: &Context<'_>, records: &Records, ids: &I
                     When::Call | When::Other => Phase::Call,
                 };
                 if seen.insert((id.clone(), phase)) {
+                    let own = r.out.as_deref().unwrap_or_default().lines();
+                    run.test_output
+                        .extend(pith_model::output::TestOutput::of_lines(id.clone(), own));
                     run.failures.push(failure(ctx, id, &r.detail, phase));
                 }
             }

@@ -14,7 +14,9 @@ Records (one JSON object per line, key "t" names the kind):
    "kind": exception type, "msg": first lines of the error,
    "frames": [[absolute path, 1-based line, source line], ...] outermost first,
    "chain": the exceptions it was raised from or while handling (optional),
-   "left"/"right": reprs of a failed `==` assertion's operands (optional)}
+   "left"/"right": reprs of a failed `==` assertion's operands (optional),
+   "out": a failed phase's own text as pytest's FAILURES section shows it: its traceback,
+   then its captured stdout, stderr and log (optional, its last _OUT_CHARS characters)}
   {"t": "finish", "id": nodeid}
   {"t": "collect", "id": nodeid, "kind": ..., "msg": ..., "frames": [...], "text": longrepr tail}
   {"t": "unmatched", "ids": [requested ids that matched no test]}
@@ -115,6 +117,7 @@ _CHAIN_LINKS = 4
 # The deepest frames sent for each link of the chain (pith shows the project's deepest few).
 _CHAIN_FRAMES = 8
 _TEXT_CHARS = 6000
+_OUT_CHARS = 8000
 _CODE_CHARS = 400
 _PATH_CHARS = 4096
 _MAX_FRAMES = 60
@@ -1200,6 +1203,7 @@ def pytest_runtest_logreport(report):
                 detail = {"kind": None, "msg": "", "frames": []}
                 detail["msg"] = _error_line(_longrepr_text(report))
             record.update(detail)
+            record["out"] = _tail(_own_output(report), _OUT_CHARS)
             if report.when not in ("setup", "call", "teardown"):
                 # An xdist worker crash: the text tells which worker and how.
                 record["text"] = _tail(_longrepr_text(report), _TEXT_CHARS)
@@ -1210,6 +1214,16 @@ def pytest_runtest_logreport(report):
     _write(record)
     _write_trace(report)
     _note_outcome(report)
+
+
+def _own_output(report):
+    """A failed phase's text as pytest's FAILURES section shows it: the traceback, then each
+    captured section under its title."""
+    parts = [_longrepr_text(report)]
+    for title, content in getattr(report, "sections", None) or ():
+        parts.append("%s %s %s" % ("-" * 29, _text(title), "-" * 29))
+        parts.append(_text(content).rstrip("\n"))
+    return "\n".join(p for p in parts if p)
 
 
 def pytest_exception_interact(node, call, report):

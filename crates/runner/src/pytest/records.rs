@@ -98,6 +98,9 @@ pub struct TestReport {
     pub xfail: bool,
     /// Raw report text the plugin kept (a crashed xdist worker's words).
     pub text: Option<String>,
+    /// A failed phase's own text, as pytest's FAILURES section shows it (traceback, captured
+    /// output): `pith output --test`.
+    pub out: Option<String>,
     /// How long the phase took, when the plugin said.
     pub dur: Option<std::time::Duration>,
 }
@@ -289,6 +292,7 @@ fn read_record(
                 detail: detail(obj),
                 xfail: obj.get("xfail").and_then(Value::as_bool).unwrap_or(false),
                 text: string(obj, "text"),
+                out: string(obj, "out"),
                 dur: duration(obj),
             };
             if rerun {
