@@ -16,10 +16,13 @@ use common::mcp::{
 use common::{assert_clean, fixture, pith};
 use serde_json::{json, Value};
 
-/// The declarations' budgets: eight tools, and the `root` every workspace tool takes
-/// (protocol 2026-07-28 has servers take directories as tool parameters).
-const FULL_BUDGET: usize = 3072;
-const SLIM_BUDGET: usize = 1536;
+/// The declarations' budgets. Issue 30 moved them by what it added and no more: `root` on the
+/// seven workspace tools (protocol 2026-07-28 has servers take directories as tool
+/// parameters: 26 bytes each, plus one short description) and an eighth tool, `get_output`
+/// (about 390 bytes full, 245 slim, its read-only hint included); the other descriptions were
+/// shortened to keep the full list within 3.5 KB.
+const FULL_BUDGET: usize = 3584;
+const SLIM_BUDGET: usize = 2048;
 const HOSTS: &[&str] = &[
     "amp",
     "antigravity",

@@ -129,21 +129,32 @@ fn run_tests(
     let start = Instant::now();
     let root = resolve(req.root.as_deref(), &req.cwd)?;
     let mut warnings = Vec::new();
-    let mut store = match Store::open(&root) {
-        Ok(s) => Some(s),
-        Err(e) => {
-            warnings.push(format!("running without the workspace state: {e}"));
-            None
-        }
-    };
     let watcher = opts.watcher.as_deref().filter(|w| w.root() == root);
     let selection = selection(req);
     // What `--changed` runs depends on more than the selection's key: it never replays.
     let since = opts.since.filter(|_| req.changed.is_none());
     // Where nothing before the run needs the generation (no `since` to answer from, no change
     // set to select by) and no watcher keeps it cheap, the workspace is scanned beside the
-    // run instead of before it: a green run then costs what its runner costs.
+    // run instead of before it, and the state is opened while the runners are found: a green
+    // run then costs what its runner costs.
     let mut beside = watcher.is_none() && since.is_none() && req.changed.is_none();
+    let (opened, detected) = if beside {
+        std::thread::scope(|s| {
+            let open = s.spawn(|| Store::open(&root));
+            let detected = select_runners(&root, req.runner.as_deref());
+            let opened = open.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            (opened, Some(detected))
+        })
+    } else {
+        (Store::open(&root), None)
+    };
+    let mut store = match opened {
+        Ok(s) => Some(s),
+        Err(e) => {
+            warnings.push(format!("running without the workspace state: {e}"));
+            None
+        }
+    };
     let mut generation = if beside {
         None
     } else {
@@ -153,7 +164,10 @@ fn run_tests(
         return Ok(Tested::unrecorded(finish(report, store, warnings)));
     }
     // Detection reads the workspace's project files: only when something will run.
-    let adapters = select_runners(&root, req.runner.as_deref())?;
+    let adapters = match detected {
+        Some(found) => found,
+        None => select_runners(&root, req.runner.as_deref()),
+    }?;
     let planned = req
         .changed
         .as_ref()
@@ -349,10 +363,7 @@ fn fresh(
 }
 
 /// Runs `run` while the workspace is scanned beside it (see [`Store::scan_during`]).
-fn scanned_beside<T>(
-    store: &mut Store,
-    run: impl FnOnce() -> T,
-) -> (Result<u64, StoreError>, T) {
+fn scanned_beside<T>(store: &mut Store, run: impl FnOnce() -> T) -> (Result<u64, StoreError>, T) {
     let started = pith_store::RunStart::now();
     std::thread::scope(|s| {
         let scan = s.spawn(move || recovering(store, |s| s.scan_during(started)));

@@ -86,7 +86,7 @@ pub(crate) struct ToolDef {
 pub(crate) const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "find_symbol",
-        description: "Where a name is defined: kind, file:line, container (syntactic). \
+        description: "Where a name is defined: kind, file:line, container. \
 `name`: plain or qualified (`Config::load`, `pkg.mod.func`); `kind`: function, class, \
 struct, ...",
         slim: "Where a name is defined.",
@@ -98,8 +98,7 @@ struct, ...",
     },
     ToolDef {
         name: "find_usages",
-        description: "Where a name is used: file:line, or counts per file when many \
-(syntactic).",
+        description: "Where a name is used: file:line, or counts per file when many.",
         slim: "Where a name is used.",
         schema: r#"{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}"#,
         read_only: true,
@@ -109,8 +108,8 @@ struct, ...",
     },
     ToolDef {
         name: "get_failures",
-        description: "The last run's failures in full, without running: whole messages, \
-every project frame, ten a page. `tests`: only these ids; `page`: `nextPage`; `stacks`: \
+        description: "Last run's failures in full, without running: whole messages, \
+every project frame, ten a page. `tests`: only these; `page`: `nextPage`; `stacks`: \
 library frames too.",
         slim: "Last run's failures.",
         schema: r#"{"type":"object","properties":{"page":{"type":"integer"},"stacks":{"type":"boolean"},"tests":{"type":"array","items":{"type":"string"}}}}"#,
@@ -121,7 +120,7 @@ library frames too.",
     },
     ToolDef {
         name: "get_guide",
-        description: "One topic of pith's answers: clusters (grouping, counts), flaky (flaky, \
+        description: "A topic of pith's answers: clusters (grouping, counts), flaky (flaky, \
 new, failingFor, recovered, masked), ids (re-runs), impact (suspects, selection), runners (limits, \
 statuses).",
         slim: "A guide topic.",
@@ -133,10 +132,10 @@ statuses).",
     },
     ToolDef {
         name: "get_impact",
-        description: "What a change reaches (import graph), nearest first: `file`: the test \
-files that depend on it; `target` (a file or symbol): its blast radius; neither: the test \
-files the changes since the last green run (or git `rev`) reach; all, with the reason, when \
-pith cannot follow a change.",
+        description: "What a change reaches (import graph), nearest first. `file`: test files \
+depending on it; `target` (file or symbol): its blast radius; neither: test files the \
+changes since the last green run (or git `rev`) reach; all, with why, when pith cannot \
+follow a change.",
         slim: "What a change reaches.",
         schema: r#"{"type":"object","properties":{"file":{"type":"string"},"rev":{"type":"string"},"target":{"type":"string"}}}"#,
         read_only: true,
@@ -147,8 +146,7 @@ pith cannot follow a change.",
     ToolDef {
         name: "get_output",
         description: "Last run's raw runner output, paged, without running; last resort \
-after `tail` and get_failures. `test`: its own output; `grep`: matching lines; `page`: of \
-`pages`.",
+after `tail` and get_failures. `test`: its own output; `grep`: matching lines.",
         slim: "Last run's raw output.",
         schema: r#"{"type":"object","properties":{"grep":{"type":"string"},"page":{"type":"integer"},"test":{"type":"string"}}}"#,
         read_only: true,
@@ -160,8 +158,8 @@ after `tail` and get_failures. `test`: its own output; `grep`: matching lines; `
         name: "get_status",
         description: "Workspace state without running: `generation` (grows whenever a \
 file a test may read changes), last run (status, counts, generations behind), \
-files changed since, edits no test reaches, runners. `since`: an earlier `generation`; if \
-unchanged, says just that.",
+files changed since, edits no test reaches, runners. `since`: an earlier `generation`: if \
+unchanged, just that.",
         slim: "Workspace state.",
         schema: r#"{"type":"object","properties":{"since":{"type":"integer"}}}"#,
         read_only: true,
@@ -177,7 +175,7 @@ Use it, not test or build commands in a shell. `tests`: ids to re-run; `runner`:
 one; `since`: a `generation`, unchanged answers without running; `changed`: only tests the \
 changes since the last green run reach.",
         slim: "Run the tests.",
-        schema: r#"{"type":"object","properties":{"changed":{"type":"boolean"},"root":{"type":"string","description":"Project directory; default: the server's workspace"},"runner":{"type":"string"},"since":{"type":"integer"},"tests":{"type":"array","items":{"type":"string"}}}}"#,
+        schema: r#"{"type":"object","properties":{"changed":{"type":"boolean"},"root":{"type":"string","description":"Project dir; default: the server's"},"runner":{"type":"string"},"since":{"type":"integer"},"tests":{"type":"array","items":{"type":"string"}}}}"#,
         read_only: false,
         workspace: true,
         exclusive: true,
