@@ -316,10 +316,19 @@ impl Lines {
 }
 
 /// A line as a terminal leaves it: what follows its last carriage return (progress bars
-/// rewrite their line), within [`LINE_BYTES`].
+/// rewrite their line), backspaces applied (the next character overwrites: a test printing
+/// `%c` of a small number, a man page's bold), no other control character, within
+/// [`LINE_BYTES`].
 fn shown(l: &str) -> String {
     let l = l.strip_suffix('\r').unwrap_or(l);
     let l = l.rsplit('\r').next().unwrap_or(l);
+    let overwritten;
+    let l = if l.chars().any(|c| c.is_control() && c != '\t') {
+        overwritten = overwrite(l);
+        overwritten.as_str()
+    } else {
+        l
+    };
     if l.len() <= LINE_BYTES {
         return l.to_owned();
     }
@@ -330,9 +339,39 @@ fn shown(l: &str) -> String {
     format!("{}…", &l[..end])
 }
 
+/// `l` with its backspaces moving the cursor back and the other control characters (tab
+/// aside) dropped.
+fn overwrite(l: &str) -> String {
+    let mut shown: Vec<char> = Vec::with_capacity(l.len());
+    let mut at: usize = 0;
+    for c in l.chars() {
+        match c {
+            '\u{8}' => at = at.saturating_sub(1),
+            c if c.is_control() && c != '\t' => {}
+            c => {
+                if at < shown.len() {
+                    shown[at] = c;
+                } else {
+                    shown.push(c);
+                }
+                at += 1;
+            }
+        }
+    }
+    shown.into_iter().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_keeps_what_a_terminal_shows_of_its_control_characters() {
+        assert_eq!(shown("got 2 expected 1\u{8}"), "got 2 expected 1");
+        assert_eq!(shown("ab\u{8}c\u{7}d"), "acd");
+        assert_eq!(shown("a\u{8}\u{8}\u{8}xyz"), "xyz");
+        assert_eq!(shown("col\tumn\u{0}"), "col\tumn");
+    }
     use pith_model::Run;
 
     fn run_printing(text: &str) -> Run {
