@@ -95,11 +95,38 @@ impl Captured {
         add_printed(&mut p, &self.stderr, self.stderr_dropped);
         p
     }
+
+    /// [`Captured::printed`] without the lines `pith_own` says pith's own flags made the
+    /// runner print (a report's "written to" line naming pith's scratch directory).
+    pub fn printed_without(&self, pith_own: &dyn Fn(&str) -> bool) -> Printed {
+        let mut p = Printed::default();
+        add_printed_without(&mut p, &self.stdout, self.stdout_dropped, pith_own);
+        add_printed_without(&mut p, &self.stderr, self.stderr_dropped, pith_own);
+        p
+    }
 }
 
 /// Adds one captured stream to `p`: a dropped middle is counted, and ends what is kept.
 fn add_printed(p: &mut Printed, kept: &[u8], dropped: u64) {
-    p.push(&String::from_utf8_lossy(kept));
+    add_printed_without(p, kept, dropped, &|_| false);
+}
+
+fn add_printed_without(
+    p: &mut Printed,
+    kept: &[u8],
+    dropped: u64,
+    pith_own: &dyn Fn(&str) -> bool,
+) {
+    let text = String::from_utf8_lossy(kept);
+    if text.lines().any(pith_own) {
+        let kept: String = text
+            .split_inclusive('\n')
+            .filter(|l| !pith_own(l.trim_end_matches(['\n', '\r'])))
+            .collect();
+        p.push(&kept);
+    } else {
+        p.push(&text);
+    }
     if dropped > 0 {
         p.dropped(dropped);
     }

@@ -608,7 +608,7 @@ impl RunStart {
             // No coarse clock: the precise one, one coarse tick (at most 10 ms) earlier.
             return RunStart(now_ns() - 10_000_000);
         }
-        RunStart((ts.tv_sec as i64).saturating_mul(1_000_000_000) + ts.tv_nsec as i64)
+        RunStart(ts.tv_sec.saturating_mul(1_000_000_000) + ts.tv_nsec)
     }
 
     /// Whether something stamped `stamp` (nanoseconds) was there before the run started.

@@ -270,7 +270,13 @@ impl Js {
         // files (failed and slow first) as the project's runs do.
         cmd.arg("run").args(self.script.args(sel.is_none()));
         if !self.script.has_reporters() {
-            for r in package::vitest_config_reporters(&self.dir, &self.script) {
+            let configured = package::vitest_config_reporters(&self.dir, &self.script);
+            // Named nowhere: vitest's default, which prints what a person reads of the run
+            // (`pith output` hands it back, `pith gain` weighs it).
+            if configured.is_empty() {
+                cmd.arg("--reporter=default");
+            }
+            for r in configured {
                 cmd.arg(format!("--reporter={r}"));
             }
         }

@@ -310,7 +310,8 @@ impl Js {
         all.append(&mut run.not_found);
         run.not_found = all;
         run.duration = captured.elapsed;
-        run.printed = captured.printed();
+        // Where the runner wrote pith's report is pith's line, not the run's.
+        run.printed = captured.printed_without(&stack::of_pith);
         let status = (!verbatim::stopped(captured.end)).then(|| verbatim::sh_status(captured.end));
         Ok((run, status))
     }
