@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The JavaScript integration tests' packages, each set installed once from its committed
 # lockfile: tests/fixtures/js (jest, vitest, and what test scripts chain with them: typescript,
-# c8, tsd) and tests/fixtures/js/vitest3 (vitest 3, for the fixtures whose outcome changed with
-# what pith once did to vitest before 4). Each test links one into its fixture copy. node's own
+# c8, tsd), tests/fixtures/js/vitest3 (vitest 3, for the fixtures whose outcome changed with
+# what pith once did to vitest before 4) and tests/fixtures/js/vitest1, vitest2 (vitest 1.0.0
+# and 2.1.9, the scenario rows of the versions projects pin). Each test links one into its
+# fixture copy. node's own
 # test runner needs only node itself; the tests also run the raw `npm test` beside pith.
 set -euo pipefail
 cd "$(dirname "$0")/../../tests/fixtures/js"
 command -v node >/dev/null || { echo "js.sh: node is not installed (apt-get install nodejs npm)" >&2; exit 1; }
 command -v npm >/dev/null || { echo "js.sh: npm is not installed (apt-get install npm)" >&2; exit 1; }
-for dir in . vitest3; do
+for dir in . vitest1 vitest2 vitest3; do
     # The lockfile the tree was installed from: a changed lockfile reinstalls.
     stamp="$dir/node_modules/.pith-installed-lock"
     if [ -x "$dir/node_modules/.bin/vitest" ] && cmp -s "$dir/package-lock.json" "$stamp"; then

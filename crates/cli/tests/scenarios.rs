@@ -41,6 +41,9 @@ struct Row {
     snapshot: bool,
     /// What the row's ecosystem shows beyond the common fields: the answer and the workspace.
     extra: fn(&Answer, &Path),
+    /// JavaScript: the package set under `tests/fixtures/js` linked in as the copy's
+    /// `node_modules` (`vitest1`: a pinned older runner); `None`, the shared one.
+    modules: Option<&'static str>,
 }
 
 const fn row(fixture: &'static str, status: &'static str, code: i32) -> Row {
@@ -58,6 +61,7 @@ const fn row(fixture: &'static str, status: &'static str, code: i32) -> Row {
         budget: None,
         snapshot: false,
         extra: |_, _| {},
+        modules: None,
     }
 }
 
@@ -176,6 +180,28 @@ matrix! {
     vitest_empty => Row { runner: Some("vitest"), ..row("js/vitest/empty", NO_TESTS, 1) };
     node_empty => Row { runner: Some("node"), ..row("js/node/empty", NO_TESTS, 1) };
 
+    // ---- vitest at the versions projects pin: 1.0.0 (the oldest pith supports) and 2.1.9 (the
+    // newest 2.x), with the fixtures above (the 3.x and 4.x rows are `vitest3_*` in
+    // js_cli.rs and `vitest_*` here) ----
+    vitest_v1_green => Row { runner: Some("vitest"), passed: Some(3), budget: Some(GREEN_BUDGET), modules: Some("vitest1"), ..row("js/vitest/green", PASSED, 0) };
+    vitest_v2_green => Row { runner: Some("vitest"), passed: Some(3), budget: Some(GREEN_BUDGET), modules: Some("vitest2"), ..row("js/vitest/green", PASSED, 0) };
+    vitest_v1_single => Row { runner: Some("vitest"), passed: Some(2), budget: Some(ONE_FAILURE_BUDGET), extra: shows::js_single_reruns, modules: Some("vitest1"), ..row("js/vitest/single", FAILED, 1) };
+    vitest_v2_single => Row { runner: Some("vitest"), passed: Some(2), budget: Some(ONE_FAILURE_BUDGET), extra: shows::js_single_reruns, modules: Some("vitest2"), ..row("js/vitest/single", FAILED, 1) };
+    vitest_v1_helper50 => Row { runner: Some("vitest"), failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), extra: shows::js_helper50, modules: Some("vitest1"), ..row("js/vitest/helper50", FAILED, 1) };
+    vitest_v2_helper50 => Row { runner: Some("vitest"), failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), extra: shows::js_helper50, modules: Some("vitest2"), ..row("js/vitest/helper50", FAILED, 1) };
+    vitest_v1_distinct100 => Row { runner: Some("vitest"), failed: Some(100), accounted: true, budget: Some(MANY_FAILURES_BUDGET), extra: shows::js_distinct100, modules: Some("vitest1"), ..row("js/vitest/distinct100", FAILED, 1) };
+    vitest_v2_distinct100 => Row { runner: Some("vitest"), failed: Some(100), accounted: true, budget: Some(MANY_FAILURES_BUDGET), extra: shows::js_distinct100, modules: Some("vitest2"), ..row("js/vitest/distinct100", FAILED, 1) };
+    vitest_v1_load_error => Row { runner: Some("vitest"), passed: Some(1), extra: shows::js_load_error_vite5, modules: Some("vitest1"), ..row("js/vitest/load_error", COLLECT, 1) };
+    vitest_v2_load_error => Row { runner: Some("vitest"), passed: Some(1), extra: shows::js_load_error_vite5, modules: Some("vitest2"), ..row("js/vitest/load_error", COLLECT, 1) };
+    vitest_v1_syntax_error => Row { runner: Some("vitest"), passed: Some(1), extra: shows::js_syntax_error_vite5, modules: Some("vitest1"), ..row("js/vitest/syntax_error", COLLECT, 1) };
+    vitest_v2_syntax_error => Row { runner: Some("vitest"), passed: Some(1), extra: shows::js_syntax_error_vite5, modules: Some("vitest2"), ..row("js/vitest/syntax_error", COLLECT, 1) };
+    vitest_v1_crash => Row { runner: Some("vitest"), passed: Some(2), failed: Some(1), extra: shows::js_abort_in_a_thread, modules: Some("vitest1"), ..row("js/vitest/crash", FAILED, 1) };
+    vitest_v2_crash => Row { runner: Some("vitest"), extra: shows::js_crash_in_file, modules: Some("vitest2"), ..row("js/vitest/crash", CRASHED, 1) };
+    vitest_v1_hang => Row { args: &["--timeout", "20"], within: Some(45), passed: Some(1), extra: shows::js_hang, modules: Some("vitest1"), ..row("js/vitest/hang", TIMED_OUT, 1) };
+    vitest_v2_hang => Row { args: &["--timeout", "20"], within: Some(45), passed: Some(1), extra: shows::js_hang, modules: Some("vitest2"), ..row("js/vitest/hang", TIMED_OUT, 1) };
+    vitest_v1_empty => Row { runner: Some("vitest"), modules: Some("vitest1"), ..row("js/vitest/empty", NO_TESTS, 1) };
+    vitest_v2_empty => Row { runner: Some("vitest"), modules: Some("vitest2"), ..row("js/vitest/empty", NO_TESTS, 1) };
+
     // ---- JVM: Maven and Surefire (JUnit 5); Gradle has its own tests in jvm_cli.rs ----
     maven_green => Row { runner: Some("maven"), passed: Some(3), budget: Some(GREEN_BUDGET), snapshot: true, extra: shows::maven_green, ..row("java/maven/green", PASSED, 0) };
     maven_single => Row { budget: Some(ONE_FAILURE_BUDGET), snapshot: true, extra: shows::maven_single, ..row("java/maven/single", FAILED, 1) };
@@ -191,7 +217,7 @@ matrix! {
 
 /// Runs one row and checks what it expects.
 fn check(name: &str, row: &Row) {
-    let ws = workspace(row.fixture);
+    let ws = workspace(row.fixture, row.modules);
     if !row.warm.is_empty() {
         let warm = pith(ws.path(), row.warm);
         assert_eq!(warm.status(), PASSED, "{name} warm-up: {}", warm.line);
@@ -227,7 +253,8 @@ fn check(name: &str, row: &Row) {
         a.assert_budget(budget);
     }
     (row.extra)(&a, ws.path());
-    if row.fixture.ends_with("/single") {
+    // A pinned package set re-runs what its runner's shared row shows of `pith output`.
+    if row.fixture.ends_with("/single") && row.modules.is_none() {
         output_of_the_failure(name, &a, ws.path());
     }
     if row.snapshot {
@@ -303,8 +330,9 @@ fn output_of_the_failure(name: &str, a: &Answer, ws: &Path) {
         .is_some_and(|(n, _)| n.parse::<u32>().is_ok())));
 }
 
-/// A copy of the fixture, ready for its runner: jest and vitest linked in, Maven there.
-fn workspace(fixture_path: &str) -> Fixture {
+/// A copy of the fixture, ready for its runner: jest and vitest linked in (`modules`: a pinned
+/// package set instead of the shared one), Maven there.
+fn workspace(fixture_path: &str, modules: Option<&str>) -> Fixture {
     if fixture_path.starts_with("java/maven/") {
         maven_installed();
     }
@@ -312,7 +340,17 @@ fn workspace(fixture_path: &str) -> Fixture {
         installed("bazel", "--version", "scripts/setup/bazel.sh");
     }
     let ws = fixture(fixture_path);
-    if fixture_path.starts_with("js/jest/") || fixture_path.starts_with("js/vitest/") {
+    if let Some(set) = modules {
+        let m = common::repo_root()
+            .join("tests/fixtures/js")
+            .join(set)
+            .join("node_modules");
+        assert!(
+            m.join(".bin/vitest").is_file(),
+            "{set} is not installed for the fixtures: run scripts/setup/js.sh"
+        );
+        std::os::unix::fs::symlink(m, ws.path().join("node_modules")).unwrap();
+    } else if fixture_path.starts_with("js/jest/") || fixture_path.starts_with("js/vitest/") {
         common::link_node_modules(ws.path());
     }
     ws
@@ -669,6 +707,56 @@ mod shows {
             "src/prices.js:3 return dollars * 100 + Number(cents.trim());"
         );
         assert!(fr[1].starts_with("tests/prices.test.js:10 "), "{}", a.line);
+    }
+
+    /// [`js_single`], and its id from the answer re-runs exactly that test; ids that name
+    /// nothing are not found.
+    pub(super) fn js_single_reruns(a: &Answer, ws: &Path) {
+        js_single(a, ws);
+        common::assert_reruns_only(ws, &[], a, 0, &["tests/prices.test.js > price > euros?"]);
+        // The whole run again, the same answer: and the last run, whose output the row reads.
+        let again = pith(ws, &[]);
+        assert_eq!(
+            again.failures()[0]["test"],
+            a.failures()[0]["test"],
+            "{}",
+            again.line
+        );
+    }
+
+    /// vitest 1 and 2 (vite 5) word a missing import as vite's `Failed to load url`.
+    pub(super) fn js_load_error_vite5(a: &Answer, _: &Path) {
+        let f = js_broken_file(a);
+        let message = f["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("Failed to load url ../src/not_there.js"),
+            "{}",
+            a.line
+        );
+    }
+
+    /// vitest 1 and 2 (vite 5's parser) report a syntax error without its place, raw too.
+    pub(super) fn js_syntax_error_vite5(a: &Answer, _: &Path) {
+        let f = js_broken_file(a);
+        assert_eq!(f["message"], "Expression expected", "{}", a.line);
+    }
+
+    /// vitest 1 runs test files in worker threads by default, where `process.abort()` throws
+    /// instead of killing the process: a failing test, as `npx vitest run` reports it.
+    pub(super) fn js_abort_in_a_thread(a: &Answer, _: &Path) {
+        let f = &a.failures()[0];
+        assert_eq!(f["test"], "tests/crash.test.js > aborts", "{}", a.line);
+        assert_eq!(
+            f["message"], "TypeError: process.abort() is not supported in workers",
+            "{}",
+            a.line
+        );
+        assert_eq!(
+            frames(f)[0],
+            "tests/crash.test.js:7 process.abort();",
+            "{}",
+            a.line
+        );
     }
 
     pub(super) fn js_helper50(a: &Answer, ws: &Path) {

@@ -67,6 +67,9 @@ impl Js {
     /// above it, where a monorepo hoists them), `node` from PATH. The error is the install hint.
     pub(super) fn program(&self) -> Result<PathBuf, String> {
         if let Some(p) = &self.program {
+            if self.runner == Runner::Vitest {
+                vitest_in_range(p)?;
+            }
             return Ok(p.clone());
         }
         let node = crate::on_path("node");
@@ -78,7 +81,8 @@ impl Js {
             Runner::Jest => "jest",
             Runner::Vitest => "vitest",
         };
-        self.dir
+        let program = self
+            .dir
             .ancestors()
             .map(|d| d.join("node_modules").join(".bin").join(name))
             .find(|p| crate::is_executable(p))
@@ -87,7 +91,11 @@ impl Js {
                     "{name} is not installed in node_modules: run {}",
                     install_command(&self.dir)
                 )
-            })
+            })?;
+        if self.runner == Runner::Vitest {
+            vitest_in_range(&program)?;
+        }
+        Ok(program)
     }
 
     /// Where this run's files go, pith's reporter installed and the records of an earlier
@@ -128,13 +136,19 @@ impl Js {
     /// The major version of `package` installed beside the runner's program
     /// (`node_modules/.bin/<program>` → `node_modules/<package>/package.json`).
     pub(super) fn installed_major(program: &Path, package: &str) -> Option<u32> {
+        major(&Self::installed_version(program, package)?)
+    }
+
+    /// The version of `package` installed beside the runner's program, as its own
+    /// `package.json` says it.
+    pub(super) fn installed_version(program: &Path, package: &str) -> Option<String> {
         let pkg = program
             .parent()?
             .parent()?
             .join(package)
             .join("package.json");
         let v: serde_json::Value = serde_json::from_slice(&std::fs::read(pkg).ok()?).ok()?;
-        v.get("version")?.as_str()?.split('.').next()?.parse().ok()
+        Some(v.get("version")?.as_str()?.to_owned())
     }
 
     /// The runner's command: the launcher, pith's reporter and report paths, the script's own
@@ -177,7 +191,10 @@ impl Js {
                 });
                 self.jest_args(&mut cmd, files, sel, cover.as_ref(), &targets)
             }
-            Runner::Vitest => self.vitest_args(&mut cmd, files, sel, cover, &targets),
+            Runner::Vitest => {
+                let major = Self::installed_major(program, "vitest");
+                self.vitest_args(&mut cmd, files, sel, cover, &targets, major);
+            }
             Runner::Node => self.node_args(&mut cmd, files, sel, &targets),
         }
         for (k, v) in &self.script.env {
@@ -261,13 +278,15 @@ impl Js {
         sel: Option<&Selection>,
         cover: Option<&Cover>,
         targets: &[String],
+        major: Option<u32>,
     ) {
         // Each flag observes only: the JSON report and pith's reporter (beside the reporters
         // the configuration or the script names: vitest's `--reporter` replaces the
         // configuration's, so those are named again), each test's location, no colour in what
         // pith reads, coverage reports in pith's scratch. No `CI`, no `--update`: vitest
         // decides snapshots as it does for the project. No `--no-cache`: the cache orders the
-        // files (failed and slow first) as the project's runs do.
+        // files (failed and slow first) as the project's runs do. Every one of these flags is
+        // accepted by vitest 1.0 and later, but the location: see [`vitest_location_flag`].
         cmd.arg("run").args(self.script.args(sel.is_none()));
         if !self.script.has_reporters() {
             let configured = package::vitest_config_reporters(&self.dir, &self.script);
@@ -282,21 +301,26 @@ impl Js {
         }
         cmd.arg("--reporter=json")
             .arg(format!("--outputFile.json={}", files.json.display()))
-            .arg(format!("--reporter={}", files.reporter.display()))
-            .args(["--includeTaskLocation", "--no-color"])
-            .arg(format!(
-                "--coverage.reportsDirectory={}",
-                files.coverage.display()
-            ));
+            .arg(format!("--reporter={}", files.reporter.display()));
+        if vitest_location_flag(major) {
+            cmd.arg("--includeTaskLocation");
+        }
+        cmd.arg("--no-color").arg(format!(
+            "--coverage.reportsDirectory={}",
+            files.coverage.display()
+        ));
         if let Some(sel) = sel {
             match cover {
                 None => {
-                    cmd.arg("--coverage.enabled=false");
+                    cmd.arg(vitest_off("coverage.enabled", major));
                 }
-                Some(cover) => vitest_cover(cmd, cover),
+                Some(cover) => vitest_cover(cmd, cover, major),
             }
             if let Some(p) = sel.full_name_pattern() {
-                cmd.arg(format!("--testNamePattern={p}"));
+                cmd.arg(format!(
+                    "--testNamePattern={}",
+                    vitest_name_pattern(&p, major)
+                ));
             }
             cmd.args(targets);
         }
@@ -339,6 +363,67 @@ impl Js {
     }
 }
 
+/// The vitest majors pith observes (README, Runners): the reporter hooks pith's reporter uses
+/// exist from 1.0 (the task hooks, through 2.x) or 3.0 (the test-module hooks, 3 and 4), and
+/// every flag pith passes is accepted from 1.0. vitest 0.x's reporter and CLI differ, and a
+/// major newer than pith knows may reject what it passes.
+pub(super) const VITEST_MAJORS: std::ops::RangeInclusive<u32> = 1..=4;
+
+/// The vitest beside `program` is one pith observes; else why not, as the install hint of a
+/// `RunnerMissing` answer: never a run with flags it would reject. A version pith cannot read
+/// (no `package.json` beside the program) is taken for a current one.
+fn vitest_in_range(program: &Path) -> Result<(), String> {
+    let Some(version) = Js::installed_version(program, "vitest") else {
+        return Ok(());
+    };
+    match major(&version) {
+        Some(m) if VITEST_MAJORS.contains(&m) => Ok(()),
+        _ => Err(format!(
+            "vitest {version} is installed; pith supports vitest {}.0 to {}.x: upgrade it (npm install -D vitest@{})",
+            VITEST_MAJORS.start(),
+            VITEST_MAJORS.end(),
+            VITEST_MAJORS.end()
+        )),
+    }
+}
+
+/// A version's major number (`2.1.9` → 2, `4.0.0-beta.3` → 4).
+fn major(version: &str) -> Option<u32> {
+    version.trim().split('.').next()?.parse().ok()
+}
+
+/// `--includeTaskLocation` is a CLI flag from vitest 3.0 (its `cli-config` options); vitest 1.4
+/// to 2.x have it as a configuration option alone and stop at the flag ("Unknown option"),
+/// 1.0 to 1.3 have no location at all. pith reads each failure's place from its stack, so
+/// where the flag is missing nothing is lost: the location is left out rather than set in the
+/// project's configuration. An unknown version is taken for a current one.
+/// <https://github.com/vitest-dev/vitest/releases/tag/v1.4.0> (the option),
+/// <https://vitest.dev/config/includetasklocation>.
+fn vitest_location_flag(major: Option<u32>) -> bool {
+    major.is_none_or(|m| m >= 3)
+}
+
+/// A boolean option of vitest's switched off. vitest 1 passes `--x=false` on as the string
+/// `"false"`, which is true (`--coverage.enabled=false` loads the coverage provider); its
+/// argument parser (cac) reads `--no-x` as false, the form used there. vitest 2 and later type
+/// their options and take `--x=false`.
+fn vitest_off(option: &str, major: Option<u32>) -> String {
+    if major == Some(1) {
+        format!("--no-{option}")
+    } else {
+        format!("--{option}=false")
+    }
+}
+
+/// The full-name pattern as the vitest at hand matches it: vitest 1's full names start with
+/// its unnamed default suite (`" price dollars"`), so a space may lead.
+fn vitest_name_pattern(pattern: &str, major: Option<u32>) -> String {
+    match (major, pattern.strip_prefix('^')) {
+        (Some(1), Some(rest)) => format!("^ ?{rest}"),
+        _ => pattern.to_owned(),
+    }
+}
+
 /// jest's coverage of the traced files alone, whatever the configuration says of coverage: V8's
 /// (no instrumentation; jest maps it back through each transform's source map; before jest 25,
 /// its babel and istanbul instrumentation, the only provider then), as istanbul's
@@ -372,15 +457,15 @@ struct JestCover<'a> {
 /// it is installed), as istanbul's JSON: written although the tests fail (they do: they are
 /// the failing ones), with no exclusion but one that matches no path. Thresholds stay (they decide only the exit code,
 /// which is ignored) but never update the configuration file (`autoUpdate` writes to it).
-fn vitest_cover(cmd: &mut Command, cover: &Cover) {
+fn vitest_cover(cmd: &mut Command, cover: &Cover, major: Option<u32>) {
     cmd.args([
         "--coverage.enabled=true",
         "--coverage.provider=v8",
         "--coverage.reporter=json",
         "--coverage.reportOnFailure=true",
-        "--coverage.thresholds.autoUpdate=false",
-        "--coverage.exclude=/__pith_excludes_nothing__",
     ]);
+    cmd.arg(vitest_off("coverage.thresholds.autoUpdate", major))
+        .arg("--coverage.exclude=/__pith_excludes_nothing__");
     for g in &cover.globs {
         cmd.arg(format!("--coverage.include={g}"));
     }
@@ -540,6 +625,60 @@ mod tests {
             ]
         );
         assert!(args(true).contains(&"--coverageProvider=v8".to_owned()));
+    }
+
+    #[test]
+    fn what_each_vitest_is_given_follows_its_version() {
+        let d = tempfile::tempdir().unwrap();
+        let bin = d.path().join("node_modules/.bin/vitest");
+        std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
+        std::fs::create_dir_all(d.path().join("node_modules/vitest")).unwrap();
+        let pkg = d.path().join("node_modules/vitest/package.json");
+        // No package.json beside it: taken for a current one.
+        assert_eq!(vitest_in_range(&bin), Ok(()));
+        for (version, ok) in [
+            ("0.34.6", false),
+            ("1.0.0", true),
+            ("2.1.9", true),
+            ("3.0.0", true),
+            ("4.1.12", true),
+            ("5.0.0-beta.1", false),
+        ] {
+            std::fs::write(&pkg, format!(r#"{{"version": "{version}"}}"#)).unwrap();
+            let r = vitest_in_range(&bin);
+            assert_eq!(r.is_ok(), ok, "{version}: {r:?}");
+            if let Err(hint) = r {
+                assert!(
+                    hint.starts_with(&format!(
+                        "vitest {version} is installed; pith supports vitest 1.0 to 4.x"
+                    )),
+                    "{hint}"
+                );
+            }
+        }
+        // The location flag from vitest 3 (CLI), else none; booleans off as each parses them.
+        let flag: Vec<bool> = [None, Some(1), Some(2), Some(3), Some(4)]
+            .into_iter()
+            .map(vitest_location_flag)
+            .collect();
+        assert_eq!(flag, [true, false, false, true, true]);
+        assert_eq!(
+            vitest_off("coverage.enabled", Some(1)),
+            "--no-coverage.enabled"
+        );
+        assert_eq!(
+            vitest_off("coverage.enabled", Some(2)),
+            "--coverage.enabled=false"
+        );
+        assert_eq!(
+            vitest_off("coverage.enabled", None),
+            "--coverage.enabled=false"
+        );
+        assert_eq!(
+            vitest_name_pattern("^(?:a(?: | > )b)$", Some(1)),
+            "^ ?(?:a(?: | > )b)$"
+        );
+        assert_eq!(vitest_name_pattern("^(?:a)$", Some(2)), "^(?:a)$");
     }
 
     #[test]

@@ -1,4 +1,4 @@
-// pith's vitest reporter (vitest >= 3): streams one JSON record per line as test files and
+// pith's vitest reporter (vitest 1 to 4): streams one JSON record per line as test files and
 // tests start and finish, so a run pith kills at its deadline, or whose worker dies, still
 // tells what finished and what was running. Results of a finished run are read from vitest's
 // own JSON report; these records add what it drops (error types of files that failed to load,
@@ -21,6 +21,17 @@ function names(task) {
   for (let t = task; t && t.type !== 'module'; t = t.parent) out.unshift(toStr(t.name));
   return out;
 }
+
+// A task's names below its file, in vitest 1 and 2's task tree (`suite` up to the file; 1.x
+// leaves its unnamed default suite, id '', on top-level tasks).
+function taskNames(task) {
+  const out = [];
+  for (let t = task; t && t !== task.file && t.id !== '' && !t.filepath; t = t.suite) out.unshift(toStr(t.name));
+  return out;
+}
+
+// vitest 1 and 2's result states, as vitest 3's test results name them.
+const STATES = { pass: 'passed', fail: 'failed', skip: 'skipped', todo: 'skipped' };
 
 function text(e, depth = 0) {
   try {
@@ -68,22 +79,120 @@ function unhandled(e) {
     : { text: text(e) };
 }
 
+// Two sets of hooks: vitest 3 and 4 call the test-module hooks (`onTestRunStart` first, before
+// any file runs); vitest 1 and 2 only the task hooks (`onCollected`, `onTaskUpdate`,
+// `onFinished`), which vitest 3 still calls beside the others: they record only while no
+// test-module hook has been called.
 export default class PithReporter {
   constructor() {
     this.records = new Records(text);
+    this.modern = false;
+    this.ctx = null;
+    // vitest 1 and 2: what was recorded, by task id, so each record is written once.
+    this.files = new Set();
+    this.started = new Set();
+    this.ended = new Set();
   }
 
   onInit(vitest) {
+    this.ctx = vitest || null;
     const out = vitest && vitest.config ? vitest.config.outputFile : null;
     const json = out && typeof out === 'object' ? out.json : null;
     if (typeof json === 'string') this.records.path = eventsPath(json);
   }
+
+  // ---- vitest 1 and 2 ----
+
+  task(id) {
+    const state = this.ctx && this.ctx.state;
+    return state && state.idMap && typeof state.idMap.get === 'function' ? state.idMap.get(id) : undefined;
+  }
+
+  fileStarted(file) {
+    if (!file || typeof file.filepath !== 'string' || this.files.has(file.id)) return;
+    this.files.add(file.id);
+    this.write({ e: 'file', path: file.filepath });
+  }
+
+  // A task's state as it now stands: a test that started, or finished; a file that ended.
+  // `over`: its file ended, so a test skipped without running (no result) is skipped.
+  taskState(task, over) {
+    if (!task || !task.file) return;
+    const file = task.file;
+    const skipped = over && (task.mode === 'skip' || task.mode === 'todo') ? 'skip' : '';
+    const state = task.result ? toStr(task.result.state) : skipped;
+    if (task === file) {
+      if (state === 'run') this.fileStarted(file);
+      else if (STATES[state] && !this.ended.has(task.id)) this.fileEnded(file);
+      return;
+    }
+    if (task.type !== 'test' && task.type !== 'custom') return;
+    if (state === 'run' && !this.started.has(task.id)) {
+      this.fileStarted(file);
+      this.started.add(task.id);
+      this.write({ e: 'start', path: file.filepath, names: taskNames(task) });
+    } else if (STATES[state] && !this.ended.has(task.id)) {
+      this.fileStarted(file);
+      this.ended.add(task.id);
+      this.write({
+        e: 'case',
+        status: STATES[state],
+        messages: texts(task.result ? task.result.errors : undefined),
+        path: file.filepath,
+        names: taskNames(task),
+        line: task.location ? task.location.line : undefined,
+      });
+    }
+  }
+
+  // A file ended: its tests' results first (a result the last update did not carry), then
+  // the file's own error (one that failed to load or whose hook threw).
+  fileEnded(file) {
+    const walk = (t) => {
+      if (!t || !isArray(t.tasks)) return;
+      for (let i = 0; i < t.tasks.length; i++) {
+        const c = t.tasks[i];
+        if (c && c.type === 'suite') walk(c);
+        else this.taskState(c, true);
+      }
+    };
+    walk(file);
+    if (this.ended.has(file.id)) return;
+    this.fileStarted(file);
+    this.ended.add(file.id);
+    const errors = (file.result && file.result.errors) || [];
+    this.write({ e: 'done', error: errors.length ? texts(errors).join('\n') : null, path: file.filepath });
+  }
+
+  onCollected(files) {
+    if (this.modern || !isArray(files)) return;
+    for (let i = 0; i < files.length; i++) this.fileStarted(files[i]);
+  }
+
+  onTaskUpdate(packs) {
+    if (this.modern || !isArray(packs)) return;
+    for (let i = 0; i < packs.length; i++) {
+      const pack = packs[i];
+      if (isArray(pack)) this.taskState(this.task(pack[0]));
+    }
+  }
+
+  onFinished(files, errors) {
+    if (this.modern) return;
+    if (isArray(files)) for (let i = 0; i < files.length; i++) if (files[i] && files[i].result) this.fileEnded(files[i]);
+    const list = [];
+    if (isArray(errors)) for (let i = 0; i < errors.length && i < 50; i++) list[list.length] = unhandled(errors[i]);
+    this.write({ e: 'end', errors: list });
+  }
+
+  // ---- vitest 3 and 4 ----
 
   write(record) {
     this.records.write(record);
   }
 
   onTestRunStart(specs) {
+    this.modern = true;
     this.write({ e: 'run', files: isArray(specs) ? specs.length : undefined });
   }
 

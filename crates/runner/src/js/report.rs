@@ -172,17 +172,36 @@ fn suite(r: &Value, flavour: Flavour) -> Suite {
             retried,
         });
     }
+    if flavour == Flavour::Vitest {
+        drop_default_suite(&mut suite);
+    }
     let message = str_of(r, "message")
         .or_else(|| str_of(r, "failureMessage"))
         .unwrap_or("")
         .trim();
+    // vitest 1.0 says `passed` of a file that failed to load, with no test and its error as
+    // the message.
     let failed = str_of(r, "status") == Some("failed")
-        || r.get("testExecError").is_some_and(|e| !e.is_null());
+        || r.get("testExecError").is_some_and(|e| !e.is_null())
+        || (flavour == Flavour::Vitest && suite.cases.is_empty());
     if failed && !message.is_empty() && !suite.cases.iter().any(|c| c.status == CaseStatus::Failed)
     {
         suite.error = Some(message.to_owned());
     }
     suite
+}
+
+/// vitest 1.0's report puts every test of a file under its unnamed default suite
+/// (`"ancestorTitles": ["", "price"]`); its task tree, pith's records and later vitests do
+/// not: where every test of the file starts with an unnamed suite, that suite is dropped, so a
+/// test has one id whichever vitest reported it.
+fn drop_default_suite(suite: &mut Suite) {
+    let under_default = |c: &Case| c.names.len() > 1 && c.names[0].is_empty();
+    if !suite.cases.is_empty() && suite.cases.iter().all(under_default) {
+        for c in &mut suite.cases {
+            c.names.remove(0);
+        }
+    }
 }
 
 /// The report's summary fields.
@@ -285,6 +304,42 @@ mod tests {
             .unwrap()
             .contains("Cannot find module"));
         assert_eq!(sniff(JEST), Some("jest"));
+    }
+
+    #[test]
+    fn vitest_1_0s_unnamed_default_suite_is_not_part_of_an_id() {
+        let case = |anc: &str, title: &str| {
+            format!(
+                r#"{{"ancestorTitles":[{anc}],"fullName":"x","status":"passed","title":"{title}","failureMessages":[]}}"#
+            )
+        };
+        let report = |cases: &[String]| {
+            format!(
+                r#"{{"numTotalTests":2,"testResults":[{{"assertionResults":[{}],"name":"/ws/a.test.js","status":"passed","message":""}}]}}"#,
+                cases.join(",")
+            )
+        };
+        let names = |text: &str, flavour| -> Vec<Vec<String>> {
+            let r = parse_json(text, flavour).unwrap();
+            r.suites[0].cases.iter().map(|c| c.names.clone()).collect()
+        };
+        // vitest 1.0: every test under "".
+        let v1 = report(&[case(r#""", "price""#, "dollars"), case(r#""""#, "euros")]);
+        assert_eq!(
+            names(&v1, Flavour::Vitest),
+            [vec!["price", "dollars"], vec!["euros"]]
+        );
+        // An unnamed suite beside named tests is the project's own.
+        let own = report(&[case(r#""""#, "a"), case("", "b")]);
+        assert_eq!(names(&own, Flavour::Vitest), [vec!["", "a"], vec!["b"]]);
+        assert_eq!(names(&v1, Flavour::Jest)[1], ["", "euros"]);
+        // A file that failed to load, as vitest 1.0 reports it: `passed`, no test, a message.
+        let broken = r#"{"numTotalTests":0,"testResults":[{"assertionResults":[],"name":"/ws/b.test.js","status":"passed","message":"Failed to load url ../x.js"}]}"#;
+        let r = parse_json(broken, Flavour::Vitest).unwrap();
+        assert_eq!(
+            r.suites[0].error.as_deref(),
+            Some("Failed to load url ../x.js")
+        );
     }
 
     #[test]
