@@ -32,6 +32,12 @@ fn pith_env(root: &Path, sub: &str, args: &[&str], env: &[(&str, &str)]) -> Answ
     common::answer_of(c.output().expect("run pith"), root)
 }
 
+/// `a` ran (nothing replayed) and answered `status` with exit `code`.
+fn assert_ran(a: &Answer, status: &str, code: i32) {
+    assert!(a.json.get("unchanged").is_none(), "must run: {}", a.line);
+    assert_eq!((a.status(), a.code), (status, code), "{}", a.line);
+}
+
 fn test(root: &Path, args: &[&str]) -> Answer {
     pith_env(root, "test", args, &[])
 }
@@ -80,20 +86,10 @@ fn an_ignored_input_that_changed_is_run_not_replayed_and_its_failure_is_not_flak
 
     write_price(root, 4);
     let after = test(root, &["--since", &g_arg]);
-    assert!(
-        after.json.get("unchanged").is_none(),
-        "must run: {}",
-        after.line
-    );
+    assert_ran(&after, "TestsFailed", 1);
     assert!(
         after.json.get("durationS").is_some(),
         "it ran: {}",
-        after.line
-    );
-    assert_eq!(
-        (after.status(), after.code),
-        ("TestsFailed", 1),
-        "{}",
         after.line
     );
     assert!(after.generation() > g, "{}", after.line);
@@ -153,17 +149,7 @@ fn a_changed_environment_variable_is_run_not_replayed() {
     let g = first.generation().to_string();
 
     let broken = pith_env(root, "test", &["--since", &g], &[("SHOP_MODE", "broken")]);
-    assert!(
-        broken.json.get("unchanged").is_none(),
-        "must run: {}",
-        broken.line
-    );
-    assert_eq!(
-        (broken.status(), broken.code),
-        ("TestsFailed", 1),
-        "{}",
-        broken.line
-    );
+    assert_ran(&broken, "TestsFailed", 1);
     assert_eq!(
         broken.generation().to_string(),
         g,
@@ -397,16 +383,6 @@ fn a_file_edited_during_the_run_is_run_again_not_replayed() {
     );
     let g = first.generation().to_string();
     let next = test(root, &["--since", &g]);
-    assert!(
-        next.json.get("unchanged").is_none(),
-        "must run: {}",
-        next.line
-    );
-    assert_eq!(
-        (next.status(), next.code),
-        ("TestsFailed", 1),
-        "{}",
-        next.line
-    );
+    assert_ran(&next, "TestsFailed", 1);
     assert!(next.generation() > first.generation(), "{}", next.line);
 }
