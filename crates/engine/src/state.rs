@@ -135,18 +135,23 @@ fn run_tests(
     let since = opts.since.filter(|_| req.changed.is_none());
     // Where nothing before the run needs the generation (no `since` to answer from, no change
     // set to select by) and no watcher keeps it cheap, the workspace is scanned beside the
-    // run instead of before it, and the state is opened while the runners are found: a green
-    // run then costs what its runner costs.
+    // run instead of before it, and the state is opened and the run lock taken while the
+    // runners are found: a green run then costs what its runner costs.
     let mut beside = watcher.is_none() && since.is_none() && req.changed.is_none();
-    let (opened, detected) = if beside {
+    let wait = opts.wait.unwrap_or(DEFAULT_WAIT);
+    let (opened, detected, mut locked) = if beside {
         std::thread::scope(|s| {
-            let open = s.spawn(|| Store::open(&root));
+            let open = s.spawn(|| {
+                let store = Store::open(&root);
+                let locked = store.as_ref().ok().map(|s| s.lock_run(wait));
+                (store, locked)
+            });
             let detected = select_runners(&root, req.runner.as_deref());
-            let opened = open.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-            (opened, Some(detected))
+            let (opened, locked) = open.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            (opened, Some(detected), locked)
         })
     } else {
-        (Store::open(&root), None)
+        (Store::open(&root), None, None)
     };
     let mut store = match opened {
         Ok(s) => Some(s),
@@ -179,7 +184,7 @@ fn run_tests(
     };
 
     let lock = match &store {
-        Some(s) => match s.lock_run(opts.wait.unwrap_or(DEFAULT_WAIT)) {
+        Some(s) => match locked.take().unwrap_or_else(|| s.lock_run(wait)) {
             Ok(TryLock::Held(lock)) => Some(lock),
             Ok(TryLock::Busy { holder }) => {
                 if beside {
