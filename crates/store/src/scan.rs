@@ -241,11 +241,17 @@ impl<'a> Changes<'a> {
         let mut observed = hash_all(root, candidates);
         if let Some(start) = during {
             // Read after the run started: only content still under the stat it was read
-            // with, and stamped before the start, is what the run read.
+            // with, and stamped before the start, is what the run read. The stat is taken as
+            // the walk took it: a link's target's, a dangling link's own.
             observed.retain(|o| {
-                std::fs::metadata(root.join(&o.path)).is_ok_and(|m| {
-                    m.len() as i64 == o.size && mtime_ns(&m) == o.mtime && start.precedes(stamp(&m))
-                })
+                let path = root.join(&o.path);
+                std::fs::metadata(&path)
+                    .or_else(|_| std::fs::symlink_metadata(&path))
+                    .is_ok_and(|m| {
+                        m.len() as i64 == o.size
+                            && mtime_ns(&m) == o.mtime
+                            && start.precedes(stamp(&m))
+                    })
             });
         }
         Changes {

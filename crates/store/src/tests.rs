@@ -122,6 +122,12 @@ fn a_scan_during_a_run_leaves_what_came_after_its_start_to_the_next_scan() {
         )
     );
     assert_eq!(s.scan_during(crate::RunStart::now()).unwrap(), 3);
+
+    // A dangling link made before the run is recorded as a scan before it would.
+    std::os::unix::fs::symlink("nowhere", root.join("src/dangling")).unwrap();
+    std::thread::sleep(Duration::from_millis(40));
+    assert_eq!(s.scan_during(crate::RunStart::now()).unwrap(), 4);
+    assert_eq!(s.scan().unwrap(), 4);
 }
 
 #[test]
