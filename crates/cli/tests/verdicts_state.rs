@@ -32,10 +32,15 @@ fn pith_env(root: &Path, sub: &str, args: &[&str], env: &[(&str, &str)]) -> Answ
     common::answer_of(c.output().expect("run pith"), root)
 }
 
+/// `a` answered `status` with exit `code`.
+fn assert_status(a: &Answer, status: &str, code: i32) {
+    assert_eq!((a.status(), a.code), (status, code), "{}", a.line);
+}
+
 /// `a` ran (nothing replayed) and answered `status` with exit `code`.
 fn assert_ran(a: &Answer, status: &str, code: i32) {
     assert!(a.json.get("unchanged").is_none(), "must run: {}", a.line);
-    assert_eq!((a.status(), a.code), (status, code), "{}", a.line);
+    assert_status(a, status, code);
 }
 
 fn test(root: &Path, args: &[&str]) -> Answer {
@@ -62,12 +67,7 @@ fn an_ignored_input_that_changed_is_run_not_replayed_and_its_failure_is_not_flak
     let root = ws.path();
     write_price(root, 3);
     let first = test(root, &[]);
-    assert_eq!(
-        (first.status(), first.code),
-        ("TestsPassed", 0),
-        "{}",
-        first.line
-    );
+    assert_status(&first, "TestsPassed", 0);
     let g = first.generation();
     let g_arg = g.to_string();
     assert!(
@@ -103,12 +103,7 @@ fn an_ignored_input_that_changed_is_run_not_replayed_and_its_failure_is_not_flak
 
     // The next real run: the same deterministic failure, still not flaky.
     let again = test(root, &[]);
-    assert_eq!(
-        (again.status(), again.code),
-        ("TestsFailed", 1),
-        "{}",
-        again.line
-    );
+    assert_status(&again, "TestsFailed", 1);
     let f = again.failure(PRICE);
     assert!(f.get("flaky").is_none(), "{}", again.line);
     assert_eq!(f["failingFor"], 2, "{}", again.line);
@@ -140,12 +135,7 @@ fn a_changed_environment_variable_is_run_not_replayed() {
     let root = ws.path();
     write_price(root, 3);
     let first = test(root, &[]);
-    assert_eq!(
-        (first.status(), first.code),
-        ("TestsPassed", 0),
-        "{}",
-        first.line
-    );
+    assert_status(&first, "TestsPassed", 0);
     let g = first.generation().to_string();
 
     let broken = pith_env(root, "test", &["--since", &g], &[("SHOP_MODE", "broken")]);
@@ -176,12 +166,7 @@ fn a_changed_environment_variable_is_run_not_replayed() {
 /// generation, nothing changed: its own state was no change.
 fn green_then_replayed(root: &Path, env: &[(&str, &str)], base: &Path) {
     let first = pith_env(root, "test", &[], env);
-    assert_eq!(
-        (first.status(), first.code),
-        ("TestsPassed", 0),
-        "{}",
-        first.line
-    );
+    assert_status(&first, "TestsPassed", 0);
     assert!(first.stderr.is_empty(), "{}", first.stderr);
     let dir = common::state_path(base, root);
     assert!(dir.join("state.db").is_file(), "{}", dir.display());
@@ -240,7 +225,7 @@ fn a_state_directory_that_is_a_link_is_not_followed() {
     std::fs::create_dir_all(root.join("inside")).unwrap();
     std::os::unix::fs::symlink(outside.path(), root.join(".pith")).unwrap();
     let a = test(root, &[]);
-    assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{}", a.line);
+    assert_status(&a, "TestsPassed", 0);
     assert!(
         a.stderr
             .starts_with("pith: the .pith/ an older pith left in the workspace is a symbolic link")
@@ -259,7 +244,7 @@ fn a_state_directory_that_is_a_link_is_not_followed() {
     for target in [outside.path().to_path_buf(), root.join("inside")] {
         std::os::unix::fs::symlink(&target, &dir).unwrap();
         let a = test(root, &[]);
-        assert_eq!((a.status(), a.code), ("TestsPassed", 0), "{}", a.line);
+        assert_status(&a, "TestsPassed", 0);
         assert_eq!(
             std::fs::read_dir(&target).unwrap().count(),
             0,
@@ -371,12 +356,7 @@ fn a_file_edited_during_the_run_is_run_again_not_replayed() {
     let ws = fixture("verdicts/state/edited_mid_run");
     let root = ws.path();
     let first = test(root, &[]);
-    assert_eq!(
-        (first.status(), first.code),
-        ("TestsPassed", 0),
-        "{}",
-        first.line
-    );
+    assert_status(&first, "TestsPassed", 0);
     assert_eq!(
         std::fs::read_to_string(root.join("data.txt")).unwrap(),
         "edited\n"
