@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pith_model::{FailureDetails, Report, Run, RunSummary, Status, WorkspaceState};
-use pith_store::{Retention, Store, StoreError, TryLock};
+use pith_store::{Place, Remembered, Retention, Store, StoreError, TryLock};
 
 use crate::heartbeat::Ticker;
 use crate::watch::Watcher;
@@ -134,31 +134,36 @@ fn run_tests(
     // What `--changed` runs depends on more than the selection's key: it never replays.
     let since = opts.since.filter(|_| req.changed.is_none());
     // Where nothing before the run needs the generation (no `since` to answer from, no change
-    // set to select by) and no watcher keeps it cheap, the workspace is scanned beside the
-    // run instead of before it, and the state is opened and the run lock taken while the
-    // runners are found: a green run then costs what its runner costs.
-    let mut beside = watcher.is_none() && since.is_none() && req.changed.is_none();
+    // set to select by) and no watcher keeps it cheap, the run lock is taken while the runners
+    // are found, and the state is opened and the workspace scanned beside the run instead of
+    // before it: a green run then costs what its runner costs.
+    let beside = watcher.is_none() && since.is_none() && req.changed.is_none();
     let wait = opts.wait.unwrap_or(DEFAULT_WAIT);
-    let (opened, detected, mut locked) = if beside {
-        std::thread::scope(|s| {
-            let open = s.spawn(|| {
-                let store = Store::open(&root);
-                let locked = store.as_ref().ok().map(|s| s.lock_run(wait));
-                (store, locked)
+    let (mut store, mut place, detected, locked) = if beside {
+        let (found, detected) = std::thread::scope(|s| {
+            let found = s.spawn(|| {
+                let place = Place::find(&root)?;
+                let locked = place.lock_run(wait);
+                Ok::<_, StoreError>((place, locked))
             });
             let detected = select_runners(&root, req.runner.as_deref());
-            let (opened, locked) = open.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-            (opened, Some(detected), locked)
-        })
-    } else {
-        (Store::open(&root), None, None)
-    };
-    let mut store = match opened {
-        Ok(s) => Some(s),
-        Err(e) => {
-            warnings.push(format!("running without the workspace state: {e}"));
-            None
+            let found = found
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            (found, detected)
+        });
+        match found {
+            Ok((place, locked)) => (None, Some(place), Some(detected), Some(locked)),
+            Err(e) => {
+                warnings.push(without_state(&e));
+                (None, None, Some(detected), None)
+            }
         }
+    } else {
+        let store = Store::open(&root)
+            .map_err(|e| warnings.push(without_state(&e)))
+            .ok();
+        (store, None, None, None)
     };
     let mut generation = if beside {
         None
@@ -183,22 +188,21 @@ fn run_tests(
         None => selection,
     };
 
-    let lock = match &store {
-        Some(s) => match locked.take().unwrap_or_else(|| s.lock_run(wait)) {
-            Ok(TryLock::Held(lock)) => Some(lock),
-            Ok(TryLock::Busy { holder }) => {
-                if beside {
-                    generation = fresh(store.as_mut(), watcher, &mut warnings);
-                }
-                let names = names_of(&adapters).join(",");
-                let report = busy(&names, holder, generation, start.elapsed());
-                return Ok(Tested::unrecorded(finish(report, store, warnings)));
+    let lock = match locked.or_else(|| store.as_ref().map(|s| s.lock_run(wait))) {
+        Some(Ok(TryLock::Held(lock))) => Some(lock),
+        Some(Ok(TryLock::Busy { holder })) => {
+            if beside {
+                store = opened(place.take(), &mut warnings);
+                generation = fresh(store.as_mut(), watcher, &mut warnings);
             }
-            Err(e) => {
-                warnings.push(format!("running without the run lock: {e}"));
-                None
-            }
-        },
+            let names = names_of(&adapters).join(",");
+            let report = busy(&names, holder, generation, start.elapsed());
+            return Ok(Tested::unrecorded(finish(report, store, warnings)));
+        }
+        Some(Err(e)) => {
+            warnings.push(format!("running without the run lock: {e}"));
+            None
+        }
         None => None,
     };
     if lock.as_ref().is_some_and(|l| l.waited) && !beside {
@@ -214,7 +218,7 @@ fn run_tests(
         && adapters.iter().any(|p| p.adapter.traces_in_run());
     if beside && traces {
         // The run traces the files changed since the last green one: known only after a scan.
-        beside = false;
+        store = opened(place.take(), &mut warnings);
         generation = fresh(store.as_mut(), watcher, &mut warnings);
     }
     let plan = match (traces, store.as_ref()) {
@@ -233,25 +237,36 @@ fn run_tests(
             ticker,
         )
     };
-    let ran = match store.as_mut().filter(|_| beside) {
-        Some(s) => {
-            let (scanned, ran) = scanned_beside(s, execute);
-            generation = keep(scanned, &mut warnings);
-            ran
+    // Change memory (what the next red run compares with) is kept while the tests run: it
+    // reads the workspace's files and asks git which of them are HEAD's.
+    let (ran, remembered) = match (place.take(), store.as_mut()) {
+        (Some(place), _) => {
+            let (beside, ran) = scanned_beside(place, execute);
+            match beside {
+                Ok(b) => {
+                    store = Some(b.store);
+                    generation = keep(b.scanned, &mut warnings);
+                    (ran, b.remembered)
+                }
+                Err(e) => {
+                    warnings.push(without_state(&e));
+                    (ran, None)
+                }
+            }
         }
-        None => execute(),
+        (None, Some(s)) if generation.is_some() => {
+            let (remembered, ran) = remembered_beside(s, execute);
+            (ran, Some(remembered))
+        }
+        (None, _) => (execute(), None),
     };
+    if let Some(Err(e)) = remembered {
+        warnings.push(format!("change memory not kept: {e}"));
+    }
     let mut report = ran?;
     report.generation = generation;
     report.changes = planned.as_ref().map(|p| p.selection.clone());
     let cancelled = crate::stopped_by_caller(req);
-    // What the runners printed, for `pith output`: any run that ran to its end keeps it, a
-    // run the history cannot record included (its output is all there is to read then).
-    if let (Some(s), false) = (store.as_ref(), cancelled) {
-        if let Err(e) = s.keep_output(&crate::output::kept(&root, &report)) {
-            warnings.push(format!("the run's output was not kept: {e}"));
-        }
-    }
     let mut recorded = false;
     if let (Some(s), Some(g), false) = (store.as_mut(), generation, cancelled) {
         let asked = routed.map_or(req.tests.len(), |r| {
@@ -259,16 +274,25 @@ fn run_tests(
         });
         let requested = u32::try_from(asked).unwrap_or(u32::MAX);
         let recorded_run = recovering(s, |s| s.record(g, &selection, requested, &mut report));
-        if keep(recorded_run, &mut warnings).is_some() {
-            recorded = true;
-            // What the next red run compares with; best effort, like pruning: a run without
-            // it answers without suspects.
-            if let Err(e) = s.remember() {
-                warnings.push(format!("change memory not kept: {e}"));
-            }
+        recorded = keep(recorded_run, &mut warnings).is_some();
+    }
+    // What the runners printed, for `pith output`, is written while the history is pruned: any run that ran to its end keeps it, a run the history cannot
+    // record included (its output is all there is to read then).
+    std::thread::scope(|sc| {
+        let keeping = store.as_ref().filter(|_| !cancelled).map(|s| {
+            let (shelf, root, report) = (s.output_shelf(), &root, &report);
+            sc.spawn(move || shelf.keep(&crate::output::kept(root, report)))
+        });
+        if let (Some(s), true) = (store.as_mut(), recorded) {
             // Never waits for another writer; a failed prune is retried by the next run.
             let _ = s.prune(Retention::from_env());
         }
+        let kept = keeping.map(|k| k.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+        if let Some(Err(e)) = kept {
+            warnings.push(format!("the run's output was not kept: {e}"));
+        }
+    });
+    if let (Some(s), Some(_), false) = (store.as_mut(), generation, cancelled) {
         if !report.status().is_green() {
             // Each run's project, for re-running its failing tests with tracing.
             let owners: Vec<Option<usize>> = report
@@ -367,15 +391,63 @@ fn fresh(
     store.and_then(|s| keep(recovering(s, |s| refresh(s, watcher)), warnings))
 }
 
-/// Runs `run` while the workspace is scanned beside it (see [`Store::scan_during`]).
-fn scanned_beside<T>(store: &mut Store, run: impl FnOnce() -> T) -> (Result<u64, StoreError>, T) {
+/// What is done beside a run when nothing before it needs the state: the state opened, the
+/// workspace scanned (see [`Store::scan_during`]), its contents remembered.
+struct Beside {
+    store: Store,
+    scanned: Result<u64, StoreError>,
+    /// `None` when the scan failed.
+    remembered: Option<Result<Remembered, StoreError>>,
+}
+
+/// Runs `run` while the state in `place` is opened, the workspace scanned and remembered
+/// beside it.
+fn scanned_beside<T>(place: Place, run: impl FnOnce() -> T) -> (Result<Beside, StoreError>, T) {
     let started = pith_store::RunStart::now();
     std::thread::scope(|s| {
-        let scan = s.spawn(move || recovering(store, |s| s.scan_during(started)));
+        let beside = s.spawn(move || {
+            let mut store = place.open()?;
+            let scanned = recovering(&mut store, |s| s.scan_during(started));
+            let remembered = scanned.is_ok().then(|| store.remember());
+            Ok(Beside {
+                store,
+                scanned,
+                remembered,
+            })
+        });
         let ran = run();
-        let scanned = scan.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-        (scanned, ran)
+        let beside = beside
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (beside, ran)
     })
+}
+
+/// Runs `run` while the current generation's contents are remembered beside it.
+fn remembered_beside<T>(
+    store: &mut Store,
+    run: impl FnOnce() -> T,
+) -> (Result<Remembered, StoreError>, T) {
+    std::thread::scope(|s| {
+        let remembered = s.spawn(|| store.remember());
+        let ran = run();
+        let remembered = remembered
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (remembered, ran)
+    })
+}
+
+/// The state in `place` opened now, or `None` with a warning.
+fn opened(place: Option<Place>, warnings: &mut Vec<String>) -> Option<Store> {
+    place?
+        .open()
+        .map_err(|e| warnings.push(without_state(&e)))
+        .ok()
+}
+
+fn without_state(e: &StoreError) -> String {
+    format!("running without the workspace state: {e}")
 }
 
 /// The generation: from the watcher's dirty set when there is one, else by a scan.

@@ -20,6 +20,10 @@ pub const GAIN_ROWS: i64 = 10_000;
 /// Characters of raw output waiting to be counted past which a run counts them.
 pub const PENDING_CHARS: u64 = 8 << 20;
 
+/// The `meta` row holding the characters waiting, kept as gains are recorded: summing the
+/// rows on every run would read up to [`GAIN_ROWS`] of them.
+const PENDING_KEY: &str = "gains_pending";
+
 /// One answered command, as a run records it.
 pub struct NewGain<'a> {
     /// Unix seconds.
@@ -77,6 +81,11 @@ impl Store {
                 f.map(|f| f.frames),
                 f.map(|f| f.frames_kept),
             ])?;
+            c.prepare_cached("UPDATE meta SET value = value + ?1 WHERE key = ?2")?
+                .execute(params![
+                    g.printed.chars.min(PRINTED_KEPT as u64) as i64,
+                    PENDING_KEY
+                ])?;
             Ok(())
         })
     }
@@ -84,11 +93,26 @@ impl Store {
     /// Characters of raw output waiting to be counted (read from the rows' counts, not their
     /// text).
     pub fn pending_gain_chars(&self) -> Result<u64, StoreError> {
+        use rusqlite::OptionalExtension;
+        let kept: Option<i64> = self
+            .conn
+            .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
+            .query_row([PENDING_KEY], |r| r.get(0))
+            .optional()?;
+        if let Some(n) = kept {
+            return Ok(n.max(0) as u64);
+        }
         let n: i64 = self.conn.query_row(
             "SELECT coalesce(sum(min(raw_chars, ?1)), 0) FROM gains WHERE raw IS NOT NULL",
             [PRINTED_KEPT as i64],
             |r| r.get(0),
         )?;
+        // Best effort: a gain recorded between the sum and this goes uncounted here, which
+        // only delays the counting a little.
+        let _ = self.conn.execute(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES (?1, ?2)",
+            params![PENDING_KEY, n],
+        );
         Ok(n.max(0) as u64)
     }
 
@@ -121,7 +145,7 @@ impl Store {
                 let blob: Vec<u8> = marks.iter().flat_map(|m| m.to_le_bytes()).collect();
                 stmt.execute(params![id, blob, *answer as i64])?;
             }
-            Ok(())
+            forget_pending(c)
         })
     }
 
@@ -166,10 +190,20 @@ impl Store {
 
 /// Drops the oldest commands beyond [`GAIN_ROWS`], inside the caller's write transaction.
 pub(crate) fn prune(c: &rusqlite::Connection) -> Result<(), StoreError> {
-    c.execute(
+    let dropped = c.execute(
         "DELETE FROM gains WHERE id <= (SELECT max(id) FROM gains) - ?1",
         [GAIN_ROWS],
     )?;
+    if dropped > 0 {
+        forget_pending(c)?;
+    }
+    Ok(())
+}
+
+/// Drops the running total of characters waiting: the next [`Store::pending_gain_chars`]
+/// sums the rows again, once.
+fn forget_pending(c: &rusqlite::Connection) -> Result<(), StoreError> {
+    c.execute("DELETE FROM meta WHERE key = ?1", [PENDING_KEY])?;
     Ok(())
 }
 
@@ -235,6 +269,74 @@ mod tests {
                 fidelity: Some(f),
             }]
         );
+    }
+
+    #[test]
+    fn the_characters_waiting_are_kept_as_a_total_that_agrees_with_the_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let mut store = crate::tests::open(&root);
+        let summed = |store: &Store| -> u64 {
+            store
+                .conn
+                .query_row(
+                    "SELECT coalesce(sum(min(raw_chars, ?1)), 0) FROM gains WHERE raw IS NOT NULL",
+                    [PRINTED_KEPT as i64],
+                    |r| r.get::<_, i64>(0),
+                )
+                .unwrap() as u64
+        };
+        let total = |store: &Store| -> Option<i64> {
+            store
+                .conn
+                .query_row(
+                    "SELECT value FROM meta WHERE key = ?1",
+                    [PENDING_KEY],
+                    |r| r.get(0),
+                )
+                .ok()
+        };
+        let record = |store: &Store, text: &str| {
+            let raw = printed(text);
+            store
+                .record_gain(&NewGain {
+                    at: 1,
+                    command: "test",
+                    status: Status::TestsPassed,
+                    printed: &raw,
+                    answer: "{}",
+                    fidelity: None,
+                })
+                .unwrap();
+        };
+        record(&store, "one\n");
+        assert_eq!(total(&store), None, "no total before the first sum");
+        assert_eq!(store.pending_gain_chars().unwrap(), 4);
+        let long = "x".repeat(PRINTED_KEPT + 10);
+        record(&store, &long);
+        record(&store, "three\n");
+        assert_eq!(
+            total(&store),
+            Some(4 + PRINTED_KEPT as i64 + 6),
+            "kept up as recorded"
+        );
+        assert_eq!(store.pending_gain_chars().unwrap(), summed(&store));
+        let pending = store.pending_gains().unwrap();
+        store.set_counted(&[(pending[0].id, vec![1], 1)]).unwrap();
+        assert_eq!(total(&store), None, "counting drops the total");
+        assert_eq!(store.pending_gain_chars().unwrap(), summed(&store));
+        // Rows dropped past the bound take their characters with them.
+        store
+            .conn
+            .execute_batch(&format!(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {GAIN_ROWS})
+                 INSERT INTO gains (at, command, status, raw_chars, marks, answer_tokens)
+                 SELECT i, 'test', 'TestsPassed', 10, x'0a000000', 5 FROM n;"
+            ))
+            .unwrap();
+        store.prune(Retention::default()).unwrap();
+        assert_eq!(summed(&store), 0, "the pending rows were the oldest");
+        assert_eq!(store.pending_gain_chars().unwrap(), 0);
     }
 
     #[test]

@@ -15,7 +15,8 @@ use crate::{db, frames, Store, StoreError};
 /// How many earlier results of a test are looked at for flakiness and streaks.
 const LOOKBACK: i64 = 20;
 
-/// Bounds on the history; the oldest runs go first, the latest run always stays.
+/// Bounds on the history; the oldest runs go first, the latest run always stays. A bound of
+/// `runs` keeps up to an eighth more between prunings (200: 200 to 225 runs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Retention {
     pub runs: u32,
@@ -577,14 +578,21 @@ fn last_run(c: &Connection, selection: Option<(&str, i64)>) -> Result<Option<Run
 fn prune(c: &Connection, retention: Retention) -> Result<bool, StoreError> {
     let mut pruned = false;
     let keep = i64::from(retention.runs.max(1));
-    let cutoff: Option<i64> = c
+    // Past the bound by an eighth before the oldest go, back down to the bound: a history at
+    // its bound would otherwise drop one run, sweep and checkpoint (an fsync) on every run.
+    let over: Option<i64> = c
         .query_row(
             "SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?1",
-            [keep - 1],
+            [keep + keep / 8],
             |r| r.get(0),
         )
         .optional()?;
-    if let Some(cutoff) = cutoff {
+    if over.is_some() {
+        let cutoff: i64 = c.query_row(
+            "SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?1",
+            [keep - 1],
+            |r| r.get(0),
+        )?;
         pruned |= delete_runs_before(c, cutoff)?;
     }
     loop {

@@ -93,24 +93,66 @@ pub struct Store {
     pub(crate) memory_bytes: u64,
 }
 
+/// Where the last run's output is kept: apart from the connection, so it can be written on
+/// another thread while the run is recorded.
+pub struct OutputShelf(PathBuf);
+
+impl OutputShelf {
+    /// Keeps `out` as the last run's output, in place of the one before.
+    pub fn keep(&self, out: &pith_model::output::RunOutput) -> Result<(), StoreError> {
+        output::save(&self.0, out)
+    }
+}
+
+/// A workspace's state directory, found (made when new) without opening its database: all
+/// the run lock needs, so a run can start while the database opens beside it.
+pub struct Place {
+    root: PathBuf,
+    dir: PathBuf,
+    warnings: Vec<String>,
+}
+
+impl Place {
+    /// The state directory of the workspace at `root` (absolute, canonical); see
+    /// [`Store::open`].
+    pub fn find(root: &Path) -> Result<Place, StoreError> {
+        let (dir, first) = location::open_in(&base_dir()?, root)?;
+        // Before any lock is taken here: the move brings an older pith's lock file along.
+        let warnings = location::migrate(root, &dir, first).into_iter().collect();
+        Ok(Place {
+            root: root.to_path_buf(),
+            dir,
+            warnings,
+        })
+    }
+
+    /// Takes the run lock, waiting up to `wait` for another pith run to end.
+    pub fn lock_run(&self, wait: std::time::Duration) -> Result<TryLock, StoreError> {
+        lock::acquire(&self.dir, wait)
+    }
+
+    /// Opens the database in this directory, as [`Store::open`] does.
+    pub fn open(self) -> Result<Store, StoreError> {
+        let mut warnings = self.warnings;
+        let conn = db::open(&self.dir, &mut warnings)?;
+        Ok(Store {
+            conn,
+            root: self.root,
+            dir: self.dir,
+            warnings,
+            env: environment::Environment::from_process(),
+            memory_bytes: memory::MEMORY_BYTES,
+        })
+    }
+}
+
 impl Store {
     /// Opens (creating when needed) the state of the workspace at `root`, an absolute,
     /// canonical directory. A database file that is damaged, foreign or from a newer pith is
     /// moved aside; the warning saying so is in [`Store::take_warnings`], as is a note when a
     /// `.pith/` an older pith left in the workspace was moved out of it (or why not).
     pub fn open(root: &Path) -> Result<Store, StoreError> {
-        let (dir, first) = location::open_in(&base_dir()?, root)?;
-        let mut warnings = Vec::new();
-        warnings.extend(location::migrate(root, &dir, first));
-        let conn = db::open(&dir, &mut warnings)?;
-        Ok(Store {
-            conn,
-            root: root.to_path_buf(),
-            dir,
-            warnings,
-            env: environment::Environment::from_process(),
-            memory_bytes: memory::MEMORY_BYTES,
-        })
+        Place::find(root)?.open()
     }
 
     pub fn root(&self) -> &Path {
@@ -225,9 +267,9 @@ impl Store {
         Ok(())
     }
 
-    /// Keeps `out` as the last run's output, replacing the one before (see [`output`]).
-    pub fn keep_output(&self, out: &pith_model::output::RunOutput) -> Result<(), StoreError> {
-        output::save(&self.dir, out)
+    /// Where the last run's output is kept, replacing the one before (see [`output`]).
+    pub fn output_shelf(&self) -> OutputShelf {
+        OutputShelf(self.dir.clone())
     }
 
     /// The last run's output, when a run kept one.

@@ -1035,6 +1035,28 @@ fn pruning_keeps_the_newest_runs_within_both_bounds() {
 }
 
 #[test]
+fn a_history_at_its_bound_is_pruned_an_eighth_at_a_time_not_every_run() {
+    let (_d, root) = workspace();
+    let mut s = open(&root);
+    let limit = Retention {
+        runs: 16,
+        bytes: u64::MAX,
+    };
+    for g in 1..=18 {
+        record(&mut s, g, &[], &["t::a"]);
+        assert!(
+            !s.prune(limit).unwrap(),
+            "run {g}: within the bound and its slack"
+        );
+    }
+    assert_eq!(s.run_count().unwrap(), 18);
+    record(&mut s, 19, &[], &["t::a"]);
+    assert!(s.prune(limit).unwrap(), "past the slack");
+    assert_eq!(s.run_count().unwrap(), 16, "back down to the bound");
+    assert_eq!(s.last_run().unwrap().unwrap().generation, 19);
+}
+
+#[test]
 fn pruning_never_waits_for_a_writer() {
     let (_d, root) = workspace();
     let mut s = open(&root);
