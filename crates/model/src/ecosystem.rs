@@ -123,7 +123,7 @@ where .config/nextest.toml declares it.
 pub const PYTHON: Ecosystem = Ecosystem {
     id: "python",
     selects_all: &["conftest.py", "setup.py", "noxfile.py"],
-    runners: &["pytest"],
+    runners: &["pytest", "unittest"],
     root_markers: &[
         "pyproject.toml",
         "setup.py",
@@ -157,7 +157,8 @@ pub const PYTHON: Ecosystem = Ecosystem {
     guide: "\
 - Python: pytest with pith's own plugin, under the project's interpreter (an active \
 virtualenv, else .venv/ or venv/, else python3; named in `interpreter`). Works with \
-pytest-xdist.
+pytest-xdist. unittest (`python -m unittest`, Django's `manage.py test`) where the project \
+declares it or has no pytest: ids are unittest's names (`pkg.module.Class.test_method`).
 ",
     ..BLANK
 };
@@ -537,8 +538,8 @@ mod tests {
         assert_eq!(
             RUNNER_NAMES,
             [
-                "nextest", "cargo", "pytest", "go", "jest", "vitest", "node", "dotnet", "maven",
-                "gradle", "ctest", "bazel"
+                "nextest", "cargo", "pytest", "unittest", "go", "jest", "vitest", "node", "dotnet",
+                "maven", "gradle", "ctest", "bazel"
             ]
         );
         for n in RUNNER_NAMES {
