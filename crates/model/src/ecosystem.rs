@@ -130,6 +130,8 @@ pub const PYTHON: Ecosystem = Ecosystem {
         "setup.cfg",
         "pytest.ini",
         "tox.ini",
+        // A Django project's root.
+        "manage.py",
     ],
     generated_markers: &["pyvenv.cfg", "conda-meta"],
     environment_markers: &["pyvenv.cfg", "conda-meta"],

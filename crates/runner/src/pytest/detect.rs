@@ -10,7 +10,7 @@ use super::Pytest;
 fn is_project_file(dir: &Path) -> bool {
     let markers = pith_model::ecosystem::PYTHON.root_markers.iter();
     markers
-        .chain(&["conftest.py", "manage.py"])
+        .chain(&["conftest.py"])
         .any(|f| dir.join(f).is_file())
 }
 

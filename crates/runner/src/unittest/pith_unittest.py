@@ -364,6 +364,9 @@ def main(argv):
             base = n[len("pith-id:"):].split(" ", 1)[0]
             if base not in wanted:
                 wanted.append(base)
+        top = _top_of(args)
+        if top:
+            sys.path.insert(0, os.path.abspath(top))
         keep, missing = _unmatched(wanted)
         if missing:
             _emit({"e": "unmatched", "ids": missing})
@@ -371,9 +374,6 @@ def main(argv):
             _emit({"e": "end", "run": 0, "ok": True, "failures": 0, "errors": 0,
                    "skipped": 0, "xfail": 0, "xpass": 0})
             sys.exit(0)
-        top = _top_of(args)
-        if top:
-            sys.path.insert(0, os.path.abspath(top))
         args = [a for a in args if a in _FLAGS] + keep
     sys.argv[0] = "python -m unittest"
     unittest.main(module=None, argv=["python -m unittest"] + args, testRunner=PithRunner)
@@ -387,6 +387,18 @@ def _django_runner():
 
         def get_resultclass(self):
             return PithResult
+
+        def build_suite(self, test_labels=None, *args, **kwargs):
+            # pith passes labels only to re-run its own ids: one naming nothing is told apart
+            # (and no label left must not mean "discover everything").
+            if test_labels:
+                keep, missing = _unmatched(list(test_labels))
+                if missing:
+                    _emit({"e": "unmatched", "ids": missing})
+                if not keep:
+                    return self.test_suite()
+                test_labels = keep
+            return super().build_suite(test_labels, *args, **kwargs)
 
         def run_suite(self, suite, **kwargs):
             try:
