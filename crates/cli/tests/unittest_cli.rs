@@ -253,3 +253,32 @@ fn a_pytest_project_without_pytest_stays_pytests() {
     assert_eq!(a.status(), "RunnerMissing", "{}", a.line);
     assert_eq!(a.json["runner"], "pytest");
 }
+
+#[test]
+fn a_doctest_is_named_and_re_run_by_its_id() {
+    // Doctests join a suite through `load_tests`; their id is the function's dotted name,
+    // which `python -m unittest <id>` cannot load: pith finds it in the discovered suite.
+    let ws = with_venv("green");
+    std::fs::write(
+        ws.path().join("calc.py"),
+        "def double(n):\n    \"\"\"\n    >>> double(2)\n    4\n    \"\"\"\n    return n * 3\n",
+    )
+    .unwrap();
+    std::fs::write(
+        ws.path().join("tests/test_docs.py"),
+        "import doctest\n\nimport calc\n\n\ndef load_tests(loader, tests, ignore):\n    tests.addTests(doctest.DocTestSuite(calc))\n    return tests\n",
+    )
+    .unwrap();
+    let a = pith(ws.path(), &[]);
+    assert_eq!((a.count("passed"), a.count("failed")), (3, 1), "{}", a.line);
+    let f = &a.failures()[0];
+    assert_eq!(f["test"], "calc.double", "{}", a.line);
+    assert_eq!(f["frames"][0], "calc.py:3 >>> double(2)", "{}", a.line);
+    let again = pith(ws.path(), &["calc.double"]);
+    assert_eq!(
+        (again.count("passed"), again.count("failed")),
+        (0, 1),
+        "{}",
+        again.line
+    );
+}

@@ -52,7 +52,9 @@ pub(super) fn command(
     let mut cmd = crate::base_command(&interp.program, dir);
     match mode {
         Mode::Plain(declared) => {
-            cmd.arg(script).args(declared);
+            cmd.arg(script).args(&declared.args);
+            // What the declared line assigns before the interpreter (`PYTHONPATH=src`).
+            cmd.envs(declared.env.iter().map(|(k, v)| (k, v)));
             cmd.args(ids.iter().map(|id| format!("{ID_PREFIX}{id}")));
         }
         Mode::Django => {
@@ -102,7 +104,10 @@ mod tests {
             workspace_venv: None,
         };
         let ids = ["-x".to_owned(), "t.T.a (i=1)".to_owned()];
-        let plain = Mode::Plain(vec!["discover".into(), "-s".into(), "tests".into()]);
+        let plain = Mode::Plain(super::super::Declared {
+            args: vec!["discover".into(), "-s".into(), "tests".into()],
+            env: vec![("PYTHONPATH".into(), "src".into())],
+        });
         let cmd = command(
             Path::new("/p"),
             &plain,

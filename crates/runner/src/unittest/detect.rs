@@ -54,9 +54,16 @@ fn declaring_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// The arguments of the first `python -m unittest …` the project declares (`Some(vec![])`:
-/// declared without arguments), up to the end of its shell command.
-pub fn declares_unittest(dir: &Path) -> Option<Vec<String>> {
+/// A declared `python -m unittest` line: its arguments, and the variables assigned before
+/// the interpreter on the same command (`PYTHONPATH=src python -m unittest`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Declared {
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+}
+
+/// The first `python -m unittest …` the project declares, up to the end of its shell command.
+pub fn declares_unittest(dir: &Path) -> Option<Declared> {
     for file in declaring_files(dir) {
         let Some(text) = read(&file) else { continue };
         for line in text.lines() {
@@ -65,11 +72,38 @@ pub fn declares_unittest(dir: &Path) -> Option<Vec<String>> {
                 if rest.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.') {
                     continue;
                 }
-                return Some(arguments(rest));
+                return Some(Declared {
+                    args: arguments(rest),
+                    env: assignments(&line[..at]),
+                });
             }
         }
     }
     None
+}
+
+/// `NAME=value` words right before the interpreter's word (`PYTHONPATH=src python3 `), whose
+/// value a shell would take literally (relative paths are the project's directory's: make
+/// and tox run there).
+fn assignments(before: &str) -> Vec<(String, String)> {
+    let mut words: Vec<&str> = before.split_whitespace().collect();
+    // The interpreter's own word (`python3`, `.venv/bin/python`).
+    words.pop();
+    let mut out = Vec::new();
+    for w in words.iter().rev() {
+        let Some((name, value)) = w.split_once('=') else {
+            break;
+        };
+        let plain_name = !name.is_empty()
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit());
+        if !plain_name || value.contains(['$', '`', '"', '\'', '(', ')']) {
+            break;
+        }
+        out.push((name.to_owned(), value.to_owned()));
+    }
+    out.reverse();
+    out
 }
 
 /// A declared command's arguments as words, up to what ends the command (`&&`, `;`, `|`, a
@@ -222,7 +256,7 @@ pub fn prefers_unittest(dir: &Path, virtual_env: Option<&Path>) -> Option<Mode> 
     if pytest_shaped_tests(dir) || pytest_importable(dir, virtual_env) {
         return None;
     }
-    Some(Mode::Plain(Vec::new()))
+    Some(Mode::Plain(Declared::default()))
 }
 
 #[cfg(test)]
@@ -257,18 +291,21 @@ mod tests {
         write(
             d.path(),
             "Makefile",
-            "test:\n\tpython -m unittest discover -s tests -v\n",
+            "test:\n\tPYTHONPATH=src X=1 python -m unittest discover -s tests -v\n",
         );
+        let declared = Declared {
+            args: ["discover", "-s", "tests", "-v"].map(String::from).to_vec(),
+            env: vec![
+                ("PYTHONPATH".into(), "src".into()),
+                ("X".into(), "1".into()),
+            ],
+        };
         assert_eq!(
             prefers_unittest(d.path(), None),
-            Some(Mode::Plain(vec![
-                "discover".into(),
-                "-s".into(),
-                "tests".into(),
-                "-v".into()
-            ]))
+            Some(Mode::Plain(declared))
         );
-        assert_eq!(declares_unittest(d.path()).unwrap().len(), 4);
+        assert!(assignments("cd x && A=$B python3 ").is_empty());
+        assert!(assignments("\tpython3 ").is_empty());
         write(d.path(), "Makefile", "test:\n\tpython -m unittest_extra\n");
         assert_eq!(declares_unittest(d.path()), None);
         // pytest's configuration wins over everything.

@@ -29,13 +29,13 @@ use crate::pytest::judge::{read_stacks, shown};
 use crate::pytest::Pytest;
 use crate::{Adapter, Context, RunnerError};
 
-pub use detect::{declares_unittest, prefers_unittest};
+pub use detect::{declares_unittest, prefers_unittest, Declared};
 
 /// How the project runs its unittest suite.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mode {
-    /// `python -m unittest`, with the arguments the project declares (none: discovery).
-    Plain(Vec<String>),
+    /// `python -m unittest` as the project declares it (nothing declared: discovery).
+    Plain(Declared),
     /// Django's `python manage.py test`.
     Django,
 }
@@ -152,7 +152,11 @@ mod tests {
 
     #[test]
     fn claims_dotted_names_only() {
-        let u = Unittest::new(None, Path::new("/nowhere"), Mode::Plain(Vec::new()));
+        let u = Unittest::new(
+            None,
+            Path::new("/nowhere"),
+            Mode::Plain(Declared::default()),
+        );
         assert!(u.claims("tests.test_x.TestC.test_m"));
         assert!(u.claims("tests.test_x.TestC.test_m (i=3)"));
         assert!(u.claims("test_x"));
@@ -164,7 +168,11 @@ mod tests {
 
     #[test]
     fn test_modules_are_their_dotted_names() {
-        let u = Unittest::new(None, Path::new("/nowhere"), Mode::Plain(Vec::new()));
+        let u = Unittest::new(
+            None,
+            Path::new("/nowhere"),
+            Mode::Plain(Declared::default()),
+        );
         let files = [
             "py/tests/test_a.py",
             "py/tests/helpers.py",

@@ -32,6 +32,7 @@ $PITH_REPORT.<pid>.fatal.stacks: never to the streams the person reads.
 
 import json
 import os
+import re
 import sys
 import traceback
 import unittest
@@ -153,6 +154,25 @@ def _detail(exc, tb=None, importing=False):
     return {"kind": _cap(kind, 200), "msg": _cap(msg, _MSG_CHARS), "frames": frames}
 
 
+_DOCTEST_AT = re.compile(r'^File "(.+)", line (\d+), in ', re.M)
+
+
+def _doctest_frames(message):
+    """A doctest's failure names the example that failed (`File "...", line N, in name`): the
+    frame to open, not doctest's own machinery."""
+    found = _DOCTEST_AT.findall(message)
+    if not found:
+        return []
+    path, line = found[-1]
+    try:
+        import linecache
+
+        code = _cap(linecache.getline(path, int(line)).strip(), _CODE_CHARS)
+    except Exception:
+        code = ""
+    return [[os.path.abspath(path), int(line), code]]
+
+
 def _file_of(test):
     try:
         mod = sys.modules.get(type(test).__module__)
@@ -200,6 +220,9 @@ class PithResult(unittest.TextTestResult):
         if err is not None:
             try:
                 record.update(_detail(err[1], err[2]))
+                doctest = sys.modules.get("doctest")
+                if doctest is not None and isinstance(test, doctest.DocTestCase):
+                    record["frames"] = _doctest_frames(str(err[1])) or record["frames"]
             except Exception:
                 pass
         _emit(record)
@@ -280,11 +303,13 @@ class PithRunner(unittest.TextTestRunner):
         return result
 
 
-def _unmatched(names):
-    """Requested names that name nothing (a module that does not exist, an attribute a module
-    lacks) are told apart and left out: unittest would run them as an error each."""
+def _by_name(names):
+    """Each requested name loaded as `python -m unittest <name>` loads it: (loaded, missing,
+    other). `loaded` pairs a name with its suite; `missing` names nothing (a module that does
+    not exist, an attribute a module lacks: unittest would run each as an error); `other` is
+    not a test by its name (a doctest's id is its function's)."""
     loader = unittest.TestLoader()
-    keep, missing = [], []
+    loaded, missing, other = [], [], []
     for name in names:
         try:
             suite = loader.loadTestsFromName(name)
@@ -292,7 +317,7 @@ def _unmatched(names):
             missing.append(name)
             continue
         except Exception:
-            keep.append(name)
+            other.append(name)
             continue
         tests = list(_flatten(suite))
         failed = getattr(unittest.loader, "_FailedTest", None)
@@ -304,8 +329,30 @@ def _unmatched(names):
         ):
             missing.append(name)
         else:
-            keep.append(name)
-    return keep, missing
+            loaded.append((name, suite))
+    return loaded, missing, other
+
+
+def _unmatched(names):
+    loaded, missing, other = _by_name(names)
+    return [n for n, _ in loaded] + other, missing
+
+
+def _discovered(names, args):
+    """Tests of the declared discovery (else unittest's default) whose ids are `names` or lie
+    under them, per name."""
+    start, pattern, top = _discovery_of(args)
+    found = dict((n, []) for n in names)
+    try:
+        suite = unittest.TestLoader().discover(start, pattern, top)
+    except Exception:
+        return found
+    for test in _flatten(suite):
+        tid = test.id()
+        for n in names:
+            if tid == n or tid.startswith(n + "."):
+                found[n].append(test)
+    return found
 
 
 def _names_nothing(test, name):
@@ -330,11 +377,11 @@ _FLAGS = ("-v", "-q", "-b", "-f", "-c", "--verbose", "--quiet", "--buffer", "--f
           "--catch", "--locals")
 
 
-def _top_of(args):
-    """The directory a declared `discover` imports tests from (`-t`, else `-s`), which test
-    names given instead of discovery must be importable from."""
+def _discovery_of(args):
+    """(start, pattern, top) of a declared `discover` (`-s`/`-p`/`-t` or positional), else of
+    `python -m unittest` alone."""
     if not args or args[0] != "discover":
-        return None
+        return ".", "test*.py", None
     opts = {}
     rest = []
     i = 1
@@ -348,8 +395,32 @@ def _top_of(args):
             rest.append(a)
         i += 1
     start = opts.get("s") or (rest[0] if rest else ".")
+    pattern = opts.get("p") or (rest[1] if len(rest) > 1 else "test*.py")
     top = opts.get("t") or (rest[2] if len(rest) > 2 else None)
+    return start, pattern, top
+
+
+def _top_of(args):
+    """The directory a declared `discover` imports tests from (`-t`, else `-s`), which test
+    names given instead of discovery must be importable from."""
+    if not args or args[0] != "discover":
+        return None
+    start, _, top = _discovery_of(args)
     return top or start
+
+
+class _Program(unittest.TestProgram):
+    """unittest's own program (its options, its runner, its exit status) over a suite pith
+    loaded by name."""
+
+    suite = None
+
+    def createTests(self, *args, **kwargs):
+        self.test = self.suite
+
+    def _do_discovery(self, *args, **kwargs):
+        # Given no names, unittest would discover: the suite is already there.
+        self.test = self.suite
 
 
 def main(argv):
@@ -367,14 +438,27 @@ def main(argv):
         top = _top_of(args)
         if top:
             sys.path.insert(0, os.path.abspath(top))
-        keep, missing = _unmatched(wanted)
+        loaded, missing, other = _by_name(wanted)
+        suite = unittest.TestSuite()
+        for _, tests in loaded:
+            suite.addTests(tests)
+        if other:
+            for name, tests in _discovered(other, args).items():
+                if tests:
+                    suite.addTests(tests)
+                else:
+                    missing.append(name)
         if missing:
             _emit({"e": "unmatched", "ids": missing})
-        if not keep:
+        if not suite.countTestCases():
             _emit({"e": "end", "run": 0, "ok": True, "failures": 0, "errors": 0,
                    "skipped": 0, "xfail": 0, "xpass": 0})
             sys.exit(0)
-        args = [a for a in args if a in _FLAGS] + keep
+        sys.argv[0] = "python -m unittest"
+        _Program.suite = suite
+        _Program(module=None, argv=["python -m unittest"] + [a for a in args if a in _FLAGS],
+                 testRunner=PithRunner)
+        return
     sys.argv[0] = "python -m unittest"
     unittest.main(module=None, argv=["python -m unittest"] + args, testRunner=PithRunner)
 
