@@ -159,8 +159,7 @@ pub const PYTHON: Ecosystem = Ecosystem {
     guide: "\
 - Python: pytest with pith's own plugin, under the project's interpreter (an active \
 virtualenv, else .venv/ or venv/, else python3; named in `interpreter`). Works with \
-pytest-xdist. unittest (`python -m unittest`, Django's `manage.py test`) where the project \
-declares it or has no pytest: ids are unittest's names (`pkg.module.Class.test_method`).
+pytest-xdist.
 ",
     ..BLANK
 };
