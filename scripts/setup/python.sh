@@ -2,10 +2,13 @@
 # pytest and pytest-xdist: the Python integration tests drive the real pytest.
 # pytest-cov: a coverage threshold in addopts (--cov-fail-under) must fail a run pith answers.
 # pytest-rerunfailures: a project's own retry policy (--reruns); a pass on a rerun is flaky.
+# django: a Django project's `manage.py test` runs through pith's unittest runner (unittest_cli.rs).
 # mcp: the official MCP Python SDK, the real client the `pith mcp` tests drive the server with.
 set -euo pipefail
 python3 -c 'import pytest, xdist, pytest_cov, pytest_rerunfailures' >/dev/null 2>&1 ||
     python3 -m pip install --quiet --disable-pip-version-check pytest pytest-xdist pytest-cov \
         pytest-rerunfailures
+python3 -c 'import django' >/dev/null 2>&1 ||
+    python3 -m pip install --quiet --disable-pip-version-check 'django>=4.2,<6'
 python3 -c 'import mcp.client.stdio' >/dev/null 2>&1 ||
     python3 -m pip install --quiet --disable-pip-version-check 'mcp>=2.3,<3'

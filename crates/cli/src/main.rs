@@ -41,8 +41,8 @@ enum Command {
         #[arg(long, value_name = "SECS", default_value_t = pith_engine::DEFAULT_TIMEOUT.as_secs(),
               value_parser = clap::value_parser!(u64).range(1..))]
         timeout: u64,
-        /// Run only this runner: nextest, cargo (plain `cargo test`), pytest, go, jest, vitest,
-        /// node, dotnet, maven, gradle, ctest or bazel.
+        /// Run only this runner: nextest, cargo (plain `cargo test`), pytest, unittest, go, jest,
+        /// vitest, node, dotnet, maven, gradle, ctest or bazel.
         #[arg(long, value_name = "NAME")]
         runner: Option<String>,
         /// Read these existing report files instead of running anything (JUnit XML, TRX,

@@ -149,6 +149,17 @@ matrix! {
     pytest_hang => Row { args: &["--timeout", "10"], within: Some(30), extra: shows::python_hang, ..row("python/hang", TIMED_OUT, 1) };
     pytest_empty => row("python/empty", NO_TESTS, 1);
 
+    // ---- Python: unittest, in a project whose `.venv` has no pytest (see `workspace`) ----
+    unittest_green => Row { runner: Some("unittest"), passed: Some(3), budget: Some(GREEN_BUDGET), snapshot: true, extra: shows::no_progress, ..row("python/unittest/green", PASSED, 0) };
+    unittest_single => Row { runner: Some("unittest"), passed: Some(3), budget: Some(ONE_FAILURE_BUDGET), snapshot: true, extra: shows::unittest_single, ..row("python/unittest/single", FAILED, 1) };
+    unittest_helper50 => Row { runner: Some("unittest"), failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), snapshot: true, extra: shows::python_helper50, ..row("python/unittest/helper50", FAILED, 1) };
+    unittest_distinct100 => Row { runner: Some("unittest"), failed: Some(100), accounted: true, budget: Some(MANY_FAILURES_BUDGET), snapshot: true, ..row("python/unittest/distinct100", FAILED, 1) };
+    unittest_syntax_error => Row { runner: Some("unittest"), passed: Some(1), extra: shows::unittest_syntax_error, ..row("python/unittest/syntax_error", COLLECT, 1) };
+    unittest_load_error => Row { runner: Some("unittest"), passed: Some(2), snapshot: true, extra: shows::unittest_load_error, ..row("python/unittest/load_error", COLLECT, 1) };
+    unittest_crash => Row { runner: Some("unittest"), passed: Some(1), extra: shows::unittest_crash, ..row("python/unittest/crash", CRASHED, 1) };
+    unittest_hang => Row { args: &["--timeout", "10"], within: Some(30), passed: Some(1), extra: shows::unittest_hang, ..row("python/unittest/hang", TIMED_OUT, 1) };
+    unittest_empty => Row { runner: Some("unittest"), ..row("python/unittest/empty", NO_TESTS, 1) };
+
     // ---- JavaScript: jest, vitest, node's test runner ----
     jest_green => Row { runner: Some("jest"), passed: Some(3), budget: Some(GREEN_BUDGET), snapshot: true, ..row("js/jest/green", PASSED, 0) };
     vitest_green => Row { runner: Some("vitest"), passed: Some(3), budget: Some(GREEN_BUDGET), snapshot: true, ..row("js/vitest/green", PASSED, 0) };
@@ -218,6 +229,10 @@ matrix! {
 /// Runs one row and checks what it expects.
 fn check(name: &str, row: &Row) {
     let ws = workspace(row.fixture, row.modules);
+    let pith = |root: &Path, args: &[&str]| match unittest_venv(row.fixture) {
+        Some(venv) => common::pith_with(root, args, &[("VIRTUAL_ENV", venv)], &[]),
+        None => pith(root, args),
+    };
     if !row.warm.is_empty() {
         let warm = pith(ws.path(), row.warm);
         assert_eq!(warm.status(), PASSED, "{name} warm-up: {}", warm.line);
@@ -259,6 +274,28 @@ fn check(name: &str, row: &Row) {
     if row.snapshot {
         insta::assert_snapshot!(name, a.stable());
     }
+}
+
+/// The unittest rows run with an activated virtualenv that has no pytest (made once, outside
+/// every workspace), as a developer who keeps `~/.venvs/<project>` does; `unittest_cli.rs`
+/// covers the project's own `.venv`.
+fn unittest_venv(fixture: &str) -> Option<&'static str> {
+    static VENV: std::sync::OnceLock<(tempfile::TempDir, String)> = std::sync::OnceLock::new();
+    if !fixture.starts_with("python/unittest/") {
+        return None;
+    }
+    let (_, path) = VENV.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let venv = dir.path().join("venv");
+        let made = std::process::Command::new("python3")
+            .args(["-m", "venv", "--without-pip"])
+            .arg(&venv)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(made, "python3 -m venv failed");
+        (dir, venv.to_string_lossy().into_owned())
+    });
+    Some(path)
 }
 
 /// Every runner's `single` row: `pith output` hands back, without running, what the runner
@@ -386,7 +423,8 @@ fn installed(program: &str, arg: &str, setup: &str) {
 #[test]
 fn every_runner_has_the_shared_scenarios() {
     let runners = [
-        "nextest", "cargo", "ctest", "go", "pytest", "jest", "vitest", "node", "maven", "bazel",
+        "nextest", "cargo", "ctest", "go", "pytest", "unittest", "jest", "vitest", "node", "maven",
+        "bazel",
     ];
     for runner in runners {
         for scenario in [
@@ -676,6 +714,93 @@ mod shows {
         );
         // Its frames and message were all the tail said.
         no_tail_restating(a);
+    }
+
+    pub(super) fn unittest_single(a: &Answer, _: &Path) {
+        assert_eq!(a.failures().len(), 1);
+        // The skip and the expected failure, as unittest counts them.
+        assert_eq!(a.json["skipped"], 2, "{}", a.line);
+        let f = &a.failures()[0];
+        assert_eq!(f["test"], "tests.test_prices.TestPrices.test_cents");
+        assert_eq!(
+            f["message"],
+            "ValueError: invalid literal for int() with base 10: '3.50'"
+        );
+        assert_eq!(f["frames"][0], "prices.py:6 return int(text.strip(\"$\"))");
+        assert!(f["frames"][1]
+            .as_str()
+            .unwrap()
+            .starts_with("tests/test_prices.py:14 "));
+    }
+
+    /// The module that did not import, named as unittest names it, at its line.
+    fn unittest_load(a: &Answer, module: &str, message: &str, at: &str) {
+        let f = &a.failures()[0];
+        assert_eq!(f["test"], module, "{}", a.line);
+        assert!(
+            f["message"].as_str().unwrap().starts_with(message),
+            "{}",
+            a.line
+        );
+        assert_eq!(f["phase"], "collect");
+        assert!(
+            f["frames"][0].as_str().unwrap().starts_with(at),
+            "{}",
+            a.line
+        );
+        no_tail_restating(a);
+    }
+
+    pub(super) fn unittest_syntax_error(a: &Answer, _: &Path) {
+        // Python 3.10+ names the bracket left open at its own line; older ones the end.
+        unittest_load(
+            a,
+            "tests.test_broken",
+            "SyntaxError: ",
+            "tests/test_broken.py:",
+        );
+    }
+
+    pub(super) fn unittest_load_error(a: &Answer, _: &Path) {
+        unittest_load(
+            a,
+            "tests.test_imports",
+            "ModuleNotFoundError: No module named 'foo_not_installed'",
+            "tests/test_imports.py:2 ",
+        );
+    }
+
+    pub(super) fn unittest_crash(a: &Answer, _: &Path) {
+        assert_eq!(
+            a.json["running"][0],
+            "tests.test_segfault.TestCrash.test_b_crash"
+        );
+        let f = &a.failures()[0];
+        assert_eq!(
+            f["message"], "Fatal Python error: Segmentation fault",
+            "{}",
+            a.line
+        );
+        assert_eq!(
+            f["frames"][0],
+            "tests/test_segfault.py:10 ctypes.string_at(0)"
+        );
+        no_tail_restating(a);
+    }
+
+    pub(super) fn unittest_hang(a: &Answer, _: &Path) {
+        assert_eq!(
+            a.json["running"],
+            serde_json::json!(["tests.test_hang.TestHang.test_b_sleeps"]),
+            "{}",
+            a.line
+        );
+        assert_eq!(
+            a.failures()[0]["frames"][0],
+            "tests/test_hang.py:10 time.sleep(3600)",
+            "{}",
+            a.line
+        );
     }
 
     pub(super) fn python_hang(a: &Answer, _: &Path) {

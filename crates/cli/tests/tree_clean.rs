@@ -164,6 +164,29 @@ fn pytest() {
 }
 
 #[test]
+fn unittest() {
+    // Its Makefile declares `python3 -m unittest discover -s checks -p '*_check.py'`.
+    leaves_the_tree_as_it_was(Kind {
+        fixture: "python/unittest/declared",
+        raw: &[&["make", "test"]],
+        file: "checks/prices.py",
+        symbol: "parse_price",
+        node_modules: false,
+    });
+}
+
+#[test]
+fn django() {
+    leaves_the_tree_as_it_was(Kind {
+        fixture: "python/unittest/django",
+        raw: &[&["python3", "manage.py", "test"]],
+        file: "shop/prices.py",
+        symbol: "parse_price",
+        node_modules: false,
+    });
+}
+
+#[test]
 fn cargo() {
     leaves_the_tree_as_it_was(Kind {
         fixture: "rust/single",

@@ -100,7 +100,8 @@ const IDS: &str = "\
 # Test ids and re-runs
 - Every `test` in an answer is the runner's own id: pytest node ids \
 (`tests/test_x.py::TestC::test_m[1-2]`), nextest's `<binary-id> <test-name>` (plain \
-`cargo test` uses the same form).
+`cargo test` uses the same form), unittest's dotted names (`pkg.mod.Class.test_m`; a \
+subtest's `… (i=3)` re-runs its whole test).
 - Pass ids back in `run_tests`' `tests` to re-run exactly those tests. In a workspace with \
 several runners each id goes to the runner that claims it.
 - Ids that match no test are listed in `notFound` and the status is `TestsNotFound`.

@@ -171,9 +171,9 @@ unchanged, just that.",
         name: "run_tests",
         description: "Runs the tests through the project's own runner: `status`, counts, failing tests (`test`, `message`, `frames` \"file:line code\" \
 deepest first), `clusters`, `suspects` (changed lines the failures reach), the rest counted. \
-Use it, not test or build commands in a shell. `tests`: ids to re-run; `runner`: only this \
-one; `since`: a `generation`, unchanged answers without running; `changed`: only tests the \
-changes since the last green run reach.",
+Use it, not test or build commands in a shell. `tests`: ids to re-run; `since`: a \
+`generation`, unchanged answers without running; `changed`: only tests the changes since the \
+last green run reach.",
         slim: "Run the tests.",
         schema: r#"{"type":"object","properties":{"changed":{"type":"boolean"},"root":{"type":"string","description":"Project dir; default: the server's"},"runner":{"type":"string"},"since":{"type":"integer"},"tests":{"type":"array","items":{"type":"string"}}}}"#,
         read_only: false,

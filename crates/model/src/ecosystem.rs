@@ -123,13 +123,15 @@ where .config/nextest.toml declares it.
 pub const PYTHON: Ecosystem = Ecosystem {
     id: "python",
     selects_all: &["conftest.py", "setup.py", "noxfile.py"],
-    runners: &["pytest"],
+    runners: &["pytest", "unittest"],
     root_markers: &[
         "pyproject.toml",
         "setup.py",
         "setup.cfg",
         "pytest.ini",
         "tox.ini",
+        // A Django project's root.
+        "manage.py",
     ],
     generated_markers: &["pyvenv.cfg", "conda-meta"],
     environment_markers: &["pyvenv.cfg", "conda-meta"],
@@ -537,8 +539,8 @@ mod tests {
         assert_eq!(
             RUNNER_NAMES,
             [
-                "nextest", "cargo", "pytest", "go", "jest", "vitest", "node", "dotnet", "maven",
-                "gradle", "ctest", "bazel"
+                "nextest", "cargo", "pytest", "unittest", "go", "jest", "vitest", "node", "dotnet",
+                "maven", "gradle", "ctest", "bazel"
             ]
         );
         for n in RUNNER_NAMES {

@@ -19,6 +19,7 @@ pub mod pytest;
 pub mod report;
 pub mod tails;
 pub mod text;
+pub mod unittest;
 mod verdict;
 
 use std::path::Path;
@@ -199,7 +200,7 @@ pub const REGISTRY: &[(&Ecosystem, Detect)] = &[
     // First: a Bazel workspace runs every project inside it (the engine's `covers`).
     (&ecosystem::BAZEL, |d, _| bazel::detect(d)),
     (&ecosystem::RUST, detect_cargo),
-    (&ecosystem::PYTHON, detect_pytest),
+    (&ecosystem::PYTHON, detect_python),
     (&ecosystem::GO, |d, _| go::detect(d)),
     (&ecosystem::JS, |d, _| js::detect(d)),
     (&ecosystem::JVM, |d, _| jvm::detect(d)),
@@ -220,16 +221,37 @@ fn detect_cargo(dir: &Path, probe: Probe<'_>) -> Vec<Box<dyn Adapter>> {
     }]
 }
 
-fn detect_pytest(dir: &Path, probe: Probe<'_>) -> Vec<Box<dyn Adapter>> {
+/// Python: pytest, or unittest where the project runs it (see `unittest::prefers_unittest`);
+/// `--runner unittest` runs unittest in any Python project.
+fn detect_python(dir: &Path, probe: Probe<'_>) -> Vec<Box<dyn Adapter>> {
     let found = if probe.nested {
-        pytest::detect_strict(dir)
+        pytest::detect_strict(dir).or_else(|| {
+            // A Django project or a declared `-m unittest` below the root, without test files
+            // of pytest's naming (Django's `tests.py`).
+            let declared =
+                dir.join("manage.py").is_file() || unittest::declares_unittest(dir).is_some();
+            declared.then(|| pytest::detect(dir)).flatten()
+        })
     } else {
         pytest::detect(dir)
     };
-    found
-        .into_iter()
-        .map(|a| Box::new(a) as Box<dyn Adapter>)
-        .collect()
+    let Some(found) = found else {
+        return Vec::new();
+    };
+    let venv = found.virtual_env().map(Path::to_path_buf);
+    let mode = match probe.only {
+        Some("pytest") => None,
+        Some("unittest") => Some(
+            unittest::prefers_unittest(dir, venv.as_deref()).unwrap_or_else(|| {
+                unittest::Mode::Plain(unittest::declares_unittest(dir).unwrap_or_default())
+            }),
+        ),
+        _ => unittest::prefers_unittest(dir, venv.as_deref()),
+    };
+    match mode {
+        Some(mode) => vec![Box::new(unittest::Unittest::new(venv, dir, mode))],
+        None => vec![Box::new(found)],
+    }
 }
 
 /// The runners this workspace uses, in a fixed order. `only` keeps just the named one (for

@@ -20,8 +20,8 @@ pub const MANIFEST: &str = "parity.json";
 
 /// Every runner whose printed lines the harness can read (`extract`), as manifests name them.
 pub const RUNNERS: &[&str] = &[
-    "pytest", "cargo", "nextest", "go", "jest", "vitest", "node", "maven", "gradle", "ctest",
-    "bazel",
+    "pytest", "unittest", "cargo", "nextest", "go", "jest", "vitest", "node", "maven", "gradle",
+    "ctest", "bazel",
 ];
 
 #[derive(Debug, Clone)]

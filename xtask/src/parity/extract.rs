@@ -35,6 +35,7 @@ pub fn observe(runners: &[String], text: &str, cwd: &Path) -> Observed {
     for r in runners {
         match r.as_str() {
             "pytest" => pytest(&text, &mut o),
+            "unittest" => unittest(&text, &mut o),
             "cargo" => cargo(&text, &mut o),
             "nextest" => nextest(&text, &mut o),
             "go" => go(&text, &mut o, &go_modules(cwd)),
@@ -159,6 +160,78 @@ fn pytest(text: &str, o: &mut Observed) {
             &["skipped", "xfailed"],
         );
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// unittest: `FAIL: test_x (pkg.mod.Class.test_x)` (Python 3.11+; `(pkg.mod.Class)` before),
+// a subtest's parameters after it, `ERROR: setUpClass (pkg.mod.Class)` for a fixture,
+// `unittest.loader._FailedTest.<module>` for a module that did not import; `Ran N tests`, then
+// `OK (skipped=1)` or `FAILED (failures=1, errors=2, skipped=1, expected failures=1,
+// unexpected successes=1)`. Passes are not printed: `Ran` counts failing tests and fixtures
+// apart (a test with two failing subtests is one test run, two failures).
+fn unittest(text: &str, o: &mut Observed) {
+    let mut verdict = None;
+    for line in text.lines() {
+        for tag in ["FAIL: ", "ERROR: ", "UNEXPECTED SUCCESS: "] {
+            if let Some(rest) = line.strip_prefix(tag) {
+                if let Some(id) = unittest_id(rest) {
+                    o.ids.insert(id);
+                }
+            }
+        }
+        let l = line.trim();
+        if l == "OK" || l.starts_with("OK (") || l.starts_with("FAILED (") {
+            verdict = Some(l.to_string());
+        }
+    }
+    let Some(v) = verdict else {
+        if text.contains("\nRan ") || text.starts_with("Ran ") {
+            o.stopped_early = true;
+        }
+        return;
+    };
+    let counts = v.trim_start_matches("OK").trim_start_matches("FAILED");
+    let (mut failed, mut skipped) = (0, 0);
+    for part in counts.trim_matches([' ', '(', ')']).split(',') {
+        let Some((word, n)) = part.trim().split_once('=') else {
+            continue;
+        };
+        let Ok(n) = n.parse::<u64>() else { continue };
+        match word {
+            "failures" | "errors" | "unexpected successes" => failed += n,
+            "skipped" | "expected failures" => skipped += n,
+            _ => {}
+        }
+    }
+    add(&mut o.failed, failed);
+    add(&mut o.skipped, skipped);
+}
+
+/// `test_x (pkg.mod.Class.test_x) (i=2)` -> `pkg.mod.Class.test_x (i=2)`; before Python 3.11
+/// the parentheses hold the class only: `test_x (pkg.mod.Class)`.
+fn unittest_id(rest: &str) -> Option<String> {
+    let (method, after) = rest.split_once(" (")?;
+    let (inner, sub) = after.split_once(')')?;
+    let sub = sub.trim();
+    if let Some(module) = inner.strip_prefix("unittest.loader._FailedTest.") {
+        return Some(module.to_string());
+    }
+    if matches!(
+        method,
+        "setUpClass" | "tearDownClass" | "setUpModule" | "tearDownModule"
+    ) {
+        return Some(inner.to_string());
+    }
+    let id = if inner.ends_with(&format!(".{method}")) {
+        inner.to_string()
+    } else {
+        format!("{inner}.{method}")
+    };
+    Some(if sub.is_empty() {
+        id
+    } else {
+        format!("{id} {sub}")
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -687,6 +760,26 @@ mod tests {
 
     fn run(runner: &str, text: &str) -> Observed {
         observe(&[runner.to_string()], text, Path::new("/tmp/p"))
+    }
+
+    #[test]
+    fn unittest_verdict_and_failing_names() {
+        let o = run(
+            "unittest",
+            "ERROR: setUpClass (tests.t.Broken)\nFAIL: test_each (tests.t.S.test_each) (i=2)\nERROR: test_old (tests.t.Old)\nERROR: tests.t2 (unittest.loader._FailedTest.tests.t2)\n----\nRan 6 tests in 0.001s\n\nFAILED (failures=2, errors=2, skipped=1, expected failures=1, unexpected successes=1)\n",
+        );
+        assert_eq!(
+            ids(&o),
+            [
+                "tests.t.Broken",
+                "tests.t.Old.test_old",
+                "tests.t.S.test_each (i=2)",
+                "tests.t2"
+            ]
+        );
+        assert_eq!((o.passed, o.failed, o.skipped), (None, Some(5), Some(2)));
+        let ok = run("unittest", "Ran 3 tests in 0.001s\n\nOK (skipped=1)\n");
+        assert_eq!((ok.failed, ok.skipped), (Some(0), Some(1)));
     }
 
     #[test]

@@ -47,16 +47,16 @@ pub(super) const SCRUBBED_ENV: &[&str] = &[
 
 /// The interpreter that runs pytest.
 #[derive(Debug, Clone)]
-pub(super) struct Interpreter {
-    pub(super) program: PathBuf,
+pub(crate) struct Interpreter {
+    pub(crate) program: PathBuf,
     /// How answers and hints name it: workspace-relative when inside the workspace.
-    pub(super) display: String,
+    pub(crate) display: String,
     /// A workspace virtualenv used while none is active: answers say so, and the child runs as
     /// if it were activated.
-    pub(super) workspace_venv: Option<PathBuf>,
+    pub(crate) workspace_venv: Option<PathBuf>,
 }
 
-pub(super) enum Choice {
+pub(crate) enum Choice {
     Found(Interpreter),
     /// Nothing runs Python here; the hint says why.
     Missing(String),
@@ -65,7 +65,7 @@ pub(super) enum Choice {
 impl Pytest {
     /// The project's own interpreter: the active virtualenv, else `.venv` or `venv` in the
     /// project's directory or the workspace root, else `python3` on PATH.
-    pub(super) fn interpreter(&self, root: &Path, paths: &PathMap) -> Choice {
+    pub(crate) fn interpreter(&self, root: &Path, paths: &PathMap) -> Choice {
         if let Some(venv) = &self.virtual_env {
             let program = venv.join("bin").join("python");
             if crate::is_executable(&program) {
@@ -342,7 +342,7 @@ pub(super) fn retrace_env(files: &[String]) -> String {
         .to_string()
 }
 
-pub(super) fn prepend(dir: &Path, rest: Option<OsString>) -> OsString {
+pub(crate) fn prepend(dir: &Path, rest: Option<OsString>) -> OsString {
     let mut all = vec![dir.to_path_buf()];
     if let Some(rest) = rest {
         all.extend(std::env::split_paths(&rest).filter(|p| !p.as_os_str().is_empty()));

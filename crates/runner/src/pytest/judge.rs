@@ -21,7 +21,7 @@ use super::{faults, records};
 pub(super) const STACKS_BYTES: u64 = 1 << 20;
 
 /// The thread stacks each process dumped when pith stopped the run (`<report>.<pid>.stacks`).
-pub(super) fn read_stacks(report: &Path) -> String {
+pub(crate) fn read_stacks(report: &Path) -> String {
     let (Some(dir), Some(name)) = (report.parent(), report.file_name()) else {
         return String::new();
     };
@@ -57,7 +57,7 @@ pub(super) fn read_stacks(report: &Path) -> String {
     out
 }
 
-pub(super) fn shown(interp: &Interpreter) -> Option<String> {
+pub(crate) fn shown(interp: &Interpreter) -> Option<String> {
     interp
         .workspace_venv
         .as_ref()
@@ -431,7 +431,7 @@ pub(super) fn tally(run: &mut Run, ctx: &Context<'_>, records: &Records, ids: &I
     }
 }
 
-pub(super) fn failure(
+pub(crate) fn failure(
     ctx: &Context<'_>,
     test: String,
     d: &records::Detail,

@@ -24,10 +24,10 @@
 //! Every run also tells which modules each test file loaded by a computed name ("loads"
 //! records, [`Run::loads`]): the edges the import graph cannot see, kept by the store.
 
-mod command;
+pub(crate) mod command;
 mod detect;
 pub(crate) mod faults;
-mod judge;
+pub(crate) mod judge;
 pub(crate) mod records;
 
 use std::collections::HashMap;
@@ -77,6 +77,11 @@ impl Pytest {
     pub fn in_dir(mut self, dir: &Path) -> Self {
         self.dir = Some(dir.to_path_buf());
         self
+    }
+
+    /// The active virtualenv it was given.
+    pub fn virtual_env(&self) -> Option<&Path> {
+        self.virtual_env.as_deref()
     }
 
     fn dir<'a>(&'a self, ctx: &'a Context<'_>) -> &'a Path {

@@ -427,7 +427,7 @@ fn bounded(s: &str) -> String {
     }
 }
 
-fn detail(obj: &Map<String, Value>) -> Detail {
+pub(crate) fn detail(obj: &Map<String, Value>) -> Detail {
     let frames = obj
         .get("frames")
         .and_then(Value::as_array)

@@ -1,0 +1,5 @@
+FACTORS = {"mm": 0.001, "cm": 0.01, "m": 1.0, "km": 1000.0}
+
+
+def convert(value, source, target):
+    return value * FACTORS[source] / FACTORS[target]
