@@ -58,6 +58,7 @@ mod detect;
 pub(crate) mod events;
 mod exec;
 mod judge;
+mod mocha;
 pub(crate) mod node;
 mod package;
 mod parse;
@@ -191,7 +192,7 @@ impl Project {
             let rel = rel.to_string_lossy();
             let paths = js.script.paths();
             match js.runner {
-                Runner::Jest | Runner::Vitest => true,
+                Runner::Jest | Runner::Vitest | Runner::Mocha => true,
                 Runner::Node => {
                     paths.is_empty()
                         || paths.iter().any(|p| {
