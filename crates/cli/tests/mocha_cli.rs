@@ -233,3 +233,30 @@ fn a_mocha_outside_9_to_11_is_runner_missing_with_the_range() {
         a.line
     );
 }
+
+#[test]
+fn a_failing_root_hook_is_a_setup_record_of_its_own() {
+    for parallel in ["", "--parallel "] {
+        let ws = project("hooks", "mocha11");
+        script(
+            ws.path(),
+            &format!("mocha --require test/setup.js {parallel}'test/*.spec.js'"),
+        );
+        std::fs::write(
+            ws.path().join("test/setup.js"),
+            "exports.mochaHooks = {\n  beforeAll() {\n    throw new Error('root setup broke');\n  },\n};\n",
+        )
+        .unwrap();
+        assert!(!npm_test_passes(ws.path()));
+        let a = pith(ws.path(), &[]);
+        assert_eq!(a.json["status"], "TestsFailed", "{parallel}: {}", a.line);
+        let f = failure(&a, "\"before all\" hook: beforeAll in \"{root}\"");
+        assert_eq!(f["phase"], "setup", "{}", a.line);
+        assert_eq!(f["message"], "root setup broke", "{}", a.line);
+        assert!(
+            common::frames(f)[0].starts_with("test/setup.js:3 "),
+            "{}",
+            a.line
+        );
+    }
+}

@@ -10,7 +10,7 @@ use crate::PathMap;
 
 use super::command::{Files, Selection};
 use super::report::{Case, CaseStatus, Flavour, Suite};
-use super::{events, node, read, report, stack, test_id, Js, Runner};
+use super::{events, node, read, report, stack, test_id, Js, Runner, SEP};
 
 /// Everything read after a run, before judging it (the whole run's evidence, not one test's
 /// `verdict::Outcome`).
@@ -391,7 +391,12 @@ pub(super) fn tally(
             run.failures.push(suite_failure(paths, dir, &file, err));
         }
         for case in &suite.cases {
-            let id = test_id(&file, &case.names);
+            // A failure no file holds (mocha's root hook plugin): its names alone.
+            let id = if file.is_empty() {
+                case.names.join(SEP)
+            } else {
+                test_id(&file, &case.names)
+            };
             if sel.is_some_and(|s| !s.wants(&id, &file)) {
                 t.dropped_failure |= case.status == CaseStatus::Failed;
                 continue;

@@ -113,6 +113,9 @@ function hookRecord(hook) {
     names = full || path.concat([toStr(current.title)]);
     if (!file && current.file) file = current.file;
   }
+  // A root hook (a root hook plugin's, run before any file) with no test: its own title,
+  // `"before all" hook: beforeAll in "{root}"`, with no file.
+  if (names.length === 0) names = [type];
   return { phase, names, file: file || '', hook: type };
 }
 
