@@ -405,6 +405,10 @@ impl Js {
     /// anchored and escaped: mocha matches it against each test's titles joined by spaces),
     /// then the files. Nothing else: `--bail`, `--forbid-only`, `--exit`, `--parallel`,
     /// `--require` and the rest are the script's and its `.mocharc`'s, as `npm test` runs them.
+    /// mocha adds a `.mocharc`'s `spec` to the files given (it concatenates them), so a
+    /// selection may load more files than asked: the pattern still runs only the tests named,
+    /// and what else reports is dropped as unasked for. A `.mocharc` that sets `fgrep` or
+    /// `invert` changes what the pattern selects; pith does not override it.
     fn mocha_args(
         &self,
         cmd: &mut Command,
