@@ -297,6 +297,6 @@ mod tests {
         let o = p(&["--project", "d", "--raw", "npm test", "--runner", "jest"]).unwrap();
         assert_eq!((o.raw.len(), o.runners.len()), (1, 1));
         assert!(p(&["--raw", "npm test"]).is_err());
-        assert!(p(&["--project", "d", "--runner", "mocha"]).is_err());
+        assert!(p(&["--project", "d", "--runner", "ava"]).is_err());
     }
 }

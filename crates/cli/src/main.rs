@@ -42,7 +42,7 @@ enum Command {
               value_parser = clap::value_parser!(u64).range(1..))]
         timeout: u64,
         /// Run only this runner: nextest, cargo (plain `cargo test`), pytest, unittest, go, jest,
-        /// vitest, node, dotnet, maven, gradle, ctest or bazel.
+        /// vitest, node, mocha, dotnet, maven, gradle, ctest or bazel.
         #[arg(long, value_name = "NAME")]
         runner: Option<String>,
         /// Read these existing report files instead of running anything (JUnit XML, TRX,

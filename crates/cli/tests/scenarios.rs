@@ -213,6 +213,23 @@ matrix! {
     vitest_v1_empty => Row { runner: Some("vitest"), modules: Some("vitest1"), ..row("js/vitest/empty", NO_TESTS, 1) };
     vitest_v2_empty => Row { runner: Some("vitest"), modules: Some("vitest2"), ..row("js/vitest/empty", NO_TESTS, 1) };
 
+    // ---- mocha, through pith's reporter running the project's inside it: the matrix on the
+    // newest in pith's range (11.8.0), and green, single and helper50 on the oldest (9.2.2).
+    // A serial mocha loads every file before it runs one: a file that does not load stops the
+    // whole run, so nothing passes beside it (as `npm test` shows) ----
+    mocha_green => Row { runner: Some("mocha"), passed: Some(3), budget: Some(GREEN_BUDGET), snapshot: true, extra: shows::mocha_green, modules: Some("mocha11"), ..row("js/mocha/green", PASSED, 0) };
+    mocha_single => Row { runner: Some("mocha"), passed: Some(2), budget: Some(ONE_FAILURE_BUDGET), snapshot: true, extra: shows::js_single_reruns, modules: Some("mocha11"), ..row("js/mocha/single", FAILED, 1) };
+    mocha_helper50 => Row { runner: Some("mocha"), failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), snapshot: true, extra: shows::js_helper50, modules: Some("mocha11"), ..row("js/mocha/helper50", FAILED, 1) };
+    mocha_distinct100 => Row { runner: Some("mocha"), failed: Some(100), accounted: true, budget: Some(MANY_FAILURES_BUDGET), snapshot: true, extra: shows::js_distinct100, modules: Some("mocha11"), ..row("js/mocha/distinct100", FAILED, 1) };
+    mocha_load_error => Row { runner: Some("mocha"), snapshot: true, extra: shows::js_load_error, modules: Some("mocha11"), ..row("js/mocha/load_error", COLLECT, 1) };
+    mocha_syntax_error => Row { runner: Some("mocha"), snapshot: true, extra: shows::js_syntax_error, modules: Some("mocha11"), ..row("js/mocha/syntax_error", COLLECT, 1) };
+    mocha_crash => Row { runner: Some("mocha"), extra: shows::js_crash_in_test, modules: Some("mocha11"), ..row("js/mocha/crash", CRASHED, 1) };
+    mocha_hang => Row { args: &["--timeout", "10"], within: Some(45), passed: Some(1), extra: shows::js_hang, modules: Some("mocha11"), ..row("js/mocha/hang", TIMED_OUT, 1) };
+    mocha_empty => Row { runner: Some("mocha"), modules: Some("mocha11"), ..row("js/mocha/empty", NO_TESTS, 1) };
+    mocha_v9_green => Row { runner: Some("mocha"), passed: Some(3), budget: Some(GREEN_BUDGET), extra: shows::mocha_green, modules: Some("mocha9"), ..row("js/mocha/green", PASSED, 0) };
+    mocha_v9_single => Row { runner: Some("mocha"), passed: Some(2), budget: Some(ONE_FAILURE_BUDGET), extra: shows::js_single_reruns, modules: Some("mocha9"), ..row("js/mocha/single", FAILED, 1) };
+    mocha_v9_helper50 => Row { runner: Some("mocha"), failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), extra: shows::js_helper50, modules: Some("mocha9"), ..row("js/mocha/helper50", FAILED, 1) };
+
     // ---- JVM: Maven and Surefire (JUnit 5); Gradle has its own tests in jvm_cli.rs ----
     maven_green => Row { runner: Some("maven"), passed: Some(3), budget: Some(GREEN_BUDGET), snapshot: true, extra: shows::maven_green, ..row("java/maven/green", PASSED, 0) };
     maven_single => Row { budget: Some(ONE_FAILURE_BUDGET), snapshot: true, extra: shows::maven_single, ..row("java/maven/single", FAILED, 1) };
@@ -381,8 +398,13 @@ fn workspace(fixture_path: &str, modules: Option<&str>) -> Fixture {
             .join("tests/fixtures/js")
             .join(set)
             .join("node_modules");
+        let runner = if set.starts_with("mocha") {
+            "mocha"
+        } else {
+            "vitest"
+        };
         assert!(
-            m.join(".bin/vitest").is_file(),
+            m.join(".bin").join(runner).is_file(),
             "{set} is not installed for the fixtures: run scripts/setup/js.sh"
         );
         std::os::unix::fs::symlink(m, ws.path().join("node_modules")).unwrap();
@@ -881,6 +903,15 @@ mod shows {
             "{}",
             a.line
         );
+    }
+
+    /// The project's `.mocharc.yml` is mocha's to read: its spec found the tests, and its
+    /// reporter (`dot`) printed what a person reads, beside pith's.
+    pub(super) fn mocha_green(a: &Answer, ws: &Path) {
+        let out = common::mcp::cli_line(ws, &["output"]);
+        assert!(out.contains("3 passing"), "{out}");
+        assert!(!out.contains("✔"), "spec's marks, not dot's: {out}");
+        assert!(a.json.get("skipped").is_none(), "{}", a.line);
     }
 
     pub(super) fn js_helper50(a: &Answer, ws: &Path) {

@@ -190,8 +190,9 @@ pub const JS: Ecosystem = Ecosystem {
         "babel.config.*",
         "webpack.config.*",
         "setupTests.*",
+        ".mocharc.*",
     ],
-    runners: &["jest", "vitest", "node"],
+    runners: &["jest", "vitest", "node", "mocha"],
     root_markers: &["package.json"],
     not_searched: &["node_modules", "__fixtures__"],
     ignored_outputs: &[
@@ -539,8 +540,8 @@ mod tests {
         assert_eq!(
             RUNNER_NAMES,
             [
-                "nextest", "cargo", "pytest", "unittest", "go", "jest", "vitest", "node", "dotnet",
-                "maven", "gradle", "ctest", "bazel"
+                "nextest", "cargo", "pytest", "unittest", "go", "jest", "vitest", "node", "mocha",
+                "dotnet", "maven", "gradle", "ctest", "bazel"
             ]
         );
         for n in RUNNER_NAMES {

@@ -1,6 +1,6 @@
 //! `Adapter::trace` against real runners on projects written into temp dirs: the failing tests
 //! re-run with line tracing on the changed files, and what each one executed of them. Python 3
-//! with pytest and pytest-xdist, Go, node and Maven (with Maven Central reachable for JaCoCo)
+//! with pytest and pytest-xdist, Go, node (and mocha, scripts/setup/js.sh) and Maven (with Maven Central reachable for JaCoCo)
 //! must be installed: these tests fail, never skip, without them.
 
 use std::path::Path;
@@ -488,6 +488,53 @@ fn node_traces_a_dynamic_require_and_only_the_lines_run() {
         "{traced:?}"
     );
     assert!(lines(&traced, other, "price.js").is_empty());
+}
+
+const MOCHA_TESTS: &str = r#"const assert = require("assert");
+
+describe("price", () => {
+  it("small", () => {
+    const { discount } = require("../" + "price.js");
+    assert.strictEqual(discount(10), 10);
+  });
+  it("other", () => {
+    assert.strictEqual(1, 2);
+  });
+});
+"#;
+
+/// mocha runs the code as written, so it traces as node's runner does: serially in its own
+/// process, in parallel mode in its workers (the `mocha11` package set, scripts/setup/js.sh).
+#[test]
+fn mocha_traces_the_lines_each_failing_test_ran_serial_and_parallel() {
+    let modules = pith_testkit::repo_root().join("tests/fixtures/js/mocha11/node_modules");
+    assert!(
+        modules.join(".bin/mocha").is_file(),
+        "mocha11 is not installed for the fixtures: run scripts/setup/js.sh"
+    );
+    for script in ["mocha", "mocha --parallel"] {
+        let ws = project(&[
+            (
+                "package.json",
+                &format!(r#"{{"name": "shop", "scripts": {{"test": "{script}"}}}}"#),
+            ),
+            ("price.js", JS_PRICE),
+            ("test/price.test.js", MOCHA_TESTS),
+        ]);
+        std::os::unix::fs::symlink(&modules, ws.path().join("node_modules")).unwrap();
+        let adapter = js::detect(ws.path()).pop().expect("a mocha project");
+        assert_eq!(adapter.name(), "mocha");
+        let small = "test/price.test.js > price > small";
+        let other = "test/price.test.js > price > other";
+        let traced = trace(adapter.as_ref(), ws.path(), &[small, other], &["price.js"])
+            .unwrap_or_else(|| panic!("{script}: not traced"));
+        assert_eq!(
+            lines(&traced, small, "price.js"),
+            [2, 3, 6, 7, 13],
+            "{script}: {traced:?}"
+        );
+        assert!(lines(&traced, other, "price.js").is_empty(), "{script}");
+    }
 }
 
 #[test]

@@ -20,8 +20,8 @@ pub const MANIFEST: &str = "parity.json";
 
 /// Every runner whose printed lines the harness can read (`extract`), as manifests name them.
 pub const RUNNERS: &[&str] = &[
-    "pytest", "unittest", "cargo", "nextest", "go", "jest", "vitest", "node", "maven", "gradle",
-    "ctest", "bazel",
+    "pytest", "unittest", "cargo", "nextest", "go", "jest", "vitest", "node", "mocha", "maven",
+    "gradle", "ctest", "bazel",
 ];
 
 #[derive(Debug, Clone)]
@@ -406,7 +406,7 @@ mod tests {
         assert!(parse(
             "x",
             Path::new("/x"),
-            r#"{"about":"a","raw":[["a"]],"runners":["mocha"],"variants":{"g":{"expect":"green"}}}"#
+            r#"{"about":"a","raw":[["a"]],"runners":["ava"],"variants":{"g":{"expect":"green"}}}"#
         )
         .is_err());
         assert!(parse(

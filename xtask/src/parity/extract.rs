@@ -42,6 +42,7 @@ pub fn observe(runners: &[String], text: &str, cwd: &Path) -> Observed {
             "jest" => jest(&text, &mut o),
             "vitest" => vitest(&text, &mut o),
             "node" => node(&text, cwd, &mut o),
+            "mocha" => mocha(&text, &mut o),
             "maven" => maven(&text, &mut o),
             "gradle" => gradle(&text, &mut o),
             "ctest" => ctest(&text, &mut o),
@@ -484,6 +485,63 @@ fn vitest(text: &str, o: &mut Observed) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// mocha (the epilogue its `spec`, `dot` and `list` reporters share): `3 passing (12ms)`,
+// `1 pending`, `2 failing`, then each failure numbered, its titles one per line below the
+// number, the last ending in `:`. The file is not printed: the ids are the titles, which pith's
+// end with. A hook's failure is titled `"before each" hook for "writes"` (or `hook: name for`):
+// pith names the test it ran for.
+fn mocha(text: &str, o: &mut Observed) {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut listing = false;
+    let mut i = 0;
+    while i < lines.len() {
+        let t = lines[i].trim();
+        i += 1;
+        let words: Vec<&str> = t.split_whitespace().collect();
+        if let [n, word, ..] = words.as_slice() {
+            if let Ok(n) = n.parse::<u64>() {
+                match *word {
+                    "passing" => add(&mut o.passed, n),
+                    "pending" => add(&mut o.skipped, n),
+                    "failing" => {
+                        add(&mut o.failed, n);
+                        listing = true;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let numbered = t
+            .split_once(") ")
+            .filter(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        let Some((_, first)) = numbered.filter(|_| listing) else {
+            continue;
+        };
+        let mut titles = vec![first.to_string()];
+        while !titles.last().is_some_and(|l| l.ends_with(':')) && i < lines.len() {
+            titles.push(lines[i].trim().to_string());
+            i += 1;
+        }
+        if let Some(last) = titles.last_mut() {
+            last.pop();
+            if let Some(test) = hook_test(last) {
+                *last = test;
+            }
+        }
+        o.ids.insert(titles.join(" > "));
+    }
+}
+
+/// The test a hook's title names: `"before each" hook for "writes"` → `writes`.
+fn hook_test(title: &str) -> Option<String> {
+    if !title.starts_with("\"before ") && !title.starts_with("\"after ") {
+        return None;
+    }
+    let (_, test) = title.split_once(" for \"")?;
+    Some(test.strip_suffix('"')?.to_string())
+}
+
+// ---------------------------------------------------------------------------------------------
 // node --test (TAP, its reporter when stdout is no terminal): `# Subtest: name` lines nest by
 // four spaces; `not ok N - name` closes one, its YAML block giving `location:` (the file) and
 // `failureType:` (`subtestsFailed`: a suite, not a test); `# pass N`, `# fail N`, ….
@@ -908,6 +966,14 @@ test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; fini
             (o.passed, o.failed, o.skipped, o.written),
             (Some(3), Some(3), Some(1), Some(2))
         );
+    }
+
+    #[test]
+    fn mocha_epilogue_counts_and_titles() {
+        let text = "  math\n    ✔ adds\n    1) breaks\n\n  2 passing (204ms)\n  1 pending\n  3 failing\n\n  1) math\n       breaks:\n\n      AssertionError [ERR_ASSERTION]: no\n      at Context.<anonymous> (test/a.spec.js:4:31)\n\n  2) db\n       inner\n         \"before each\" hook for \"writes\":\n     Error: no connection\n\n  3) zero:\n     Error: x\n";
+        let o = run("mocha", text);
+        assert_eq!(ids(&o), ["db > inner > writes", "math > breaks", "zero"]);
+        assert_eq!((o.passed, o.failed, o.skipped), (Some(2), Some(3), Some(1)));
     }
 
     #[test]

@@ -308,8 +308,9 @@ fn guess_runners(dir: &Path, raw: &[Vec<String>]) -> Vec<String> {
             "bazel" | "bazelisk" => {
                 found.insert("bazel");
             }
-            "npm" | "npx" | "pnpm" | "yarn" | "node" | "jest" | "vitest" => {
-                for (needle, runner) in [("jest", "jest"), ("vitest", "vitest")] {
+            "npm" | "npx" | "pnpm" | "yarn" | "node" | "jest" | "vitest" | "mocha" => {
+                for (needle, runner) in [("jest", "jest"), ("vitest", "vitest"), ("mocha", "mocha")]
+                {
                     if scripts.contains(needle) || word == runner {
                         found.insert(runner);
                     }

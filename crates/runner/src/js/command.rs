@@ -22,6 +22,14 @@ const VITEST_REPORTER: &str = concat!(
     include_str!("pith_reporter_records.js")
 );
 
+/// pith's mocha reporter, written per run into the scratch directory with its records' path
+/// and the script's reporter in it (see [`Js::files`]).
+const MOCHA_REPORTER: &str = concat!(
+    include_str!("pith_mocha_reporter.cjs"),
+    "\n",
+    include_str!("pith_reporter_records.js")
+);
+
 const NODE_REPORTER: &str = include_str!("pith_node_reporter.mjs");
 
 const NODE_EXIT_HOOK: &str = include_str!("pith_node_exit.cjs");
@@ -67,9 +75,7 @@ impl Js {
     /// above it, where a monorepo hoists them), `node` from PATH. The error is the install hint.
     pub(super) fn program(&self) -> Result<PathBuf, String> {
         if let Some(p) = &self.program {
-            if self.runner == Runner::Vitest {
-                vitest_in_range(p)?;
-            }
+            self.in_range(p)?;
             return Ok(p.clone());
         }
         let node = crate::on_path("node");
@@ -80,6 +86,7 @@ impl Js {
             Runner::Node => return Ok(node.expect("checked above")),
             Runner::Jest => "jest",
             Runner::Vitest => "vitest",
+            Runner::Mocha => "mocha",
         };
         let program = self
             .dir
@@ -92,10 +99,18 @@ impl Js {
                     install_command(&self.dir)
                 )
             })?;
-        if self.runner == Runner::Vitest {
-            vitest_in_range(&program)?;
-        }
+        self.in_range(&program)?;
         Ok(program)
+    }
+
+    /// The runner beside `program` is in the range pith observes (vitest, mocha); else the
+    /// install hint saying why not.
+    fn in_range(&self, program: &Path) -> Result<(), String> {
+        match self.runner {
+            Runner::Vitest => vitest_in_range(program),
+            Runner::Mocha => mocha_in_range(program),
+            Runner::Jest | Runner::Node => Ok(()),
+        }
     }
 
     /// Where this run's files go, pith's reporter installed and the records of an earlier
@@ -105,10 +120,30 @@ impl Js {
             Runner::Jest => ("pith_jest_reporter.cjs", JEST_REPORTER),
             Runner::Vitest => ("pith_vitest_reporter.mjs", VITEST_REPORTER),
             Runner::Node => ("pith_node_reporter.mjs", NODE_REPORTER),
+            Runner::Mocha => ("pith_mocha_reporter.cjs", MOCHA_REPORTER),
+        };
+        let events = ctx.scratch.join(format!("{}.events.jsonl", self.name()));
+        let reporter = if self.runner == Runner::Mocha {
+            // Written per run, carrying the records' path and the script's reporter: mocha
+            // passes its reporter options on to the project's reporter, so none of pith's.
+            let json = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "null".to_owned());
+            let named = self.script.mocha_reporter();
+            let text = MOCHA_REPORTER
+                .replace("'__PITH_EVENTS__'", &json(&events.to_string_lossy()))
+                .replace(
+                    "'__PITH_PROJECT_REPORTER__'",
+                    &named.as_deref().map_or_else(|| "null".to_owned(), json),
+                );
+            let path = ctx.scratch.join(file);
+            std::fs::write(&path, text)
+                .map_err(|e| RunnerError::io(format!("writing {}", path.display()), e))?;
+            path
+        } else {
+            crate::install_embedded(ctx.cache, "js", file, content)?
         };
         let files = Files {
-            reporter: crate::install_embedded(ctx.cache, "js", file, content)?,
-            events: ctx.scratch.join(format!("{}.events.jsonl", self.name())),
+            reporter,
+            events,
             json: ctx.scratch.join(format!("{}.json", self.name())),
             exit_hook: ctx.scratch.join("pith_node_exit.cjs"),
             exits: ctx.scratch.join("node-exits.jsonl"),
@@ -196,6 +231,7 @@ impl Js {
                 self.vitest_args(&mut cmd, files, sel, cover, &targets, major);
             }
             Runner::Node => self.node_args(&mut cmd, files, sel, &targets),
+            Runner::Mocha => self.mocha_args(&mut cmd, files, sel, &targets),
         }
         for (k, v) in &self.script.env {
             cmd.env(k, v);
@@ -214,7 +250,7 @@ impl Js {
             }
         }
         match (self.runner, self.script.node.is_empty()) {
-            (Runner::Jest | Runner::Vitest, false) => {
+            (Runner::Jest | Runner::Vitest | Runner::Mocha, false) => {
                 let node = crate::on_path("node").unwrap_or_else(|| PathBuf::from("node"));
                 argv.push(node.into());
                 argv.extend(self.script.node.iter().map(Into::into));
@@ -360,6 +396,56 @@ impl Js {
                 cmd.args(self.script.paths());
             }
         }
+    }
+}
+
+impl Js {
+    /// mocha: the script's options (its configuration file stays mocha's to read), pith's
+    /// reporter, which runs the project's inside itself; a selection by full title (`--grep`,
+    /// anchored and escaped: mocha matches it against each test's titles joined by spaces),
+    /// then the files. Nothing else: `--bail`, `--forbid-only`, `--exit`, `--parallel`,
+    /// `--require` and the rest are the script's and its `.mocharc`'s, as `npm test` runs them.
+    /// mocha adds a `.mocharc`'s `spec` to the files given (it concatenates them), so a
+    /// selection may load more files than asked: the pattern still runs only the tests named,
+    /// and what else reports is dropped as unasked for. A `.mocharc` that sets `fgrep` or
+    /// `invert` changes what the pattern selects; pith does not override it.
+    fn mocha_args(
+        &self,
+        cmd: &mut Command,
+        files: &Files,
+        sel: Option<&Selection>,
+        targets: &[String],
+    ) {
+        cmd.args(self.script.args(sel.is_none()));
+        cmd.arg("--reporter").arg(&files.reporter);
+        if let Some(sel) = sel {
+            if let Some(p) = sel.full_name_pattern() {
+                cmd.arg(format!("--grep={p}"));
+            }
+            cmd.args(targets);
+        }
+    }
+}
+
+/// The mocha majors pith observes (README, Runners): 9 to 11, each serializing a test's
+/// `titlePath()` for reporters in parallel mode and exporting the `loadOptions` pith's reporter
+/// reads the project's reporter with (checked on 9.2.2 and 11.8.0, the scenario rows'); a
+/// major newer than pith knows may have moved either.
+pub(super) const MOCHA_MAJORS: std::ops::RangeInclusive<u32> = 9..=11;
+
+/// The mocha beside `program` is one pith observes; else why not, as [`vitest_in_range`].
+fn mocha_in_range(program: &Path) -> Result<(), String> {
+    let Some(version) = Js::installed_version(program, "mocha") else {
+        return Ok(());
+    };
+    match major(&version) {
+        Some(m) if MOCHA_MAJORS.contains(&m) => Ok(()),
+        _ => Err(format!(
+            "mocha {version} is installed; pith supports mocha {}.0 to {}.x: install one of those (npm install -D mocha@{})",
+            MOCHA_MAJORS.start(),
+            MOCHA_MAJORS.end(),
+            MOCHA_MAJORS.end()
+        )),
     }
 }
 
@@ -679,6 +765,35 @@ mod tests {
             "^ ?(?:a(?: | > )b)$"
         );
         assert_eq!(vitest_name_pattern("^(?:a)$", Some(2)), "^(?:a)$");
+    }
+
+    #[test]
+    fn mocha_outside_9_to_11_is_named_with_the_range() {
+        let d = tempfile::tempdir().unwrap();
+        let bin = d.path().join("node_modules/.bin/mocha");
+        std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
+        std::fs::create_dir_all(d.path().join("node_modules/mocha")).unwrap();
+        let pkg = d.path().join("node_modules/mocha/package.json");
+        assert_eq!(mocha_in_range(&bin), Ok(()));
+        for (version, ok) in [
+            ("8.4.0", false),
+            ("9.2.2", true),
+            ("10.8.2", true),
+            ("11.8.0", true),
+            ("12.0.3", false),
+        ] {
+            std::fs::write(&pkg, format!(r#"{{"version": "{version}"}}"#)).unwrap();
+            let r = mocha_in_range(&bin);
+            assert_eq!(r.is_ok(), ok, "{version}: {r:?}");
+            if let Err(hint) = r {
+                assert!(
+                    hint.starts_with(&format!(
+                        "mocha {version} is installed; pith supports mocha 9.0 to 11.x"
+                    )),
+                    "{hint}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! writes each test again when its file ends (older jests report tests only then), and that
 //! final list replaces the file's streamed one.
 
+use pith_model::Phase;
 use serde_json::Value;
 
 use super::report::{self, strings, Case, Flavour, Suite};
@@ -35,6 +36,8 @@ pub(crate) struct Events {
     pub end_reason: Option<String>,
     /// Records the reporter could not write, with the first error.
     pub faults: Option<(u64, String)>,
+    /// mocha: its own totals at the end of the run (its stats collector).
+    pub totals: Option<report::Totals>,
     /// Files whose final list of tests (jest) replaced the streamed one.
     finals: Vec<String>,
 }
@@ -91,6 +94,11 @@ impl Events {
         match kind {
             "file" => {
                 self.suite(path);
+                // mocha's reporter names a file again when its tests run again after another
+                // file's (the root suite's tests of every file run first).
+                if v.get("again").and_then(Value::as_bool) == Some(true) {
+                    self.done.retain(|d| d != path);
+                }
             }
             "start" => {
                 self.suite(path);
@@ -124,11 +132,17 @@ impl Events {
             v.get("status").and_then(Value::as_str).unwrap_or(""),
             flavour,
         );
+        let phase = match v.get("phase").and_then(Value::as_str) {
+            Some("setup") => Phase::Setup,
+            Some("teardown") => Phase::Teardown,
+            _ => Phase::Call,
+        };
         self.suite(path).record(Case {
             names,
             status,
             messages: strings(v, "messages"),
             retried: 0,
+            phase,
         });
     }
 
@@ -166,6 +180,20 @@ impl Events {
     fn end(&mut self, v: &Value) {
         self.ended = true;
         self.end_reason = v.get("reason").and_then(Value::as_str).map(str::to_owned);
+        if let Some(t) = v.get("totals") {
+            let count = |k: &str| {
+                t.get(k)
+                    .and_then(Value::as_u64)
+                    .map(|n| u32::try_from(n).unwrap_or(u32::MAX))
+            };
+            let failures = count("failures");
+            self.totals = Some(report::Totals {
+                success: failures.map(|f| f == 0),
+                tests: count("tests"),
+                failed: failures,
+                ..report::Totals::default()
+            });
+        }
         for e in v
             .get("errors")
             .and_then(Value::as_array)
@@ -239,6 +267,37 @@ mod tests {
         assert_eq!(ev.end_reason.as_deref(), Some("failed"));
         // Every start has its result in the final list.
         assert!(ev.unfinished("/ws/a.test.js").is_empty());
+    }
+
+    #[test]
+    fn mochas_records_reopen_files_carry_hook_phases_and_totals() {
+        let stream = r#"{"e":"file","path":"/ws/a.test.js","again":true}
+{"e":"case","status":"passed","path":"/ws/a.test.js","names":["top"]}
+{"e":"done","path":"/ws/a.test.js"}
+{"e":"file","path":"/ws/b.test.js","again":true}
+{"e":"done","path":"/ws/b.test.js"}
+{"e":"file","path":"/ws/a.test.js","again":true}
+{"e":"case","status":"failed","path":"/ws/a.test.js","names":["s","t"],"phase":"setup","messages":["Error: x"]}
+{"e":"start","path":"/ws/a.test.js","names":["s","u"]}"#;
+        let ev = parse(stream, Flavour::Jest);
+        assert_eq!(
+            ev.running(),
+            [(
+                "/ws/a.test.js".to_owned(),
+                vec!["s".to_owned(), "u".to_owned()]
+            )]
+        );
+        assert_eq!(ev.suites[0].cases[1].phase, Phase::Setup);
+        assert_eq!(ev.suites[0].cases[0].phase, Phase::Call);
+        let end = parse(
+            r#"{"e":"end","errors":[],"totals":{"tests":6,"passes":4,"failures":3,"pending":1}}"#,
+            Flavour::Jest,
+        );
+        let t = end.totals.unwrap();
+        assert_eq!(
+            (t.tests, t.failed, t.success),
+            (Some(6), Some(3), Some(false))
+        );
     }
 
     #[test]

@@ -185,6 +185,16 @@ impl Judge<'_> {
         if code != 0 && !no_files {
             run.status = Some(Status::CollectionFailed);
         }
+        // mocha stops a serial run at the first file that does not load, before any reporter.
+        let load = (self.js.runner == Runner::Mocha && code != 0)
+            .then(|| super::mocha::load_failure(&self.output))
+            .flatten();
+        if let Some((file, text)) = load {
+            let file = self.rel(&file);
+            run.failures
+                .push(parse::suite_failure(self.paths, self.dir, &file, &text));
+            return;
+        }
         run.tail = self.tail();
     }
 
@@ -408,7 +418,13 @@ fn early_end(j: &Judged<'_>, evidence: &Evidence, rel: &dyn Fn(&str) -> String) 
 fn totals_doubts(j: &Judged<'_>, evidence: &Evidence, doubts: &mut Vec<String>) {
     let name = j.runner.name();
     let tot = &evidence.totals;
-    let recorded: usize = evidence.suites.iter().map(|s| s.cases.len()).sum();
+    // Tests, not the hooks that failed for them (mocha counts those among its failures only).
+    let recorded: usize = evidence
+        .suites
+        .iter()
+        .flat_map(|s| &s.cases)
+        .filter(|c| c.phase == Phase::Call)
+        .count();
     if let Some(n) = tot.tests.filter(|&n| n as usize > recorded) {
         doubts.push(format!("{name} counted {n} tests but reported {recorded}"));
     }
@@ -530,6 +546,7 @@ mod tests {
                     status: CaseStatus::Passed,
                     messages: Vec::new(),
                     retried: 0,
+                    phase: Phase::Call,
                 })
                 .collect(),
             error: None,

@@ -1,7 +1,7 @@
 //! JavaScript: a project's declared test command (`npm test`, `pnpm test`, `yarn test`), read in
 //! full (`plan`: the `test` script as sh reads it, the scripts it runs by name with their
 //! `pre`/`post` hooks, workspace runs, wrappers) and run as its package manager runs it
-//! (`exec`). Its runner segments (jest, vitest, node's built-in test runner, each the
+//! (`exec`). Its runner segments (jest, vitest, node's built-in test runner, mocha, each the
 //! project's own, found through the script's `PATH`) run with pith's observation added; every
 //! other command runs as written (`verbatim`), and its failure is an answer when it is the
 //! command's. A project whose script runs no runner pith knows falls back to the runner its
@@ -12,8 +12,12 @@
 //! path so no project file can stand in for it) streams starts and results as JSON lines beside
 //! it, so a run killed at the deadline or dying in band still tells what finished and what was
 //! running. node's test runner is read through pith's own reporter alone, with an exit hook in
-//! each test process telling which files ended through `process.exit()`. Coverage reports the
-//! runner writes go to the scratch directory.
+//! each test process telling which files ended through `process.exit()`. mocha takes one
+//! reporter: pith's, written per run into the scratch directory, runs the project's (the
+//! script's `--reporter`, else its `.mocharc.*`'s, else `spec`) inside itself on the same
+//! runner and writes jest's records, with mocha's own totals at their end; a failing hook is a
+//! setup or teardown record under the test it ran for. Coverage reports the runner writes go
+//! to the scratch directory.
 //!
 //! Observation adds, never changes: no `--ci`, no `CI`, no `--update=none`, no `--no-cache`
 //! (see `command` for why each flag pith still adds leaves the outcome alone). A runner writes
@@ -38,11 +42,11 @@
 //! workspace-relative; a file alone names all its tests. Tests that share a name are each
 //! counted, and an id names all of them. Re-runs give the runner the files (absolute paths,
 //! after `--` where the runner has it) and a full-name pattern (jest `-t`, vitest `-t`, node
-//! `--test-name-pattern`), every character of the names escaped, then keep only the tests asked
+//! `--test-name-pattern`, mocha `--grep`), every character of the names escaped, then keep only the tests asked
 //! for: the patterns can match more (jest's is case-insensitive, node 20's matches each level's
 //! own name). An id that starts with `-` is never passed on: it names no test.
 //!
-//! Tracing (`trace`): under node's runner each failing test runs again alone under
+//! Tracing (`trace`): under node's runner and mocha each failing test runs again alone under
 //! `NODE_V8_COVERAGE`, and V8's block coverage of the changed files tells the lines it ran
 //! (`trace`); jest (and vitest with `@vitest/coverage-v8` installed) transform the code, so
 //! their own V8 coverage, mapped back through the transforms' source maps, is read instead,
@@ -51,6 +55,8 @@
 //! Killed at the deadline: jest reports each test as it starts, so the running test is named;
 //! vitest batches its test events in the worker, so a test stuck in synchronous code is named by
 //! its file; node's child processes send nothing while blocked, so the same holds for node.
+//! mocha streams each test's start from its own process (serial mode), so the test is named;
+//! in parallel mode a file's events come only when its worker finishes it, so nothing is.
 
 mod command;
 mod coverage;
@@ -58,6 +64,7 @@ mod detect;
 pub(crate) mod events;
 mod exec;
 mod judge;
+mod mocha;
 pub(crate) mod node;
 mod package;
 mod parse;
@@ -191,7 +198,7 @@ impl Project {
             let rel = rel.to_string_lossy();
             let paths = js.script.paths();
             match js.runner {
-                Runner::Jest | Runner::Vitest => true,
+                Runner::Jest | Runner::Vitest | Runner::Mocha => true,
                 Runner::Node => {
                     paths.is_empty()
                         || paths.iter().any(|p| {

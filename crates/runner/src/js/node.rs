@@ -307,6 +307,7 @@ impl NodeEvents {
             status,
             messages,
             retried: 0,
+            phase: pith_model::Phase::Call,
         });
     }
 }

@@ -22,16 +22,18 @@ pub enum Runner {
     Jest,
     Vitest,
     Node,
+    Mocha,
 }
 
 impl Runner {
-    pub(crate) const ALL: [Runner; 3] = [Runner::Jest, Runner::Vitest, Runner::Node];
+    pub(crate) const ALL: [Runner; 4] = [Runner::Jest, Runner::Vitest, Runner::Node, Runner::Mocha];
 
     pub const fn name(self) -> &'static str {
         match self {
             Runner::Jest => "jest",
             Runner::Vitest => "vitest",
             Runner::Node => "node",
+            Runner::Mocha => "mocha",
         }
     }
 }
@@ -173,6 +175,19 @@ impl Script {
                 .count()
         };
         (count("test-reporter"), count("test-reporter-destination"))
+    }
+
+    /// mocha: the reporter the script names (`--reporter spec`, `-R dot`), which pith's
+    /// reporter runs inside itself (mocha takes one).
+    pub fn mocha_reporter(&self) -> Option<String> {
+        let i = self
+            .words
+            .iter()
+            .rposition(|w| matches!(option_name(&w.text), "reporter" | "R"))?;
+        match self.words[i].text.split_once('=') {
+            Some((_, v)) => Some(v.to_owned()),
+            None => self.words.get(i + 1).map(|w| w.text.clone()),
+        }
     }
 
     /// The positional arguments (node's files and globs).
@@ -356,6 +371,7 @@ fn runner_word(w: &str) -> Option<Runner> {
         "jest" | "jest.js" => Some(Runner::Jest),
         "vitest" | "vitest.mjs" => Some(Runner::Vitest),
         "node" => Some(Runner::Node),
+        "mocha" | "_mocha" | "mocha.js" => Some(Runner::Mocha),
         _ => None,
     }
 }
@@ -647,6 +663,58 @@ fn jest_role(name: &str) -> Role {
     }
 }
 
+/// What a mocha option is to pith. Its reporter is pith's, which runs the script's inside
+/// itself ([`Script::mocha_reporter`]); `--reporter-option` stays, for the project's reporter.
+fn mocha_role(name: &str) -> Role {
+    match name {
+        "reporter" | "R" | "watch" | "w" | "watch-files" | "watch-ignore" => Role::Managed,
+        "list-reporters" | "list-interfaces" | "help" | "h" | "version" | "V" | "dry-run"
+        | "inspect-brk" => Role::Unhonoured,
+        "grep" | "g" | "fgrep" | "f" | "invert" | "i" => Role::Select,
+        "spec" => Role::Path,
+        _ => Role::Keep,
+    }
+}
+
+/// mocha options whose value is the next word (its `run` command's string, number and array
+/// options: <https://mochajs.org/#command-line-usage>).
+const MOCHA_VALUE_OPTIONS: &[&str] = &[
+    "config",
+    "package",
+    "reporter",
+    "R",
+    "reporter-option",
+    "reporter-options",
+    "O",
+    "require",
+    "r",
+    "ui",
+    "u",
+    "timeout",
+    "t",
+    "timeouts",
+    "slow",
+    "s",
+    "grep",
+    "g",
+    "fgrep",
+    "f",
+    "retries",
+    "jobs",
+    "j",
+    "extension",
+    "file",
+    "ignore",
+    "exclude",
+    "spec",
+    "watch-files",
+    "watch-ignore",
+    "node-option",
+    "n",
+    "global",
+    "globals",
+];
+
 /// What a vitest option is to pith.
 fn vitest_role(name: &str) -> Role {
     let top = name.split('.').next().unwrap_or(name);
@@ -683,6 +751,7 @@ fn takes_value(runner: Runner, word: &str, name: &str) -> bool {
             None => !VITEST_BOOLEAN_OPTIONS.contains(&name),
         },
         Runner::Node => NODE_VALUE_OPTIONS.contains(&name),
+        Runner::Mocha => MOCHA_VALUE_OPTIONS.contains(&name),
     }
 }
 
@@ -719,6 +788,7 @@ fn runner_args(runner: Runner, rest: &[String], script: &mut Script) {
             Runner::Jest => jest_role(name),
             Runner::Vitest => vitest_role(name),
             Runner::Node => node_role(w),
+            Runner::Mocha => mocha_role(name),
         };
         script.words.push(Word {
             text: w.clone(),
@@ -742,6 +812,49 @@ mod tests {
 
     fn s(v: &[&str]) -> Vec<String> {
         v.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn mocha_words_are_kept_but_its_reporter_and_watch() {
+        let (r, sc) = from_script(
+            "mocha --reporter spec --check-leaks -r ./setup.js --parallel --bail --exit -O foo=bar 'test/**/*.spec.js' --grep slow",
+        )
+        .unwrap();
+        assert_eq!(r, Runner::Mocha);
+        assert_eq!(sc.mocha_reporter().as_deref(), Some("spec"));
+        assert_eq!(
+            sc.args(true),
+            s(&[
+                "--check-leaks",
+                "-r",
+                "./setup.js",
+                "--parallel",
+                "--bail",
+                "--exit",
+                "-O",
+                "foo=bar",
+                "test/**/*.spec.js",
+                "--grep",
+                "slow"
+            ])
+        );
+        assert_eq!(
+            sc.args(false),
+            s(&[
+                "--check-leaks",
+                "-r",
+                "./setup.js",
+                "--parallel",
+                "--bail",
+                "--exit",
+                "-O",
+                "foo=bar"
+            ])
+        );
+        let (_, sc) = from_script("node_modules/.bin/_mocha -R=dot --watch").unwrap();
+        assert_eq!(sc.mocha_reporter().as_deref(), Some("dot"));
+        assert!(sc.args(true).is_empty());
+        assert_eq!(from_script("mocha").unwrap().1.mocha_reporter(), None);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::PathMap;
 
 use super::command::{Files, Selection};
 use super::report::{Case, CaseStatus, Flavour, Suite};
-use super::{events, node, read, report, stack, test_id, Js, Runner};
+use super::{events, node, read, report, stack, test_id, Js, Runner, SEP};
 
 /// Everything read after a run, before judging it (the whole run's evidence, not one test's
 /// `verdict::Outcome`).
@@ -106,6 +106,8 @@ impl Js {
             Runner::Node => read_node(files),
             Runner::Jest => read_reports(Flavour::Jest, files),
             Runner::Vitest => read_reports(Flavour::Vitest, files),
+            // pith's mocha reporter writes jest's records, and mocha's totals at their end.
+            Runner::Mocha => read_reports(Flavour::Jest, files),
         }
     }
 }
@@ -148,6 +150,7 @@ pub(super) fn from_records(flavour: Flavour, json: Option<&str>, ev: events::Eve
         _ => {
             out.suites = ev.suites.clone();
             out.report = ev.any;
+            out.totals = ev.totals.unwrap_or_default();
         }
     }
     jest_worker_deaths(&mut out, &ev);
@@ -388,7 +391,12 @@ pub(super) fn tally(
             run.failures.push(suite_failure(paths, dir, &file, err));
         }
         for case in &suite.cases {
-            let id = test_id(&file, &case.names);
+            // A failure no file holds (mocha's root hook plugin): its names alone.
+            let id = if file.is_empty() {
+                case.names.join(SEP)
+            } else {
+                test_id(&file, &case.names)
+            };
             if sel.is_some_and(|s| !s.wants(&id, &file)) {
                 t.dropped_failure |= case.status == CaseStatus::Failed;
                 continue;
@@ -409,9 +417,11 @@ pub(super) fn tally(
                 CaseStatus::Skipped => run.skipped += 1,
                 CaseStatus::Pending => t.pending += 1,
                 CaseStatus::Failed => {
+                    // A hook's failure (mocha) counts as the runner counts it: one failure.
                     run.failed += 1;
-                    run.failures
-                        .push(case_failure(paths, dir, id, &case.messages));
+                    let mut f = case_failure(paths, dir, id, &case.messages);
+                    f.phase = case.phase;
+                    run.failures.push(f);
                 }
             }
         }

@@ -4,6 +4,7 @@
 //! occurs: tests that share a name (`test.each` with repeated titles, two `describe` blocks of
 //! one name) are separate records. Lenient: a field of the wrong type is absent, never a panic.
 
+use pith_model::Phase;
 use serde_json::Value;
 
 use crate::ParseError;
@@ -32,6 +33,9 @@ pub(crate) struct Case {
     /// Attempts that failed before the last one, when the runner counts them (jest's
     /// `invocations`): a test that passed after some passed on a retry.
     pub retried: u32,
+    /// `Call` for a test's own result; `Setup` or `Teardown` for a hook that failed for it
+    /// (mocha's `"before each" hook for "adds"`), a record of its own beside the test's.
+    pub phase: Phase,
 }
 
 /// One test file.
@@ -170,6 +174,7 @@ fn suite(r: &Value, flavour: Flavour) -> Suite {
             status,
             messages,
             retried,
+            phase: Phase::Call,
         });
     }
     if flavour == Flavour::Vitest {

@@ -1,4 +1,5 @@
-//! Tracing for node's test runner: which lines of the changed script files each failing test
+//! Tracing for node's test runner and mocha (which runs the code as written too, its parallel
+//! workers inheriting `NODE_V8_COVERAGE`): which lines of the changed script files each failing test
 //! executes. Each test (at most [`MAX_TESTS`]) runs again alone through the usual command with
 //! `NODE_V8_COVERAGE=<scratch dir>`, where node and its test processes write V8's block
 //! coverage as they exit; a changed file's ranges (byte offsets in UTF-16 units, nested ranges
@@ -75,15 +76,15 @@ fn utf16_len(s: &str) -> u64 {
 }
 
 impl Js {
-    /// See [`crate::Adapter::trace`]: node's runner here, one run per test; jest and vitest
-    /// through their coverage (`coverage`).
+    /// See [`crate::Adapter::trace`]: node's runner and mocha here, one run per test; jest and
+    /// vitest through their coverage (`coverage`).
     pub(super) fn trace_tests(
         &self,
         ctx: &Context<'_>,
         tests: &[String],
         files: &[String],
     ) -> Result<Option<Traced>, RunnerError> {
-        if self.runner != Runner::Node {
+        if !matches!(self.runner, Runner::Node | Runner::Mocha) {
             return self.trace_coverage(ctx, tests, files);
         }
         let Ok(program) = self.program() else {

@@ -9,7 +9,9 @@ use super::Runner;
 /// jest: 0 all passed; 1 tests failed, no test found ("No tests found, exiting with code 1"),
 /// a coverage threshold or a configuration error (or `--testFailureExitCode` for failures).
 /// vitest: 0 passed; 1 failed, no test files ("No test files found, exiting with code 1"),
-/// errors. node: 0 passed (also with no tests); 1 failed; 9 an invalid option.
+/// errors. node: 0 passed (also with no tests); 1 failed; 9 an invalid option. mocha: 0 passed;
+/// else its count of failures, or 1 when it found no test file (`Error: No test files found`)
+/// or could not start its run.
 pub(crate) fn exit_meaning(
     runner: Runner,
     code: i32,
@@ -30,6 +32,10 @@ pub(crate) fn exit_meaning(
     .any(|w| output.contains(w));
     match (runner, code) {
         (Runner::Jest | Runner::Vitest, 1) if no_tests => ExitMeaning::NoTests,
+        (Runner::Mocha, 1) if output.contains("No test files found") => ExitMeaning::NoTests,
+        // mocha exits with its count of failures (tests and hooks), at most 255, and 1 when
+        // the run stopped before it began (a file that did not load).
+        (Runner::Mocha, c) if c > 0 => ExitMeaning::Failed,
         (Runner::Jest, c) if failure_code == Some(c) => ExitMeaning::Failed,
         (Runner::Jest | Runner::Vitest | Runner::Node, 1) => ExitMeaning::Failed,
         (Runner::Node, 9) => ExitMeaning::UsageError,
@@ -84,6 +90,17 @@ mod tests {
         assert_eq!(exit_meaning(Runner::Vitest, 1, "", None), Failed);
         assert_eq!(exit_meaning(Runner::Node, 1, "", None), Failed);
         assert_eq!(exit_meaning(Runner::Node, 9, "", None), UsageError);
+        assert_eq!(exit_meaning(Runner::Mocha, 3, "", None), Failed);
+        assert_eq!(exit_meaning(Runner::Mocha, 255, "", None), Failed);
+        assert_eq!(
+            exit_meaning(
+                Runner::Mocha,
+                1,
+                "Error: No test files found: \"test\"",
+                None
+            ),
+            NoTests
+        );
         assert_eq!(exit_meaning(Runner::Node, 13, "", None), Other);
     }
 

@@ -590,7 +590,7 @@ impl Builder {
         let path = lookup(&all, "PATH").or_else(|| self.caller.get("PATH").cloned());
         let program = match runner {
             Runner::Node => resolve("node", &scope.cwd, path.as_deref()),
-            Runner::Jest | Runner::Vitest => {
+            Runner::Jest | Runner::Vitest | Runner::Mocha => {
                 let name = runner.name();
                 let first = &args[0];
                 if first.rsplit('/').next() == Some(name) {
@@ -1189,8 +1189,10 @@ mod tests {
             show(&read(&root).unwrap(), &root),
             "cmd(eslint .) && obs(jest)"
         );
-        write(&root, "package.json", r#"{"scripts":{"test":"mocha"}}"#);
+        write(&root, "package.json", r#"{"scripts":{"test":"ava"}}"#);
         assert!(read(&root).is_none());
+        write(&root, "package.json", r#"{"scripts":{"test":"mocha"}}"#);
+        assert_eq!(read(&root).unwrap().observed()[0].runner, Runner::Mocha);
         write(
             &root,
             "package.json",
@@ -1263,7 +1265,7 @@ mod tests {
         write(
             root,
             "package.json",
-            r#"{"scripts":{"test":"mocha"},"devDependencies":{"jest":"^29"}}"#,
+            r#"{"scripts":{"test":"ava"},"devDependencies":{"jest":"^29"}}"#,
         );
         assert!(read(root).is_none());
         write(root, "package.json", "{not json");
