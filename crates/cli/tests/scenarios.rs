@@ -445,8 +445,8 @@ fn installed(program: &str, arg: &str, setup: &str) {
 #[test]
 fn every_runner_has_the_shared_scenarios() {
     let runners = [
-        "nextest", "cargo", "ctest", "go", "pytest", "unittest", "jest", "vitest", "node", "maven",
-        "bazel",
+        "nextest", "cargo", "ctest", "go", "pytest", "unittest", "jest", "vitest", "node", "mocha",
+        "maven", "bazel",
     ];
     for runner in runners {
         for scenario in [
