@@ -7,9 +7,6 @@
 // It listens only; it changes nothing a test can see beyond its two listeners. pith writes this
 // file per run with the record file's path in place of the marker below.
 'use strict';
-const fs = require('fs');
-const openSync = fs.openSync;
-const writeSync = fs.writeSync;
 const stringify = JSON.stringify;
 const DEST = "__PITH_EXITS__";
 // node's runner itself loads the hook too: only test processes, which run one file, record.
@@ -22,8 +19,11 @@ if (typeof file === 'string' && !process.execArgv.includes('--test')) {
   process.on('exit', (code) => {
     if (natural) return;
     try {
-      const fd = openSync(DEST, 'a');
-      writeSync(fd, stringify({ type: 'pith:exit', file, code }) + '\n');
+      // Loaded only here, on the rare exit it records: `require('fs')` when the hook loads
+      // costs every test process ~2 ms.
+      const fs = require('fs');
+      const fd = fs.openSync(DEST, 'a');
+      fs.writeSync(fd, stringify({ type: 'pith:exit', file, code }) + '\n');
     } catch (_) {
       // Nothing to tell it to: the file's own result stands.
     }
