@@ -33,6 +33,8 @@ pub const TARGETS: &[(&str, Entry)] = &[
     ("node_events", node_events),
     ("libtest_text", libtest_text),
     ("pytest_records", pytest_records),
+    ("unittest_records", unittest_records),
+    ("mocha_output", mocha_output),
     ("gtest_json", gtest_json),
     ("report_sniff", report_sniff),
     ("bazel_bep", bazel_bep),
@@ -184,6 +186,17 @@ pub fn pytest_records(data: &[u8]) {
     let text = text(data);
     let _ = pytest::faults::stacks(&text);
     let _ = pytest::faults::compact(&text, &paths);
+}
+
+/// The JSON lines pith's unittest result class writes.
+pub fn unittest_records(data: &[u8]) {
+    let _ = crate::unittest::records::parse(data);
+}
+
+/// What mocha prints when a file stops a serial run before any reporter exists (its records
+/// are jest's shape, fed by `jest_json`).
+pub fn mocha_output(data: &[u8]) {
+    let _ = js::mocha::load_failure(&text(data));
 }
 
 /// GoogleTest's JSON report: the cases, then the run `--report` builds from them.

@@ -10,7 +10,7 @@ const MARKER: &str = "Exception during run: ";
 
 /// The file that did not load (as mocha printed it, absolute) and its error as an error text:
 /// `Name: message`, then a frame at the file's line when mocha printed one.
-pub(super) fn load_failure(output: &str) -> Option<(String, String)> {
+pub(crate) fn load_failure(output: &str) -> Option<(String, String)> {
     let clean = crate::text::strip_ansi(output);
     let at = clean.find(MARKER)?;
     let text = &clean[at + MARKER.len()..];

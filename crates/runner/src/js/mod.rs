@@ -64,7 +64,7 @@ mod detect;
 pub(crate) mod events;
 mod exec;
 mod judge;
-mod mocha;
+pub(crate) mod mocha;
 pub(crate) mod node;
 mod package;
 mod parse;

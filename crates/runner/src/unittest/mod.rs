@@ -17,7 +17,7 @@
 mod command;
 mod detect;
 mod judge;
-mod records;
+pub(crate) mod records;
 
 use std::path::{Path, PathBuf};
 
