@@ -54,6 +54,50 @@ fn a_testmain_that_never_runs_the_tests_is_not_green() {
     );
 }
 
+/// The listing that tells which tests a package declares is kept between runs (pith's cache)
+/// only while the module's Go files stay as they were: a package added after a green run, whose
+/// `TestMain` exits 0 before `m.Run`, is still caught. Each run here comes after one whose
+/// listing was kept, so a stale listing would answer green.
+#[test]
+fn a_package_added_after_a_green_run_is_listed_again() {
+    let ws = case("testmain_skips");
+    let root = ws.path();
+    let moved = root.join("exitzero");
+    let aside = root.join("_aside");
+    std::fs::rename(&moved, &aside).unwrap();
+    std::fs::remove_dir_all(root.join("nomrun")).unwrap();
+    for _ in 0..2 {
+        let green = pith(root, &[]);
+        assert_eq!(
+            (green.status(), green.code),
+            ("TestsPassed", 0),
+            "{}",
+            green.line
+        );
+    }
+    std::fs::rename(&aside, &moved).unwrap();
+    let a = pith(root, &[]);
+    assert_eq!((a.status(), a.code), ("RunnerFailed", 1), "{}", a.line);
+    assert!(
+        a.json["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("exitzero never ran 2 of its 2 tests")),
+        "{}",
+        a.line
+    );
+    // A test added to a package already listed: its own declared tests, read again.
+    std::fs::rename(&moved, &aside).unwrap();
+    let green = pith(root, &[]);
+    assert_eq!(green.status(), "TestsPassed", "{}", green.line);
+    std::fs::write(
+        root.join("ok/more_test.go"),
+        "package ok\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) { os.Exit(0) }\n\nfunc TestMore(t *testing.T) {}\n",
+    )
+    .unwrap();
+    let a = pith(root, &[]);
+    assert_eq!((a.status(), a.code), ("RunnerFailed", 1), "{}", a.line);
+}
+
 /// False green: a test ends the binary with status 0 (`syscall.Exit(0)`; the testing package
 /// only guards `os.Exit`). test2json hands the package's `ok` to the running test, go exits 0,
 /// and the failing test after it never runs.

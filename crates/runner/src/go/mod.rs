@@ -52,6 +52,7 @@ mod detect;
 pub(crate) mod events;
 mod failure;
 mod judge;
+mod listcache;
 mod locate;
 mod output;
 mod parse;
@@ -248,11 +249,28 @@ impl Go {
     /// module and its compiled test files. Read line by line: a module of many thousands of
     /// packages costs what is kept of each, not the text.
     fn list(&self, ctx: &Context<'_>, go: &Path) -> Result<Listing, RunnerError> {
+        self.list_keeping(ctx, go, None)
+    }
+
+    /// [`Go::list`], its lines also put in `lines` when go listed every package it was asked
+    /// for (exit 0).
+    fn list_keeping(
+        &self,
+        ctx: &Context<'_>,
+        go: &Path,
+        lines: Option<&mut Vec<String>>,
+    ) -> Result<Listing, RunnerError> {
         let mut cmd = command(go, &self.dir);
         cmd.args(["list", "-e", "-f", locate::LIST_FORMAT, "./..."]);
         let mut listed: Vec<locate::Listed> = Vec::new();
+        let mut raw: Vec<String> = Vec::new();
+        let keep = lines.is_some();
         let mut sink = |line: &[u8]| {
-            listed.extend(locate::Listed::parse(&String::from_utf8_lossy(line)));
+            let line = String::from_utf8_lossy(line);
+            listed.extend(locate::Listed::parse(&line));
+            if keep {
+                raw.push(line.into_owned());
+            }
         };
         let out = match process::run_lines(cmd, ctx.deadline, ctx.cancel, &mut sink) {
             Ok(o) => o,
@@ -271,17 +289,43 @@ impl Go {
             crate::verdict::stopped(&mut run, None, crate::verdict::tail(ctx.paths, &stderr));
             return Ok(Listing::Stop(Box::new(run)));
         }
+        if let (Some(lines), true) = (lines, out.success()) {
+            *lines = raw;
+        }
         // Anything else go list cannot do, go test will say in its own words.
         Ok(Listing::Ok(listed))
     }
 
+    /// [`Go::list`] from pith's cache when nothing it reads changed since (see `listcache`),
+    /// else listed and kept.
+    fn list_cached(&self, ctx: &Context<'_>, go: &Path) -> Result<Listing, RunnerError> {
+        let key = listcache::fingerprint(&self.dir, go, locate::LIST_FORMAT);
+        if let Some(lines) = key.and_then(|k| listcache::load(ctx.cache, &self.dir, k)) {
+            let listed = lines
+                .iter()
+                .filter_map(|l| locate::Listed::parse(l))
+                .collect();
+            return Ok(Listing::Ok(listed));
+        }
+        let mut lines = Vec::new();
+        let listing = self.list_keeping(ctx, go, Some(&mut lines))?;
+        // Kept only when nothing moved while go listed: the lines are then the key's.
+        if let Some(k) = key.filter(|_| matches!(listing, Listing::Ok(_)) && !lines.is_empty()) {
+            if listcache::fingerprint(&self.dir, go, locate::LIST_FORMAT) == Some(k) {
+                listcache::save(ctx.cache, &self.dir, k, &lines);
+            }
+        }
+        Ok(listing)
+    }
+
     /// The whole module where no go.work reaches it: `go test ./...` stays inside the module
     /// whatever `go list` says, so the listing (which the judge needs) runs beside the tests
-    /// instead of before them, and a green run costs what `go test ./...` costs.
+    /// instead of before them, or comes from pith's cache when the module's packages did not
+    /// change, and a green run costs what `go test ./...` costs.
     fn run_whole(&self, ctx: &Context<'_>, go: &Path) -> Result<Run, RunnerError> {
         let whole = ["./...".to_owned()];
         let (listing, tested) = std::thread::scope(|s| {
-            let lister = s.spawn(|| self.list(ctx, go));
+            let lister = s.spawn(|| self.list_cached(ctx, go));
             let tested = self.go_test_process(ctx, go, None, &whole);
             (lister.join(), tested)
         });
