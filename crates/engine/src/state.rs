@@ -276,8 +276,9 @@ fn run_tests(
         let recorded_run = recovering(s, |s| s.record(g, &selection, requested, &mut report));
         recorded = keep(recorded_run, &mut warnings).is_some();
     }
-    // What the runners printed, for `pith output`, is written while the history is pruned: any run that ran to its end keeps it, a run the history cannot
-    // record included (its output is all there is to read then).
+    // What the runners printed, for `pith output`, is written while the history is pruned:
+    // any run that ran to its end keeps it, a run the history cannot record included (its
+    // output is all there is to read then).
     std::thread::scope(|sc| {
         let keeping = store.as_ref().filter(|_| !cancelled).map(|s| {
             let (shelf, root, report) = (s.output_shelf(), &root, &report);
