@@ -230,6 +230,13 @@ matrix! {
     mocha_v9_single => Row { runner: Some("mocha"), passed: Some(2), budget: Some(ONE_FAILURE_BUDGET), extra: shows::js_single_reruns, modules: Some("mocha9"), ..row("js/mocha/single", FAILED, 1) };
     mocha_v9_helper50 => Row { runner: Some("mocha"), failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), extra: shows::js_helper50, modules: Some("mocha9"), ..row("js/mocha/helper50", FAILED, 1) };
 
+    // ---- jest at the oldest version pith supports, 27.0.6 (every jest package at 27.0.x, as
+    // a project that pinned it then has them); the rows above run the newest, 30.5.2 ----
+    jest_v27_green => Row { runner: Some("jest"), passed: Some(3), budget: Some(GREEN_BUDGET), modules: Some("jest27"), ..row("js/jest/green", PASSED, 0) };
+    jest_v27_single => Row { runner: Some("jest"), passed: Some(2), budget: Some(ONE_FAILURE_BUDGET), extra: shows::js_single_reruns, modules: Some("jest27"), ..row("js/jest/single", FAILED, 1) };
+    jest_v27_helper50 => Row { runner: Some("jest"), failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), extra: shows::js_helper50, modules: Some("jest27"), ..row("js/jest/helper50", FAILED, 1) };
+    jest_v27_load_error => Row { runner: Some("jest"), passed: Some(1), extra: shows::js_load_error, modules: Some("jest27"), ..row("js/jest/load_error", COLLECT, 1) };
+
     // ---- JVM: Maven and Surefire (JUnit 5); Gradle has its own tests in jvm_cli.rs ----
     maven_green => Row { runner: Some("maven"), passed: Some(3), budget: Some(GREEN_BUDGET), snapshot: true, extra: shows::maven_green, ..row("java/maven/green", PASSED, 0) };
     maven_single => Row { budget: Some(ONE_FAILURE_BUDGET), snapshot: true, extra: shows::maven_single, ..row("java/maven/single", FAILED, 1) };
@@ -398,11 +405,10 @@ fn workspace(fixture_path: &str, modules: Option<&str>) -> Fixture {
             .join("tests/fixtures/js")
             .join(set)
             .join("node_modules");
-        let runner = if set.starts_with("mocha") {
-            "mocha"
-        } else {
-            "vitest"
-        };
+        let runner = ["mocha", "jest"]
+            .into_iter()
+            .find(|r| set.starts_with(r))
+            .unwrap_or("vitest");
         assert!(
             m.join(".bin").join(runner).is_file(),
             "{set} is not installed for the fixtures: run scripts/setup/js.sh"
