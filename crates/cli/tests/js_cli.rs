@@ -538,3 +538,40 @@ fn a_vitest_outside_the_supported_range_is_named_and_not_run() {
         assert!(!started.exists(), "vitest {version} was started");
     }
 }
+
+/// jest outside 27–30 likewise: its version from `node_modules/jest/package.json`, never a
+/// start.
+#[test]
+fn a_jest_outside_the_supported_range_is_named_and_not_run() {
+    use std::os::unix::fs::PermissionsExt;
+    for version in ["26.6.3", "31.0.0"] {
+        let ws = fixture("js/jest/green");
+        let modules = ws.path().join("node_modules");
+        std::fs::create_dir_all(modules.join(".bin")).unwrap();
+        std::fs::create_dir_all(modules.join("jest")).unwrap();
+        std::fs::write(
+            modules.join("jest/package.json"),
+            format!(r#"{{"name": "jest", "version": "{version}"}}"#),
+        )
+        .unwrap();
+        let started = ws.path().join("started");
+        let bin = modules.join(".bin/jest");
+        std::fs::write(
+            &bin,
+            format!("#!/bin/sh\ntouch '{}'\nexit 1\n", started.display()),
+        )
+        .unwrap();
+        std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let a = pith(ws.path(), &[]);
+        assert_eq!((a.status(), a.code), ("RunnerMissing", 2), "{}", a.line);
+        assert_eq!(a.json["runner"], "jest", "{}", a.line);
+        assert!(
+            a.line.contains(&format!(
+                "jest {version} is installed; pith supports jest 27.0 to 30.x"
+            )),
+            "{}",
+            a.line
+        );
+        assert!(!started.exists(), "jest {version} was started");
+    }
+}

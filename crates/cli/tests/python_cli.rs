@@ -164,3 +164,47 @@ fn example_workspace_shows_its_bug() {
     );
     a.assert_budget(ONE_FAILURE_BUDGET);
 }
+
+/// A pytest outside 7–9 in the project's `.venv` (here a stand-in package with that version,
+/// whose `main` records any start) is not run: `RunnerMissing`, exit 2, naming the version
+/// found and the range supported, told by the one Python process pith starts anyway.
+#[test]
+fn a_pytest_outside_the_supported_range_is_named_and_not_run() {
+    for version in ["6.2.5", "10.0.0"] {
+        let ws = fixture("python/green");
+        let made = std::process::Command::new("python3")
+            .args(["-m", "venv", "--without-pip", ".venv"])
+            .current_dir(ws.path())
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(made, "python3 -m venv failed");
+        let lib = std::fs::read_dir(ws.path().join(".venv/lib"))
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        let pkg = lib.join("site-packages/pytest");
+        std::fs::create_dir_all(&pkg).unwrap();
+        let started = ws.path().join("started");
+        std::fs::write(
+            pkg.join("__init__.py"),
+            format!(
+                "__version__ = {version:?}\n\ndef main():\n    open({:?}, 'w').close()\n    return 0\n",
+                started.display().to_string()
+            ),
+        )
+        .unwrap();
+        let a = pith(ws.path(), &[]);
+        assert_eq!((a.status(), a.code), ("RunnerMissing", 2), "{}", a.line);
+        assert_eq!(a.json["runner"], "pytest", "{}", a.line);
+        assert!(
+            a.line.contains(&format!(
+                "pytest {version} is installed for .venv/bin/python; pith supports pytest 7.0 to 9.x"
+            )),
+            "{}",
+            a.line
+        );
+        assert!(!started.exists(), "pytest {version} was started");
+    }
+}

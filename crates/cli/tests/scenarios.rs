@@ -44,6 +44,9 @@ struct Row {
     /// JavaScript: the package set under `tests/fixtures/js` linked in as the copy's
     /// `node_modules` (`vitest1`: a pinned older runner); `None`, the shared one.
     modules: Option<&'static str>,
+    /// Python: the virtualenv under `tests/fixtures/python/<venv>/venv` the run activates
+    /// (`pytest7`: a pinned older pytest); `None`, the caller's python3.
+    venv: Option<&'static str>,
 }
 
 const fn row(fixture: &'static str, status: &'static str, code: i32) -> Row {
@@ -62,6 +65,7 @@ const fn row(fixture: &'static str, status: &'static str, code: i32) -> Row {
         snapshot: false,
         extra: |_, _| {},
         modules: None,
+        venv: None,
     }
 }
 
@@ -149,6 +153,13 @@ matrix! {
     pytest_hang => Row { args: &["--timeout", "10"], within: Some(30), extra: shows::python_hang, ..row("python/hang", TIMED_OUT, 1) };
     pytest_empty => row("python/empty", NO_TESTS, 1);
 
+    // ---- pytest at the oldest version pith supports, 7.0.0, in the virtualenv
+    // scripts/setup/python.sh makes for it; the rows above run the newest, python3's 9.x ----
+    pytest_v7_green => Row { runner: Some("pytest"), passed: Some(3), budget: Some(GREEN_BUDGET), extra: shows::no_progress, venv: Some("pytest7"), ..row("python/green", PASSED, 0) };
+    pytest_v7_single => Row { runner: Some("pytest"), passed: Some(3), budget: Some(ONE_FAILURE_BUDGET), extra: shows::python_single_reruns, venv: Some("pytest7"), ..row("python/single", FAILED, 1) };
+    pytest_v7_helper50 => Row { runner: Some("pytest"), failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), extra: shows::python_helper50, venv: Some("pytest7"), ..row("python/helper50", FAILED, 1) };
+    pytest_v7_load_error => Row { runner: Some("pytest"), extra: shows::python_load_error, venv: Some("pytest7"), ..row("python/load_error", COLLECT, 1) };
+
     // ---- Python: unittest, in a project whose `.venv` has no pytest (see `workspace`) ----
     unittest_green => Row { runner: Some("unittest"), passed: Some(3), budget: Some(GREEN_BUDGET), snapshot: true, extra: shows::no_progress, ..row("python/unittest/green", PASSED, 0) };
     unittest_single => Row { runner: Some("unittest"), passed: Some(3), budget: Some(ONE_FAILURE_BUDGET), snapshot: true, extra: shows::unittest_single, ..row("python/unittest/single", FAILED, 1) };
@@ -230,6 +241,13 @@ matrix! {
     mocha_v9_single => Row { runner: Some("mocha"), passed: Some(2), budget: Some(ONE_FAILURE_BUDGET), extra: shows::js_single_reruns, modules: Some("mocha9"), ..row("js/mocha/single", FAILED, 1) };
     mocha_v9_helper50 => Row { runner: Some("mocha"), failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), extra: shows::js_helper50, modules: Some("mocha9"), ..row("js/mocha/helper50", FAILED, 1) };
 
+    // ---- jest at the oldest version pith supports, 27.0.6 (every jest package at 27.0.x, as
+    // a project that pinned it then has them); the rows above run the newest, 30.5.2 ----
+    jest_v27_green => Row { runner: Some("jest"), passed: Some(3), budget: Some(GREEN_BUDGET), modules: Some("jest27"), ..row("js/jest/green", PASSED, 0) };
+    jest_v27_single => Row { runner: Some("jest"), passed: Some(2), budget: Some(ONE_FAILURE_BUDGET), extra: shows::js_single_reruns, modules: Some("jest27"), ..row("js/jest/single", FAILED, 1) };
+    jest_v27_helper50 => Row { runner: Some("jest"), failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), extra: shows::js_helper50, modules: Some("jest27"), ..row("js/jest/helper50", FAILED, 1) };
+    jest_v27_load_error => Row { runner: Some("jest"), passed: Some(1), extra: shows::js_load_error, modules: Some("jest27"), ..row("js/jest/load_error", COLLECT, 1) };
+
     // ---- JVM: Maven and Surefire (JUnit 5); Gradle has its own tests in jvm_cli.rs ----
     maven_green => Row { runner: Some("maven"), passed: Some(3), budget: Some(GREEN_BUDGET), snapshot: true, extra: shows::maven_green, ..row("java/maven/green", PASSED, 0) };
     maven_single => Row { budget: Some(ONE_FAILURE_BUDGET), snapshot: true, extra: shows::maven_single, ..row("java/maven/single", FAILED, 1) };
@@ -246,7 +264,11 @@ matrix! {
 /// Runs one row and checks what it expects.
 fn check(name: &str, row: &Row) {
     let ws = workspace(row.fixture, row.modules);
-    let pith = |root: &Path, args: &[&str]| match unittest_venv(row.fixture) {
+    let venv = row
+        .venv
+        .map(pinned_venv)
+        .or_else(|| unittest_venv(row.fixture).map(str::to_owned));
+    let pith = |root: &Path, args: &[&str]| match &venv {
         Some(venv) => common::pith_with(root, args, &[("VIRTUAL_ENV", venv)], &[]),
         None => pith(root, args),
     };
@@ -291,6 +313,30 @@ fn check(name: &str, row: &Row) {
     if row.snapshot {
         insta::assert_snapshot!(name, a.stable());
     }
+}
+
+/// A pinned runner's virtualenv (`tests/fixtures/python/<name>/venv`), made by the setup script.
+fn pinned_venv(name: &str) -> String {
+    let venv = common::repo_root()
+        .join("tests/fixtures/python")
+        .join(name)
+        .join("venv");
+    assert!(
+        venv.join("bin/python").is_file(),
+        "{name} is not installed for the fixtures: run scripts/setup/python.sh"
+    );
+    // The pytest the rows mean to run is the one there (`pytest7`: 7.0.x).
+    let version = std::process::Command::new(venv.join("bin/python"))
+        .args(["-c", "import pytest; print(pytest.__version__)"])
+        .output()
+        .expect("the venv's python runs");
+    let version = String::from_utf8_lossy(&version.stdout);
+    let major = name.trim_start_matches("pytest");
+    assert!(
+        version.starts_with(&format!("{major}.")),
+        "{name} holds pytest {version}: run scripts/setup/python.sh"
+    );
+    venv.to_string_lossy().into_owned()
 }
 
 /// The unittest rows run with an activated virtualenv that has no pytest (made once, outside
@@ -398,11 +444,10 @@ fn workspace(fixture_path: &str, modules: Option<&str>) -> Fixture {
             .join("tests/fixtures/js")
             .join(set)
             .join("node_modules");
-        let runner = if set.starts_with("mocha") {
-            "mocha"
-        } else {
-            "vitest"
-        };
+        let runner = ["mocha", "jest"]
+            .into_iter()
+            .find(|r| set.starts_with(r))
+            .unwrap_or("vitest");
         assert!(
             m.join(".bin").join(runner).is_file(),
             "{set} is not installed for the fixtures: run scripts/setup/js.sh"
@@ -696,6 +741,22 @@ mod shows {
             .as_str()
             .unwrap()
             .starts_with("tests/test_prices.py:15 "));
+    }
+
+    /// [`python_single`], and its id from the answer re-runs exactly that test, with the same
+    /// virtualenv; an id that names nothing is not found.
+    pub(super) fn python_single_reruns(a: &Answer, ws: &Path) {
+        python_single(a, ws);
+        let venv = pinned_venv("pytest7");
+        let id = a.failures()[0]["test"].as_str().unwrap().to_owned();
+        let again = common::pith_with(ws, &[&id], &[("VIRTUAL_ENV", &venv)], &[]);
+        assert_eq!((again.status(), again.code), (FAILED, 1), "{}", again.line);
+        assert_eq!(again.count("failed"), 1, "{}", again.line);
+        assert!(again.json.get("passed").is_none(), "{}", again.line);
+        assert_eq!(again.failures()[0]["test"], id.as_str(), "{}", again.line);
+        let gone = "tests/test_prices.py::test_not_there";
+        let missing = common::pith_with(ws, &[&id, gone], &[("VIRTUAL_ENV", &venv)], &[]);
+        assert_eq!(missing.json["notFound"][0], gone, "{}", missing.line);
     }
 
     pub(super) fn python_helper50(a: &Answer, ws: &Path) {

@@ -103,13 +103,14 @@ impl Js {
         Ok(program)
     }
 
-    /// The runner beside `program` is in the range pith observes (vitest, mocha); else the
-    /// install hint saying why not.
+    /// The runner beside `program` is in the range pith observes (jest, vitest, mocha); else
+    /// the install hint saying why not.
     fn in_range(&self, program: &Path) -> Result<(), String> {
         match self.runner {
+            Runner::Jest => jest_in_range(program),
             Runner::Vitest => vitest_in_range(program),
             Runner::Mocha => mocha_in_range(program),
-            Runner::Jest | Runner::Node => Ok(()),
+            Runner::Node => Ok(()),
         }
     }
 
@@ -217,12 +218,10 @@ impl Js {
             .unwrap_or_default();
         match self.runner {
             Runner::Jest => {
-                // jest's V8 provider came with jest 25; before it, its default (babel and
-                // istanbul) is the only one, and maps to the source as well.
+                // Every jest in pith's range (27 and later) has the V8 provider.
                 let cover = cover.map(|c| JestCover {
                     globs: &c.globs,
-                    v8: !c.instrument
-                        && Self::installed_major(program, "jest").is_none_or(|m| m >= 25),
+                    v8: !c.instrument,
                 });
                 self.jest_args(&mut cmd, files, sel, cover.as_ref(), &targets)
             }
@@ -427,6 +426,35 @@ impl Js {
     }
 }
 
+/// The jest majors pith observes (README, Runners): every option pith passes (`--json`,
+/// `--outputFile`, `--testLocationInResults`, `--no-watchman`, `--reporters`, `--coverage*`,
+/// `--collectCoverageFrom`, `--testNamePattern`, `--runTestsByPath`) is in jest-cli's options
+/// from 27.0 (checked in 27.0.6's `args.js`), and 27's reporter dispatcher already calls the
+/// hooks pith's reporter answers (`onTestFileStart`, `onTestCaseResult`, `onTestFileResult`);
+/// the scenario rows run 27.0.6 and 30.5.2. jest 26 and older lack `onTestCaseResult` (27.0's
+/// changelog), so a run killed at its deadline would not say which tests finished; a major
+/// newer than pith knows may have moved an option.
+pub(super) const JEST_MAJORS: std::ops::RangeInclusive<u32> = 27..=30;
+
+/// The jest beside `program` is one pith observes; else why not, as [`vitest_in_range`]. Its
+/// version is `jest`'s package, else `jest-cli`'s (a project may depend on the CLI alone).
+fn jest_in_range(program: &Path) -> Result<(), String> {
+    let Some(version) = Js::installed_version(program, "jest")
+        .or_else(|| Js::installed_version(program, "jest-cli"))
+    else {
+        return Ok(());
+    };
+    match major(&version) {
+        Some(m) if JEST_MAJORS.contains(&m) => Ok(()),
+        _ => Err(format!(
+            "jest {version} is installed; pith supports jest {}.0 to {}.x: install one of those (npm install -D jest@{})",
+            JEST_MAJORS.start(),
+            JEST_MAJORS.end(),
+            JEST_MAJORS.end()
+        )),
+    }
+}
+
 /// The mocha majors pith observes (README, Runners): 9 to 11, each serializing a test's
 /// `titlePath()` for reporters in parallel mode and exporting the `loadOptions` pith's reporter
 /// reads the project's reporter with (checked on 9.2.2 and 11.8.0, the scenario rows'); a
@@ -511,8 +539,8 @@ fn vitest_name_pattern(pattern: &str, major: Option<u32>) -> String {
 }
 
 /// jest's coverage of the traced files alone, whatever the configuration says of coverage: V8's
-/// (no instrumentation; jest maps it back through each transform's source map; before jest 25,
-/// its babel and istanbul instrumentation, the only provider then), as istanbul's
+/// (no instrumentation; jest maps it back through each transform's source map) or, where the
+/// run traces itself, babel's and istanbul's instrumentation, as istanbul's
 /// JSON, with no thresholds to judge and no ignore pattern that could hide a traced file (the
 /// one given matches no path).
 fn jest_cover(cmd: &mut Command, cover: &JestCover<'_>) {
@@ -525,15 +553,13 @@ fn jest_cover(cmd: &mut Command, cover: &JestCover<'_>) {
     if cover.v8 {
         cmd.arg("--coverageProvider=v8");
     }
-    // One option per glob: every jest reads repeated options as a list, while a JSON array
-    // in one option is read only by jest 24 and later (jest 22 takes it for one glob that
-    // matches nothing).
+    // One option per glob: every jest reads repeated options as a list.
     for g in cover.globs {
         cmd.arg(format!("--collectCoverageFrom={g}"));
     }
 }
 
-/// What a jest tracing re-run covers: the globs, and whether through V8 (jest 25+).
+/// What a jest tracing re-run covers: the globs, and whether through V8.
 struct JestCover<'a> {
     globs: &'a [String],
     v8: bool,
@@ -680,17 +706,7 @@ mod tests {
     use crate::js::is_test_id;
 
     #[test]
-    fn jest_coverage_takes_one_option_per_glob_and_v8_only_from_jest_25() {
-        let d = tempfile::tempdir().unwrap();
-        let bin = d.path().join("node_modules/.bin/jest");
-        std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
-        std::fs::create_dir_all(d.path().join("node_modules/jest")).unwrap();
-        let pkg = d.path().join("node_modules/jest/package.json");
-        std::fs::write(&pkg, r#"{"version": "22.4.3"}"#).unwrap();
-        assert_eq!(Js::installed_major(&bin, "jest"), Some(22));
-        std::fs::write(&pkg, r#"{"version": "30.0.5"}"#).unwrap();
-        assert_eq!(Js::installed_major(&bin, "jest"), Some(30));
-        assert_eq!(Js::installed_major(&bin, "vitest"), None);
+    fn jest_coverage_takes_one_option_per_glob_and_v8_unless_instrumented() {
         let globs = ["src/a.js".to_owned(), "lib/b.js".to_owned()];
         let args = |v8| {
             let mut cmd = Command::new("jest");
@@ -699,10 +715,13 @@ mod tests {
                 .map(|a| a.to_string_lossy().into_owned())
                 .collect::<Vec<_>>()
         };
-        let old = args(false);
-        assert!(old.iter().all(|a| !a.starts_with("--coverageProvider")));
+        let instrumented = args(false);
+        assert!(instrumented
+            .iter()
+            .all(|a| !a.starts_with("--coverageProvider")));
         assert_eq!(
-            old.iter()
+            instrumented
+                .iter()
                 .filter(|a| a.starts_with("--collectCoverageFrom="))
                 .collect::<Vec<_>>(),
             [
@@ -711,6 +730,48 @@ mod tests {
             ]
         );
         assert!(args(true).contains(&"--coverageProvider=v8".to_owned()));
+    }
+
+    #[test]
+    fn jest_outside_27_to_30_is_named_with_the_range() {
+        let d = tempfile::tempdir().unwrap();
+        let bin = d.path().join("node_modules/.bin/jest");
+        std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
+        // No package.json beside it: taken for a current one.
+        assert_eq!(jest_in_range(&bin), Ok(()));
+        // A project that depends on jest-cli alone: its version.
+        let cli = d.path().join("node_modules/jest-cli");
+        std::fs::create_dir_all(&cli).unwrap();
+        std::fs::write(cli.join("package.json"), r#"{"version": "26.6.3"}"#).unwrap();
+        assert!(jest_in_range(&bin).is_err());
+        std::fs::create_dir_all(d.path().join("node_modules/jest")).unwrap();
+        let pkg = d.path().join("node_modules/jest/package.json");
+        for (version, ok) in [
+            ("22.4.3", false),
+            ("26.6.3", false),
+            ("27.0.6", true),
+            ("29.7.0", true),
+            ("30.5.2", true),
+            ("31.0.0", false),
+        ] {
+            std::fs::write(&pkg, format!(r#"{{"version": "{version}"}}"#)).unwrap();
+            assert_eq!(
+                Js::installed_major(&bin, "jest"),
+                major(version),
+                "{version}"
+            );
+            let r = jest_in_range(&bin);
+            assert_eq!(r.is_ok(), ok, "{version}: {r:?}");
+            if let Err(hint) = r {
+                assert!(
+                    hint.starts_with(&format!(
+                        "jest {version} is installed; pith supports jest 27.0 to 30.x"
+                    )),
+                    "{hint}"
+                );
+            }
+        }
+        assert_eq!(Js::installed_major(&bin, "vitest"), None);
     }
 
     #[test]

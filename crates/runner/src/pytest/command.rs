@@ -183,17 +183,54 @@ pub(super) fn to_dir_ids(
 /// under pith: a false green). `-c` puts `''` there; [`CONSOLE`] takes it off again before
 /// pytest is imported (`-P` would, from Python 3.11 only; `PYTHONSAFEPATH` would reach every
 /// Python the tests start). `pytest.main()` is what the console script calls (its wrapper,
-/// `console_main`, is deprecated for callers in pytest 9).
+/// `console_main`, is deprecated for callers in pytest 9). Between the import and the call,
+/// [`version_check`].
 const CONSOLE: &str = "import sys\n\
-if sys.path and sys.path[0] == '':\n    del sys.path[0]\n\
-import pytest\n\
-sys.exit(pytest.main())";
+if sys.path and sys.path[0] == '':\n    del sys.path[0]\n";
 /// As [`CONSOLE`], the working directory kept first on `sys.path`, by its path as `-m` puts it
 /// (a test that changes directory imports from where pytest started): `python -m pytest`.
 const MODULE: &str = "import os, sys\n\
-if sys.path and sys.path[0] == '':\n    sys.path[0] = os.getcwd()\n\
-import pytest\n\
-sys.exit(pytest.main())";
+if sys.path and sys.path[0] == '':\n    sys.path[0] = os.getcwd()\n";
+
+/// The pytest majors pith observes (README, Runners): the plugin's hooks and the options pith
+/// passes (`-p`, `-q`, `--color=no`, ids after `--`) work alike from 7.0 (checked on 7.0.0 and
+/// 9.2.0, the scenario rows' ends: the same records, tracing in the run included). Older
+/// majors are not checked (the plugin reads `config.rootpath`, which came with 6.1, and
+/// pytest's `runtestprotocol` to re-run traced tests), and a major newer than pith knows may
+/// have moved a hook it uses.
+pub(super) const PYTEST_MAJORS: std::ops::RangeInclusive<u32> = 7..=9;
+
+/// The record the entry writes instead of running a pytest outside [`PYTEST_MAJORS`].
+pub(super) const UNSUPPORTED: &str = "unsupported";
+
+/// What runs in the interpreter pith starts anyway, after `import pytest` and before
+/// `pytest.main()`: a pytest outside [`PYTEST_MAJORS`] is not run (no plugin loaded, no option
+/// passed) and its version goes to the report as an [`UNSUPPORTED`] record, so the range costs
+/// no second start of Python. A version that is not a number is taken for a current one.
+fn version_check() -> String {
+    format!(
+        "try:\n    _pith_major = int(pytest.__version__.split('.')[0])\n\
+except Exception:\n    _pith_major = None\n\
+if _pith_major is not None and not {lo} <= _pith_major <= {hi}:\n    \
+import json, os\n    \
+with open(os.environ['{env}'], 'a') as _pith_out:\n        \
+_pith_out.write(json.dumps({{'t': '{UNSUPPORTED}', 'pytest': pytest.__version__}}) + '\\n')\n    \
+sys.exit(4)\n",
+        lo = PYTEST_MAJORS.start(),
+        hi = PYTEST_MAJORS.end(),
+        env = REPORT_ENV,
+    )
+}
+
+/// The `-c` program: [`CONSOLE`] or [`MODULE`], pytest imported, [`version_check`], then
+/// `pytest.main()`.
+fn entry(module: bool) -> String {
+    let path = if module { MODULE } else { CONSOLE };
+    format!(
+        "{path}import pytest\n{}sys.exit(pytest.main())",
+        version_check()
+    )
+}
 
 /// The files where projects declare how their tests run (task runners, CI, tox and nox).
 const DECLARING: &[&str] = &[
@@ -260,12 +297,8 @@ pub(super) fn command(
     ids: &[String],
 ) -> Command {
     let mut cmd = crate::base_command(&interp.program, dir);
-    let entry = if declares_module_run(dir, root) {
-        MODULE
-    } else {
-        CONSOLE
-    };
-    cmd.args(["-c", entry, "-p", &plugin_module()])
+    let entry = entry(declares_module_run(dir, root));
+    cmd.args(["-c", &entry, "-p", &plugin_module()])
         .args(["-q", "--color=no"]);
     let selection = Selection::of(ids);
     if !selection.args.is_empty() {

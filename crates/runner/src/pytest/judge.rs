@@ -13,7 +13,7 @@ use crate::process::{Captured, End};
 use crate::verdict::{self, Ending, ExitCodes};
 use crate::{text, Context};
 
-use super::command::{without_params, Interpreter};
+use super::command::{without_params, Interpreter, PYTEST_MAJORS};
 use super::records::{Outcome, RawFrame, Records, When};
 use super::{faults, records};
 
@@ -118,6 +118,17 @@ pub(super) fn judge(
         let d = &interp.display;
         return runner_missing(
             format!("pytest is not installed for {d}: {d} -m pip install pytest"),
+            shown(interp),
+        );
+    }
+    if let Some(version) = &records.unsupported {
+        let d = &interp.display;
+        let (lo, hi) = (PYTEST_MAJORS.start(), PYTEST_MAJORS.end());
+        return runner_missing(
+            format!(
+                "pytest {version} is installed for {d}; pith supports pytest {lo}.0 to {hi}.x: {d} -m pip install 'pytest>={lo},<{}'",
+                hi + 1
+            ),
             shown(interp),
         );
     }

@@ -143,6 +143,9 @@ pub struct Records {
     /// report is known to be incomplete.
     pub lost: u64,
     pub lost_why: Option<String>,
+    /// The version of a pytest outside pith's range, which was not run (pith's entry wrote
+    /// it instead: [`super::command::version_check`]).
+    pub unsupported: Option<String>,
     /// Whether any record at all was read (the plugin was loaded).
     pub any: bool,
     /// Lines that were not records.
@@ -258,6 +261,9 @@ fn read_record(
     seen: &mut HashSet<String>,
 ) -> bool {
     match string(obj, "t").as_deref() {
+        Some(super::command::UNSUPPORTED) => {
+            records.unsupported = string(obj, "pytest");
+        }
         Some("session") => {
             records.rootdir = string(obj, "rootdir").filter(|s| !s.is_empty());
         }
