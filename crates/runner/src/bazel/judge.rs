@@ -532,7 +532,14 @@ fn log_body(log: &str) -> Vec<&str> {
         };
         lines.drain(..skip);
     }
-    lines.retain(|l| !(l.starts_with("-- Test timed out at ") || l.starts_with("exec ${PAGER")));
+    // Bazel's wrapper, not the test: its banners, and the shell's report of the test process
+    // it ran dying (`[1]   Segmentation fault  ( "${TEST_PATH}" "$@" 2>&1 ) 0<&0`), printed
+    // or not as the shell sees the death; the answer's message already names the signal.
+    lines.retain(|l| {
+        !(l.starts_with("-- Test timed out at ")
+            || l.starts_with("exec ${PAGER")
+            || l.contains(r#""${TEST_PATH}" "$@""#))
+    });
     lines
 }
 
@@ -1123,5 +1130,11 @@ mod tests {
         assert_eq!(run.passed, 1);
         assert_eq!(run.failed, 1);
         assert_eq!(run.not_found, vec!["//c:t#Gone".to_owned()]);
+    }
+
+    #[test]
+    fn the_wrappers_report_of_a_dying_test_is_not_the_tests_output() {
+        let log = "exec ${PAGER:-/usr/bin/less} \"$0\" || exit 1\nExecuting tests from //tests:crash_test\n-----\n[ RUN      ] Crash.Segfaults\n[1]   Segmentation fault      ( \"${TEST_PATH}\" \"$@\" 2>&1 ) 0<&0\n";
+        assert_eq!(log_body(log), ["[ RUN      ] Crash.Segfaults"]);
     }
 }
