@@ -503,39 +503,11 @@ fn a_glob_in_the_script_reaches_node_as_sh_expands_it() {
 
 /// A vitest outside the range pith observes (0.x, or a major newer than it knows) is never
 /// started with flags it may reject: `RunnerMissing`, exit 2, naming the version found and the
-/// range supported. The fake program records any start.
+/// range supported.
 #[test]
 fn a_vitest_outside_the_supported_range_is_named_and_not_run() {
-    use std::os::unix::fs::PermissionsExt;
     for version in ["0.34.6", "5.0.0"] {
-        let ws = fixture("js/vitest/green");
-        let modules = ws.path().join("node_modules");
-        std::fs::create_dir_all(modules.join(".bin")).unwrap();
-        std::fs::create_dir_all(modules.join("vitest")).unwrap();
-        std::fs::write(
-            modules.join("vitest/package.json"),
-            format!(r#"{{"name": "vitest", "version": "{version}"}}"#),
-        )
-        .unwrap();
-        let started = ws.path().join("started");
-        let bin = modules.join(".bin/vitest");
-        std::fs::write(
-            &bin,
-            format!("#!/bin/sh\ntouch '{}'\nexit 1\n", started.display()),
-        )
-        .unwrap();
-        std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let a = pith(ws.path(), &[]);
-        assert_eq!((a.status(), a.code), ("RunnerMissing", 2), "{}", a.line);
-        assert_eq!(a.json["runner"], "vitest", "{}", a.line);
-        assert!(
-            a.line.contains(&format!(
-                "vitest {version} is installed; pith supports vitest 1.0 to 4.x"
-            )),
-            "{}",
-            a.line
-        );
-        assert!(!started.exists(), "vitest {version} was started");
+        refused_outside_its_range("js/vitest/green", "vitest", version, "1.0 to 4.x");
     }
 }
 
@@ -543,35 +515,36 @@ fn a_vitest_outside_the_supported_range_is_named_and_not_run() {
 /// start.
 #[test]
 fn a_jest_outside_the_supported_range_is_named_and_not_run() {
-    use std::os::unix::fs::PermissionsExt;
     for version in ["26.6.3", "31.0.0"] {
-        let ws = fixture("js/jest/green");
-        let modules = ws.path().join("node_modules");
-        std::fs::create_dir_all(modules.join(".bin")).unwrap();
-        std::fs::create_dir_all(modules.join("jest")).unwrap();
-        std::fs::write(
-            modules.join("jest/package.json"),
-            format!(r#"{{"name": "jest", "version": "{version}"}}"#),
-        )
-        .unwrap();
-        let started = ws.path().join("started");
-        let bin = modules.join(".bin/jest");
-        std::fs::write(
-            &bin,
-            format!("#!/bin/sh\ntouch '{}'\nexit 1\n", started.display()),
-        )
-        .unwrap();
-        std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let a = pith(ws.path(), &[]);
-        assert_eq!((a.status(), a.code), ("RunnerMissing", 2), "{}", a.line);
-        assert_eq!(a.json["runner"], "jest", "{}", a.line);
-        assert!(
-            a.line.contains(&format!(
-                "jest {version} is installed; pith supports jest 27.0 to 30.x"
-            )),
-            "{}",
-            a.line
-        );
-        assert!(!started.exists(), "jest {version} was started");
+        refused_outside_its_range("js/jest/green", "jest", version, "27.0 to 30.x");
     }
+}
+
+/// `fixture` with `runner` installed at `version` (its package.json, and a fake program that
+/// records any start) answers RunnerMissing naming the version and `range`, never starting it.
+fn refused_outside_its_range(fixture_name: &str, runner: &str, version: &str, range: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let ws = fixture(fixture_name);
+    let modules = ws.path().join("node_modules");
+    std::fs::create_dir_all(modules.join(".bin")).unwrap();
+    std::fs::create_dir_all(modules.join(runner)).unwrap();
+    std::fs::write(
+        modules.join(runner).join("package.json"),
+        format!(r#"{{"name": "{runner}", "version": "{version}"}}"#),
+    )
+    .unwrap();
+    let started = ws.path().join("started");
+    let bin = modules.join(".bin").join(runner);
+    std::fs::write(
+        &bin,
+        format!("#!/bin/sh\ntouch '{}'\nexit 1\n", started.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let a = pith(ws.path(), &[]);
+    assert_eq!((a.status(), a.code), ("RunnerMissing", 2), "{}", a.line);
+    assert_eq!(a.json["runner"], runner, "{}", a.line);
+    let said = format!("{runner} {version} is installed; pith supports {runner} {range}");
+    assert!(a.line.contains(&said), "{}", a.line);
+    assert!(!started.exists(), "{runner} {version} was started");
 }
