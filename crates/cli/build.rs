@@ -2,13 +2,15 @@
 //! followed by the short hash of the checkout's `HEAD` when pith is built from a git checkout
 //! (`0.1.0 (cd78beb12)`), or the version alone when there is no git (a source tarball, a
 //! crates.io download). Re-runs only when `HEAD` moves (the `HEAD` file and the branch it
-//! names, loose or packed), not on every edit, so the edit loop never rebuilds for it.
+//! names, loose or packed), not on every edit, so the edit loop never rebuilds for it. Also
+//! links pith at a fixed address on Linux ([`not_position_independent`]).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    not_position_independent();
     // A packager that builds outside the checkout can name the commit itself.
     println!("cargo:rerun-if-env-changed=PITH_COMMIT");
     let version = std::env::var("CARGO_PKG_VERSION").expect("cargo sets it");
@@ -19,6 +21,20 @@ fn main() {
     match commit {
         Some(c) => println!("cargo:rustc-env=PITH_VERSION={version} ({c})"),
         None => println!("cargo:rustc-env=PITH_VERSION={version}"),
+    }
+}
+
+/// pith is started dozens of times an hour and most of its answers take a few milliseconds, so
+/// its start counts. As a position-independent executable it spent 0.3 ms of each start
+/// (1.53 against 1.25 ms for `pith --version`, 300 runs each) relocating 26,748 addresses in
+/// its tables (the grammars', clap's, the adapters' registries) and copying the pages they sit
+/// on; linked at a fixed address, it has 236 left. The cost is address-space randomization of
+/// pith's own code (its libraries keep it), for a tool that reads no untrusted network input.
+fn not_position_independent() {
+    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
+    if os == "linux" && env == "gnu" {
+        println!("cargo:rustc-link-arg-bins=-no-pie");
     }
 }
 

@@ -268,22 +268,27 @@ fn run_tests(
     report.changes = planned.as_ref().map(|p| p.selection.clone());
     let cancelled = crate::stopped_by_caller(req);
     let mut recorded = false;
-    if let (Some(s), Some(g), false) = (store.as_mut(), generation, cancelled) {
-        let asked = routed.map_or(req.tests.len(), |r| {
-            r.iter().map(|(_, ids)| ids.len().max(1)).sum()
-        });
-        let requested = u32::try_from(asked).unwrap_or(u32::MAX);
-        let recorded_run = recovering(s, |s| s.record(g, &selection, requested, &mut report));
-        recorded = keep(recorded_run, &mut warnings).is_some();
-    }
-    // What the runners printed, for `pith output`, is written while the history is pruned:
-    // any run that ran to its end keeps it, a run the history cannot record included (its
-    // output is all there is to read then).
+    // What the runners printed, for `pith output`, is written while the run is recorded and
+    // the history pruned: any run that ran to its end keeps it, a run the history cannot
+    // record included (its output is all there is to read then). Recording annotates the
+    // report's failures, never what the runners printed, so the copy kept is as good.
+    let printed = store
+        .as_ref()
+        .filter(|_| !cancelled)
+        .map(|s| (s.output_shelf(), report.clone()));
     std::thread::scope(|sc| {
-        let keeping = store.as_ref().filter(|_| !cancelled).map(|s| {
-            let (shelf, root, report) = (s.output_shelf(), &root, &report);
-            sc.spawn(move || shelf.keep(&crate::output::kept(root, report)))
+        let keeping = printed.map(|(shelf, ran)| {
+            let root = &root;
+            sc.spawn(move || shelf.keep(&crate::output::kept(root, &ran)))
         });
+        if let (Some(s), Some(g), false) = (store.as_mut(), generation, cancelled) {
+            let asked = routed.map_or(req.tests.len(), |r| {
+                r.iter().map(|(_, ids)| ids.len().max(1)).sum()
+            });
+            let requested = u32::try_from(asked).unwrap_or(u32::MAX);
+            let recorded_run = recovering(s, |s| s.record(g, &selection, requested, &mut report));
+            recorded = keep(recorded_run, &mut warnings).is_some();
+        }
         if let (Some(s), true) = (store.as_mut(), recorded) {
             // Never waits for another writer; a failed prune is retried by the next run.
             let _ = s.prune(Retention::from_env());
