@@ -213,3 +213,66 @@ fn saved_stream_of_the_corpus_is_read_without_running_anything() {
         "another machine's paths leak: {line}"
     );
 }
+
+/// A go older than 1.21 first on PATH is never run: `RunnerMissing`, exit 2, naming the version
+/// found and the range, read from its GOROOT's `VERSION` file without starting it (the fake go
+/// logs every start) — whether PATH holds the GOROOT's `bin/` or a link to its `go`, as
+/// Debian's `/usr/bin/go`. A go with no `VERSION` file (a build from source, a version
+/// manager's shim) is asked `go version`, and nothing else.
+#[test]
+fn a_go_older_than_1_21_is_named_and_not_run() {
+    use std::os::unix::fs::PermissionsExt;
+    let ws = fixture("go/green");
+    let place = tempfile::tempdir().unwrap();
+    let log = place.path().join("started");
+    // A GOROOT as go recognises one (`bin/go`, `pkg/tool/`), its `VERSION` as go 1.20 wrote it.
+    let goroot = |name: &str, version: Option<&str>| {
+        let root = place.path().join(name);
+        std::fs::create_dir_all(root.join("bin")).unwrap();
+        std::fs::create_dir_all(root.join("pkg/tool/linux_amd64")).unwrap();
+        if let Some(v) = version {
+            std::fs::write(root.join("VERSION"), v).unwrap();
+        }
+        let go = root.join("bin/go");
+        std::fs::write(
+            &go,
+            format!(
+                "#!/bin/sh\necho \"$*\" >> '{}'\n[ \"$1\" = version ] && echo 'go version go1.20.14 linux/amd64' && exit 0\necho 'fake go' >&2\nexit 1\n",
+                log.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&go, std::fs::Permissions::from_mode(0o755)).unwrap();
+        root.join("bin")
+    };
+    let path = |first: &std::path::Path| {
+        let rest = std::env::var_os("PATH").unwrap_or_default();
+        let mut dirs = vec![first.to_path_buf()];
+        dirs.extend(std::env::split_paths(&rest));
+        std::env::join_paths(dirs).unwrap().into_string().unwrap()
+    };
+    let refused = |bin: &std::path::Path, started: &str| {
+        let _ = std::fs::remove_file(&log);
+        let a = common::pith_with(ws.path(), &[], &[("PATH", &path(bin))], &["GOTOOLCHAIN"]);
+        assert_eq!((a.status(), a.code), ("RunnerMissing", 2), "{}", a.line);
+        assert_eq!(a.json["runner"], "go", "{}", a.line);
+        let hint = a.json["hint"].as_str().unwrap_or_default();
+        let said = "go1.20.14 is installed; pith supports Go 1.21 and newer";
+        assert!(hint.contains(said), "{}", a.line);
+        assert_eq!(
+            std::fs::read_to_string(&log).unwrap_or_default(),
+            started,
+            "{}",
+            a.line
+        );
+    };
+
+    let go120 = goroot("go-1.20", Some("go1.20.14\ntime 2024-02-06T17:33:54Z\n"));
+    refused(&go120, "");
+    let usr_bin = place.path().join("usr-bin");
+    std::fs::create_dir_all(&usr_bin).unwrap();
+    std::os::unix::fs::symlink("../go-1.20/bin/go", usr_bin.join("go")).unwrap();
+    refused(&usr_bin, "");
+    let source = goroot("source", None);
+    refused(&source, "version\n");
+}

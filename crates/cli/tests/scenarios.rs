@@ -47,6 +47,9 @@ struct Row {
     /// Python: the virtualenv under `tests/fixtures/python/<venv>/venv` the run activates
     /// (`pytest7`: a pinned older pytest); `None`, the caller's python3.
     venv: Option<&'static str>,
+    /// Variables set for the run (and for any raw run the row compares with): Go's
+    /// `GOTOOLCHAIN` choosing the newest toolchain, `GODEBUG` asking go for its old output.
+    env: &'static [(&'static str, &'static str)],
 }
 
 const fn row(fixture: &'static str, status: &'static str, code: i32) -> Row {
@@ -66,6 +69,7 @@ const fn row(fixture: &'static str, status: &'static str, code: i32) -> Row {
         extra: |_, _| {},
         modules: None,
         venv: None,
+        env: &[],
     }
 }
 
@@ -76,6 +80,21 @@ const COLLECT: &str = "CollectionFailed";
 const CRASHED: &str = "Crashed";
 const TIMED_OUT: &str = "TimedOut";
 const NO_TESTS: &str = "NoTestsRan";
+
+/// The newest Go pith is tested on: the one toolchain newer than the machine's that these
+/// machines may fetch (from the Go module proxy, as go does for `GOTOOLCHAIN`).
+const GO_NEWEST_VERSION: &str = "go1.27.3";
+const GO_NEWEST: &[(&str, &str)] = &[("GOTOOLCHAIN", GO_NEWEST_VERSION)];
+/// go's default: a `toolchain` line older than the local go leaves the local one in charge.
+const GO_AUTO: &[(&str, &str)] = &[("GOTOOLCHAIN", "auto")];
+/// go 1.24 and later print build errors as `build-output` events; `gotestjsonbuildtext=1`
+/// restores the text on stderr that go before 1.24 printed (go's doc/godebug.md, "Go 1.24";
+/// https://go.dev/cl/629335), the form a go 1.21 to 1.23 binary gives pith.
+const GO_BUILD_TEXT: &[(&str, &str)] = &[("GODEBUG", "gotestjsonbuildtext=1")];
+const GO_NEWEST_BUILD_TEXT: &[(&str, &str)] = &[
+    ("GOTOOLCHAIN", GO_NEWEST_VERSION),
+    ("GODEBUG", "gotestjsonbuildtext=1"),
+];
 
 /// The matrix: one `const ROWS` of (name, row), and one test per row running it.
 macro_rules! matrix {
@@ -140,6 +159,24 @@ matrix! {
     go_crash => Row { accounted: true, extra: shows::go_crash, ..row("go/crash", CRASHED, 1) };
     go_hang => Row { args: &["--timeout", "15"], warm: &["example.com/hang/quick.TestFast", "example.com/hang/slow.TestQuick"], within: Some(30), passed: Some(2), extra: shows::go_hang, ..row("go/hang", TIMED_OUT, 1) };
     go_empty => row("go/empty", NO_TESTS, 1);
+
+    // ---- Go at both ends of pith's range. The oldest, 1.21: modules whose go.mod says
+    // `go 1.21` (one with `toolchain go1.21.13`, which the default `GOTOOLCHAIN=auto` leaves
+    // to the newer local go), run by the machine's go with 1.21's language (the green
+    // fixture's loop-variable test fails under 1.22's); no go binary older than the machine's
+    // can be had here. Build errors as go before 1.24 printed them (text, no `build-output`
+    // events) through go's own switch back to that form. The newest: go1.27.3, the one newer
+    // toolchain these machines may fetch (scripts/setup/go.sh), chosen by GOTOOLCHAIN ----
+    go_v121_green => Row { runner: Some("go"), passed: Some(3), budget: Some(GREEN_BUDGET), ..row("go/go121/green", PASSED, 0) };
+    go_v121_single => Row { passed: Some(2), accounted: true, budget: Some(ONE_FAILURE_BUDGET), extra: shows::go_single_reruns_auto, env: GO_AUTO, ..row("go/go121/single", FAILED, 1) };
+    go_v121_helper50 => Row { failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), extra: shows::go_helper50, ..row("go/go121/helper50", FAILED, 1) };
+    go_v121_compile_error => Row { extra: shows::go_compile_error, ..row("go/go121/compile_error", BUILD, 1) };
+    go_v121_text_compile_error => Row { passed: Some(1), extra: shows::go_compile_error, env: GO_BUILD_TEXT, ..row("go/go121/compile_error", BUILD, 1) };
+    go_v127_green => Row { runner: Some("go"), passed: Some(2), budget: Some(GREEN_BUDGET), env: GO_NEWEST, ..row("go/green", PASSED, 0) };
+    go_v127_single => Row { passed: Some(2), accounted: true, budget: Some(ONE_FAILURE_BUDGET), extra: shows::go_single_reruns_newest, env: GO_NEWEST, ..row("go/single", FAILED, 1) };
+    go_v127_helper50 => Row { failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), extra: shows::go_helper50, env: GO_NEWEST, ..row("go/helper50", FAILED, 1) };
+    go_v127_compile_error => Row { extra: shows::go_compile_error, env: GO_NEWEST, ..row("go/compile_error", BUILD, 1) };
+    go_v127_text_compile_error => Row { passed: Some(1), extra: shows::go_compile_error, env: GO_NEWEST_BUILD_TEXT, ..row("go/compile_error", BUILD, 1) };
 
     // ---- Python: pytest ----
     pytest_green => Row { budget: Some(GREEN_BUDGET), snapshot: true, extra: shows::no_progress, ..row("python/green", PASSED, 0) };
@@ -264,13 +301,18 @@ matrix! {
 /// Runs one row and checks what it expects.
 fn check(name: &str, row: &Row) {
     let ws = workspace(row.fixture, row.modules);
+    go_toolchain_fetched(row.env);
     let venv = row
         .venv
         .map(pinned_venv)
         .or_else(|| unittest_venv(row.fixture).map(str::to_owned));
-    let pith = |root: &Path, args: &[&str]| match &venv {
-        Some(venv) => common::pith_with(root, args, &[("VIRTUAL_ENV", venv)], &[]),
-        None => pith(root, args),
+    let mut env: Vec<(&str, &str)> = row.env.to_vec();
+    if let Some(venv) = &venv {
+        env.push(("VIRTUAL_ENV", venv));
+    }
+    let pith = |root: &Path, args: &[&str]| match env.is_empty() {
+        true => pith(root, args),
+        false => common::pith_with(root, args, &env, &[]),
     };
     if !row.warm.is_empty() {
         let warm = pith(ws.path(), row.warm);
@@ -310,9 +352,75 @@ fn check(name: &str, row: &Row) {
     if row.fixture.ends_with("/single") {
         output_of_the_failure(name, &a, ws.path());
     }
+    if name.starts_with("go_v") {
+        go_agrees(name, &a, ws.path(), row.env);
+    }
     if row.snapshot {
         insta::assert_snapshot!(name, a.stable());
     }
+}
+
+/// The Go toolchain a row's `GOTOOLCHAIN` names is the one go runs (fetched once by the
+/// setup script; go fetches it here otherwise, and its error fails the row).
+fn go_toolchain_fetched(env: &[(&str, &str)]) {
+    let Some((_, want)) = env
+        .iter()
+        .find(|(k, v)| *k == "GOTOOLCHAIN" && v.starts_with("go1"))
+    else {
+        return;
+    };
+    let out = go_in(Path::new("."), env, &["env", "GOVERSION"]);
+    let got = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        got.trim(),
+        *want,
+        "GOTOOLCHAIN={want} runs {got}: run scripts/setup/go.sh ({})",
+        String::from_utf8_lossy(&out.stderr).trim()
+    );
+}
+
+/// A Go version row's answer agrees with plain `go test ./...` run in the same place with the
+/// same variables: the same verdict (exit code), from the go the row's `GOTOOLCHAIN` chooses
+/// (`auto`: the local one, whatever the module's `toolchain` line names below it).
+fn go_agrees(name: &str, a: &Answer, ws: &Path, env: &[(&str, &str)]) {
+    let raw = go_in(ws, env, &["test", "./..."]);
+    assert_eq!(
+        raw.status.code(),
+        Some(a.code),
+        "{name}: go test says {}, pith {}",
+        String::from_utf8_lossy(&raw.stdout),
+        a.line
+    );
+    let goversion = |env: &[(&str, &str)]| {
+        let out = go_in(ws, env, &["env", "GOVERSION"]);
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    if let Some((_, toolchain)) = env.iter().find(|(k, _)| *k == "GOTOOLCHAIN") {
+        let want = match toolchain.starts_with("go1") {
+            true => toolchain.to_string(),
+            false => goversion(&[("GOTOOLCHAIN", "local")]),
+        };
+        assert_eq!(goversion(env), want, "{name}: the go that ran");
+    }
+    // A row asking for go's pre-1.24 build output gets it: no `build-output` events, the
+    // compiler's words on stderr, so pith read them from text.
+    if env.contains(&("GODEBUG", "gotestjsonbuildtext=1")) {
+        let json = go_in(ws, env, &["test", "-json", "./..."]);
+        let stdout = String::from_utf8_lossy(&json.stdout);
+        assert!(!stdout.contains("\"build-output\""), "{name}: {stdout}");
+        let stderr = String::from_utf8_lossy(&json.stderr);
+        assert!(stderr.contains("calc/calc.go:6:"), "{name}: {stderr}");
+    }
+}
+
+fn go_in(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> std::process::Output {
+    let mut cmd = std::process::Command::new("go");
+    cmd.current_dir(dir).args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output()
+        .expect("go runs: it is installed for the go rows")
 }
 
 /// A pinned runner's virtualenv (`tests/fixtures/python/<name>/venv`), made by the setup script.
@@ -695,6 +803,43 @@ mod shows {
                 "stats_test.go:27 checkMean(t, []int{}, 0)",
             ]
         );
+    }
+
+    /// [`go_single`] under go's default `GOTOOLCHAIN`, and its id re-runs exactly that test.
+    pub(super) fn go_single_reruns_auto(a: &Answer, ws: &Path) {
+        go_single_reruns(a, ws, GO_AUTO);
+    }
+
+    /// [`go_single`] under the newest Go, and its id re-runs exactly that test there.
+    pub(super) fn go_single_reruns_newest(a: &Answer, ws: &Path) {
+        go_single_reruns(a, ws, GO_NEWEST);
+    }
+
+    /// [`go_single`], and the failing test's id, passed back with the same variables, runs
+    /// that test alone; an id of the package that names no test is not found. The re-run by
+    /// id is the last run, so `pith output` (checked after this) reads the failing test's.
+    fn go_single_reruns(a: &Answer, ws: &Path, env: &[(&str, &str)]) {
+        go_single(a, ws);
+        let missing = "example.com/single.TestNoSuchThing";
+        let none = common::pith_with(ws, &[missing], env, &[]);
+        assert_eq!(
+            (none.status(), none.code),
+            ("TestsNotFound", 1),
+            "{}",
+            none.line
+        );
+        assert_eq!(none.json["notFound"][0], missing, "{}", none.line);
+        let id = a.failures()[0]["test"].as_str().unwrap().to_owned();
+        let again = common::pith_with(ws, &[&id], env, &[]);
+        assert_eq!(
+            (again.status(), again.code, again.json["failed"].as_u64()),
+            (FAILED, 1, Some(1)),
+            "{}",
+            again.line
+        );
+        assert!(again.json.get("passed").is_none(), "{}", again.line);
+        assert!(again.json.get("skipped").is_none(), "{}", again.line);
+        assert_eq!(again.failures()[0]["test"], id.as_str(), "{}", again.line);
     }
 
     pub(super) fn go_helper50(a: &Answer, ws: &Path) {

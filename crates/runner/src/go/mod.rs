@@ -42,6 +42,9 @@
 //! files' packages (`go test -c -coverpkg`), its failing top-level tests run from it one by
 //! one, and each one's coverage profile tells the lines it ran.
 //!
+//! Go 1.21 and newer: an older go on PATH is answered `RunnerMissing` before anything runs
+//! (`version`, which reads its GOROOT's `VERSION` file rather than start a process).
+//!
 //! Layout: `detect` (the module and the modules nested in it), `command` (go's environment, its
 //! `-timeout`, ids into `-run` patterns), `events` (the stream read), `judge` (the stream into a
 //! run) with `failure` (one failed test), `output` and `locate` (what go prints and where its
@@ -57,6 +60,7 @@ mod locate;
 mod output;
 mod parse;
 mod trace;
+mod version;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -168,6 +172,9 @@ impl Adapter for Go {
         let Some(go) = find_go() else {
             return Ok(missing(GO_HINT.to_owned()));
         };
+        if let Some(hint) = version::out_of_range(&go, &self.dir, ctx) {
+            return Ok(missing(hint));
+        }
         if tests.is_empty() && !command::in_workspace(&self.dir) {
             return self.run_whole(ctx, &go);
         }
