@@ -9,6 +9,7 @@ use std::collections::HashSet;
 
 use pith_model::{ExitMeaning, Failure, Phase, Run, Status};
 
+use crate::junit;
 use crate::paths::PathMap;
 use crate::process::{Captured, End};
 use crate::verdict::{self, Ending, ExitCodes};
@@ -443,9 +444,15 @@ fn read_reports<'w>(t: &mut Tally<'_, '_>, reports: &'w [Written]) -> Read<'w> {
                         reported.insert(c.classname.clone());
                     }
                     reported.insert(s.name.clone());
-                    seen.run += s.cases.len() as u64;
-                    seen.failed +=
-                        (s.cases.iter().filter(|c| c.is_failure()).count() + s.faults.len()) as u64;
+                    // Executions, as Gradle's console line counts merged reruns (Surefire's
+                    // counts each test once, never more).
+                    seen.run += s.cases.iter().map(junit::Case::executions).sum::<u64>();
+                    seen.failed += s
+                        .cases
+                        .iter()
+                        .map(junit::Case::failed_executions)
+                        .sum::<u64>()
+                        + s.faults.len() as u64;
                 }
                 if !report.complete {
                     unreadable.push((w, "the report ends early".to_owned()));
