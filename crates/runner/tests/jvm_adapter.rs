@@ -1,7 +1,7 @@
 //! The JVM adapter against fixture projects (tests/fixtures/java): the real Maven and Surefire
 //! on a multi-module project (frames across modules, reports of earlier runs ignored) and on
 //! parametrized ids; Gradle through a stand-in wrapper script that writes the report Gradle 8
-//! writes for JUnit 5 (the real Gradle the test machines have, Debian's 4.4.1 on JUnit 4, is
+//! writes for JUnit 5, and the shapes of Gradle 6 to 9 (tests/fixtures/reports/junit) (the real Gradle the test machines have, Debian's 4.4.1 on JUnit 4, is
 //! driven end to end in crates/cli/tests/jvm_cli.rs), and through its absence (RunnerMissing).
 //! Each run copies its fixture to a temp dir, so no `target/` lands in the repo. Maven must be
 //! installed (scripts/setup/jvm.sh): these tests fail without it, they never skip.
