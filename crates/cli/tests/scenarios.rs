@@ -286,6 +286,9 @@ matrix! {
     maven_surefire36_empty => Row { surefire: Some("newest"), ..row("java/maven/empty", NO_TESTS, 1) };
     // Surefire 2.21, the last before the range, finds no JUnit 5 test and calls that a success:
     // the answer says which Surefire ran and what pith supports instead.
+    // Surefire 2.22 with a JUnit Jupiter its 1.3 launcher cannot discover tests with (5.12+):
+    // Maven says `Tests run: 0` and succeeds; the answer is the engine's failure, not no tests.
+    maven_surefire222_junit514_green => Row { runner: Some("maven"), extra: shows::maven_engine_failed, surefire: Some("unaligned"), ..row("java/maven/green", COLLECT, 1) };
     maven_surefire221_green => Row { runner: Some("maven"), extra: shows::maven_surefire_outside, surefire: Some("outside"), ..row("java/maven/green", "RunnerMissing", 2) };
 }
 
@@ -1186,6 +1189,22 @@ mod shows {
         assert_eq!(a.failures()[0]["message"], "ArithmeticException: / by zero");
         assert_eq!(cause_at(a), "src/main/java/demo/Shapes.java:7");
         common::assert_reruns_only(ws, &[], a, 0, &[]);
+    }
+
+    /// The JUnit engine's own words, on the project's build file.
+    pub(super) fn maven_engine_failed(a: &Answer, _: &Path) {
+        let f = &a.failures()[0];
+        assert_eq!(f["test"], "pom.xml", "{}", a.line);
+        assert_eq!(f["phase"], "collect", "{}", a.line);
+        // Maven succeeded, yet nothing of the project's hid a failure: not masked.
+        assert!(a.json.get("masked").is_none(), "{}", a.line);
+        assert!(
+            f["message"].as_str().unwrap().starts_with(
+                "JUnit's junit-jupiter engine failed to discover tests: JUnitException: OutputDirectoryCreator not available"
+            ),
+            "{}",
+            a.line
+        );
     }
 
     /// A Surefire outside the range: named, with the range, and nothing else said.
