@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A JDK, Maven and Gradle, and the artifacts the JVM fixtures use, fetched once so the
 # integration tests run without downloading: for Maven, JUnit Jupiter, the compiler, resources
-# and Surefire plugins with Surefire's JUnit Platform provider, into ~/.m2; for Gradle, JUnit 4
+# and Surefire plugins with Surefire's JUnit Platform provider, into ~/.m2, and the other
+# Surefire and JUnit versions the scenario matrix pins (tests/fixtures/java/maven/surefire.tsv:
+# the oldest and newest Surefire pith supports, and one outside the range); for Gradle, JUnit 4
 # into ~/.gradle. Gradle is Debian's (4.4.1, patched to run on the default JDK): a wrapper's
 # distribution comes from services.gradle.org, which a machine that reaches only package
 # registries cannot download.
@@ -29,7 +31,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 # One marker per fixture build configuration: re-running is a no-op once everything resolved.
-maven_stamp="${HOME}/.m2/pith-fixtures-$(cat tests/fixtures/java/maven/green/pom.xml tests/fixtures/java/maven/multi/pom.xml | sha256sum | cut -c1-16)"
+maven_stamp="${HOME}/.m2/pith-fixtures-$(cat tests/fixtures/java/maven/green/pom.xml tests/fixtures/java/maven/multi/pom.xml tests/fixtures/java/maven/surefire.tsv | sha256sum | cut -c1-16)"
 if [ ! -f "$maven_stamp" ]; then
     # `test` on the green project resolves every plugin and Surefire's provider; the
     # multi-module project resolves the reactor's view of the same.
@@ -41,6 +43,24 @@ if [ ! -f "$maven_stamp" ]; then
             exit 1
         }
     done
+    # Each pinned set: the green project with its versions in the pom, as the scenario rows
+    # pin them (the `<version>` line after each `<artifactId>`), run once.
+    while IFS=$'\t' read -r set surefire junit; do
+        case "$set" in '#'* | '') continue ;; esac
+        dir="$work/maven-surefire-$set"
+        cp -r tests/fixtures/java/maven/green "$dir"
+        sed -i -e "/<artifactId>maven-surefire-plugin<\/artifactId>/{n;s#<version>[^<]*</version>#<version>$surefire</version>#}" \
+            -e "/<artifactId>junit-jupiter<\/artifactId>/{n;s#<version>[^<]*</version>#<version>$junit</version>#}" "$dir/pom.xml"
+        grep -q "<version>$surefire</version>" "$dir/pom.xml" && grep -q "<version>$junit</version>" "$dir/pom.xml" || {
+            echo "scripts/setup/jvm.sh: could not pin Surefire $surefire and JUnit $junit in the green fixture" >&2
+            exit 1
+        }
+        (cd "$dir" && mvn -B -q -Dstyle.color=never -Dmaven.test.failure.ignore=true test >/dev/null) || {
+            echo "scripts/setup/jvm.sh: mvn test failed with Surefire $surefire and JUnit $junit" >&2
+            (cd "$dir" && mvn -B -Dstyle.color=never -Dmaven.test.failure.ignore=true test) >&2 || true
+            exit 1
+        }
+    done < tests/fixtures/java/maven/surefire.tsv
     mkdir -p "$(dirname "$maven_stamp")"
     touch "$maven_stamp"
 fi

@@ -50,6 +50,9 @@ struct Row {
     /// Variables set for the run (and for any raw run the row compares with): Go's
     /// `GOTOOLCHAIN` choosing the newest toolchain, `GODEBUG` asking go for its old output.
     env: &'static [(&'static str, &'static str)],
+    /// Maven: the set of `tests/fixtures/java/maven/surefire.tsv` whose Surefire and JUnit
+    /// versions the copy's pom pins (`oldest`: 2.22.2); `None`, the fixture's own.
+    surefire: Option<&'static str>,
 }
 
 const fn row(fixture: &'static str, status: &'static str, code: i32) -> Row {
@@ -70,6 +73,7 @@ const fn row(fixture: &'static str, status: &'static str, code: i32) -> Row {
         modules: None,
         venv: None,
         env: &[],
+        surefire: None,
     }
 }
 
@@ -296,12 +300,42 @@ matrix! {
     // Compiled first, so the deadline measures the tests, not Maven's start and the compiler.
     maven_hang => Row { args: &["--timeout", "30"], warm: &["demo.HangTest#quick"], within: Some(60), passed: Some(1), extra: shows::maven_hang, ..row("java/maven/hang", TIMED_OUT, 1) };
     maven_empty => row("java/maven/empty", NO_TESTS, 1);
+
+    // ---- Surefire at the oldest version pith supports, 2.22.2 (with JUnit 5.4.2, as a project
+    // pinned then), and the newest served, 3.6.1; the rows above run the fixtures' 3.5.4 ----
+    maven_surefire222_green => Row { runner: Some("maven"), passed: Some(3), budget: Some(GREEN_BUDGET), extra: shows::maven_green, surefire: Some("oldest"), ..row("java/maven/green", PASSED, 0) };
+    maven_surefire222_single => Row { budget: Some(ONE_FAILURE_BUDGET), extra: shows::maven_single, surefire: Some("oldest"), ..row("java/maven/single", FAILED, 1) };
+    maven_surefire222_helper50 => Row { failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), extra: shows::maven_helper50_surefire2, surefire: Some("oldest"), ..row("java/maven/helper50", FAILED, 1) };
+    maven_surefire222_distinct100 => Row { failed: Some(100), accounted: true, budget: Some(MANY_FAILURES_BUDGET), surefire: Some("oldest"), ..row("java/maven/distinct100", FAILED, 1) };
+    maven_surefire222_compile_error => Row { extra: shows::maven_compile_error, surefire: Some("oldest"), ..row("java/maven/compile_error", BUILD, 1) };
+    maven_surefire222_load_error => Row { passed: Some(1), extra: shows::maven_load_error, surefire: Some("oldest"), ..row("java/maven/load_error", COLLECT, 1) };
+    maven_surefire222_crash => Row { extra: shows::maven_crash, surefire: Some("oldest"), ..row("java/maven/crash", CRASHED, 1) };
+    maven_surefire222_hang => Row { args: &["--timeout", "30"], warm: &["demo.HangTest#quick"], within: Some(60), passed: Some(1), extra: shows::maven_hang, surefire: Some("oldest"), ..row("java/maven/hang", TIMED_OUT, 1) };
+    maven_surefire222_empty => Row { surefire: Some("oldest"), ..row("java/maven/empty", NO_TESTS, 1) };
+    maven_surefire36_green => Row { runner: Some("maven"), passed: Some(3), budget: Some(GREEN_BUDGET), extra: shows::maven_green, surefire: Some("newest"), ..row("java/maven/green", PASSED, 0) };
+    maven_surefire36_single => Row { budget: Some(ONE_FAILURE_BUDGET), extra: shows::maven_single, surefire: Some("newest"), ..row("java/maven/single", FAILED, 1) };
+    maven_surefire36_helper50 => Row { failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), extra: shows::maven_helper50, surefire: Some("newest"), ..row("java/maven/helper50", FAILED, 1) };
+    maven_surefire36_distinct100 => Row { failed: Some(100), accounted: true, budget: Some(MANY_FAILURES_BUDGET), surefire: Some("newest"), ..row("java/maven/distinct100", FAILED, 1) };
+    maven_surefire36_compile_error => Row { extra: shows::maven_compile_error, surefire: Some("newest"), ..row("java/maven/compile_error", BUILD, 1) };
+    maven_surefire36_load_error => Row { passed: Some(1), extra: shows::maven_load_error, surefire: Some("newest"), ..row("java/maven/load_error", COLLECT, 1) };
+    maven_surefire36_crash => Row { extra: shows::maven_crash, surefire: Some("newest"), ..row("java/maven/crash", CRASHED, 1) };
+    maven_surefire36_hang => Row { args: &["--timeout", "30"], warm: &["demo.HangTest#quick"], within: Some(60), passed: Some(1), extra: shows::maven_hang, surefire: Some("newest"), ..row("java/maven/hang", TIMED_OUT, 1) };
+    maven_surefire36_empty => Row { surefire: Some("newest"), ..row("java/maven/empty", NO_TESTS, 1) };
+    // Surefire 2.21, the last before the range, finds no JUnit 5 test and calls that a success:
+    // the answer says which Surefire ran and what pith supports instead.
+    // Surefire 2.22 with a JUnit Jupiter its 1.3 launcher cannot discover tests with (5.12+):
+    // Maven says `Tests run: 0` and succeeds; the answer is the engine's failure, not no tests.
+    maven_surefire222_junit514_green => Row { runner: Some("maven"), extra: shows::maven_engine_failed, surefire: Some("unaligned"), ..row("java/maven/green", COLLECT, 1) };
+    maven_surefire221_green => Row { runner: Some("maven"), extra: shows::maven_surefire_outside, surefire: Some("outside"), ..row("java/maven/green", "RunnerMissing", 2) };
 }
 
 /// Runs one row and checks what it expects.
 fn check(name: &str, row: &Row) {
     let ws = workspace(row.fixture, row.modules);
     go_toolchain_fetched(row.env);
+    if let Some(set) = row.surefire {
+        pin_surefire(ws.path(), set);
+    }
     let venv = row
         .venv
         .map(pinned_venv)
@@ -565,6 +599,69 @@ fn workspace(fixture_path: &str, modules: Option<&str>) -> Fixture {
         common::link_node_modules(ws.path());
     }
     ws
+}
+
+/// The copy's poms pin the Surefire and JUnit Jupiter of `set` (a line of
+/// `tests/fixtures/java/maven/surefire.tsv`): the `<version>` after each one's `<artifactId>`,
+/// as a project that pinned them has it.
+fn pin_surefire(ws: &Path, set: &str) {
+    let table =
+        std::fs::read_to_string(common::repo_root().join("tests/fixtures/java/maven/surefire.tsv"))
+            .unwrap();
+    let (surefire, junit) = table
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .find_map(|l| match l.split('\t').collect::<Vec<_>>()[..] {
+            [name, surefire, junit] if name == set => Some((surefire, junit)),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no set {set} in surefire.tsv"));
+    let pin = |pom: &mut String, artifact: &str, version: &str| {
+        let tag = format!("<artifactId>{artifact}</artifactId>");
+        let Some(at) = pom.find(&tag) else { return };
+        let from = at + pom[at..].find("<version>").unwrap() + "<version>".len();
+        let to = from + pom[from..].find("</version>").unwrap();
+        pom.replace_range(from..to, version);
+    };
+    let mut pinned = false;
+    for entry in walkdir(ws) {
+        if entry.file_name().is_some_and(|n| n == "pom.xml") {
+            let mut pom = std::fs::read_to_string(&entry).unwrap();
+            pin(&mut pom, "maven-surefire-plugin", surefire);
+            pin(&mut pom, "junit-jupiter", junit);
+            pinned |= pom.contains(&format!("<version>{surefire}</version>"));
+            std::fs::write(&entry, pom).unwrap();
+        }
+    }
+    assert!(pinned, "no pom in {} names Surefire", ws.display());
+    // Fetched by the setup script: the plugin's own pom is in the local repository.
+    let home = std::env::var("HOME").unwrap_or_default();
+    let plugin = Path::new(&home).join(format!(
+        ".m2/repository/org/apache/maven/plugins/maven-surefire-plugin/{surefire}"
+    ));
+    assert!(
+        plugin.is_dir(),
+        "Surefire {surefire} is not fetched: run scripts/setup/jvm.sh"
+    );
+}
+
+/// Every file under `dir`, outside `target/`.
+fn walkdir(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                if e.file_name() != "target" {
+                    stack.push(p);
+                }
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
 }
 
 /// Maven must be installed. Its own JVM starts faster without the optimizing compiler: each
@@ -1227,6 +1324,47 @@ mod shows {
         assert_eq!(a.failures()[0]["test"], "demo.ShapesTest#area(int)[1]");
         assert_eq!(a.failures()[0]["message"], "ArithmeticException: / by zero");
         assert_eq!(cause_at(a), "src/main/java/demo/Shapes.java:7");
+    }
+
+    /// Surefire 2.22 names a parametrized invocation with braces (`area{int}[1]`), and that
+    /// id runs that invocation alone.
+    pub(super) fn maven_helper50_surefire2(a: &Answer, ws: &Path) {
+        one_cluster_of_50(a, ws);
+        assert_eq!(a.failures()[0]["test"], "demo.ShapesTest#area{int}[1]");
+        assert_eq!(a.failures()[0]["message"], "ArithmeticException: / by zero");
+        assert_eq!(cause_at(a), "src/main/java/demo/Shapes.java:7");
+        common::assert_reruns_only(ws, &[], a, 0, &[]);
+    }
+
+    /// The JUnit engine's own words, on the project's build file.
+    pub(super) fn maven_engine_failed(a: &Answer, _: &Path) {
+        let f = &a.failures()[0];
+        assert_eq!(f["test"], "pom.xml", "{}", a.line);
+        assert_eq!(f["phase"], "collect", "{}", a.line);
+        // Maven succeeded, yet nothing of the project's hid a failure: not masked.
+        assert!(a.json.get("masked").is_none(), "{}", a.line);
+        assert!(
+            f["message"].as_str().unwrap().starts_with(
+                "JUnit's junit-jupiter engine failed to discover tests: JUnitException: OutputDirectoryCreator not available"
+            ),
+            "{}",
+            a.line
+        );
+    }
+
+    /// A Surefire outside the range: named, with the range, and nothing else said.
+    pub(super) fn maven_surefire_outside(a: &Answer, _: &Path) {
+        assert_eq!(
+            a.json["hint"]
+                .as_str()
+                .unwrap_or_default()
+                .split(':')
+                .next(),
+            Some("Maven ran maven-surefire-plugin 2.21.0; pith supports Surefire 2.22.0 to 3.x"),
+            "{}",
+            a.line
+        );
+        assert!(a.json.get("failures").is_none(), "{}", a.line);
     }
 
     pub(super) fn maven_compile_error(a: &Answer, _: &Path) {

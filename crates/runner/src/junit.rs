@@ -142,6 +142,20 @@ impl Case {
     pub fn flaky(&self) -> bool {
         self.outcome == Outcome::Passed && self.retries.iter().any(|r| r.element.is_flaky())
     }
+
+    /// How many times it ran: once, plus each retry element (every one a failed attempt).
+    /// Gradle's `mergeReruns` report counts every execution in its `tests` and `failures`
+    /// ("unaffected by merge reruns", its `JUnitXmlResultWriter` says) and so does its console
+    /// line, while Surefire counts each test once: either is at most this.
+    pub fn executions(&self) -> u64 {
+        1 + self.retries.len() as u64
+    }
+
+    /// Its failed executions, as [`Case::executions`] counts them: the last one when it
+    /// failed, and every retry element.
+    pub fn failed_executions(&self) -> u64 {
+        u64::from(self.is_failure()) + self.retries.len() as u64
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -192,11 +206,12 @@ impl Report {
         // What the cases show, per suite and its descendants: (tests, failures + errors).
         let mut shown = vec![(0u64, 0u64); n];
         for (i, s) in self.suites.iter().enumerate() {
-            let tests = s.cases.len() as u64;
+            // Every execution: Gradle's merged reruns count each one (see `Case::executions`).
+            let tests = s.cases.iter().map(Case::executions).sum::<u64>();
             let bad = s
                 .cases
                 .iter()
-                .map(|c| u64::from(c.is_failure()) + u64::from(c.extra_faults))
+                .map(|c| c.failed_executions() + u64::from(c.extra_faults))
                 .sum::<u64>()
                 + s.faults.len() as u64;
             let mut at = Some(i);

@@ -505,6 +505,10 @@ mod sniff_tests {
         for xml in [
             "plain-junit4.xml",
             "TEST-org.acme.ledger.RetryingClientTest.xml",
+            "gradle-6.xml",
+            "gradle-7.xml",
+            "gradle-8.xml",
+            "gradle-9.xml",
         ] {
             assert_eq!(
                 sniff_ours(&format!("junit/{xml}")),

@@ -1,7 +1,7 @@
 //! The JVM adapter against fixture projects (tests/fixtures/java): the real Maven and Surefire
 //! on a multi-module project (frames across modules, reports of earlier runs ignored) and on
 //! parametrized ids; Gradle through a stand-in wrapper script that writes the report Gradle 8
-//! writes for JUnit 5 (the real Gradle the test machines have, Debian's 4.4.1 on JUnit 4, is
+//! writes for JUnit 5, and the shapes of Gradle 6 to 9 (tests/fixtures/reports/junit) (the real Gradle the test machines have, Debian's 4.4.1 on JUnit 4, is
 //! driven end to end in crates/cli/tests/jvm_cli.rs), and through its absence (RunnerMissing).
 //! Each run copies its fixture to a temp dir, so no `target/` lands in the repo. Maven must be
 //! installed (scripts/setup/jvm.sh): these tests fail without it, they never skip.
@@ -358,4 +358,153 @@ fn the_detail_keeps_the_cause_chain() {
         failure.detail.as_deref(),
         Some("java.lang.IllegalStateException: bad config\nCaused by: java.lang.NumberFormatException: For input string: \"80a\"\n\tat demo.Config(Config.java:6)")
     );
+}
+
+/// One of the Gradle report shapes in tests/fixtures/reports/junit (`gradle-<major>.xml`),
+/// written by the stand-in wrapper with Gradle's console line for it and exit 1, read by the
+/// adapter as it reads a real Gradle run.
+fn gradle_shape(major: u32, console: &str) -> Run {
+    let f = fixture("gradle/fake");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
+        "../../tests/fixtures/reports/junit/gradle-{major}.xml"
+    ));
+    let report = std::fs::read_to_string(&path).unwrap();
+    fake_gradle(f.path(), &report, console, 1);
+    let gradle = detected(f.path());
+    run_with(gradle.as_ref(), f.path(), &[])
+}
+
+/// What every shape says alike: one failure with its message, both project frames, the skip
+/// counted, Gradle's totals agreeing with the report's.
+fn assert_one_failure(run: &Run, major: u32) {
+    assert_eq!(
+        run.status(),
+        Status::TestsFailed,
+        "gradle {major}: {run:#?}"
+    );
+    assert_eq!(
+        (run.passed, run.failed, run.skipped),
+        (1, 1, 1),
+        "gradle {major}: {run:#?}"
+    );
+    assert_eq!(run.reason, None, "gradle {major}: the totals agree");
+    let f = &run.failures[0];
+    assert_eq!(f.test, "demo.CalcTest#addsNegatives()", "gradle {major}");
+    assert_eq!(f.message, "expected: <-4> but was: <-5>", "gradle {major}");
+    let project: Vec<String> = f
+        .frames
+        .iter()
+        .filter(|fr| fr.project)
+        .map(|fr| fr.location())
+        .collect();
+    assert_eq!(
+        project,
+        [
+            "src/test/java/demo/CalcTest.java:16",
+            "src/test/java/demo/CalcTest.java:25"
+        ],
+        "gradle {major}: {f:#?}"
+    );
+}
+
+/// Gradle's JUnit XML as each major writes it (JUnitXmlResultWriter in gradle/gradle:
+/// `subprojects/testing-base/.../junit/result/` up to 8.x, then
+/// `platforms/software/testing-base/...`). Gradle distributions cannot be downloaded on these
+/// machines, so each shape is a report written by hand from that source, read through the
+/// stand-in wrapper; Debian's Gradle 4.4.1 writes the oldest shape for real (jvm_cli.rs).
+/// 6.x: a timestamp without a zone (Ant's `ISO8601_DATETIME_PATTERN`), an empty `<skipped/>`,
+/// `errors="0"` always, the whole class's output in one suite-level CDATA, no `file`/`line`.
+#[test]
+fn gradle_6_report_shape() {
+    let run = gradle_shape(
+        6,
+        "> Task :test FAILED\n\nCalcTest > addsNegatives() FAILED\n\n3 tests completed, 1 failed, 1 skipped\n\nBUILD FAILED in 3s",
+    );
+    assert_one_failure(&run, 6);
+}
+
+/// 6.8 to 8.x with `reports.junitXml { mergeReruns = true; outputPerTestCase = true }` and the
+/// test-retry plugin: a test that failed on every try keeps `<failure>` and adds
+/// `<rerunFailure>` (with a `<stackTrace>` element and its own output), a test that passed on a
+/// retry has only `<flakyFailure>`; the suite's totals count every execution ("unaffected by
+/// merge reruns", as Surefire's), and so does Gradle's console line. Each test's output is
+/// its own `<system-out>`.
+#[test]
+fn gradle_7_merged_reruns_and_output_per_test_case() {
+    let run = gradle_shape(
+        7,
+        "> Task :test FAILED\n\nCalcTest > addsNegatives() FAILED\n\nCalcTest > addsNegatives() FAILED\n\nCalcTest > reserves() FAILED\n\n6 tests completed, 3 failed, 1 skipped\n\nBUILD FAILED in 4s",
+    );
+    assert_eq!(run.status(), Status::TestsFailed, "{run:#?}");
+    assert_eq!((run.passed, run.failed, run.skipped), (2, 1, 1), "{run:#?}");
+    assert_eq!(run.reason, None, "totals of executions agree: {run:#?}");
+    assert_eq!(run.failures.len(), 1, "{run:#?}");
+    assert_eq!(run.failures[0].test, "demo.CalcTest#addsNegatives()");
+    assert_eq!(run.flaky.len(), 1, "{run:#?}");
+    assert_eq!(run.flaky[0].test, "demo.CalcTest#reserves()");
+    assert_eq!(run.flaky[0].message, "IllegalStateException: pool busy");
+    let own = |id: &str| {
+        run.test_output
+            .iter()
+            .find(|o| o.test == id)
+            .map(|o| o.text.clone())
+    };
+    assert!(
+        own("demo.CalcTest#addsNegatives()").is_some_and(|t| t.contains("sum of -2 and -3")),
+        "{:#?}",
+        run.test_output
+    );
+
+    // Only the test that passed on its retry failed: the build succeeds, the report still
+    // counts its failed execution (`failures="1"`, `tests="4"`), and the run is green.
+    let f = fixture("gradle/fake");
+    let full = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/reports/junit/gradle-7.xml"),
+    )
+    .unwrap();
+    let (head, rest) = full
+        .split_once("  <testcase name=\"addsNegatives()\"")
+        .unwrap();
+    let tail = &rest[rest.find("  <testcase name=\"reserves()\"").unwrap()..];
+    let report = format!("{head}{tail}").replace(
+        r#"tests="6" skipped="1" failures="3""#,
+        r#"tests="4" skipped="1" failures="1""#,
+    );
+    fake_gradle(
+        f.path(),
+        &report,
+        "> Task :test\n\nCalcTest > reserves() FAILED\n\n4 tests completed, 1 failed, 1 skipped\n\nBUILD SUCCESSFUL in 4s",
+        0,
+    );
+    let gradle = detected(f.path());
+    let run = run_with(gradle.as_ref(), f.path(), &[]);
+    assert_eq!(run.status(), Status::TestsPassed, "{run:#?}");
+    assert_eq!((run.passed, run.skipped), (2, 1), "{run:#?}");
+    assert_eq!(run.reason, None, "{run:#?}");
+    assert_eq!(run.flaky[0].test, "demo.CalcTest#reserves()");
+}
+
+/// 8.8 to 8.12: `includeSystemErrLog = false` leaves the `<system-err>` element out (8.8's
+/// `JUnitXmlReport.getIncludeSystemErrLog`), and a class with `@DisplayName` names its suite
+/// by it while each case keeps the class's name.
+#[test]
+fn gradle_8_report_shape() {
+    let run = gradle_shape(
+        8,
+        "> Task :test FAILED\n\nCalculator > addsNegatives() FAILED\n\n3 tests completed, 1 failed, 1 skipped\n\nBUILD FAILED in 3s",
+    );
+    assert_one_failure(&run, 8);
+}
+
+/// 8.13 and 9.x: the timestamp is an instant with milliseconds and a zone
+/// (`ISO_INSTANT`, gradle/gradle#31940), and a test skipped by a failed assumption carries the
+/// assumption's trace inside `<skipped>`.
+#[test]
+fn gradle_9_report_shape() {
+    let run = gradle_shape(
+        9,
+        "> Task :test FAILED\n\nCalcTest > addsNegatives() FAILED\n\n3 tests completed, 1 failed, 1 skipped\n\nBUILD FAILED in 3s",
+    );
+    assert_one_failure(&run, 9);
 }

@@ -54,11 +54,14 @@ impl TestId {
         )
     }
 
-    /// The Java method name the id selects (`addsZero` of `addsZero(int)[2]`); `None` when the
-    /// name part is a display name no filter can select (`[1] 1`).
+    /// The Java method name the id selects (`addsZero` of `addsZero(int)[2]`, and of
+    /// `addsZero{int}[2]`, Surefire 2.22's name of the same invocation); `None` when the name
+    /// part is a display name no filter can select (`[1] 1`).
     pub fn method_base(&self) -> Option<&str> {
         let m = self.method.as_deref()?;
-        let end = m.find(['(', '[', ' ']).unwrap_or(m.len());
+        let end = m
+            .find(|c| PARAMETERS.contains(&c) || c == ' ')
+            .unwrap_or(m.len());
         let base = &m[..end];
         (!base.is_empty() && is_identifier(base)).then_some(base)
     }
@@ -77,8 +80,13 @@ impl TestId {
     }
 }
 
+/// Where a reported method name's parameters or invocation index start: `(int)[2]` from
+/// Surefire 3 and Gradle, `{int}[2]` from Surefire 2.22's JUnit Platform provider, which
+/// writes a parametrized invocation's legacy name with braces.
+const PARAMETERS: [char; 3] = ['(', '{', '['];
+
 pub(super) fn base_of(name: &str) -> Option<&str> {
-    let end = name.find(['(', '[']).unwrap_or(name.len());
+    let end = name.find(PARAMETERS).unwrap_or(name.len());
     let base = &name[..end];
     (!base.is_empty()).then_some(base)
 }
@@ -149,6 +157,11 @@ mod tests {
         assert_eq!(one.method_base(), Some("adds"));
         assert!(one.wants("demo.T", "adds(int)[2]"));
         assert!(!one.wants("demo.T", "adds(int)[3]"));
+        let old = TestId::parse("demo.T#adds{int}[2]").unwrap();
+        assert_eq!(old.method_base(), Some("adds"));
+        assert!(old.wants("demo.T", "adds{int}[2]"));
+        assert!(!old.wants("demo.T", "adds{int}[3]"));
+        assert!(whole.wants("demo.T", "adds{int}[3]"));
         let display = TestId::parse("demo.T#[1] 1").unwrap();
         assert_eq!(display.method_base(), None);
         let class = TestId::parse("src/test/java/demo/T.java").unwrap();

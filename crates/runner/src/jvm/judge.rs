@@ -9,6 +9,7 @@ use std::collections::HashSet;
 
 use pith_model::{ExitMeaning, Failure, Phase, Run, Status};
 
+use crate::junit;
 use crate::paths::PathMap;
 use crate::process::{Captured, End};
 use crate::verdict::{self, Ending, ExitCodes};
@@ -369,6 +370,14 @@ impl<'a, 'c> Judge<'a, 'c> {
                 .find(|(t, _)| *t == self.tool)
                 .map(|(_, why)| (*why).to_owned());
         }
+        // The project's tests were never found: not "no tests", a load failure, which the
+        // build's own success does not hide (no setting of the project's masks it: the
+        // launcher only logged it), and which the record says whole (no tail).
+        if nothing_ran {
+            if let Some(f) = engine_failed(self.ctx, self.tool, output) {
+                self.run.failures.push(f);
+            }
+        }
     }
 
     /// The run with its reason, and the requested ids nothing answered as not found.
@@ -443,9 +452,15 @@ fn read_reports<'w>(t: &mut Tally<'_, '_>, reports: &'w [Written]) -> Read<'w> {
                         reported.insert(c.classname.clone());
                     }
                     reported.insert(s.name.clone());
-                    seen.run += s.cases.len() as u64;
-                    seen.failed +=
-                        (s.cases.iter().filter(|c| c.is_failure()).count() + s.faults.len()) as u64;
+                    // Executions, as Gradle's console line counts merged reruns (Surefire's
+                    // counts each test once, never more).
+                    seen.run += s.cases.iter().map(junit::Case::executions).sum::<u64>();
+                    seen.failed += s
+                        .cases
+                        .iter()
+                        .map(junit::Case::failed_executions)
+                        .sum::<u64>()
+                        + s.faults.len() as u64;
                 }
                 if !report.complete {
                     unreadable.push((w, "the report ends early".to_owned()));
@@ -492,6 +507,66 @@ fn unreadable_failure(t: &mut Tally<'_, '_>, ctx: &Context<'_>, w: &Written, why
         phase: Phase::Collect,
         ..Failure::default()
     });
+}
+
+/// A JUnit Platform engine that could not discover the project's tests: the launcher logs it
+/// (`WARNING: TestEngine with ID 'junit-jupiter' failed to discover tests`, then the
+/// exception) and runs nothing, and the build succeeds with `Tests run: 0`. Surefire 2.22's
+/// provider brings the 1.3 launcher, which JUnit Jupiter 5.12 and newer cannot discover with
+/// ("OutputDirectoryCreator not available; probably due to unaligned versions of the
+/// junit-platform-engine and junit-platform-launcher jars"). A collection failure of the build
+/// file, with the engine and the exception's first line.
+fn engine_failed(ctx: &Context<'_>, tool: Tool, output: &str) -> Option<Failure> {
+    let (engine, kind, said) = engine_failure(output)?;
+    let build_file = match tool {
+        Tool::Maven => pith_model::ecosystem::MAVEN_BUILD_FILES,
+        Tool::Gradle => pith_model::ecosystem::GRADLE_BUILD_FILES,
+    }
+    .iter()
+    .map(|f| ctx.dir.join(f))
+    .find(|p| p.is_file())
+    .unwrap_or_else(|| ctx.dir.to_path_buf());
+    let test = ctx
+        .paths
+        .relativize(&build_file.to_string_lossy(), None)
+        .unwrap_or_else(|| tool.name().to_owned());
+    let what = if kind.is_empty() {
+        said
+    } else {
+        format!("{kind}: {said}")
+    };
+    Some(Failure {
+        test,
+        message: text::first_line(&format!(
+            "JUnit's {engine} engine failed to discover tests: {what}"
+        )),
+        kind: (!kind.is_empty()).then_some(kind),
+        phase: Phase::Collect,
+        ..Failure::default()
+    })
+}
+
+/// The engine that failed to discover tests, the simple name of the exception it logged (when
+/// the next line names one) and that line's message.
+fn engine_failure(output: &str) -> Option<(String, String, String)> {
+    let mut lines = output
+        .lines()
+        .map(|l| text::strip_ansi(l).trim().to_owned());
+    let engine = lines.by_ref().find_map(|l| {
+        let rest = l.split_once("TestEngine with ID '")?.1;
+        let (id, tail) = rest.split_once('\'')?;
+        tail.starts_with(" failed to discover tests")
+            .then(|| id.to_owned())
+    })?;
+    let cause = lines.find(|l| !l.is_empty()).unwrap_or_default();
+    Some(match cause.split_once(": ") {
+        Some((class, msg)) if is_class_name(class) => (
+            engine,
+            class.rsplit('.').next().unwrap_or(class).to_owned(),
+            msg.to_owned(),
+        ),
+        _ => (engine, String::new(), cause),
+    })
 }
 
 /// The forked test JVM ended during a test (`System.exit`, a crash): the run crashed, and the
@@ -596,6 +671,26 @@ mod tests {
     }
 
     #[test]
+    fn an_engine_that_could_not_discover_is_named_with_its_exception() {
+        // Surefire 2.22.2 with JUnit Jupiter 5.14: what the forked JVM logs on Maven's stderr.
+        let out = "[INFO] Tests run: 0, Failures: 0, Errors: 0, Skipped: 0\nDec 06, 2026 2:55:36 PM org.junit.platform.launcher.core.DefaultLauncher handleThrowable\nWARNING: TestEngine with ID 'junit-jupiter' failed to discover tests\norg.junit.platform.commons.JUnitException: OutputDirectoryCreator not available; probably due to unaligned versions of the junit-platform-engine and junit-platform-launcher jars on the classpath/module path.\n\tat org.junit.jupiter.engine.JupiterTestEngine.discover(JupiterTestEngine.java:68)\n";
+        let (engine, kind, said) = engine_failure(out).unwrap();
+        assert_eq!(
+            (engine.as_str(), kind.as_str()),
+            ("junit-jupiter", "JUnitException")
+        );
+        assert!(
+            said.starts_with("OutputDirectoryCreator not available"),
+            "{said}"
+        );
+        assert_eq!(engine_failure("[INFO] Tests run: 0\nBUILD SUCCESS\n"), None);
+        let bare =
+            engine_failure("WARNING: TestEngine with ID 'spek' failed to discover tests\nboom\n")
+                .unwrap();
+        assert_eq!(bare, ("spek".to_owned(), String::new(), "boom".to_owned()));
+    }
+
+    #[test]
     fn compile_failures_are_told_from_test_failures() {
         assert!(compile_failed("[ERROR] COMPILATION ERROR : \n"));
         assert!(compile_failed(
@@ -616,6 +711,7 @@ mod tests {
             let _ = class_of_path(&s);
             let _ = crashed_classes(&s);
             let _ = fork_exit_code(&s);
+            let _ = engine_failure(&s);
             let _ = output_tail(&PathMap::new(Path::new("/ws")), &s);
         }
     }

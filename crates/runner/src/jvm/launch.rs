@@ -22,7 +22,7 @@ use super::command::{Invocation, TestId};
 use super::detect::has_build_file;
 use super::judge::{java_missing, judge, output_of, output_tail};
 use super::parse::{collect, reported_classes, snapshot};
-use super::{gradle, listener, maven, Jvm, Tool, JAVA_HINT};
+use super::{gradle, listener, maven, surefire, Jvm, Tool, JAVA_HINT};
 use crate::{process, text, verdict, Context, RunnerError};
 
 /// One way to run the project's tests.
@@ -250,6 +250,9 @@ pub(super) enum Attempt {
     /// The tool started but never got to the project: the line that says why, and its
     /// output's tail.
     NotStarted(String, Option<String>),
+    /// The tool ran a test plugin pith does not read (a Surefire outside its range): the
+    /// line that says which, and the range.
+    Unsupported(String),
 }
 
 impl Jvm {
@@ -290,6 +293,12 @@ impl Jvm {
         if let Some(why) = not_started(l, cap.end.code(), &output, !reports.is_empty()) {
             let tail = output_tail(s.ctx.paths, &output);
             return Ok(Attempt::NotStarted(format!("{}: {why}", l.label()), tail));
+        }
+        // Whatever its reports say, pith does not vouch for reading them (see `surefire`).
+        if l.tool == Tool::Maven {
+            if let Some(why) = surefire::outside(&cap.stdout_str()) {
+                return Ok(Attempt::Unsupported(why));
+            }
         }
         // The listener's events matter only for classes no report accounts for (their JVM
         // died or was killed): only theirs are kept.

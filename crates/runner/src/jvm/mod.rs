@@ -26,6 +26,7 @@ mod maven;
 mod parse;
 pub mod stack;
 mod summary;
+mod surefire;
 mod trace;
 
 use std::path::{Path, PathBuf};
@@ -145,6 +146,8 @@ impl Adapter for Jvm {
         // The tools that did not start, each with why, and the last one's output.
         let mut failed: Vec<String> = Vec::new();
         let mut failed_tail: Option<String> = None;
+        // A tool that ran a test plugin pith does not read: why, when nothing else ran.
+        let mut unsupported: Option<String> = None;
         for l in &launches {
             let mut run = match self.attempt(&session, l)? {
                 Attempt::Answer(run) => return Ok(run),
@@ -155,6 +158,11 @@ impl Adapter for Jvm {
                 Attempt::NotStarted(why, tail) => {
                     failed.push(why);
                     failed_tail = tail;
+                    continue;
+                }
+                Attempt::Unsupported(why) => {
+                    failed.push(format!("{}: {why}", l.label()));
+                    unsupported.get_or_insert(why);
                     continue;
                 }
                 Attempt::Ran(run) => run,
@@ -170,8 +178,12 @@ impl Adapter for Jvm {
             }
             return Ok(run);
         }
-        // Nothing could start: the tools' failure, not the project's.
-        let hint = text::first_line(&format!("no build tool could start: {}", failed.join("; ")));
+        // Nothing could start: the tools' failure, not the project's. A tool that ran a
+        // version pith does not read says so alone when it is the only reason.
+        let hint = match unsupported {
+            Some(why) if failed.len() == 1 => why,
+            _ => text::first_line(&format!("no build tool could start: {}", failed.join("; "))),
+        };
         Ok(Run {
             tail: failed_tail,
             ..verdict::runner_missing(self.tool.name(), hint)
