@@ -41,3 +41,36 @@ fn workspace_frames_cross_crates_and_root_is_found_from_a_member() {
     let a = pith_in(ws.path(), ws.path(), &["--runner", "nextest"]);
     insta::assert_snapshot!("workspace_nextest", a.stable());
 }
+
+/// A cargo-nextest outside pith's range (0.9.143 to 0.9.x), first on PATH, answers
+/// RunnerMissing naming its version and the range, and is never run: only asked its version.
+#[test]
+fn a_nextest_outside_the_supported_range_is_named_and_not_run() {
+    use std::os::unix::fs::PermissionsExt;
+    for version in ["0.9.140", "0.10.0"] {
+        let ws = fixture("rust/green");
+        let bin = tempfile::tempdir().unwrap();
+        let started = bin.path().join("started");
+        let script = format!(
+            "#!/bin/sh\nif [ \"$2\" = --version ]; then echo 'cargo-nextest {version} (abc 2026-01-01)'; exit 0; fi\ntouch '{}'\nexit 1\n",
+            started.display()
+        );
+        let nextest = bin.path().join("cargo-nextest");
+        std::fs::write(&nextest, script).unwrap();
+        std::fs::set_permissions(&nextest, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let path = std::env::join_paths(
+            std::iter::once(bin.path().to_owned())
+                .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+        )
+        .unwrap();
+        let env = [("PATH", path.to_str().unwrap())];
+        let a = common::pith_with(ws.path(), &["--runner", "nextest"], &env, &[]);
+        assert_eq!((a.status(), a.code), ("RunnerMissing", 2), "{}", a.line);
+        assert_eq!(a.json["runner"], "nextest", "{}", a.line);
+        let said = format!(
+            "cargo-nextest {version} is installed; pith supports cargo-nextest 0.9.143 to 0.9.x"
+        );
+        assert!(a.line.contains(&said), "{}", a.line);
+        assert!(!started.exists(), "cargo-nextest {version} was run");
+    }
+}

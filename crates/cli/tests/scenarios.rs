@@ -53,6 +53,9 @@ struct Row {
     /// Maven: the set of `tests/fixtures/java/maven/surefire.tsv` whose Surefire and JUnit
     /// versions the copy's pom pins (`oldest`: 2.22.2); `None`, the fixture's own.
     surefire: Option<&'static str>,
+    /// Rust: the cargo-nextest installed under `tests/fixtures/rust/<name>/root` put first on
+    /// PATH (`nextest_old`: the oldest of pith's range); `None`, the caller's.
+    nextest: Option<&'static str>,
 }
 
 const fn row(fixture: &'static str, status: &'static str, code: i32) -> Row {
@@ -74,6 +77,7 @@ const fn row(fixture: &'static str, status: &'static str, code: i32) -> Row {
         venv: None,
         env: &[],
         surefire: None,
+        nextest: None,
     }
 }
 
@@ -133,6 +137,16 @@ matrix! {
     cargo_hang => Row { args: &["--runner", "cargo", "--timeout", "10"], warm: &["--runner", "cargo", "hang tests::quick"], within: Some(30), extra: shows::rust_hang, ..row("rust/hang", TIMED_OUT, 1) };
     nextest_empty => Row { args: &["--runner", "nextest"], ..row("rust/empty", NO_TESTS, 1) };
     cargo_empty => Row { args: &["--runner", "cargo"], ..row("rust/empty", NO_TESTS, 1) };
+    // The oldest nextest of pith's range (0.9.143, README), first on PATH; the rows above run
+    // the newest installed. Their snapshots are the newest's, byte for byte: the same answer.
+    nextest_v143_green => Row { args: &["--runner", "nextest"], runner: Some("nextest"), budget: Some(GREEN_BUDGET), snapshot: true, nextest: Some("nextest_old"), ..row("rust/green", PASSED, 0) };
+    nextest_v143_single => Row { args: &["--runner", "nextest"], budget: Some(ONE_FAILURE_BUDGET), snapshot: true, extra: shows::rust_single_reruns_on_old_nextest, nextest: Some("nextest_old"), ..row("rust/single", FAILED, 1) };
+    nextest_v143_helper50 => Row { args: &["--runner", "nextest"], failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), extra: shows::one_cluster_of_50, nextest: Some("nextest_old"), ..row("rust/helper50", FAILED, 1) };
+    nextest_v143_distinct100 => Row { args: &["--runner", "nextest"], failed: Some(100), accounted: true, budget: Some(MANY_FAILURES_BUDGET), nextest: Some("nextest_old"), ..row("rust/distinct100", FAILED, 1) };
+    nextest_v143_compile_error => Row { args: &["--runner", "nextest"], snapshot: true, extra: shows::rust_compile_error, nextest: Some("nextest_old"), ..row("rust/compile_error", BUILD, 1) };
+    nextest_v143_crash => Row { args: &["--runner", "nextest"], extra: shows::rust_crash, nextest: Some("nextest_old"), ..row("rust/crash", CRASHED, 1) };
+    nextest_v143_hang => Row { args: &["--runner", "nextest", "--timeout", "10"], warm: &["--runner", "nextest", "hang tests::quick"], within: Some(30), extra: shows::rust_hang, nextest: Some("nextest_old"), ..row("rust/hang", TIMED_OUT, 1) };
+    nextest_v143_empty => Row { args: &["--runner", "nextest"], nextest: Some("nextest_old"), ..row("rust/empty", NO_TESTS, 1) };
 
     // ---- C++: CMake + GoogleTest under CTest ----
     ctest_green => Row { runner: Some("ctest"), passed: Some(3), budget: Some(GREEN_BUDGET), snapshot: true, ..row("cpp/green", PASSED, 0) };
@@ -340,9 +354,13 @@ fn check(name: &str, row: &Row) {
         .venv
         .map(pinned_venv)
         .or_else(|| unittest_venv(row.fixture).map(str::to_owned));
+    let path = row.nextest.map(pinned_nextest);
     let mut env: Vec<(&str, &str)> = row.env.to_vec();
     if let Some(venv) = &venv {
         env.push(("VIRTUAL_ENV", venv));
+    }
+    if let Some(path) = &path {
+        env.push(("PATH", path));
     }
     let pith = |root: &Path, args: &[&str]| match env.is_empty() {
         true => pith(root, args),
@@ -479,6 +497,41 @@ fn pinned_venv(name: &str) -> String {
         "{name} holds pytest {version}: run scripts/setup/python.sh"
     );
     venv.to_string_lossy().into_owned()
+}
+
+/// The PATH with a pinned cargo-nextest (`tests/fixtures/rust/<name>/root/bin`, installed by
+/// the setup script) first: cargo's subcommand search follows PATH order when PATH names
+/// cargo's own bin directory, as it does here.
+fn pinned_nextest(name: &str) -> String {
+    let bin = common::repo_root()
+        .join("tests/fixtures/rust")
+        .join(name)
+        .join("root/bin");
+    let version = std::process::Command::new(bin.join("cargo-nextest"))
+        .args(["nextest", "--version"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    assert!(
+        version.starts_with(&format!("cargo-nextest {} ", shows::OLD_NEXTEST)),
+        "{name} holds no cargo-nextest {} ({version:?}): run scripts/setup/rust.sh",
+        shows::OLD_NEXTEST
+    );
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let dirs = std::iter::once(bin).chain(std::env::split_paths(&path));
+    let path = std::env::join_paths(dirs)
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    // And it is the one `cargo nextest` starts there.
+    let started = std::process::Command::new("cargo")
+        .args(["nextest", "--version"])
+        .env("PATH", &path)
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    assert_eq!(started, version, "`cargo nextest` under {path}");
+    path
 }
 
 /// The unittest rows run with an activated virtualenv that has no pytest (made once, outside
@@ -768,6 +821,34 @@ mod shows {
         let frames = frames(f);
         assert!(frames[0].starts_with("src/lib.rs:11 "), "{frames:?}");
         assert!(frames[1].starts_with("src/lib.rs:34 "), "{frames:?}");
+    }
+
+    /// The version `nextest_old` holds.
+    pub(super) const OLD_NEXTEST: &str = "0.9.143";
+
+    /// The failure's id re-runs exactly that test under the old nextest too (its `-E`
+    /// filterset and `--ignore-default-filter`), an unknown id is not found, and the whole run
+    /// answers as before (the last run, whose output the row reads).
+    pub(super) fn rust_single_reruns_on_old_nextest(a: &Answer, ws: &Path) {
+        rust_single(a, ws);
+        let path = super::pinned_nextest("nextest_old");
+        let env = [("PATH", path.as_str())];
+        let id = a.failures()[0]["test"].as_str().unwrap();
+        let again = common::pith_with(ws, &["--runner", "nextest", id], &env, &[]);
+        assert_eq!(
+            (again.status(), again.code, again.json["failed"].as_u64()),
+            ("TestsFailed", 1, Some(1)),
+            "{}",
+            again.line
+        );
+        assert!(again.json.get("passed").is_none(), "{}", again.line);
+        assert_eq!(again.failures()[0]["test"], id, "{}", again.line);
+        let none = "single tests::no_such_test";
+        let missing = common::pith_with(ws, &["--runner", "nextest", none], &env, &[]);
+        assert_eq!(missing.status(), "TestsNotFound", "{}", missing.line);
+        assert_eq!(missing.json["notFound"][0], none, "{}", missing.line);
+        let whole = common::pith_with(ws, &["--runner", "nextest"], &env, &[]);
+        assert_eq!(whole.failures()[0]["test"], id, "{}", whole.line);
     }
 
     pub(super) fn rust_compile_error(a: &Answer, _: &Path) {

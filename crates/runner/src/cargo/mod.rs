@@ -34,7 +34,8 @@
 //! output as its head and tail (its panic comes last), nextest's report through [`xmlcut`].
 //!
 //! Layout: `detect` (the workspace, the runner, harness-less targets, doc examples), `command`
-//! (cargo's environment, ids into target selections), `profile` (pith's nextest profile), and
+//! (cargo's environment, ids into target selections), `profile` (pith's nextest profile),
+//! `nextest_version` (the nextest versions pith supports, checked before a run), and
 //! two drives, `plain` and `nextest`, each running its runner and judging its output; `judge`
 //! holds what both judge alike (a failed test from its output, compile errors, tails) and
 //! `parse` the small readers they share, beside the format readers `libtest`, `diag`, `panic`,
@@ -50,6 +51,7 @@ mod judge;
 pub(crate) mod libtest;
 mod manifest;
 pub(crate) mod nextest;
+mod nextest_version;
 pub(crate) mod panic;
 mod parse;
 mod plain;
@@ -107,6 +109,15 @@ impl Adapter for Cargo {
                 hint: Some(NEXTEST_INSTALL_HINT.to_owned()),
                 ..Run::new(self.name())
             });
+        }
+        if self.nextest {
+            if let Err(hint) = nextest_version::check(ctx.cache, ctx.deadline) {
+                return Ok(Run {
+                    status: Some(Status::RunnerMissing),
+                    hint: Some(hint),
+                    ..Run::new(self.name())
+                });
+            }
         }
         let mut run = Run::new(self.name());
         if tests.is_empty() {
