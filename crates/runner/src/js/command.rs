@@ -496,10 +496,10 @@ fn jest_in_range(program: &Path) -> Result<(), String> {
 /// The oldest node whose test runner pith observes (README, Runners): node 18.19 and newer.
 /// `--test-reporter` and `--test-reporter-destination` exist from 18.15 (its release notes,
 /// <https://nodejs.org/blog/release/v18.15.0>), but until 18.18 node reports a test file that
-/// did not load or whose process died without the `file` its other events carry (checked on
-/// 18.15.0, 18.17.0 and 18.18.2): pith could not say which file failed, and a load error or a
-/// crash would answer RunnerFailed. Older nodes have no reporters at all. The scenario rows
-/// run 18.19.0 (`node18_*`) and the node installed.
+/// did not load or whose process died without the `file` its other events carry (seen on
+/// 18.18.2; 18.15.0 and 18.17.0 fail the same way): pith could not say which file failed, and
+/// a load error or a crash would answer RunnerFailed. Older nodes have no reporters at all.
+/// The scenario rows run 18.19.0 (`node_v18_*`) and the node installed.
 pub(super) const NODE_OLDEST: (u32, u32) = (18, 19);
 
 /// A node pith observes, by the version it printed; else why not, as [`vitest_in_range`]. A
