@@ -3,7 +3,9 @@
 # setup scripts: its JavaScript tool sets (one node_modules per pinned version set, from each
 # committed lockfile), its Python virtualenvs (pytest 8 and 7 with the plugins real projects
 # use, from each frozen requirements file), and the Maven plugins its poms name (an older
-# Surefire, Apache RAT), resolved once so that runs need no network.
+# Surefire, Apache RAT), resolved once so that runs need no network. The set-ups of the oldest
+# jest, vitest, mocha and node pith supports link the scenario rows' package sets instead
+# (tests/fixtures/js/jest27, vitest1, mocha9, node18: scripts/setup/js.sh installs them).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 envs=xtask/parity/env

@@ -520,6 +520,37 @@ fn a_jest_outside_the_supported_range_is_named_and_not_run() {
     }
 }
 
+/// A node older than pith's node:test observation supports (18.19): RunnerMissing naming the
+/// version it printed and the range, never a run with a flag it lacks (16) or events pith could
+/// not place (18.18). The node is the project's `node_modules/.bin/node`, first on the
+/// script's PATH as npm's `node` package puts it; it records any start but `--version`.
+#[test]
+fn a_node_outside_the_supported_range_is_named_and_not_run() {
+    use std::os::unix::fs::PermissionsExt;
+    for version in ["16.20.2", "18.18.2"] {
+        let ws = fixture("js/node/green");
+        let bin = ws.path().join("node_modules/.bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let started = ws.path().join("started");
+        let node = bin.join("node");
+        std::fs::write(
+            &node,
+            format!(
+                "#!/bin/sh\nif [ \"$1\" = --version ]; then echo v{version}; exit 0; fi\ntouch '{}'\nexit 1\n",
+                started.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&node, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let a = pith(ws.path(), &[]);
+        assert_eq!((a.status(), a.code), ("RunnerMissing", 2), "{}", a.line);
+        assert_eq!(a.json["runner"], "node", "{}", a.line);
+        let said = format!("node {version} is installed; pith supports node 18.19 and newer");
+        assert!(a.line.contains(&said), "{}", a.line);
+        assert!(!started.exists(), "node {version} was started");
+    }
+}
+
 /// `fixture` with `runner` installed at `version` (its package.json, and a fake program that
 /// records any start) answers RunnerMissing naming the version and `range`, never starting it.
 fn refused_outside_its_range(fixture_name: &str, runner: &str, version: &str, range: &str) {

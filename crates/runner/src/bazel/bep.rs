@@ -12,6 +12,8 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+use crate::text::percent_decode;
+
 /// A BEP line longer than this is skipped unread (a huge `namedSetOfFiles`): nothing pith
 /// needs is in one.
 const LINE_BYTES: usize = 4 << 20;
@@ -240,31 +242,6 @@ fn file_uri(v: &Value) -> Option<PathBuf> {
     let uri = v.get("uri").and_then(Value::as_str)?;
     let path = uri.strip_prefix("file://")?;
     Some(PathBuf::from(percent_decode(path)))
-}
-
-/// `%20` and friends, as Bazel escapes them in file URIs.
-fn percent_decode(s: &str) -> String {
-    if !s.contains('%') {
-        return s.to_owned();
-    }
-    let bytes = s.as_bytes();
-    let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            if let Some(b) = s
-                .get(i + 1..i + 3)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-            {
-                out.push(b);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

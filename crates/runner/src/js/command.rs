@@ -73,9 +73,10 @@ pub(super) struct Cover {
 impl Js {
     /// The runner's program: jest and vitest from the project's `node_modules/.bin` (or one
     /// above it, where a monorepo hoists them), `node` from PATH. The error is the install hint.
-    pub(super) fn program(&self) -> Result<PathBuf, String> {
+    /// `cache`: pith's cache directory, where a node binary's version is kept once asked.
+    pub(super) fn program(&self, cache: &Path) -> Result<PathBuf, String> {
         if let Some(p) = &self.program {
-            self.in_range(p)?;
+            self.in_range(p, cache)?;
             return Ok(p.clone());
         }
         let node = crate::on_path("node");
@@ -83,7 +84,11 @@ impl Js {
             return Err("node is not installed: install Node.js (https://nodejs.org)".to_owned());
         }
         let name = match self.runner {
-            Runner::Node => return Ok(node.expect("checked above")),
+            Runner::Node => {
+                let node = node.expect("checked above");
+                self.in_range(&node, cache)?;
+                return Ok(node);
+            }
             Runner::Jest => "jest",
             Runner::Vitest => "vitest",
             Runner::Mocha => "mocha",
@@ -99,19 +104,52 @@ impl Js {
                     install_command(&self.dir)
                 )
             })?;
-        self.in_range(&program)?;
+        self.in_range(&program, cache)?;
         Ok(program)
     }
 
-    /// The runner beside `program` is in the range pith observes (jest, vitest, mocha); else
-    /// the install hint saying why not.
-    fn in_range(&self, program: &Path) -> Result<(), String> {
+    /// The runner beside `program` (jest, vitest, mocha), or `program` itself (node), is in
+    /// the range pith observes; else the install hint saying why not.
+    fn in_range(&self, program: &Path, cache: &Path) -> Result<(), String> {
         match self.runner {
             Runner::Jest => jest_in_range(program),
             Runner::Vitest => vitest_in_range(program),
             Runner::Mocha => mocha_in_range(program),
-            Runner::Node => Ok(()),
+            Runner::Node => node_in_range(self.node_version(program, cache)),
         }
+    }
+
+    /// The version `program --version` prints (`v18.19.0`), asked as the script would run it
+    /// (its directory and environment: a version manager's shim picks the project's node by
+    /// them). A node binary's answer is kept in `cache` under its path, size and time, so a
+    /// run pays for the question once per installed node; a shim or wrapper script (not an
+    /// ELF file), whose answer may change with the project, is asked every time. None when it
+    /// does not say.
+    fn node_version(&self, program: &Path, cache: &Path) -> Option<String> {
+        let kept = node_version_key(program).map(|k| cache.join("node-version").join(k));
+        if let Some(v) = kept.as_ref().and_then(|f| std::fs::read_to_string(f).ok()) {
+            return Some(v);
+        }
+        let mut cmd = crate::base_command(program, &self.dir);
+        for var in RUNNER_ENV {
+            cmd.env_remove(var);
+        }
+        cmd.envs(self.env.iter().map(|(k, v)| (k, v)))
+            .arg("--version")
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        let out = cmd.output().ok().filter(|o| o.status.success())?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let version = text.trim().strip_prefix('v')?;
+        node_minor(version)?;
+        if let Some(f) = kept {
+            // Written whole, then renamed: a concurrent run reads all of it or nothing.
+            let tmp = f.with_extension(format!("{}.tmp", std::process::id()));
+            let _ = std::fs::create_dir_all(f.parent().unwrap_or(cache))
+                .and_then(|()| std::fs::write(&tmp, version))
+                .and_then(|()| std::fs::rename(&tmp, &f));
+        }
+        Some(version.to_owned())
     }
 
     /// Where this run's files go, pith's reporter installed and the records of an earlier
@@ -453,6 +491,64 @@ fn jest_in_range(program: &Path) -> Result<(), String> {
             JEST_MAJORS.end()
         )),
     }
+}
+
+/// The oldest node whose test runner pith observes (README, Runners): node 18.19 and newer.
+/// `--test-reporter` and `--test-reporter-destination` exist from 18.15 (its release notes,
+/// <https://nodejs.org/blog/release/v18.15.0>), but until 18.18 node reports a test file that
+/// did not load or whose process died without the `file` its other events carry (seen on
+/// 18.18.2; 18.15.0 and 18.17.0 fail the same way): pith could not say which file failed, and
+/// a load error or a crash would answer RunnerFailed. Older nodes have no reporters at all.
+/// The scenario rows run 18.19.0 (`node_v18_*`) and the node installed.
+pub(super) const NODE_OLDEST: (u32, u32) = (18, 19);
+
+/// A node pith observes, by the version it printed; else why not, as [`vitest_in_range`]. A
+/// version pith could not read is taken for a current one.
+fn node_in_range(version: Option<String>) -> Result<(), String> {
+    let Some(version) = version else {
+        return Ok(());
+    };
+    match node_minor(&version) {
+        Some(v) if v >= NODE_OLDEST => Ok(()),
+        _ => Err(format!(
+            "node {version} is installed; pith supports node {}.{} and newer: install one of those (https://nodejs.org)",
+            NODE_OLDEST.0, NODE_OLDEST.1
+        )),
+    }
+}
+
+/// `18.19.0` as (18, 19).
+fn node_minor(version: &str) -> Option<(u32, u32)> {
+    let mut parts = version.trim().split('.');
+    Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
+}
+
+/// Where a node binary's version is kept: its real path, size and modification time hashed;
+/// None for what is not an ELF binary (a shim, a wrapper script), whose answer is not its own.
+fn node_version_key(program: &Path) -> Option<String> {
+    use std::io::Read;
+    let real = std::fs::canonicalize(program).ok()?;
+    let meta = std::fs::metadata(&real).ok()?;
+    let mut magic = [0u8; 4];
+    std::fs::File::open(&real)
+        .ok()?
+        .read_exact(&mut magic)
+        .ok()?;
+    if &magic != b"\x7fELF" {
+        return None;
+    }
+    let modified = meta
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?;
+    let key = format!(
+        "{}\0{}\0{}",
+        real.display(),
+        meta.len(),
+        modified.as_nanos()
+    );
+    Some(format!("{:016x}", crate::fnv1a(key.bytes())))
 }
 
 /// The mocha majors pith observes (README, Runners): 9 to 11, each serializing a test's
@@ -855,6 +951,76 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn node_before_18_19_is_named_with_the_range() {
+        assert_eq!(node_in_range(None), Ok(()));
+        for (version, ok) in [
+            ("16.20.2", false),
+            ("18.15.0", false),
+            ("18.18.2", false),
+            ("18.19.0", true),
+            ("18.20.8", true),
+            ("20.20.2", true),
+            ("24.1.0", true),
+            ("18", false),
+        ] {
+            let r = node_in_range(Some(version.to_owned()));
+            assert_eq!(r.is_ok(), ok, "{version}: {r:?}");
+            if let Err(hint) = r {
+                assert!(
+                    hint.starts_with(&format!(
+                        "node {version} is installed; pith supports node 18.19 and newer"
+                    )),
+                    "{hint}"
+                );
+            }
+        }
+    }
+
+    /// node's version is asked of the program, in the script's directory and environment; a
+    /// script (a version manager's shim) is asked every time, a node binary once.
+    #[test]
+    fn node_version_is_asked_and_kept_only_for_a_binary() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let cache = d.path().join("cache");
+        let shim = d.path().join("node");
+        let write = |version: &str| {
+            std::fs::write(
+                &shim,
+                format!(
+                    "#!/bin/sh\n[ \"$1\" = --version ] && [ \"$PITH_T\" = 1 ] && echo v{version}\n"
+                ),
+            )
+            .unwrap();
+            std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).unwrap();
+        };
+        let mut js = Js::new(Runner::Node, d.path());
+        js.env.push(("PITH_T".to_owned(), "1".to_owned()));
+        write("16.20.2");
+        assert_eq!(js.node_version(&shim, &cache).as_deref(), Some("16.20.2"));
+        write("18.19.0");
+        assert_eq!(js.node_version(&shim, &cache).as_deref(), Some("18.19.0"));
+        assert!(!cache.exists(), "a shim's answer is not kept");
+        // What does not print a version is taken for a current node.
+        js.env.clear();
+        assert_eq!(js.node_version(&shim, &cache), None);
+
+        // A binary: its answer kept under its path, size and time.
+        let Some(node) = crate::on_path("node") else {
+            return;
+        };
+        let asked = js
+            .node_version(&node, &cache)
+            .expect("node prints its version");
+        let key = node_version_key(&node).expect("node is an ELF binary");
+        let kept = cache.join("node-version").join(key);
+        assert_eq!(std::fs::read_to_string(&kept).unwrap(), asked);
+        std::fs::write(&kept, "1.2.3").unwrap();
+        assert_eq!(js.node_version(&node, &cache).as_deref(), Some("1.2.3"));
+        assert_eq!(node_version_key(&shim), None);
     }
 
     #[test]

@@ -50,7 +50,7 @@ impl Js {
         tests: &[String],
         files: &[String],
     ) -> Result<Option<Traced>, RunnerError> {
-        let Ok(program) = self.program() else {
+        let Ok(program) = self.program(ctx.cache) else {
             return Ok(None);
         };
         if self.runner == Runner::Vitest && !vitest_coverage_installed(&self.dir) {

@@ -266,7 +266,7 @@ impl Js {
         ctx: &Context<'_>,
         tests: &[String],
     ) -> Result<(Run, Option<i32>), RunnerError> {
-        let program = match self.program() {
+        let program = match self.program(ctx.cache) {
             Ok(p) => p,
             // sh's word for a program it cannot find.
             Err(hint) => return Ok((missing(self.runner, hint), Some(127))),

@@ -198,7 +198,13 @@ impl Parser {
         ev.any = true;
         let nesting = v.get("nesting").and_then(Value::as_i64).unwrap_or(0);
         let message = || v.get("message").and_then(Value::as_str).unwrap_or("");
-        let Some(file) = v.get("file").and_then(Value::as_str).map(str::to_owned) else {
+        // node 18 names the file of a test in an ES module by its URL (`file:///…`), and the
+        // file's own test by its path: one file, one name.
+        let file = v.get("file").and_then(Value::as_str).map(|f| {
+            f.strip_prefix("file://")
+                .map_or_else(|| f.to_owned(), crate::text::percent_decode)
+        });
+        let Some(file) = file else {
             if kind == "test:diagnostic" && nesting == 0 {
                 let msg = message();
                 if msg.starts_with("Error") {
@@ -602,6 +608,28 @@ mod tests {
             "Error: Test \"rej\" at tests/c.test.js:3:1 generated asynchronous activity"
         ));
         assert!(c.cases[0].messages[0].ends_with("at /ws/tests/c.test.js:3:1"));
+    }
+
+    /// node 18 (an ES module's tests): each test's file is its URL, the file's own test's its
+    /// path; a run killed in `waits forever` names that test alone, the file once.
+    #[test]
+    fn node_18_names_a_module_s_file_by_its_url() {
+        let stream = r#"{"type":"test:dequeue","name":"/ws/t/h a.test.js","nesting":0,"file":"/ws/t/h a.test.js","line":1}
+{"type":"test:dequeue","name":"quick","nesting":0,"file":"file:///ws/t/h%20a.test.js","line":4}
+{"type":"test:start","name":"quick","nesting":0,"file":"file:///ws/t/h%20a.test.js","line":4}
+{"type":"test:pass","name":"quick","nesting":0,"file":"file:///ws/t/h%20a.test.js","line":4}
+{"type":"test:dequeue","name":"server","nesting":0,"file":"file:///ws/t/h%20a.test.js","line":6}
+{"type":"test:dequeue","name":"waits forever","nesting":1,"file":"file:///ws/t/h%20a.test.js","line":7}"#;
+        let ev = parse(stream);
+        assert_eq!(ev.suites.len(), 1, "{:?}", ev.suites);
+        assert_eq!(ev.suites[0].file, "/ws/t/h a.test.js");
+        assert_eq!(
+            ev.running(),
+            [(
+                "/ws/t/h a.test.js".to_owned(),
+                vec!["server".to_owned(), "waits forever".to_owned()]
+            )]
+        );
     }
 
     #[test]

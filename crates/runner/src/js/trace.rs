@@ -87,7 +87,7 @@ impl Js {
         if !matches!(self.runner, Runner::Node | Runner::Mocha) {
             return self.trace_coverage(ctx, tests, files);
         }
-        let Ok(program) = self.program() else {
+        let Ok(program) = self.program(ctx.cache) else {
             return Ok(None);
         };
         let scripts: Vec<Script> = files

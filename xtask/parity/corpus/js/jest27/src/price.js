@@ -1,0 +1,11 @@
+// Prices in cents.
+function price(text) {
+  const [dollars, cents = '0'] = text.replace('$', '').split('.');
+  return Number(dollars) * 100 + Number(cents.padEnd(2, '0'));
+}
+
+function total(items) {
+  return items.reduce((sum, [p, qty]) => sum + price(p) * qty, 0);
+}
+
+module.exports = { price, total };
