@@ -135,11 +135,14 @@ impl Js {
             cmd.env_remove(var);
         }
         cmd.envs(self.env.iter().map(|(k, v)| (k, v)))
-            .arg("--version")
-            .stdin(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null());
-        let out = cmd.output().ok().filter(|o| o.status.success())?;
-        let text = String::from_utf8_lossy(&out.stdout);
+            .arg("--version");
+        // A shim that never answers must not hold the run: it is asked as a runner is, in a
+        // group of its own, for ten seconds at most.
+        let limit = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let out = crate::process::run(cmd, limit, None)
+            .ok()
+            .filter(|c| c.success())?;
+        let text = out.stdout_str();
         let version = text.trim().strip_prefix('v')?;
         node_minor(version)?;
         if let Some(f) = kept {
