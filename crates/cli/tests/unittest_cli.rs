@@ -282,3 +282,91 @@ fn a_doctest_is_named_and_re_run_by_its_id() {
         again.line
     );
 }
+
+/// Every line of a kept `pith output` answer, all of its pages.
+fn output_lines(ws: &Path, args: &[&str]) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut page = 1;
+    loop {
+        let p = page.to_string();
+        let out = common::mcp::cli_line(ws, &[&["output"], args, &["--page", &p]].concat());
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert!(v["byName"].is_null(), "{args:?}: {out}");
+        lines.extend(
+            v["lines"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{args:?}: {out}"))
+                .iter()
+                .map(|l| l.as_str().unwrap().to_owned()),
+        );
+        if v["pages"].as_u64().unwrap_or(1) <= page {
+            return lines;
+        }
+        page += 1;
+    }
+}
+
+#[test]
+fn a_failing_tests_own_output_is_kept_and_the_printed_text_is_unittests() {
+    let ws = with_venv("prints");
+    let a = pith(ws.path(), &[]);
+    assert_eq!(
+        (a.status(), a.count("failed")),
+        ("TestsFailed", 2),
+        "{}",
+        a.line
+    );
+
+    // What the failing test printed, on both streams, with unittest's own failure text.
+    let own = output_lines(ws.path(), &["--test", "tests.test_talk.Talk.test_loud"]);
+    assert_eq!(
+        own,
+        [
+            "Traceback (most recent call last):",
+            "  File \"tests/test_talk.py\", line 13, in test_loud",
+            "    self.assertEqual(41, 42)",
+            "AssertionError: 41 != 42",
+            "",
+            "Stdout:",
+            "computing the total",
+            "total is 41",
+            "",
+            "Stderr:",
+            "warning: rounding down",
+        ]
+    );
+    // A class fixture's output is printed before any test starts.
+    let fixture = output_lines(ws.path(), &["--test", "tests.test_talk.BrokenSetup"]);
+    assert!(
+        fixture.contains(&"opening the ledger".to_owned()),
+        "{fixture:?}"
+    );
+    // A passing test's output is not kept apart; it stays in the run's.
+    let run = output_lines(ws.path(), &[]);
+    assert!(run.contains(&"all fine here".to_owned()), "{run:?}");
+
+    // The run printed what `python -m unittest` prints without pith: stdout, then stderr,
+    // line for line (the timing line aside; pith shows paths workspace-relative).
+    let raw = Command::new(".venv/bin/python")
+        .args(["-m", "unittest"])
+        .current_dir(ws.path())
+        .output()
+        .unwrap();
+    let root = format!("{}/", ws.path().canonicalize().unwrap().display());
+    let timing = |l: &str| {
+        if l.starts_with("Ran ") && l.ends_with('s') {
+            l.split(" in ").next().unwrap_or(l).to_owned()
+        } else {
+            l.to_owned()
+        }
+    };
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&raw.stdout),
+        String::from_utf8_lossy(&raw.stderr)
+    )
+    .replace(&root, "");
+    let want: Vec<String> = text.lines().map(timing).collect();
+    let got: Vec<String> = run.iter().map(|l| timing(l)).collect();
+    assert_eq!(got, want);
+}

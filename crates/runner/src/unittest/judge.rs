@@ -6,6 +6,7 @@
 
 use std::collections::HashSet;
 
+use pith_model::output::TestOutput;
 use pith_model::{ExitMeaning, Failure, Phase, Run, Status, TestOutcome};
 
 use crate::process::Captured;
@@ -176,6 +177,7 @@ fn tally(run: &mut Run, ctx: &Context<'_>, records: &Records) {
             Outcome::Skipped | Outcome::ExpectedFailure => run.skipped += 1,
             Outcome::Failed | Outcome::Error => {
                 run.failed += 1;
+                own_output(run, &r.id, r.out.as_deref());
                 run.failures
                     .push(failure(ctx, r.id.clone(), &r.detail, Phase::Call));
             }
@@ -187,6 +189,7 @@ fn tally(run: &mut Run, ctx: &Context<'_>, records: &Records) {
                         .to_owned(),
                     ..Detail::default()
                 };
+                own_output(run, &r.id, r.out.as_deref());
                 run.failures
                     .push(failure(ctx, r.id.clone(), &detail, Phase::Call));
             }
@@ -199,6 +202,7 @@ fn tally(run: &mut Run, ctx: &Context<'_>, records: &Records) {
             Phase::Setup
         };
         run.failed += 1;
+        own_output(run, &f.id, f.out.as_deref());
         run.failures
             .push(failure(ctx, f.id.clone(), &f.detail, phase));
     }
@@ -206,4 +210,10 @@ fn tally(run: &mut Run, ctx: &Context<'_>, records: &Records) {
         run.failures
             .push(failure(ctx, l.id.clone(), &l.detail, Phase::Collect));
     }
+}
+
+/// A failing test's own text, kept apart for `pith output --test`.
+fn own_output(run: &mut Run, id: &str, out: Option<&str>) {
+    let lines = out.unwrap_or_default().lines();
+    run.test_output.extend(TestOutput::of_lines(id, lines));
 }

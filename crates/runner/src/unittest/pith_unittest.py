@@ -18,12 +18,22 @@ Records (one JSON object per line, key "e" names the kind):
   {"e": "start", "id": test id, "file": absolute path of the test's module}
   {"e": "result", "id": test id (a subtest's: "<test id> (<params>)"), "test": the test's id,
    "o": "passed"|"failed"|"error"|"skipped"|"xfail"|"xpass",
-   "kind": exception type, "msg": its words, "frames": [[path, line, source], ...]}
-  {"e": "fixture", "id": module or class id, "phase": "setup"|"teardown", "kind", "msg", "frames"}
+   "kind": exception type, "msg": its words, "frames": [[path, line, source], ...],
+   "out": a failing outcome's text as unittest's `-b` shows it: its traceback, then what the
+   test printed under "Stdout:" and "Stderr:" (its last _OUT_CHARS characters)}
+  {"e": "fixture", "id": module or class id, "phase": "setup"|"teardown", "kind", "msg", "frames",
+   "out": as a result's, with what was printed since the last test}
   {"e": "load", "id": module name, "kind", "msg", "frames"}: a test module that did not import
   {"e": "unmatched", "ids": [requested ids that name nothing]}
   {"e": "end", "run": testsRun, "ok": wasSuccessful(), "failures", "errors", "skipped",
    "xfail", "xpass"}
+
+What a test prints is kept as it is printed: sys.stdout and sys.stderr are wrapped by a tee that
+writes each piece straight through to the stream it stands for (the text, its order and its
+buffering stay the stream's own) and keeps the last _OUT_CHARS characters beside it. Under
+unittest's own `-b`/`--buffer` nothing is wrapped: unittest's buffer is what the test printed,
+and its failure text already holds it. Output written past sys.stdout (to the file descriptor,
+by a subprocess) is not kept apart; it stays in the run's output.
 
 On SIGTERM (pith's deadline) the process writes its threads' stacks to
 $PITH_REPORT.<pid>.stacks; a fatal error (a segfault) writes them to
@@ -47,6 +57,7 @@ _DJANGO = os.environ.pop("PITH_DJANGO", None) == "1"
 _MSG_CHARS = 2000
 _CODE_CHARS = 200
 _MAX_FRAMES = 30
+_OUT_CHARS = 8000
 _fd = None
 _keep = []
 
@@ -206,17 +217,121 @@ def _holder_phase(description):
     return phase, target
 
 
+def _tail(text, n):
+    return text if len(text) <= n else text[-n:]
+
+
+class _Tee(object):
+    """Stands for a stream: each write goes straight through to it, and the last _OUT_CHARS
+    characters written are kept. Anything else is the stream's own."""
+
+    def __init__(self, stream):
+        self._pith_stream = stream
+        self._pith_parts = []
+        self._pith_size = 0
+
+    def write(self, text):
+        n = self._pith_stream.write(text)
+        try:
+            if isinstance(text, str) and text:
+                self._pith_parts.append(text)
+                self._pith_size += len(text)
+                if self._pith_size > 2 * _OUT_CHARS:
+                    kept = _tail("".join(self._pith_parts), _OUT_CHARS)
+                    self._pith_parts = [kept]
+                    self._pith_size = len(kept)
+        except Exception:
+            pass
+        return n
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
+    def _pith_take(self):
+        text = _tail("".join(self._pith_parts), _OUT_CHARS)
+        self._pith_parts = []
+        self._pith_size = 0
+        return text
+
+    def __getattr__(self, name):
+        return getattr(self._pith_stream, name)
+
+
+_STREAMS = ("stdout", "stderr")
+
+
+def _tee_streams():
+    for name in _STREAMS:
+        if not isinstance(getattr(sys, name, None), _Tee):
+            setattr(sys, name, _Tee(getattr(sys, name)))
+
+
+def _untee_streams():
+    # Only a tee still in place: a stream a test put there and left is the test's business.
+    for name in _STREAMS:
+        stream = getattr(sys, name, None)
+        if isinstance(stream, _Tee):
+            setattr(sys, name, stream._pith_stream)
+
+
+def _printed():
+    """(stdout, stderr) printed through the tees since they were last read, and forget it."""
+    out = []
+    for name in _STREAMS:
+        stream = getattr(sys, name, None)
+        out.append(stream._pith_take() if isinstance(stream, _Tee) else "")
+    return out
+
+
 class PithResult(unittest.TextTestResult):
     """unittest's own text result, telling pith each outcome as it happens."""
 
+    def startTestRun(self):
+        super().startTestRun()
+        if not self.buffer:
+            # From the start: a class or module fixture prints before any test starts.
+            _tee_streams()
+
     def startTest(self, test):
         super().startTest(test)
+        if not self.buffer:
+            # A test's own output only, not what was printed before it.
+            _tee_streams()
+            _printed()
         failed = getattr(unittest.loader, "_FailedTest", None)
         if failed is None or not isinstance(test, failed):
             _emit({"e": "start", "id": test.id(), "file": _file_of(test)})
 
-    def _result(self, test, outcome, err=None, parent=None):
+    def stopTest(self, test):
+        super().stopTest(test)
+        if not self.buffer:
+            _printed()
+
+    def stopTestRun(self):
+        super().stopTestRun()
+        _untee_streams()
+
+    def _out(self, listed=None):
+        """A failing outcome's text as unittest's `-b` shows it: unittest's own text of it
+        (under `-b` it holds the output already), then what the tees kept."""
+        try:
+            text = listed[-1][1] if listed else ""
+            if not self.buffer:
+                printed = _printed()
+                for title, part in zip(("Stdout", "Stderr"), printed):
+                    if part:
+                        if not part.endswith("\n"):
+                            part += "\n"
+                        text += "\n%s:\n%s" % (title, part)
+            return _tail(text, _OUT_CHARS) if text.strip() else None
+        except Exception:
+            return None
+
+    def _result(self, test, outcome, err=None, parent=None, out=None):
         record = {"e": "result", "id": test.id(), "test": (parent or test).id(), "o": outcome}
+        if out:
+            record["out"] = out
         if err is not None:
             try:
                 record.update(_detail(err[1], err[2]))
@@ -233,7 +348,7 @@ class PithResult(unittest.TextTestResult):
 
     def addFailure(self, test, err):
         super().addFailure(test, err)
-        self._result(test, "failed", err)
+        self._result(test, "failed", err, out=self._out(self.failures))
 
     def addError(self, test, err):
         super().addError(test, err)
@@ -243,6 +358,9 @@ class PithResult(unittest.TextTestResult):
             phase, target = _holder_phase(test.description)
             record = {"e": "fixture", "id": target, "phase": phase}
             record.update(_detail(err[1], err[2]))
+            out = self._out(self.errors)
+            if out:
+                record["out"] = out
             _emit(record)
         elif failed is not None and isinstance(test, failed):
             name = test._testMethodName
@@ -254,7 +372,7 @@ class PithResult(unittest.TextTestResult):
                 record.update(_detail(err[1], err[2], importing=True))
             _emit(record)
         else:
-            self._result(test, "error", err)
+            self._result(test, "error", err, out=self._out(self.errors))
 
     def addSkip(self, test, reason):
         super().addSkip(test, reason)
@@ -266,13 +384,15 @@ class PithResult(unittest.TextTestResult):
 
     def addUnexpectedSuccess(self, test):
         super().addUnexpectedSuccess(test)
-        self._result(test, "xpass")
+        self._result(test, "xpass", out=self._out())
 
     def addSubTest(self, test, subtest, err):
         super().addSubTest(test, subtest, err)
         if err is not None:
             failure = issubclass(err[0], test.failureException)
-            self._result(subtest, "failed" if failure else "error", err, parent=test)
+            listed = self.failures if failure else self.errors
+            self._result(subtest, "failed" if failure else "error", err, parent=test,
+                         out=self._out(listed))
 
 
 def _tell_end(result):

@@ -36,6 +36,9 @@ pub struct TestResult {
     pub test: String,
     pub outcome: Outcome,
     pub detail: Detail,
+    /// A failing outcome's own text (its traceback, what the test printed): `pith output
+    /// --test`.
+    pub out: Option<String>,
 }
 
 /// A class or module fixture that raised (`setUpClass`, `setUpModule`, their tear-downs).
@@ -45,6 +48,8 @@ pub struct Fixture {
     pub id: String,
     pub teardown: bool,
     pub detail: Detail,
+    /// Its traceback and what was printed since the last test.
+    pub out: Option<String>,
 }
 
 /// A test module that did not import.
@@ -139,12 +144,14 @@ fn record(obj: &Map<String, Value>, r: &mut Records) {
                 id,
                 outcome,
                 detail: detail(obj),
+                out: string(obj, "out"),
             });
         }
         Some("fixture") if !id.is_empty() => r.fixtures.push(Fixture {
             id,
             teardown: string(obj, "phase").as_deref() == Some("teardown"),
             detail: detail(obj),
+            out: string(obj, "out"),
         }),
         Some("load") if !id.is_empty() => r.loads.push(LoadError {
             id,
@@ -176,7 +183,7 @@ mod tests {
 {"e":"start","id":"t.T.a","file":"/w/t.py"}
 {"e":"result","id":"t.T.a","test":"t.T.a","o":"passed"}
 {"e":"start","id":"t.T.b","file":"/w/t.py"}
-{"e":"result","id":"t.T.b (i=1)","test":"t.T.b","o":"failed","kind":"AssertionError","msg":"AssertionError: 1 != 2","frames":[["/w/t.py",9,"self.assertEqual(i, 2)"]]}
+{"e":"result","id":"t.T.b (i=1)","test":"t.T.b","o":"failed","kind":"AssertionError","msg":"AssertionError: 1 != 2","frames":[["/w/t.py",9,"self.assertEqual(i, 2)"]],"out":"Traceback\n\nStdout:\nhello\n"}
 {"e":"start","id":"t.T.c","file":"/w/t.py"}
 {"e":"result","id":"t.T.c","#;
 
@@ -188,6 +195,11 @@ mod tests {
         assert_eq!(r.results[1].outcome, Outcome::Failed);
         assert_eq!(r.results[1].test, "t.T.b");
         assert_eq!(r.results[1].detail.frames[0].line, 9);
+        assert_eq!(
+            r.results[1].out.as_deref(),
+            Some("Traceback\n\nStdout:\nhello\n")
+        );
+        assert_eq!(r.results[0].out, None);
         assert_eq!(
             r.running(),
             [("t.T.c".to_owned(), Some("/w/t.py".to_owned()))]
