@@ -57,9 +57,12 @@ pub(super) fn command(
             cmd.envs(declared.env.iter().map(|(k, v)| (k, v)));
             cmd.args(ids.iter().map(|id| format!("{ID_PREFIX}{id}")));
         }
-        Mode::Django => {
+        Mode::Django(declared) => {
             let runner = format!("{}.DiscoverRunner", script_module());
-            cmd.args(["manage.py", "test", "--testrunner", &runner]);
+            cmd.args(["manage.py", "test"])
+                .args(django_options(&declared.args, !ids.is_empty()))
+                .args(["--testrunner", &runner]);
+            cmd.envs(declared.env.iter().map(|(k, v)| (k, v)));
             // Django takes labels after its options; one that looks like an option goes
             // after `--`.
             if !ids.is_empty() {
@@ -76,6 +79,52 @@ pub(super) fn command(
             .env("PATH", prepend(&venv.join("bin"), std::env::var_os("PATH")));
     }
     cmd
+}
+
+/// `manage.py test`'s options that take a value; `--parallel` and `--shuffle` take one only
+/// when it follows (a number, `auto`).
+const DJANGO_VALUED: &[&str] = &[
+    "--settings",
+    "--pythonpath",
+    "--testrunner",
+    "-v",
+    "--verbosity",
+    "--tag",
+    "--exclude-tag",
+    "-k",
+    "--durations",
+    "-t",
+    "--top-level-directory",
+    "-p",
+    "--pattern",
+];
+
+/// The declared `manage.py test` arguments pith passes on: all of them, but with ids to
+/// re-run not the declared labels (the ids name the tests), and never the project's own
+/// `--testrunner` (pith's subclasses Django's).
+fn django_options(declared: &[String], ids: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut words = declared.iter().peekable();
+    while let Some(w) = words.next() {
+        let (name, inline) = w
+            .split_once('=')
+            .map_or((w.as_str(), false), |(n, _)| (n, true));
+        let value = if inline {
+            None
+        } else if DJANGO_VALUED.contains(&name) {
+            words.next()
+        } else if name == "--parallel" || name == "--shuffle" {
+            words.next_if(|v| v.as_str() == "auto" || v.parse::<u64>().is_ok())
+        } else {
+            None
+        };
+        if name == "--testrunner" || (ids && !w.starts_with('-')) {
+            continue;
+        }
+        out.push(w.clone());
+        out.extend(value.cloned());
+    }
+    out
 }
 
 /// A subtest's id re-runs its test: `m.C.t (i=3)` -> `m.C.t`.
@@ -133,7 +182,7 @@ mod tests {
         );
         let cmd = command(
             Path::new("/p"),
-            &Mode::Django,
+            &Mode::Django(super::super::Declared::default()),
             &interp,
             Path::new("/c/s.py"),
             Path::new("/r"),
@@ -145,5 +194,50 @@ mod tests {
             .collect();
         assert_eq!(args[..3], ["manage.py", "test", "--testrunner"]);
         assert_eq!(args[4..], ["--", "-x", "t.T.a"]);
+    }
+
+    #[test]
+    fn declared_django_options_stay_and_labels_give_way_to_ids() {
+        let declared: Vec<String> = [
+            "--parallel",
+            "shop",
+            "-v",
+            "2",
+            "--testrunner",
+            "x.Runner",
+            "--parallel=4",
+            "--shuffle",
+            "7",
+            "--buffer",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            django_options(&declared, true),
+            [
+                "--parallel",
+                "-v",
+                "2",
+                "--parallel=4",
+                "--shuffle",
+                "7",
+                "--buffer"
+            ]
+        );
+        assert_eq!(
+            django_options(&declared, false),
+            [
+                "--parallel",
+                "shop",
+                "-v",
+                "2",
+                "--parallel=4",
+                "--shuffle",
+                "7",
+                "--buffer"
+            ]
+        );
+        let auto: Vec<String> = ["--parallel", "auto"].map(String::from).to_vec();
+        assert_eq!(django_options(&auto, true), ["--parallel", "auto"]);
     }
 }

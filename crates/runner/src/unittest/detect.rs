@@ -82,6 +82,31 @@ pub fn declares_unittest(dir: &Path) -> Option<Declared> {
     None
 }
 
+/// The first `manage.py test …` the project declares (a Django project's `--parallel`,
+/// `--settings`, `--buffer`, labels), up to the end of its shell command.
+pub fn declares_django(dir: &Path) -> Option<Declared> {
+    const WORDS: &str = "manage.py test";
+    for file in declaring_files(dir) {
+        let Some(text) = read(&file) else { continue };
+        for line in text.lines() {
+            if let Some(at) = line.find(WORDS) {
+                let rest = &line[at + WORDS.len()..];
+                if !rest.is_empty() && !rest.starts_with(char::is_whitespace) {
+                    continue;
+                }
+                // The words before `manage.py`: `python ` or `./` (what runs it) is dropped
+                // by `assignments` as the interpreter's word.
+                let before = line[..at].trim_end_matches("./");
+                return Some(Declared {
+                    args: arguments(rest),
+                    env: assignments(before),
+                });
+            }
+        }
+    }
+    None
+}
+
 /// `NAME=value` words right before the interpreter's word (`PYTHONPATH=src python3 `), whose
 /// value a shell would take literally (relative paths are the project's directory's: make
 /// and tox run there).
@@ -248,7 +273,7 @@ pub fn prefers_unittest(dir: &Path, virtual_env: Option<&Path>) -> Option<Mode> 
     if dir.join("manage.py").is_file()
         && read(&dir.join("manage.py")).is_some_and(|t| t.contains("django"))
     {
-        return Some(Mode::Django);
+        return Some(Mode::Django(declares_django(dir).unwrap_or_default()));
     }
     if let Some(args) = declares_unittest(dir) {
         return Some(Mode::Plain(args));
@@ -310,7 +335,32 @@ mod tests {
         assert_eq!(declares_unittest(d.path()), None);
         // pytest's configuration wins over everything.
         write(d.path(), "manage.py", "import django\n");
-        assert_eq!(prefers_unittest(d.path(), None), Some(Mode::Django));
+        assert_eq!(
+            prefers_unittest(d.path(), None),
+            Some(Mode::Django(Declared::default()))
+        );
+        write(
+            d.path(),
+            "tox.ini",
+            "[testenv]\ncommands =\n    DJANGO_TEST_PROCESSES=3 python manage.py test --parallel {posargs}\n",
+        );
+        assert_eq!(
+            prefers_unittest(d.path(), None),
+            Some(Mode::Django(Declared {
+                args: vec!["--parallel".into()],
+                env: vec![("DJANGO_TEST_PROCESSES".into(), "3".into())],
+            }))
+        );
+        write(
+            d.path(),
+            "tox.ini",
+            "[testenv]\ncommands = ./manage.py test -v 2 shop\n",
+        );
+        assert_eq!(
+            declares_django(d.path()).map(|d| d.args),
+            Some(["-v", "2", "shop"].map(String::from).to_vec())
+        );
+        std::fs::remove_file(d.path().join("tox.ini")).unwrap();
         write(d.path(), "pytest.ini", "[pytest]\n");
         assert_eq!(prefers_unittest(d.path(), None), None);
     }

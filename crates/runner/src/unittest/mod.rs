@@ -7,7 +7,9 @@
 //! that also writes one JSON record per line to a scratch file: the person-readable output is
 //! unittest's own, and a run that crashes or hangs still tells what finished and what was
 //! running. Django runs through its `--testrunner` hook with a `DiscoverRunner` subclass of
-//! the same script. The project is never edited.
+//! the same script, with the options of the project's declared `manage.py test` line
+//! (`--parallel`: Django's workers' results are replayed on pith's). The project is never
+//! edited.
 //!
 //! The interpreter is the one pytest would use (the active virtualenv, the project's `.venv`
 //! or `venv`, else `python3`). Ids are unittest's own names (`pkg.module.Class.test_method`,
@@ -29,15 +31,15 @@ use crate::pytest::judge::{read_stacks, shown};
 use crate::pytest::Pytest;
 use crate::{Adapter, Context, RunnerError};
 
-pub use detect::{declares_unittest, prefers_unittest, Declared};
+pub use detect::{declares_django, declares_unittest, prefers_unittest, Declared};
 
 /// How the project runs its unittest suite.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mode {
     /// `python -m unittest` as the project declares it (nothing declared: discovery).
     Plain(Declared),
-    /// Django's `python manage.py test`.
-    Django,
+    /// Django's `python manage.py test`, as the project declares it (`--parallel 4`).
+    Django(Declared),
 }
 
 /// unittest in a Python project.
