@@ -9,7 +9,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{fixture, pith, Answer};
+use common::{fixture, pith, pith_with, Answer};
 
 /// A copy of `python/unittest/<name>` with its own `.venv`, which has no pytest.
 fn with_venv(name: &str) -> common::Fixture {
@@ -369,4 +369,157 @@ fn a_failing_tests_own_output_is_kept_and_the_printed_text_is_unittests() {
     let want: Vec<String> = text.lines().map(timing).collect();
     let got: Vec<String> = run.iter().map(|l| timing(l)).collect();
     assert_eq!(got, want);
+}
+
+/// The failing ids `manage.py test` prints in its `ERROR:`/`FAIL:` headers: a test's id, a
+/// class fixture's class, a subtest's id with its parameters (a parallel worker's replayed
+/// subtest prints its lost message sentinel, `[<object object at 0x…>]`, which is no id).
+fn django_failing_ids(stderr: &str) -> Vec<String> {
+    let mut ids: Vec<String> = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("ERROR: ").or(l.strip_prefix("FAIL: ")))
+        .filter_map(|h| {
+            let (_, inner) = h.split_once(" (")?;
+            let (id, rest) = inner.split_once(')')?;
+            let rest = rest.trim();
+            let rest = match rest.find("] ") {
+                Some(at) if rest.starts_with("[<object object at") => &rest[at + 2..],
+                _ => rest,
+            };
+            Some(if rest.is_empty() {
+                id.to_owned()
+            } else {
+                format!("{id} {rest}")
+            })
+        })
+        .collect();
+    ids.sort();
+    ids
+}
+
+#[test]
+fn a_declared_django_parallel_run_is_run_so_and_agrees_with_django() {
+    assert!(
+        Command::new("python3")
+            .args(["-c", "import django, tblib"])
+            .status()
+            .is_ok_and(|s| s.success()),
+        "Django or tblib is not installed: run scripts/setup/python.sh"
+    );
+    let ws = fixture("python/unittest/django");
+    // A second and third test class: Django runs one class per worker, so `--parallel 2`
+    // runs in parallel only with two classes or more.
+    std::fs::write(
+        ws.path().join("shop/test_more.py"),
+        "import multiprocessing\n\nfrom django.test import SimpleTestCase\n\nfrom shop.prices import parse_price\n\n\nclass MoreTests(SimpleTestCase):\n    def test_spaces(self):\n        print(\"parsing in\", multiprocessing.current_process().name)\n        self.assertEqual(parse_price(\" $4 \"), 4)\n\n    def test_plain(self):\n        self.assertEqual(parse_price(\"7\"), 7)\n\n\nclass LedgerTests(SimpleTestCase):\n    @classmethod\n    def setUpClass(cls):\n        super().setUpClass()\n        raise RuntimeError(\"no ledger\")\n\n    def test_never(self):\n        pass\n",
+    )
+    .unwrap();
+    std::fs::write(
+        ws.path().join("Makefile"),
+        "test:\n\tpython manage.py test --parallel 2\n",
+    )
+    .unwrap();
+    let raw = Command::new("python3")
+        .args(["manage.py", "test", "--parallel", "2"])
+        .current_dir(ws.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&raw.stderr).into_owned();
+    assert_eq!(raw.status.code(), Some(1), "{err}");
+    assert!(err.contains("\nRan 5 tests in "), "{err}");
+    assert!(err.contains("\nFAILED (errors=4)\n"), "{err}");
+    let want = django_failing_ids(&err);
+    assert_eq!(
+        want,
+        [
+            "shop.test_more.LedgerTests",
+            "shop.test_more.MoreTests.test_spaces",
+            "shop.tests.PriceTests.test_cents",
+            "shop.tests.PriceTests.test_each_amount (text='$x')",
+        ]
+    );
+
+    let a = pith(ws.path(), &[]);
+    assert_eq!((a.status(), a.code), ("TestsFailed", 1), "{}", a.line);
+    // Ran 5: 2 passed, 3 tests failed; the class fixture's error is the fourth.
+    assert_eq!((a.count("passed"), a.count("failed")), (2, 4), "{}", a.line);
+    assert_eq!(ids(&a), want, "{}", a.line);
+    let fixture = a
+        .failures()
+        .iter()
+        .find(|f| f["test"] == "shop.test_more.LedgerTests")
+        .cloned()
+        .unwrap_or_else(|| panic!("{}", a.line));
+    assert_eq!(fixture["phase"], "setup");
+    assert_eq!(fixture["message"], "RuntimeError: no ledger");
+    assert_eq!(
+        fixture["frames"][0],
+        "shop/test_more.py:21 raise RuntimeError(\"no ledger\")"
+    );
+    // The replayed tracebacks keep their first line and the project's frames.
+    let cause = a
+        .failures()
+        .iter()
+        .find(|f| f["test"] != "shop.test_more.LedgerTests")
+        .cloned()
+        .unwrap_or_else(|| panic!("{}", a.line));
+    assert!(
+        cause["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("ValueError: invalid literal for int() with base 10: ")),
+        "{}",
+        a.line
+    );
+    assert_eq!(
+        cause["frames"][0], "shop/prices.py:2 return int(text.strip(\"$\"))",
+        "{}",
+        a.line
+    );
+    // What a test printed in a worker process is its own output.
+    let own = output_lines(
+        ws.path(),
+        &["--test", "shop.test_more.MoreTests.test_spaces"],
+    );
+    assert!(
+        own.iter()
+            .any(|l| l.starts_with("parsing in ForkPoolWorker-")),
+        "{own:?}"
+    );
+
+    // `--parallel` alone is Django's `auto`: `DJANGO_TEST_PROCESSES` decides, read by Django.
+    std::fs::write(
+        ws.path().join("Makefile"),
+        "test:\n\tpython manage.py test --parallel\n",
+    )
+    .unwrap();
+    let auto = pith_with(ws.path(), &[], &[("DJANGO_TEST_PROCESSES", "2")], &[]);
+    assert_eq!(
+        (auto.count("passed"), auto.count("failed")),
+        (2, 4),
+        "{}",
+        auto.line
+    );
+    let own = output_lines(
+        ws.path(),
+        &["--test", "shop.test_more.MoreTests.test_spaces"],
+    );
+    assert!(
+        own.iter()
+            .any(|l| l.starts_with("parsing in ForkPoolWorker-")),
+        "{own:?}"
+    );
+    // Ids re-run in parallel too, each exactly.
+    let again = pith(
+        ws.path(),
+        &[
+            "shop.test_more.MoreTests.test_spaces",
+            "shop.tests.PriceTests.test_whole_dollars",
+        ],
+    );
+    assert_eq!(
+        (again.count("passed"), again.count("failed")),
+        (1, 1),
+        "{}",
+        again.line
+    );
 }

@@ -11,7 +11,10 @@ unittest's own: `unittest.main` decides it (1 when `wasSuccessful()` is false, a
 success included; 5 for no tests on Python 3.12+).
 
 Django (PITH_DJANGO=1): imported as the module `--testrunner` names, `DiscoverRunner` below
-runs the suite with the same result class.
+runs the suite with the same result class. Under `--parallel`, Django's workers run the tests
+and the parent replays their events on that result by name (tracebacks pickled through tblib):
+pith's worker result adds a `pithPrinted` event before each failing outcome, with what its
+test printed.
 
 Records (one JSON object per line, key "e" names the kind):
   {"e": "selected", "n": test cases the suite holds}
@@ -217,6 +220,22 @@ def _holder_phase(description):
     return phase, target
 
 
+def _subtest_id(subtest):
+    """A subtest's id. Replayed from a parallel Django worker, its message sentinel (a bare
+    `object()`) is a copy, no longer unittest's own, and would read `[<object object at 0x…>]`:
+    it is named as unittest names a subtest without a message. unittest's own text is left as
+    it prints it."""
+    sentinel = getattr(sys.modules.get("unittest.case"), "_subtest_msg_sentinel", None)
+    msg = getattr(subtest, "_message", sentinel)
+    if sentinel is None or msg is sentinel or type(msg) is not object:
+        return subtest.id()
+    try:
+        subtest._message = sentinel
+        return subtest.id()
+    finally:
+        subtest._message = msg
+
+
 def _tail(text, n):
     return text if len(text) <= n else text[-n:]
 
@@ -312,13 +331,20 @@ class PithResult(unittest.TextTestResult):
         super().stopTestRun()
         _untee_streams()
 
+    def pithPrinted(self, test, out, err):
+        """What a parallel Django worker's test printed, replayed before its outcome."""
+        self._pith_remote = (out, err)
+
     def _out(self, listed=None):
         """A failing outcome's text as unittest's `-b` shows it: unittest's own text of it
-        (under `-b` it holds the output already), then what the tees kept."""
+        (under `-b` it holds the output already), then what the tees kept (or a parallel
+        worker told)."""
         try:
             text = listed[-1][1] if listed else ""
-            if not self.buffer:
-                printed = _printed()
+            remote = getattr(self, "_pith_remote", None)
+            self._pith_remote = None
+            if remote is not None or not self.buffer:
+                printed = remote if remote is not None else _printed()
                 for title, part in zip(("Stdout", "Stderr"), printed):
                     if part:
                         if not part.endswith("\n"):
@@ -329,7 +355,8 @@ class PithResult(unittest.TextTestResult):
             return None
 
     def _result(self, test, outcome, err=None, parent=None, out=None):
-        record = {"e": "result", "id": test.id(), "test": (parent or test).id(), "o": outcome}
+        tid = _subtest_id(test) if parent is not None else test.id()
+        record = {"e": "result", "id": tid, "test": (parent or test).id(), "o": outcome}
         if out:
             record["out"] = out
         if err is not None:
@@ -583,10 +610,13 @@ def main(argv):
     unittest.main(module=None, argv=["python -m unittest"] + args, testRunner=PithRunner)
 
 
-def _django_runner():
-    from django.test.runner import DiscoverRunner as _Base
+def _django_classes():
+    """Django's runner with pith's result class, and for `--parallel` a suite whose workers'
+    results also tell, before each failing outcome, what its test printed. The classes are
+    this module's by name (a spawned worker unpickles the runner class by its name)."""
+    from django.test import runner as _dj
 
-    class DiscoverRunner(_Base):
+    class DiscoverRunner(_dj.DiscoverRunner):
         """Django's own runner, with pith's result class and its records."""
 
         def get_resultclass(self):
@@ -613,14 +643,75 @@ def _django_runner():
             _tell_end(result)
             return result
 
-    return DiscoverRunner
+    class PithRemoteResult(_dj.RemoteTestResult):
+        """A worker's result: Django's, plus a `pithPrinted` event before each failing
+        outcome (Django replays events by name on the parent's result)."""
+
+        def startTest(self, test):
+            super().startTest(test)
+            if not self.buffer:
+                _tee_streams()
+                _printed()
+
+        def _pith_tell(self):
+            try:
+                if self.buffer:
+                    out = [getattr(self, b).getvalue() if getattr(self, b, None) else ""
+                           for b in ("_stdout_buffer", "_stderr_buffer")]
+                else:
+                    out = _printed()
+                if out[0] or out[1]:
+                    self.events.append(("pithPrinted", self.test_index, out[0], out[1]))
+            except Exception:
+                pass
+
+        def addError(self, test, err):
+            self._pith_tell()
+            super().addError(test, err)
+
+        def addFailure(self, test, err):
+            self._pith_tell()
+            super().addFailure(test, err)
+
+        def addSubTest(self, test, subtest, err):
+            if err is not None:
+                self._pith_tell()
+            super().addSubTest(test, subtest, err)
+
+        def addUnexpectedSuccess(self, test):
+            self._pith_tell()
+            super().addUnexpectedSuccess(test)
+
+    class PithRemoteRunner(_dj.RemoteTestRunner):
+        resultclass = PithRemoteResult
+
+    parallel = getattr(DiscoverRunner, "parallel_test_suite", None)
+    if parallel is not None and getattr(parallel, "runner_class", None) is _dj.RemoteTestRunner:
+
+        class PithParallelSuite(parallel):
+            runner_class = PithRemoteRunner
+
+        DiscoverRunner.parallel_test_suite = PithParallelSuite
+    else:
+        PithParallelSuite = None
+    classes = (DiscoverRunner, PithParallelSuite, PithRemoteRunner, PithRemoteResult)
+    for cls in classes:
+        if cls is not None:
+            cls.__qualname__ = cls.__name__
+    return classes
 
 
 if _REPORT:
     _faults()
 if _DJANGO:
     _leave_no_trace()
-    DiscoverRunner = _django_runner()
+if _DJANGO or __name__ != "__main__":
+    # Imported by name: as Django's `--testrunner`, or in a spawned `--parallel` worker.
+    try:
+        DiscoverRunner, PithParallelSuite, PithRemoteRunner, PithRemoteResult = _django_classes()
+    except ImportError:
+        if _DJANGO:
+            raise
 
 if __name__ == "__main__":
     main(sys.argv[1:])
