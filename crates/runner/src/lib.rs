@@ -338,18 +338,31 @@ pub(crate) fn install_embedded(
     if std::fs::read(&file).is_ok_and(|b| b == content.as_bytes()) {
         return Ok(file);
     }
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| RunnerError::io(format!("creating {}", dir.display()), e))?;
-    static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
-    std::fs::write(&tmp, content)
-        .map_err(|e| RunnerError::io(format!("writing {}", tmp.display()), e))?;
-    std::fs::rename(&tmp, &file).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        RunnerError::io(format!("writing {}", file.display()), e)
-    })?;
+    write_whole(&file, content.as_bytes())
+        .map_err(|e| RunnerError::io(format!("writing {}", file.display()), e))?;
     Ok(file)
+}
+
+/// Writes `file` whole (its directory made first) through a temporary file renamed over it:
+/// a concurrent run, or another thread of a long-lived server, reads all of it or the file it
+/// replaces, never half of either. What pith keeps in its cache is written so.
+pub(crate) fn write_whole(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let (Some(dir), Some(name)) = (file.parent(), file.file_name()) else {
+        return Err(std::io::Error::other("not a file path"));
+    };
+    std::fs::create_dir_all(dir)?;
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(
+        ".{}.{}.{n}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, file));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 #[cfg(test)]

@@ -102,7 +102,7 @@ fn version(cache: &Path, bin: &Path, deadline: Instant) -> Option<String> {
         return Some(v);
     }
     let v = ask(bin, deadline)?;
-    store(&file, &format!("{MAGIC}\n{identity}\n{v}\n"));
+    let _ = crate::write_whole(&file, format!("{MAGIC}\n{identity}\n{v}\n").as_bytes());
     Some(v)
 }
 
@@ -125,18 +125,6 @@ fn parse(out: &str) -> Option<String> {
     let v = words.next()?;
     v.starts_with(|c: char| c.is_ascii_digit())
         .then(|| v.to_owned())
-}
-
-/// Writes the cache file whole or not at all (a concurrent run reads either).
-fn store(file: &Path, text: &str) {
-    let Some(dir) = file.parent() else { return };
-    if std::fs::create_dir_all(dir).is_err() {
-        return;
-    }
-    let tmp = dir.join(format!(".tmp-{}", std::process::id()));
-    if std::fs::write(&tmp, text).is_ok() && std::fs::rename(&tmp, file).is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
 }
 
 #[cfg(test)]

@@ -11,7 +11,6 @@
 //! A module too large to walk cheaply is never cached.
 
 use std::hash::{Hash, Hasher};
-use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -120,22 +119,12 @@ pub(super) fn load(cache: &Path, dir: &Path, key: u64) -> Option<Vec<String>> {
 
 /// Keeps `lines` for `dir` under `key`; best effort (written whole, then renamed in place).
 pub(super) fn save(cache: &Path, dir: &Path, key: u64, lines: &[String]) {
-    let path = file(cache, dir);
-    let Some(parent) = path.parent() else { return };
-    if std::fs::create_dir_all(parent).is_err() {
-        return;
+    let mut text = format!("{MAGIC}\n{key:016x}\n");
+    for l in lines {
+        text.push_str(l);
+        text.push('\n');
     }
-    let tmp = path.with_extension(format!("{}", std::process::id()));
-    let written = std::fs::File::create(&tmp).and_then(|mut f| {
-        writeln!(f, "{MAGIC}\n{key:016x}")?;
-        for l in lines {
-            writeln!(f, "{l}")?;
-        }
-        Ok(())
-    });
-    if written.is_err() || std::fs::rename(&tmp, &path).is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
+    let _ = crate::write_whole(&file(cache, dir), text.as_bytes());
 }
 
 #[cfg(test)]

@@ -146,11 +146,7 @@ impl Js {
         let version = text.trim().strip_prefix('v')?;
         node_minor(version)?;
         if let Some(f) = kept {
-            // Written whole, then renamed: a concurrent run reads all of it or nothing.
-            let tmp = f.with_extension(format!("{}.tmp", std::process::id()));
-            let _ = std::fs::create_dir_all(f.parent().unwrap_or(cache))
-                .and_then(|()| std::fs::write(&tmp, version))
-                .and_then(|()| std::fs::rename(&tmp, &f));
+            let _ = crate::write_whole(&f, version.as_bytes());
         }
         Some(version.to_owned())
     }
