@@ -527,6 +527,12 @@ fn node_minor(version: &str) -> Option<(u32, u32)> {
 fn node_version_key(program: &Path) -> Option<String> {
     use std::io::Read;
     let real = std::fs::canonicalize(program).ok()?;
+    // A version manager's shim can be a binary too (volta's `volta-shim`), choosing its node
+    // per project: only node itself answers for every project that runs it.
+    let name = real.file_name()?.to_str()?;
+    if name != "node" && name != "nodejs" {
+        return None;
+    }
     let meta = std::fs::metadata(&real).ok()?;
     let mut magic = [0u8; 4];
     std::fs::File::open(&real)
@@ -1008,9 +1014,7 @@ mod tests {
         assert_eq!(js.node_version(&shim, &cache), None);
 
         // A binary: its answer kept under its path, size and time.
-        let Some(node) = crate::on_path("node") else {
-            return;
-        };
+        let node = crate::on_path("node").expect("node is on PATH (scripts/setup/js.sh)");
         let asked = js
             .node_version(&node, &cache)
             .expect("node prints its version");
@@ -1020,6 +1024,13 @@ mod tests {
         std::fs::write(&kept, "1.2.3").unwrap();
         assert_eq!(js.node_version(&node, &cache).as_deref(), Some("1.2.3"));
         assert_eq!(node_version_key(&shim), None);
+        // A binary shim (volta's) picks its node per project: asked every time, like a script.
+        let binary_shim = d.path().join("volta-shim");
+        std::fs::copy(&node, &binary_shim).unwrap();
+        let linked = d.path().join("bin");
+        std::fs::create_dir(&linked).unwrap();
+        std::os::unix::fs::symlink(&binary_shim, linked.join("node")).unwrap();
+        assert_eq!(node_version_key(&linked.join("node")), None);
     }
 
     #[test]
