@@ -343,6 +343,47 @@ pub(crate) fn install_embedded(
     Ok(file)
 }
 
+/// What the binary at `bin` says of itself (its version), kept in pith's cache under `kind`
+/// per binary: its path and file identity (size, modification and change times, inode), so a
+/// reinstall, even at the same path, asks again. `ask` runs only when nothing is kept; what it
+/// cannot tell (`None`) is not kept.
+pub(crate) fn kept_answer(
+    cache: &Path,
+    kind: &str,
+    bin: &Path,
+    ask: impl FnOnce() -> Option<String>,
+) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    const MAGIC: &str = "pith kept answer v1";
+    let Ok(meta) = std::fs::metadata(bin) else {
+        return ask();
+    };
+    let identity = format!(
+        "{}\0{}\0{}.{}\0{}.{}\0{}",
+        bin.display(),
+        meta.len(),
+        meta.mtime(),
+        meta.mtime_nsec(),
+        meta.ctime(),
+        meta.ctime_nsec(),
+        meta.ino()
+    );
+    let file = cache
+        .join(kind)
+        .join(format!("{:016x}", fnv1a(identity.bytes())));
+    let kept = std::fs::read_to_string(&file).ok().and_then(|t| {
+        let (magic, rest) = t.split_once('\n')?;
+        let (id, v) = rest.split_once('\n')?;
+        (magic == MAGIC && id == identity).then(|| v.trim().to_owned())
+    });
+    if kept.is_some() {
+        return kept;
+    }
+    let answer = ask()?;
+    let _ = write_whole(&file, format!("{MAGIC}\n{identity}\n{answer}\n").as_bytes());
+    Some(answer)
+}
+
 /// Writes `file` whole (its directory made first) through a temporary file renamed over it:
 /// a concurrent run, or another thread of a long-lived server, reads all of it or the file it
 /// replaces, never half of either. What pith keeps in its cache is written so.

@@ -16,7 +16,6 @@
 //! it is kept in pith's cache under the binary's path and file identity (size, modification
 //! and change times, inode), so reinstalling nextest, even at the same path, asks again.
 
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -31,9 +30,6 @@ pub(super) const RANGE: &str = "0.9.143 to 0.9.x";
 
 /// How long `--version` may take before the version is taken for unknown.
 const ASK_LIMIT: Duration = Duration::from_secs(10);
-
-/// The first line of a cache file, before the version.
-const MAGIC: &str = "pith nextest version v1";
 
 /// `Err` with the install hint of a RunnerMissing answer when the cargo-nextest that `cargo
 /// nextest` would start is outside pith's range. A version pith cannot read is taken for a
@@ -80,30 +76,7 @@ fn binary() -> Option<PathBuf> {
 
 /// The version of the cargo-nextest at `bin`, from pith's cache or asked.
 fn version(cache: &Path, bin: &Path, deadline: Instant) -> Option<String> {
-    let meta = std::fs::metadata(bin).ok()?;
-    let identity = format!(
-        "{}\0{}\0{}.{}\0{}.{}\0{}",
-        bin.display(),
-        meta.len(),
-        meta.mtime(),
-        meta.mtime_nsec(),
-        meta.ctime(),
-        meta.ctime_nsec(),
-        meta.ino()
-    );
-    let file = cache
-        .join("nextest-version")
-        .join(format!("{:016x}", crate::fnv1a(identity.bytes())));
-    if let Some(v) = std::fs::read_to_string(&file).ok().and_then(|t| {
-        let (magic, rest) = t.split_once('\n')?;
-        let (id, v) = rest.split_once('\n')?;
-        (magic == MAGIC && id == identity).then(|| v.trim().to_owned())
-    }) {
-        return Some(v);
-    }
-    let v = ask(bin, deadline)?;
-    let _ = crate::write_whole(&file, format!("{MAGIC}\n{identity}\n{v}\n").as_bytes());
-    Some(v)
+    crate::kept_answer(cache, "nextest-version", bin, || ask(bin, deadline))
 }
 
 /// `cargo-nextest nextest --version`'s first line is `cargo-nextest 0.9.151 (6b3f99457

@@ -121,34 +121,32 @@ impl Js {
 
     /// The version `program --version` prints (`v18.19.0`), asked as the script would run it
     /// (its directory and environment: a version manager's shim picks the project's node by
-    /// them). A node binary's answer is kept in `cache` under its path, size and time, so a
-    /// run pays for the question once per installed node; a shim or wrapper script (not an
-    /// ELF file), whose answer may change with the project, is asked every time. None when it
-    /// does not say.
+    /// them). node's own answer is kept in `cache` per binary, so a run pays for the question
+    /// once per installed node; a shim or wrapper script, whose answer may change with the
+    /// project, is asked every time. None when it does not say.
     fn node_version(&self, program: &Path, cache: &Path) -> Option<String> {
-        let kept = node_version_key(program).map(|k| cache.join("node-version").join(k));
-        if let Some(v) = kept.as_ref().and_then(|f| std::fs::read_to_string(f).ok()) {
-            return Some(v);
+        let ask = || {
+            let mut cmd = crate::base_command(program, &self.dir);
+            for var in RUNNER_ENV {
+                cmd.env_remove(var);
+            }
+            cmd.envs(self.env.iter().map(|(k, v)| (k, v)))
+                .arg("--version");
+            // A shim that never answers must not hold the run: it is asked as a runner is, in
+            // a group of its own, for ten seconds at most.
+            let limit = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            let out = crate::process::run(cmd, limit, None)
+                .ok()
+                .filter(|c| c.success())?;
+            let text = out.stdout_str();
+            let version = text.trim().strip_prefix('v')?;
+            node_minor(version)?;
+            Some(version.to_owned())
+        };
+        match node_itself(program) {
+            Some(real) => crate::kept_answer(cache, "node-version", &real, ask),
+            None => ask(),
         }
-        let mut cmd = crate::base_command(program, &self.dir);
-        for var in RUNNER_ENV {
-            cmd.env_remove(var);
-        }
-        cmd.envs(self.env.iter().map(|(k, v)| (k, v)))
-            .arg("--version");
-        // A shim that never answers must not hold the run: it is asked as a runner is, in a
-        // group of its own, for ten seconds at most.
-        let limit = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        let out = crate::process::run(cmd, limit, None)
-            .ok()
-            .filter(|c| c.success())?;
-        let text = out.stdout_str();
-        let version = text.trim().strip_prefix('v')?;
-        node_minor(version)?;
-        if let Some(f) = kept {
-            let _ = crate::write_whole(&f, version.as_bytes());
-        }
-        Some(version.to_owned())
     }
 
     /// Where this run's files go, pith's reporter installed and the records of an earlier
@@ -522,9 +520,9 @@ fn node_minor(version: &str) -> Option<(u32, u32)> {
     Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
 }
 
-/// Where a node binary's version is kept: its real path, size and modification time hashed;
-/// None for what is not an ELF binary (a shim, a wrapper script), whose answer is not its own.
-fn node_version_key(program: &Path) -> Option<String> {
+/// The node binary `program` is, links followed: the one whose answer may be kept (see
+/// [`crate::kept_answer`]); None for a shim or wrapper script, whose answer is not its own.
+fn node_itself(program: &Path) -> Option<std::path::PathBuf> {
     use std::io::Read;
     let real = std::fs::canonicalize(program).ok()?;
     // A version manager's shim can be a binary too (volta's `volta-shim`), choosing its node
@@ -533,27 +531,12 @@ fn node_version_key(program: &Path) -> Option<String> {
     if name != "node" && name != "nodejs" {
         return None;
     }
-    let meta = std::fs::metadata(&real).ok()?;
     let mut magic = [0u8; 4];
     std::fs::File::open(&real)
         .ok()?
         .read_exact(&mut magic)
         .ok()?;
-    if &magic != b"\x7fELF" {
-        return None;
-    }
-    let modified = meta
-        .modified()
-        .ok()?
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?;
-    let key = format!(
-        "{}\0{}\0{}",
-        real.display(),
-        meta.len(),
-        modified.as_nanos()
-    );
-    Some(format!("{:016x}", crate::fnv1a(key.bytes())))
+    (&magic == b"\x7fELF").then_some(real)
 }
 
 /// The mocha majors pith observes (README, Runners): 9 to 11, each serializing a test's
@@ -1013,24 +996,27 @@ mod tests {
         js.env.clear();
         assert_eq!(js.node_version(&shim, &cache), None);
 
-        // A binary: its answer kept under its path, size and time.
+        // node itself: asked once, then its kept answer is the one given.
         let node = crate::on_path("node").expect("node is on PATH (scripts/setup/js.sh)");
         let asked = js
             .node_version(&node, &cache)
             .expect("node prints its version");
-        let key = node_version_key(&node).expect("node is an ELF binary");
-        let kept = cache.join("node-version").join(key);
-        assert_eq!(std::fs::read_to_string(&kept).unwrap(), asked);
-        std::fs::write(&kept, "1.2.3").unwrap();
-        assert_eq!(js.node_version(&node, &cache).as_deref(), Some("1.2.3"));
-        assert_eq!(node_version_key(&shim), None);
+        let real = node_itself(&node).expect("node is an ELF binary named node");
+        let mut again = false;
+        let kept = crate::kept_answer(&cache, "node-version", &real, || {
+            again = true;
+            None
+        });
+        assert_eq!(kept.as_deref(), Some(asked.as_str()));
+        assert!(!again, "node's answer was not kept");
+        assert_eq!(node_itself(&shim), None);
         // A binary shim (volta's) picks its node per project: asked every time, like a script.
         let binary_shim = d.path().join("volta-shim");
         std::fs::copy(&node, &binary_shim).unwrap();
         let linked = d.path().join("bin");
         std::fs::create_dir(&linked).unwrap();
         std::os::unix::fs::symlink(&binary_shim, linked.join("node")).unwrap();
-        assert_eq!(node_version_key(&linked.join("node")), None);
+        assert_eq!(node_itself(&linked.join("node")), None);
     }
 
     #[test]
