@@ -73,6 +73,17 @@ fn copy_fixture(rel: &str, to: &Path) {
     let src = fixtures_dir(rel);
     assert!(src.is_dir(), "missing fixture {}", src.display());
     copy_tree(&src, to);
+    settle();
+}
+
+/// Waits until the copy is older than the file-time clock's current tick, as a project a
+/// user runs pith in is. A scan made during a run leaves out what is stamped in the tick the
+/// run started in (the run may have written it); a copy made and run within one tick (4 ms
+/// on a fast machine) would have its last files found only by the next scan, as a change.
+/// The coarse clock lags the precise one by at most one tick (10 ms at the slowest kernel
+/// rate), so 12 ms on the precise clock is past it.
+fn settle() {
+    std::thread::sleep(Duration::from_millis(12));
 }
 
 /// Copies the tree at `from` to `to` (files keep their permissions: a stand-in script stays
