@@ -67,11 +67,6 @@ pub enum EngineError {
     },
     #[error("unknown runner {0} (known: {known})", known = pith_runner::RUNNER_NAMES.join(", "))]
     UnknownRunner(String),
-    #[error("pith's cache directory {path} is not usable: {source}")]
-    Cache {
-        path: PathBuf,
-        source: std::io::Error,
-    },
     #[error(transparent)]
     Runner(#[from] RunnerError),
     #[error(transparent)]
@@ -148,20 +143,14 @@ fn execute(
 ) -> Result<Report, EngineError> {
     let root = root.to_path_buf();
     let cache = cache_dir()?;
-    let scratch = tempfile::Builder::new()
-        .prefix("run-")
-        .tempdir_in(&cache)
-        .map_err(|source| EngineError::Cache {
-            path: cache.clone(),
-            source,
-        })?;
+    let scratch = pith_runner::Scratch::lazy(&cache, "run-");
     let paths = PathMap::new(&root);
     let base = Context {
         root: &root,
         dir: &root,
         paths: &paths,
         deadline: start + req.timeout.unwrap_or(DEFAULT_TIMEOUT),
-        scratch: scratch.path(),
+        scratch: &scratch,
         cache: &cache,
         cancel: req.cancel.as_deref(),
         trace,
@@ -190,7 +179,7 @@ fn execute(
             progress(&doing);
         }
         if let Some(t) = ticker {
-            t.project(doing, project.adapter.progress(scratch.path()));
+            t.project(doing, project.adapter.progress(&scratch));
         }
         let ctx = Context {
             dir: &project.dir,
@@ -260,17 +249,14 @@ fn trace_project(
     files: &[String],
 ) -> Option<pith_model::impact::Traced> {
     let cache = cache_dir().ok()?;
-    let scratch = tempfile::Builder::new()
-        .prefix("trace-")
-        .tempdir_in(&cache)
-        .ok()?;
+    let scratch = pith_runner::Scratch::lazy(&cache, "trace-");
     let paths = PathMap::new(root);
     let ctx = Context {
         root,
         dir: &project.dir,
         paths: &paths,
         deadline: Instant::now() + TRACE_LIMIT.min(req.timeout.unwrap_or(DEFAULT_TIMEOUT)),
-        scratch: scratch.path(),
+        scratch: &scratch,
         cache: &cache,
         cancel: req.cancel.as_deref(),
         trace: None,

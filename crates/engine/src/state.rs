@@ -286,12 +286,11 @@ fn run_tests(
                 r.iter().map(|(_, ids)| ids.len().max(1)).sum()
             });
             let requested = u32::try_from(asked).unwrap_or(u32::MAX);
-            let recorded_run = recovering(s, |s| s.record(g, &selection, requested, &mut report));
+            let retention = Retention::from_env();
+            let recorded_run = recovering(s, |s| {
+                s.record_pruned(g, &selection, requested, &mut report, retention)
+            });
             recorded = keep(recorded_run, &mut warnings).is_some();
-        }
-        if let (Some(s), true) = (store.as_mut(), recorded) {
-            // Never waits for another writer; a failed prune is retried by the next run.
-            let _ = s.prune(Retention::from_env());
         }
         let kept = keeping.map(|k| k.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
         if let Some(Err(e)) = kept {
@@ -415,6 +414,7 @@ fn scanned_beside<T>(place: Place, run: impl FnOnce() -> T) -> (Result<Beside, S
             let mut store = place.open()?;
             let scanned = recovering(&mut store, |s| s.scan_during(started));
             let remembered = scanned.is_ok().then(|| store.remember());
+            store.prepare_to_record();
             Ok(Beside {
                 store,
                 scanned,
@@ -435,7 +435,11 @@ fn remembered_beside<T>(
     run: impl FnOnce() -> T,
 ) -> (Result<Remembered, StoreError>, T) {
     std::thread::scope(|s| {
-        let remembered = s.spawn(|| store.remember());
+        let remembered = s.spawn(|| {
+            let remembered = store.remember();
+            store.prepare_to_record();
+            remembered
+        });
         let ran = run();
         let remembered = remembered
             .join()

@@ -17,6 +17,7 @@ pub mod paths;
 pub mod process;
 pub mod pytest;
 pub mod report;
+mod scratch;
 pub mod tails;
 pub mod text;
 pub mod unittest;
@@ -31,6 +32,7 @@ use pith_model::ecosystem::{self, Ecosystem};
 use pith_model::Run;
 
 pub use paths::PathMap;
+pub use scratch::Scratch;
 
 /// Everything an adapter needs for one run.
 pub struct Context<'a> {
@@ -42,8 +44,9 @@ pub struct Context<'a> {
     pub paths: &'a PathMap,
     /// When the whole run must be over; adapters pass it to [`process::run`].
     pub deadline: Instant,
-    /// A private, empty directory for this run's report files; the engine removes it.
-    pub scratch: &'a Path,
+    /// A private, empty directory for this run's report files, made when first looked at;
+    /// the engine removes it.
+    pub scratch: &'a Scratch,
     /// pith's persistent cache directory (e.g. the embedded pytest plugin is written here).
     pub cache: &'a Path,
     /// Set by another thread to cancel the run.

@@ -242,6 +242,9 @@ fn try_open(path: &Path) -> Result<Connection, Open> {
             | OpenFlags::SQLITE_OPEN_NOFOLLOW,
     )?;
     conn.busy_timeout(BUSY_TIMEOUT)?;
+    // Room for what a test run prepares ahead (see `Store::prepare_to_record`) and what the
+    // command itself asks.
+    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     // The last connection to close would checkpoint the WAL into the database and fsync both:
     // several milliseconds on every `pith status` that wrote. The WAL is checkpointed instead
     // when a write leaves it past `WAL_LIMIT` (see `write`) and after each recorded run.
@@ -377,12 +380,20 @@ pub(crate) fn generation(conn: &Connection) -> Result<u64, StoreError> {
 /// writes.
 pub(crate) const WAL_LIMIT: u64 = 256 * 1024;
 
+/// Prepared statements a connection keeps.
+const STATEMENT_CACHE: usize = 64;
+
 /// Checkpoints and truncates the WAL when it has grown past [`WAL_LIMIT`]. Best effort and
 /// never waiting: a reader in another process keeps it for the next writer.
 fn bound_wal(conn: &Connection) {
+    bound_wal_at(conn, WAL_LIMIT);
+}
+
+/// Checkpoints and truncates the WAL when it has grown past `limit` bytes (see [`bound_wal`]).
+pub(crate) fn bound_wal_at(conn: &Connection, limit: u64) {
     let Some(db) = conn.path() else { return };
     let wal = format!("{db}-wal");
-    if std::fs::metadata(&wal).map_or(0, |m| m.len()) <= WAL_LIMIT {
+    if std::fs::metadata(&wal).map_or(0, |m| m.len()) <= limit {
         return;
     }
     let _ = conn.busy_timeout(Duration::ZERO);

@@ -59,17 +59,21 @@ pub struct Counted {
     pub fidelity: Option<Fidelity>,
 }
 
+const INSERT_GAIN: &str = "INSERT INTO gains (at, command, status, raw_chars, raw, answer, failing,
+         ids_kept, frames, frames_kept)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+const ADD_PENDING: &str = "UPDATE meta SET value = value + ?1 WHERE key = ?2";
+const DROP_OLDEST: &str = "DELETE FROM gains WHERE id <= (SELECT max(id) FROM gains) - ?1";
+
+/// The statements an answered command's record and [`prune`] prepare.
+pub(crate) const WARM: &[&str] = &[INSERT_GAIN, ADD_PENDING, DROP_OLDEST];
+
 impl Store {
     /// Records an answered command, to be counted later.
     pub fn record_gain(&self, g: &NewGain<'_>) -> Result<(), StoreError> {
         let f = g.fidelity;
         db::write(&self.conn, |c| {
-            c.prepare_cached(
-                "INSERT INTO gains (at, command, status, raw_chars, raw, answer, failing,
-                     ids_kept, frames, frames_kept)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            )?
-            .execute(params![
+            c.prepare_cached(INSERT_GAIN)?.execute(params![
                 g.at as i64,
                 g.command,
                 g.status.name(),
@@ -81,11 +85,10 @@ impl Store {
                 f.map(|f| f.frames),
                 f.map(|f| f.frames_kept),
             ])?;
-            c.prepare_cached("UPDATE meta SET value = value + ?1 WHERE key = ?2")?
-                .execute(params![
-                    g.printed.chars.min(PRINTED_KEPT as u64) as i64,
-                    PENDING_KEY
-                ])?;
+            c.prepare_cached(ADD_PENDING)?.execute(params![
+                g.printed.chars.min(PRINTED_KEPT as u64) as i64,
+                PENDING_KEY
+            ])?;
             Ok(())
         })
     }
@@ -190,10 +193,7 @@ impl Store {
 
 /// Drops the oldest commands beyond [`GAIN_ROWS`], inside the caller's write transaction.
 pub(crate) fn prune(c: &rusqlite::Connection) -> Result<(), StoreError> {
-    let dropped = c.execute(
-        "DELETE FROM gains WHERE id <= (SELECT max(id) FROM gains) - ?1",
-        [GAIN_ROWS],
-    )?;
+    let dropped = c.prepare_cached(DROP_OLDEST)?.execute([GAIN_ROWS])?;
     if dropped > 0 {
         forget_pending(c)?;
     }

@@ -15,6 +15,50 @@ use crate::{db, frames, Store, StoreError};
 /// How many earlier results of a test are looked at for flakiness and streaks.
 const LOOKBACK: i64 = 20;
 
+// The statements a run's record and prune prepare, named so the store can prepare them while
+// the runner runs (see [`WARM`]).
+const HAD_FULL_RUN: &str = "SELECT EXISTS (SELECT 1 FROM runs WHERE requested = 0)";
+const INSERT_RUN: &str =
+    "INSERT INTO runs (generation, selection, requested, status, runner, passed, failed,
+         skipped, errors, recovered, duration_ms, started, env)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0, ?10, ?11, ?12)";
+const INSERT_RESULT: &str =
+    "INSERT OR IGNORE INTO results (run_id, test_id, phase, outcome, seq, duration_ms,
+         message, kind, frames, flaky, new, failing_for, detail)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
+const UNFAIL: &str = "DELETE FROM failing WHERE test_id = ?1";
+const RUNNER_ROW: &str = "INSERT OR REPLACE INTO runners (name, run_id, status, lacks, interpreter)
+     VALUES (?1, ?2, ?3, ?4, ?5)";
+const FAILING: &str = "INSERT OR IGNORE INTO failing (test_id) VALUES (?1)";
+const RECOVERED: &str = "UPDATE runs SET recovered = ?2 WHERE id = ?1";
+const TEST_ID: &str = "SELECT id FROM tests WHERE name = ?1";
+const NEW_TEST: &str = "INSERT INTO tests (name) VALUES (?1)";
+const PAST: &str = "SELECT runs.generation, runs.env, max(r.outcome = 1), max(r.outcome = 0)
+     FROM results r JOIN runs ON runs.id = r.run_id
+     WHERE r.test_id = ?1 AND r.run_id < ?2
+     GROUP BY r.run_id ORDER BY r.run_id DESC LIMIT ?3";
+const NTH_NEWEST_RUN: &str = "SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?1";
+const BYTES_USED: &str = "SELECT (page_count - freelist_count) * page_size
+         - (SELECT coalesce(sum(size), 0) FROM blobs)
+     FROM pragma_page_count(), pragma_freelist_count(), pragma_page_size()";
+
+/// Every statement a recorded and pruned run prepares (besides those of change memory's and
+/// gain's prunes, and of what only a pruning that drops runs runs).
+pub(crate) const WARM: &[&str] = &[
+    HAD_FULL_RUN,
+    INSERT_RUN,
+    INSERT_RESULT,
+    UNFAIL,
+    RUNNER_ROW,
+    FAILING,
+    RECOVERED,
+    TEST_ID,
+    NEW_TEST,
+    PAST,
+    NTH_NEWEST_RUN,
+    BYTES_USED,
+];
+
 /// Bounds on the history; the oldest runs go first, the latest run always stays. A bound of
 /// `runs` keeps up to an eighth more between prunings (200: 200 to 225 runs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -248,14 +292,48 @@ impl Store {
             Err(e) => Err(e.into()),
         };
         if matches!(result, Ok(true)) {
-            // Freed pages back to the file system; skipped when busy.
-            let _ = self.conn.execute_batch("PRAGMA incremental_vacuum");
-            let _ = self
-                .conn
-                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+            self.give_back();
         }
         self.conn.busy_timeout(db::BUSY_TIMEOUT)?;
         result
+    }
+
+    /// [`Store::record`], then [`Store::prune`], in one transaction: one commit between the
+    /// runner's exit and the answer, not two.
+    pub fn record_pruned(
+        &mut self,
+        generation: u64,
+        selection: &str,
+        requested: u32,
+        report: &mut Report,
+        retention: Retention,
+    ) -> Result<Annotated, StoreError> {
+        let status = report.status();
+        let run = NewRun {
+            generation: generation as i64,
+            env: self.env.identity,
+            selection,
+            requested,
+            status,
+        };
+        let (annotated, pruned) = db::write(&self.conn, |c| {
+            let annotated = record(c, &run, report)?;
+            // A prune that fails costs the run nothing: the next one prunes.
+            Ok((annotated, prune(c, retention).unwrap_or(false)))
+        })?;
+        report.recovered = annotated.recovered;
+        if pruned {
+            self.give_back();
+        }
+        Ok(annotated)
+    }
+
+    /// After runs were dropped: their freed pages back to the file system. Skipped when busy.
+    fn give_back(&self) {
+        let _ = self.conn.execute_batch("PRAGMA incremental_vacuum");
+        let _ = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
     }
 
     /// How many runs the history holds.
@@ -281,7 +359,7 @@ struct NewRun<'a> {
 /// follows the results.
 fn record(c: &Connection, run: &NewRun, report: &mut Report) -> Result<Annotated, StoreError> {
     let had_full_run: bool = c
-        .prepare_cached("SELECT EXISTS (SELECT 1 FROM runs WHERE requested = 0)")?
+        .prepare_cached(HAD_FULL_RUN)?
         .query_row([], |r| r.get(0))?;
     let run_id = insert_run(c, run, report)?;
     let mut results = Results {
@@ -290,20 +368,13 @@ fn record(c: &Connection, run: &NewRun, report: &mut Report) -> Result<Annotated
         env: run.env,
         had_full_run,
         run_id,
-        insert: c.prepare_cached(
-            "INSERT OR IGNORE INTO results (run_id, test_id, phase, outcome, seq, duration_ms,
-                 message, kind, frames, flaky, new, failing_for, detail)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-        )?,
-        unfail: c.prepare_cached("DELETE FROM failing WHERE test_id = ?1")?,
+        insert: c.prepare_cached(INSERT_RESULT)?,
+        unfail: c.prepare_cached(UNFAIL)?,
         recovered: 0,
         seq: 0,
         failed_ids: HashSet::new(),
     };
-    let mut runner_row = c.prepare_cached(
-        "INSERT OR REPLACE INTO runners (name, run_id, status, lacks, interpreter)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?;
+    let mut runner_row = c.prepare_cached(RUNNER_ROW)?;
     for project in &mut report.runs {
         runner_row.execute(params![
             project.runner,
@@ -320,11 +391,11 @@ fn record(c: &Connection, run: &NewRun, report: &mut Report) -> Result<Annotated
         failed_ids,
         ..
     } = results;
-    let mut failing = c.prepare_cached("INSERT OR IGNORE INTO failing (test_id) VALUES (?1)")?;
+    let mut failing = c.prepare_cached(FAILING)?;
     for tid in failed_ids {
         failing.execute([tid])?;
     }
-    c.prepare_cached("UPDATE runs SET recovered = ?2 WHERE id = ?1")?
+    c.prepare_cached(RECOVERED)?
         .execute(params![run_id, recovered])?;
     let loads: Vec<_> = report.runs.iter().flat_map(|r| &r.loads).collect();
     crate::loads::record(c, &loads)?;
@@ -349,12 +420,7 @@ fn insert_run(c: &Connection, run: &NewRun, report: &Report) -> Result<i64, Stor
     let started = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
-    c.prepare_cached(
-        "INSERT INTO runs (generation, selection, requested, status, runner, passed, failed,
-             skipped, errors, recovered, duration_ms, started, env)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0, ?10, ?11, ?12)",
-    )?
-    .execute(params![
+    c.prepare_cached(INSERT_RUN)?.execute(params![
         run.generation,
         run.selection,
         run.requested,
@@ -467,25 +533,19 @@ impl Results<'_> {
 /// The id of a test by name, added when new.
 fn test_id(c: &Connection, name: &str) -> Result<i64, StoreError> {
     if let Some(id) = c
-        .prepare_cached("SELECT id FROM tests WHERE name = ?1")?
+        .prepare_cached(TEST_ID)?
         .query_row([name], |r| r.get(0))
         .optional()?
     {
         return Ok(id);
     }
-    c.prepare_cached("INSERT INTO tests (name) VALUES (?1)")?
-        .execute([name])?;
+    c.prepare_cached(NEW_TEST)?.execute([name])?;
     Ok(c.last_insert_rowid())
 }
 
 /// The test's results in the runs before `run_id`, most recent first, one entry per run.
 fn history(c: &Connection, tid: i64, run_id: i64) -> Result<Vec<Past>, StoreError> {
-    let mut stmt = c.prepare_cached(
-        "SELECT runs.generation, runs.env, max(r.outcome = 1), max(r.outcome = 0)
-         FROM results r JOIN runs ON runs.id = r.run_id
-         WHERE r.test_id = ?1 AND r.run_id < ?2
-         GROUP BY r.run_id ORDER BY r.run_id DESC LIMIT ?3",
-    )?;
+    let mut stmt = c.prepare_cached(PAST)?;
     let past = stmt
         .query_map(params![tid, run_id, LOOKBACK], |r| {
             Ok(Past {
@@ -581,29 +641,18 @@ fn prune(c: &Connection, retention: Retention) -> Result<bool, StoreError> {
     // Past the bound by an eighth before the oldest go, back down to the bound: a history at
     // its bound would otherwise drop one run, sweep and checkpoint (an fsync) on every run.
     let over: Option<i64> = c
-        .query_row(
-            "SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?1",
-            [keep + keep / 8],
-            |r| r.get(0),
-        )
+        .prepare_cached(NTH_NEWEST_RUN)?
+        .query_row([keep + keep / 8], |r| r.get(0))
         .optional()?;
     if over.is_some() {
-        let cutoff: i64 = c.query_row(
-            "SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?1",
-            [keep - 1],
-            |r| r.get(0),
-        )?;
+        let cutoff: i64 = c
+            .prepare_cached(NTH_NEWEST_RUN)?
+            .query_row([keep - 1], |r| r.get(0))?;
         pruned |= delete_runs_before(c, cutoff)?;
     }
     loop {
         // Change memory's contents have their own bound (see `memory`).
-        let used: i64 = c.query_row(
-            "SELECT (page_count - freelist_count) * page_size
-                 - (SELECT coalesce(sum(size), 0) FROM blobs)
-             FROM pragma_page_count(), pragma_freelist_count(), pragma_page_size()",
-            [],
-            |r| r.get(0),
-        )?;
+        let used: i64 = c.prepare_cached(BYTES_USED)?.query_row([], |r| r.get(0))?;
         if used.max(0) as u64 <= retention.bytes {
             break;
         }

@@ -541,37 +541,46 @@ fn seen_blob(c: &Connection, hash: i64) -> Result<bool, StoreError> {
     )
 }
 
+const REMEMBERED_GENERATIONS: &str = "SELECT generation FROM remembered ORDER BY 1";
+const NEEDED_GENERATIONS: &str = "SELECT max(generation) FROM remembered
+     UNION SELECT generation FROM (SELECT generation FROM runs ORDER BY id DESC LIMIT 1)
+     UNION SELECT generation FROM (SELECT generation FROM runs
+         WHERE status = 'TestsPassed' ORDER BY id DESC LIMIT 1)";
+const RUNS_AT: &str = "SELECT id FROM runs WHERE generation = ?1";
+const LAST_PASS_IN: &str = "SELECT EXISTS (SELECT 1 FROM results r
+     WHERE r.run_id = ?1 AND r.outcome = 0 AND NOT EXISTS (
+         SELECT 1 FROM results l WHERE l.test_id = r.test_id AND l.run_id > r.run_id
+             AND l.outcome = 0))";
+
+/// The statements [`prune`] prepares on every call.
+pub(crate) const WARM: &[&str] = &[
+    REMEMBERED_GENERATIONS,
+    NEEDED_GENERATIONS,
+    RUNS_AT,
+    LAST_PASS_IN,
+];
+
 /// Drops the remembered generations no question needs any more — neither some test's last
 /// pass, nor the last green run's, nor the newest run's or newest remembered — and the
 /// contents only they used, inside the caller's write transaction. Says whether it dropped
 /// anything.
 pub(crate) fn prune(c: &Connection) -> Result<bool, StoreError> {
     let gens: Vec<i64> = c
-        .prepare_cached("SELECT generation FROM remembered ORDER BY 1")?
+        .prepare_cached(REMEMBERED_GENERATIONS)?
         .query_map([], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     if gens.len() <= 1 {
         return Ok(false);
     }
     let keep: HashSet<i64> = c
-        .prepare_cached(
-            "SELECT max(generation) FROM remembered
-             UNION SELECT generation FROM (SELECT generation FROM runs ORDER BY id DESC LIMIT 1)
-             UNION SELECT generation FROM (SELECT generation FROM runs
-                 WHERE status = 'TestsPassed' ORDER BY id DESC LIMIT 1)",
-        )?
+        .prepare_cached(NEEDED_GENERATIONS)?
         .query_map([], |r| r.get::<_, Option<i64>>(0))?
         .filter_map(|r| r.transpose())
         .collect::<Result<_, _>>()?;
     // Some test's last pass was in a run at the generation: a pass with no later pass. Asked
     // per run id, so SQLite seeks the run's results instead of scanning every result.
-    let mut runs_at = c.prepare_cached("SELECT id FROM runs WHERE generation = ?1")?;
-    let mut last_pass_in = c.prepare_cached(
-        "SELECT EXISTS (SELECT 1 FROM results r
-             WHERE r.run_id = ?1 AND r.outcome = 0 AND NOT EXISTS (
-                 SELECT 1 FROM results l WHERE l.test_id = r.test_id AND l.run_id > r.run_id
-                     AND l.outcome = 0))",
-    )?;
+    let mut runs_at = c.prepare_cached(RUNS_AT)?;
+    let mut last_pass_in = c.prepare_cached(LAST_PASS_IN)?;
     let mut last_pass_at = |g: i64| -> Result<bool, StoreError> {
         let runs: Vec<i64> = runs_at
             .query_map([g], |r| r.get(0))?

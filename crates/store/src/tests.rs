@@ -1057,6 +1057,49 @@ fn a_history_at_its_bound_is_pruned_an_eighth_at_a_time_not_every_run() {
 }
 
 #[test]
+fn a_run_recorded_pruned_sees_the_history_before_it_then_keeps_within_the_bound() {
+    let (_d, root) = workspace();
+    let mut s = open(&root);
+    for g in 1..=3 {
+        record(&mut s, g, &["t::a"], &[]);
+    }
+    let one = Retention {
+        runs: 1,
+        bytes: u64::MAX,
+    };
+    let mut r = report(&["t::a"], &["t::b"]);
+    s.record_pruned(4, "", 0, &mut r, one).unwrap();
+    assert_eq!(
+        r.runs[0].failures[0].failing_for, 4,
+        "annotated before the prune"
+    );
+    assert_eq!(
+        s.run_count().unwrap(),
+        1,
+        "one transaction, pruned to the bound"
+    );
+    assert_eq!(s.last_run().unwrap().unwrap().generation, 4);
+    let mut next = report(&["t::a"], &[]);
+    s.record_pruned(5, "", 0, &mut next, one).unwrap();
+    assert_eq!(next.runs[0].failures[0].failing_for, 2);
+    assert_eq!(s.run_count().unwrap(), 1, "a bound of one has no slack");
+}
+
+#[test]
+fn statements_prepared_ahead_record_the_same_run() {
+    let (_d, root) = workspace();
+    let mut s = open(&root);
+    record(&mut s, 1, &["t::a"], &["t::b"]);
+    s.prepare_to_record();
+    let mut r = report(&["t::a"], &["t::b"]);
+    s.record_pruned(2, "", 0, &mut r, Retention::default())
+        .unwrap();
+    assert_eq!(r.runs[0].failures[0].failing_for, 2);
+    let last = s.last_run().unwrap().unwrap();
+    assert_eq!((last.generation, last.passed, last.failed), (2, 1, 1));
+}
+
+#[test]
 fn pruning_never_waits_for_a_writer() {
     let (_d, root) = workspace();
     let mut s = open(&root);

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use pith_model::impact::Traced;
 use pith_model::Run;
-use pith_runner::{Adapter, Context, PathMap, TracePlan};
+use pith_runner::{Adapter, Context, PathMap, Scratch, TracePlan};
 use tempfile::TempDir;
 
 /// Everything around an adapter's runs in one workspace: one scratch directory and one cache
@@ -15,7 +15,8 @@ pub struct Runs {
     root: PathBuf,
     dir: PathBuf,
     paths: PathMap,
-    scratch: TempDir,
+    _scratch_dir: TempDir,
+    scratch: Scratch,
     cache: Cache,
 }
 
@@ -33,11 +34,13 @@ impl Runs {
     /// Runs of the project in `dir`, answering for the workspace at `root`.
     pub fn in_dir(root: &Path, dir: &Path) -> Self {
         crate::pith::without_callers_knobs();
+        let scratch_dir = tempfile::tempdir().unwrap();
         Runs {
             root: root.to_path_buf(),
             dir: dir.to_path_buf(),
             paths: PathMap::new(root),
-            scratch: tempfile::tempdir().unwrap(),
+            scratch: Scratch::given(scratch_dir.path()),
+            _scratch_dir: scratch_dir,
             cache: Cache::Own(tempfile::tempdir().unwrap()),
         }
     }
@@ -66,7 +69,7 @@ impl Runs {
             dir: &self.dir,
             paths: &self.paths,
             deadline: Instant::now() + limit,
-            scratch: self.scratch(),
+            scratch: &self.scratch,
             cache: self.cache(),
             cancel: None,
             trace: None,

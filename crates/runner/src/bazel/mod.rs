@@ -135,12 +135,13 @@ pub(crate) fn judged_stream(
     requested: &[String],
 ) -> Run {
     let root = paths.root();
+    let scratch = crate::Scratch::given(root);
     let ctx = Context {
         root,
         dir: root,
         paths,
         deadline: Instant::now(),
-        scratch: root,
+        scratch: &scratch,
         cache: root,
         cancel: None,
         trace: None,

@@ -321,12 +321,13 @@ mod tests {
     ) -> Run {
         let root = std::env::temp_dir();
         let paths = PathMap::new(&root);
+        let scratch = crate::Scratch::given(&root);
         let ctx = Context {
             root: &root,
             dir: &root,
             paths: &paths,
             deadline: Instant::now(),
-            scratch: &root,
+            scratch: &scratch,
             cache: &root,
             cancel: None,
             trace: None,

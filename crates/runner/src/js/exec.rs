@@ -134,7 +134,7 @@ impl Exec<'_, '_> {
     }
 
     fn observed(&mut self, js: &Js) -> Result<Done, RunnerError> {
-        let scratch = self.scratch()?;
+        let scratch = crate::Scratch::given(self.scratch()?);
         let ctx = Context {
             dir: &js.dir,
             scratch: &scratch,
@@ -301,14 +301,15 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let root = d.path();
         let paths = PathMap::new(root);
-        let scratch = tempfile::tempdir().unwrap();
+        let scratch_dir = tempfile::tempdir().unwrap();
+        let scratch = crate::Scratch::given(scratch_dir.path());
         let ctx = Context {
             root,
             dir: root,
             paths: &paths,
             deadline: Instant::now() + Duration::from_secs(60),
-            scratch: scratch.path(),
-            cache: scratch.path(),
+            scratch: &scratch,
+            cache: scratch_dir.path(),
             cancel: None,
             trace: None,
         };

@@ -399,14 +399,14 @@ impl Adapter for Project {
         let (owned, left) = exec::owners(&segments, tests, ctx.root);
         let mut runs = Vec::new();
         for (n, (js, ids)) in owned.into_iter().enumerate() {
-            let scratch = if n == 0 {
+            let scratch = crate::Scratch::given(if n == 0 {
                 ctx.scratch.to_path_buf()
             } else {
                 let d = ctx.scratch.join(format!("js-{n}"));
                 std::fs::create_dir_all(&d)
                     .map_err(|e| RunnerError::io(format!("creating {}", d.display()), e))?;
                 d
-            };
+            });
             let sub = Context {
                 dir: &js.dir,
                 scratch: &scratch,
