@@ -377,6 +377,44 @@ fn history_is_pruned_to_its_bound() {
     assert_eq!(detail.failures().len(), 1, "{}", detail.line);
 }
 
+/// What the runner printed is kept for `pith output` whatever its size: a small run's in line,
+/// one past 128 KiB on a thread beside the recording; either reads back, its head and tail.
+#[test]
+fn the_runners_output_is_kept_small_or_large() {
+    let ws = fixture("state/suite");
+    let root = ws.path();
+    pith_testkit::write_file(
+        root,
+        "tests/test_loud.py",
+        "def test_loud():\n    print('FIRST-LOUD-LINE')\n    for i in range(6000):\n        \
+         print('x' * 60, i)\n    print('LAST-LOUD-LINE')\n    assert False, 'loud'\n",
+    );
+    for (test, first, last) in [
+        (TEST_CENTS, "test_cents", "test_cents"),
+        (
+            "tests/test_loud.py::test_loud",
+            "FIRST-LOUD-LINE",
+            "LAST-LOUD-LINE",
+        ),
+    ] {
+        let a = pith(root, "test", &[test]);
+        assert_eq!(a.status(), "TestsFailed", "{}", a.line);
+        for word in [first, last] {
+            let found = pith(root, "output", &["--grep", word]);
+            assert!(
+                found.json["matches"].as_u64() > Some(0),
+                "{test}: {word}: {}",
+                found.line
+            );
+        }
+    }
+    // A page of raw lines may hold an empty one: read as the line it is, not as an answer.
+    let whole = common::mcp::cli_line(root, &["output"]);
+    let v: serde_json::Value = serde_json::from_str(&whole).unwrap();
+    assert!(v["pages"].as_u64() > Some(1), "{whole}");
+    assert!(v["cut"]["bytes"].as_u64() > Some(0), "{whole}");
+}
+
 #[test]
 fn a_second_run_waits_or_answers_busy() {
     let ws = fixture("state/suite");

@@ -271,10 +271,10 @@ fn run_tests(
     // What the runners printed, for `pith output`: any run that ran to its end keeps it, a
     // run the history cannot record included (its output is all there is to read then).
     // Recording annotates the report's failures, never what the runners printed, so either
-    // may go first. A run that printed much keeps it on a thread while it is recorded; a
-    // small one in line, as a thread's start and join cost more than the write then (a
-    // virtual machine is slow to wake an idle processor: 0.7 ms against 0.3 ms for a small
-    // crate's green run).
+    // may go first. A run that printed much (past [`KEPT_IN_LINE`]) keeps it on a thread while
+    // it is recorded; a small one in line, as a thread's start and join cost more than the
+    // write then (a virtual machine is slow to wake an idle processor: 0.7 ms against 0.3 ms
+    // for a small crate's green run).
     let shelf = store
         .as_ref()
         .filter(|_| !cancelled)
@@ -399,7 +399,7 @@ fn runner_names(store: &Store, root: &Path, generation: u64) -> Result<Vec<Strin
 }
 
 /// Bytes of runner output above which the output is kept on a thread of its own.
-const KEPT_IN_LINE: usize = 256 * 1024;
+const KEPT_IN_LINE: usize = 128 * 1024;
 
 /// Bytes the report's runners printed, as kept for `pith output`.
 fn printed_bytes(report: &Report) -> usize {
