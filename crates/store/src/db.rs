@@ -275,15 +275,43 @@ fn try_open(path: &Path) -> Result<Connection, Open> {
         migrate(&conn)?;
     }
     // A file whose tables are not what its version says (written by a build of pith that
-    // never shipped, or edited by hand) is as unusable as a damaged one.
-    for probe in SCHEMA_PROBES {
-        if conn.prepare(probe).is_err() {
-            return Err(Open::Unusable(
-                "does not have the tables its version says".to_owned(),
-            ));
+    // never shipped, or edited by hand) is as unusable as a damaged one. The probes cost a
+    // statement's compilation each, on every open: once they pass, a row of `meta` keyed by
+    // the probes themselves keeps the schema's `schema_version` (which every change to a
+    // table moves), and an open that finds it unchanged skips them.
+    let schema: i64 = conn.pragma_query_value(None, "schema_version", |r| r.get(0))?;
+    let key = probed_key();
+    let probed: Option<i64> = conn.query_row(PROBED, [&key], |r| r.get(0)).unwrap_or(None);
+    if probed != Some(schema) {
+        for probe in SCHEMA_PROBES {
+            if conn.prepare(probe).is_err() {
+                return Err(Open::Unusable(
+                    "does not have the tables its version says".to_owned(),
+                ));
+            }
         }
+        // Best effort and never waiting: the next open probes again.
+        let _ = conn.busy_timeout(Duration::ZERO);
+        let _ = conn.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
+            rusqlite::params![key, schema],
+        );
+        conn.busy_timeout(BUSY_TIMEOUT)?;
     }
     Ok(conn)
+}
+
+/// The `meta` row that says at which `schema_version` this build's probes last passed.
+const PROBED: &str = "SELECT max(value) FROM meta WHERE key = ?1";
+
+/// The key of that row: the probes' own hash, so a build that probes otherwise probes anew.
+fn probed_key() -> String {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for probe in SCHEMA_PROBES {
+        h.update(probe.as_bytes());
+        h.update(b"\0");
+    }
+    format!("schema probed {:016x}", h.digest())
 }
 
 /// One statement per table naming every column the store uses; preparing them checks the

@@ -1527,6 +1527,42 @@ fn ignore_rules_nest_like_git() {
 }
 
 #[test]
+fn schema_probes_that_passed_are_skipped_until_the_schema_changes() {
+    let (_d, root) = workspace();
+    drop(open(&root));
+    let db = state(&root).join("state.db");
+    let probed = |conn: &rusqlite::Connection| -> Vec<(String, i64)> {
+        conn.prepare("SELECT key, value FROM meta WHERE key LIKE 'schema probed %'")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let schema: i64 = conn
+        .pragma_query_value(None, "schema_version", |r| r.get(0))
+        .unwrap();
+    let rows = probed(&conn);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0].1, schema);
+    // A table changed by hand moves the schema's version: the next open probes, and a
+    // table that is still whole passes again.
+    conn.execute_batch("CREATE TABLE extra (x INTEGER)")
+        .unwrap();
+    drop(conn);
+    let mut s = open(&root);
+    assert!(s.take_warnings().is_empty());
+    drop(s);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let now: i64 = conn
+        .pragma_query_value(None, "schema_version", |r| r.get(0))
+        .unwrap();
+    assert!(now > schema);
+    assert_eq!(probed(&conn)[0].1, now);
+}
+
+#[test]
 fn a_database_without_the_tables_its_version_says_is_moved_aside() {
     let (_d, root) = workspace();
     drop(open(&root));
