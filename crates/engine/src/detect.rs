@@ -30,6 +30,15 @@ pub(crate) struct Found {
 pub(crate) fn projects(root: &Path, only: Option<&str>) -> Vec<Found> {
     let mut found: Vec<Found> = Vec::new();
     for dir in project_dirs(root) {
+        // Below a runner that runs every file (Bazel's `//...`) whatever would be found is
+        // its own already: nothing to detect there, where detecting may start a process (a
+        // Python directory without pytest's configuration asks its interpreter for pytest).
+        if found
+            .iter()
+            .any(|f| runs_every_file(f.adapter.name()) && dir.starts_with(&f.dir))
+        {
+            continue;
+        }
         let rel = dir
             .strip_prefix(root)
             .ok()
@@ -98,11 +107,7 @@ fn family(runner: &str) -> &str {
     ecosystem::by_runner(runner).map_or(runner, |e| e.id)
 }
 
-/// Whether `runner` builds and runs whatever its project holds, in any language: a Bazel
-/// workspace's tests of every language are its targets, and `//...` runs them.
-pub(crate) fn runs_every_file(runner: &str) -> bool {
-    family(runner) == "bazel"
-}
+pub(crate) use ecosystem::runs_every_file;
 
 /// Whether the runner `outer` at `outer_dir` already runs what `inner` found at `dir`.
 fn covers(outer: &str, outer_dir: &Path, inner: &str, dir: &Path) -> bool {

@@ -280,12 +280,23 @@ pub fn detect_with(
     probe: Probe<'_>,
 ) -> Vec<Box<dyn Adapter>> {
     let only = probe.only;
-    registry
+    let mut found: Vec<Box<dyn Adapter>> = Vec::new();
+    for (_, detect) in registry
         .iter()
         .filter(|(eco, _)| only.is_none_or(|n| eco.runners.contains(&n)))
-        .flat_map(|(_, detect)| detect(root, probe))
-        .filter(|a| only.is_none_or(|n| n == a.name()))
-        .collect()
+    {
+        found.extend(
+            detect(root, probe)
+                .into_iter()
+                .filter(|a| only.is_none_or(|n| n == a.name())),
+        );
+        // A runner that runs every file here (Bazel, listed first) runs whatever else would
+        // be found: nothing more to detect, where detecting may start a process.
+        if found.iter().any(|a| ecosystem::runs_every_file(a.name())) {
+            break;
+        }
+    }
+    found
 }
 
 /// A runner command in `cwd`. The environment is the caller's: the tests see what they would
@@ -475,5 +486,25 @@ mod registry_tests {
         assert_eq!(names(Some("make")), ["make"]);
         assert!(names(Some("pytest")).is_empty());
         assert!(detect(d.path(), None).is_empty());
+    }
+
+    /// Bazel runs every file of its workspace: once it is found at a directory, nothing else
+    /// there is detected (Python's detection of a directory without pytest's configuration
+    /// starts its interpreter), unless `--runner` names another.
+    #[test]
+    fn nothing_is_detected_beside_a_runner_that_runs_every_file() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("MODULE.bazel"), "").unwrap();
+        std::fs::write(d.path().join("test_calc.py"), "def test_one():\n    pass\n").unwrap();
+        let names =
+            |only| -> Vec<&str> { detect(d.path(), only).iter().map(|a| a.name()).collect() };
+        assert_eq!(names(None), ["bazel"]);
+        assert_eq!(names(Some("pytest")), ["pytest"]);
+        std::fs::remove_file(d.path().join("MODULE.bazel")).unwrap();
+        assert_eq!(
+            names(None),
+            ["pytest"],
+            "Python's detection itself is unchanged"
+        );
     }
 }
