@@ -247,7 +247,8 @@ fn try_open(path: &Path) -> Result<Connection, Open> {
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     // The last connection to close would checkpoint the WAL into the database and fsync both:
     // several milliseconds on every `pith status` that wrote. The WAL is checkpointed instead
-    // when a write leaves it past `WAL_LIMIT` (see `write`) and after each recorded run.
+    // when a write leaves it past `WAL_LIMIT` (see `write`), and beside a test run's runner
+    // past half of that (`Store::prepare_to_record`).
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
     // The first read of the file: a file that is not SQLite fails here.
     let app: i32 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
