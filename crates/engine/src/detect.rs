@@ -110,10 +110,8 @@ fn family(runner: &str) -> &str {
 pub(crate) use ecosystem::runs_every_file;
 
 /// Whether the runner `outer` at `outer_dir` already runs what `inner` found at `dir`.
+/// (Below a runner that runs every file nothing is detected at all: see [`projects`].)
 fn covers(outer: &str, outer_dir: &Path, inner: &str, dir: &Path) -> bool {
-    if runs_every_file(outer) && dir.starts_with(outer_dir) {
-        return true;
-    }
     if family(outer) != family(inner) || !dir.starts_with(outer_dir) {
         return false;
     }
