@@ -208,14 +208,22 @@ fn run_with(
         cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
         None
     };
-    die_with_this_thread(&mut cmd);
+    // The watchdog is forked before the runner starts, so no moment of the run is unguarded.
+    // Without one, the runner's leader at least dies with pith, at the price of a start
+    // through fork (see `die_with_this_thread`) instead of a spawn that shares pith's memory.
+    let mut watchdog = Watchdog::start();
+    if watchdog.is_none() {
+        die_with_this_thread(&mut cmd);
+    }
     let spawned = cmd.spawn();
     // The command holds the pipe's write end: dropped, the read end ends when the runner and
     // everything that inherited it have closed theirs.
     drop(cmd);
     let mut child = spawned?;
     let mut group = Group::new(child.id() as libc::pid_t);
-    let mut watchdog = Watchdog::start(group.pgid);
+    if let Some(w) = watchdog.as_mut() {
+        w.guard(group.pgid);
+    }
     // Readable when the runner exits: the loop wakes at once instead of at its next tick (a
     // test run is often a few tens of milliseconds, and every one of them is the agent's).
     let pidfd = pidfd_open(group.pgid);
@@ -280,11 +288,11 @@ fn run_with(
     })
 }
 
-/// The runner's leader gets SIGKILL when the thread that starts it ends (Linux's
-/// `PR_SET_PDEATHSIG`): that thread stays in [`run_with`] until the leader is reaped, so this
-/// fires only when pith dies, and then without needing the watchdog (which a host killing
-/// pith's whole process group with SIGKILL took along before it had its own group). The
-/// watchdog still kills the rest of the group.
+/// Where no watchdog could be started: the runner's leader gets SIGKILL when the thread that
+/// starts it ends (Linux's `PR_SET_PDEATHSIG`). That thread stays in [`run_with`] until the
+/// leader is reaped, so this fires only when pith dies. It needs code between fork and exec,
+/// which makes the start a full fork of pith (about a millisecond on a small VM, on every
+/// run's critical path), hence only as the fallback.
 fn die_with_this_thread(cmd: &mut Command) {
     #[cfg(target_os = "linux")]
     {
@@ -576,14 +584,16 @@ fn poll(fds: &[RawFd], wait: Duration) {
 
 /// A process that kills the runner's group if pith dies without doing so itself (SIGKILL, a
 /// crash): it waits on a pipe only pith can write to; end-of-file means pith is gone. Forked
-/// from pith, not the runner, so the tests never see it.
+/// from pith before the runner starts, not from the runner, so the tests never see it; it
+/// learns the group to guard through the pipe once the runner has started.
 struct Watchdog {
     pid: libc::pid_t,
     fd: RawFd,
+    guarding: bool,
 }
 
 impl Watchdog {
-    fn start(pgid: libc::pid_t) -> Option<Watchdog> {
+    fn start() -> Option<Watchdog> {
         let mut fds = [0 as libc::c_int; 2];
         // SAFETY: pipe2 writes two descriptors into `fds`.
         if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
@@ -601,25 +611,39 @@ impl Watchdog {
                 }
                 None
             }
-            0 => unsafe { watchdog_main(read_end, pgid) },
+            0 => unsafe { watchdog_main(read_end) },
             pid => {
                 // SAFETY: the read end belongs to the watchdog now.
                 unsafe { libc::close(read_end) };
-                Some(Watchdog { pid, fd: write_end })
+                Some(Watchdog {
+                    pid,
+                    fd: write_end,
+                    guarding: false,
+                })
             }
         }
     }
-}
 
-impl Watchdog {
-    /// The run is over and its group handled: the watchdog leaves without killing anything.
+    /// The runner's group started: from now on, pith's death kills it. Four bytes, one write
+    /// (atomic on a pipe).
+    fn guard(&mut self, pgid: libc::pid_t) {
+        let bytes = pgid.to_ne_bytes();
+        // SAFETY: writing our own buffer to our own descriptor.
+        let wrote = unsafe { libc::write(self.fd, bytes.as_ptr().cast(), bytes.len()) };
+        self.guarding = wrote == bytes.len() as isize;
+    }
+
+    /// The run is over and its group handled (or it never started): the watchdog leaves
+    /// without killing anything.
     fn release(&mut self) {
         if self.fd < 0 {
             return;
         }
         // SAFETY: write/close on our own descriptor; waitpid on our own child.
         unsafe {
-            libc::write(self.fd, b"x".as_ptr().cast(), 1);
+            if self.guarding {
+                libc::write(self.fd, b"x".as_ptr().cast(), 1);
+            }
             libc::close(self.fd);
             let mut status = 0;
             while libc::waitpid(self.pid, &mut status, 0) == -1
@@ -636,8 +660,23 @@ impl Drop for Watchdog {
     }
 }
 
-/// The watchdog's whole life, in the forked child.
-unsafe fn watchdog_main(read_end: RawFd, pgid: libc::pid_t) -> ! {
+/// Reads into `buf` until it is full or the pipe ends; how many bytes came.
+unsafe fn read_full(fd: RawFd, buf: &mut [u8]) -> usize {
+    let mut got = 0;
+    while got < buf.len() {
+        match libc::read(fd, buf[got..].as_mut_ptr().cast(), buf.len() - got) {
+            -1 if *libc::__errno_location() == libc::EINTR => continue,
+            n if n > 0 => got += n as usize,
+            _ => break,
+        }
+    }
+    got
+}
+
+/// The watchdog's whole life, in the forked child: the group to guard, then a byte (pith
+/// handled the run) or end-of-file (pith is gone). A pipe that ends before naming a group
+/// guarded nothing.
+unsafe fn watchdog_main(read_end: RawFd) -> ! {
     // Only the pipe stays open: the runner's output pipes and pith's stdout (the MCP channel)
     // must not be held by the watchdog.
     libc::dup2(read_end, 0);
@@ -659,17 +698,15 @@ unsafe fn watchdog_main(read_end: RawFd, pgid: libc::pid_t) -> ! {
     libc::signal(libc::SIGINT, libc::SIG_IGN);
     libc::signal(libc::SIGHUP, libc::SIG_IGN);
     libc::signal(libc::SIGTERM, libc::SIG_IGN);
-    let mut byte = 0u8;
-    loop {
-        match libc::read(0, (&mut byte as *mut u8).cast(), 1) {
-            -1 if *libc::__errno_location() == libc::EINTR => continue,
-            1 => libc::_exit(0),
-            _ => {
-                libc::killpg(pgid, libc::SIGKILL);
-                libc::_exit(0)
-            }
-        }
+    let mut pgid = [0u8; 4];
+    if read_full(0, &mut pgid) < pgid.len() {
+        libc::_exit(0);
     }
+    let mut byte = [0u8; 1];
+    if read_full(0, &mut byte) == 0 {
+        libc::killpg(libc::pid_t::from_ne_bytes(pgid), libc::SIGKILL);
+    }
+    libc::_exit(0)
 }
 
 fn signal_group(pgid: libc::pid_t, sig: libc::c_int) {
@@ -832,7 +869,8 @@ mod tests {
     #[test]
     fn the_watchdog_leaves_quietly_after_a_normal_run() {
         let mut group = sleeper();
-        let w = Watchdog::start(group.id() as libc::pid_t).unwrap();
+        let mut w = Watchdog::start().unwrap();
+        w.guard(group.id() as libc::pid_t);
         let pid = w.pid;
         drop(w);
         // Reaped, and the group it guarded untouched.
@@ -852,7 +890,8 @@ mod tests {
     #[test]
     fn the_watchdog_kills_the_group_when_pith_is_gone() {
         let mut group = sleeper();
-        let mut w = Watchdog::start(group.id() as libc::pid_t).unwrap();
+        let mut w = Watchdog::start().unwrap();
+        w.guard(group.id() as libc::pid_t);
         // What pith's death does: the write end closes without a word.
         unsafe {
             libc::close(w.fd);
@@ -864,6 +903,31 @@ mod tests {
             assert!(Instant::now() < deadline, "the group outlived pith");
             thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    #[test]
+    fn a_watchdog_whose_run_never_started_leaves_quietly() {
+        let mut w = Watchdog::start().unwrap();
+        // pith gone (or the spawn failed) before a group was named.
+        unsafe { libc::close(w.fd) };
+        w.fd = -1;
+        let mut status = 0;
+        assert_eq!(unsafe { libc::waitpid(w.pid, &mut status, 0) }, w.pid);
+        assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
+    }
+
+    #[test]
+    fn without_a_watchdog_the_leader_dies_with_the_thread_that_started_it() {
+        let mut child = thread::spawn(|| {
+            let mut cmd = Command::new("sleep");
+            cmd.arg("30");
+            die_with_this_thread(&mut cmd);
+            cmd.spawn().unwrap()
+        })
+        .join()
+        .unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(libc::SIGKILL));
     }
 
     #[test]
