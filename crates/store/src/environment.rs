@@ -20,6 +20,7 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+use crate::resolved::{Found, Resolver};
 use crate::walk::Tree;
 
 /// Toolchains whose binary on `PATH` the tests run under (or their runner does).
@@ -79,6 +80,8 @@ pub(crate) struct Environment {
     vars: Vec<(OsString, OsString)>,
     /// [`identity`] of the variables.
     pub identity: i64,
+    /// Where what the names resolve to is kept between processes (see [`crate::resolved`]).
+    resolved: Option<PathBuf>,
 }
 
 impl Environment {
@@ -90,7 +93,19 @@ impl Environment {
         let mut vars: Vec<(OsString, OsString)> = vars.into_iter().collect();
         vars.sort();
         let identity = identity(&vars);
-        Environment { vars, identity }
+        Environment {
+            vars,
+            identity,
+            resolved: None,
+        }
+    }
+
+    /// Keeps what the names resolve to in `file` between processes.
+    pub fn keeping_resolutions_in(self, file: PathBuf) -> Environment {
+        Environment {
+            resolved: Some(file),
+            ..self
+        }
     }
 
     /// A variable's value, when set and not empty.
@@ -162,7 +177,9 @@ pub(crate) fn measure_all<'a>(
     known: impl Iterator<Item = &'a str>,
 ) -> Vec<Input> {
     let mut keys: BTreeSet<String> = known.map(str::to_owned).collect();
-    resolve(root, env, &mut keys);
+    let mut resolver = Resolver::open(env.resolved.as_deref());
+    resolve(root, env, &mut resolver, &mut keys);
+    resolver.keep();
     keys.into_iter()
         .filter_map(|key| {
             let (hash, stamp) = measure(root, &key)?;
@@ -193,39 +210,38 @@ fn tree_key(rel: &str, tree: Tree) -> String {
 
 /// Adds the inputs this process's environment selects: the toolchains on `PATH` and what
 /// they bring, the active virtualenv or conda environment, `JAVA_HOME`, rustup and pyenv.
-fn resolve(root: &Path, env: &Environment, keys: &mut BTreeSet<String>) {
-    toolchains(root, env, keys);
+fn resolve(root: &Path, env: &Environment, r: &mut Resolver, keys: &mut BTreeSet<String>) {
+    toolchains(root, env, r, keys);
     for var in ["VIRTUAL_ENV", "CONDA_PREFIX"] {
         if let Some(dir) = env.var(var) {
             keys.insert(venv_key(root, Path::new(dir)));
         }
     }
     if let Some(java_home) = env.var("JAVA_HOME") {
-        add_file(keys, &Path::new(java_home).join("bin/java"));
+        add_file(r, keys, &Path::new(java_home).join("bin/java"));
     }
     let home = env.home();
-    rustup(env, home.as_deref(), keys);
-    pyenv(env, home.as_deref(), keys);
+    rustup(env, home.as_deref(), r, keys);
+    pyenv(env, home.as_deref(), r, keys);
 }
 
 /// The first of each of [`TOOLS`] on `PATH`, and what it brings.
-fn toolchains(root: &Path, env: &Environment, keys: &mut BTreeSet<String>) {
-    let dirs: Vec<PathBuf> = env
-        .var("PATH")
-        .map(|p| {
-            std::env::split_paths(p)
-                .filter(|d| d.is_absolute())
-                .collect()
-        })
-        .unwrap_or_default();
-    for tool in TOOLS {
-        let Some(found) = dirs.iter().map(|d| d.join(tool)).find(|p| executable(p)) else {
-            continue;
-        };
-        let canonical = std::fs::canonicalize(&found).unwrap_or_else(|_| found.clone());
+fn toolchains(root: &Path, env: &Environment, r: &mut Resolver, keys: &mut BTreeSet<String>) {
+    let Some(path_var) = env.var("PATH") else {
+        return;
+    };
+    let dirs: Vec<PathBuf> = std::env::split_paths(path_var)
+        .filter(|d| d.is_absolute())
+        .collect();
+    for Found {
+        tool,
+        found,
+        canonical,
+    } in &r.on_path(&dirs, path_var, TOOLS)
+    {
         keys.insert(format!("{TOOLCHAIN}{}", canonical.display()));
-        match *tool {
-            "python3" | "python" => python(root, env, &found, &canonical, keys),
+        match tool.as_str() {
+            "python3" | "python" => python(root, env, found, canonical, keys),
             "dotnet" => {
                 // The SDKs and runtimes beside the host, chosen by `global.json`.
                 if let Some(dir) = canonical.parent() {
@@ -240,16 +256,16 @@ fn toolchains(root: &Path, env: &Environment, keys: &mut BTreeSet<String>) {
 }
 
 /// rustup's shims in `~/.cargo/bin` never change; its settings and toolchains do.
-fn rustup(env: &Environment, home: Option<&Path>, keys: &mut BTreeSet<String>) {
+fn rustup(env: &Environment, home: Option<&Path>, r: &mut Resolver, keys: &mut BTreeSet<String>) {
     let rustup = env
         .var("RUSTUP_HOME")
         .map(PathBuf::from)
         .or_else(|| home.map(|h| h.join(".rustup")));
     if let Some(rustup) = rustup.filter(|d| d.is_dir()) {
-        add_file(keys, &rustup.join("settings.toml"));
+        add_file(r, keys, &rustup.join("settings.toml"));
         if let Ok(entries) = std::fs::read_dir(rustup.join("toolchains")) {
             for e in entries.flatten() {
-                add_file(keys, &e.path().join("bin/rustc"));
+                add_file(r, keys, &e.path().join("bin/rustc"));
             }
         }
     }
@@ -258,18 +274,18 @@ fn rustup(env: &Environment, home: Option<&Path>, keys: &mut BTreeSet<String>) {
 /// pyenv's shims are scripts: its global version file selects among its versions, each with
 /// its own interpreter and packages (the project's `.python-version` is a file of the
 /// workspace).
-fn pyenv(env: &Environment, home: Option<&Path>, keys: &mut BTreeSet<String>) {
+fn pyenv(env: &Environment, home: Option<&Path>, r: &mut Resolver, keys: &mut BTreeSet<String>) {
     let pyenv = env
         .var("PYENV_ROOT")
         .map(PathBuf::from)
         .or_else(|| home.map(|h| h.join(".pyenv")));
     if let Some(pyenv) = pyenv.filter(|d| d.is_dir()) {
-        add_file(keys, &pyenv.join("version"));
+        add_file(r, keys, &pyenv.join("version"));
         add_dir(keys, &pyenv.join("versions"));
         if let Ok(entries) = std::fs::read_dir(pyenv.join("versions")) {
             for e in entries.flatten() {
                 let prefix = e.path();
-                add_file(keys, &prefix.join("bin/python"));
+                add_file(r, keys, &prefix.join("bin/python"));
                 for v in pythons(&prefix) {
                     add_dir(keys, &prefix.join("lib").join(&v).join("site-packages"));
                     add_user_site(env, &v, keys);
@@ -354,9 +370,8 @@ fn venv_key(root: &Path, dir: &Path) -> String {
     }
 }
 
-fn add_file(keys: &mut BTreeSet<String>, path: &Path) {
-    if path.exists() {
-        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+fn add_file(r: &mut Resolver, keys: &mut BTreeSet<String>, path: &Path) {
+    if let Some(canonical) = r.canonical(path) {
         keys.insert(format!("{TOOLCHAIN}{}", canonical.display()));
     }
 }
@@ -365,12 +380,6 @@ fn add_dir(keys: &mut BTreeSet<String>, path: &Path) {
     if path.is_dir() {
         keys.insert(format!("{PACKAGES}{}", path.display()));
     }
-}
-
-fn executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    p.metadata()
-        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// A fingerprint that differs from every other: what an input that cannot be measured gets,

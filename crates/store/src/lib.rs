@@ -25,6 +25,7 @@ pub mod location;
 mod lock;
 mod memory;
 mod output;
+mod resolved;
 mod scan;
 mod walk;
 mod watch;
@@ -93,6 +94,10 @@ pub struct Store {
     pub(crate) memory_bytes: u64,
 }
 
+/// The state directory's file that keeps what the environment's names resolve to (see
+/// [`resolved`]).
+const RESOLVED_FILE: &str = "resolved";
+
 /// Where the last run's output is kept: apart from the connection, so it can be written on
 /// another thread while the run is recorded.
 pub struct OutputShelf(PathBuf);
@@ -149,12 +154,13 @@ impl Place {
     pub fn open(self) -> Result<Store, StoreError> {
         let mut warnings = self.warnings;
         let conn = db::open(&self.dir, &mut warnings)?;
+        let resolved = self.dir.join(RESOLVED_FILE);
         Ok(Store {
             conn,
             root: self.root,
             dir: self.dir,
             warnings,
-            env: environment::Environment::from_process(),
+            env: environment::Environment::from_process().keeping_resolutions_in(resolved),
             memory_bytes: memory::MEMORY_BYTES,
         })
     }

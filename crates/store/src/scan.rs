@@ -583,7 +583,7 @@ fn hash_file(path: &Path) -> i64 {
     hasher.digest() as i64
 }
 
-fn mtime_ns(m: &std::fs::Metadata) -> i64 {
+pub(crate) fn mtime_ns(m: &std::fs::Metadata) -> i64 {
     m.mtime().saturating_mul(1_000_000_000) + m.mtime_nsec()
 }
 
