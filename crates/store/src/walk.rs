@@ -12,6 +12,7 @@
 
 use std::fs::{FileType, Metadata};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -156,7 +157,22 @@ pub(crate) struct Visitor<'a> {
     pub tree: &'a (dyn Fn(&str, Tree) + Sync),
 }
 
-/// Walks `root` on several threads, calling `v` back.
+/// Directories waiting to be read before another thread joins the walk: a small workspace
+/// (most fixtures, a small crate) is walked by the caller alone, where starting a thread
+/// would cost more than it saves.
+const SPREAD: usize = 4;
+
+/// What every thread of one walk shares.
+struct Crew<'a> {
+    queue: Queue,
+    base: Base,
+    v: &'a Visitor<'a>,
+    /// Threads that may still join.
+    helpers: AtomicUsize,
+}
+
+/// Walks `root`, calling `v` back: on the calling thread, joined by others (up to the
+/// processors there are, eight at most) while more than [`SPREAD`] directories wait.
 pub(crate) fn walk(root: &Path, v: &Visitor<'_>) {
     let base = Base::load(root);
     let queue = Queue {
@@ -172,15 +188,17 @@ pub(crate) fn walk(root: &Path, v: &Visitor<'_>) {
         wake: Condvar::new(),
     };
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
-    std::thread::scope(|s| {
-        for _ in 1..threads {
-            s.spawn(|| work(&queue, &base, v));
-        }
-        work(&queue, &base, v);
-    });
+    let crew = Crew {
+        queue,
+        base,
+        v,
+        helpers: AtomicUsize::new(threads - 1),
+    };
+    std::thread::scope(|s| work(s, &crew));
 }
 
-fn work(queue: &Queue, base: &Base, v: &Visitor<'_>) {
+fn work<'s, 'e>(s: &'s std::thread::Scope<'s, 'e>, crew: &'e Crew<'e>) {
+    let (queue, base, v) = (&crew.queue, &crew.base, crew.v);
     loop {
         let job = {
             let Ok(mut st) = queue.state.lock() else {
@@ -205,11 +223,23 @@ fn work(queue: &Queue, base: &Base, v: &Visitor<'_>) {
             return;
         };
         let children = read(&job, base, v);
-        if let Ok(mut st) = queue.state.lock() {
-            st.0.extend(children);
-            st.1 -= 1;
-        }
+        let waiting = match queue.state.lock() {
+            Ok(mut st) => {
+                st.0.extend(children);
+                st.1 -= 1;
+                st.0.len()
+            }
+            Err(_) => 0,
+        };
         queue.wake.notify_all();
+        let join = waiting > SPREAD
+            && crew
+                .helpers
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+                .is_ok();
+        if join {
+            s.spawn(move || work(s, crew));
+        }
     }
 }
 
@@ -326,4 +356,38 @@ fn repository(root: &Path) -> Option<(PathBuf, PathBuf)> {
         Err(_) => git_dir,
     };
     Some((top.to_path_buf(), common))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every file once, whether the walk stays on one thread or others join it.
+    #[test]
+    fn every_file_is_reported_once_by_one_thread_or_several() {
+        for dirs in [1, 3, 60] {
+            let tmp = tempfile::tempdir().unwrap();
+            let mut expected = Vec::new();
+            for d in 0..dirs {
+                let dir = tmp.path().join(format!("d{d}")).join("inner");
+                std::fs::create_dir_all(&dir).unwrap();
+                for f in 0..3 {
+                    std::fs::write(dir.join(format!("f{f}.txt")), "x").unwrap();
+                    expected.push(format!("d{d}/inner/f{f}.txt"));
+                }
+            }
+            let seen = Mutex::new(Vec::new());
+            let file = |f: Found<'_>| seen.lock().unwrap().push(f.rel.to_owned());
+            let v = Visitor {
+                wanted: &|_| true,
+                file: &file,
+                tree: &|_, _| {},
+            };
+            walk(tmp.path(), &v);
+            let mut seen = seen.into_inner().unwrap();
+            seen.sort();
+            expected.sort();
+            assert_eq!(seen, expected, "{dirs} directories");
+        }
+    }
 }
