@@ -366,6 +366,7 @@ fn measure(
         pith: side(counter, &answer.stdout, report::median(&pith_walls)),
         note,
         raw_kind: RawKind::Run,
+        pair_ratio: report::pair_ratio(&raw_walls, &pith_walls),
     };
     Ok((
         row,
@@ -439,6 +440,7 @@ fn measure_report(
         pith: side(counter, &answer.stdout, report::median(&walls)),
         note,
         raw_kind: RawKind::Report,
+        pair_ratio: None,
     };
     Ok((row, Answered::of(&warm, &samples)))
 }

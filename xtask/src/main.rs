@@ -45,7 +45,8 @@ runners that cannot run here (.NET). The tables go to stdout; progress goes to s
                        an answer is meant to show other ids or places
   --green              only each runner's green run (9 timed runs a side unless --runs says),
                        and its target: `pith test` within 1.10× of the declared command's wall
-                       time (median, side by side); exit 1 on a row over it
+                       time (the median of the ratios of runs taken side by side, each pith
+                       run against the command's run just before it); exit 1 on a row over it
 
 Every run that includes green rows ends its tables with the Green overhead table: per runner,
 the declared command against `pith test` on the same copy. Outside --green an over-target row

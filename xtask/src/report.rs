@@ -21,6 +21,9 @@ pub struct Row {
     /// Set when pith's answer disagrees with the raw run or is malformed.
     pub note: Option<String>,
     pub raw_kind: RawKind,
+    /// The median of pith's wall time over the raw command's, run by run (see
+    /// [`pair_ratio`]); `None` where the sides were not run in pairs.
+    pub pair_ratio: Option<f64>,
 }
 
 /// What the raw side of a row is.
@@ -33,9 +36,30 @@ pub enum RawKind {
 }
 
 impl Row {
-    /// pith's median wall time over the raw command's.
+    /// pith's wall time over the raw command's: the median ratio of the runs taken side by
+    /// side ([`pair_ratio`]), else the ratio of the two medians.
     pub fn wall_ratio(&self) -> f64 {
-        self.pith.wall.as_secs_f64() / self.raw.wall.as_secs_f64().max(1e-9)
+        self.pair_ratio
+            .unwrap_or_else(|| self.pith.wall.as_secs_f64() / self.raw.wall.as_secs_f64().max(1e-9))
+    }
+}
+
+/// The median of `pith[i] / raw[i]`: each pith run against the raw run taken just before it,
+/// so that a machine whose speed drifts during the bench (a shared one does) moves both
+/// sides of each ratio, where a ratio of two medians takes them from different moments.
+pub fn pair_ratio(raw: &[Duration], pith: &[Duration]) -> Option<f64> {
+    let mut ratios: Vec<f64> = raw
+        .iter()
+        .zip(pith)
+        .filter(|(r, _)| !r.is_zero())
+        .map(|(r, p)| p.as_secs_f64() / r.as_secs_f64())
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    let n = ratios.len();
+    match n {
+        0 => None,
+        n if n % 2 == 1 => Some(ratios[n / 2]),
+        n => Some((ratios[n / 2 - 1] + ratios[n / 2]) / 2.0),
     }
 }
 
@@ -101,7 +125,7 @@ const GREEN_HEADER: [&str; 7] = [
     "command (median)",
     "its spread",
     "pith test (median)",
-    "pith / command",
+    "pith / command (pairs)",
     "within 1.10×",
 ];
 
@@ -122,8 +146,9 @@ pub fn spread(samples: &[Duration]) -> f64 {
 }
 
 /// The green runs' overhead, one row per runner: the project's declared command (the row's
-/// raw side as typed) against `pith test` on the same copy, medians of runs taken side by
-/// side, the command's own [`spread`], and whether pith is within [`GREEN_WALL_TARGET`].
+/// raw side as typed) against `pith test` on the same copy, runs taken side by side (each
+/// side's median; the ratio is the median of the pairs' ratios, [`pair_ratio`]), the
+/// command's own [`spread`], and whether pith is within [`GREEN_WALL_TARGET`].
 /// Rows without a raw run are left out.
 pub fn green_table(rows: &[(&Row, String, f64)]) -> String {
     let cells: Vec<Vec<String>> = rows
@@ -295,6 +320,19 @@ mod tests {
     }
 
     #[test]
+    fn the_ratio_is_taken_pair_by_pair() {
+        // The machine slows down halfway: both sides of each pair move together.
+        let raw = [ms(100), ms(100), ms(100), ms(200), ms(200)];
+        let pith = [ms(105), ms(104), ms(106), ms(208), ms(210)];
+        let r = pair_ratio(&raw, &pith).unwrap();
+        assert!((r - 1.05).abs() < 1e-9, "{r}");
+        // Medians from different moments would say otherwise: 106 / 100.
+        assert_eq!(median(&pith), ms(106));
+        assert_eq!(pair_ratio(&[ms(10), ms(20)], &[ms(11), ms(24)]), Some(1.15));
+        assert_eq!(pair_ratio(&[], &[]), None);
+    }
+
+    #[test]
     fn median_of_odd_even_and_empty() {
         assert_eq!(median(&[ms(30), ms(10), ms(20)]), ms(20));
         assert_eq!(median(&[ms(40), ms(10), ms(20), ms(30)]), ms(25));
@@ -318,6 +356,7 @@ mod tests {
             },
             note: None,
             raw_kind: RawKind::Run,
+            pair_ratio: None,
         };
         let bad = Row {
             scenario: "rust/single (nextest)".into(),
@@ -355,6 +394,7 @@ mod tests {
             pith: side(80, 25, 900),
             note: None,
             raw_kind: RawKind::Run,
+            pair_ratio: None,
         };
         let read = Row {
             scenario: "trx/xunit-dotnet.trx".into(),
@@ -362,6 +402,7 @@ mod tests {
             pith: side(700, 200, 12),
             note: None,
             raw_kind: RawKind::Report,
+            pair_ratio: None,
         };
         let table = markdown_table(&[read.clone(), run]);
         let parts: Vec<&str> = table.split("\n\n").collect();
@@ -404,6 +445,7 @@ mod tests {
             pith: side(pith),
             note: None,
             raw_kind: RawKind::Run,
+            pair_ratio: None,
         };
         let rows = [
             row("go/green", 1000, 1050),
