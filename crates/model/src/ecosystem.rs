@@ -392,13 +392,13 @@ pub mod common {
     pub const DETECTION_ENV_LAST: &[&str] = &["HOME"];
 }
 
-/// The ecosystem whose runner is `name`.
 /// Whether `runner` builds and runs whatever its workspace holds, in any language: a Bazel
 /// workspace's tests of every language are its targets, and `//...` runs them.
 pub fn runs_every_file(runner: &str) -> bool {
     by_runner(runner).is_some_and(|e| e.id == BAZEL.id)
 }
 
+/// The ecosystem whose runner is `name`.
 pub fn by_runner(name: &str) -> Option<&'static Ecosystem> {
     ECOSYSTEMS
         .iter()

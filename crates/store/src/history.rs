@@ -159,18 +159,7 @@ impl Store {
         requested: u32,
         report: &mut Report,
     ) -> Result<Annotated, StoreError> {
-        let status = report.status();
-        let env = self.env.identity;
-        let run = NewRun {
-            generation: generation as i64,
-            env,
-            selection,
-            requested,
-            status,
-        };
-        let annotated = db::write(&self.conn, |c| record(c, &run, report))?;
-        report.recovered = annotated.recovered;
-        Ok(annotated)
+        self.record_then(generation, selection, requested, report, None)
     }
 
     /// The latest recorded run.
@@ -308,18 +297,33 @@ impl Store {
         report: &mut Report,
         retention: Retention,
     ) -> Result<Annotated, StoreError> {
-        let status = report.status();
+        self.record_then(generation, selection, requested, report, Some(retention))
+    }
+
+    /// Records the run and, given a retention, prunes to it in the same transaction. A prune
+    /// that fails is undone alone (a savepoint) and costs the run nothing: the next one prunes.
+    fn record_then(
+        &mut self,
+        generation: u64,
+        selection: &str,
+        requested: u32,
+        report: &mut Report,
+        retention: Option<Retention>,
+    ) -> Result<Annotated, StoreError> {
         let run = NewRun {
             generation: generation as i64,
             env: self.env.identity,
             selection,
             requested,
-            status,
+            status: report.status(),
         };
         let (annotated, pruned) = db::write(&self.conn, |c| {
             let annotated = record(c, &run, report)?;
-            // A prune that fails costs the run nothing: the next one prunes.
-            Ok((annotated, prune(c, retention).unwrap_or(false)))
+            let pruned = match retention {
+                Some(retention) => pruned_apart(c, retention)?,
+                None => false,
+            };
+            Ok((annotated, pruned))
         })?;
         report.recovered = annotated.recovered;
         if pruned {
@@ -635,6 +639,18 @@ fn last_run(c: &Connection, selection: Option<(&str, i64)>) -> Result<Option<Run
 }
 
 /// Deletes runs beyond the bounds, oldest first, inside the caller's write transaction.
+/// [`prune`] inside a savepoint of the caller's transaction: when it fails, what it deleted
+/// is put back and nothing is said pruned.
+fn pruned_apart(c: &Connection, retention: Retention) -> Result<bool, StoreError> {
+    c.execute_batch("SAVEPOINT prune")?;
+    let pruned = prune(c, retention);
+    if pruned.is_err() {
+        c.execute_batch("ROLLBACK TO prune")?;
+    }
+    c.execute_batch("RELEASE prune")?;
+    Ok(pruned.unwrap_or(false))
+}
+
 fn prune(c: &Connection, retention: Retention) -> Result<bool, StoreError> {
     let mut pruned = false;
     let keep = i64::from(retention.runs.max(1));

@@ -1086,6 +1086,36 @@ fn a_run_recorded_pruned_sees_the_history_before_it_then_keeps_within_the_bound(
 }
 
 #[test]
+fn a_prune_that_fails_is_undone_alone_and_the_run_is_kept() {
+    let (_d, root) = workspace();
+    let mut s = open(&root);
+    for g in 1..=3 {
+        record(&mut s, g, &["t::a"], &[]);
+    }
+    // The prune deletes the old runs' results, then fails on the runs themselves.
+    let db = state(&root).join("state.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch(
+        "CREATE TRIGGER keep_runs BEFORE DELETE ON runs BEGIN SELECT RAISE(ABORT, 'kept'); END",
+    )
+    .unwrap();
+    let results = || -> i64 {
+        conn.query_row("SELECT count(*) FROM results", [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(results(), 3);
+    let one = Retention {
+        runs: 1,
+        bytes: u64::MAX,
+    };
+    let mut s = open(&root);
+    s.record_pruned(4, "", 0, &mut report(&["t::a"], &[]), one)
+        .unwrap();
+    assert_eq!(s.run_count().unwrap(), 4, "the run is recorded");
+    assert_eq!(results(), 4, "no result of a kept run was deleted");
+}
+
+#[test]
 fn statements_prepared_ahead_record_the_same_run() {
     let (_d, root) = workspace();
     let mut s = open(&root);
