@@ -243,7 +243,7 @@ fn line(out: &mut Vec<u8>, kind: &str, fields: &[&OsStr], last: &str) {
 /// The fingerprint of `PATH`'s value, the tools asked for and each directory's stat, and
 /// whether every directory is old enough to vouch for its names.
 fn fingerprint(dirs: &[PathBuf], path_var: &OsStr, tools: &[&str]) -> (u64, bool) {
-    let now = now_ns();
+    let now = crate::scan::now_ns();
     let mut settled = true;
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     h.update(path_var.as_bytes());
@@ -308,12 +308,6 @@ fn on_path_live(dirs: &[PathBuf], tools: &[&str]) -> (Vec<Found>, Vec<(PathBuf, 
         }
     }
     (found, checks)
-}
-
-fn now_ns() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as i64)
 }
 
 #[cfg(test)]

@@ -636,7 +636,7 @@ fn removed_before(path: &Path, start: RunStart) -> bool {
         .is_some_and(|m| start.precedes(stamp(&m)))
 }
 
-fn now_ns() -> i64 {
+pub(crate) fn now_ns() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i64)
