@@ -272,16 +272,16 @@ fn fingerprint(dirs: &[PathBuf], path_var: &OsStr, tools: &[&str]) -> (u64, bool
 /// A file's identity as a resolution depends on it: device, inode and mode, through links;
 /// 0 when it does not exist (or cannot be read).
 fn signature(path: &Path) -> u64 {
-    match std::fs::metadata(path) {
-        Ok(m) => {
-            let mut h = xxhash_rust::xxh3::Xxh3::new();
-            for n in [m.dev(), m.ino(), u64::from(m.mode())] {
-                h.update(&n.to_le_bytes());
-            }
-            h.digest() | 1
-        }
-        Err(_) => 0,
+    std::fs::metadata(path).map_or(0, |m| signature_of(&m))
+}
+
+/// [`signature`] of a stat already taken (through links).
+fn signature_of(m: &std::fs::Metadata) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for n in [m.dev(), m.ino(), u64::from(m.mode())] {
+        h.update(&n.to_le_bytes());
     }
+    h.digest() | 1
 }
 
 /// Resolves every tool; also returns the paths whose [`signature`] the result depends on
@@ -295,7 +295,7 @@ fn on_path_live(dirs: &[PathBuf], tools: &[&str]) -> (Vec<Found>, Vec<(PathBuf, 
             let Ok(m) = std::fs::metadata(&p) else {
                 continue;
             };
-            checks.push((p.clone(), signature(&p)));
+            checks.push((p.clone(), signature_of(&m)));
             if m.is_file() && m.permissions().mode() & 0o111 != 0 {
                 let canonical = std::fs::canonicalize(&p).unwrap_or_else(|_| p.clone());
                 found.push(Found {
