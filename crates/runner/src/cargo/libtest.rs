@@ -259,6 +259,49 @@ const OWN_TAIL: usize = 12 * 1024;
 const REST_HEAD: usize = 1 << 20;
 const REST_TAIL: usize = 4 << 20;
 
+/// What a line (or what follows a verdict on it) says of libtest's result lines, `pending`
+/// holding the `test NAME ... ` lines whose verdict is still to come, latest last.
+enum Piece<'l> {
+    /// A test's verdict, and the text after it on the line (another writer's).
+    Verdict(String, Outcome, &'l str),
+    /// `test NAME ... ` then another writer's `test X ... `: NAME's verdict comes later, and
+    /// what follows is read as a line of its own.
+    Then(&'l str),
+    /// `test NAME ... ` then another writer's text, which is this text.
+    Cut(&'l str),
+}
+
+impl<'l> Piece<'l> {
+    fn read(line: &'l str, pending: &mut Vec<String>) -> Option<Piece<'l>> {
+        let Some((name, after)) = started_line(line) else {
+            // A verdict alone (or before another writer's text) ends the latest cut line: a
+            // child's cut line ends before its parent's.
+            let (o, rest) = verdict_prefix(line).filter(|_| !pending.is_empty())?;
+            return pending.pop().map(|name| Piece::Verdict(name, o, rest));
+        };
+        if let Some((o, rest)) = verdict_prefix(after) {
+            pending.retain(|p| *p != name);
+            return Some(Piece::Verdict(name, o, rest));
+        }
+        // A name with ` ... test ` in it is not worth misreading every cut line as one.
+        let cut_by_another = started_line(after).is_some();
+        if !cut_by_another {
+            if let Some((name, o)) = result_line(line) {
+                // A name with ` ... ` in it (a harness of the binary's own names its tests).
+                return Some(Piece::Verdict(name, o, ""));
+            }
+        }
+        if pending.len() < MAX_PENDING {
+            pending.push(name);
+        }
+        Some(if cut_by_another {
+            Piece::Then(after)
+        } else {
+            Piece::Cut(after)
+        })
+    }
+}
+
 /// Reads one binary's lines: its libtest block, told from what its tests' children and direct
 /// writes put around and inside it, and the rest of what it printed.
 #[derive(Debug)]
@@ -417,32 +460,15 @@ impl Reader {
             self.closed(t, None);
             return (false, None);
         }
-        if let Some((name, after)) = started_line(line) {
-            // `test NAME ... ` then its verdict (and perhaps another writer's text), or
-            // another writer's text and the verdict later, alone or before more text.
+        if let Some(piece) = Piece::read(line, &mut self.pending) {
             self.structure += 1;
-            if let Some((o, rest)) = verdict_prefix(after) {
-                self.pending.retain(|p| *p != name);
-                self.result(name, o);
-                return (false, Some(rest));
-            }
-            if let Some((name, o)) = result_line(line) {
-                // A name with ` ... ` in it (a harness of the binary's own names its tests).
-                self.result(name, o);
-                return (false, None);
-            }
-            if self.pending.len() < MAX_PENDING {
-                self.pending.push(name);
-            }
-            return (!captured && self.own_line(after), None);
-        }
-        if !self.pending.is_empty() {
-            if let Some((o, rest)) = verdict_prefix(line) {
-                self.structure += 1;
-                if let Some(name) = self.pending.pop() {
+            match piece {
+                Piece::Verdict(name, o, rest) => {
                     self.result(name, o);
+                    return (false, Some(rest));
                 }
-                return (false, Some(rest));
+                Piece::Then(next) => return (false, Some(next)),
+                Piece::Cut(after) => return (!captured && self.own_line(after), None),
             }
         }
         if captured
@@ -871,18 +897,20 @@ pub fn result_line(line: &str) -> Option<(String, Outcome)> {
 /// `test NAME ... ok`, or the `ok` that ended its `test NAME ... ` after other text.
 pub fn passed_at(lines: &[&str], name: &str) -> Option<usize> {
     let mut at = None;
-    let mut pending = false;
+    let mut pending = Vec::new();
     for (i, l) in lines.iter().enumerate() {
-        if let Some((n, o)) = result_line(l) {
-            if n == name {
-                at = (o == Outcome::Passed).then_some(i).or(at);
-            }
-            pending = false;
-        } else if let Some((n, _)) = started_line(l) {
-            pending = n == name;
-        } else if pending && verdict(l) == Some(Outcome::Passed) {
-            at = Some(i);
-            pending = false;
+        let mut l: &str = l;
+        while let Some(piece) = Piece::read(l, &mut pending) {
+            l = match piece {
+                Piece::Verdict(n, o, rest) => {
+                    if n == name && o == Outcome::Passed {
+                        at = Some(i);
+                    }
+                    rest
+                }
+                Piece::Then(next) => next,
+                Piece::Cut(_) => break,
+            };
         }
     }
     at
@@ -1203,6 +1231,51 @@ test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; fini
                 ("tests::real_failure".into(), Outcome::Passed)
             ]
         );
+        // Another writer's whole result line may land between `test NAME ... ` and its
+        // verdict (seen on a loaded machine): it is its own, and the verdict is still NAME's.
+        let cut = text.replace(
+            "error: test failed, to rerun pass `--lib`\nok\n",
+            "test forged::c ... FAILED\nok\n",
+        );
+        let (segs, _) = stream(&cut, &forge_known);
+        let mut b = segs[0].block.clone().unwrap();
+        assert_eq!(b.settle(&mut || None), None, "{b:?}");
+        assert_eq!(
+            names(&b, Outcome::Passed),
+            ["tests::adds", "tests::real_failure"]
+        );
+        // Both cut: the later verdict ends the later name.
+        let both = text.replace(
+            "error: test failed, to rerun pass `--lib`\nok\n",
+            "test forged::c ... \nFAILED\nok\n",
+        );
+        let (segs, _) = stream(&both, &forge_known);
+        let b = segs[0].block.clone().unwrap();
+        assert!(
+            b.results.contains(&("forged::c".into(), Outcome::Failed)),
+            "{b:?}"
+        );
+        assert!(
+            b.results.contains(&("tests::adds".into(), Outcome::Passed)),
+            "{b:?}"
+        );
+    }
+
+    #[test]
+    fn a_single_tests_pass_is_found_past_another_writers_lines() {
+        let at = |text: &str| passed_at(&text.lines().collect::<Vec<_>>(), "t::a");
+        assert_eq!(at("running 1 test\ntest t::a ... ok"), Some(1));
+        assert_eq!(at("running 1 test\ntest t::a ... \nforged\nok"), Some(3));
+        assert_eq!(
+            at("running 1 test\ntest t::a ... test x ... FAILED\nok"),
+            Some(2)
+        );
+        assert_eq!(
+            at("running 1 test\ntest t::a ... \ntest x ... ok\nok"),
+            Some(3)
+        );
+        assert_eq!(at("running 1 test\ntest t::a ... \nFAILED"), None);
+        assert_eq!(at("running 1 test\ntest t::a ... \ntest x ... \nok"), None);
     }
 
     #[test]
