@@ -75,12 +75,58 @@ impl Base {
                 }
             }
         }
-        let (global, _) = Gitignore::global();
+        let global = global_excludes();
         if !global.is_empty() {
             matchers.push((global, String::new()));
         }
         Base { matchers }
     }
+}
+
+/// git's global excludes, as [`Gitignore::global`] finds them: `core.excludesFile` from the
+/// first of git's global and system configs that names one, else `git/ignore` in the XDG
+/// config directory. `global` compiles a regular expression to look for the setting in each
+/// config it reads (0.3 ms of CPU on every run, on any machine with a `~/.gitconfig`); a config
+/// that never says `excludesfile` cannot name one, so `global` is asked only when one does.
+fn global_excludes() -> Gitignore {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let home = std::env::home_dir();
+    let xdg = var("XDG_CONFIG_HOME").or_else(|| home.as_ref().map(|h| h.join(".config")));
+    let configs = [
+        var("GIT_CONFIG_GLOBAL"),
+        home.map(|h| h.join(".gitconfig")),
+        xdg.as_ref().map(|x| x.join("git/config")),
+        Some(var("GIT_CONFIG_SYSTEM").unwrap_or_else(|| PathBuf::from("/etc/gitconfig"))),
+    ];
+    if configs.iter().flatten().any(|c| names_excludes_file(c)) {
+        return Gitignore::global().0;
+    }
+    match (xdg, std::env::current_dir()) {
+        (Some(xdg), Ok(cwd)) => default_excludes(&xdg, cwd),
+        _ => Gitignore::empty(),
+    }
+}
+
+/// Whether the git config at `path` may set `core.excludesFile` (any spelling of its key).
+fn names_excludes_file(path: &Path) -> bool {
+    const KEY: &[u8] = b"excludesfile";
+    std::fs::read(path)
+        .is_ok_and(|text| text.windows(KEY.len()).any(|w| w.eq_ignore_ascii_case(KEY)))
+}
+
+/// The excludes git reads when no config names a file: `<xdg>/git/ignore`, if there is one.
+fn default_excludes(xdg: &Path, cwd: PathBuf) -> Gitignore {
+    let path = xdg.join("git/ignore");
+    if !path.is_file() {
+        return Gitignore::empty();
+    }
+    let mut b = GitignoreBuilder::new(cwd);
+    let _ = b.add(path);
+    b.build().unwrap_or_else(|_| Gitignore::empty())
 }
 
 /// The matcher of `dir`'s ignore files among `names` (later files take precedence), if any.
@@ -389,5 +435,32 @@ mod tests {
             expected.sort();
             assert_eq!(seen, expected, "{dirs} directories");
         }
+    }
+
+    /// A config names an excludes file only where it says `excludesfile`, in any case; with
+    /// none, the XDG directory's `git/ignore` is the global excludes, and nothing without it.
+    #[test]
+    fn global_excludes_are_found_as_git_finds_them() {
+        let tmp = tempfile::tempdir().unwrap();
+        let config = tmp.path().join("gitconfig");
+        std::fs::write(&config, "[user]\n\tname = x\n[core]\n\teditor = vi\n").unwrap();
+        assert!(!names_excludes_file(&config));
+        std::fs::write(&config, "[core]\n\texcludesFile = ~/.gi\n").unwrap();
+        assert!(names_excludes_file(&config));
+        assert!(!names_excludes_file(&tmp.path().join("absent")));
+
+        let xdg = tmp.path().join("xdg");
+        assert!(default_excludes(&xdg, tmp.path().into()).is_empty());
+        std::fs::create_dir_all(xdg.join("git")).unwrap();
+        std::fs::write(xdg.join("git/ignore"), "*.log\n").unwrap();
+        let m = default_excludes(&xdg, tmp.path().into());
+        assert!(m.matched("a/b.log", false).is_ignore());
+        assert!(!m.matched("a/b.txt", false).is_ignore());
+        // Whatever this machine's configs say, the same rules as the crate's own search.
+        let (ours, theirs) = (global_excludes(), Gitignore::global().0);
+        assert_eq!(
+            (ours.num_ignores(), ours.num_whitelists()),
+            (theirs.num_ignores(), theirs.num_whitelists())
+        );
     }
 }
