@@ -107,12 +107,15 @@ impl Store {
     /// the answer is shorter: the statements that record the run, prune the history and
     /// record the answer's gain are prepared (parsing them is most of what recording a small
     /// run costs), and a WAL past half its bound is checkpointed now rather than after the
-    /// run's writes (a checkpoint fsyncs). Best effort.
+    /// run's writes (a checkpoint fsyncs), and the emptied log started anew (its first write
+    /// syncs its header). Best effort.
     pub fn prepare_to_record(&self) {
         for sql in history::WARM.iter().chain(memory::WARM).chain(gains::WARM) {
             let _ = self.conn.prepare_cached(sql);
         }
-        db::bound_wal_at(&self.conn, db::WAL_LIMIT / 2);
+        if db::bound_wal_at(&self.conn, db::WAL_LIMIT / 2) {
+            db::restart_wal(&self.conn);
+        }
     }
 }
 

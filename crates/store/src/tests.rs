@@ -1607,3 +1607,39 @@ fn a_database_without_the_tables_its_version_says_is_moved_aside() {
     );
     assert_eq!(s.scan().unwrap(), 1);
 }
+
+#[test]
+fn a_log_checkpointed_beside_the_runner_is_begun_anew_there() {
+    // The first write to an emptied WAL syncs its header: made beside the runner, the run's
+    // record after it writes to a log already begun.
+    let (_d, root) = workspace();
+    let wal = state(&root).join("state.db-wal");
+    let size = || std::fs::metadata(&wal).map_or(0, |m| m.len());
+    let mut s = open(&root);
+    let mut i = 0;
+    while size() <= crate::db::WAL_LIMIT / 2 {
+        i += 1;
+        std::fs::write(root.join("src/a.py"), format!("a = {i}\n{}", "x".repeat(i))).unwrap();
+        s.scan().unwrap();
+    }
+    let generation = s.generation().unwrap();
+    s.prepare_to_record();
+    let begun = size();
+    assert!(
+        begun > 0 && begun < 64 * 1024,
+        "the log was emptied and begun anew: {begun} bytes"
+    );
+    assert_eq!(s.generation().unwrap(), generation, "nothing changed");
+    drop(s);
+    // Another connection at work keeps the log: nothing is checkpointed, nothing written.
+    let s = open(&root);
+    std::fs::write(root.join("src/a.py"), "a = 0\n").unwrap();
+    let reader = rusqlite::Connection::open(state(&root).join("state.db")).unwrap();
+    reader
+        .execute_batch("BEGIN; SELECT count(*) FROM meta;")
+        .unwrap();
+    let before = size();
+    s.prepare_to_record();
+    assert_eq!(size(), before);
+    reader.execute_batch("COMMIT").unwrap();
+}
