@@ -139,11 +139,6 @@ fn invoke(
         "json",
         "--color",
         "never",
-        // A project's `term.quiet` would take away the announcements that say which binary
-        // printed what, and the test names from libtest's lines (its terse dots): what is
-        // printed, not what runs (`CARGO_TERM_QUIET` is scrubbed for the same reason).
-        "--config",
-        "term.quiet=false",
     ]);
     // A whole binary runs as cargo runs it, without arguments (a harness-less binary would take
     // them for its own).
