@@ -638,7 +638,6 @@ fn last_run(c: &Connection, selection: Option<(&str, i64)>) -> Result<Option<Run
     Ok(row)
 }
 
-/// Deletes runs beyond the bounds, oldest first, inside the caller's write transaction.
 /// [`prune`] inside a savepoint of the caller's transaction: when it fails, what it deleted
 /// is put back and nothing is said pruned.
 fn pruned_apart(c: &Connection, retention: Retention) -> Result<bool, StoreError> {
@@ -651,6 +650,7 @@ fn pruned_apart(c: &Connection, retention: Retention) -> Result<bool, StoreError
     Ok(pruned.unwrap_or(false))
 }
 
+/// Deletes runs beyond the bounds, oldest first, inside the caller's write transaction.
 fn prune(c: &Connection, retention: Retention) -> Result<bool, StoreError> {
     let mut pruned = false;
     let keep = i64::from(retention.runs.max(1));
