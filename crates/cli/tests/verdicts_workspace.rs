@@ -116,3 +116,48 @@ fn the_runner_dies_with_pith_even_on_sigkill() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// Every process pith starts is reaped by pith: none is left for init, which in a container
+/// whose first process never reaps keeps each one for good. A subreaper stands in for init
+/// and counts what comes to it over a few runs (two projects, so two runners each).
+#[test]
+fn nothing_pith_starts_is_left_for_init_to_reap() {
+    let ws = fixture("verdicts/workspace/siblings");
+    let pith = common::bare();
+    const COUNT_ORPHANS: &str = r#"
+import ctypes, os, subprocess, sys, time
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+left = 0
+for _ in range(3):
+    subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.2)
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid == 0:
+            break
+        left += 1
+print(left)
+"#;
+    let mut python = std::process::Command::new("python3");
+    python
+        .args(["-c", COUNT_ORPHANS])
+        .arg(pith.get_program())
+        .args(["test", "--root"])
+        .arg(ws.path());
+    for (k, v) in pith.get_envs() {
+        match v {
+            Some(v) => python.env(k, v),
+            None => python.env_remove(k),
+        };
+    }
+    let out = python.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "0");
+}

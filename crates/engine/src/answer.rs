@@ -37,7 +37,10 @@ pub struct Answer {
 /// recorded in the history is recorded for `pith gain` too: what its runners printed against
 /// this answer.
 pub fn test(req: &TestRequest, opts: &StateOptions) -> Result<Answer, EngineError> {
-    let state::Tested { mut report, store } = state::run_tests_with(req, opts)?;
+    let tested = state::run_tests_with(req, opts);
+    // The runs' watchdogs, long gone by now, reaped: this process may end next.
+    pith_runner::process::reap_watchdogs();
+    let state::Tested { mut report, store } = tested?;
     let shaped = pith_wire::test_answer(&report);
     let json = pith_wire::to_json(&shaped);
     if let Some(store) = &store {

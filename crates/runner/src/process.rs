@@ -747,6 +747,28 @@ fn reap_released() {
     released.retain(|(pid, stack)| !reaped(*pid, stack));
 }
 
+/// Reaps the watchdogs of the runs that ended, waiting up to [`REAP_WAIT`] for one that has
+/// not left yet (it leaves as soon as it reads the pipe, so by the time a run is recorded it
+/// has). For a process that ends next: a child it leaves unreaped would go to init, and an
+/// init that never reaps (a container's own program as its first process) keeps every one.
+pub fn reap_watchdogs() {
+    let until = Instant::now() + REAP_WAIT;
+    loop {
+        reap_released();
+        let left = !RELEASED
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_empty();
+        if !left || Instant::now() >= until {
+            return;
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
+
+/// How long [`reap_watchdogs`] waits for a released watchdog to leave.
+const REAP_WAIT: Duration = Duration::from_millis(50);
+
 /// The watchdog's whole life, in the cloned child: the group to guard, then a byte (pith
 /// handled the run) or end-of-file (pith is gone). A pipe that ends before naming a group
 /// guarded nothing. Raw system calls only (see [`Watchdog`]).
@@ -1089,6 +1111,25 @@ mod tests {
         let mut w = w;
         w.release();
         assert_eq!(exit_status_of(w.pid), 0);
+    }
+
+    /// A process that ends after a run leaves no watchdog behind for init to reap.
+    #[test]
+    fn reaping_the_watchdogs_leaves_none_behind() {
+        let pids: Vec<libc::pid_t> = (0..5)
+            .map(|_| {
+                let mut w = Watchdog::start().unwrap();
+                w.guard(i32::MAX);
+                w.pid
+            })
+            .collect();
+        reap_watchdogs();
+        for pid in pids {
+            assert!(
+                !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+                "watchdog {pid} left unreaped"
+            );
+        }
     }
 
     /// Dropping a watchdog does not wait for it, and leaves no zombie behind: what the drop
