@@ -4,8 +4,9 @@
 //! for the Busy answer.
 
 use std::fs::File;
-use std::io::{Read, Seek, Write};
+use std::io::{Read, Seek};
 use std::os::fd::AsRawFd;
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -31,6 +32,12 @@ pub enum TryLock {
     Busy {
         holder: Option<u32>,
     },
+}
+
+/// What the holder writes: its pid, padded to a width no pid exceeds (Linux's largest is
+/// seven digits), so a shorter pid over a longer one leaves no digit behind.
+fn holder_text(pid: u32) -> String {
+    format!("{pid:<10}\n")
 }
 
 /// Opens the lock file without following a link: one found there (pith never makes one) is
@@ -65,10 +72,9 @@ pub(crate) fn acquire(dir: &Path, wait: Duration) -> Result<TryLock, StoreError>
         // SAFETY: flock on a descriptor this function owns; no memory is involved.
         let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
         if rc == 0 {
-            let _ = file.set_len(0);
-            let _ = file.rewind();
-            let _ = write!(file, "{}", std::process::id());
-            let _ = file.flush();
+            // Written over in place, never truncated: a pid fits the fixed width, and a file
+            // cut to nothing and grown again frees and allocates a block on every run.
+            let _ = file.write_all_at(holder_text(std::process::id()).as_bytes(), 0);
             return Ok(TryLock::Held(RunLock {
                 _file: file,
                 waited,
@@ -95,5 +101,32 @@ pub(crate) fn acquire(dir: &Path, wait: Duration) -> Result<TryLock, StoreError>
             POLL.min(wait.saturating_sub(start.elapsed()))
                 .max(Duration::from_millis(1)),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The holder's pid is what a waiting run reads, even where a longer pid was written
+    /// before it (the file is written over, never cut).
+    #[test]
+    fn a_waiting_run_reads_the_holders_pid_over_a_longer_one() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(LOCK_FILE), "4194304\n").unwrap();
+        let TryLock::Held(held) = acquire(dir.path(), Duration::ZERO).unwrap() else {
+            panic!("a free lock")
+        };
+        let text = std::fs::read_to_string(dir.path().join(LOCK_FILE)).unwrap();
+        assert_eq!(text.trim(), std::process::id().to_string());
+        match acquire(dir.path(), Duration::ZERO).unwrap() {
+            TryLock::Busy { holder } => assert_eq!(holder, Some(std::process::id())),
+            TryLock::Held(_) => panic!("two holders"),
+        }
+        drop(held);
+        assert!(matches!(
+            acquire(dir.path(), Duration::ZERO).unwrap(),
+            TryLock::Held(_)
+        ));
     }
 }
