@@ -592,7 +592,7 @@ fn poll(fds: &[RawFd], wait: Duration) {
 /// every malloc lock and leaves each page pith writes next to fault and copy (about 1% of a
 /// small crate's green run). It runs only raw system calls, never libc or Rust's runtime, so
 /// it touches no memory but that stack, not even `errno`. Released, it is not waited for: it
-/// is reaped when the next watchdog starts, or goes with pith.
+/// is reaped by [`reap_watchdogs`] once the run is answered, or when the next one starts.
 struct Watchdog {
     pid: libc::pid_t,
     fd: RawFd,
