@@ -715,13 +715,11 @@ impl Watchdog {
 impl Drop for Watchdog {
     fn drop(&mut self) {
         self.release();
-        let stack = Stack(std::mem::replace(&mut self.stack.0, std::ptr::null_mut()));
-        if !reaped(self.pid, &stack) {
-            RELEASED
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push((self.pid, stack));
-        }
+        RELEASED
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((self.pid, Stack(self.stack.0)));
+        reap_released();
     }
 }
 
@@ -741,10 +739,11 @@ fn reaped(pid: libc::pid_t, stack: &Stack) -> bool {
     gone
 }
 
-/// Reaps the watchdogs released earlier that have left since.
-fn reap_released() {
+/// Reaps the watchdogs released earlier that have left since; whether none is left.
+fn reap_released() -> bool {
     let mut released = RELEASED.lock().unwrap_or_else(|p| p.into_inner());
     released.retain(|(pid, stack)| !reaped(*pid, stack));
+    released.is_empty()
 }
 
 /// Reaps the watchdogs of the runs that ended, waiting up to [`REAP_WAIT`] for one that has
@@ -754,12 +753,7 @@ fn reap_released() {
 pub fn reap_watchdogs() {
     let until = Instant::now() + REAP_WAIT;
     loop {
-        reap_released();
-        let left = !RELEASED
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .is_empty();
-        if !left || Instant::now() >= until {
+        if reap_released() || Instant::now() >= until {
             return;
         }
         std::thread::sleep(Duration::from_micros(200));
