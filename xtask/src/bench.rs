@@ -1,7 +1,7 @@
 //! The benchmark run: builds the release pith, copies each scenario's fixture to a temp area,
-//! runs the raw commands and `pith test` on it side by side (warm-up, then alternating timed
-//! runs), or for a report row has pith read the report file, and hands the measurements to
-//! `report`. Only the tables go to stdout.
+//! runs the raw commands and `pith test` on it side by side (warm-up, then timed pairs, the
+//! raw run first), or for a report row has pith read the report file, and hands the
+//! measurements to `report`. Only the tables go to stdout.
 
 use std::ffi::OsString;
 use std::fs;
@@ -17,8 +17,12 @@ use crate::targets;
 use crate::tokens::Counter;
 
 pub struct Options {
-    /// Timed runs per side.
+    /// Timed runs per side (the least, when `budget` is set).
     pub runs: usize,
+    /// Timed pairs go on past `runs`, up to [`MAX_PAIRS`], until the row's pairs have taken
+    /// this long: a short runner's median ratio is then read from enough pairs that the
+    /// machine's noise (±5–10% a run here) moves it by about a percent, not five.
+    pub budget: Option<Duration>,
     /// Substrings of scenario names to keep; empty keeps all.
     pub filters: Vec<String>,
     pub markdown_out: Option<PathBuf>,
@@ -34,6 +38,14 @@ pub struct Options {
 
 /// Pith may add at most this much to the runner's own wall time.
 const WALL_TARGET: f64 = 1.10;
+
+/// The most timed pairs a row takes under a [`Options::budget`].
+pub const MAX_PAIRS: usize = 101;
+
+/// `--green` without `--runs`: at least this many pairs a row, more while [`GREEN_BUDGET`]
+/// lasts (a 60 ms `cargo test` row takes [`MAX_PAIRS`], a 2.5 s `mvn test` row this many).
+pub const GREEN_MIN_PAIRS: usize = 21;
+pub const GREEN_BUDGET: Duration = Duration::from_secs(30);
 
 pub fn run(opts: &Options) -> Result<()> {
     let root = repo_root();
@@ -63,8 +75,8 @@ pub fn run(opts: &Options) -> Result<()> {
     let mut rows = Vec::new();
     // Per row: pith's answers, for the targets.
     let mut answers: Vec<Answered> = Vec::new();
-    // Per row: the raw side as typed and its spread, for the green overhead table.
-    let mut typed: Vec<(String, f64)> = Vec::new();
+    // Per row: the raw side as typed, its spread and pairs, for the green overhead table.
+    let mut typed: Vec<report::Declared> = Vec::new();
     for s in &scenarios {
         let source = root.join(&s.source);
         if !source.is_dir() {
@@ -119,18 +131,18 @@ pub fn run(opts: &Options) -> Result<()> {
         } else {
             Vec::new()
         };
-        let (row, answered, spread) = match &s.report {
+        let (row, answered, spread, pairs) = match &s.report {
             Some(file) => {
                 let (row, answered) =
                     measure_report(s, file, &pith_dir, &pith, opts.runs, &counter)?;
-                (row, answered, 0.0)
+                (row, answered, 0.0, opts.runs)
             }
             None => {
                 let dirs = Dirs {
                     raw: &raw_dir,
                     pith: &pith_dir,
                 };
-                measure(s, dirs, &pith, &env, opts.runs, &counter)?
+                measure(s, dirs, &pith, &env, opts, &counter)?
             }
         };
         if let Some(dir) = &opts.answers_out {
@@ -141,28 +153,25 @@ pub fn run(opts: &Options) -> Result<()> {
         }
         rows.push(row);
         answers.push(answered);
-        typed.push((
-            s.kind
+        typed.push(report::Declared {
+            command: s
+                .kind
                 .raw_commands()
                 .iter()
                 .map(|argv| argv.join(" "))
                 .collect::<Vec<_>>()
                 .join(" && "),
             spread,
-        ));
+            pairs,
+        });
     }
 
     let mut table = report::markdown_table(&rows);
-    let with_commands: Vec<(&Row, String, f64)> = rows
-        .iter()
-        .zip(typed)
-        .map(|(r, (command, spread))| (r, command, spread))
-        .collect();
+    let with_commands: Vec<(&Row, report::Declared)> = rows.iter().zip(typed).collect();
     let green = report::green_table(&with_commands);
     if !green.is_empty() {
         table.push_str(&format!(
-            "\n### Green overhead (`pith test` against the declared command, {} runs each, side by side)\n\n{green}",
-            opts.runs
+            "\n### Green overhead (`pith test` against the declared command, in pairs side by side, the command first)\n\n{green}"
         ));
     }
     print!("{table}");
@@ -293,18 +302,23 @@ fn copy_fixture(root: &Path, s: &Scenario, dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// One scenario: a warm-up of each side, then `runs` timed runs alternating raw and pith.
-/// The warm-up is also where a cold build happens (cargo's, CMake's configure and build), so
-/// the timed runs are the edit loop's: an already-built tree, nothing changed.
-/// Returns the row, pith's answers, and the raw side's [`report::spread`].
+/// One scenario: a warm-up of each side, then timed pairs of a raw and a pith run, as many as
+/// `opts` says ([`Options::runs`], [`Options::budget`]). The raw run always goes first, so
+/// each run follows one of the other side: alternating which goes first made a side follow
+/// itself every other pair, and where a run warms its own copy (Gradle's daemon, pytest's
+/// imports) the pairs' ratios split into two clusters whose median is whichever one noise
+/// favours (python 1.17×, gradle 1.20× in one run; 1.00–1.08× in fixed order). The warm-up
+/// is also where a cold build happens (cargo's, CMake's configure and build), so the timed
+/// runs are the edit loop's: an already-built tree, nothing changed. Returns the row, pith's
+/// answers, the raw side's [`report::spread`], and how many pairs were timed.
 fn measure(
     s: &Scenario,
     dirs: Dirs<'_>,
     pith: &Path,
     env: &[(&str, &Path)],
-    runs: usize,
+    opts: &Options,
     counter: &Counter,
-) -> Result<(Row, Answered, f64)> {
+) -> Result<(Row, Answered, f64, usize)> {
     let raw_cmds: Vec<Vec<OsString>> = s
         .raw_commands()
         .into_iter()
@@ -326,12 +340,20 @@ fn measure(
     eprintln!("bench: {}: warm-up", s.name);
     run_raw(&raw_cmds, dirs.raw, env)?;
     let warm = run_once(&pith_argv, dirs.pith, env)?;
-    let (mut raw, mut pith_runs) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
-    for i in 1..=runs {
-        eprintln!("bench: {}: run {i}/{runs}", s.name);
+    let (mut raw, mut pith_runs) = (Vec::new(), Vec::new());
+    let started = Instant::now();
+    let more = |done: usize| {
+        done < opts.runs
+            || opts
+                .budget
+                .is_some_and(|b| done < MAX_PAIRS && started.elapsed() < b)
+    };
+    while more(raw.len()) {
+        eprintln!("bench: {}: pair {}", s.name, raw.len() + 1);
         raw.push(run_raw(&raw_cmds, dirs.raw, env)?);
         pith_runs.push(run_once(&pith_argv, dirs.pith, env)?);
     }
+    let pairs = raw.len();
     if raw_cmds.len() > 1 {
         // A configure step is what an agent may leave out once the tree is configured: what
         // the rest costs says how much of the row's ratio is that step.
@@ -372,6 +394,7 @@ fn measure(
         row,
         Answered::of(&warm, &pith_runs),
         report::spread(&raw_walls),
+        pairs,
     ))
 }
 

@@ -35,7 +35,7 @@ wall time. A second table has the report rows: real public reports ($PITH_SAMPLE
 ../shared/samples: TRX, JUnit XML) read by `pith test --report` against the file itself, for
 runners that cannot run here (.NET). The tables go to stdout; progress goes to stderr.
 
-  --runs N             timed runs per side, raw and pith alternating (default 5)
+  --runs N             timed pairs of a raw and a pith run, the raw one first (default 5)
   --scenario NAME      only scenarios whose name contains NAME (repeatable)
   --markdown-out FILE  also write the table to FILE
   --answers-out DIR    also write each scenario's answer to DIR/NAME.json (compare answers
@@ -43,10 +43,13 @@ runners that cannot run here (.NET). The tables go to stdout; progress goes to s
   --record-baseline    re-record xtask/baseline/answers.json from this run's red answers (for
                        the scenarios run; the others' entries stay): do it deliberately, when
                        an answer is meant to show other ids or places
-  --green              only each runner's green run (9 timed runs a side unless --runs says),
-                       and its target: `pith test` within 1.10× of the declared command's wall
-                       time (the median of the ratios of runs taken side by side, each pith
-                       run against the command's run just before it); exit 1 on a row over it
+  --green              only each runner's green run, and its target: `pith test` within 1.10×
+                       of the declared command's wall time (the median of the ratios of the
+                       pairs' runs, each pith run against the command's run just before it);
+                       exit 1 on a row over it. Unless --runs says, a row takes 21 pairs, and
+                       more while its pairs have taken under 30 s (at most 101): a short
+                       runner's ratio then moves about a percent with the machine's noise,
+                       not five
 
 Every run that includes green rows ends its tables with the Green overhead table: per runner,
 the declared command against `pith test` on the same copy. Outside --green an over-target row
@@ -131,6 +134,7 @@ fn run(mut args: impl Iterator<Item = String>) -> Result<()> {
 fn parse_bench_args(mut args: impl Iterator<Item = String>) -> Result<bench::Options> {
     let mut opts = bench::Options {
         runs: 5,
+        budget: None,
         filters: Vec::new(),
         markdown_out: None,
         answers_out: None,
@@ -163,7 +167,8 @@ fn parse_bench_args(mut args: impl Iterator<Item = String>) -> Result<bench::Opt
         }
     }
     if opts.green && !runs_given {
-        opts.runs = 9;
+        opts.runs = bench::GREEN_MIN_PAIRS;
+        opts.budget = Some(bench::GREEN_BUDGET);
     }
     Ok(opts)
 }
@@ -285,8 +290,9 @@ mod tests {
         assert!(parse(&["--runs"]).is_err());
         assert!(parse(&["--bogus"]).is_err());
         let g = parse(&["--green"]).unwrap();
-        assert!(g.green && g.runs == 9);
-        assert_eq!(parse(&["--green", "--runs", "3"]).unwrap().runs, 3);
+        assert!(g.green && g.runs == bench::GREEN_MIN_PAIRS && g.budget.is_some());
+        let fixed = parse(&["--green", "--runs", "3"]).unwrap();
+        assert!(fixed.runs == 3 && fixed.budget.is_none());
     }
 
     #[test]

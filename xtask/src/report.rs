@@ -114,15 +114,26 @@ pub fn is_green_row(name: &str) -> bool {
     name.split(" (").next().unwrap_or(name).ends_with("/green")
 }
 
-const GREEN_HEADER: [&str; 7] = [
+const GREEN_HEADER: [&str; 8] = [
     "green run",
     "declared command",
     "command (median)",
     "its spread",
     "pith test (median)",
+    "pairs",
     "pith / command (pairs)",
     "within 1.10×",
 ];
+
+/// What the green table shows of a row beside the row itself.
+pub struct Declared {
+    /// The declared command, as typed.
+    pub command: String,
+    /// The command's own [`spread`].
+    pub spread: f64,
+    /// How many pairs of runs were timed.
+    pub pairs: usize,
+}
 
 /// How much a side's wall times spread: the interquartile range over the median, the noise
 /// a ratio of medians is read against (a command against itself moves this much).
@@ -143,13 +154,13 @@ pub fn spread(samples: &[Duration]) -> f64 {
 /// The green runs' overhead, one row per runner: the project's declared command (the row's
 /// raw side as typed) against `pith test` on the same copy, runs taken side by side (each
 /// side's median; the ratio is the median of the pairs' ratios, [`pair_ratio`]), the
-/// command's own [`spread`], and whether pith is within [`GREEN_WALL_TARGET`].
-/// Rows without a raw run are left out.
-pub fn green_table(rows: &[(&Row, String, f64)]) -> String {
+/// command's own [`spread`], how many pairs, and whether pith is within
+/// [`GREEN_WALL_TARGET`]. Rows without a raw run are left out.
+pub fn green_table(rows: &[(&Row, Declared)]) -> String {
     let cells: Vec<Vec<String>> = rows
         .iter()
-        .filter(|(r, _, _)| r.raw_kind == RawKind::Run && is_green_row(&r.scenario))
-        .map(|(r, command, spread)| {
+        .filter(|(r, _)| r.raw_kind == RawKind::Run && is_green_row(&r.scenario))
+        .map(|(r, d)| {
             let ratio = r.wall_ratio();
             let within = match &r.note {
                 Some(note) => format!("⚠ {note}"),
@@ -158,10 +169,11 @@ pub fn green_table(rows: &[(&Row, String, f64)]) -> String {
             };
             vec![
                 r.scenario.clone(),
-                format!("`{command}`"),
+                format!("`{}`", d.command),
                 format!("{} ms", r.raw.wall.as_millis()),
-                format!("±{:.0}%", spread * 50.0),
+                format!("±{:.0}%", d.spread * 50.0),
                 format!("{} ms", r.pith.wall.as_millis()),
+                d.pairs.to_string(),
                 format!("{ratio:.2}×"),
                 within,
             ]
@@ -448,15 +460,24 @@ mod tests {
             row("rust/green (cargo test)", 100, 160),
             row("go/single", 100, 300),
         ];
-        let with: Vec<(&Row, String, f64)> = rows
+        let with: Vec<(&Row, Declared)> = rows
             .iter()
-            .map(|r| (r, "go test ./...".to_owned(), 0.1))
+            .map(|r| {
+                let d = Declared {
+                    command: "go test ./...".to_owned(),
+                    spread: 0.1,
+                    pairs: 33,
+                };
+                (r, d)
+            })
             .collect();
         let table = green_table(&with);
         let lines: Vec<&str> = table.lines().collect();
         assert_eq!(lines.len(), 4, "{table}");
         assert!(lines[2].contains("| go/green ") && lines[2].contains(" 1.05× |"));
         assert!(lines[2].contains(" ±5% |"), "{}", lines[2]);
+        let cells: Vec<&str> = lines[2].split('|').map(str::trim).collect();
+        assert_eq!(cells[6..8], ["33", "1.05×"], "{}", lines[2]);
         assert!(lines[2].ends_with(" yes |"), "{}", lines[2]);
         assert!(lines[3].ends_with(" no |"), "{}", lines[3]);
         assert!(!table.contains("go/single"));
