@@ -35,6 +35,9 @@ const SHORT_MESSAGE_CHARS: usize = 160;
 const TERSE_MESSAGE_CHARS: usize = 100;
 /// Header text is cut to this when even [`SHORT_MESSAGE_CHARS`] does not fit.
 const TERSE_CHARS: usize = 60;
+/// The last cut of a header line, when everything else has given way and the answer is still
+/// over: a build error keeps its place and code and the start of its message.
+const BARE_CHARS: usize = 24;
 /// The bytes a raw tail keeps when failures compete for the answer: enough for the lines that
 /// explain an end (a signal, a threshold), not a page of log.
 const TAIL_SHARE: usize = 320;
@@ -411,8 +414,9 @@ fn drop_run_past(answer: &mut TestAnswer, keep: usize) -> bool {
 }
 
 /// One more item of a list without a bound of its own goes (counted), or a long line of the
-/// header is cut, first to [`SHORT_MESSAGE_CHARS`] then to [`TERSE_CHARS`]; last, advice
-/// (`hint`, `lacks`, `interpreter`) goes. False when nothing is left to give.
+/// header is cut, first to [`SHORT_MESSAGE_CHARS`] then to [`TERSE_CHARS`]; then advice
+/// (`hint`, `lacks`, `interpreter`) goes; last, header lines are cut to [`BARE_CHARS`]. False
+/// when nothing is left to give.
 fn give_way(answer: &mut TestAnswer) -> bool {
     if answer.runs.pop().is_some() {
         answer.more_runs += 1;
@@ -435,6 +439,7 @@ fn give_way(answer: &mut TestAnswer) -> bool {
         && answer.lacks.take().is_none()
         && answer.interpreter.take().is_none()
         && !first_mask_only(answer)
+        && !cut_longest(answer, BARE_CHARS)
     {
         return false;
     }
