@@ -715,10 +715,10 @@ impl Watchdog {
 impl Drop for Watchdog {
     fn drop(&mut self) {
         self.release();
-        RELEASED
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push((self.pid, Stack(self.stack.0)));
+        RELEASED.lock().unwrap_or_else(|p| p.into_inner()).push((
+            self.pid,
+            std::mem::replace(&mut self.stack, Stack(std::ptr::null_mut())),
+        ));
         reap_released();
     }
 }
