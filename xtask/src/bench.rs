@@ -302,7 +302,8 @@ fn copy_fixture(root: &Path, s: &Scenario, dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// One scenario: a warm-up of each side, then timed pairs of a raw and a pith run, as many as
+/// One scenario: a warm-up of each side (one pair, more where a runner's server warms itself:
+/// [`Kind::warm_up_pairs`]), then timed pairs of a raw and a pith run, as many as
 /// `opts` says ([`Options::runs`], [`Options::budget`]). The raw run always goes first, so
 /// each run follows one of the other side: alternating which goes first made a side follow
 /// itself every other pair, and where a run warms its own copy (Gradle's daemon, pytest's
@@ -338,8 +339,12 @@ fn measure(
     }
 
     eprintln!("bench: {}: warm-up", s.name);
-    run_raw(&raw_cmds, dirs.raw, env)?;
-    let warm = run_once(&pith_argv, dirs.pith, env)?;
+    let mut warm = None;
+    for _ in 0..s.kind.warm_up_pairs() {
+        run_raw(&raw_cmds, dirs.raw, env)?;
+        warm.get_or_insert(run_once(&pith_argv, dirs.pith, env)?);
+    }
+    let warm = warm.context("no warm-up run")?;
     let (mut raw, mut pith_runs) = (Vec::new(), Vec::new());
     let started = Instant::now();
     let more = |done: usize| {

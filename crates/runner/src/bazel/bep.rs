@@ -96,6 +96,13 @@ pub(super) fn read(input: impl Read) -> Stream {
             }
             continue;
         }
+        if unread(&line) {
+            // Its payload says nothing the judge weighs; only the stream's end may ride on it.
+            if line.trim_ascii_end().ends_with(b"}") && contains(&line, LAST_MESSAGE) {
+                stream.complete = true;
+            }
+            continue;
+        }
         if let Ok(event) = serde_json::from_slice::<Value>(&line) {
             stream.event(&event);
         }
@@ -237,6 +244,41 @@ fn str_at(v: &Value, key: &str) -> Option<String> {
     v.get(key).and_then(Value::as_str).map(str::to_owned)
 }
 
+/// Events whose payload the judge never reads and which name no target (so no `aborted` of
+/// theirs is a target's): the command line three times over, options, metrics, file sets.
+/// They are most of a stream's bytes (31 of 54 KB for a small workspace), so they are
+/// recognised by their id and not parsed.
+const UNREAD: &[&str] = &[
+    "structuredCommandLine",
+    "unstructuredCommandLine",
+    "optionsParsed",
+    "buildMetadata",
+    "namedSet",
+    "configuration",
+    "buildMetrics",
+    "buildToolLogs",
+    "workspaceStatus",
+    "started",
+];
+
+/// `"lastMessage":true` as JSON writes the field: inside a string its quotes would be
+/// escaped, so these bytes appear only as the field itself.
+const LAST_MESSAGE: &[u8] = br#""lastMessage":true"#;
+
+/// Whether an event line is of a kind in [`UNREAD`], read from how Bazel writes every event:
+/// its `id` first (`{"id":{"namedSet":...`). A line written otherwise is parsed.
+fn unread(line: &[u8]) -> bool {
+    let Some(rest) = line.strip_prefix(br#"{"id":{""#) else {
+        return false;
+    };
+    let kind = rest.split(|&b| b == b'"').next().unwrap_or_default();
+    UNREAD.iter().any(|k| k.as_bytes() == kind)
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
 /// A `File` message's local path (`file:///...`); a remote one (`bytestream://`) has none.
 fn file_uri(v: &Value) -> Option<PathBuf> {
     let uri = v.get("uri").and_then(Value::as_str)?;
@@ -308,6 +350,28 @@ mod tests {
         let a = &s.targets["//r:t"].attempts[0];
         assert!(a.cached && a.remote);
         assert_eq!(a.shard, 2);
+    }
+
+    #[test]
+    fn events_that_name_no_target_are_skipped_unparsed_but_can_end_the_stream() {
+        // A skipped kind's payload is not read (here it is not even JSON), and a `lastMessage`
+        // on one still ends the stream; one inside a string is no field, and a line cut
+        // after it is no whole event.
+        let base = r#"{"id":{"structuredCommandLine":{"commandLineLabel":"canonical"}},"structuredCommandLine":{"sections":[ not json
+{"id":{"namedSet":{"id":"0"}},"namedSetOfFiles":{"files":[{"name":"\"lastMessage\":true"}]}}
+{"id":{"testResult":{"label":"//t:t","run":1,"shard":1,"attempt":1}},"testResult":{"status":"PASSED"}}"#;
+        let s = read(base.as_bytes());
+        assert!(!s.complete);
+        assert_eq!(s.targets["//t:t"].attempts.len(), 1);
+        let cut = format!(
+            "{base}\n{}",
+            r#"{"id":{"buildToolLogs":{}},"buildToolLogs":{},"lastMessage":true"#
+        );
+        assert!(!read(cut.as_bytes()).complete);
+        let ended = format!("{cut}}}\n");
+        assert!(read(ended.as_bytes()).complete);
+        // The same stream, parsed whole, reads the same.
+        assert!(read(SINGLE.as_bytes()).complete);
     }
 
     #[test]
