@@ -86,8 +86,8 @@ impl Kind {
     /// serves `bazel test` and `pith test` alike (pith's flags are not build options, so the
     /// server keeps its analysis across the two), and a failing test is never cached, so each
     /// side runs it. Two copies meant two servers on two cores, each one's work after its
-    /// command landing in the other's: the green row read 1.12× and 1.15× so, 1.08× and
-    /// 1.09× on one (2026-12-07, warm).
+    /// command landing in the other's: the green row read 1.12× and 1.15× so, 1.08–1.13× in
+    /// four runs on one (2026-12-07, warm).
     pub fn separate_copies(self) -> bool {
         matches!(self, Kind::Ctest)
     }

@@ -370,8 +370,17 @@ mod tests {
         assert!(!read(cut.as_bytes()).complete);
         let ended = format!("{cut}}}\n");
         assert!(read(ended.as_bytes()).complete);
-        // The same stream, parsed whole, reads the same.
-        assert!(read(SINGLE.as_bytes()).complete);
+        // A stream reads the same with such events between its others.
+        let mut lines: Vec<&str> = SINGLE.lines().collect();
+        let noise = [
+            r#"{"id":{"optionsParsed":{}},"optionsParsed":{"cmdLine":["--keep_going"]}}"#,
+            r#"{"id":{"namedSet":{"id":"1"}},"namedSetOfFiles":{"files":[{"name":"x","uri":"file:///x"}]}}"#,
+        ];
+        lines.insert(2, noise[0]);
+        lines.insert(5, noise[1]);
+        let plain = read(SINGLE.as_bytes());
+        let with_noise = read(lines.join("\n").as_bytes());
+        assert_eq!(format!("{with_noise:?}"), format!("{plain:?}"));
     }
 
     #[test]
