@@ -98,7 +98,8 @@ pub(super) fn read(input: impl Read) -> Stream {
         }
         if unread(&line) {
             // Its payload says nothing the judge weighs; only the stream's end may ride on it.
-            if line.trim_ascii_end().ends_with(b"}") && contains(&line, LAST_MESSAGE) {
+            let whole = line.trim_ascii_end().ends_with(b"}");
+            if whole && line.windows(LAST_MESSAGE.len()).any(|w| w == LAST_MESSAGE) {
                 stream.complete = true;
             }
             continue;
@@ -275,10 +276,6 @@ fn unread(line: &[u8]) -> bool {
     UNREAD.iter().any(|k| k.as_bytes() == kind)
 }
 
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle)
-}
-
 /// A `File` message's local path (`file:///...`); a remote one (`bytestream://`) has none.
 fn file_uri(v: &Value) -> Option<PathBuf> {
     let uri = v.get("uri").and_then(Value::as_str)?;
@@ -360,6 +357,11 @@ mod tests {
         let base = r#"{"id":{"structuredCommandLine":{"commandLineLabel":"canonical"}},"structuredCommandLine":{"sections":[ not json
 {"id":{"namedSet":{"id":"0"}},"namedSetOfFiles":{"files":[{"name":"\"lastMessage\":true"}]}}
 {"id":{"testResult":{"label":"//t:t","run":1,"shard":1,"attempt":1}},"testResult":{"status":"PASSED"}}"#;
+        // Recognised by the id alone, never by what follows it.
+        assert!(base.lines().take(2).all(|l| unread(l.as_bytes())));
+        assert!(!unread(base.lines().nth(2).unwrap().as_bytes()));
+        assert!(!unread(br#"{"id":{"namedSetX":{}}}"#));
+        assert!(!unread(br#"{"children":[],"id":{"namedSet":{}}}"#));
         let s = read(base.as_bytes());
         assert!(!s.complete);
         assert_eq!(s.targets["//t:t"].attempts.len(), 1);
