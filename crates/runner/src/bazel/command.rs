@@ -1,8 +1,8 @@
 //! The `bazel test` command line and what test ids select. pith adds only what it reads
-//! (`--build_event_json_file` into its scratch directory) and what keeps the console plain
-//! (`--color=no --curses=no`), plus `--keep_going`, so one target that fails to build does
-//! not hide the others' results; everything else — remote executors, caches, configs — is the
-//! workspace's `.bazelrc`, never overridden.
+//! (`--build_event_json_file`, a file of its own in pith's cache directory) and what keeps the
+//! console plain (`--color=no --curses=no`), plus `--keep_going`, so one target that fails to
+//! build does not hide the others' results; everything else — remote executors, caches,
+//! configs — is the workspace's `.bazelrc`, never overridden.
 //!
 //! None of these changes an outcome: `--keep_going` never turns a verdict (a target that fails
 //! to build fails the run with it or without it, exit 1 either way; it only lets the other
