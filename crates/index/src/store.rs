@@ -15,7 +15,7 @@
 use crate::extract::{self, FileSymbols, NONE};
 use crate::fx::FxHashMap;
 use crate::lang::Lang;
-use crate::walk::{self, Candidate, Stamp, Walked, MAX_FILE_BYTES};
+use crate::walk::{self, Candidate, FileMeta, Stamp, Walked, MAX_FILE_BYTES};
 use crate::UpdateStats;
 use std::ops::{Deref, Range};
 use std::path::Path;
@@ -31,16 +31,6 @@ const HEADER: usize = 16 + HEADER_WORDS * 8;
 const NAME_RECORD: usize = 36;
 /// Bytes looked at for a NUL to call a file binary.
 const BINARY_PROBE: usize = 8192;
-
-#[derive(Debug, Clone)]
-pub(crate) struct FileMeta {
-    pub(crate) path: String,
-    pub(crate) size: u64,
-    pub(crate) mtime: u64,
-    /// `Lang::code`, or 0 for a file not indexed (binary, too large, unreadable).
-    pub(crate) lang: u8,
-    pub(crate) lines: u32,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct DefP {

@@ -41,6 +41,17 @@ pub(crate) struct Stamp {
     pub(crate) mtime: u64,
 }
 
+/// A source file as the index keeps it: what the walk found and what reading it added.
+#[derive(Debug, Clone)]
+pub(crate) struct FileMeta {
+    pub(crate) path: String,
+    pub(crate) size: u64,
+    pub(crate) mtime: u64,
+    /// `Lang::code`, or 0 for a file not indexed (binary, too large, unreadable).
+    pub(crate) lang: u8,
+    pub(crate) lines: u32,
+}
+
 /// The size of a watched file that was not there.
 pub(crate) const ABSENT: u64 = u64::MAX;
 
@@ -289,7 +300,7 @@ pub(crate) fn quick(
 /// `.git/` nor what lies above the root).
 pub(crate) fn after_changes(
     root: &Path,
-    known: &[crate::store::FileMeta],
+    known: &[FileMeta],
     dirs: &[Stamp],
     watched: &[Stamp],
     changed: &std::collections::BTreeSet<String>,

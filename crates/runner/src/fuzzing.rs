@@ -62,7 +62,7 @@ pub fn junit_xml(data: &[u8]) {
     if let Ok(report) = junit::read(&text) {
         let _ = report.cases().filter(|c| c.flaky()).count();
     }
-    if let Ok(run) = junit::parse_report(&text, &paths()) {
+    if let Ok(run) = crate::jvm::parse_report(&text, &paths()) {
         judged(&run);
     }
 }

@@ -1,5 +1,5 @@
 //! The generic JUnit XML reader: Maven Surefire, Gradle, and whatever else writes the format
-//! (`pith test --report`), and nextest's reports for the Rust adapter. It reads `<testsuites>`/`<testsuite>` (nested or not, or a bare
+//! (`pith test --report`, through [`crate::jvm::parse_report`]), and nextest's reports for the Rust adapter. It reads `<testsuites>`/`<testsuite>` (nested or not, or a bare
 //! `<testcase>`), `<testcase classname name time file line>` with `<failure>`, `<error>`,
 //! `<skipped>`, `<system-out>`/`<system-err>`, and Surefire's retry elements
 //! (`<flakyFailure>`, `<flakyError>`, `<rerunFailure>`, `<rerunError>`, each with its own
@@ -790,23 +790,6 @@ fn attach(c: &mut Case, f: Fault) {
         _ => Outcome::Failed,
     };
     c.fault = Some(f);
-}
-
-/// Reads a JUnit XML report (for `pith test --report`) into a run: ids are
-/// `classname#name` for JVM-like class names (Surefire's own `-Dtest` address), otherwise
-/// `classname name`; Java, JavaScript and Python stack frames that point into the workspace
-/// become project frames.
-pub fn parse_report(text: &str, paths: &crate::PathMap) -> Result<pith_model::Run, ParseError> {
-    parse_report_from(text.as_bytes(), paths)
-}
-
-/// [`parse_report`] from a stream (a report file), in memory bounded by what is kept of it.
-pub fn parse_report_from(
-    input: impl std::io::Read,
-    paths: &crate::PathMap,
-) -> Result<pith_model::Run, ParseError> {
-    let report = read_from(input)?;
-    Ok(crate::jvm::report_run(&report, paths))
 }
 
 #[cfg(test)]

@@ -132,8 +132,8 @@ pub const FORMATS: &[Spec] = &[
     Spec {
         format: Format::Junit,
         label: "JUnit XML",
-        parse: crate::junit::parse_report,
-        stream: Some(crate::junit::parse_report_from),
+        parse: crate::jvm::parse_report,
+        stream: Some(crate::jvm::parse_report_from),
     },
     Spec {
         format: Format::Trx,

@@ -1,7 +1,7 @@
 //! What a raw tail keeps: the lines that explain how a run ended, said once. Runner progress
 //! (tests that started and passed) is dropped, identical consecutive blocks collapse to one copy
 //! and a count line, and what the failure records already carry is not said again. Every
-//! adapter's tail goes through here ([`crate::text::tail`] and [`settle`]), so no runner's
+//! adapter's tail goes through here ([`tail`], [`why_tail`] and [`settle`]), so no runner's
 //! progress format or repeated stack reaches an answer.
 //!
 //! A collapsed block is followed by one line `(same N lines ×R)` (`(same line ×R)` for one
@@ -10,6 +10,8 @@
 use std::borrow::Cow;
 
 use pith_model::{Phase, Run};
+
+use crate::text::{strip_ansi, TAIL_BYTES, TAIL_LINES};
 
 /// Longest block of lines whose repetition collapses.
 const MAX_BLOCK: usize = 12;
@@ -225,7 +227,7 @@ pub fn settle(run: &mut Run) {
     }
     let tells = |l: &&str| {
         let lower = l.to_lowercase();
-        crate::text::tells_why(l) && !HEADINGS.iter().any(|h| lower.contains(h))
+        tells_why(l) && !HEADINGS.iter().any(|h| lower.contains(h))
     };
     if !left.iter().any(tells) {
         return;
@@ -311,6 +313,97 @@ fn names_line(t: &str, file: &str, line: u32) -> bool {
 /// (`ImportError while importing test module 'tests/x.py'.`, `tests/x.py:1: in <module>`).
 fn names_file(t: &str, test: &str) -> bool {
     !test.is_empty() && !test.contains("::") && t.contains(test)
+}
+
+/// Lines from the end of output a tail looks at: enough to find the end's explanation past
+/// progress and repeats, bounded so a megabyte of output costs nothing.
+const TAIL_WINDOW: usize = 2000;
+
+/// The last [`TAIL_LINES`] non-blank lines of `s` within [`TAIL_BYTES`], colour removed, without
+/// runner progress and with repeated blocks collapsed (see the module doc). Lines are kept
+/// whole except when a single line alone exceeds the byte bound.
+pub fn tail(s: &str) -> String {
+    let clean = strip_ansi(s);
+    let mut window: Vec<&str> = clean
+        .lines()
+        .rev()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .take(TAIL_WINDOW)
+        .collect();
+    window.reverse();
+    let lines = collapse_repeats(&drop_progress(&window));
+    let mut picked: Vec<&str> = Vec::new();
+    let mut bytes = 0;
+    for line in lines.iter().rev().map(|l| l.as_ref()) {
+        if picked.len() == TAIL_LINES {
+            break;
+        }
+        let cost = line.len() + usize::from(!picked.is_empty());
+        if bytes + cost > TAIL_BYTES {
+            if picked.is_empty() {
+                // One enormous line: keep its end, where the error usually is.
+                let mut start = line.len() - TAIL_BYTES.min(line.len());
+                while !line.is_char_boundary(start) {
+                    start += 1;
+                }
+                picked.push(&line[start..]);
+            }
+            break;
+        }
+        bytes += cost;
+        picked.push(line);
+    }
+    picked.reverse();
+    picked.join("\n")
+}
+
+/// Lines from the end of output that come before the ones a tail keeps, when looking for why.
+const WHY_WINDOW: usize = 80;
+/// A tail without a telling line keeps this many of the last lines.
+const WHY_FALLBACK_LINES: usize = 5;
+
+/// The tail of a run that is not green though no test failed: from the end of `s`, only the
+/// lines that say why (an error, a failure, a threshold, an exit), in order, within the tail's
+/// bounds; without such a line, the last few lines. A coverage table or a page of progress
+/// dots before pytest's `FAIL Required test coverage of 90% not reached` is not the reason.
+pub fn why_tail(s: &str) -> String {
+    let clean = strip_ansi(s);
+    let lines: Vec<&str> = clean
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    let window = &lines[lines.len().saturating_sub(WHY_WINDOW)..];
+    let telling: Vec<&str> = window.iter().copied().filter(|l| tells_why(l)).collect();
+    if telling.is_empty() {
+        let last = &window[window.len().saturating_sub(WHY_FALLBACK_LINES)..];
+        return tail(&last.join("\n"));
+    }
+    tail(&telling.join("\n"))
+}
+
+/// Whether a line says why a run ended (an error, a failure, a signal, a timeout...).
+pub(crate) fn tells_why(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    [
+        "fail",
+        "error",
+        "threshold",
+        "not reached",
+        "not met",
+        "exception",
+        "abort",
+        "exit",
+        "interrupt",
+        "timeout",
+        "timed out",
+        "killed",
+        "panic",
+        "fatal",
+    ]
+    .iter()
+    .any(|k| lower.contains(k))
 }
 
 #[cfg(test)]
@@ -465,6 +558,59 @@ mod tests {
             for line in run.tail.as_deref().unwrap_or("").lines() {
                 proptest::prop_assert!(line.starts_with("(same ") || tail.lines().any(|l| l == line));
             }
+        }
+    }
+
+    #[test]
+    fn tail_keeps_last_lines() {
+        let text: String = (0..50).map(|i| format!("line {i}\n")).collect();
+        let t = tail(&text);
+        assert_eq!(t.lines().count(), TAIL_LINES);
+        assert!(t.ends_with("line 49"));
+        assert!(t.starts_with("line 30"));
+    }
+
+    #[test]
+    fn why_tail_keeps_the_lines_that_say_why() {
+        let mut out = String::from(
+            "........ [ 96%]\nERROR: Coverage failure: total of 97 is less than fail-under=100\n",
+        );
+        for i in 0..15 {
+            out.push_str(&format!(
+                "src/pkg/mod{i}.py     12      0      0      0   100%\n"
+            ));
+        }
+        out.push_str("TOTAL 425 10 98 5 97%\nFAIL Required test coverage of 100% not reached. Total coverage: 97.13%\n297 passed in 1.73s\n");
+        assert_eq!(
+            why_tail(&out),
+            "ERROR: Coverage failure: total of 97 is less than fail-under=100\nFAIL Required test coverage of 100% not reached. Total coverage: 97.13%"
+        );
+        // Nothing telling: the last lines.
+        let plain: String = (0..30).map(|i| format!("line {i}\n")).collect();
+        assert_eq!(
+            why_tail(&plain),
+            "line 25\nline 26\nline 27\nline 28\nline 29"
+        );
+        assert_eq!(why_tail(""), "");
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn why_tail_is_bounded(s in "(?s).{0,5000}") {
+            let t = why_tail(&s);
+            prop_assert!(t.len() <= TAIL_BYTES);
+            prop_assert!(t.lines().count() <= TAIL_LINES);
+        }
+
+        #[test]
+        fn tail_is_bounded(s in ".{0,5000}") {
+            let t = tail(&s);
+            prop_assert!(t.len() <= TAIL_BYTES);
+            prop_assert!(t.lines().count() <= TAIL_LINES);
+            let esc = '\u{1b}';
+            prop_assert!(!t.contains(esc));
         }
     }
 }

@@ -1,5 +1,5 @@
 //! Small text rules every adapter applies alike: no colour codes, first lines cut at a character
-//! boundary, raw tails bounded in lines and bytes.
+//! boundary, the bounds of a raw tail (what a tail keeps is [`crate::tails`]).
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
@@ -85,97 +85,6 @@ pub fn first_line(s: &str) -> String {
         .find(|l| !l.is_empty())
         .unwrap_or("");
     cut_chars(line, MESSAGE_CHARS).into_owned()
-}
-
-/// Lines from the end of output a tail looks at: enough to find the end's explanation past
-/// progress and repeats, bounded so a megabyte of output costs nothing.
-const TAIL_WINDOW: usize = 2000;
-
-/// The last [`TAIL_LINES`] non-blank lines of `s` within [`TAIL_BYTES`], colour removed, without
-/// runner progress and with repeated blocks collapsed (see [`crate::tails`]). Lines are kept
-/// whole except when a single line alone exceeds the byte bound.
-pub fn tail(s: &str) -> String {
-    let clean = strip_ansi(s);
-    let mut window: Vec<&str> = clean
-        .lines()
-        .rev()
-        .map(str::trim_end)
-        .filter(|l| !l.trim().is_empty())
-        .take(TAIL_WINDOW)
-        .collect();
-    window.reverse();
-    let lines = crate::tails::collapse_repeats(&crate::tails::drop_progress(&window));
-    let mut picked: Vec<&str> = Vec::new();
-    let mut bytes = 0;
-    for line in lines.iter().rev().map(|l| l.as_ref()) {
-        if picked.len() == TAIL_LINES {
-            break;
-        }
-        let cost = line.len() + usize::from(!picked.is_empty());
-        if bytes + cost > TAIL_BYTES {
-            if picked.is_empty() {
-                // One enormous line: keep its end, where the error usually is.
-                let mut start = line.len() - TAIL_BYTES.min(line.len());
-                while !line.is_char_boundary(start) {
-                    start += 1;
-                }
-                picked.push(&line[start..]);
-            }
-            break;
-        }
-        bytes += cost;
-        picked.push(line);
-    }
-    picked.reverse();
-    picked.join("\n")
-}
-
-/// Lines from the end of output that come before the ones a tail keeps, when looking for why.
-const WHY_WINDOW: usize = 80;
-/// A tail without a telling line keeps this many of the last lines.
-const WHY_FALLBACK_LINES: usize = 5;
-
-/// The tail of a run that is not green though no test failed: from the end of `s`, only the
-/// lines that say why (an error, a failure, a threshold, an exit), in order, within the tail's
-/// bounds; without such a line, the last few lines. A coverage table or a page of progress
-/// dots before pytest's `FAIL Required test coverage of 90% not reached` is not the reason.
-pub fn why_tail(s: &str) -> String {
-    let clean = strip_ansi(s);
-    let lines: Vec<&str> = clean
-        .lines()
-        .map(str::trim_end)
-        .filter(|l| !l.trim().is_empty())
-        .collect();
-    let window = &lines[lines.len().saturating_sub(WHY_WINDOW)..];
-    let telling: Vec<&str> = window.iter().copied().filter(|l| tells_why(l)).collect();
-    if telling.is_empty() {
-        let last = &window[window.len().saturating_sub(WHY_FALLBACK_LINES)..];
-        return tail(&last.join("\n"));
-    }
-    tail(&telling.join("\n"))
-}
-
-/// Whether a line says why a run ended (an error, a failure, a signal, a timeout...).
-pub(crate) fn tells_why(line: &str) -> bool {
-    let lower = line.to_ascii_lowercase();
-    [
-        "fail",
-        "error",
-        "threshold",
-        "not reached",
-        "not met",
-        "exception",
-        "abort",
-        "exit",
-        "interrupt",
-        "timeout",
-        "timed out",
-        "killed",
-        "panic",
-        "fatal",
-    ]
-    .iter()
-    .any(|k| lower.contains(k))
 }
 
 /// `s` with a backslash before each character `special` picks: a literal inside a runner's
@@ -312,56 +221,7 @@ mod tests {
         assert_eq!(first_line("\n  \u{1b}[1mboom\u{1b}[0m  \nmore"), "boom");
     }
 
-    #[test]
-    fn tail_keeps_last_lines() {
-        let text: String = (0..50).map(|i| format!("line {i}\n")).collect();
-        let t = tail(&text);
-        assert_eq!(t.lines().count(), TAIL_LINES);
-        assert!(t.ends_with("line 49"));
-        assert!(t.starts_with("line 30"));
-    }
-
-    #[test]
-    fn why_tail_keeps_the_lines_that_say_why() {
-        let mut out = String::from(
-            "........ [ 96%]\nERROR: Coverage failure: total of 97 is less than fail-under=100\n",
-        );
-        for i in 0..15 {
-            out.push_str(&format!(
-                "src/pkg/mod{i}.py     12      0      0      0   100%\n"
-            ));
-        }
-        out.push_str("TOTAL 425 10 98 5 97%\nFAIL Required test coverage of 100% not reached. Total coverage: 97.13%\n297 passed in 1.73s\n");
-        assert_eq!(
-            why_tail(&out),
-            "ERROR: Coverage failure: total of 97 is less than fail-under=100\nFAIL Required test coverage of 100% not reached. Total coverage: 97.13%"
-        );
-        // Nothing telling: the last lines.
-        let plain: String = (0..30).map(|i| format!("line {i}\n")).collect();
-        assert_eq!(
-            why_tail(&plain),
-            "line 25\nline 26\nline 27\nline 28\nline 29"
-        );
-        assert_eq!(why_tail(""), "");
-    }
-
     proptest! {
-        #[test]
-        fn why_tail_is_bounded(s in "(?s).{0,5000}") {
-            let t = why_tail(&s);
-            prop_assert!(t.len() <= TAIL_BYTES);
-            prop_assert!(t.lines().count() <= TAIL_LINES);
-        }
-
-        #[test]
-        fn tail_is_bounded(s in ".{0,5000}") {
-            let t = tail(&s);
-            prop_assert!(t.len() <= TAIL_BYTES);
-            prop_assert!(t.lines().count() <= TAIL_LINES);
-            let esc = '\u{1b}';
-            prop_assert!(!t.contains(esc));
-        }
-
         #[test]
         fn first_line_is_bounded(s in "(?s).{0,2000}") {
             let l = first_line(&s);

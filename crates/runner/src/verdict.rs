@@ -8,7 +8,7 @@
 use pith_model::{Exit, ExitMeaning, Failure, Frame, Phase, Run, Status};
 
 use crate::process::{self, Captured, End};
-use crate::{text, PathMap};
+use crate::{tails, PathMap};
 
 /// How the runner process ended, as a judge weighs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -169,7 +169,7 @@ pub(crate) fn fail_running<'a>(
 
 /// The end of some output, paths relative; `None` when there is nothing to say.
 pub(crate) fn tail(paths: &PathMap, output: &str) -> Option<String> {
-    let t = text::tail(&paths.scrub(output));
+    let t = tails::tail(&paths.scrub(output));
     (!t.is_empty()).then_some(t)
 }
 
@@ -184,10 +184,10 @@ pub(crate) fn tail_of_lines<'a>(
     tail(paths, &kept.join("\n"))
 }
 
-/// The lines of the output's end that say why a run failed (see [`text::why_tail`]), paths
+/// The lines of the output's end that say why a run failed (see [`tails::why_tail`]), paths
 /// relative; `None` when there are none.
 pub(crate) fn why_tail(paths: &PathMap, output: &str) -> Option<String> {
-    let t = text::why_tail(&paths.scrub(output));
+    let t = tails::why_tail(&paths.scrub(output));
     (!t.is_empty()).then_some(t)
 }
 

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use pith_model::Status;
 use pith_runner::junit::{self, FaultElement, Outcome};
+use pith_runner::jvm;
 use pith_runner::PathMap;
 use proptest::prelude::*;
 
@@ -136,7 +137,7 @@ fn junit4_report_every_outcome() {
         (Some("acceptance/checkout.spec"), Some(66))
     );
 
-    let run = junit::parse_report(&text, &paths()).unwrap();
+    let run = jvm::parse_report(&text, &paths()).unwrap();
     assert_eq!(run.runner, "junit");
     assert_eq!((run.passed, run.failed, run.skipped), (4, 2, 1));
     assert_eq!(run.status(), Status::TestsFailed);
@@ -187,7 +188,7 @@ fn testmo_example_every_outcome() {
         (Some("tests/registration.code"), Some(202))
     );
 
-    let run = junit::parse_report(&text, &paths()).unwrap();
+    let run = jvm::parse_report(&text, &paths()).unwrap();
     assert_eq!(run.runner, "junit");
     assert_eq!((run.passed, run.failed, run.skipped), (5, 2, 1));
     assert_eq!(run.status(), Status::TestsFailed);
@@ -208,7 +209,7 @@ fn testmo_example_every_outcome() {
 #[test]
 fn surefire_testng_report_with_a_retried_name_of_ours() {
     let text = ours("TEST-org.acme.ledger.RetryingClientTest.xml");
-    let run = junit::parse_report(&text, &paths()).unwrap();
+    let run = jvm::parse_report(&text, &paths()).unwrap();
     // TestNG's retry analyzer reports the retried method twice: skipped, then failed.
     assert_eq!((run.passed, run.failed, run.skipped), (1, 1, 1));
     let f = &run.failures[0];
@@ -228,7 +229,7 @@ fn surefire_testng_report_with_a_retried_name() {
     let Some(text) = sample("java-surefire-pulsar-single.xml") else {
         return;
     };
-    let run = junit::parse_report(&text, &paths()).unwrap();
+    let run = jvm::parse_report(&text, &paths()).unwrap();
     // TestNG reports the retried method twice: skipped, then failed.
     assert_eq!((run.passed, run.failed, run.skipped), (0, 1, 1));
     let f = &run.failures[0];
@@ -252,7 +253,7 @@ fn large_report_counts_match_its_totals() {
     let declared: u32 = r.suites.iter().filter_map(|s| s.tests).sum();
     assert_eq!(r.cases().count() as u32, declared);
     assert_eq!(declared, 825);
-    let run = junit::parse_report(&text, &paths()).unwrap();
+    let run = jvm::parse_report(&text, &paths()).unwrap();
     assert_eq!((run.failed, run.skipped), (3, 17));
     assert_eq!(run.passed, 825 - 20);
     let error = run
@@ -276,7 +277,7 @@ fn large_pulsar_report_counts_match_its_totals() {
     let declared: u32 = r.suites.iter().filter_map(|s| s.tests).sum();
     assert_eq!(r.cases().count() as u32, declared);
     assert_eq!(declared, 808);
-    let run = junit::parse_report(&text, &paths()).unwrap();
+    let run = jvm::parse_report(&text, &paths()).unwrap();
     assert_eq!((run.failed, run.skipped), (1, 14));
     assert_eq!(run.passed, 808 - 15);
 }
@@ -319,7 +320,7 @@ fn surefire_flaky_and_rerun_failures_are_kept() {
         (1..=30).map(|i| format!("line {i}\n")).collect::<String>(),
     )
     .unwrap();
-    let run = junit::parse_report(xml, &PathMap::new(ws.path())).unwrap();
+    let run = jvm::parse_report(xml, &PathMap::new(ws.path())).unwrap();
     // Passed on a retry: a pass, listed with its failed attempt; failed every try: a failure.
     assert_eq!((run.passed, run.failed), (2, 1));
     assert_eq!(run.status(), Status::TestsFailed);
@@ -338,17 +339,17 @@ fn surefire_flaky_and_rerun_failures_are_kept() {
 fn other_writers_keep_their_own_ids() {
     // nextest's report read as generic JUnit: `binary test`, nextest's own id.
     let xml = r#"<testsuites><testsuite name="single"><testcase name="tests::off_by_one" classname="single"><failure message="panicked" type="test failure">x</failure></testcase></testsuite></testsuites>"#;
-    let run = junit::parse_report(xml, &paths()).unwrap();
+    let run = jvm::parse_report(xml, &paths()).unwrap();
     assert_eq!(run.failures[0].test, "single tests::off_by_one");
     assert_eq!(run.failures[0].message, "panicked");
 }
 
 #[test]
 fn foreign_and_empty_documents() {
-    assert!(junit::parse_report("", &paths()).is_err());
-    assert!(junit::parse_report("<TestRun/>", &paths()).is_err());
-    assert!(junit::parse_report("\u{0}\u{1}\u{2}binary", &paths()).is_err());
-    let none = junit::parse_report("<testsuites/>", &paths()).unwrap();
+    assert!(jvm::parse_report("", &paths()).is_err());
+    assert!(jvm::parse_report("<TestRun/>", &paths()).is_err());
+    assert!(jvm::parse_report("\u{0}\u{1}\u{2}binary", &paths()).is_err());
+    let none = jvm::parse_report("<testsuites/>", &paths()).unwrap();
     assert_eq!(none.status(), Status::NoTestsRan);
 }
 
@@ -367,7 +368,7 @@ fn every_report() -> Vec<(String, String)> {
 #[test]
 fn every_truncation_is_read_and_never_green() {
     for (name, text) in every_report() {
-        let full = junit::parse_report(&text, &paths()).unwrap();
+        let full = jvm::parse_report(&text, &paths()).unwrap();
         let end = text.trim_end().len();
         let step = (end / 120).max(1);
         for cut in (0..end).step_by(step) {
@@ -375,7 +376,7 @@ fn every_truncation_is_read_and_never_green() {
             while !text.is_char_boundary(at) {
                 at -= 1;
             }
-            if let Ok(run) = junit::parse_report(&text[..at], &paths()) {
+            if let Ok(run) = jvm::parse_report(&text[..at], &paths()) {
                 assert!(
                     !run.status().is_green(),
                     "{name} cut at {at} reads green: {run:#?}"
@@ -393,7 +394,7 @@ proptest! {
     #[test]
     fn garbage_never_panics(s in "(?s).{0,2000}") {
         let _ = junit::read(&s);
-        let _ = junit::parse_report(&s, &paths());
+        let _ = jvm::parse_report(&s, &paths());
     }
 
     #[test]
@@ -423,7 +424,7 @@ proptest! {
     ) {
         let xml = parts.concat();
         let _ = junit::read(&xml);
-        let _ = junit::parse_report(&xml, &paths());
+        let _ = jvm::parse_report(&xml, &paths());
     }
 
     #[test]
@@ -436,6 +437,6 @@ proptest! {
         let mut bytes = text.as_bytes()[..cut.min(text.len())].to_vec();
         bytes.extend_from_slice(&junk);
         let s = String::from_utf8_lossy(&bytes);
-        let _ = junit::parse_report(&s, &paths());
+        let _ = jvm::parse_report(&s, &paths());
     }
 }

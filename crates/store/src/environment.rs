@@ -426,7 +426,7 @@ impl Stats {
         ] {
             self.hasher.update(&n.to_le_bytes());
         }
-        self.stamp = self.stamp.max(crate::scan::stamp(m));
+        self.stamp = self.stamp.max(crate::clock::stamp(m));
     }
 
     /// Adds `path`'s stat (following links); an absent path adds that it is absent. Returns

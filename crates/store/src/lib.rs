@@ -14,6 +14,7 @@
 //! pith left in the workspace is moved out of it when it holds only pith's own files
 //! (`location::migrate`), else left alone; either way it is never walked ([`LEGACY_DIR`]).
 
+mod clock;
 mod db;
 mod environment;
 pub mod filter;

@@ -243,7 +243,7 @@ fn line(out: &mut Vec<u8>, kind: &str, fields: &[&OsStr], last: &str) {
 /// The fingerprint of `PATH`'s value, the tools asked for and each directory's stat, and
 /// whether every directory is old enough to vouch for its names.
 fn fingerprint(dirs: &[PathBuf], path_var: &OsStr, tools: &[&str]) -> (u64, bool) {
-    let now = crate::scan::now_ns();
+    let now = crate::clock::now_ns();
     let mut settled = true;
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     h.update(path_var.as_bytes());
@@ -257,8 +257,8 @@ fn fingerprint(dirs: &[PathBuf], path_var: &OsStr, tools: &[&str]) -> (u64, bool
         match std::fs::metadata(d) {
             Ok(m) => {
                 // A name added or removed moves the mtime (and the ctime with it).
-                settled &= crate::scan::mtime_ns(&m) < now - SETTLED_NS;
-                let stamp = crate::scan::stamp(&m);
+                settled &= crate::clock::mtime_ns(&m) < now - SETTLED_NS;
+                let stamp = crate::clock::stamp(&m);
                 for n in [m.dev(), m.ino(), stamp as u64, u64::from(m.mode())] {
                     h.update(&n.to_le_bytes());
                 }

@@ -14,13 +14,12 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io::Read;
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::Mutex;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, OptionalExtension};
 
+use crate::clock::{mtime_ns, now_ns, stamp};
 use crate::environment::{self, Environment, Input};
 use crate::watch::Dirty;
 use crate::{db, walk, Store, StoreError};
@@ -583,15 +582,6 @@ fn hash_file(path: &Path) -> i64 {
     hasher.digest() as i64
 }
 
-pub(crate) fn mtime_ns(m: &std::fs::Metadata) -> i64 {
-    m.mtime().saturating_mul(1_000_000_000) + m.mtime_nsec()
-}
-
-/// The later of a file's mtime and ctime, in nanoseconds.
-pub(crate) fn stamp(m: &std::fs::Metadata) -> i64 {
-    mtime_ns(m).max(m.ctime().saturating_mul(1_000_000_000) + m.ctime_nsec())
-}
-
 /// When a test run started, read from the clock the kernel stamps file times with (the coarse
 /// real-time clock: a write after this instant is stamped no earlier than it, where reading
 /// the precise clock could be ahead of a stamp taken just after).
@@ -634,12 +624,6 @@ fn removed_before(path: &Path, start: RunStart) -> bool {
         .skip(1)
         .find_map(|d| std::fs::metadata(d).ok())
         .is_some_and(|m| start.precedes(stamp(&m)))
-}
-
-pub(crate) fn now_ns() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as i64)
 }
 
 /// Files and inputs changed after generation `since`: how many, and the first `limit`, most

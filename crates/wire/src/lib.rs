@@ -11,6 +11,8 @@ mod status_answer;
 mod symbol_answer;
 mod test_answer;
 
+use pith_model::Report;
+
 pub use failures_answer::{failures_answer, FailuresAnswer, FAILURES_PAGE};
 pub use gain_answer::{
     fidelity, gain_answer, gain_table, GainAnswer, GAIN_BUDGET, GAIN_COMMANDS, GAIN_DAYS,
@@ -24,7 +26,7 @@ pub use status_answer::{status_answer, StatusAnswer};
 pub use symbol_answer::{
     symbol_answer, usages_answer, SymbolAnswer, SymbolDef, UsagesAnswer, UsesInFile, RESOLUTION,
 };
-pub use test_answer::{test_answer, TestAnswer};
+pub use test_answer::TestAnswer;
 
 /// A green run's answer stays within this many bytes, its generation included.
 pub const GREEN_BUDGET: usize = 100;
@@ -63,6 +65,21 @@ pub const FAILURE_FRAMES_BUDGET: usize = 600;
 pub fn to_json<T: serde::Serialize>(answer: &T) -> String {
     // Serializing plain structs of strings and numbers cannot fail.
     serde_json::to_string(answer).unwrap_or_else(|e| format!("{{\"error\":\"serialize: {e}\"}}"))
+}
+
+/// Shapes a report into the `pith test` answer: the whole answer, fitted under its budget
+/// (`shaping`).
+pub fn test_answer(report: &Report) -> TestAnswer {
+    let (mut answer, fit) = test_answer::whole(report);
+    if let Some(fit) = fit {
+        shaping::shape(&mut answer, &fit.failures, &fit.suspects);
+    }
+    answer
+}
+
+/// The first line of a message that says something.
+pub(crate) fn first_line(s: &str) -> &str {
+    s.lines().find(|l| !l.trim().is_empty()).unwrap_or(s)
 }
 
 /// Cuts text at a character boundary, marking the cut.

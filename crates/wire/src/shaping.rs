@@ -15,7 +15,7 @@ use pith_model::cause::{Anchor, Cause};
 use pith_model::{Failure, Status};
 
 use crate::test_answer::{failure_out, ClusterOut, TestAnswer};
-use crate::ANSWER_CEILING;
+use crate::{first_line, ANSWER_CEILING};
 
 /// Up to this many causes, each has a failure in full.
 const ALL_IN_FULL: usize = 8;
@@ -574,10 +574,6 @@ fn hoist(answer: &mut TestAnswer) {
             f.failing_for = 0;
         }
     }
-}
-
-pub(crate) fn first_line(s: &str) -> &str {
-    s.lines().find(|l| !l.trim().is_empty()).unwrap_or(s)
 }
 
 /// The end of a raw tail within `room` bytes of the answer (`,"tail":"…"`, escapes

@@ -259,10 +259,7 @@ impl FlakyOut {
         let out = failure_out(f, frames, 1);
         FlakyOut {
             test: out.test,
-            message: crate::cut(
-                crate::shaping::first_line(&out.message),
-                FLAKY_MESSAGE_CHARS,
-            ),
+            message: crate::cut(crate::first_line(&out.message), FLAKY_MESSAGE_CHARS),
             frames: out.frames,
         }
     }
@@ -311,10 +308,21 @@ pub struct RunOut {
     pub counts: Counts,
 }
 
-/// Shapes a report into the `pith test` answer.
-pub fn test_answer(report: &Report) -> TestAnswer {
+/// What a fitted answer is made from: the whole answer's failures and suspects, which
+/// `shaping` shows in full, as clusters or counted.
+pub(crate) struct Fit<'a> {
+    pub(crate) failures: Vec<&'a Failure>,
+    pub(crate) suspects: Vec<String>,
+}
+
+/// The `pith test` answer for a report before it is fitted to its budget, and what fitting it
+/// needs; an unchanged answer needs none.
+pub(crate) fn whole(report: &Report) -> (TestAnswer, Option<Fit<'_>>) {
     if let Some(u) = &report.unchanged {
-        return unchanged_answer(report.generation.unwrap_or(u.generation), u);
+        return (
+            unchanged_answer(report.generation.unwrap_or(u.generation), u),
+            None,
+        );
     }
     let runs = &report.runs;
     let mut counts = Counts::default();
@@ -401,8 +409,11 @@ pub fn test_answer(report: &Report) -> TestAnswer {
         answer.reach = Some(s.reach.name());
         answer.baseline = Some(s.baseline.name());
     }
-    crate::shaping::shape(&mut answer, &all_failures, &suspects);
-    answer
+    let fit = Fit {
+        failures: all_failures,
+        suspects,
+    };
+    (answer, Some(fit))
 }
 
 /// The first `n` items and how many more there are.

@@ -60,7 +60,7 @@ pub(crate) mod xmlcut;
 
 use pith_model::{ExitMeaning, Run, Status};
 
-use crate::{text, Adapter, Context, RunnerError};
+use crate::{tails, Adapter, Context, RunnerError};
 
 use command::{cargo_missing, TestId};
 use detect::{find_cargo, has_doc_examples};
@@ -214,7 +214,7 @@ fn merge(run: &mut Run, mut part: Run) {
 /// harness-less binaries that failed, a crash and a failing doctest).
 fn absorb_keeping_tails(run: &mut Run, mut part: Run) {
     let tail = match (run.tail.take(), part.tail.take()) {
-        (Some(a), Some(b)) => Some(text::tail(&format!("{a}\n{b}"))),
+        (Some(a), Some(b)) => Some(tails::tail(&format!("{a}\n{b}"))),
         (a, b) => a.or(b),
     };
     run.absorb(part);

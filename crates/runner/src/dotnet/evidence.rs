@@ -85,14 +85,9 @@ pub(super) struct Evidence {
     pub(super) unfinished: Vec<Unfinished>,
     /// MTP's hang dump fired (its files are there, or its console message).
     pub(super) mtp_hang: bool,
-    /// TRX reports that were not read (over [`TRX_LIMIT`]), each said in one line.
+    /// TRX reports that were not read (over [`super::parse::TRX_LIMIT`]), each said in one line.
     pub(super) unread: Vec<String>,
 }
-
-/// The largest TRX report read. A TRX holds each failure's message and trace (cut to a
-/// bounded length as it is read), so one this large is a run of millions of tests or output
-/// gone wild; it is not read, and the run is not green.
-pub(super) const TRX_LIMIT: u64 = 256 << 20;
 
 impl Evidence {
     pub(super) fn read(files: &Files, cap: &Captured) -> Evidence {

@@ -3,14 +3,16 @@
 //! extension missing, hangs and host crashes. Once tests ran, the console's words count only
 //! from the first column ([`first_column`]): the console logger indents a test's output.
 
+use std::time::Duration;
+
 use pith_model::{ExitMeaning, Run, Status};
 
 use crate::process::{Captured, End};
-use crate::verdict::{self, Ending, Verdict};
-use crate::{text, Context};
+use crate::verdict::{self, Ending};
+use crate::{tails, Context, ParseError, PathMap};
 
 use super::evidence::{aborted, running_tests, Evidence, Watch};
-use super::parse::{answers, read_doc, tally, verdict_of, Doc};
+use super::parse::{answers, doc_doubt, read_doc, tally, Doc};
 use super::{blame, msbuild, project, stack, trx, Platform};
 
 /// The hint when the test projects lack MTP's TRX extension.
@@ -66,41 +68,6 @@ pub(super) fn sdk_missing(output: &str) -> bool {
         || output.contains("No .NET SDKs were found")
         || output.contains("The application 'test' does not exist")
         || output.contains("A compatible installed .NET SDK for global.json version")
-}
-
-/// Where a TRX's own account disagrees with its results, in one line: its counters count more
-/// failed tests than its results show, its summary says the run failed (or errored) with no
-/// failed result, or a run info is an error. `None` when it agrees.
-pub(super) fn doc_doubt(doc: &trx::Trx) -> Option<String> {
-    let failed = doc
-        .results
-        .iter()
-        .filter(|r| verdict_of(&r.outcome.to_ascii_lowercase()) == Verdict::Failed)
-        .count() as u64;
-    let c = &doc.counters;
-    let counted: u64 = [c.failed, c.error, c.timeout, c.aborted]
-        .iter()
-        .map(|n| u64::from(n.unwrap_or(0)))
-        .sum();
-    if counted > failed {
-        return Some(format!(
-            "the TRX counts {counted} failed tests, its results show {failed}"
-        ));
-    }
-    let outcome = doc.summary_outcome.as_deref().unwrap_or("");
-    if failed == 0
-        && ["failed", "error", "timeout"]
-            .iter()
-            .any(|o| outcome.eq_ignore_ascii_case(o))
-    {
-        return Some(format!(
-            "the TRX says the run {outcome} though no test failed"
-        ));
-    }
-    doc.run_infos
-        .iter()
-        .find(|(o, _)| o.eq_ignore_ascii_case("error"))
-        .map(|(_, t)| text::first_line(&format!("the TRX reports an error: {}", t.trim())))
 }
 
 /// What a finished `dotnet test`, its TRX reports and the platform's records of unfinished
@@ -280,6 +247,47 @@ pub(super) fn stopped_failures(run: &mut Run, running: &[String], message: &str,
         frames: &[],
     };
     verdict::fail_running(run, running, &how);
+}
+
+/// Reads an existing TRX report (for `pith test --report`). A document that is not TRX, or
+/// that ends before its end (a truncated upload), is an error rather than a partial answer.
+pub fn parse_trx(text: &str, paths: &PathMap) -> Result<Run, ParseError> {
+    parse_trx_from(text.as_bytes(), paths)
+}
+
+/// [`parse_trx`] from a stream (a report file), in memory bounded by what is kept of it.
+pub fn parse_trx_from(input: impl std::io::Read, paths: &PathMap) -> Result<Run, ParseError> {
+    let doc =
+        trx::parse_from(input).ok_or_else(|| ParseError::Malformed("not a TRX document".into()))?;
+    if !doc.complete {
+        return Err(ParseError::Malformed(format!(
+            "TRX document ends early (after {} results)",
+            doc.results.len()
+        )));
+    }
+    let mut run = Run::new("dotnet");
+    let mut locator = stack::Locator::new(paths);
+    let read = read_doc(&doc, &mut locator);
+    tally(&mut run, vec![read], &[], paths);
+    run.duration = doc
+        .results
+        .iter()
+        .filter_map(|r| r.duration)
+        .fold(Duration::ZERO, Duration::saturating_add);
+    run.reason = doc_doubt(&doc);
+    if run.reason.is_some() {
+        let infos: Vec<&str> = doc.run_infos.iter().map(|(_, t)| t.as_str()).collect();
+        let t = tails::tail(&paths.scrub(&infos.join("\n")));
+        run.tail = (!t.is_empty()).then_some(t);
+    }
+    if aborted(&doc) {
+        run.status = Some(Status::Crashed);
+        run.running = running_tests("", std::slice::from_ref(&doc), &Evidence::default());
+        let infos: Vec<&str> = doc.run_infos.iter().map(|(_, t)| t.as_str()).collect();
+        let t = tails::tail(&paths.scrub(&infos.join("\n")));
+        run.tail = (!t.is_empty()).then_some(t);
+    }
+    Ok(run)
 }
 
 #[cfg(test)]

@@ -55,8 +55,7 @@ use parse::read_trx;
 
 pub use blame::{parse_sequence, SequenceError};
 pub use detect::detect;
-pub use parse::parse_trx;
-pub use parse::parse_trx_from;
+pub use judge::{parse_trx, parse_trx_from};
 pub use project::{Framework, Platform};
 
 /// `dotnet test` in a directory with a solution or project file and at least one test project.

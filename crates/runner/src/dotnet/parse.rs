@@ -1,16 +1,18 @@
 //! TRX documents as outcomes and counts: each result's id, verdict and failure, the
-//! documents tallied against the request, and `--report` reading.
+//! documents tallied against the request, and where a document's own account disagrees with
+//! its results.
 
-use std::time::Duration;
-
-use pith_model::{Failure, Phase, Run, Status};
+use pith_model::{Failure, Phase, Run};
 
 use crate::verdict::{Outcome, Verdict};
-use crate::{text, ParseError, PathMap, RunnerError};
+use crate::{text, PathMap, RunnerError};
 
-use super::evidence::{aborted, running_tests, Evidence, TRX_LIMIT};
-use super::judge::doc_doubt;
 use super::{command, message, stack, trx};
+
+/// The largest TRX report read. A TRX holds each failure's message and trace (cut to a
+/// bounded length as it is read), so one this large is a run of millions of tests or output
+/// gone wild; it is not read, and the run is not green.
+pub(super) const TRX_LIMIT: u64 = 256 << 20;
 
 /// The TRX reports in `files`, each read within [`TRX_LIMIT`]; and one line for each that is
 /// over it and was not read.
@@ -214,43 +216,37 @@ fn whole(message: &str, stack: &str) -> String {
     out
 }
 
-/// Reads an existing TRX report (for `pith test --report`). A document that is not TRX, or
-/// that ends before its end (a truncated upload), is an error rather than a partial answer.
-pub fn parse_trx(text: &str, paths: &PathMap) -> Result<Run, ParseError> {
-    parse_trx_from(text.as_bytes(), paths)
-}
-
-/// [`parse_trx`] from a stream (a report file), in memory bounded by what is kept of it.
-pub fn parse_trx_from(input: impl std::io::Read, paths: &PathMap) -> Result<Run, ParseError> {
-    let doc =
-        trx::parse_from(input).ok_or_else(|| ParseError::Malformed("not a TRX document".into()))?;
-    if !doc.complete {
-        return Err(ParseError::Malformed(format!(
-            "TRX document ends early (after {} results)",
-            doc.results.len()
-        )));
-    }
-    let mut run = Run::new("dotnet");
-    let mut locator = stack::Locator::new(paths);
-    let read = read_doc(&doc, &mut locator);
-    tally(&mut run, vec![read], &[], paths);
-    run.duration = doc
+/// Where a TRX's own account disagrees with its results, in one line: its counters count more
+/// failed tests than its results show, its summary says the run failed (or errored) with no
+/// failed result, or a run info is an error. `None` when it agrees.
+pub(super) fn doc_doubt(doc: &trx::Trx) -> Option<String> {
+    let failed = doc
         .results
         .iter()
-        .filter_map(|r| r.duration)
-        .fold(Duration::ZERO, Duration::saturating_add);
-    run.reason = doc_doubt(&doc);
-    if run.reason.is_some() {
-        let infos: Vec<&str> = doc.run_infos.iter().map(|(_, t)| t.as_str()).collect();
-        let t = text::tail(&paths.scrub(&infos.join("\n")));
-        run.tail = (!t.is_empty()).then_some(t);
+        .filter(|r| verdict_of(&r.outcome.to_ascii_lowercase()) == Verdict::Failed)
+        .count() as u64;
+    let c = &doc.counters;
+    let counted: u64 = [c.failed, c.error, c.timeout, c.aborted]
+        .iter()
+        .map(|n| u64::from(n.unwrap_or(0)))
+        .sum();
+    if counted > failed {
+        return Some(format!(
+            "the TRX counts {counted} failed tests, its results show {failed}"
+        ));
     }
-    if aborted(&doc) {
-        run.status = Some(Status::Crashed);
-        run.running = running_tests("", std::slice::from_ref(&doc), &Evidence::default());
-        let infos: Vec<&str> = doc.run_infos.iter().map(|(_, t)| t.as_str()).collect();
-        let t = text::tail(&paths.scrub(&infos.join("\n")));
-        run.tail = (!t.is_empty()).then_some(t);
+    let outcome = doc.summary_outcome.as_deref().unwrap_or("");
+    if failed == 0
+        && ["failed", "error", "timeout"]
+            .iter()
+            .any(|o| outcome.eq_ignore_ascii_case(o))
+    {
+        return Some(format!(
+            "the TRX says the run {outcome} though no test failed"
+        ));
     }
-    Ok(run)
+    doc.run_infos
+        .iter()
+        .find(|(o, _)| o.eq_ignore_ascii_case("error"))
+        .map(|(_, t)| text::first_line(&format!("the TRX reports an error: {}", t.trim())))
 }

@@ -10,8 +10,8 @@ use pith_model::{Failure, Frame, Phase, Run};
 
 use super::events::Stream;
 use super::judge::Judge;
+use super::lines::meaningful;
 use super::output::{self, Crash, CrashKind, Goroutine, RawFrame};
-use super::parse::meaningful;
 use crate::text;
 
 impl Judge<'_> {

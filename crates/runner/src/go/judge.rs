@@ -19,9 +19,9 @@ use pith_model::{
 };
 
 use super::events::{Outcome, Package, Stream, Test};
+use super::lines::{compact, is_go_progress, meaningful, owned};
 use super::locate::Dirs;
 use super::output::{self, Crash, CrashKind, Goroutine};
-use super::parse::{compact, is_go_progress, meaningful, owned};
 use crate::paths::PathMap;
 use crate::process::End;
 use crate::text;

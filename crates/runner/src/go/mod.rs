@@ -48,28 +48,29 @@
 //! Layout: `detect` (the module and the modules nested in it), `command` (go's environment, its
 //! `-timeout`, ids into `-run` patterns), `events` (the stream read), `judge` (the stream into a
 //! run) with `failure` (one failed test), `output` and `locate` (what go prints and where its
-//! files are), `parse` (a saved report, and the lines worth a tail).
+//! files are), `lines` (the lines worth a message or a tail); a saved report is read back
+//! through the judge ([`parse_json`]).
 
 mod command;
 mod detect;
 pub(crate) mod events;
 mod failure;
 mod judge;
+mod lines;
 mod listcache;
 mod locate;
 mod output;
-mod parse;
 mod trace;
 mod version;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use pith_model::{Run, Status};
 
 use crate::process::{self, End};
-use crate::{Adapter, Context, RunnerError};
+use crate::{Adapter, Context, ParseError, PathMap, RunnerError};
 
 use command::{
     command, find_go, is_import_path, missing, plan, resolve, spawn_error, splits, toolchain_hint,
@@ -81,7 +82,37 @@ use judge::{Judge, Requested, Selection};
 pub use command::go_timeout;
 pub use detect::detect;
 pub use judge::test_id;
-pub use parse::parse_json;
+
+/// Reads an existing `go test -json` stream (for `pith test --report`). Base names are
+/// located through the workspace's go.mod, or by searching the workspace (see [`locate`]).
+pub fn parse_json(text: &str, paths: &PathMap) -> Result<Run, ParseError> {
+    let stream = events::Stream::parse(text);
+    if stream.events == 0 {
+        return Err(ParseError::Malformed(
+            "no go test -json events in the file".into(),
+        ));
+    }
+    let dirs = locate::Dirs::for_report(paths.root());
+    let judge = Judge {
+        paths,
+        dirs: &dirs,
+        cwd: paths.root(),
+        end: None,
+        stderr: "",
+        selection: None,
+        projects_timeout: false,
+        narrowed: false,
+    };
+    let mut run = judge.judge(&stream);
+    run.duration = stream
+        .packages
+        .iter()
+        .filter_map(|p| p.elapsed)
+        .filter(|e| e.is_finite() && *e >= 0.0 && *e < 1e9)
+        .map(Duration::from_secs_f64)
+        .sum();
+    Ok(run)
+}
 
 /// `go test` in a Go module (a directory with a `go.mod`).
 #[derive(Debug, Clone)]

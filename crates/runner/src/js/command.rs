@@ -59,6 +59,18 @@ pub(super) struct Files {
     pub(super) coverage: PathBuf,
 }
 
+impl Files {
+    /// The reporter's list of traced test files (beside jest's JSON report).
+    pub(super) fn traced_index(&self) -> PathBuf {
+        PathBuf::from(format!("{}.traced.json", self.json.display()))
+    }
+
+    /// The file whose presence asks the reporter to trace (beside jest's JSON report).
+    pub(super) fn trace_marker(&self) -> PathBuf {
+        PathBuf::from(format!("{}.trace", self.json.display()))
+    }
+}
+
 /// What a tracing re-run (jest, vitest) collects coverage of, into [`Files::coverage`]: glob
 /// patterns relative to the runner's root directory, each naming one changed file.
 pub(super) struct Cover {
@@ -185,10 +197,7 @@ impl Js {
             exits: ctx.scratch.join("node-exits.jsonl"),
             coverage: ctx.scratch.join("coverage"),
         };
-        let (marker, index) = (
-            super::coverage::trace_marker(&files),
-            super::coverage::traced_index(&files),
-        );
+        let (marker, index) = (files.trace_marker(), files.traced_index());
         for f in [&files.events, &files.json, &files.exits, &marker, &index] {
             let _ = std::fs::remove_file(f);
         }

@@ -188,7 +188,7 @@ impl Js {
         in_run: &InRun,
         run: &pith_model::Run,
     ) -> Option<Traced> {
-        let index = std::fs::read(traced_index(files)).ok()?;
+        let index = std::fs::read(files.traced_index()).ok()?;
         let Value::Array(entries) = serde_json::from_slice::<Value>(&index).ok()? else {
             return None;
         };
@@ -224,16 +224,6 @@ impl Js {
         }
         (!traced.tests.is_empty()).then_some(traced)
     }
-}
-
-/// The reporter's list of traced test files (beside jest's JSON report).
-pub(super) fn traced_index(files: &Files) -> PathBuf {
-    PathBuf::from(format!("{}.traced.json", files.json.display()))
-}
-
-/// The file whose presence asks the reporter to trace (beside jest's JSON report).
-pub(super) fn trace_marker(files: &Files) -> PathBuf {
-    PathBuf::from(format!("{}.trace", files.json.display()))
 }
 
 /// Whether `@vitest/coverage-v8` is resolvable from the project directory `dir` (a

@@ -236,7 +236,7 @@ impl Judge<'_> {
             run.tail = if thresholds.is_empty() {
                 scaffold::why_tail(self.paths, &stack::without_pith(&self.output))
             } else {
-                let why = crate::text::tail(&thresholds.join("\n"));
+                let why = crate::tails::tail(&thresholds.join("\n"));
                 (!why.is_empty()).then_some(why)
             };
         } else if status == Status::NoTestsRan {

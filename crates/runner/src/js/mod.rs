@@ -288,7 +288,7 @@ impl Js {
         let files = self.files(ctx)?;
         let in_run = self.in_run(ctx, &program).filter(|_| {
             // The reporter traces only when it finds this beside its report.
-            std::fs::write(coverage::trace_marker(&files), b"").is_ok()
+            std::fs::write(files.trace_marker(), b"").is_ok()
         });
         let cover = in_run.as_ref().map(|r| &r.cover);
         let cmd = self.command(ctx, &program, &files, sel.as_ref(), cover);

@@ -99,7 +99,7 @@ impl Said {
 }
 
 fn tail(paths: &PathMap, output: &str) -> Option<String> {
-    let t = crate::text::tail(&paths.scrub(output));
+    let t = crate::tails::tail(&paths.scrub(output));
     (!t.trim().is_empty()).then_some(t)
 }
 

@@ -16,7 +16,7 @@ use crate::verdict::{self, Ending, ExitCodes};
 use crate::{text, Context};
 
 use super::command::{is_class_name, TestId};
-use super::parse::{case_id, event_name, Ids, Tally, Written};
+use super::parse::{case_id, event_name, Ids, Tally, Written, FORK_CRASH};
 use super::stack::Sources;
 use super::{build, listener, summary, Tool};
 
@@ -98,16 +98,6 @@ pub(super) fn output_tail(paths: &PathMap, output: &str) -> Option<String> {
         !noise(&text::strip_ansi(l)) && seen.insert(l.trim())
     })
 }
-
-/// Surefire's words for a forked test JVM that ended without finishing; the first two are
-/// also looked for in a report's suite-level output (the others are too plain to mean a crash
-/// there, where a test's own output is).
-pub(super) const FORK_CRASH: &[&str] = &[
-    "The forked VM terminated without properly saying goodbye",
-    "The forked VM terminated without saying properly goodbye",
-    "Crashed tests:",
-    "There was an error in the forked process",
-];
 
 /// The forked test JVM ended without finishing (Surefire's wording).
 pub(super) fn fork_crashed(output: &str) -> bool {
@@ -306,7 +296,7 @@ impl<'a, 'c> Judge<'a, 'c> {
             unreadable_failure(&mut t, ctx, w, why);
         }
         let unmatched = t.unmatched();
-        let load_tail = text::tail(&ctx.paths.scrub(&t.load_traces.join("\n")));
+        let load_tail = crate::tails::tail(&ctx.paths.scrub(&t.load_traces.join("\n")));
         Judge {
             ctx,
             tool,

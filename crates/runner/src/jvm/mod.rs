@@ -43,7 +43,7 @@ pub use command::class_of_path;
 pub(crate) use command::Invocation;
 pub use command::TestId;
 pub use detect::detect;
-pub use parse::report_run;
+pub use parse::{parse_report, parse_report_from};
 
 /// The build tool that runs the tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,10 +9,9 @@ use pith_model::{Failure, Phase, Run, Status};
 
 use crate::junit::{self, Case, Outcome};
 use crate::paths::PathMap;
-use crate::text;
+use crate::{text, ParseError};
 
 use super::command::{is_class_name, TestId};
-use super::judge::FORK_CRASH;
 use super::stack::Sources;
 use super::{listener, stack, Tool};
 
@@ -492,14 +491,38 @@ impl<'a, 'p> Tally<'a, 'p> {
     }
 }
 
+/// Surefire's words for a forked test JVM that ended without finishing; the first two are
+/// also looked for in a report's suite-level output (the others are too plain to mean a crash
+/// there, where a test's own output is).
+pub(super) const FORK_CRASH: &[&str] = &[
+    "The forked VM terminated without properly saying goodbye",
+    "The forked VM terminated without saying properly goodbye",
+    "Crashed tests:",
+    "There was an error in the forked process",
+];
+
+/// Reads a JUnit XML report (for `pith test --report`) into a run: ids are
+/// `classname#name` for JVM-like class names (Surefire's own `-Dtest` address), otherwise
+/// `classname name`; Java, JavaScript and Python stack frames that point into the workspace
+/// become project frames.
+pub fn parse_report(text: &str, paths: &PathMap) -> Result<Run, ParseError> {
+    parse_report_from(text.as_bytes(), paths)
+}
+
+/// [`parse_report`] from a stream (a report file), in memory bounded by what is kept of it.
+pub fn parse_report_from(input: impl std::io::Read, paths: &PathMap) -> Result<Run, ParseError> {
+    let report = junit::read_from(input)?;
+    Ok(report_run(&report, paths))
+}
+
 /// A JUnit report of unknown origin (`pith test --report`) as a run.
-pub fn report_run(report: &junit::Report, paths: &PathMap) -> Run {
+fn report_run(report: &junit::Report, paths: &PathMap) -> Run {
     let mut run = Run::new("junit");
     let mut t = Tally::new(&mut run, paths, Ids::Generic, None);
     for s in &report.suites {
         t.suite(s, None);
     }
-    let load_tail = text::tail(&paths.scrub(&t.load_traces.join("\n")));
+    let load_tail = crate::tails::tail(&paths.scrub(&t.load_traces.join("\n")));
     if !load_tail.is_empty() {
         run.tail = Some(load_tail);
     }

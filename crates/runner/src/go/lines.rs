@@ -1,47 +1,7 @@
-//! A saved `go test -json` stream read back (`pith test --report`), and the lines of go's text
-//! output worth keeping: the first meaningful line of a test's output, a tail without go's
-//! framing, goroutine dumps or timings.
+//! The lines of go's text output worth keeping: the first meaningful line of a test's output, a
+//! tail without go's framing, goroutine dumps or timings.
 
-use std::time::Duration;
-
-use pith_model::Run;
-
-use crate::{ParseError, PathMap};
-
-use super::events::Stream;
-use super::judge::Judge;
-use super::{locate, output};
-
-/// Reads an existing `go test -json` stream (for `pith test --report`). Base names are
-/// located through the workspace's go.mod, or by searching the workspace (see [`locate`]).
-pub fn parse_json(text: &str, paths: &PathMap) -> Result<Run, ParseError> {
-    let stream = Stream::parse(text);
-    if stream.events == 0 {
-        return Err(ParseError::Malformed(
-            "no go test -json events in the file".into(),
-        ));
-    }
-    let dirs = locate::Dirs::for_report(paths.root());
-    let judge = Judge {
-        paths,
-        dirs: &dirs,
-        cwd: paths.root(),
-        end: None,
-        stderr: "",
-        selection: None,
-        projects_timeout: false,
-        narrowed: false,
-    };
-    let mut run = judge.judge(&stream);
-    run.duration = stream
-        .packages
-        .iter()
-        .filter_map(|p| p.elapsed)
-        .filter(|e| e.is_finite() && *e >= 0.0 && *e < 1e9)
-        .map(Duration::from_secs_f64)
-        .sum();
-    Ok(run)
-}
+use super::output;
 
 pub(super) fn owned(lines: &[&str]) -> Vec<String> {
     lines.iter().map(|l| l.to_string()).collect()
