@@ -7,6 +7,10 @@
 //! the types its files share and what it shows outside. What its files take from it, or from any
 //! module above them, is not an edge here — the same as every file taking from `lib.rs` — so
 //! the door may call into its rooms, and what is checked is that rooms never call back.
+//!
+//! And in the runner crate, adapters are rooms apart: an adapter takes another runner's format
+//! through a shared reader (`junit`, `googletest`, `c_build`), never from that runner's
+//! adapter.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -573,4 +577,88 @@ fn literals_and_comments_are_not_code() {
     let c = code_only("let a = \"x::y\"; // z::w\nlet b = r#\"q::r\"#; /* s::t /* u::v */ */ 'c'; fn f<'a>() { m::n }");
     let found: Vec<Vec<String>> = paths(&c).into_iter().map(|u| u.path).collect();
     assert_eq!(found, vec![vec!["m".to_string(), "n".to_string()]]);
+}
+
+/// Adapters that borrow another adapter's rooms, and why. Everything else an adapter needs of
+/// another runner's format goes through a shared reader (`junit`, `googletest`, `c_build`).
+const BORROWS: &[(&str, &str, &str)] = &[(
+    "unittest",
+    "pytest",
+    "one Python family: unittest runs under pytest's interpreter choice and reads failures \
+     as pytest's records do",
+)];
+
+/// The runner crate's adapters: its folders with a `detect.rs` (the common layout; a shared
+/// reader's folder has none).
+fn adapters(krate: &Crate) -> BTreeSet<String> {
+    krate
+        .keys()
+        .filter(|m| m.len() == 2 && m[1] == "detect")
+        .map(|m| m[0].clone())
+        .collect()
+}
+
+/// Every place where an adapter's file names a module of another adapter, unless
+/// [`BORROWS`] says why it may.
+fn borrowings(krate: &Crate) -> Vec<String> {
+    let adapters = adapters(krate);
+    let mut wrong = Vec::new();
+    for (module, (file, code)) in krate {
+        let Some(from) = module.first().filter(|m| adapters.contains(*m)) else {
+            continue;
+        };
+        for u in paths(code) {
+            let Some(to) = target(krate, module, &u.path) else {
+                continue;
+            };
+            let Some(other) = to.first().filter(|t| *t != from && adapters.contains(*t)) else {
+                continue;
+            };
+            if BORROWS.iter().any(|(a, b, _)| a == from && b == other) {
+                continue;
+            }
+            wrong.push(format!(
+                "{} names {}: another adapter's room (use a shared reader, or add a row to BORROWS with the reason)",
+                file.display(),
+                u.path.join("::")
+            ));
+        }
+    }
+    wrong
+}
+
+#[test]
+fn no_adapter_reaches_into_another() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/runner/src");
+    let krate = read_crate(&src);
+    let found = adapters(&krate);
+    assert!(found.len() >= 8, "adapters read: {found:?}");
+    assert!(
+        !found.contains("googletest"),
+        "a shared reader is no adapter"
+    );
+    let wrong = borrowings(&krate);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn a_borrowed_room_is_named_and_a_shared_reader_is_not() {
+    let k = krate(&[
+        ("lib.rs", "mod bazel; mod gtest; mod googletest;"),
+        ("bazel/mod.rs", "mod detect; mod judge;"),
+        ("bazel/detect.rs", ""),
+        (
+            "bazel/judge.rs",
+            "use crate::googletest::console;\nfn f() { crate::gtest::judge::output_tail(); }",
+        ),
+        ("gtest/mod.rs", "mod detect; pub(crate) mod judge;"),
+        ("gtest/detect.rs", ""),
+        ("gtest/judge.rs", "pub fn output_tail() {}"),
+        ("googletest/mod.rs", "pub mod console;"),
+        ("googletest/console.rs", ""),
+    ]);
+    assert_eq!(
+        borrowings(&k),
+        ["bazel/judge.rs names crate::gtest::judge::output_tail: another adapter's room (use a shared reader, or add a row to BORROWS with the reason)"]
+    );
 }

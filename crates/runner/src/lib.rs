@@ -3,12 +3,14 @@
 //! [`pith_model::Run`]. Adapters never print and never serialize answers.
 
 pub mod bazel;
+mod c_build;
 pub mod cargo;
 pub mod detail;
 pub mod diff;
 pub mod dotnet;
 pub mod fuzzing;
 pub mod go;
+mod googletest;
 pub mod gtest;
 pub mod js;
 pub mod junit;

@@ -9,7 +9,8 @@ use std::path::Path;
 
 use pith_model::{BuildError, ExitMeaning, Failure, Frame, Phase, Run, Status, TestOutcome};
 
-use crate::gtest::{console, diag, failure};
+use crate::c_build;
+use crate::googletest::{console, failure};
 use crate::junit;
 use crate::process::Captured;
 use crate::verdict::{self, Ending};
@@ -447,7 +448,7 @@ fn from_console(
     let unreported = announced.map_or(0, |n| n.saturating_sub(g.tests.len() as u32));
     if run.tail.is_none() && g.tests.iter().any(|(_, end)| end.is_none()) {
         // What the process printed last, without gtest's banners: the test it died in.
-        run.tail = crate::gtest::judge::output_tail(paths, body.into_iter());
+        run.tail = crate::googletest::output_tail(paths, body.into_iter());
     }
     unreported
 }
@@ -688,7 +689,7 @@ fn build_errors(stream: &Stream, paths: &PathMap) -> Vec<BuildError> {
             .map(read_end)
             .collect::<Vec<_>>()
             .join("\n");
-        for e in diag::errors(&text, paths) {
+        for e in c_build::errors(&text, paths) {
             if !out.contains(&e) {
                 out.push(e);
             }
@@ -697,7 +698,7 @@ fn build_errors(stream: &Stream, paths: &PathMap) -> Vec<BuildError> {
     if out.is_empty() && !stream.failed_actions.is_empty() {
         // The stderr files are gone (a later build overwrote them): the console has the same
         // compiler lines.
-        out = diag::errors(&stream.console.join("\n"), paths);
+        out = c_build::errors(&stream.console.join("\n"), paths);
     }
     out
 }

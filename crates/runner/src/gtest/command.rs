@@ -13,7 +13,9 @@ use crate::process::{self, Captured, End};
 use crate::verdict;
 use crate::{Context, RunnerError};
 
-use super::{diag, Ctest};
+use crate::c_build;
+
+use super::Ctest;
 
 /// GoogleTest's variables that reshape how gtest reports, taken out of the caller's
 /// environment: pith reads gtest's JSON report (`GTEST_OUTPUT`, which pith sets to its own
@@ -184,7 +186,7 @@ pub(super) fn build_failure(ctx: &Context<'_>, cap: &Captured) -> Option<Run> {
             ..Run::new("ctest")
         }),
         _ => {
-            let errors = diag::errors(&output, ctx.paths);
+            let errors = c_build::errors(&output, ctx.paths);
             Some(Run {
                 status: Some(Status::BuildFailed),
                 tail: errors.is_empty().then(tail).flatten(),

@@ -7,7 +7,10 @@ use pith_model::{ExitMeaning, Phase, Run, Status};
 
 use crate::process::Captured;
 use crate::verdict::{self, Ending, Outcome, Verdict};
-use crate::{Context, PathMap};
+use crate::Context;
+
+use crate::googletest::console::parse_gtest;
+use crate::googletest::output_tail;
 
 use super::console::{CtestRun, Ended};
 use super::parse::{case_outcome, ctest_outcomes, Reports};
@@ -114,7 +117,7 @@ fn outcomes(
     // tests, a case that ran and no console announced is another process's report (a child
     // gtest binary a test started inherits GTEST_OUTPUT and writes its own there).
     let consoles_tell = ct.tests.iter().all(|t| {
-        let g = console::parse_gtest(t.output.iter());
+        let g = parse_gtest(t.output.iter());
         t.output.dropped() == 0 && (!g.gtest || !g.tests.is_empty())
     });
     for c in cases {
@@ -190,7 +193,7 @@ fn account(ctx: &Context<'_>, ct: &CtestRun, run: &mut Run) -> (Vec<String>, boo
         // A gtest binary that exited 0 without gtest's closing summary stopped before its end
         // (`_exit` in a tear-down, a destructor), where gtest writes its report; a test it left
         // running is a failure already.
-        let g = console::parse_gtest(t.output.iter());
+        let g = parse_gtest(t.output.iter());
         console_whole &= !g.gtest || g.finished && g.tests.iter().all(|(_, end)| end.is_some());
         if t.ended == Some(Ended::Passed)
             && g.gtest
@@ -257,20 +260,6 @@ pub(super) fn exit_meaning(code: i32, ct: &CtestRun) -> ExitMeaning {
         8 => ExitMeaning::Failed,
         _ => ExitMeaning::Other,
     }
-}
-
-/// The end of what tests printed, without gtest's banners and separators (`Running main()`,
-/// `[----------]`, `[==========]`): what is left is the tests' own lines and their words.
-pub(crate) fn output_tail<'a>(
-    paths: &PathMap,
-    lines: impl Iterator<Item = &'a str>,
-) -> Option<String> {
-    verdict::tail_of_lines(paths, lines, |l| {
-        !(l.starts_with("Running main() from")
-            || l.starts_with("Note: Google Test filter")
-            || l.starts_with("[----------]")
-            || l.starts_with("[==========]"))
-    })
 }
 
 /// The test count in gtest's banner (`[==========] Running 3 tests from 1 test suite.`); a

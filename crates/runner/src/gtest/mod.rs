@@ -27,12 +27,10 @@
 //! `GTEST_FILTER`.
 
 mod command;
-pub(crate) mod console;
+mod console;
 mod detect;
-pub(crate) mod diag;
-pub(crate) mod failure;
 pub(crate) mod json;
-pub(crate) mod judge;
+mod judge;
 mod parse;
 
 use std::path::{Path, PathBuf};

@@ -10,8 +10,11 @@ use pith_model::{Failure, Phase, Run};
 use crate::verdict::{Outcome, Verdict};
 use crate::{text, Context, ParseError, PathMap};
 
-use super::console::{ConsoleEnd, Ended};
-use super::{console, failure, json};
+use crate::googletest::console::{parse_gtest, Console, ConsoleEnd};
+use crate::googletest::failure;
+
+use super::console::Ended;
+use super::{console, json};
 
 /// Largest GoogleTest JSON report read; a larger one is not read, and says so.
 pub(super) const JSON_BYTES: u64 = 32 << 20;
@@ -125,7 +128,7 @@ pub(super) fn ctest_outcomes(
     by_id: &HashMap<&str, &json::Case>,
     seen: &mut HashSet<String>,
 ) -> Vec<Outcome> {
-    let g = console::parse_gtest(t.output.iter());
+    let g = parse_gtest(t.output.iter());
     let mut out: Vec<Outcome> = Vec::new();
     for (id, end) in &g.tests {
         if !seen.insert(id.clone()) {
@@ -203,7 +206,7 @@ fn failed_after(t: &console::CtestTest) -> Option<Outcome> {
 
 /// The outcome of a CTest test that ran no gtest test (a plain test, or a gtest binary that
 /// stopped before its first test); `None` for a gtest binary that passed without any.
-fn plain_outcome(t: &console::CtestTest, g: &console::Console) -> Option<Outcome> {
+fn plain_outcome(t: &console::CtestTest, g: &Console) -> Option<Outcome> {
     let name = &t.name;
     let o = match &t.ended {
         Some(Ended::Passed) if g.gtest => return None,

@@ -1,4 +1,4 @@
-//! Why a CMake build failed: compiler errors (`/src/x.cc:12:5: error: ...`, gcc and clang
+//! Why a C or C++ build failed (CMake's, Bazel's `cc_*` rules'): compiler errors (`/src/x.cc:12:5: error: ...`, gcc and clang
 //! alike, `fatal error:` included), CMake's own (`CMake Error at CMakeLists.txt:5 (add_executable):`
 //! and the indented lines after it), and the linker's (`undefined reference to ...`), each kept
 //! once. Paths outside the workspace (system headers, the build directory) keep no location.
@@ -25,7 +25,7 @@ pub fn errors(output: &str, paths: &PathMap) -> Vec<BuildError> {
             let (file, line_no) = rest
                 .strip_prefix(" at ")
                 .and_then(|r| r.split_once(" ("))
-                .and_then(|(loc, _)| super::failure::file_line(loc))
+                .and_then(|(loc, _)| crate::googletest::failure::file_line(loc))
                 .map_or((None, None), |(f, l)| (Some(f), Some(l)));
             let message = lines[i + 1..]
                 .iter()
