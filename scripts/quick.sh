@@ -17,6 +17,6 @@ for setup in scripts/setup/*.sh; do
 done
 
 cargo test --workspace --locked --lib --bins "$@"
-cargo test --locked -p pith --test cli --test python_cli --test rust_cli --test go_cli \
-    --test js_cli --test jvm_cli --test cpp_cli "$@"
+cargo test --locked -p pith --test integration -- contract:: python_cli:: rust_cli:: go_cli:: \
+    js_cli:: jvm_cli:: cpp_cli:: "$@"
 cargo xtask parity --quick

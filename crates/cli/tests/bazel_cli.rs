@@ -3,7 +3,7 @@
 //! disk cache and Bazel's own cache said as such, several test targets of several kinds,
 //! re-runs by label and by case.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

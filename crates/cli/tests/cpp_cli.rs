@@ -2,7 +2,7 @@
 //! with the machine's toolchain: scripts/setup/cpp.sh), beyond the shared scenarios of
 //! `scenarios.rs`: a suite that cannot set up, re-runs by id, the caller's shell.
 
-mod common;
+use crate::common;
 
 use common::{fixture, pith};
 

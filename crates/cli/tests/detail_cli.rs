@@ -3,7 +3,7 @@
 //! and read back within its budget; long equality operands in `pith test` are told by where
 //! they first differ.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! runner ran: not counted), then the history at the default limit, at a limit the red run's
 //! output is longer than (truncated), and as a table.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -2,7 +2,7 @@
 //! without it, they never skip), beyond the shared scenarios of `scenarios.rs`: subtests,
 //! packages, vet, panics, a package failing before its tests, saved streams read back.
 
-mod common;
+use crate::common;
 
 use common::{fixture, frames, pith};
 

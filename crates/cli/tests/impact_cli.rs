@@ -4,7 +4,7 @@
 //! `select` and `blast` follow the import graph, and a change the graph cannot follow selects
 //! everything. Every answer's budget is asserted.
 
-mod common;
+use crate::common;
 
 use common::impact::{harmless_edit, inject, suspects, BUG_AT, HELPER};
 use common::{committed, fixture, query, Answer};

@@ -7,7 +7,7 @@
 //! graph sees no edge to it, so only the rule that a test with dynamic imports runs on every
 //! change keeps its failing test selected.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! counts); exit codes are 0 found, 1 nothing found (answer still printed), 2 pith failed; the
 //! budgets hold however busy the symbol is; an edit shows in the next answer.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

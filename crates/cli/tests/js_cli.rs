@@ -8,7 +8,7 @@
 //! installed by `scripts/setup/js.sh` and linked into each fixture copy; without them these
 //! tests fail, they never skip.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -4,7 +4,7 @@
 //! artifacts come from the local repositories (~/.m2, ~/.gradle) that scripts/setup/jvm.sh
 //! fills; the tests fail, never skip, when Maven or Gradle is missing.
 
-mod common;
+use crate::common;
 
 use std::sync::{Mutex, MutexGuard, Once, PoisonError};
 

@@ -4,7 +4,7 @@
 //! budgets, one channel, protocol-only stdout, malformed requests). `pith init` for every host:
 //! snapshots of the written files, idempotence, existing user config kept.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

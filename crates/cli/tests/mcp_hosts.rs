@@ -2,7 +2,7 @@
 //! stopped by signals mid-run, and the JSON-RPC edges real clients hit. The malformed-input
 //! table is in `mcp_cli.rs` beside the in-band tool errors.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

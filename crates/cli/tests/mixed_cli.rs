@@ -2,7 +2,7 @@
 //! `python/`): every runner runs into one answer, ids route back to their runner, `--runner`
 //! picks one.
 
-mod common;
+use crate::common;
 
 use common::{fixture, pith};
 

@@ -4,7 +4,7 @@
 //! sets, `scripts/setup/js.sh`) through the real `pith` binary and, where the verdict is the
 //! point, beside the project's own `npm test`.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -2,7 +2,7 @@
 //! shared scenarios of `scenarios.rs`: classes and parametrized ids, fixture phases, xdist, a
 //! broken conftest, re-runs by id, the caller's shell, the example workspace.
 
-mod common;
+use crate::common;
 
 use common::{fixture, pith};
 use pith_wire::ONE_FAILURE_BUDGET;

@@ -2,7 +2,7 @@
 //! `cargo test`), beyond the shared scenarios of `scenarios.rs`: re-runs by id, and a Cargo
 //! workspace run from inside a member.
 
-mod common;
+use crate::common;
 
 use common::{fixture, pith, pith_in};
 

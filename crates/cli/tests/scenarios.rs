@@ -6,7 +6,7 @@
 //! `extra` check. Each row is a test of its own, named `<runner>_<scenario>`. What is not a
 //! shared scenario stays in the ecosystem's own file (`rust_cli.rs`, `go_cli.rs`, ...).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::sync::Once;

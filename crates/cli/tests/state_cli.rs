@@ -3,7 +3,7 @@
 //! `failures` in detail, history pruning, two concurrent runs, `kill -9` mid-run, a corrupt
 //! database; each answer's budget asserted.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};

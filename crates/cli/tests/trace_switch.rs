@@ -5,7 +5,7 @@
 //! is `auto`'s only when the graph leaves a choice: the engine's unit tests; the benchmark
 //! compares `always` with `never`).
 
-mod common;
+use crate::common;
 
 use common::impact::{harmless_edit, inject, suspects, BUG_AT};
 use common::{committed, fixture};

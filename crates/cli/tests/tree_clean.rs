@@ -6,7 +6,7 @@
 //! session with a status, a symbol and a test call — and no `.pith/` appears. (`pith init`
 //! writes the host's configuration files by design, and is left out.)
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -4,7 +4,7 @@
 //! re-run exactly, a declared `python -m unittest discover …`, an exit in the middle of the
 //! run, Django's `manage.py test`, and what stays pytest's.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -3,7 +3,7 @@
 //! (scripts/setup/cpp.sh; these tests fail without them, they never skip) and run through CTest
 //! by the real `pith` binary. The false green first, then what pith gets right and must keep.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

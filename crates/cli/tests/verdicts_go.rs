@@ -3,7 +3,7 @@
 //! tests fail without Go, they never skip). The false greens first (each was TestsPassed, exit 0,
 //! before its fix), then what pith already got right and must keep.
 
-mod common;
+use crate::common;
 
 use common::{fixture, pith};
 

@@ -5,7 +5,7 @@
 //! vitest come from `tests/fixtures/js/node_modules` (`scripts/setup/js.sh`), linked into each
 //! copy; without them these tests fail, they never skip.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -7,7 +7,7 @@
 //! right and must keep answering right. Maven and Gradle must be installed
 //! (scripts/setup/jvm.sh): these tests fail, never skip, without them.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -3,7 +3,7 @@
 //! the exit code and the fields that carry the evidence. The false greens of issue 11 come first
 //! (each fails when its fix is reverted), then the cases pith already got right.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

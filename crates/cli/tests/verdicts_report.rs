@@ -5,7 +5,7 @@
 //! a file over the size limit. Those are pith failing to do its job: exit 2, one line on
 //! stderr, nothing on stdout. The false greens this slice fixed are marked.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Output;

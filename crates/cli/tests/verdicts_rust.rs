@@ -6,7 +6,7 @@
 //! changed) sit beside cases pith already got right (aborts, segfaults, build scripts,
 //! `#[should_panic]`, ids that look like options or shell).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Stdio};

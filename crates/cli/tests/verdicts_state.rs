@@ -7,7 +7,7 @@
 //! edited while a run goes on (the workspace is scanned beside the run) is never counted in
 //! the generation that run answers with.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! found runs (sibling projects under a root with no marker of its own), and the runner's
 //! process tree dies with pith, even when pith is killed with SIGKILL.
 
-mod common;
+use crate::common;
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};

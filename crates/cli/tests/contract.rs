@@ -1,7 +1,7 @@
 //! The command-line contract that does not depend on a runner: exit code 2 with one clear
 //! line when pith cannot do its job, argument errors, a closed stdout.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Stdio};
 
