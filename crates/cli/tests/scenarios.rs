@@ -137,7 +137,7 @@ matrix! {
     cargo_hang => Row { args: &["--runner", "cargo", "--timeout", "10"], warm: &["--runner", "cargo", "hang tests::quick"], within: Some(30), extra: shows::rust_hang, ..row("rust/hang", TIMED_OUT, 1) };
     nextest_empty => Row { args: &["--runner", "nextest"], ..row("rust/empty", NO_TESTS, 1) };
     cargo_empty => Row { args: &["--runner", "cargo"], ..row("rust/empty", NO_TESTS, 1) };
-    // The oldest nextest of pith's range (0.9.143, README), first on PATH; the rows above run
+    // The oldest nextest of pith's range (0.9.143, docs/runners.md), first on PATH; the rows above run
     // the newest installed. Their snapshots are the newest's, byte for byte: the same answer.
     nextest_v143_green => Row { args: &["--runner", "nextest"], runner: Some("nextest"), budget: Some(GREEN_BUDGET), snapshot: true, nextest: Some("nextest_old"), ..row("rust/green", PASSED, 0) };
     nextest_v143_single => Row { args: &["--runner", "nextest"], budget: Some(ONE_FAILURE_BUDGET), snapshot: true, extra: shows::rust_single_reruns_on_old_nextest, nextest: Some("nextest_old"), ..row("rust/single", FAILED, 1) };

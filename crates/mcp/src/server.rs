@@ -2,7 +2,7 @@
 //! protocol and nothing else; pith's own messages go to stderr.
 //!
 //! Each answer is sent once, as the single text block of the tool result: the same bytes the
-//! CLI prints, no `structuredContent` copy, no `outputSchema` (ARCHITECTURE.md says why).
+//! CLI prints, no `structuredContent` copy, no `outputSchema` (docs/decisions.md says why).
 //! Blocking engine calls run on the blocking pool; a cancelled request sets its call's cancel
 //! flag, which kills the runner's process group; tools that start runners run one at a time.
 

@@ -25,7 +25,7 @@ use super::detect::cargo_home;
 /// The oldest 0.9.N pith supports (see the module documentation).
 pub(super) const OLDEST_PATCH: u64 = 143;
 
-/// The range as the README and a refusal say it.
+/// The range as docs/runners.md and a refusal say it.
 pub(super) const RANGE: &str = "0.9.143 to 0.9.x";
 
 /// How long `--version` may take before the version is taken for unknown.

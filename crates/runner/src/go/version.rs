@@ -1,4 +1,4 @@
-//! Which Go the go on PATH is, and whether pith observes it (Go 1.21 and newer, README): a go
+//! Which Go the go on PATH is, and whether pith observes it (Go 1.21 and newer, docs/runners.md): a go
 //! below the range is answered `RunnerMissing`, naming the version found and the range, before
 //! anything runs. Checked on every run, so it costs no process where it can be helped: the
 //! version is the first line of the `VERSION` file of the binary's GOROOT (the directory above
@@ -24,7 +24,7 @@ use crate::Context;
 /// toolchain switching (what the scenario rows at the range's oldest end run).
 const OLDEST: (u32, u32) = (1, 21);
 
-/// The range as the README and the answers say it.
+/// The range as docs/runners.md and the answers say it.
 const RANGE: &str = "Go 1.21 and newer";
 
 /// At most this long to ask a go without a `VERSION` file its version.

@@ -470,7 +470,7 @@ impl Js {
     }
 }
 
-/// The jest majors pith observes (README, Runners): every option pith passes (`--json`,
+/// The jest majors pith observes (docs/runners.md): every option pith passes (`--json`,
 /// `--outputFile`, `--testLocationInResults`, `--no-watchman`, `--reporters`, `--coverage*`,
 /// `--collectCoverageFrom`, `--testNamePattern`, `--runTestsByPath`) is in jest-cli's options
 /// from 27.0 (checked in 27.0.6's `args.js`), and 27's reporter dispatcher already calls the
@@ -499,7 +499,7 @@ fn jest_in_range(program: &Path) -> Result<(), String> {
     }
 }
 
-/// The oldest node whose test runner pith observes (README, Runners): node 18.19 and newer.
+/// The oldest node whose test runner pith observes (docs/runners.md): node 18.19 and newer.
 /// `--test-reporter` and `--test-reporter-destination` exist from 18.15 (its release notes,
 /// <https://nodejs.org/blog/release/v18.15.0>), but until 18.18 node reports a test file that
 /// did not load or whose process died without the `file` its other events carry (seen on
@@ -548,7 +548,7 @@ fn node_itself(program: &Path) -> Option<std::path::PathBuf> {
     (&magic == b"\x7fELF").then_some(real)
 }
 
-/// The mocha majors pith observes (README, Runners): 9 to 11, each serializing a test's
+/// The mocha majors pith observes (docs/runners.md): 9 to 11, each serializing a test's
 /// `titlePath()` for reporters in parallel mode and exporting the `loadOptions` pith's reporter
 /// reads the project's reporter with (checked on 9.2.2 and 11.8.0, the scenario rows'); a
 /// major newer than pith knows may have moved either.
@@ -570,7 +570,7 @@ fn mocha_in_range(program: &Path) -> Result<(), String> {
     }
 }
 
-/// The vitest majors pith observes (README, Runners): the reporter hooks pith's reporter uses
+/// The vitest majors pith observes (docs/runners.md): the reporter hooks pith's reporter uses
 /// exist from 1.0 (the task hooks, through 2.x) or 3.0 (the test-module hooks, 3 and 4), and
 /// every flag pith passes is accepted from 1.0. vitest 0.x's reporter and CLI differ, and a
 /// major newer than pith knows may reject what it passes.

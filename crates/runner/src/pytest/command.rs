@@ -192,7 +192,7 @@ if sys.path and sys.path[0] == '':\n    del sys.path[0]\n";
 const MODULE: &str = "import os, sys\n\
 if sys.path and sys.path[0] == '':\n    sys.path[0] = os.getcwd()\n";
 
-/// The pytest majors pith observes (README, Runners): the plugin's hooks and the options pith
+/// The pytest majors pith observes (docs/runners.md): the plugin's hooks and the options pith
 /// passes (`-p`, `-q`, `--color=no`, ids after `--`) work alike from 7.0 (checked on 7.0.0 and
 /// 9.2.0, the scenario rows' ends: the same records, tracing in the run included). Older
 /// majors are not checked (the plugin reads `config.rootpath`, which came with 6.1, and
