@@ -57,7 +57,7 @@ pub const LONGEST_CALL: Duration =
 pub enum EngineError {
     #[error(transparent)]
     Root(#[from] RootError),
-    #[error("no test runner found in {0} (looked for Cargo, Python, Go, JavaScript, JVM, .NET and CMake projects)")]
+    #[error("no test runner found in {0} (looked for {looked} projects)", looked = pith_model::ecosystem::project_names())]
     NoRunner(PathBuf),
     #[error("runner {name} not found in {root} (detected: {detected})")]
     RunnerNotDetected {

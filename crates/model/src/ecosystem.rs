@@ -10,6 +10,12 @@ pub struct Ecosystem {
     /// The family's name (`rust`, `python`): runners of one family at a directory run the
     /// family's projects below it.
     pub id: &'static str,
+    /// Its projects' name for a person ("no test runner found … (looked for Cargo, Python, …
+    /// projects)").
+    pub name: &'static str,
+    /// Binaries on `PATH` its tests run under or its runners are: their identity is an input
+    /// of every run (`store`'s environment fingerprints them).
+    pub toolchains: &'static [&'static str],
     /// The runner names answers report and `--runner` accepts, in the order they are listed.
     pub runners: &'static [&'static str],
     /// Files or directories whose presence makes a directory a workspace root.
@@ -79,6 +85,8 @@ impl TestFiles {
 /// An ecosystem that declares nothing: new descriptors start from it (`..BLANK`).
 pub const BLANK: Ecosystem = Ecosystem {
     id: "",
+    name: "",
+    toolchains: &[],
     runners: &[],
     root_markers: &[],
     root_marker_extensions: &[],
@@ -99,6 +107,8 @@ pub const BLANK: Ecosystem = Ecosystem {
 
 pub const RUST: Ecosystem = Ecosystem {
     id: "rust",
+    name: "Cargo",
+    toolchains: &["rustc", "cargo", "cargo-nextest"],
     selects_all: &["build.rs"],
     runners: &["nextest", "cargo"],
     root_markers: &["Cargo.toml"],
@@ -122,6 +132,8 @@ where .config/nextest.toml declares it.
 
 pub const PYTHON: Ecosystem = Ecosystem {
     id: "python",
+    name: "Python",
+    toolchains: &["python3", "python"],
     selects_all: &["conftest.py", "setup.py", "noxfile.py"],
     runners: &["pytest", "unittest"],
     root_markers: &[
@@ -166,6 +178,8 @@ pytest-xdist.
 
 pub const GO: Ecosystem = Ecosystem {
     id: "go",
+    name: "Go",
+    toolchains: &["go"],
     runners: &["go"],
     root_markers: &["go.mod"],
     not_searched: &["testdata"],
@@ -181,6 +195,8 @@ pub const GO: Ecosystem = Ecosystem {
 
 pub const JS: Ecosystem = Ecosystem {
     id: "js",
+    name: "JavaScript",
+    toolchains: &["node", "npm"],
     selects_all: &[
         "jest.config.*",
         "jest.setup.*",
@@ -227,6 +243,8 @@ const DOTNET_MARKER_EXTENSIONS: [&str; 6] =
 
 pub const DOTNET: Ecosystem = Ecosystem {
     id: "dotnet",
+    name: ".NET",
+    toolchains: &["dotnet"],
     runners: &["dotnet"],
     root_marker_extensions: &DOTNET_MARKER_EXTENSIONS,
     build_outputs: &[
@@ -257,6 +275,8 @@ const JVM_MARKERS: [&str; 5] = concat(MAVEN_BUILD_FILES, GRADLE_BUILD_FILES);
 
 pub const JVM: Ecosystem = Ecosystem {
     id: "jvm",
+    name: "JVM",
+    toolchains: &["java", "mvn", "gradle"],
     runners: &["maven", "gradle"],
     root_markers: &JVM_MARKERS,
     build_outputs: &[
@@ -280,6 +300,8 @@ pub const JVM: Ecosystem = Ecosystem {
 
 pub const CPP: Ecosystem = Ecosystem {
     id: "cpp",
+    name: "CMake",
+    toolchains: &["cmake", "ctest"],
     runners: &["ctest"],
     root_markers: &["CMakeLists.txt"],
     generated_markers: &["CMakeCache.txt"],
@@ -296,6 +318,8 @@ pub const CPP: Ecosystem = Ecosystem {
 
 pub const BAZEL: Ecosystem = Ecosystem {
     id: "bazel",
+    name: "Bazel",
+    toolchains: &["bazelisk", "bazel"],
     // A Bazel workspace's own settings: any of them may change any test's result.
     selects_all: &[
         ".bazelrc",
@@ -446,6 +470,21 @@ fn all<T: Copy + 'static>(
     )
 }
 
+/// Every ecosystem's toolchains, in [`ECOSYSTEMS`]' order.
+pub fn toolchains() -> impl Iterator<Item = &'static str> {
+    all(&[], |e| e.toolchains)
+}
+
+/// The projects pith looks for, for a person: `Cargo, Python, … and Bazel`.
+pub fn project_names() -> String {
+    let names: Vec<&str> = ECOSYSTEMS.iter().map(|e| e.name).collect();
+    match names.split_last() {
+        Some((last, [])) => (*last).to_owned(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
 /// Whether a directory holding `name` (a file or directory) is a project root.
 pub fn is_root_marker(name: &str) -> bool {
     all(common::ROOT_MARKERS, |e| e.root_markers).any(|m| m == name)
@@ -557,10 +596,24 @@ mod tests {
     }
 
     #[test]
+    fn the_projects_looked_for_read_as_a_list() {
+        assert_eq!(
+            project_names(),
+            "Cargo, Python, Go, JavaScript, .NET, JVM, CMake and Bazel"
+        );
+        assert!(toolchains().any(|t| t == "bazel") && toolchains().any(|t| t == "cargo"));
+    }
+
+    #[test]
     fn ids_are_unique_and_every_ecosystem_has_a_runner_and_a_marker() {
         for e in ECOSYSTEMS {
             assert_eq!(ECOSYSTEMS.iter().filter(|o| o.id == e.id).count(), 1);
             assert!(!e.runners.is_empty(), "{}", e.id);
+            // What the "no runner" line names and what the environment fingerprints come
+            // from here: an ecosystem without them would be missing from both.
+            assert!(!e.name.is_empty(), "{}", e.id);
+            assert!(project_names().contains(e.name), "{}", e.id);
+            assert!(!e.toolchains.is_empty(), "{}", e.id);
             assert!(
                 !e.root_markers.is_empty() || !e.root_marker_extensions.is_empty(),
                 "{}",

@@ -1,13 +1,13 @@
 //! What a test run reads from outside the workspace's files, fingerprinted by `stat` alone (no
-//! process is started, no file outside the workspace is read): the toolchains on `PATH`
-//! (`rustc`, `go`, `node`, `python3`, `java`, `mvn`, `dotnet`, …: the resolved binary's path,
-//! size, mtime and inode), the package directories of the Python in use, virtualenvs (the
-//! active one and those in the workspace: `pyvenv.cfg`, the interpreter, the `site-packages`
+//! process is started, no file outside the workspace is read): the toolchains on `PATH` (each
+//! ecosystem's `toolchains`: `rustc`, `go`, `node`, `python3`, `mvn`, `bazel`, …: the resolved
+//! binary's path, size, mtime and inode), the package directories of the Python in use, virtualenvs
+//! (the active one and those in the workspace: `pyvenv.cfg`, the interpreter, the `site-packages`
 //! listing), `node_modules/` (its listing and the package managers' own records of an install),
-//! rustup's and pyenv's selection. These are the generation's "inputs" beside its files: a
-//! package install or a toolchain update bumps it. Each input is keyed by what it is and where,
-//! so every process re-measures every input ever seen, whichever `PATH` it has: two processes
-//! with different toolchains never undo each other's measurements.
+//! rustup's and pyenv's selection. These are the generation's "inputs" beside its files: a package
+//! install or a toolchain update bumps it. Each input is keyed by what it is and where, so every
+//! process re-measures every input ever seen, whichever `PATH` it has: two processes with different
+//! toolchains never undo each other's measurements.
 //!
 //! An input that exists but cannot be measured is a change every time (when unsure, run).
 //!
@@ -22,24 +22,6 @@ use std::path::{Path, PathBuf};
 
 use crate::resolved::{Found, Resolver};
 use crate::walk::Tree;
-
-/// Toolchains whose binary on `PATH` the tests run under (or their runner does).
-const TOOLS: &[&str] = &[
-    "rustc",
-    "cargo",
-    "cargo-nextest",
-    "go",
-    "node",
-    "npm",
-    "python3",
-    "python",
-    "java",
-    "mvn",
-    "gradle",
-    "dotnet",
-    "cmake",
-    "ctest",
-];
 
 /// Variables a shell or terminal sets on its own, which no test reads to decide an outcome;
 /// keeping them out of the identity keeps replays across shells. `PITH_*` configures pith.
@@ -225,7 +207,8 @@ fn resolve(root: &Path, env: &Environment, r: &mut Resolver, keys: &mut BTreeSet
     pyenv(env, home.as_deref(), r, keys);
 }
 
-/// The first of each of [`TOOLS`] on `PATH`, and what it brings.
+/// The first of each toolchain on `PATH` (every ecosystem's, `ecosystem::toolchains`), and
+/// what it brings.
 fn toolchains(root: &Path, env: &Environment, r: &mut Resolver, keys: &mut BTreeSet<String>) {
     let Some(path_var) = env.var("PATH") else {
         return;
@@ -233,11 +216,12 @@ fn toolchains(root: &Path, env: &Environment, r: &mut Resolver, keys: &mut BTree
     let dirs: Vec<PathBuf> = std::env::split_paths(path_var)
         .filter(|d| d.is_absolute())
         .collect();
+    let tools: Vec<&str> = pith_model::ecosystem::toolchains().collect();
     for Found {
         tool,
         found,
         canonical,
-    } in &r.on_path(&dirs, path_var, TOOLS)
+    } in &r.on_path(&dirs, path_var, &tools)
     {
         keys.insert(format!("{TOOLCHAIN}{}", canonical.display()));
         match tool.as_str() {
