@@ -24,7 +24,10 @@ fn a_directory_without_a_runner_exits_2_with_one_line() {
     assert!(err.starts_with("pith: no test runner found"), "{err}");
     // The families looked for are the registry's, Bazel's included.
     assert!(err.contains("(looked for Cargo, Python,"), "{err}");
-    assert!(err.trim_end().ends_with(", CMake and Bazel projects)"), "{err}");
+    assert!(
+        err.trim_end().ends_with(", CMake and Bazel projects)"),
+        "{err}"
+    );
 }
 
 #[test]
