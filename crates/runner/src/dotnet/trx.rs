@@ -81,7 +81,7 @@ pub fn parse(xml: &str) -> Option<Trx> {
 /// like a truncation.
 pub fn parse_from(input: impl std::io::Read) -> Option<Trx> {
     let mut reader =
-        quick_xml::Reader::from_reader(std::io::BufReader::new(crate::junit::Lossy::new(input)));
+        quick_xml::Reader::from_reader(std::io::BufReader::new(crate::xml::Lossy::new(input)));
     reader.config_mut().check_end_names = false;
     let mut buf: Vec<u8> = Vec::new();
     let mut r = Reading::default();
@@ -115,7 +115,7 @@ pub fn parse_from(input: impl std::io::Read) -> Option<Trx> {
             Event::End(e) => r.end(e.local_name().as_ref()),
             Event::Text(t) => r.push(&t.xml10_content()),
             Event::CData(t) => r.push(&t.xml10_content()),
-            Event::GeneralRef(e) => r.push(&crate::junit::entity_text(&e)),
+            Event::GeneralRef(e) => r.push(&crate::xml::entity_text(&e)),
             _ => {}
         }
     }
