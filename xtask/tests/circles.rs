@@ -291,27 +291,26 @@ fn use_tree(toks: &[String], j: &mut usize, prefix: &mut Vec<String>, found: &mu
 /// `super::`, `self::`, or a child module's name; `None` for another crate's path or an item
 /// of this module's own (a type's associated function, a local enum's variant).
 fn target(krate: &Crate, module: &[String], path: &[String]) -> Option<Vec<String>> {
-    let (mut base, mut rest): (Vec<String>, &[String]) = match path[0].as_str() {
+    // A path from `crate`, `self` or `super` names this crate; another names it only when its
+    // first segment is a child module (else: another crate, or an item of this module).
+    let anchored = matches!(path[0].as_str(), "crate" | "self" | "super");
+    let (mut at, mut rest): (Vec<String>, &[String]) = match path[0].as_str() {
         "crate" => (Vec::new(), &path[1..]),
         "self" => (module.to_vec(), &path[1..]),
-        "super" => (module.to_vec(), path),
         _ => (module.to_vec(), path),
     };
     while rest.first().map(String::as_str) == Some("super") {
-        base.pop()?;
+        at.pop()?;
         rest = &rest[1..];
     }
-    let mut at = base.clone();
-    let mut moved = path[0] == "crate" || path[0] == "super" || path[0] == "self";
+    let mut moved = anchored;
     for seg in rest {
-        let mut next = at.clone();
-        next.push(seg.clone());
-        if krate.contains_key(&next) {
-            at = next;
-            moved = true;
-        } else {
+        at.push(seg.clone());
+        if !krate.contains_key(&at) {
+            at.pop();
             break;
         }
+        moved = true;
     }
     moved.then_some(at)
 }
