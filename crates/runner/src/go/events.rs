@@ -198,6 +198,87 @@ impl Package {
         }
     }
 
+    /// An event of one of the package's tests: the bytes its output kept before and after.
+    fn test_event(
+        &mut self,
+        test: &str,
+        action: &str,
+        outcome: Option<Outcome>,
+        elapsed: Option<f64>,
+        output: &str,
+        tight: bool,
+    ) -> (usize, usize) {
+        let ti = self.test_index(test);
+        // The test binary ended while this test ran (`syscall.Exit(0)`, a binary that
+        // exits 0 with a parallel test still waiting): test2json gives the package's
+        // own result line and end to the test it thinks is running. The package ended;
+        // the test did not.
+        let misattributed = outcome.is_some()
+            && self.tests[ti]
+                .output
+                .last()
+                .is_some_and(|l| is_result_of(l, &self.name));
+        if misattributed {
+            self.outcome = outcome;
+            self.elapsed = elapsed;
+        }
+        let t = &mut self.tests[ti];
+        let before = t.output.bytes();
+        match action {
+            "output" => t.output.push_bounded(output, tight),
+            "pause" => t.paused = true,
+            "cont" | "run" => t.paused = false,
+            _ => {}
+        }
+        match outcome {
+            // A test run again (`-count=N`, `-cpu=1,2` in the caller's GOFLAGS) that
+            // failed once has failed, as go's own verdict says: a later pass does not
+            // undo it, nor clear what the failing run printed.
+            Some(o) if !misattributed && t.outcome == Some(Outcome::Fail) => {
+                t.paused = false;
+                if o == Outcome::Fail {
+                    t.elapsed = elapsed;
+                }
+            }
+            Some(o) if !misattributed => {
+                t.outcome = Some(o);
+                t.paused = false;
+                t.elapsed = elapsed;
+                if o != Outcome::Fail {
+                    // Nothing is read from what a passed or skipped test printed.
+                    t.output.clear();
+                }
+            }
+            _ => {}
+        }
+        (before, t.output.bytes())
+    }
+
+    /// An event of the package's own, outside any test: the bytes its output kept before and
+    /// after.
+    fn own_event(
+        &mut self,
+        action: &str,
+        outcome: Option<Outcome>,
+        elapsed: Option<f64>,
+        failed_build: Option<Cow<'_, str>>,
+        output: &str,
+        tight: bool,
+    ) -> (usize, usize) {
+        let before = self.output.bytes();
+        if action == "output" {
+            self.output.push_bounded(output, tight);
+        }
+        if let Some(o) = outcome {
+            self.outcome = Some(o);
+            self.elapsed = elapsed;
+            if let Some(fb) = failed_build.filter(|f| !f.is_empty()) {
+                self.failed_build = Some(fb.into_owned());
+            }
+        }
+        (before, self.output.bytes())
+    }
+
     pub fn get(&self, name: &str) -> Option<&Test> {
         self.index.get(name).map(|&i| &self.tests[i])
     }
@@ -277,28 +358,7 @@ impl Stream {
         self.events += 1;
         let action = e.action.as_deref().unwrap_or("");
         if action == "build-output" || action == "build-fail" {
-            let Some(path) = e.import_path.filter(|p| !p.is_empty()) else {
-                return;
-            };
-            let i = match self.build_index.get(path.as_ref()) {
-                Some(&i) => i,
-                None => {
-                    self.builds.push(Build::default());
-                    self.build_index
-                        .insert(path.into_owned(), self.builds.len() - 1);
-                    self.builds.len() - 1
-                }
-            };
-            let tight = self.kept > STREAM_BYTES;
-            let b = &mut self.builds[i];
-            let before = b.output.bytes();
-            match action {
-                "build-fail" => b.failed = true,
-                _ => b
-                    .output
-                    .push_bounded(e.output.as_deref().unwrap_or(""), tight),
-            }
-            self.kept = (self.kept + b.output.bytes()).saturating_sub(before);
+            self.build_event(action, e.import_path, e.output.as_deref());
             return;
         }
         let Some(name) = e.package.filter(|p| !p.is_empty()) else {
@@ -321,72 +381,36 @@ impl Stream {
             "skip" => Some(Outcome::Skip),
             _ => None,
         };
+        let output = e.output.as_deref().unwrap_or("");
         let (before, after) = match e.test.as_deref().filter(|t| !t.is_empty()) {
-            Some(test) => {
-                let ti = pkg.test_index(test);
-                // The test binary ended while this test ran (`syscall.Exit(0)`, a binary that
-                // exits 0 with a parallel test still waiting): test2json gives the package's
-                // own result line and end to the test it thinks is running. The package ended;
-                // the test did not.
-                let misattributed = outcome.is_some()
-                    && pkg.tests[ti]
-                        .output
-                        .last()
-                        .is_some_and(|l| is_result_of(l, &pkg.name));
-                if misattributed {
-                    pkg.outcome = outcome;
-                    pkg.elapsed = e.elapsed;
-                }
-                let t = &mut pkg.tests[ti];
-                let before = t.output.bytes();
-                match action {
-                    "output" => t
-                        .output
-                        .push_bounded(e.output.as_deref().unwrap_or(""), tight),
-                    "pause" => t.paused = true,
-                    "cont" | "run" => t.paused = false,
-                    _ => {}
-                }
-                match outcome {
-                    // A test run again (`-count=N`, `-cpu=1,2` in the caller's GOFLAGS) that
-                    // failed once has failed, as go's own verdict says: a later pass does not
-                    // undo it, nor clear what the failing run printed.
-                    Some(o) if !misattributed && t.outcome == Some(Outcome::Fail) => {
-                        t.paused = false;
-                        if o == Outcome::Fail {
-                            t.elapsed = e.elapsed;
-                        }
-                    }
-                    Some(o) if !misattributed => {
-                        t.outcome = Some(o);
-                        t.paused = false;
-                        t.elapsed = e.elapsed;
-                        if o != Outcome::Fail {
-                            // Nothing is read from what a passed or skipped test printed.
-                            t.output.clear();
-                        }
-                    }
-                    _ => {}
-                }
-                (before, t.output.bytes())
-            }
-            None => {
-                let before = pkg.output.bytes();
-                if action == "output" {
-                    pkg.output
-                        .push_bounded(e.output.as_deref().unwrap_or(""), tight);
-                }
-                if let Some(o) = outcome {
-                    pkg.outcome = Some(o);
-                    pkg.elapsed = e.elapsed;
-                    if let Some(fb) = e.failed_build.filter(|f| !f.is_empty()) {
-                        pkg.failed_build = Some(fb.into_owned());
-                    }
-                }
-                (before, pkg.output.bytes())
-            }
+            Some(test) => pkg.test_event(test, action, outcome, e.elapsed, output, tight),
+            None => pkg.own_event(action, outcome, e.elapsed, e.failed_build, output, tight),
         };
         self.kept = (self.kept + after).saturating_sub(before);
+    }
+
+    /// A `build-output` or `build-fail` event, for the import path it names.
+    fn build_event(&mut self, action: &str, path: Option<Cow<'_, str>>, output: Option<&str>) {
+        let Some(path) = path.filter(|p| !p.is_empty()) else {
+            return;
+        };
+        let i = match self.build_index.get(path.as_ref()) {
+            Some(&i) => i,
+            None => {
+                self.builds.push(Build::default());
+                self.build_index
+                    .insert(path.into_owned(), self.builds.len() - 1);
+                self.builds.len() - 1
+            }
+        };
+        let tight = self.kept > STREAM_BYTES;
+        let b = &mut self.builds[i];
+        let before = b.output.bytes();
+        match action {
+            "build-fail" => b.failed = true,
+            _ => b.output.push_bounded(output.unwrap_or(""), tight),
+        }
+        self.kept = (self.kept + b.output.bytes()).saturating_sub(before);
     }
 
     pub fn package(&self, name: &str) -> Option<&Package> {

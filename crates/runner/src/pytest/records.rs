@@ -281,32 +281,7 @@ fn read_record(
             };
             records.finished.insert(id);
         }
-        Some("report") => {
-            let (Some(id), Some(outcome)) = (string(obj, "id"), string(obj, "outcome")) else {
-                return false;
-            };
-            // pytest-rerunfailures' "rerun" is a failed attempt that runs again; other
-            // plugins' words are not outcomes: the final report decides.
-            let rerun = outcome == "rerun";
-            let Some(outcome) = Outcome::of(&outcome).or(rerun.then_some(Outcome::Failed)) else {
-                return true;
-            };
-            let report = TestReport {
-                id,
-                when: When::of(string(obj, "when").as_deref()),
-                outcome,
-                detail: detail(obj),
-                xfail: obj.get("xfail").and_then(Value::as_bool).unwrap_or(false),
-                text: string(obj, "text"),
-                out: string(obj, "out"),
-                dur: duration(obj),
-            };
-            if rerun {
-                records.reruns.push(report);
-            } else {
-                records.reports.push(report);
-            }
-        }
+        Some("report") => return read_report(obj, records),
         Some("collect") => {
             records.collect_errors.push(CollectError {
                 id: string(obj, "id").unwrap_or_default(),
@@ -335,44 +310,9 @@ fn read_record(
                 records.lost_why = string(obj, "why").filter(|w| !w.is_empty());
             }
         }
-        Some("trace") => {
-            let (Some(id), Some(Value::Object(files))) = (string(obj, "id"), obj.get("lines"))
-            else {
-                return false;
-            };
-            let lines = records.traced.entry(id).or_default();
-            for (file, got) in files {
-                let got = got.as_array().into_iter().flatten();
-                lines
-                    .entry(bounded(file))
-                    .or_default()
-                    .extend(got.filter_map(line_number));
-            }
-        }
-        Some("imported") => {
-            let Some(Value::Object(files)) = obj.get("lines") else {
-                return false;
-            };
-            for (file, got) in files {
-                let got = got.as_array().into_iter().flatten();
-                records
-                    .imported
-                    .entry(bounded(file))
-                    .or_default()
-                    .extend(got.filter_map(line_number));
-            }
-        }
-        Some("loads") => {
-            let (Some(file), Some(Value::Array(modules))) =
-                (string(obj, "file"), obj.get("modules"))
-            else {
-                return false;
-            };
-            let modules = modules.iter().filter_map(Value::as_str).map(bounded);
-            records
-                .loads
-                .push((file, modules.take(MAX_LOADS).collect()));
-        }
+        Some("trace") => return read_trace(obj, records),
+        Some("imported") => return read_imported(obj, records),
+        Some("loads") => return read_loads(obj, records),
         Some("end") => {
             records.end = Some(SessionEnd {
                 exit: obj.get("exit").and_then(Value::as_i64).unwrap_or(-1),
@@ -381,6 +321,82 @@ fn read_record(
         }
         _ => return false,
     }
+    true
+}
+
+/// A "report" record: one phase of one test, or a failed attempt the project's retry policy
+/// runs again. False when it lacks its id or outcome.
+fn read_report(obj: &Map<String, Value>, records: &mut Records) -> bool {
+    let (Some(id), Some(outcome)) = (string(obj, "id"), string(obj, "outcome")) else {
+        return false;
+    };
+    // pytest-rerunfailures' "rerun" is a failed attempt that runs again; other
+    // plugins' words are not outcomes: the final report decides.
+    let rerun = outcome == "rerun";
+    let Some(outcome) = Outcome::of(&outcome).or(rerun.then_some(Outcome::Failed)) else {
+        return true;
+    };
+    let report = TestReport {
+        id,
+        when: When::of(string(obj, "when").as_deref()),
+        outcome,
+        detail: detail(obj),
+        xfail: obj.get("xfail").and_then(Value::as_bool).unwrap_or(false),
+        text: string(obj, "text"),
+        out: string(obj, "out"),
+        dur: duration(obj),
+    };
+    if rerun {
+        records.reruns.push(report);
+    } else {
+        records.reports.push(report);
+    }
+    true
+}
+
+/// A "trace" record: the lines one test ran, per traced file. False without its id or lines.
+fn read_trace(obj: &Map<String, Value>, records: &mut Records) -> bool {
+    let (Some(id), Some(Value::Object(files))) = (string(obj, "id"), obj.get("lines")) else {
+        return false;
+    };
+    let lines = records.traced.entry(id).or_default();
+    for (file, got) in files {
+        let got = got.as_array().into_iter().flatten();
+        lines
+            .entry(bounded(file))
+            .or_default()
+            .extend(got.filter_map(line_number));
+    }
+    true
+}
+
+/// An "imported" record: the lines a traced file's import ran. False without its lines.
+fn read_imported(obj: &Map<String, Value>, records: &mut Records) -> bool {
+    let Some(Value::Object(files)) = obj.get("lines") else {
+        return false;
+    };
+    for (file, got) in files {
+        let got = got.as_array().into_iter().flatten();
+        records
+            .imported
+            .entry(bounded(file))
+            .or_default()
+            .extend(got.filter_map(line_number));
+    }
+    true
+}
+
+/// A "loads" record: the modules one test file loaded by a computed name. False without its
+/// file or modules.
+fn read_loads(obj: &Map<String, Value>, records: &mut Records) -> bool {
+    let (Some(file), Some(Value::Array(modules))) = (string(obj, "file"), obj.get("modules"))
+    else {
+        return false;
+    };
+    let modules = modules.iter().filter_map(Value::as_str).map(bounded);
+    records
+        .loads
+        .push((file, modules.take(MAX_LOADS).collect()));
     true
 }
 
