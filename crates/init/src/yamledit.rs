@@ -330,25 +330,7 @@ fn edit(
     let lines = lines(text);
     let unit = indent_unit(&lines);
     let nl = if text.contains("\r\n") { "\r\n" } else { "\n" };
-    // One document, which may open with `---`; anything else of the kind is refused.
-    let mut from = 0;
-    let mut seen = false;
-    for (i, line) in lines.iter().enumerate() {
-        let marker = line.indent == 0
-            && (line.body.starts_with("---")
-                || line.body.starts_with("...")
-                || line.body.starts_with('%'));
-        let first = !seen;
-        seen |= line.is_content();
-        if marker && first && line.body.trim_end() == "---" {
-            from = i + 1;
-        } else if marker {
-            return Err(EditError::Unsupported(
-                "the document".into(),
-                "document markers or directives",
-            ));
-        }
-    }
+    let from = document_start(&lines)?;
     let mut range = (from, lines.len());
     let mut indent = lines[from..]
         .iter()
@@ -385,21 +367,7 @@ fn edit(
                 indent = inner;
             }
             Child::Empty => return Ok(insert(text, &lines, Some(m.line), &children(), nl)),
-            Child::EmptyInline => {
-                // `key: {} # c` becomes `key: # c`, its members on the lines below.
-                let line = &lines[m.line];
-                let kept = format!("{}{}", &line.body[..=m.colon], &line.body[m.value.1..]);
-                let ending = match &text[line.start + line.body.len()..line.end] {
-                    "" => nl,
-                    ending => ending,
-                };
-                let block = children().replace('\n', nl);
-                return Ok(format!(
-                    "{}{kept}{ending}{block}{}",
-                    &text[..line.start],
-                    &text[line.end..]
-                ));
-            }
+            Child::EmptyInline => return Ok(open_inline(text, &lines[m.line], m, &children(), nl)),
             Child::Other => return Err(EditError::NotAMapping(walked)),
             Child::Unsupported(what) => return Err(EditError::Unsupported(walked, what)),
         }
@@ -420,6 +388,60 @@ fn edit(
             nl,
         ));
     };
+    Ok(replace_member(text, &lines, m, indent, unit, value, nl))
+}
+
+/// Where the one document starts: after an opening `---`, if any; any other document marker
+/// or directive is refused.
+fn document_start(lines: &[Line]) -> Result<usize, EditError> {
+    let mut from = 0;
+    let mut seen = false;
+    for (i, line) in lines.iter().enumerate() {
+        let marker = line.indent == 0
+            && (line.body.starts_with("---")
+                || line.body.starts_with("...")
+                || line.body.starts_with('%'));
+        let first = !seen;
+        seen |= line.is_content();
+        if marker && first && line.body.trim_end() == "---" {
+            from = i + 1;
+        } else if marker {
+            return Err(EditError::Unsupported(
+                "the document".into(),
+                "document markers or directives",
+            ));
+        }
+    }
+    Ok(from)
+}
+
+/// `text` with member `m` (on `line`), whose value is an empty one written inline, opened as a
+/// block: `key: {} # c` becomes `key: # c`, its members (`children`) on the lines below.
+fn open_inline(text: &str, line: &Line, m: &Member, children: &str, nl: &str) -> String {
+    let kept = format!("{}{}", &line.body[..=m.colon], &line.body[m.value.1..]);
+    let ending = match &text[line.start + line.body.len()..line.end] {
+        "" => nl,
+        ending => ending,
+    };
+    let block = children.replace('\n', nl);
+    format!(
+        "{}{kept}{ending}{block}{}",
+        &text[..line.start],
+        &text[line.end..]
+    )
+}
+
+/// `text` with the existing member `m` of the mapping at `indent` (`unit`: the file's step)
+/// set to `value`: a scalar on its own line is replaced in place, keeping the line's comment.
+fn replace_member(
+    text: &str,
+    lines: &[Line],
+    m: &Member,
+    indent: usize,
+    unit: usize,
+    value: &Node,
+    nl: &str,
+) -> String {
     let line = &lines[m.line];
     let written = &line.body[m.value.0..m.value.1];
     let scalar_like = !matches!(value, Node::Obj(f) if !f.is_empty());
@@ -429,15 +451,15 @@ fn edit(
         && !written.starts_with(['|', '>', '&', '*', '!'])
     {
         let (a, b) = (line.start + m.value.0, line.start + m.value.1);
-        return Ok(format!("{}{}{}", &text[..a], scalar(value), &text[b..]));
+        return format!("{}{}{}", &text[..a], scalar(value), &text[b..]);
     }
     // Anything else is rewritten whole, under the key as the user wrote it.
     let block = render_member(indent, unit, &line.body[indent..m.colon], value).replace('\n', nl);
-    Ok(format!(
+    format!(
         "{}{block}{}",
         &text[..line.start],
         &text[lines[m.last].end..]
-    ))
+    )
 }
 
 /// `text` with `block` inserted after line `after` (at the end when there is none).

@@ -325,10 +325,7 @@ pub(crate) fn whole(report: &Report) -> (TestAnswer, Option<Fit<'_>>) {
         );
     }
     let runs = &report.runs;
-    let mut counts = Counts::default();
-    for r in runs {
-        counts.add(&Counts::of(r));
-    }
+    let counts = total_counts(runs);
     let all_failures: Vec<&Failure> = runs.iter().flat_map(|r| &r.failures).collect();
     let build_errors = dedup_build_errors(runs.iter().flat_map(|r| &r.build_errors));
     let status = report.status();
@@ -380,6 +377,31 @@ pub(crate) fn whole(report: &Report) -> (TestAnswer, Option<Fit<'_>>) {
         runs: Vec::new(),
         more_runs: 0,
     };
+    cap_lists(&mut answer, runs);
+    let suspects = suspect_lines(report);
+    if let Some(s) = report.suspects.as_ref().filter(|_| !suspects.is_empty()) {
+        answer.reach = Some(s.reach.name());
+        answer.baseline = Some(s.baseline.name());
+    }
+    let fit = Fit {
+        failures: all_failures,
+        suspects,
+    };
+    (answer, Some(fit))
+}
+
+/// The counts of every project's run added up.
+fn total_counts(runs: &[Run]) -> Counts {
+    let mut counts = Counts::default();
+    for r in runs {
+        counts.add(&Counts::of(r));
+    }
+    counts
+}
+
+/// The answer's lists that are capped, each with how many it leaves out: tests still running,
+/// ids not found, flaky attempts, and the per-project list when several projects ran.
+fn cap_lists(answer: &mut TestAnswer, runs: &[Run]) {
     (answer.running, answer.more_running) =
         capped(runs.iter().flat_map(|r| &r.running), RUNNING_SHOWN);
     (answer.not_found, answer.more_not_found) =
@@ -394,7 +416,11 @@ pub(crate) fn whole(report: &Report) -> (TestAnswer, Option<Fit<'_>>) {
     if runs.len() > 1 {
         (answer.runs, answer.more_runs) = runs_out(runs);
     }
-    let suspects: Vec<String> = report
+}
+
+/// The report's suspect lines, `file:line source`, each cut to fit.
+fn suspect_lines(report: &Report) -> Vec<String> {
+    report
         .suspects
         .iter()
         .flat_map(|s| &s.lines)
@@ -404,16 +430,7 @@ pub(crate) fn whole(report: &Report) -> (TestAnswer, Option<Fit<'_>>) {
                 SUSPECT_CHARS,
             )
         })
-        .collect();
-    if let Some(s) = report.suspects.as_ref().filter(|_| !suspects.is_empty()) {
-        answer.reach = Some(s.reach.name());
-        answer.baseline = Some(s.baseline.name());
-    }
-    let fit = Fit {
-        failures: all_failures,
-        suspects,
-    };
-    (answer, Some(fit))
+        .collect()
 }
 
 /// The first `n` items and how many more there are.

@@ -18,6 +18,7 @@ mod listing;
 mod persist;
 mod python;
 mod rust;
+mod rust_manifest;
 mod rust_paths;
 
 use std::collections::{BTreeSet, VecDeque};

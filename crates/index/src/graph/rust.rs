@@ -8,12 +8,13 @@
 //! the lib's modules it names by the crate's name (else the whole lib), every target the build
 //! script, and the build script on the workspace files it names (C sources it compiles, paths
 //! it watches); every target of a package depends on the lib root of each workspace package
-//! its manifest names in any dependency table.
+//! its manifest names in any dependency table (`rust_manifest` reads the packages).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use super::lex::{self, Kind, Style, Tok};
+use super::rust_manifest::{find_packages, Package};
 use super::rust_paths;
 
 const STYLE: Style = Style {
@@ -46,13 +47,7 @@ pub(super) fn edges(
         p.lib = p.lib.take().filter(|l| rs.contains(l.as_str()));
         p.build = p.build.take().filter(|b| rs.contains(b.as_str()));
     }
-    // By crate name; several packages may share one (fixtures, vendored copies): all count.
-    let mut libs: HashMap<&str, Vec<&str>> = HashMap::new();
-    for p in &packages {
-        if let Some(lib) = &p.lib {
-            libs.entry(&p.name).or_default().push(lib);
-        }
-    }
+    let libs = libs_by_name(&packages);
     let mut out = Vec::new();
     let mut unplaced = Vec::new();
     let mut placed: HashSet<String> = HashSet::new();
@@ -90,39 +85,74 @@ pub(super) fn edges(
                 lib_view = Some((rust_paths::Modules::new(&root, &tree), macros));
             }
             placed.extend(tree);
-            if is_build {
-                let inputs = build_inputs(&root, &p.dir, files, read);
-                out.extend(inputs.into_iter().map(|i| (root.clone(), i)));
-            }
-            if let Some(lib) = p.lib.as_ref().filter(|l| **l != root && !is_build) {
-                if lib_view.is_none() {
-                    // A library whose tree was not read: all of it.
-                    out.push((root.clone(), lib.clone()));
-                }
-            }
-            // What the build script generates or configures, every target compiles with.
-            if let Some(build) = p.build.as_ref().filter(|_| !is_build) {
-                out.push((root.clone(), build.clone()));
-            }
-            for dep in &p.deps {
-                for lib in libs.get(dep.as_str()).into_iter().flatten() {
-                    if *lib != root {
-                        out.push((root.clone(), (*lib).to_owned()));
-                    }
-                }
-            }
+            let lib_read = lib_view.is_some();
+            out.extend(target_edges(
+                p, &root, is_build, lib_read, &libs, files, read,
+            ));
             placed.insert(root);
         }
     }
-    let mut orphans: Vec<String> = rs
-        .iter()
-        .filter(|f| !placed.contains(**f))
-        .map(|f| (*f).to_owned())
-        .collect();
-    unplaced.append(&mut orphans);
+    unplaced.append(&mut orphans(&rs, &placed));
     unplaced.sort();
     unplaced.dedup();
     (out, unplaced)
+}
+
+/// The packages' lib roots by crate name; several packages may share one (fixtures, vendored
+/// copies): all count.
+fn libs_by_name(packages: &[Package]) -> HashMap<&str, Vec<&str>> {
+    let mut libs: HashMap<&str, Vec<&str>> = HashMap::new();
+    for p in packages {
+        if let Some(lib) = &p.lib {
+            libs.entry(&p.name).or_default().push(lib);
+        }
+    }
+    libs
+}
+
+/// The `.rs` files no crate's module tree reached.
+fn orphans(rs: &HashSet<&str>, placed: &HashSet<String>) -> Vec<String> {
+    rs.iter()
+        .filter(|f| !placed.contains(**f))
+        .map(|f| (*f).to_owned())
+        .collect()
+}
+
+/// A crate root's edges beyond its module tree: a build script's to the files it names; any
+/// other target's to the lib (whole, when the lib's tree was not read) and to the build
+/// script; every target's to the lib roots of the workspace packages its manifest depends on.
+fn target_edges(
+    p: &Package,
+    root: &str,
+    is_build: bool,
+    lib_read: bool,
+    libs: &HashMap<&str, Vec<&str>>,
+    files: &[String],
+    read: &dyn Fn(&str) -> Option<String>,
+) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    if is_build {
+        let inputs = build_inputs(root, &p.dir, files, read);
+        out.extend(inputs.into_iter().map(|i| (root.to_owned(), i)));
+    }
+    if let Some(lib) = p.lib.as_ref().filter(|l| **l != root && !is_build) {
+        if !lib_read {
+            // A library whose tree was not read: all of it.
+            out.push((root.to_owned(), lib.clone()));
+        }
+    }
+    // What the build script generates or configures, every target compiles with.
+    if let Some(build) = p.build.as_ref().filter(|_| !is_build) {
+        out.push((root.to_owned(), build.clone()));
+    }
+    for dep in &p.deps {
+        for lib in libs.get(dep.as_str()).into_iter().flatten() {
+            if *lib != root {
+                out.push((root.to_owned(), (*lib).to_owned()));
+            }
+        }
+    }
+    out
 }
 
 /// The workspace files a build script names in a string literal, relative to its package
@@ -162,178 +192,6 @@ fn build_inputs(
         );
     }
     out
-}
-
-/// A package of the workspace, from its `Cargo.toml`.
-#[derive(Debug, Default)]
-struct Package {
-    /// The manifest's directory (`""` at the top).
-    dir: String,
-    /// The crate name, `-` written `_`.
-    name: String,
-    lib: Option<String>,
-    build: Option<String>,
-    /// Target paths the manifest names (`[[bin]] path = ..`, `[[test]]`, ...).
-    targets: Vec<String>,
-    /// Every dependency name and `package = ..` rename, `-` written `_`.
-    deps: Vec<String>,
-}
-
-impl Package {
-    /// The crate roots: lib first, then every other target, as far as they exist.
-    fn roots(&self, rs: &HashSet<&str>, by_dir: &BTreeMap<&str, Vec<&str>>) -> Vec<String> {
-        let at = |rel: &str| lex::join(&self.dir, rel).unwrap_or_default();
-        let mut out: Vec<String> = self.lib.iter().cloned().collect();
-        let mut wanted = vec![at("src/main.rs")];
-        wanted.extend(self.build.iter().cloned());
-        wanted.extend(self.targets.iter().cloned());
-        for sub in ["src/bin", "tests", "benches", "examples"] {
-            let d = at(sub);
-            wanted.extend(
-                by_dir
-                    .get(d.as_str())
-                    .into_iter()
-                    .flatten()
-                    .map(|f| (*f).to_owned()),
-            );
-            // `tests/it/main.rs`: a target with its own module directory.
-            let prefix = format!("{d}/");
-            for (dir, _) in by_dir.range(prefix.as_str()..) {
-                if !dir.starts_with(&prefix) {
-                    break;
-                }
-                if !dir[prefix.len()..].contains('/') {
-                    wanted.push(format!("{dir}/main.rs"));
-                }
-            }
-        }
-        for w in wanted {
-            if rs.contains(w.as_str()) && !out.contains(&w) {
-                out.push(w);
-            }
-        }
-        out
-    }
-}
-
-/// Every package whose `Cargo.toml` sits in a directory holding, or above, a `.rs` file.
-fn find_packages(
-    by_dir: &BTreeMap<&str, Vec<&str>>,
-    read: &dyn Fn(&str) -> Option<String>,
-) -> Vec<Package> {
-    let mut seen: HashSet<String> = HashSet::new();
-    let mut out = Vec::new();
-    for dir in by_dir.keys() {
-        let mut d = (*dir).to_owned();
-        while seen.insert(d.clone()) {
-            let manifest = lex::join(&d, "Cargo.toml").unwrap_or_default();
-            if let Some(p) = read(&manifest).and_then(|t| parse_manifest(&t, &d)) {
-                out.push(p);
-            }
-            if d.is_empty() {
-                break;
-            }
-            d = lex::dir_of(&d).to_owned();
-        }
-    }
-    out.sort_by(|a, b| a.dir.cmp(&b.dir));
-    out
-}
-
-/// The parts of a `Cargo.toml` the graph needs, read line by line: a manifest without
-/// `[package]` (a virtual workspace) gives none.
-fn parse_manifest(text: &str, dir: &str) -> Option<Package> {
-    let mut p = Package {
-        dir: dir.to_owned(),
-        ..Package::default()
-    };
-    let mut section = String::new();
-    let mut is_package = false;
-    let mut lib_path = None;
-    for raw in text.lines() {
-        let line = raw.trim();
-        if line.starts_with('[') {
-            section = line
-                .trim_matches(|c| c == '[' || c == ']')
-                .trim()
-                .to_owned();
-            is_package |= section == "package";
-            if let Some(name) = dep_table_name(&section) {
-                p.deps.push(crate_name(name));
-            }
-            continue;
-        }
-        let Some((key, value)) = line.split_once('=') else {
-            continue;
-        };
-        let key = key.trim().trim_matches('"');
-        let string = first_string(value);
-        match section.as_str() {
-            "package" if key == "name" => p.name = crate_name(string.unwrap_or_default()),
-            "package" if key == "build" => {
-                p.build = string.and_then(|s| lex::join(dir, s));
-            }
-            "lib" if key == "path" => lib_path = string.and_then(|s| lex::join(dir, s)),
-            "bin" | "test" | "bench" | "example" if key == "path" => {
-                p.targets.extend(string.and_then(|s| lex::join(dir, s)));
-            }
-            s if is_dep_table(s) => {
-                let name = key
-                    .split('.')
-                    .next()
-                    .unwrap_or(key)
-                    .trim()
-                    .trim_matches('"');
-                p.deps.push(crate_name(name));
-                if let Some(i) = value.find("package") {
-                    p.deps.extend(first_string(&value[i..]).map(crate_name));
-                }
-            }
-            s if dep_table_name(s).is_some() && key == "package" => {
-                p.deps.extend(string.map(crate_name));
-            }
-            _ => {}
-        }
-    }
-    if !is_package {
-        return None;
-    }
-    p.lib = Some(lib_path.unwrap_or_else(|| lex::join(dir, "src/lib.rs").unwrap_or_default()));
-    p.build = p
-        .build
-        .or_else(|| lex::join(dir, "build.rs"))
-        .filter(|b| !b.is_empty());
-    Some(p)
-}
-
-/// Whether a section lists dependencies (`dependencies`, `dev-dependencies`,
-/// `target.'cfg(unix)'.build-dependencies`), not the workspace's shared table.
-fn is_dep_table(section: &str) -> bool {
-    !section.starts_with("workspace")
-        && ["dependencies", "dev-dependencies", "build-dependencies"]
-            .iter()
-            .any(|t| section == *t || section.ends_with(&format!(".{t}")))
-}
-
-/// `dependencies.foo` → `foo`.
-fn dep_table_name(section: &str) -> Option<&str> {
-    if section.starts_with("workspace") {
-        return None;
-    }
-    ["dependencies.", "dev-dependencies.", "build-dependencies."]
-        .iter()
-        .find_map(|t| section.find(t).map(|i| &section[i + t.len()..]))
-        .map(|n| n.trim_matches('"'))
-}
-
-fn first_string(value: &str) -> Option<&str> {
-    let start = value.find('"')? + 1;
-    let len = value[start..].find('"')?;
-    Some(&value[start..start + len])
-}
-
-fn crate_name(name: &str) -> String {
-    name.trim().replace('-', "_")
 }
 
 /// How a module file places the files of the modules it declares.
