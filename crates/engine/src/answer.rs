@@ -8,10 +8,11 @@ use std::path::{Path, PathBuf};
 use pith_model::Report;
 
 use crate::impact::{self, ImpactError};
-use crate::state::{self, FailuresRequest, StateOptions, StatusRequest};
+use crate::run;
+use crate::state::{self, FailuresRequest, StatusRequest};
 use crate::symbols::{self, Lookups, SymbolError};
 use crate::watch::Watcher;
-use crate::{EngineError, GainRequest, TestRequest};
+use crate::{EngineError, GainRequest, StateOptions, TestRequest};
 
 /// Exit code of an answer that found what it looked for (`status`, `failures`, a symbol
 /// with definitions or uses).
@@ -37,10 +38,10 @@ pub struct Answer {
 /// recorded in the history is recorded for `pith gain` too: what its runners printed against
 /// this answer.
 pub fn test(req: &TestRequest, opts: &StateOptions) -> Result<Answer, EngineError> {
-    let tested = state::run_tests_with(req, opts);
+    let tested = run::run_tests_with(req, opts);
     // The runs' watchdogs, long gone by now, reaped: this process may end next.
     pith_runner::process::reap_watchdogs();
-    let state::Tested { mut report, store } = tested?;
+    let run::Tested { mut report, store } = tested?;
     let shaped = pith_wire::test_answer(&report);
     let json = pith_wire::to_json(&shaped);
     if let Some(store) = &store {
@@ -75,7 +76,7 @@ pub fn gain(req: &GainRequest, human: bool) -> Result<Answer, EngineError> {
 
 /// `pith test --report`: reads existing report files, running nothing.
 pub fn reports(root: Option<&Path>, cwd: &Path, files: &[PathBuf]) -> Result<Answer, EngineError> {
-    crate::read_reports(root, cwd, files).map(tested)
+    run::read_reports(root, cwd, files).map(tested)
 }
 
 /// A test report's answer; its status decides the exit code.

@@ -10,8 +10,10 @@
 
 use std::path::{Path, PathBuf};
 
-use pith_model::ecosystem;
+use pith_model::ecosystem::{self, Nesting};
 use pith_runner::Adapter;
+
+use crate::workspace::declares;
 
 /// How deep below the root projects are looked for: deeper ones are generated or vendored far
 /// more often than they are a suite of the workspace's.
@@ -68,6 +70,41 @@ pub(crate) fn projects(root: &Path, only: Option<&str>) -> Vec<Found> {
     found
 }
 
+/// The projects a run runs: every one found, or the named runner's; an unknown runner, or
+/// none found, is the user's error, one line.
+pub(crate) fn select_runners(
+    root: &Path,
+    only: Option<&str>,
+) -> Result<Vec<Found>, crate::EngineError> {
+    if let Some(name) = only.filter(|n| !pith_runner::RUNNER_NAMES.contains(n)) {
+        return Err(crate::EngineError::UnknownRunner(name.to_owned()));
+    }
+    let found = projects(root, only);
+    if !found.is_empty() {
+        return Ok(found);
+    }
+    let all = projects(root, None);
+    match only {
+        Some(name) if !all.is_empty() => Err(crate::EngineError::RunnerNotDetected {
+            name: name.to_owned(),
+            root: root.to_path_buf(),
+            detected: names_of(&all).join(", "),
+        }),
+        _ => Err(crate::EngineError::NoRunner(root.to_path_buf())),
+    }
+}
+
+/// The names of the runners found, each once, in the order found.
+pub(crate) fn names_of(found: &[Found]) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    for f in found {
+        if !names.contains(&f.adapter.name()) {
+            names.push(f.adapter.name());
+        }
+    }
+    names
+}
+
 /// Directories to look for projects in: the root, then every directory below it that the
 /// workspace walks see (ignores honoured, and the one walk filter's `excluded_dir`: version
 /// control, dependency trees, generated directories, the output beside a build file) and no
@@ -109,27 +146,21 @@ fn family(runner: &str) -> &str {
 
 pub(crate) use ecosystem::runs_every_file;
 
-/// Whether the runner `outer` at `outer_dir` already runs what `inner` found at `dir`.
-/// (Below a runner that runs every file nothing is detected at all: see [`projects`].)
+/// Whether the runner `outer` at `outer_dir` already runs what `inner` found at `dir`, as
+/// the family's descriptor says ([`ecosystem::Nesting`]). (Below a runner that runs every
+/// file nothing is detected at all: see [`projects`].)
 fn covers(outer: &str, outer_dir: &Path, inner: &str, dir: &Path) -> bool {
     if family(outer) != family(inner) || !dir.starts_with(outer_dir) {
         return false;
     }
-    match family(inner) {
-        // Each go.mod is a module of its own: `./...` stops at a nested one.
-        "go" => false,
-        // A Cargo workspace of its own is not a member of the one above.
-        "rust" => !declares_workspace(dir),
-        // pytest recurses, a Maven or Gradle build takes its modules, CMake its
-        // subdirectories, a solution its projects. (A JavaScript project's declared command
-        // decides for itself: `Adapter::covers`.)
-        _ => true,
+    let Some(eco) = ecosystem::by_runner(inner) else {
+        return true;
+    };
+    match eco.nesting {
+        Nesting::Own => false,
+        Nesting::FamilyButWorkspaces => !eco.workspace.is_some_and(|w| declares(dir, w)),
+        Nesting::Family | Nesting::Everything => true,
     }
-}
-
-fn declares_workspace(dir: &Path) -> bool {
-    std::fs::read_to_string(dir.join("Cargo.toml"))
-        .is_ok_and(|s| s.lines().any(|l| l.trim() == "[workspace]"))
 }
 
 #[cfg(test)]

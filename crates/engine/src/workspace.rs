@@ -1,6 +1,7 @@
 //! Finds the workspace a command is about: the nearest ancestor with a project marker, climbing
-//! further to a Cargo workspace root when the nearest one is a member crate. The markers are
-//! the ecosystems' (`pith_model::ecosystem`).
+//! further to the workspace root above a member project (a Cargo workspace's, above a member
+//! crate). The markers and the workspace declarations are the ecosystems'
+//! (`pith_model::ecosystem`).
 
 use std::path::{Path, PathBuf};
 
@@ -40,11 +41,13 @@ pub fn too_broad(dir: &Path) -> Option<&'static str> {
 /// The workspace root for `start`, if any ancestor (or `start` itself) has a marker.
 pub fn find_root(start: &Path) -> Option<PathBuf> {
     let nearest = start.ancestors().find(|d| is_project_dir(d))?;
-    if nearest.join("Cargo.toml").is_file() {
-        // A member crate: the workspace root above it is what cargo builds and where paths
-        // in diagnostics are relative to.
-        if let Some(ws) = nearest.ancestors().skip(1).find(|d| is_cargo_workspace(d)) {
-            return Some(ws.to_path_buf());
+    for decl in ecosystem::ECOSYSTEMS.iter().filter_map(|e| e.workspace) {
+        if nearest.join(decl.file).is_file() {
+            // A member project: the workspace root above it is what its tool builds and where
+            // paths in diagnostics are relative to.
+            if let Some(ws) = nearest.ancestors().skip(1).find(|d| declares(d, decl)) {
+                return Some(ws.to_path_buf());
+            }
         }
     }
     Some(nearest.to_path_buf())
@@ -64,9 +67,10 @@ fn is_project_dir(dir: &Path) -> bool {
             })
 }
 
-fn is_cargo_workspace(dir: &Path) -> bool {
-    std::fs::read_to_string(dir.join("Cargo.toml"))
-        .is_ok_and(|s| s.lines().any(|l| l.trim() == "[workspace]"))
+/// Whether `dir`'s build file declares a workspace as `decl` says.
+pub(crate) fn declares(dir: &Path, decl: ecosystem::WorkspaceLine) -> bool {
+    std::fs::read_to_string(dir.join(decl.file))
+        .is_ok_and(|s| s.lines().any(|l| l.trim() == decl.line))
 }
 
 #[cfg(test)]

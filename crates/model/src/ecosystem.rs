@@ -56,8 +56,40 @@ pub struct Ecosystem {
     pub selects_all: &'static [&'static str],
     /// Report formats `--report` reads for this ecosystem's runners, as `report.rs` names them.
     pub reports: &'static [&'static str],
+    /// Whether a project of this family below another is run by the one above it.
+    pub nesting: Nesting,
+    /// How a project declares a workspace of member projects below it: a member climbs to
+    /// the nearest ancestor declaring one (what its tool builds, and where paths in its
+    /// diagnostics are relative to) when pith finds the workspace from a directory.
+    pub workspace: Option<WorkspaceLine>,
     /// This ecosystem's lines of the `runners` guide topic (empty: nothing to say).
     pub guide: &'static str,
+}
+
+/// Whether the runner of a project runs the projects below it (so they are not run twice).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Nesting {
+    /// It runs its own family's projects below it: pytest recurses, a Maven or Gradle build
+    /// takes its modules, CMake its subdirectories, a solution its projects. (A JavaScript
+    /// project's declared command decides for itself: the adapter's `covers`.)
+    Family,
+    /// As `Family`, but for a project below that declares a workspace of its own (a nested
+    /// Cargo workspace is not a member of the one above).
+    FamilyButWorkspaces,
+    /// Each project is its own: the runner stops at a nested one (Go's `./...` stops at a
+    /// nested `go.mod`).
+    Own,
+    /// It runs every file below it, of every family (Bazel's `//...`): nothing below is a
+    /// project of its own.
+    Everything,
+}
+
+/// A line of a build file that declares a workspace of members (Cargo's `[workspace]` in
+/// `Cargo.toml`), as it stands alone on its line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkspaceLine {
+    pub file: &'static str,
+    pub line: &'static str,
 }
 
 /// Test-file naming conventions.
@@ -102,6 +134,8 @@ pub const BLANK: Ecosystem = Ecosystem {
     detection_env: &[],
     selects_all: &[],
     reports: &[],
+    nesting: Nesting::Family,
+    workspace: None,
     guide: "",
 };
 
@@ -127,6 +161,12 @@ pub const RUST: Ecosystem = Ecosystem {
 `\"lacks\":\"isolation\"`: a crash or hang takes its whole test binary down; cargo-nextest \
 where .config/nextest.toml declares it.
 ",
+    // A member crate belongs to the workspace above it; a nested workspace is its own.
+    nesting: Nesting::FamilyButWorkspaces,
+    workspace: Some(WorkspaceLine {
+        file: "Cargo.toml",
+        line: "[workspace]",
+    }),
     ..BLANK
 };
 
@@ -190,6 +230,7 @@ pub const GO: Ecosystem = Ecosystem {
         ..TestFiles::NONE
     },
     reports: &["go test -json"],
+    nesting: Nesting::Own,
     ..BLANK
 };
 
@@ -340,6 +381,7 @@ pub const BAZEL: Ecosystem = Ecosystem {
 - Bazel: `bazel test` as the workspace's .bazelrc says; ids `//pkg:t`, `//pkg:t#Suite.Test`; \
 `cached`/`remote` count targets from a cache / a remote executor.
 ",
+    nesting: Nesting::Everything,
     ..BLANK
 };
 
@@ -419,7 +461,7 @@ pub mod common {
 /// Whether `runner` builds and runs whatever its workspace holds, in any language: a Bazel
 /// workspace's tests of every language are its targets, and `//...` runs them.
 pub fn runs_every_file(runner: &str) -> bool {
-    by_runner(runner).is_some_and(|e| e.id == BAZEL.id)
+    by_runner(runner).is_some_and(|e| e.nesting == Nesting::Everything)
 }
 
 /// The ecosystem whose runner is `name`.

@@ -302,6 +302,26 @@ pub fn detect_with(
     found
 }
 
+/// The workspace-relative file a test id starts with, when it names one, read in its runner's
+/// id syntax (`tests/test_x.py::t`, `tests/a.test.ts > suite > t`, a report's
+/// `src/test/java/demo/CalcTest.java`): where the engine starts a failing test's reach.
+pub fn test_file<'i>(runner: &str, id: &'i str) -> Option<&'i str> {
+    let family = ecosystem::by_runner(runner).map(|e| e.id);
+    let file = if family == Some(ecosystem::PYTHON.id) {
+        pytest::id_file(id)
+    } else if family == Some(ecosystem::JS.id) {
+        js::id_file(id)
+    } else {
+        // Others' ids name a file only as a report's path might: whatever comes before a
+        // name's separator.
+        let file = id.split("::").next().unwrap_or(id);
+        file.split(" > ").next().unwrap_or(file)
+    }
+    .trim();
+    let named = file.contains('.') && !file.contains(' ') && file.contains('/');
+    (named || file.ends_with(".py")).then_some(file)
+}
+
 /// A runner command in `cwd`. The environment is the caller's: the tests see what they would
 /// see run by hand, so pith never changes an outcome (a test of colour handling passes or
 /// fails as it does without pith). Colour is stripped from what pith reads

@@ -227,7 +227,7 @@ pub fn test_id(file: &str, names: &[String]) -> String {
 }
 
 /// The file part of an id.
-fn id_file(id: &str) -> &str {
+pub(crate) fn id_file(id: &str) -> &str {
     id.split_once(SEP).map_or(id, |(f, _)| f)
 }
 

@@ -312,6 +312,11 @@ fn loads_of(ctx: &Context<'_>, records: &Records, run: &Run, asked: &[String]) -
     out
 }
 
+/// The file part of a test id: `tests/test_x.py` of `tests/test_x.py::TestX::test_y[a]`.
+pub(crate) fn id_file(id: &str) -> &str {
+    id.split("::").next().unwrap_or(id)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

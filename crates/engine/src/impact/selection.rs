@@ -1,0 +1,252 @@
+//! Which tests a change selects: `pith select`, `pith tests-for`, and the plan of
+//! `pith test --changed` — the tests whose files reach a changed file in the import graph,
+//! those the graph cannot vouch for (dynamic imports), and what failed last time; or
+//! everything, with the reason, when a change is one the graph cannot follow (a build or
+//! test-config file, a deleted or renamed file, a file it does not read).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use pith_index::Graph;
+use pith_model::impact::{Baseline, FileTests, Selection};
+use pith_store::{ChangeKind, Changes, Since, Store};
+
+use super::blast::{relative, workspace};
+use super::change::{graph_of, is_revision, ChangeContext};
+use super::ImpactError;
+use crate::detect::Found;
+use crate::route::{route, route_files};
+use crate::{ChangedSince, EngineError};
+
+/// `pith tests-for FILE`: the test files that depend on `file`, nearest first.
+pub fn tests_for_file(
+    root: Option<&Path>,
+    cwd: &Path,
+    file: &str,
+) -> Result<FileTests, ImpactError> {
+    let root = workspace(root, cwd)?;
+    let rel = relative(&root, cwd, file)?;
+    let g = Graph::build(&root)?;
+    if !g.places(&rel) {
+        return Ok(FileTests {
+            file: rel,
+            tests: Vec::new(),
+            unplaced: true,
+        });
+    }
+    Ok(FileTests {
+        tests: g.tests_of(&rel).into_iter().map(|(t, _)| t).collect(),
+        file: rel,
+        unplaced: false,
+    })
+}
+
+/// `pith select`: the test files the changes select — since git revision `rev` when given,
+/// else since the last green run, else the uncommitted changes against git `HEAD`.
+pub fn select(
+    root: Option<&Path>,
+    cwd: &Path,
+    rev: Option<&str>,
+) -> Result<Selection, ImpactError> {
+    if let Some(r) = rev.filter(|r| !is_revision(r)) {
+        // Never an option to git, whatever it looks like.
+        return Err(ImpactError::BadRevision(r.to_owned()));
+    }
+    let root = workspace(root, cwd)?;
+    let mut store = Store::open(&root)?;
+    store.scan()?;
+    selection_in(&store, &root, rev)
+}
+
+/// The selection in a scanned store.
+fn selection_in(store: &Store, root: &Path, rev: Option<&str>) -> Result<Selection, ImpactError> {
+    let (since, asked) = measured_from(rev, store.last_green()?);
+    let changes = store.changes(&since)?;
+    let g = graph_of(store, root)?;
+    Ok(selection_of(&g, &changes, asked))
+}
+
+/// The selection a run's changes make (see [`selection_in`]), from the run's change context.
+fn selection_by(
+    store: &Store,
+    ctx: &ChangeContext,
+    rev: Option<&str>,
+) -> Result<Selection, String> {
+    let (since, asked) = measured_from(rev, ctx.last_green(store)?);
+    let changes = ctx.changes(store, &since);
+    let changes = changes.as_ref().as_ref()?;
+    let g = ctx.graph(store)?;
+    Ok(selection_of(g, changes, asked))
+}
+
+/// What a selection measures the changes against: git revision `rev` when given, else the
+/// last green run, else git `HEAD`; and what the answer calls it.
+fn measured_from(rev: Option<&str>, last_green: Option<u64>) -> (Since, Baseline) {
+    match (rev, last_green) {
+        (Some(r), _) => (Since::Git(r.to_owned()), Baseline::Git),
+        (None, Some(g)) => (Since::Generation(g), Baseline::LastGreen),
+        (None, None) => (Since::Git("HEAD".into()), Baseline::Git),
+    }
+}
+/// What `pith test --changed` runs: the selection, and per project the ids of its selected
+/// test files (empty: the whole project, for a runner that cannot select by file); `routed`
+/// is `None` when everything runs.
+pub(crate) struct Planned {
+    pub selection: Selection,
+    pub routed: Option<Vec<(usize, Vec<String>)>>,
+}
+
+impl Planned {
+    /// The history's key for what ran: never the plain "everything" of a run without ids.
+    pub fn key(&self) -> String {
+        let mut key = String::from("changed");
+        for (i, ids) in self.routed.iter().flatten() {
+            key.push('\u{1f}');
+            key.push_str(&i.to_string());
+            for id in ids {
+                key.push('\u{1e}');
+                key.push_str(id);
+            }
+        }
+        key
+    }
+}
+
+/// Plans `pith test --changed`. Without the workspace state there is nothing to measure the
+/// changes from: everything runs, and the answer says why.
+pub(crate) fn plan(
+    store: Option<&Store>,
+    ctx: &ChangeContext,
+    since: &ChangedSince,
+    found: &[Found],
+) -> Result<Planned, EngineError> {
+    let rev = match since {
+        ChangedSince::LastGreen => None,
+        ChangedSince::Rev(r) => Some(r.as_str()),
+    };
+    if let Some(r) = rev.filter(|r| !is_revision(r)) {
+        return Err(EngineError::BadRevision(r.to_owned()));
+    }
+    let Some(store) = store else {
+        return Ok(Planned {
+            selection: Selection {
+                all: Some("no workspace state to measure changes from".into()),
+                ..Selection::default()
+            },
+            routed: None,
+        });
+    };
+    let selection = match selection_by(store, ctx, rev) {
+        Ok(s) => s,
+        Err(e) => Selection {
+            all: Some(format!("changes unknown: {e}")),
+            ..Selection::default()
+        },
+    };
+    if selection.all.is_some() {
+        return Ok(Planned {
+            selection,
+            routed: None,
+        });
+    }
+    let mut routed = route_files(&selection.tests, found);
+    // What failed last time runs again, whatever the changes reach: a fix is verified by the
+    // run that follows it (a revert leaves nothing changed since the last green run).
+    let failing: Vec<String> = store
+        .failures(&[])
+        .map(|d| d.failures.into_iter().map(|f| f.test).collect())
+        .unwrap_or_default();
+    let again = if failing.is_empty() {
+        Vec::new()
+    } else {
+        route(found, &failing)
+    };
+    for (project, ids) in again {
+        let Some(i) = found.iter().position(|f| std::ptr::eq(f, project)) else {
+            continue;
+        };
+        match routed.iter_mut().find(|(j, _)| *j == i) {
+            // An empty list runs the whole project already.
+            Some((_, list)) if list.is_empty() => {}
+            Some((_, list)) => list.extend(
+                ids.into_iter()
+                    .filter(|id| !list.contains(id))
+                    .collect::<Vec<_>>(),
+            ),
+            None => routed.push((i, ids)),
+        }
+    }
+    routed.sort_by_key(|(i, _)| *i);
+    let mut selection = selection;
+    selection.failing = failing.len();
+    Ok(Planned {
+        selection,
+        routed: Some(routed),
+    })
+}
+
+/// The selection for `changes` on graph `g`: the tests that reach a changed file, plus every
+/// test the graph cannot vouch for (dynamic imports); or everything, with the reason, when a
+/// change is one the graph cannot follow.
+pub(super) fn selection_of(g: &Graph, changes: &Changes, asked: Baseline) -> Selection {
+    let suite: Vec<&str> = g.files().filter(|f| g.is_test(f)).collect();
+    let mut sel = Selection {
+        changed: changes.files.iter().map(|c| c.path.clone()).collect(),
+        suite: suite.len(),
+        ..Selection::default()
+    };
+    let baseline = match &changes.baseline {
+        pith_store::Baseline::None => {
+            sel.all = Some("nothing to compare with: no green run and no git".into());
+            return sel;
+        }
+        pith_store::Baseline::Run { .. } => asked,
+        pith_store::Baseline::Git { .. } => Baseline::Git,
+    };
+    sel.baseline = Some(baseline);
+    let mut picked: BTreeMap<String, u32> = BTreeMap::new();
+    for c in &changes.files {
+        if let Some(why) = selects_all(g, &c.path, &c.kind) {
+            sel.all = Some(why);
+            return sel;
+        }
+        for (t, d) in g.tests_of(&c.path) {
+            let slot = picked.entry(t).or_insert(d);
+            *slot = (*slot).min(d);
+        }
+    }
+    if !changes.files.is_empty() {
+        // The known hole: a test that imports by a name computed at run time (or reaches code
+        // that does) may reach anything; it runs whenever anything changed, unless a run saw
+        // what it loads (those loads are edges now). A new file is one no such observation
+        // can vouch for.
+        let added = changes
+            .files
+            .iter()
+            .any(|c| matches!(c.kind, ChangeKind::Added));
+        for t in g.dynamic_tests(added) {
+            picked.entry(t).or_insert(u32::MAX);
+        }
+    }
+    let mut tests: Vec<(String, u32)> = picked.into_iter().collect();
+    tests.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)));
+    sel.tests = tests.into_iter().map(|(t, _)| t).collect();
+    sel
+}
+
+/// Why a change to `path` must select every test, if it must.
+fn selects_all(g: &Graph, path: &str, kind: &ChangeKind) -> Option<String> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    match kind {
+        ChangeKind::Deleted => return Some(format!("{path} deleted")),
+        ChangeKind::Renamed { from } => return Some(format!("{from} renamed")),
+        _ => {}
+    }
+    if pith_model::ecosystem::selects_all(name) {
+        return Some(format!("{path} changed (build or test configuration)"));
+    }
+    if !g.places(path) {
+        return Some(format!("{path} changed (not source pith can follow)"));
+    }
+    None
+}

@@ -1,0 +1,220 @@
+//! The suspects of a red run: the changed lines (against the last run in which each failing
+//! test passed, else git `HEAD`) its failing tests reach, ranked over them all — the graph's
+//! reach, overruled by what tracing saw where it looked — and each failure's own best line.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use pith_model::impact::{Baseline, Reach, Suspect, Suspects, Traced};
+use pith_model::Report;
+use pith_store::{Changes, Since, Store};
+
+use super::change::{baseline_of, code_only, ChangeContext};
+use super::reach::{score, Judged, Score};
+use super::trace::{retrace, traced_lines, Tracer};
+
+/// Suspects a red answer names at most.
+const SUSPECTS: usize = 3;
+/// Failing tests whose reach is looked at: the answer shows fewer; past this the biggest
+/// causes have spoken.
+const FAILURES_TRACED: usize = 64;
+/// A suspect's source text is cut here.
+const SOURCE_CHARS: usize = 100;
+
+/// Sets the report's suspects and each failure's own: the changed lines (against the last run
+/// in which that test passed, else git `HEAD`) that the failing tests reach, best first. A
+/// failure in a line that changed is the strongest sign; then a changed file its frames pass
+/// through; then nearness in the graph. When that leaves a choice (several changed hunks, none
+/// under a frame) or a failing test reaches no change the graph sees, the failing tests run
+/// again with line tracing on the changed files (`trace`), and what they executed decides.
+/// Nothing when there is nothing to compare with or nothing changed. `mode` may force the
+/// traced re-run or forbid it (`pith test --trace`).
+pub(crate) fn find_suspects(
+    store: &Store,
+    ctx: &ChangeContext,
+    report: &mut Report,
+    mode: crate::Trace,
+    trace: Tracer,
+) {
+    let Some(judged) = judge(store, ctx, report) else {
+        return;
+    };
+    let traced = traced_lines(report, &judged.failures, &judged.changes, mode, trace);
+    let tally = settle(
+        ctx.root(),
+        report,
+        judged.failures,
+        &judged.changes,
+        traced.as_ref(),
+    );
+    let mut ranked: Vec<((String, u32), Tally)> = tally.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let lines: Vec<Suspect> = ranked
+        .into_iter()
+        .take(SUSPECTS)
+        .map(|((file, line), _)| suspect_at(ctx.root(), &file, line))
+        .collect();
+    if let (false, Some(baseline)) = (lines.is_empty(), judged.baseline) {
+        report.suspects = Some(Suspects {
+            reach: if traced.is_some() {
+                Reach::Traced
+            } else {
+                Reach::Static
+            },
+            baseline,
+            lines,
+        });
+    }
+}
+
+/// What the graph says of a red run's failing tests.
+struct Judgement {
+    /// Each failing test that reaches a change, with the hunks it reaches.
+    failures: Vec<Judged>,
+    /// The changes, narrowed to code, by the generation of the test's last pass (`None`:
+    /// against git `HEAD`); `None` where nothing can be compared.
+    changes: HashMap<Option<u64>, Option<Changes>>,
+    /// What the first failure with changes measured them against.
+    baseline: Option<Baseline>,
+}
+
+/// The report's first failing tests judged by the graph; `None` when none failed or there is
+/// no graph.
+fn judge(store: &Store, ctx: &ChangeContext, report: &Report) -> Option<Judgement> {
+    let failing: Vec<(usize, usize)> = report
+        .runs
+        .iter()
+        .enumerate()
+        .flat_map(|(r, run)| (0..run.failures.len()).map(move |f| (r, f)))
+        .take(FAILURES_TRACED)
+        .collect();
+    if failing.is_empty() {
+        return None;
+    }
+    let mut out = Judgement {
+        failures: Vec::new(),
+        changes: HashMap::new(),
+        baseline: None,
+    };
+    for (r, f) in failing {
+        let failure = &report.runs[r].failures[f];
+        let pass = store.last_pass(&failure.test).ok().flatten();
+        let changes = out.changes.entry(pass).or_insert_with(|| {
+            let since = pass.map_or_else(|| Since::Git("HEAD".into()), Since::Generation);
+            ctx.changes(store, &since)
+                .as_ref()
+                .as_ref()
+                .ok()
+                .filter(|c| !matches!(c.baseline, pith_store::Baseline::None))
+                .map(|c| code_only(ctx.root(), c.clone()))
+        });
+        let Some(changes) = changes.as_ref().filter(|c| !c.files.is_empty()) else {
+            continue;
+        };
+        let g = ctx.graph(store).ok()?;
+        out.baseline.get_or_insert(baseline_of(&changes.baseline));
+        let scored = score(g, changes, failure, &report.runs[r]);
+        out.failures.push(Judged {
+            run: r,
+            failure: f,
+            pass,
+            scored,
+        });
+    }
+    Some(out)
+}
+
+/// Sets each failure's own suspect, what tracing saw overruling the graph where it looked,
+/// and tallies every changed line's evidence over all the failures.
+fn settle(
+    root: &Path,
+    report: &mut Report,
+    judged: Vec<Judged>,
+    changes: &HashMap<Option<u64>, Option<Changes>>,
+    traced: Option<&Traced>,
+) -> BTreeMap<(String, u32), Tally> {
+    let mut tally: BTreeMap<(String, u32), Tally> = BTreeMap::new();
+    for Judged {
+        run: r,
+        failure: f,
+        pass,
+        mut scored,
+    } in judged
+    {
+        let test = &report.runs[r].failures[f].test;
+        if let Some((t, lines)) = traced.and_then(|t| Some(t).zip(t.tests.get(test))) {
+            let changes = changes.get(&pass).and_then(Option::as_ref);
+            scored = retrace(root, scored, lines, t, changes);
+        }
+        let own_trace = traced.is_none_or(|t| t.tests.contains_key(test));
+        if let Some((file, line)) = own_suspect(&scored, own_trace) {
+            report.runs[r].failures[f].suspect = Some(suspect_at(root, file, *line));
+        }
+        for (key, s) in scored {
+            let t = tally.entry(key).or_default();
+            t.hits += s.hit as u32;
+            t.score += s.score;
+            t.tests += 1;
+        }
+    }
+    tally
+}
+
+/// A changed line's evidence over every failing test: frames on it, then total strength,
+/// then how many tests reach it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Tally {
+    hits: u32,
+    score: u32,
+    tests: u32,
+}
+
+impl Ord for Tally {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (self.hits, self.score, self.tests).cmp(&(o.hits, o.score, o.tests))
+    }
+}
+
+impl PartialOrd for Tally {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+/// A failure's own suspect: its best changed line. In a traced run, a failure that was not
+/// traced itself (`own_trace` false) names none but one a frame is on: the graph's guess is
+/// weaker than what the traced tests ran, which the run's suspects already say.
+pub(super) fn own_suspect(
+    scored: &[((String, u32), Score)],
+    own_trace: bool,
+) -> Option<(&String, &u32)> {
+    scored
+        .iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+        .filter(|(_, s)| own_trace || s.hit)
+        .map(|((f, l), _)| (f, l))
+}
+
+fn suspect_at(root: &Path, file: &str, line: u32) -> Suspect {
+    let source = std::fs::read(root.join(file))
+        .ok()
+        .and_then(|bytes| {
+            String::from_utf8_lossy(&bytes)
+                .lines()
+                .nth(line.saturating_sub(1) as usize)
+                .map(|l| cut(l.trim(), SOURCE_CHARS))
+        })
+        .unwrap_or_default();
+    Suspect {
+        file: file.to_owned(),
+        line,
+        source,
+    }
+}
+
+fn cut(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}

@@ -1,0 +1,453 @@
+//! The impact module's rooms, tried together: they share a workspace and a change set.
+
+use std::collections::{BTreeMap, HashMap};
+
+use pith_index::Graph;
+use pith_model::impact::{Baseline, Traced};
+use pith_model::Report;
+use pith_store::{ChangeKind, Changes, FileChange, Hunk, Store};
+
+use super::change::{code_only, graph_of, GRAPH_KEY};
+use super::reach::{Judged, Score};
+use super::selection::selection_of;
+use super::suspects::own_suspect;
+use super::trace::{retrace, traced_lines, TESTS_TRACED};
+
+/// A workspace of a Python package, its tests, a test with a dynamic import, data, and a
+/// Rust crate beside it.
+fn workspace() -> tempfile::TempDir {
+    let ws = tempfile::tempdir().unwrap();
+    let files = [
+        ("pkg/__init__.py", ""),
+        ("pkg/money.py", "def cents(x):\n    return round(x * 100)\n"),
+        ("pkg/cart.py", "from pkg.money import cents\n"),
+        ("pkg/other.py", "X = 1\n"),
+        ("tests/test_money.py", "from pkg.money import cents\n"),
+        ("tests/test_cart.py", "from pkg import cart\n"),
+        ("tests/test_other.py", "from pkg.other import X\n"),
+        (
+            "tests/test_plugins.py",
+            "import importlib\nm = importlib.import_module(NAME)\n",
+        ),
+        ("tests/conftest.py", "\n"),
+        ("data/prices.json", "{}\n"),
+        (
+            "rs/Cargo.toml",
+            "[package]\nname = \"rs\"\nversion = \"0.1.0\"\n",
+        ),
+        (
+            "rs/src/lib.rs",
+            "pub fn f() {}\n#[cfg(test)]\nmod tests {}\n",
+        ),
+        ("rs/build.rs", "fn main() {}\n"),
+    ];
+    for (path, text) in files {
+        let p = ws.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    ws
+}
+
+#[test]
+fn the_tests_the_changes_broke_are_traced_before_those_that_never_passed() {
+    let mut run = pith_model::Run::new("pytest");
+    for i in 0..8 {
+        run.failures.push(pith_model::Failure {
+            test: format!("tests/test_x.py::test_{i}"),
+            ..Default::default()
+        });
+    }
+    let report = Report {
+        runs: vec![run],
+        ..Report::default()
+    };
+    let hunk = |line| (("pkg/money.py".to_owned(), line), Score::default());
+    // Seven never passed under pith; the last one passed at generation 3.
+    let judged: Vec<Judged> = (0..8)
+        .map(|f| Judged {
+            run: 0,
+            failure: f,
+            pass: (f == 7).then_some(3),
+            scored: vec![hunk(1), hunk(9)],
+        })
+        .collect();
+    let memo = HashMap::from([(
+        Some(3),
+        Some(changed(&[("pkg/money.py", ChangeKind::Modified)])),
+    )]);
+    let asked = std::cell::RefCell::new(Vec::new());
+    let tracer = |_: usize, tests: &[String], _: &[String]| {
+        asked.borrow_mut().extend(tests.iter().cloned());
+        None
+    };
+    assert!(traced_lines(&report, &judged, &memo, crate::Trace::Auto, &tracer).is_none());
+    let asked = asked.into_inner();
+    assert_eq!(asked.len(), TESTS_TRACED);
+    assert_eq!(asked[0], "tests/test_x.py::test_7");
+}
+
+#[test]
+fn the_trace_switch_forbids_or_forces_the_re_run() {
+    let mut run = pith_model::Run::new("pytest");
+    run.failures.push(pith_model::Failure {
+        test: "tests/test_x.py::test_a".into(),
+        ..Default::default()
+    });
+    let report = Report {
+        runs: vec![run],
+        ..Report::default()
+    };
+    let memo = HashMap::from([(
+        Some(3),
+        Some(changed(&[("pkg/money.py", ChangeKind::Modified)])),
+    )]);
+    let judged = |hunks: &[u32]| -> Vec<Judged> {
+        vec![Judged {
+            run: 0,
+            failure: 0,
+            pass: Some(3),
+            scored: hunks
+                .iter()
+                .map(|l| (("pkg/money.py".to_owned(), *l), Score::default()))
+                .collect(),
+        }]
+    };
+    let calls = |hunks: &[u32], mode| {
+        let n = std::cell::Cell::new(0);
+        let tracer = |_: usize, _: &[String], _: &[String]| {
+            n.set(n.get() + 1);
+            None
+        };
+        traced_lines(&report, &judged(hunks), &memo, mode, &tracer);
+        n.get()
+    };
+    // One hunk: the static reach names it, and only `always` re-runs.
+    assert_eq!(calls(&[1], crate::Trace::Auto), 0);
+    assert_eq!(calls(&[1], crate::Trace::Always), 1);
+    // Two hunks leave a choice: `auto` re-runs, `never` does not.
+    assert_eq!(calls(&[1, 9], crate::Trace::Auto), 1);
+    assert_eq!(calls(&[1, 9], crate::Trace::Never), 0);
+}
+
+#[test]
+fn an_untraced_failure_of_a_traced_run_names_only_a_line_a_frame_is_on() {
+    let at = |l: u32, hit: bool, score: u32| (("m.py".to_owned(), l), Score { hit, score });
+    let guessed = [at(3, false, 40), at(9, false, 20)];
+    assert_eq!(own_suspect(&guessed, true), Some((&"m.py".to_owned(), &3)));
+    assert_eq!(own_suspect(&guessed, false), None);
+    let framed = [at(3, false, 40), at(9, true, 90)];
+    assert_eq!(own_suspect(&framed, false), Some((&"m.py".to_owned(), &9)));
+}
+
+/// What the run traced in itself is taken as it is: no second start for a test it covers,
+/// one for a test whose changes reach past the files it traced; nothing under `never`.
+#[test]
+fn a_run_that_traced_itself_needs_no_second_start_for_what_it_covered() {
+    let test = "tests/test_x.py::test_a";
+    let mut run = pith_model::Run::new("pytest");
+    run.failures.push(pith_model::Failure {
+        test: test.into(),
+        ..Default::default()
+    });
+    let mut own = Traced::default();
+    own.files.insert("pkg/money.py".into());
+    own.tests.insert(
+        test.into(),
+        [("pkg/money.py".to_owned(), [2].into())].into(),
+    );
+    run.traced = Some(own);
+    let report = Report {
+        runs: vec![run],
+        ..Report::default()
+    };
+    let judged = vec![Judged {
+        run: 0,
+        failure: 0,
+        pass: Some(3),
+        scored: vec![
+            (("pkg/money.py".to_owned(), 1), Score::default()),
+            (("pkg/money.py".to_owned(), 9), Score::default()),
+        ],
+    }];
+    let outcome = |files: &[(&str, ChangeKind)], mode| {
+        let memo = HashMap::from([(Some(3), Some(changed(files)))]);
+        let n = std::cell::Cell::new(0);
+        let tracer = |_: usize, _: &[String], _: &[String]| {
+            n.set(n.get() + 1);
+            None
+        };
+        let traced = traced_lines(&report, &judged, &memo, mode, &tracer);
+        (n.get(), traced.is_some_and(|t| t.tests.contains_key(test)))
+    };
+    let money = [("pkg/money.py", ChangeKind::Modified)];
+    assert_eq!(outcome(&money, crate::Trace::Auto), (0, true));
+    assert_eq!(outcome(&money, crate::Trace::Always), (0, true));
+    assert_eq!(outcome(&money, crate::Trace::Never), (0, false));
+    // Its last pass is older than what the run traced: the rest is traced again.
+    let more = [
+        ("pkg/money.py", ChangeKind::Modified),
+        ("pkg/cart.py", ChangeKind::Modified),
+    ];
+    assert_eq!(outcome(&more, crate::Trace::Always), (1, true));
+}
+
+#[test]
+fn the_graph_kept_for_a_generation_is_never_an_older_one() {
+    let ws = workspace();
+    let mut store = Store::open(ws.path()).unwrap();
+    let first = store.scan().unwrap();
+    let g = graph_of(&store, ws.path()).unwrap();
+    assert_eq!(g.tests_of("pkg/other.py").len(), 1);
+    assert!(store.cached_graph(GRAPH_KEY, first).unwrap().is_some());
+    // A new test importing the module: a new generation, and the graph says so.
+    std::fs::write(
+        ws.path().join("tests/test_more.py"),
+        "from pkg.other import X\n",
+    )
+    .unwrap();
+    let second = store.scan().unwrap();
+    assert!(second > first);
+    let tests: Vec<String> = graph_of(&store, ws.path())
+        .unwrap()
+        .tests_of("pkg/other.py")
+        .into_iter()
+        .map(|(t, _)| t)
+        .collect();
+    assert_eq!(tests, ["tests/test_more.py", "tests/test_other.py"]);
+    // What was kept for this generation is what answers, until something changes.
+    let none = Graph::build(&ws.path().join("data")).unwrap();
+    store
+        .cache_graph(GRAPH_KEY, second, &none.to_bytes())
+        .unwrap();
+    assert!(graph_of(&store, ws.path())
+        .unwrap()
+        .tests_of("pkg/other.py")
+        .is_empty());
+    // Damaged bytes are not a graph: it is built again.
+    store.cache_graph(GRAPH_KEY, second, b"junk").unwrap();
+    assert_eq!(
+        graph_of(&store, ws.path())
+            .unwrap()
+            .tests_of("pkg/other.py")
+            .len(),
+        2
+    );
+}
+
+fn changed(paths: &[(&str, ChangeKind)]) -> Changes {
+    Changes {
+        baseline: pith_store::Baseline::Run { generation: 1 },
+        files: paths
+            .iter()
+            .map(|(p, k)| FileChange {
+                path: (*p).into(),
+                kind: k.clone(),
+                hunks: vec![Hunk { start: 1, end: 1 }],
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn comment_and_blank_lines_are_no_suspects() {
+    let ws = tempfile::tempdir().unwrap();
+    let py = "import x\n\n# a note\n\n\ndef f():\n    # why\n    return 1\n";
+    std::fs::write(ws.path().join("m.py"), py).unwrap();
+    let c = "/**\n * doc\n */\nint f(int *p) {\n  *p = 1; // set\n  return 0;\n}\n";
+    std::fs::write(ws.path().join("m.c"), c).unwrap();
+    std::fs::write(ws.path().join("notes.txt"), "# not code\n").unwrap();
+    let file = |path: &str, hunks: &[(u32, u32)]| FileChange {
+        path: path.into(),
+        kind: ChangeKind::Modified,
+        hunks: hunks
+            .iter()
+            .map(|&(start, end)| Hunk { start, end })
+            .collect(),
+    };
+    let changes = Changes {
+        baseline: pith_store::Baseline::Run { generation: 1 },
+        files: vec![
+            file("m.py", &[(2, 2), (2, 4), (3, 3), (3, 7), (9, 9)]),
+            file("m.c", &[(1, 3), (2, 5)]),
+            file("notes.txt", &[(1, 1)]),
+        ],
+    };
+    let kept: Vec<(String, Vec<(u32, u32)>)> = code_only(ws.path(), changes)
+        .files
+        .into_iter()
+        .map(|f| (f.path, f.hunks.iter().map(|h| (h.start, h.end)).collect()))
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            // One blank line (where a deleted line was): kept; blank and comment lines
+            // otherwise: gone; a mixed hunk narrowed to its code; a line past the end (a
+            // deletion's neighbour) kept.
+            ("m.py".to_owned(), vec![(2, 2), (6, 6), (9, 9)]),
+            // A dereference is code, a doc comment's lines are not.
+            ("m.c".to_owned(), vec![(4, 5)]),
+            ("notes.txt".to_owned(), vec![(1, 1)]),
+        ]
+    );
+}
+
+/// What tracing says of each changed hunk: executed, executed by the import before the
+/// trace (for a test that reaches the file), not executed, or not traced at all.
+#[test]
+fn a_trace_keeps_executed_and_imported_hunks_and_the_graphs_word_where_it_did_not_look() {
+    let hunk = |path: &str, start: u32, end: u32| FileChange {
+        path: path.into(),
+        kind: ChangeKind::Modified,
+        hunks: vec![Hunk { start, end }],
+    };
+    let changes = Changes {
+        baseline: pith_store::Baseline::Run { generation: 1 },
+        files: vec![
+            hunk("ran.py", 5, 6),
+            hunk("idle.py", 3, 3),
+            hunk("consts.py", 2, 2),
+            hunk("far.py", 2, 2),
+            hunk("unseen.py", 9, 9),
+            // A deleted line (the blank line after it) and a code line nobody ran.
+            hunk("gone.py", 3, 3),
+            hunk("gone.py", 6, 6),
+        ],
+    };
+    let statically = |f: &str, l: u32| {
+        (
+            (f.to_owned(), l),
+            Score {
+                hit: false,
+                score: 10,
+            },
+        )
+    };
+    // The graph: the test reaches every file but far.py.
+    let scored = vec![
+        statically("ran.py", 5),
+        statically("idle.py", 3),
+        statically("consts.py", 2),
+        statically("unseen.py", 9),
+        statically("gone.py", 3),
+        statically("gone.py", 6),
+    ];
+    let mut lines = pith_model::impact::Lines::new();
+    lines.insert("ran.py".into(), [6].into());
+    let mut trace = Traced::default();
+    for f in ["ran.py", "idle.py", "consts.py", "far.py", "gone.py"] {
+        trace.files.insert(f.into());
+    }
+    trace.imported.insert("consts.py".into(), [1, 2].into());
+    trace.imported.insert("far.py".into(), [2].into());
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(
+        ws.path().join("gone.py"),
+        "def f(x):\n    y = x\n\n\ndef g():\n    pass\n",
+    )
+    .unwrap();
+    let mut kept: Vec<(String, u32)> = retrace(ws.path(), scored, &lines, &trace, Some(&changes))
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
+    kept.sort();
+    assert_eq!(
+        kept,
+        [
+            ("consts.py".to_owned(), 2),
+            ("gone.py".to_owned(), 3),
+            ("ran.py".to_owned(), 6),
+            ("unseen.py".to_owned(), 9)
+        ]
+    );
+}
+
+#[test]
+fn a_change_selects_the_tests_that_reach_it_and_those_with_dynamic_imports() {
+    let ws = workspace();
+    let g = Graph::build(ws.path()).unwrap();
+    let sel = selection_of(
+        &g,
+        &changed(&[("pkg/money.py", ChangeKind::Modified)]),
+        Baseline::LastGreen,
+    );
+    assert_eq!(sel.all, None);
+    assert_eq!(sel.baseline, Some(Baseline::LastGreen));
+    assert_eq!(
+        sel.tests,
+        [
+            "tests/test_money.py",
+            "tests/test_cart.py",
+            "tests/test_plugins.py"
+        ]
+    );
+    assert_eq!(sel.suite, 5, "four test modules and the Rust crate's tests");
+}
+
+/// Once a run saw what the dynamic test loads, it goes with those loads like any import;
+/// a new file may be one it would load (a plugin directory it lists), so an addition still
+/// selects it.
+#[test]
+fn a_dynamic_test_a_run_observed_is_selected_by_what_it_loads() {
+    let ws = workspace();
+    std::fs::write(ws.path().join("pkg/new.py"), "Y = 2\n").unwrap();
+    let mut g = Graph::build(ws.path()).unwrap();
+    let mut loads = BTreeMap::new();
+    loads.insert(
+        "tests/test_plugins.py".to_owned(),
+        vec!["pkg/other.py".to_owned()],
+    );
+    g.observe(&loads);
+    let select = |changes: &[(&str, ChangeKind)]| {
+        selection_of(&g, &changed(changes), Baseline::LastGreen).tests
+    };
+    assert_eq!(
+        select(&[("pkg/money.py", ChangeKind::Modified)]),
+        ["tests/test_money.py", "tests/test_cart.py"]
+    );
+    assert_eq!(
+        select(&[("pkg/other.py", ChangeKind::Modified)]),
+        ["tests/test_other.py", "tests/test_plugins.py"]
+    );
+    assert_eq!(
+        select(&[
+            ("pkg/new.py", ChangeKind::Added),
+            ("pkg/money.py", ChangeKind::Modified)
+        ])
+        .last()
+        .map(String::as_str),
+        Some("tests/test_plugins.py")
+    );
+}
+
+#[test]
+fn what_the_graph_cannot_follow_selects_everything_with_the_reason() {
+    let ws = workspace();
+    let g = Graph::build(ws.path()).unwrap();
+    for (path, kind, why) in [
+        ("data/prices.json", ChangeKind::Modified, "not source"),
+        ("tests/conftest.py", ChangeKind::Modified, "configuration"),
+        ("rs/build.rs", ChangeKind::Modified, "configuration"),
+        ("pkg/gone.py", ChangeKind::Deleted, "deleted"),
+        (
+            "pkg/new.py",
+            ChangeKind::Renamed {
+                from: "pkg/old.py".into(),
+            },
+            "renamed",
+        ),
+    ] {
+        let sel = selection_of(&g, &changed(&[(path, kind)]), Baseline::LastGreen);
+        let all = sel
+            .all
+            .unwrap_or_else(|| panic!("{path} selected {:?}", sel.tests));
+        assert!(all.contains(why), "{path}: {all}");
+        assert!(sel.tests.is_empty());
+    }
+    let nothing = Changes {
+        baseline: pith_store::Baseline::None,
+        files: Vec::new(),
+    };
+    let sel = selection_of(&g, &nothing, Baseline::LastGreen);
+    assert!(sel.all.unwrap().contains("nothing to compare with"));
+}
