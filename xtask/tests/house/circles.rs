@@ -13,161 +13,12 @@
 //! adapter.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+use crate::source::{code_only, crates, is_ident, krate, synthetic, File};
 
 /// One crate's production files: module path (from the crate root) → source.
 type Crate = BTreeMap<Vec<String>, (PathBuf, String)>;
-
-/// The source with comments, string and character literals blanked to spaces (line breaks
-/// kept), so neither a path in a comment nor one in a string is read as code.
-fn code_only(src: &str) -> String {
-    let b: Vec<char> = src.chars().collect();
-    let mut out = String::with_capacity(src.len());
-    let blank = |out: &mut String, c: char| out.push(if c == '\n' { '\n' } else { ' ' });
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        let next = b.get(i + 1).copied();
-        if c == '/' && next == Some('/') {
-            while i < b.len() && b[i] != '\n' {
-                blank(&mut out, b[i]);
-                i += 1;
-            }
-        } else if c == '/' && next == Some('*') {
-            let mut depth = 0;
-            while i < b.len() {
-                if b[i] == '/' && b.get(i + 1) == Some(&'*') {
-                    depth += 1;
-                    out.push_str("  ");
-                    i += 2;
-                } else if b[i] == '*' && b.get(i + 1) == Some(&'/') {
-                    depth -= 1;
-                    out.push_str("  ");
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    blank(&mut out, b[i]);
-                    i += 1;
-                }
-            }
-        } else if c == 'r' && matches!(next, Some('"' | '#')) && !ident_before(&b, i) {
-            // A raw string: r"…", r#"…"#, br"…" (the b was copied as an identifier char).
-            let mut j = i + 1;
-            let mut hashes = 0;
-            while b.get(j) == Some(&'#') {
-                hashes += 1;
-                j += 1;
-            }
-            if b.get(j) != Some(&'"') {
-                out.push(c);
-                i += 1;
-                continue;
-            }
-            let end = (j + 1..b.len())
-                .find(|&k| b[k] == '"' && (1..=hashes).all(|h| b.get(k + h) == Some(&'#')))
-                .map_or(b.len(), |k| k + 1 + hashes);
-            for &ch in &b[i..end] {
-                blank(&mut out, ch);
-            }
-            i = end;
-        } else if c == '"' {
-            blank(&mut out, c);
-            i += 1;
-            while i < b.len() && b[i] != '"' {
-                let step = if b[i] == '\\' { 2 } else { 1 };
-                for &ch in b.iter().skip(i).take(step) {
-                    blank(&mut out, ch);
-                }
-                i += step;
-            }
-            if i < b.len() {
-                blank(&mut out, b[i]);
-                i += 1;
-            }
-        } else if c == '\'' {
-            // A character literal ('a', '\n', '\u{1F600}'), not a lifetime ('a).
-            let end = if next == Some('\\') {
-                (i + 2..b.len()).find(|&k| b[k] == '\'').map(|k| k + 1)
-            } else if b.get(i + 2) == Some(&'\'') {
-                Some(i + 3)
-            } else {
-                None
-            };
-            match end {
-                Some(end) => {
-                    for &ch in &b[i..end] {
-                        blank(&mut out, ch);
-                    }
-                    i = end;
-                }
-                None => {
-                    out.push(c);
-                    i += 1;
-                }
-            }
-        } else {
-            out.push(c);
-            i += 1;
-        }
-    }
-    out
-}
-
-fn is_ident(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
-}
-
-fn ident_before(b: &[char], i: usize) -> bool {
-    i > 0 && is_ident(b[i - 1]) && !(b[i - 1] == 'b' && (i < 2 || !is_ident(b[i - 2])))
-}
-
-/// The code without its `#[cfg(test)]` items, and the names of the test-only modules it
-/// declares out of line (`#[cfg(test)] mod tests;`), whose files are left out too.
-fn production(code: &str) -> (String, Vec<String>) {
-    let mut out = String::with_capacity(code.len());
-    let mut test_mods = Vec::new();
-    let mut rest = code;
-    while let Some(at) = rest.find("#[cfg(test)]") {
-        out.push_str(&rest[..at]);
-        let item = &rest[at + "#[cfg(test)]".len()..];
-        let b = item.as_bytes();
-        let mut depth = 0usize;
-        let mut end = b.len();
-        for (k, &c) in b.iter().enumerate() {
-            match c {
-                b'{' | b'[' | b'(' => depth += 1,
-                b'}' | b']' | b')' => {
-                    depth = depth.saturating_sub(1);
-                    if depth == 0 && c == b'}' {
-                        end = k + 1;
-                        break;
-                    }
-                }
-                b';' if depth == 0 => {
-                    end = k + 1;
-                    break;
-                }
-                _ => {}
-            }
-        }
-        let words: Vec<&str> = item[..end]
-            .split(|c: char| !is_ident(c))
-            .filter(|w| !w.is_empty())
-            .collect();
-        if let Some(p) = words.iter().position(|w| *w == "mod") {
-            if item[..end].trim_end().ends_with(';') {
-                if let Some(name) = words.get(p + 1) {
-                    test_mods.push((*name).to_string());
-                }
-            }
-        }
-        rest = &item[end..];
-    }
-    out.push_str(rest);
-    (out, test_mods)
-}
 
 /// A path the code names: through `use` (`binds`: the name it brings in) or written inline.
 struct Use {
@@ -410,59 +261,13 @@ fn circles(
     s.found
 }
 
-/// A crate's production files, read from its `src` (`lib.rs` or `main.rs` as the root).
-fn read_crate(src: &Path) -> Crate {
-    let mut files = Vec::new();
-    let mut todo = vec![src.to_path_buf()];
-    while let Some(dir) = todo.pop() {
-        for e in std::fs::read_dir(&dir).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                todo.push(p);
-            } else if p.extension().is_some_and(|x| x == "rs") {
-                files.push(p);
-            }
-        }
-    }
-    let sources: Vec<(PathBuf, String)> = files
-        .into_iter()
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).unwrap();
-            (p.strip_prefix(src).unwrap().to_path_buf(), text)
-        })
-        .collect();
-    assemble(&sources)
-}
-
-/// Module paths for files relative to `src`, test-only modules and their files left out.
-fn assemble(sources: &[(PathBuf, String)]) -> Crate {
-    let mut krate = Crate::new();
-    let mut test_only: BTreeSet<Vec<String>> = BTreeSet::new();
-    for (rel, text) in sources {
-        let mut module: Vec<String> = rel
-            .with_extension("")
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
-        if matches!(
-            module.last().map(String::as_str),
-            Some("mod" | "lib" | "main")
-        ) {
-            module.pop();
-        }
-        if module.first().map(String::as_str) == Some("bin") {
-            continue;
-        }
-        let (code, tests) = production(&code_only(text));
-        for t in tests {
-            let mut m = module.clone();
-            m.push(t);
-            test_only.insert(m);
-        }
-        krate.insert(module, (rel.clone(), code));
-    }
-    krate.retain(|m, _| !test_only.iter().any(|t| m.starts_with(t)));
-    krate
+/// A crate's production files by module path (`src/bin/` left out: other crates' roots).
+fn modules(files: &[File]) -> Crate {
+    files
+        .iter()
+        .filter(|f| f.module.first().map(String::as_str) != Some("bin"))
+        .map(|f| (f.module.clone(), (f.rel.clone(), f.code.clone())))
+        .collect()
 }
 
 fn describe(
@@ -488,41 +293,29 @@ fn describe(
 
 #[test]
 fn no_crate_has_an_import_circle() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates");
     let mut wrong = Vec::new();
-    let mut files = 0;
-    for e in std::fs::read_dir(&root).unwrap().flatten() {
-        let src = e.path().join("src");
-        if !src.is_dir() {
-            continue;
-        }
-        let krate = read_crate(&src);
-        files += krate.len();
+    for c in crates() {
+        let krate = modules(&c.files);
         let graph = edges(&krate);
         for circle in circles(&graph) {
             wrong.push(format!(
-                "{}: {} files in a circle{}",
-                src.display(),
+                "crates/{}/src: {} files in a circle{}",
+                c.name,
                 circle.len(),
                 describe(&graph, &circle)
             ));
         }
     }
-    assert!(files > 100, "read {files} files under {}", root.display());
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
-fn krate(files: &[(&str, &str)]) -> Crate {
-    let sources: Vec<(PathBuf, String)> = files
-        .iter()
-        .map(|(p, s)| (PathBuf::from(p), s.to_string()))
-        .collect();
-    assemble(&sources)
+fn fake(files: &[(&str, &str)]) -> Crate {
+    modules(&synthetic(files))
 }
 
 #[test]
 fn a_room_calling_back_is_a_circle_and_the_door_is_not() {
-    let k = krate(&[
+    let k = fake(&[
         (
             "lib.rs",
             "mod go; pub struct Ctx;\n#[cfg(test)]\nmod tests;",
@@ -556,7 +349,7 @@ fn a_room_calling_back_is_a_circle_and_the_door_is_not() {
          \n  go/parse.rs -> go/judge.rs: super::judge::Judge::new"
     );
     // The door calling its rooms, the rooms using the door and the crate root: no circle.
-    let one_way = krate(&[
+    let one_way = fake(&[
         ("lib.rs", "mod go; pub struct Ctx;"),
         (
             "go/mod.rs",
@@ -598,10 +391,11 @@ fn adapters(krate: &Crate) -> BTreeSet<String> {
 }
 
 /// Every place where an adapter's file names a module of another adapter, unless
-/// [`BORROWS`] says why it may.
-fn borrowings(krate: &Crate) -> Vec<String> {
+/// [`BORROWS`] says why it may; and the rows of [`BORROWS`] used.
+fn borrowings(krate: &Crate) -> (Vec<String>, BTreeSet<(&'static str, &'static str)>) {
     let adapters = adapters(krate);
     let mut wrong = Vec::new();
+    let mut used = BTreeSet::new();
     for (module, (file, code)) in krate {
         let Some(from) = module.first().filter(|m| adapters.contains(*m)) else {
             continue;
@@ -613,7 +407,8 @@ fn borrowings(krate: &Crate) -> Vec<String> {
             let Some(other) = to.first().filter(|t| *t != from && adapters.contains(*t)) else {
                 continue;
             };
-            if BORROWS.iter().any(|(a, b, _)| a == from && b == other) {
+            if let Some((a, b, _)) = BORROWS.iter().find(|(a, b, _)| a == from && b == other) {
+                used.insert((*a, *b));
                 continue;
             }
             wrong.push(format!(
@@ -623,26 +418,32 @@ fn borrowings(krate: &Crate) -> Vec<String> {
             ));
         }
     }
-    wrong
+    (wrong, used)
 }
 
 #[test]
 fn no_adapter_reaches_into_another() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/runner/src");
-    let krate = read_crate(&src);
+    let krate = modules(&krate("runner").files);
     let found = adapters(&krate);
     assert!(found.len() >= 8, "adapters read: {found:?}");
     assert!(
         !found.contains("googletest"),
         "a shared reader is no adapter"
     );
-    let wrong = borrowings(&krate);
+    let (mut wrong, used) = borrowings(&krate);
+    for (a, b, _) in BORROWS {
+        if !used.contains(&(*a, *b)) {
+            wrong.push(format!(
+                "BORROWS lets {a} borrow from {b}, and it no longer does: delete the row"
+            ));
+        }
+    }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 #[test]
 fn a_borrowed_room_is_named_and_a_shared_reader_is_not() {
-    let k = krate(&[
+    let k = fake(&[
         ("lib.rs", "mod bazel; mod gtest; mod googletest;"),
         ("bazel/mod.rs", "mod detect; mod judge;"),
         ("bazel/detect.rs", ""),
@@ -657,7 +458,7 @@ fn a_borrowed_room_is_named_and_a_shared_reader_is_not() {
         ("googletest/console.rs", ""),
     ]);
     assert_eq!(
-        borrowings(&k),
+        borrowings(&k).0,
         ["bazel/judge.rs names crate::gtest::judge::output_tail: another adapter's room (use a shared reader, or add a row to BORROWS with the reason)"]
     );
 }
