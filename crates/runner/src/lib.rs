@@ -530,4 +530,37 @@ mod registry_tests {
             "Python's detection itself is unchanged"
         );
     }
+
+    #[test]
+    fn a_test_id_names_its_file_in_its_runners_syntax() {
+        let cases = [
+            (
+                "pytest",
+                "tests/test_x.py::TestX::test_y[a > b]",
+                Some("tests/test_x.py"),
+            ),
+            ("pytest", "test_top.py::test_a", Some("test_top.py")),
+            ("unittest", "tests.test_x.TestX.test_y", None),
+            (
+                "vitest",
+                "tests/a.test.ts > suite > Foo::bar",
+                Some("tests/a.test.ts"),
+            ),
+            ("jest", "src/sum.test.js > adds", Some("src/sum.test.js")),
+            (
+                "maven",
+                "src/test/java/demo/CalcTest.java",
+                Some("src/test/java/demo/CalcTest.java"),
+            ),
+            ("cargo", "tests::adds", None),
+            (
+                "go",
+                "example.com/m/pkg.TestAdd",
+                Some("example.com/m/pkg.TestAdd"),
+            ),
+        ];
+        for (runner, id, file) in cases {
+            assert_eq!(test_file(runner, id), file, "{runner} {id}");
+        }
+    }
 }
