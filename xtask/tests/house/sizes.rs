@@ -24,11 +24,6 @@ const LONG_FILES: &[(&str, &str)] = &[
         "to split: a red run's suspects (tracing, scoring), the selection of tests a change \
          reaches, and a blast radius, in one file",
     ),
-    (
-        "crates/store/src/memory.rs",
-        "to split: generations and their blobs, pruning, rename pairing and line diffs, in one \
-         file",
-    ),
     // -- embedded plugins --
     (
         "crates/runner/src/pytest/pith_plugin.py",
