@@ -8,6 +8,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use super::files::file_lines;
+use super::lines::{merge, whole};
 use super::{ChangeKind, FileChange, Hunk};
 use crate::StoreError;
 
@@ -247,22 +249,22 @@ impl Repo {
         if f.kind == ChangeKind::Deleted {
             return Vec::new();
         }
-        let lines = || super::file_lines(&self.root, &f.path);
+        let lines = || file_lines(&self.root, &f.path);
         let Some(section) = section else {
-            return super::whole(lines());
+            return whole(lines());
         };
         let text = String::from_utf8_lossy(section);
         if text
             .lines()
             .any(|l| l.starts_with("Binary files ") || l.starts_with("GIT binary patch"))
         {
-            return super::whole(lines());
+            return whole(lines());
         }
         let mut last: Option<u32> = None;
         let mut hunks = Vec::new();
         for l in text.lines().filter(|l| l.starts_with("@@ ")) {
             let Some((start, count)) = new_range(l) else {
-                return super::whole(lines());
+                return whole(lines());
             };
             if count == 0 {
                 let n = *last.get_or_insert_with(lines);
@@ -275,7 +277,7 @@ impl Repo {
                 });
             }
         }
-        super::merge(hunks)
+        merge(hunks)
     }
 }
 

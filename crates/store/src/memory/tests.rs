@@ -1,11 +1,9 @@
 //! Change memory on real temporary workspaces, with and without a real `git`: exact hunks
-//! after edits, deletions, renames and additions; the last pass; the bound; pruning; and the
-//! line diff's soundness as a property.
+//! after edits, deletions, renames and additions; the last pass; the bound; pruning. The line
+//! diff's own tests are `lines`'.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-use proptest::prelude::*;
 
 use super::*;
 use crate::tests::{open, record};
@@ -440,111 +438,4 @@ fn a_repository_without_commits_keeps_every_file() {
         s.changes(&Since::Generation(1)).unwrap().files,
         vec![change("src/c.py", ChangeKind::Modified, &[h(4, 4)])]
     );
-}
-
-#[test]
-fn changed_lines_marks_edits_insertions_and_deletions() {
-    let old = "1\n2\n3\n4\n5\n";
-    assert_eq!(changed_lines(old, old), vec![]);
-    assert_eq!(changed_lines(old, "1\n2\nx\n4\n5\n"), vec![h(3, 3)]);
-    assert_eq!(changed_lines(old, "1\n2\nx\ny\n3\n4\n5\n"), vec![h(3, 4)]);
-    // Pure deletions: the line after; at the end, clamped to the last line.
-    assert_eq!(changed_lines(old, "1\n4\n5\n"), vec![h(2, 2)]);
-    assert_eq!(changed_lines(old, "1\n2\n3\n"), vec![h(3, 3)]);
-    assert_eq!(changed_lines(old, "2\n3\n4\n5\n"), vec![h(1, 1)]);
-    assert_eq!(changed_lines(old, ""), vec![]);
-    assert_eq!(changed_lines("", "a\nb\n"), vec![h(1, 2)]);
-    assert_eq!(
-        changed_lines(old, "1\n2\n3\n4\n5"),
-        vec![h(5, 5)],
-        "newline at end"
-    );
-    assert_eq!(
-        changed_lines(old, "x\n2\n3\n4\ny\n"),
-        vec![h(1, 1), h(5, 5)]
-    );
-}
-
-#[test]
-fn changed_lines_is_fast_on_a_big_file_with_few_edits() {
-    let old: String = (0..200_000).map(|i| format!("line {i}\n")).collect();
-    let new = old.replacen("line 100000\n", "edited\n", 1);
-    let t = std::time::Instant::now();
-    assert_eq!(changed_lines(&old, &new), vec![h(100_001, 100_001)]);
-    // Quadratic would be 4·10^10 steps; linear in N with D = 2 is milliseconds.
-    assert!(
-        t.elapsed() < std::time::Duration::from_secs(5),
-        "{:?}",
-        t.elapsed()
-    );
-}
-
-/// Whether `old` can be `new` with the marked lines replaced: the unmarked runs of `new`, in
-/// order, are `old`'s start, end and pieces between, with anything between two runs (a hunk
-/// separates them). A missed changed or deleted line breaks it.
-fn explains(old: &[&str], new: &[&str], hunks: &[Hunk]) -> bool {
-    let marked = |i: usize| {
-        hunks
-            .iter()
-            .any(|h| h.start as usize <= i + 1 && i < h.end as usize)
-    };
-    let lines: Vec<Option<&str>> = new
-        .iter()
-        .enumerate()
-        .map(|(i, l)| (!marked(i)).then_some(*l))
-        .collect();
-    if lines.iter().all(Option::is_some) {
-        return old == new;
-    }
-    let runs: Vec<Vec<&str>> = lines
-        .split(Option::is_none)
-        .map(|r| r.iter().flatten().copied().collect())
-        .collect();
-    let (first, last) = (&runs[0], &runs[runs.len() - 1]);
-    if old.len() < first.len() + last.len() || !old.starts_with(first) || !old.ends_with(last) {
-        return false;
-    }
-    let mut at = first.len();
-    let end = old.len() - last.len();
-    for run in runs[1..runs.len() - 1].iter().filter(|r| !r.is_empty()) {
-        match (at..end).find(|&i| i + run.len() <= end && old[i..i + run.len()] == run[..]) {
-            Some(i) => at = i + run.len(),
-            None => return false,
-        }
-    }
-    true
-}
-
-proptest! {
-    #[test]
-    fn changed_lines_marks_every_changed_line(
-        old in prop::collection::vec(0u8..4, 0..30),
-        edits in prop::collection::vec((0usize..40, 0u8..3, 0u8..6), 0..6),
-    ) {
-        let mut new = old.clone();
-        for (at, op, v) in edits {
-            let i = if new.is_empty() { 0 } else { at % (new.len() + 1) };
-            match op {
-                0 => new.insert(i, v),
-                1 if i < new.len() => { new.remove(i); }
-                _ if i < new.len() => new[i] = v,
-                _ => new.push(v),
-            }
-        }
-        let text = |v: &[u8]| v.iter().map(|n| format!("{n}\n")).collect::<String>();
-        let (o, n) = (text(&old), text(&new));
-        let hunks = changed_lines(&o, &n);
-        let (ol, nl): (Vec<&str>, Vec<&str>) = (o.lines().collect(), n.lines().collect());
-        // An emptied file has no line to mark: the change is the file's listing.
-        prop_assert!(
-            if nl.is_empty() { hunks.is_empty() } else { explains(&ol, &nl, &hunks) },
-            "{o:?} -> {n:?}: {hunks:?}"
-        );
-        for w in hunks.windows(2) {
-            prop_assert!(w[0].end + 1 < w[1].start);
-        }
-        for hk in &hunks {
-            prop_assert!(1 <= hk.start && hk.start <= hk.end && hk.end as usize <= nl.len());
-        }
-    }
 }
