@@ -1,12 +1,15 @@
-//! The seven languages: which files are whose (by extension), their tree-sitter grammars, and
-//! per-grammar tables resolved once from node-kind names to ids, so the tree walk classifies a
-//! node with one array lookup instead of string compares.
+//! The seven languages the index parses: which of the model's languages each is (which files
+//! are whose is the model's language table), their tree-sitter grammars, and per-grammar
+//! tables resolved once from node-kind names to ids, so the tree walk classifies a node with
+//! one array lookup instead of string compares.
 
 use std::sync::OnceLock;
 
-use tree_sitter::{Language, Parser};
+use pith_model::lang::{self, Language};
+use tree_sitter::Parser;
 
-/// A language the index understands. TypeScript and TSX are one language with two grammars.
+/// A language the index understands: one of the model's [`Language`]s, but for TypeScript,
+/// which is one language with two grammars (its JSX files', TSX, apart).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Lang {
     Rust,
@@ -31,19 +34,28 @@ pub(crate) const ALL: [Lang; 8] = [
 ];
 
 impl Lang {
-    /// The language of a file, told from its extension.
+    /// The language of a file, told from its extension by the model's language table; the
+    /// languages the index has no grammar of are none.
     pub(crate) fn of_path(path: &str) -> Option<Lang> {
-        let ext = path.rsplit_once('.')?.1;
-        Some(match ext {
-            "rs" => Lang::Rust,
-            "py" | "pyi" => Lang::Python,
-            "go" => Lang::Go,
-            "js" | "mjs" | "cjs" | "jsx" => Lang::JavaScript,
-            "ts" | "mts" | "cts" => Lang::TypeScript,
-            "tsx" => Lang::Tsx,
-            "java" => Lang::Java,
-            "cs" => Lang::CSharp,
-            _ => return None,
+        Some(match lang::of_path(path)?.id {
+            Language::Rust => Lang::Rust,
+            Language::Python => Lang::Python,
+            Language::Go => Lang::Go,
+            Language::JavaScript => Lang::JavaScript,
+            Language::TypeScript if lang::is_jsx(path) => Lang::Tsx,
+            Language::TypeScript => Lang::TypeScript,
+            Language::Java => Lang::Java,
+            Language::CSharp => Lang::CSharp,
+            Language::C
+            | Language::Cpp
+            | Language::Kotlin
+            | Language::Scala
+            | Language::Swift
+            | Language::Dart
+            | Language::Ruby
+            | Language::Shell
+            | Language::Perl
+            | Language::R => return None,
         })
     }
 
@@ -51,7 +63,7 @@ impl Lang {
         ALL.iter().position(|l| *l == self).unwrap_or(0) as u8 + 1
     }
 
-    fn grammar(self) -> Language {
+    fn grammar(self) -> tree_sitter::Language {
         match self {
             Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
             Lang::Python => tree_sitter_python::LANGUAGE.into(),
@@ -114,7 +126,7 @@ pub(crate) struct QualRule {
 }
 
 pub(crate) struct Spec {
-    pub(crate) language: Language,
+    pub(crate) language: tree_sitter::Language,
     roles: Vec<Role>,
     /// By kind id: the member-access rule of that kind, if any.
     quals: Vec<Option<QualRule>>,
@@ -384,6 +396,33 @@ mod tests {
         assert_eq!(Lang::of_path("a/b.pyi"), Some(Lang::Python));
         assert_eq!(Lang::of_path("Makefile"), None);
         assert_eq!(Lang::of_path("a.b/c"), None);
+        // The match the index had before the model's table: the same language for each
+        // extension it named, and none for any other the table knows.
+        let before = [
+            ("rs", Lang::Rust),
+            ("py", Lang::Python),
+            ("pyi", Lang::Python),
+            ("go", Lang::Go),
+            ("js", Lang::JavaScript),
+            ("mjs", Lang::JavaScript),
+            ("cjs", Lang::JavaScript),
+            ("jsx", Lang::JavaScript),
+            ("ts", Lang::TypeScript),
+            ("mts", Lang::TypeScript),
+            ("cts", Lang::TypeScript),
+            ("tsx", Lang::Tsx),
+            ("java", Lang::Java),
+            ("cs", Lang::CSharp),
+        ];
+        for l in lang::LANGUAGES {
+            for x in l.extensions {
+                let was = before.iter().find(|(e, _)| e == x).map(|(_, was)| *was);
+                assert_eq!(Lang::of_path(&format!("src/a.{x}")), was, "{x}");
+            }
+        }
+        for (x, _) in before {
+            assert!(lang::of_path(&format!("a.{x}")).is_some(), "{x}");
+        }
         let codes: std::collections::HashSet<u8> = ALL.iter().map(|l| l.code()).collect();
         assert_eq!(codes.len(), ALL.len());
         assert!(!codes.contains(&0), "0 marks a file that is not indexed");

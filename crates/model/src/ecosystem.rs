@@ -2,7 +2,10 @@
 //! table ([`ECOSYSTEMS`]). Every crate that needs a marker, a build output, a source extension
 //! or a runner's name reads it here (model depends on nothing), so adding an ecosystem changes
 //! one descriptor, not five crates' private lists. The adapters themselves (detection's logic,
-//! commands, parsing) stay in `runner`, registered against these descriptors.
+//! commands, parsing) stay in `runner`, registered against these descriptors. A language's
+//! extensions are the language table's ([`crate::lang`]).
+
+use crate::lang;
 
 /// One ecosystem: the names and files that tell it apart, and what its tools write.
 #[derive(Debug)]
@@ -150,7 +153,7 @@ pub const RUST: Ecosystem = Ecosystem {
     // as an input of the workspace.
     build_outputs: &[("Cargo.toml", &["target"])],
     not_searched: &["target", "fuzz"],
-    source_extensions: &["rs"],
+    source_extensions: lang::RUST.extensions,
     test_files: TestFiles {
         dirs: &["tests"],
         ..TestFiles::NONE
@@ -200,7 +203,7 @@ pub const PYTHON: Ecosystem = Ecosystem {
         ".tox",
         ".nox",
     ],
-    source_extensions: &["py", "pyi"],
+    source_extensions: lang::PYTHON.extensions,
     test_files: TestFiles {
         dirs: &["tests"],
         stem_prefixes: &["test_"],
@@ -223,7 +226,7 @@ pub const GO: Ecosystem = Ecosystem {
     runners: &["go"],
     root_markers: &["go.mod"],
     not_searched: &["testdata"],
-    source_extensions: &["go"],
+    source_extensions: lang::GO.extensions,
     test_files: TestFiles {
         dirs: &["testdata"],
         stem_suffixes: &["_test"],
@@ -233,6 +236,9 @@ pub const GO: Ecosystem = Ecosystem {
     nesting: Nesting::Own,
     ..BLANK
 };
+
+/// One ecosystem runs the tests of both languages.
+const JS_SOURCES: [&str; 8] = concat(lang::JAVASCRIPT.extensions, lang::TYPESCRIPT.extensions);
 
 pub const JS: Ecosystem = Ecosystem {
     id: "js",
@@ -265,7 +271,7 @@ pub const JS: Ecosystem = Ecosystem {
         ".yarn",
         ".pnpm-store",
     ],
-    source_extensions: &["js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts"],
+    source_extensions: &JS_SOURCES,
     test_files: TestFiles {
         dirs: &["__tests__", "spec"],
         name_contains: &[".test.", ".spec."],
@@ -282,6 +288,10 @@ pub const DOTNET_PROJECT_EXTENSIONS: &[&str] = &["csproj", "fsproj", "vbproj"];
 const DOTNET_MARKER_EXTENSIONS: [&str; 6] =
     concat(DOTNET_SOLUTION_EXTENSIONS, DOTNET_PROJECT_EXTENSIONS);
 
+// F# and Visual Basic beside C#: pith reads no source of theirs, so the language table has
+// no row for them.
+const DOTNET_SOURCES: [&str; 3] = concat(lang::CSHARP.extensions, &["fs", "vb"]);
+
 pub const DOTNET: Ecosystem = Ecosystem {
     id: "dotnet",
     name: ".NET",
@@ -294,7 +304,7 @@ pub const DOTNET: Ecosystem = Ecosystem {
         ("*.vbproj", &["bin", "obj"]),
     ],
     ignored_outputs: &["TestResults", ".vs"],
-    source_extensions: &["cs", "fs", "vb"],
+    source_extensions: &DOTNET_SOURCES,
     test_files: TestFiles {
         stem_suffixes: &["Test", "Tests"],
         ..TestFiles::NONE
@@ -329,6 +339,9 @@ pub const JVM: Ecosystem = Ecosystem {
     ],
     not_searched: &["target", "build"],
     ignored_outputs: &[".gradle", ".kotlin"],
+    // Not the table's Java, Kotlin and Scala: `kts` is left out, since Gradle's build scripts
+    // (`build.gradle.kts`) are written in it and an edit to one may change the runners;
+    // Groovy, whose source pith does not read, is in.
     source_extensions: &["java", "kt", "scala", "groovy"],
     test_files: TestFiles {
         dirs: &["test"],
@@ -347,6 +360,9 @@ pub const CPP: Ecosystem = Ecosystem {
     root_markers: &["CMakeLists.txt"],
     generated_markers: &["CMakeCache.txt"],
     not_searched: &["build"],
+    // Narrower than the table's C and C++ (no `c++`, `h++`, `ipp`, `inl`, `tcc`): kept as it
+    // was, since this list also routes a changed file to its CMake project (the engine's
+    // `route.rs`), and widening that is a change of selection, not of where a list lives.
     source_extensions: &["c", "cc", "cpp", "cxx", "h", "hh", "hpp", "hxx"],
     test_files: TestFiles {
         dirs: &["test", "tests"],
@@ -621,6 +637,34 @@ pub fn is_test_path(path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn source_extensions_are_the_language_tables_but_where_said() {
+        use std::collections::BTreeSet;
+        let set = |xs: &[&'static str]| xs.iter().copied().collect::<BTreeSet<_>>();
+        let of = |ls: &[&lang::Descriptor]| -> BTreeSet<&'static str> {
+            ls.iter()
+                .flat_map(|l| l.extensions.iter().copied())
+                .collect()
+        };
+        assert_eq!(set(RUST.source_extensions), of(&[&lang::RUST]));
+        assert_eq!(set(PYTHON.source_extensions), of(&[&lang::PYTHON]));
+        assert_eq!(set(GO.source_extensions), of(&[&lang::GO]));
+        assert_eq!(
+            JS.source_extensions,
+            ["js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts"]
+        );
+        assert_eq!(DOTNET.source_extensions, ["cs", "fs", "vb"]);
+        let mut jvm = of(&[&lang::JAVA, &lang::KOTLIN, &lang::SCALA]);
+        jvm.remove("kts");
+        jvm.insert("groovy");
+        assert_eq!(set(JVM.source_extensions), jvm);
+        let mut cpp = of(&[&lang::C, &lang::CPP]);
+        for x in ["c++", "h++", "ipp", "inl", "tcc"] {
+            assert!(cpp.remove(x), "{x}");
+        }
+        assert_eq!(set(CPP.source_extensions), cpp);
+    }
 
     #[test]
     fn runner_names_are_unique_and_listed_in_table_order() {

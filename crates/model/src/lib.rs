@@ -5,6 +5,7 @@ pub mod cause;
 pub mod ecosystem;
 pub mod gain;
 pub mod impact;
+pub mod lang;
 pub mod output;
 pub mod symbol;
 

@@ -130,7 +130,7 @@ pub(super) fn code_only(root: &Path, mut changes: Changes) -> Changes {
         if change.hunks.is_empty() || matches!(change.kind, ChangeKind::Deleted) {
             continue;
         }
-        let Some(markers) = comment_markers(&change.path) else {
+        let Some(markers) = pith_model::lang::comment_markers(&change.path) else {
             continue;
         };
         let Ok(bytes) = std::fs::read(root.join(&change.path)) else {
@@ -165,16 +165,4 @@ pub(super) fn code_only(root: &Path, mut changes: Changes) -> Changes {
         });
     }
     changes
-}
-
-/// What starts a comment line in `path`'s language, where pith knows it.
-fn comment_markers(path: &str) -> Option<&'static [&'static str]> {
-    let ext = path.rsplit_once('.').map(|(_, e)| e)?;
-    match ext {
-        "py" | "pyi" | "rb" | "sh" | "bash" | "pl" | "r" | "R" => Some(&["#"]),
-        "js" | "jsx" | "mjs" | "cjs" | "ts" | "tsx" | "mts" | "cts" | "go" | "rs" | "java"
-        | "kt" | "kts" | "scala" | "cs" | "c" | "h" | "cc" | "cpp" | "cxx" | "hpp" | "hh"
-        | "swift" | "dart" => Some(&["//", "/*", "* ", "*/"]),
-        _ => None,
-    }
 }

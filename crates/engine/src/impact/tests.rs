@@ -292,6 +292,29 @@ fn comment_and_blank_lines_are_no_suspects() {
     );
 }
 
+/// The markers as the engine matched them before the language table held them: every
+/// extension it named keeps its markers; the table's C++ adds the rarer C++ extensions.
+#[test]
+fn comment_markers_are_the_ones_matched_before() {
+    use pith_model::lang::comment_markers;
+    let hash: &[&str] = &["#"];
+    let c: &[&str] = &["//", "/*", "* ", "*/"];
+    for x in ["py", "pyi", "rb", "sh", "bash", "pl", "r", "R"] {
+        assert_eq!(comment_markers(&format!("d/a.{x}")), Some(hash), "{x}");
+    }
+    let before = [
+        "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "go", "rs", "java", "kt", "kts",
+        "scala", "cs", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "swift", "dart",
+    ];
+    let widened = ["hxx", "c++", "h++", "ipp", "inl", "tcc"];
+    for x in before.iter().chain(&widened) {
+        assert_eq!(comment_markers(&format!("d/a.{x}")), Some(c), "{x}");
+    }
+    for p in ["notes.txt", "Makefile", "a.PY", "a.md", "a.json", "a.rs/b"] {
+        assert_eq!(comment_markers(p), None, "{p}");
+    }
+}
+
 /// What tracing says of each changed hunk: executed, executed by the import before the
 /// trace (for a test that reaches the file), not executed, or not traced at all.
 #[test]

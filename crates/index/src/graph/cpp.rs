@@ -8,8 +8,12 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
+use pith_model::lang::{self, Language};
+
 use super::lex::{self, Kind, Style};
 
+/// The model's C and C++ extensions by role (the table does not tell a header from a
+/// translation unit): what a header's implementations are looked for among.
 const HEADERS: &[&str] = &["h", "hh", "hpp", "hxx", "h++", "inl", "ipp", "tcc"];
 const SOURCES: &[&str] = &["c", "cc", "cpp", "cxx", "c++"];
 
@@ -20,7 +24,7 @@ fn ext(path: &str) -> Option<&str> {
 
 /// Whether a path is a C or C++ file this resolver reads.
 pub(super) fn is_c_family(path: &str) -> bool {
-    ext(path).is_some_and(|e| HEADERS.contains(&e) || SOURCES.contains(&e))
+    lang::of_path(path).is_some_and(|l| matches!(l.id, Language::C | Language::Cpp))
 }
 
 /// Edges `(from, to)` among the C/C++ files of `files`, and the files with an `#include`
@@ -206,6 +210,18 @@ mod tests {
         ("lib/util/log.h", "void log2();\n"),
         ("tests/test_shape.cpp", "#include \"geo/shape.hpp\"\n#include \"util/log.h\"\n#include <gtest/gtest.h>\n"),
     ];
+
+    #[test]
+    fn headers_and_sources_part_the_language_tables_c_and_cpp() {
+        let mut parts: Vec<&str> = HEADERS.iter().chain(SOURCES).copied().collect();
+        let mut table: Vec<&str> = [&lang::C, &lang::CPP]
+            .iter()
+            .flat_map(|l| l.extensions.iter().copied())
+            .collect();
+        parts.sort_unstable();
+        table.sort_unstable();
+        assert_eq!(parts, table);
+    }
 
     #[test]
     fn cmake_tree_with_include_and_src() {

@@ -18,7 +18,9 @@ const STYLE: Style = Style {
     csharp: false,
 };
 
-/// Sources of other languages a Go package compiles with it.
+/// Sources of other languages a Go package compiles with it, as the go tool names them (cgo's
+/// C, C++ and Objective-C files, assembly): the tool's list, not the language table's C and
+/// C++, whose rarer extensions (`c++`, `ipp`, …) a Go package does not build.
 const FOREIGN: &[&str] = &[
     "c", "h", "cc", "cpp", "cxx", "hh", "hpp", "hxx", "m", "s", "S",
 ];

@@ -1,9 +1,10 @@
 //! The workspace's static import graph: which file depends on which, read from the sources'
 //! import statements, so a change can be traced to the tests that load it (test impact, blast
-//! radius, static reach). The core is language-agnostic: each language is one row of
-//! [`RESOLVERS`] (the extensions it places and the function that finds its files' imports);
-//! the core walks the workspace, runs the resolvers, interns paths to ids and answers
-//! transitive queries by a breadth-first search over forward and reverse adjacency.
+//! radius, static reach). The core is language-agnostic: each resolver is one row of
+//! [`RESOLVERS`] (the languages whose files it places, as the model's language table tells
+//! them, and the function that finds its files' imports); the core walks the workspace, runs
+//! the resolvers, interns paths to ids and answers transitive queries by a breadth-first
+//! search over forward and reverse adjacency.
 //!
 //! The graph errs towards more edges: an import it cannot place is either outside the
 //! workspace (no edge) or recorded as dynamic ([`Graph::is_dynamic`]), never guessed away.
@@ -25,6 +26,8 @@ use std::collections::{BTreeSet, VecDeque};
 use std::path::Path;
 use std::sync::Mutex;
 
+use pith_model::lang::{self, Descriptor};
+
 use crate::walk::{self, is_test_path, MAX_FILE_BYTES};
 use crate::IndexError;
 
@@ -40,41 +43,47 @@ type Found = (Vec<(String, String)>, Vec<String>);
 type HoldsTests = fn(&str) -> bool;
 
 struct Resolver {
-    /// Extensions (without the dot) of the files this resolver places.
-    extensions: &'static [&'static str],
+    /// The languages (of the model's table) whose files this resolver places.
+    languages: &'static [&'static Descriptor],
     edges: EdgesFn,
 }
 
-/// One row per language, each resolver in its own file under `graph/`.
+impl Resolver {
+    /// Whether `path` is a file of one of this resolver's languages.
+    fn places(&self, path: &str) -> bool {
+        lang::of_path(path).is_some_and(|l| self.languages.iter().any(|r| r.id == l.id))
+    }
+}
+
+/// One row per resolver (a language, or languages importing each other's files: JavaScript
+/// and TypeScript, C and C++), each in its own file under `graph/`.
 const RESOLVERS: &[Resolver] = &[
     Resolver {
-        extensions: &["py", "pyi"],
+        languages: &[&lang::PYTHON],
         edges: python::edges,
     },
     Resolver {
-        extensions: &["js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts"],
+        languages: &[&lang::JAVASCRIPT, &lang::TYPESCRIPT],
         edges: javascript::edges,
     },
     Resolver {
-        extensions: &["go"],
+        languages: &[&lang::GO],
         edges: go::edges,
     },
     Resolver {
-        extensions: &["rs"],
+        languages: &[&lang::RUST],
         edges: rust::edges,
     },
     Resolver {
-        extensions: &["java"],
+        languages: &[&lang::JAVA],
         edges: java::edges,
     },
     Resolver {
-        extensions: &["cs"],
+        languages: &[&lang::CSHARP],
         edges: csharp::edges,
     },
     Resolver {
-        extensions: &[
-            "c", "h", "cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "ipp", "inl", "tcc",
-        ],
+        languages: &[&lang::C, &lang::CPP],
         edges: cpp::edges,
     },
 ];
@@ -151,7 +160,7 @@ impl Graph {
         for (r, found) in resolvers.iter().zip(&results) {
             if found.is_none() {
                 for (s, f) in seen.iter_mut().zip(&files) {
-                    if r.extensions.contains(&extension(f)) {
+                    if r.places(f) {
                         *s = 0;
                     }
                 }
@@ -377,7 +386,7 @@ fn compress(n: usize, pairs: impl Iterator<Item = (u32, u32)>) -> (Vec<u32>, Vec
 
 /// Reads a workspace file for a resolver: only files the walk found (so never outside the
 /// workspace, in a dependency tree or through a link), as text, `None` when unreadable,
-/// binary or larger than the index reads. A file of the resolver's own extensions is marked
+/// binary or larger than the index reads. A file of the resolver's own languages is marked
 /// as placed, and tested by content where its language has a rule.
 fn read_known(
     root: &Path,
@@ -401,7 +410,7 @@ fn read_known(
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
     };
     let ext = extension(rel);
-    if resolver.extensions.contains(&ext) {
+    if resolver.places(rel) {
         let rule = CONTENT_TEST_RULES.iter().find(|(e, _)| *e == ext);
         let mark = if rule.is_some_and(|(_, holds)| holds(&text)) {
             2

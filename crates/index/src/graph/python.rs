@@ -13,6 +13,8 @@
 use std::collections::HashSet;
 use std::path::Path;
 
+use pith_model::lang::{self, Language};
+
 use super::paths::{ancestors, child, has, join, parent};
 
 /// One import as written: `level` leading dots, the dotted module, and for `from` imports
@@ -69,7 +71,7 @@ pub(super) fn edges(
 }
 
 fn is_python(path: &str) -> bool {
-    path.ends_with(".py") || path.ends_with(".pyi")
+    lang::of_path(path).is_some_and(|l| l.id == Language::Python)
 }
 
 /// What resolution needs of the workspace: its files, and every directory holding Python

@@ -567,11 +567,11 @@ fn a_failing_resolver_places_nothing() {
     let files = owned(&["a.py", "b.py", "c.js", "d.js"]);
     let table = [
         Resolver {
-            extensions: &["py"],
+            languages: &[&pith_model::lang::PYTHON],
             edges: panics,
         },
         Resolver {
-            extensions: &["js"],
+            languages: &[&pith_model::lang::JAVASCRIPT],
             edges: javascript::edges,
         },
     ];

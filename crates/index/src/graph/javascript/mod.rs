@@ -20,12 +20,14 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::rc::Rc;
 
+use pith_model::lang::{self, Language};
 use serde_json::Value;
 
 use super::paths::{child, has, join, parent};
 use scan::scan;
 
-/// Extensions tried after a specifier, in Node's and TypeScript's order of preference.
+/// Extensions tried after a specifier, in Node's and TypeScript's order of preference: the
+/// model's JavaScript and TypeScript extensions, listed apart for that order.
 const EXTENSIONS: &[&str] = &[".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"];
 
 /// The TypeScript sources an emitted JavaScript name stands for (TypeScript's ESM rule).
@@ -74,11 +76,7 @@ pub(super) fn edges(
 }
 
 fn is_script(path: &str) -> bool {
-    let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
-    matches!(
-        ext,
-        "js" | "jsx" | "mjs" | "cjs" | "ts" | "tsx" | "mts" | "cts"
-    )
+    lang::of_path(path).is_some_and(|l| matches!(l.id, Language::JavaScript | Language::TypeScript))
 }
 
 /// A workspace package: its directory and its `package.json`.
@@ -467,4 +465,21 @@ fn strip_jsonc(b: &[u8], comments: bool) -> Vec<u8> {
 #[cfg(test)]
 pub(super) fn tests_scan(src: &str) -> usize {
     scan(src).0.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_extensions_tried_are_the_language_tables() {
+        let mut tried: Vec<&str> = EXTENSIONS.iter().map(|e| &e[1..]).collect();
+        let mut table: Vec<&str> = [&lang::JAVASCRIPT, &lang::TYPESCRIPT]
+            .iter()
+            .flat_map(|l| l.extensions.iter().copied())
+            .collect();
+        tried.sort_unstable();
+        table.sort_unstable();
+        assert_eq!(tried, table);
+    }
 }

@@ -30,6 +30,8 @@ pub fn vitest_config_reporters(dir: &Path, script: &Script) -> Vec<String> {
     let named = config_option(script).flatten();
     let text = match named {
         Some(v) => std::fs::read_to_string(dir.join(v)).ok(),
+        // Vite's own order of lookup, not the language table's JavaScript and TypeScript:
+        // the first file found is the configuration.
         None => ["vitest", "vite"]
             .iter()
             .flat_map(|base| {
@@ -122,6 +124,7 @@ fn config_text(dir: &Path, script: &Script) -> Config {
             None => Config::Absent,
         };
     }
+    // Jest's own order of lookup (JSON included), not the language table's extensions.
     for ext in ["js", "ts", "mjs", "cjs", "cts", "mts", "json"] {
         if let Ok(text) = std::fs::read_to_string(dir.join(format!("jest.config.{ext}"))) {
             return Config::Text(text);
