@@ -28,29 +28,8 @@ const OWNERS: &[(&str, &str)] = &[
 
 /// Literals outside [`OWNERS`] that spell a name but are no ecosystem special-casing: (file
 /// from the workspace root, the literal, why). A row matches every occurrence of the literal
-/// in its file; a row that matches nothing fails the test too. Rows whose reason starts with
-/// "to leave:" are special-casing that work in flight removes: delete them when it lands.
+/// in its file; a row that matches nothing fails the test too.
 const ALLOWED: &[(&str, &str, &str)] = &[
-    // -- to leave: the engine's own special-casing, removed by work in flight --
-    (
-        "crates/engine/src/impact/change.rs",
-        "go",
-        "to leave: a file extension in `comment_markers`, a language table moving into the \
-         model crate",
-    ),
-    (
-        "crates/engine/src/impact/change.rs",
-        "js",
-        "to leave: a file extension in `comment_markers`, a language table moving into the \
-         model crate",
-    ),
-    (
-        "crates/engine/src/impact/change.rs",
-        "cpp",
-        "to leave: a file extension in `comment_markers`, a language table moving into the \
-         model crate",
-    ),
-    // -- file extensions that spell an ecosystem's id --
     (
         "crates/index/src/graph/cpp.rs",
         "cpp",
@@ -61,37 +40,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "cpp",
         "a C++ file's extension (cgo compiles the package's C and C++ sources with it)",
     ),
-    (
-        "crates/index/src/graph/javascript/mod.rs",
-        "js",
-        "the JavaScript file extension",
-    ),
-    (
-        "crates/index/src/graph/mod.rs",
-        "js",
-        "a file extension the JavaScript resolver reads",
-    ),
-    (
-        "crates/index/src/graph/mod.rs",
-        "go",
-        "the file extension the Go resolver reads",
-    ),
-    (
-        "crates/index/src/graph/mod.rs",
-        "cpp",
-        "a file extension the C++ resolver reads",
-    ),
-    (
-        "crates/index/src/lang.rs",
-        "go",
-        "the Go file extension (a file's language)",
-    ),
-    (
-        "crates/index/src/lang.rs",
-        "js",
-        "the JavaScript file extension (a file's language)",
-    ),
-    // -- identifiers and programs that spell a name --
     (
         "crates/index/src/graph/javascript/scan.rs",
         "jest",
