@@ -6,6 +6,11 @@
 //! and a base directory that cannot be written gives way to a private temporary one; a file
 //! edited while a run goes on (the workspace is scanned beside the run) is never counted in
 //! the generation that run answers with.
+//!
+//! Hand-written, every one: each is a sequence of commands over a changing workspace whose
+//! later arguments (`--since N`) and expectations (a newer generation, `failingFor`,
+//! `recovered`) come from the answers before, with `pith status` and the state directory read
+//! between them. No row of the verdict tables says that.
 
 use crate::common;
 
