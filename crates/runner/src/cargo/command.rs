@@ -16,7 +16,8 @@ pub(super) const CARGO_HINT: &str = "install Rust: https://rustup.rs";
 /// hide what pith reads and cannot be undone on the command line: libtest leaves a failed
 /// test's output (its panic) uncaptured, out of its `---- NAME stdout ----` block, when
 /// `RUST_TEST_NOCAPTURE` is set. Capture decides where a test's output goes, never whether it
-/// passes (the Rust rows of `crates/cli/tests/verdicts/` run a suite raw and under pith with it set and compares).
+/// passes (the Rust rows of `crates/cli/tests/verdicts/` run a suite raw and under pith with it
+/// set and compare).
 ///
 /// Everything else is the caller's, as the tests would see it run by hand: `RUST_BACKTRACE`
 /// and `RUST_LIB_BACKTRACE` (a test may read them or call `Backtrace::capture`), colour and
