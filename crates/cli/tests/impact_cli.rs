@@ -256,6 +256,115 @@ fn test_changed_runs_exactly_the_selection_in_one_invocation() {
     );
 }
 
+/// An agent runs `pith test --changed` in its loop: with nothing changed since the last green
+/// run the green answer stands (exit 0, `unchanged`, a few dozen bytes) rather than "no tests
+/// ran" — but never over a test still failing from a run that a smaller green one followed.
+#[test]
+fn test_changed_with_nothing_changed_since_the_last_green_run_stands_on_it() {
+    let ws = fixture("python/impact");
+    committed(ws.path());
+    let green = common::pith(ws.path(), &[]);
+    assert_eq!(green.count("passed"), 7, "{}", green.line);
+    let stands = |a: &Answer| {
+        assert_eq!((a.code, a.status()), (0, "TestsPassed"), "{}", a.line);
+        assert_eq!(a.json["unchanged"], true, "{}", a.line);
+        assert_eq!(a.count("passed"), 7, "{}", a.line);
+        a.assert_budget(100);
+    };
+    stands(&common::pith(ws.path(), &["--changed"]));
+
+    // An edit made and undone is no change.
+    let helper = ws.path().join(HELPER);
+    let text = std::fs::read_to_string(&helper).unwrap();
+    std::fs::write(
+        &helper,
+        text.replace("return amount > 0", "return amount > 1"),
+    )
+    .unwrap();
+    assert_eq!(query(ws.path(), &["status"]).code, 0);
+    std::fs::write(&helper, &text).unwrap();
+    stands(&common::pith(ws.path(), &["--changed"]));
+
+    // Red, then green on one test file alone: two tests are still failing, so nothing stands.
+    inject(ws.path());
+    assert_eq!(common::pith(ws.path(), &[]).status(), "TestsFailed");
+    let one = common::pith(ws.path(), &["tests/test_report.py"]);
+    assert_eq!(one.status(), "TestsPassed", "{}", one.line);
+    let after = common::pith(ws.path(), &["--changed"]);
+    assert_ne!(after.status(), "TestsPassed", "{}", after.line);
+    assert_ne!(after.code, 0, "{}", after.line);
+}
+
+/// A bug made, run red, then put right while another is made: the tests that passed beside
+/// the first bug last passed with it in place, so against that run the restored line changed
+/// too — but it is again what it was at the last green run, and never a suspect.
+#[test]
+fn a_line_put_back_as_it_was_at_the_last_green_run_is_no_suspect() {
+    let ws = fixture("python/impact");
+    committed(ws.path());
+    assert_eq!(common::pith(ws.path(), &[]).status(), "TestsPassed");
+    inject(ws.path());
+    let first = common::pith(ws.path(), &[]);
+    assert_eq!(first.count("failed"), 2, "{}", first.line);
+    assert_eq!(
+        suspects(&first).first().copied(),
+        Some(BUG_AT),
+        "{}",
+        first.line
+    );
+
+    // The first bug put right, the second made in another file.
+    let helper = ws.path().join(HELPER);
+    let text = std::fs::read_to_string(&helper).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(
+        &helper,
+        text.replace("return amount >= 0", "return amount > 0"),
+    )
+    .unwrap();
+    let cart = ws.path().join("src/shop/cart.py");
+    let text = std::fs::read_to_string(&cart).unwrap();
+    let bugged = text.replace("if is_positive(p))", "if is_positive(p)) + 1");
+    assert_ne!(text, bugged);
+    std::fs::write(&cart, bugged).unwrap();
+    // Static reach, where nothing but the change sets can tell the two lines apart (in-run
+    // tracing sees only the lines changed since the last green run).
+    let red = common::pith(ws.path(), &["--trace", "never"]);
+    assert_eq!(red.status(), "TestsFailed", "{}", red.line);
+    assert_eq!(red.text("reach"), "static", "{}", red.line);
+    assert_eq!(
+        suspects(&red),
+        ["src/shop/cart.py:7 return sum(cents(p) for p in prices if is_positive(p)) + 1"],
+        "{}",
+        red.line
+    );
+    assert!(
+        !red.line.contains("money.py:9"),
+        "the restored line is named: {}",
+        red.line
+    );
+}
+
+/// A green run of a few tests vouches for nothing else: a bug made before it, in code those
+/// tests never ran, stays the suspect of the full run after.
+#[test]
+fn a_green_run_of_a_few_tests_does_not_hide_a_bug_made_before_it() {
+    let ws = fixture("python/impact");
+    committed(ws.path());
+    assert_eq!(common::pith(ws.path(), &[]).status(), "TestsPassed");
+    inject(ws.path());
+    let few = common::pith(ws.path(), &["tests/test_report.py"]);
+    assert_eq!(few.status(), "TestsPassed", "{}", few.line);
+    let red = common::pith(ws.path(), &["--trace", "never"]);
+    assert_eq!(red.count("failed"), 2, "{}", red.line);
+    assert_eq!(
+        suspects(&red).first().copied(),
+        Some(BUG_AT),
+        "{}",
+        red.line
+    );
+}
+
 #[test]
 fn edits_no_test_reaches_are_named_off_target() {
     let ws = fixture("python/impact");

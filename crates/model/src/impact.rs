@@ -65,6 +65,9 @@ pub struct Suspects {
     pub reach: Reach,
     pub baseline: Baseline,
     pub lines: Vec<Suspect>,
+    /// How many of the first `lines` the evidence cannot tell apart (at least 1): an answer
+    /// that sheds suspects keeps all of these.
+    pub tied: usize,
 }
 
 /// The tests that depend on one file (`pith tests-for`).

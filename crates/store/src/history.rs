@@ -144,14 +144,30 @@ impl Store {
 
     /// The latest recorded run.
     pub fn last_run(&self) -> Result<Option<RunSummary>, StoreError> {
-        Ok(last_run(&self.conn, None)?.map(|(_, s)| s))
+        Ok(last_run(&self.conn, Which::Any)?.map(|(_, s)| s))
+    }
+
+    /// The latest recorded run whose status was TestsPassed: the answer that stands while
+    /// nothing has changed since it.
+    pub fn last_green_run(&self) -> Result<Option<RunSummary>, StoreError> {
+        Ok(last_run(&self.conn, Which::Green)?.map(|(_, s)| s))
+    }
+
+    /// How many tests are on the failing list: those whose latest recorded run failed them,
+    /// whichever run that was (a later run that left them out keeps them there).
+    pub fn failing_count(&self) -> Result<u64, StoreError> {
+        let n: i64 = self
+            .conn
+            .prepare_cached("SELECT count(*) FROM failing")?
+            .query_row([], |r| r.get(0))?;
+        Ok(n.max(0) as u64)
     }
 
     /// The latest recorded run of exactly this selection in this process's environment (the
     /// same variables, [`VOLATILE`](crate::environment) ones aside): the one whose verdict a
     /// replay may repeat.
     pub fn last_run_of(&self, selection: &str) -> Result<Option<RunSummary>, StoreError> {
-        Ok(last_run(&self.conn, Some((selection, self.env.identity)))?.map(|(_, s)| s))
+        Ok(last_run(&self.conn, Which::Of(selection, self.env.identity))?.map(|(_, s)| s))
     }
 
     /// What the latest run of runner `name` said about how it resolved.
@@ -180,7 +196,7 @@ impl Store {
     /// of the named tests; named tests that did not fail are sorted into `not_failing` (they
     /// ran) and `not_found` (they did not).
     pub fn failures(&self, tests: &[String]) -> Result<FailureDetails, StoreError> {
-        let Some((run_id, summary)) = last_run(&self.conn, None)? else {
+        let Some((run_id, summary)) = last_run(&self.conn, Which::Any)? else {
             return Ok(FailureDetails {
                 not_found: tests.to_vec(),
                 ..FailureDetails::default()
@@ -342,7 +358,15 @@ struct NewRun<'a> {
 type RunRow = (i64, RunSummary);
 
 /// The latest run, or the latest of a selection in an environment.
-fn last_run(c: &Connection, selection: Option<(&str, i64)>) -> Result<Option<RunRow>, StoreError> {
+/// Which run [`last_run`] looks for, the latest of its kind.
+enum Which<'a> {
+    Any,
+    Green,
+    /// Of exactly this selection, in this environment.
+    Of(&'a str, i64),
+}
+
+fn last_run(c: &Connection, which: Which) -> Result<Option<RunRow>, StoreError> {
     const COLUMNS: &str = "id, generation, status, runner, passed, failed, skipped, errors,
         recovered, duration_ms, requested";
     let map = |r: &rusqlite::Row<'_>| -> rusqlite::Result<RunRow> {
@@ -366,14 +390,20 @@ fn last_run(c: &Connection, selection: Option<(&str, i64)>) -> Result<Option<Run
             },
         ))
     };
-    let row = match selection {
-        None => c
+    let row = match which {
+        Which::Any => c
             .prepare_cached(&format!(
                 "SELECT {COLUMNS} FROM runs ORDER BY id DESC LIMIT 1"
             ))?
             .query_row([], map)
             .optional()?,
-        Some((sel, env)) => c
+        Which::Green => c
+            .prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM runs WHERE status = 'TestsPassed' ORDER BY id DESC LIMIT 1"
+            ))?
+            .query_row([], map)
+            .optional()?,
+        Which::Of(sel, env) => c
             .prepare_cached(&format!(
                 "SELECT {COLUMNS} FROM runs WHERE selection = ?1 AND env = ?2
                  ORDER BY id DESC LIMIT 1"

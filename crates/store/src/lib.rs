@@ -212,6 +212,12 @@ impl Store {
         scan::changed_since(&self.conn, &self.env, since, limit)
     }
 
+    /// The first input outside the workspace's files (see [`Store::changed_since`]) that
+    /// changed after generation `since`: what no import graph follows.
+    pub fn input_changed_since(&self, since: u64) -> Result<Option<String>, StoreError> {
+        scan::input_changed_since(&self.conn, &self.env, since)
+    }
+
     /// Runner names detected earlier under `key` (a fingerprint of what detection reads
     /// outside the workspace), unless a project may have appeared or changed since: a file
     /// near the top (three levels deep or less, where projects are marked) was added or

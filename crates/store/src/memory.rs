@@ -191,6 +191,21 @@ impl Store {
         Ok(g.map(|g| g.max(0) as u64))
     }
 
+    /// The generation of the last recorded green run that ran everything (no test ids
+    /// asked): one that vouches for every line it tested, which a green run of a few tests
+    /// does not.
+    pub fn last_full_green(&self) -> Result<Option<u64>, StoreError> {
+        let g: Option<i64> = self
+            .conn
+            .prepare_cached(
+                "SELECT generation FROM runs WHERE status = 'TestsPassed' AND requested = 0
+                 ORDER BY id DESC LIMIT 1",
+            )?
+            .query_row([], |r| r.get(0))
+            .optional()?;
+        Ok(g.map(|g| g.max(0) as u64))
+    }
+
     /// What differs between the working tree as of the current generation (the caller
     /// scanned first) and `since`. A `Generation` whose contents were not kept falls back
     /// to git HEAD when the workspace is a git repo (Baseline::Git), else Baseline::None

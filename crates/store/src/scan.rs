@@ -658,3 +658,17 @@ pub(crate) fn changed_since(
         .collect::<Result<Vec<String>, _>>()?;
     Ok((count.max(0) as u64, names))
 }
+
+/// The first input outside the workspace's files (a toolchain, a virtualenv, installed
+/// packages) changed after generation `since`, as [`Environment::display`] shows it.
+pub(crate) fn input_changed_since(
+    conn: &Connection,
+    env: &Environment,
+    since: u64,
+) -> Result<Option<String>, StoreError> {
+    let key: Option<String> = conn
+        .prepare_cached("SELECT key FROM inputs WHERE gen > ?1 ORDER BY gen DESC, key LIMIT 1")?
+        .query_row([since as i64], |r| r.get(0))
+        .optional()?;
+    Ok(key.map(|k| env.display(&k)))
+}

@@ -72,7 +72,7 @@ pub fn to_json<T: serde::Serialize>(answer: &T) -> String {
 pub fn test_answer(report: &Report) -> TestAnswer {
     let (mut answer, fit) = test_answer::whole(report);
     if let Some(fit) = fit {
-        shaping::shape(&mut answer, &fit.failures, &fit.suspects);
+        shaping::shape(&mut answer, &fit.failures, &fit.suspects, fit.tied);
     }
     answer
 }

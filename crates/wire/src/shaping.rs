@@ -188,10 +188,12 @@ struct Plan {
     suspects: usize,
     suspect_code: usize,
     own_suspects: bool,
+    /// The first suspects the evidence cannot tell apart: the fewest kept.
+    tied: usize,
 }
 
 impl Plan {
-    fn first(groups: usize) -> Self {
+    fn first(groups: usize, tied: usize) -> Self {
         Plan {
             shown: if groups <= ALL_IN_FULL {
                 groups
@@ -208,15 +210,18 @@ impl Plan {
             suspects: usize::MAX,
             suspect_code: usize::MAX,
             own_suspects: true,
+            tied: tied.max(1),
         }
     }
 
     /// The next smaller answer, in the order noise goes: source lines on outer frames, outer
-    /// frames, message lines past the first, cluster ids, clusters from the smallest, the
-    /// deepest frame's source line (the smallest cause's first), failures in full from the
-    /// smallest cause (they join the clusters or the count, and what went for them may come
-    /// back); last the first line's length, each failure's own suspect (the run's best stays),
-    /// the first line's length again and long ids.
+    /// frames, message lines past the first, then the first line's length (prose goes before
+    /// any failing test's id: a 400-character sentence never costs the answer the tests it
+    /// failed), cluster ids, clusters from the smallest, suspects past the tied first ones,
+    /// the deepest frame's source line (the smallest cause's first), failures in full from
+    /// the smallest cause (they join the clusters or the count, and what went for them may
+    /// come back); last the suspects' source lines, each failure's own suspect, the suspects
+    /// tied with the best (never the best) and long ids.
     fn next(&mut self) -> bool {
         if self.code > 1 {
             self.code = 1;
@@ -226,14 +231,18 @@ impl Plan {
             self.frames = 1;
         } else if self.message == Message::Whole {
             self.message = Message::FirstLine;
+        } else if self.message == Message::FirstLine {
+            self.message = Message::Short;
+        } else if self.message == Message::Short {
+            self.message = Message::Terse;
         } else if self.ids {
             self.ids = false;
-        } else if self.suspect_code > 1 {
-            self.suspect_code = 1;
+        } else if self.suspect_code > self.tied {
+            self.suspect_code = self.tied;
         } else if self.clusters > 0 {
             self.clusters -= 1;
-        } else if self.suspects > 1 {
-            self.suspects = 1;
+        } else if self.suspects > self.tied {
+            self.suspects = self.tied;
         } else if self.lines_kept > 0 {
             self.lines_kept = self.lines_kept.min(self.shown) - 1;
         } else if self.shown > 1 {
@@ -242,14 +251,13 @@ impl Plan {
             self.clusters = CLUSTERS;
             self.code = 1;
             self.lines_kept = usize::MAX;
-        } else if self.message == Message::FirstLine {
-            self.message = Message::Short;
         } else if self.suspect_code > 0 {
             self.suspect_code = 0;
         } else if self.own_suspects {
             self.own_suspects = false;
-        } else if self.message == Message::Short {
-            self.message = Message::Terse;
+        } else if self.suspects > 1 {
+            // Tied suspects stay until here: past this only one failure is left to give way.
+            self.suspects = 1;
         } else if !self.short_ids {
             self.short_ids = true;
         } else {
@@ -263,7 +271,12 @@ impl Plan {
 /// whole answer until it fits [`ANSWER_CEILING`]: green projects in `runs` go first (they are
 /// counted), then the tests that passed on a retry ([`trim_flaky`]), then the failures' ladder
 /// ([`Plan::next`]), then the lists that have no other bound ([`give_way`]). The raw tail gets what is left, at least [`TAIL_SHARE`] when it is that long.
-pub(crate) fn shape(answer: &mut TestAnswer, failures: &[&Failure], suspects: &[String]) {
+pub(crate) fn shape(
+    answer: &mut TestAnswer,
+    failures: &[&Failure],
+    suspects: &[String],
+    tied: usize,
+) {
     let groups = by_cause(failures);
     let suspects = Suspects {
         all: suspects,
@@ -271,11 +284,34 @@ pub(crate) fn shape(answer: &mut TestAnswer, failures: &[&Failure], suspects: &[
     };
     let tail = answer.tail.take();
     let reserve = tail.as_ref().map_or(0, |t| (t.len() + 12).min(TAIL_SHARE));
+    let before = (reserve > 0).then(|| answer.clone());
+    let mut plan = fit(answer, &groups, failures.len(), &suspects, tied, reserve);
+    if let Some(mut without) = before.filter(|_| named(answer) < failures.len()) {
+        // Ids go before prose: when the tail's share costs failing tests their names, the
+        // tail gets what is left after them.
+        let other = fit(&mut without, &groups, failures.len(), &suspects, tied, 0);
+        if named(&without) > named(answer) {
+            (*answer, plan) = (without, other);
+        }
+    }
+    answer.tail = tail.and_then(|t| fit_tail(&t, ANSWER_CEILING.saturating_sub(size(answer))));
+    give_back(answer, &groups, failures.len(), plan, &suspects);
+}
+
+/// Trims the answer down the ladder until it fits [`ANSWER_CEILING`] less `reserve`.
+fn fit(
+    answer: &mut TestAnswer,
+    groups: &[Group],
+    total: usize,
+    suspects: &Suspects,
+    tied: usize,
+    reserve: usize,
+) -> Plan {
     let room = ANSWER_CEILING - reserve;
-    let mut plan = Plan::first(groups.len());
+    let mut plan = Plan::first(groups.len(), tied);
     loop {
-        render(answer, &groups, failures.len(), plan);
-        suspects.render(answer, &groups, plan);
+        render(answer, groups, total, plan);
+        suspects.render(answer, groups, plan);
         if size(answer) <= room
             || !(drop_green_run(answer)
                 || trim_flaky(answer)
@@ -283,11 +319,20 @@ pub(crate) fn shape(answer: &mut TestAnswer, failures: &[&Failure], suspects: &[
                 || (!groups.is_empty() && plan.next())
                 || give_way(answer))
         {
-            break;
+            return plan;
         }
     }
-    answer.tail = tail.and_then(|t| fit_tail(&t, ANSWER_CEILING.saturating_sub(size(answer))));
-    give_back(answer, &groups, failures.len(), plan, &suspects);
+}
+
+/// How many failing tests the answer names: shown ones, the others of their causes, and the
+/// clusters' listed members.
+fn named(answer: &TestAnswer) -> usize {
+    answer
+        .failures
+        .iter()
+        .map(|f| 1 + f.others.len())
+        .sum::<usize>()
+        + answer.clusters.iter().map(|c| c.tests.len()).sum::<usize>()
 }
 
 /// The run's suspects (`file:line source`, best first) and the first one's place, which a
@@ -345,8 +390,9 @@ impl Suspects<'_> {
     }
 }
 
-/// The tail's share was held back for a tail that took less: clusters the ladder let go come
-/// back, one at a time, while the whole answer still fits.
+/// The tail's share was held back for a tail that took less: suspects tied with the best,
+/// then clusters the ladder let go come back, one at a time, while the whole answer still
+/// fits.
 fn give_back(
     answer: &mut TestAnswer,
     groups: &[Group],
@@ -354,6 +400,17 @@ fn give_back(
     mut plan: Plan,
     suspects: &Suspects,
 ) {
+    // The suspects tied with the best come back first; the clusters only after them.
+    if plan.suspects < plan.tied.min(suspects.all.len()) {
+        let kept = answer.clone();
+        plan.suspects = plan.tied;
+        render(answer, groups, total, plan);
+        suspects.render(answer, groups, plan);
+        if size(answer) > ANSWER_CEILING {
+            *answer = kept;
+            return;
+        }
+    }
     while plan.clusters < CLUSTERS && plan.shown + answer.clusters.len() < groups.len() {
         let before = (answer.clusters.clone(), answer.more_failures);
         plan.clusters += 1;
@@ -515,6 +572,11 @@ fn render(answer: &mut TestAnswer, groups: &[Group], total: usize, plan: Plan) {
             out
         })
         .collect();
+    let cluster_chars = if plan.message == Message::Terse {
+        TERSE_MESSAGE_CHARS
+    } else {
+        CLUSTER_ERROR_CHARS
+    };
     answer.clusters = groups[plan.shown..]
         .iter()
         .take(plan.clusters)
@@ -527,7 +589,7 @@ fn render(answer: &mut TestAnswer, groups: &[Group], total: usize, plan: Plan) {
                 (Vec::new(), Vec::new())
             };
             ClusterOut {
-                error: crate::cut(first_line(&g.representative().message), CLUSTER_ERROR_CHARS),
+                error: crate::cut(first_line(&g.representative().message), cluster_chars),
                 at,
                 affected: g.members.len(),
                 tests,

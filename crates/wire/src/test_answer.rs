@@ -27,7 +27,7 @@ const SUSPECT_CHARS: usize = 120;
 /// Tests that passed on a retry listed at most; the rest are counted in `moreFlaky`.
 pub(crate) const FLAKY_SHOWN: usize = 3;
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TestAnswer {
     /// The workspace generation the answer describes.
@@ -313,6 +313,8 @@ pub struct RunOut {
 pub(crate) struct Fit<'a> {
     pub(crate) failures: Vec<&'a Failure>,
     pub(crate) suspects: Vec<String>,
+    /// How many of the first suspects are tied: the answer keeps them all.
+    pub(crate) tied: usize,
 }
 
 /// The `pith test` answer for a report before it is fitted to its budget, and what fitting it
@@ -385,6 +387,7 @@ pub(crate) fn whole(report: &Report) -> (TestAnswer, Option<Fit<'_>>) {
     }
     let fit = Fit {
         failures: all_failures,
+        tied: report.suspects.as_ref().map_or(1, |s| s.tied.max(1)),
         suspects,
     };
     (answer, Some(fit))

@@ -686,7 +686,10 @@ proptest! {
     fn every_answer_is_within_the_ceiling_and_accounts_for_every_failure(
         runs in prop::collection::vec(arb_run(), 1..8),
         suspects in prop::collection::vec(arb_suspect(), 0..4),
+        tied in 1usize..4,
     ) {
+        let tied = tied.min(suspects.len().max(1));
+        let first_tied: Vec<String> = suspects.iter().take(tied).map(Suspect::location).collect();
         let all: Vec<Failure> = runs.iter().flat_map(|r| r.failures.clone()).collect();
         let flaky = runs.iter().map(|r| r.flaky.len()).sum::<usize>();
         let steady: Vec<Run> = runs.iter().cloned().map(|r| Run { flaky: Vec::new(), ..r }).collect();
@@ -695,6 +698,7 @@ proptest! {
             reach: Reach::Static,
             baseline: Baseline::LastPass,
             lines: suspects,
+            tied,
         });
         let without = test_answer(&Report { runs: steady, duration: Duration::from_secs(3), suspects: suspects.clone(), ..Report::default() });
         let answer = test_answer(&Report { runs, duration: Duration::from_secs(3), suspects, ..Report::default() });
@@ -708,10 +712,27 @@ proptest! {
             prop_assert_eq!(to_json(&answer.failures), to_json(&without.failures), "{}", json);
             prop_assert_eq!(to_json(&answer.clusters), to_json(&without.clusters), "{}", json);
         }
-        // The best suspect is the last thing a failure's shaping lets go of: its place stays.
+        // The best suspect is the last thing a failure's shaping lets go of: its place stays,
+        // and so do the places of those tied with it.
         if let (Some(first), false) = (&first_suspect, all.is_empty()) {
             prop_assert!(answer.suspects.first().is_some_and(|s| s.starts_with(first.as_str())), "{}", json);
             prop_assert_eq!(answer.reach, Some("static"));
+            for (at, kept) in first_tied.iter().zip(&answer.suspects) {
+                prop_assert!(kept.starts_with(at.as_str()), "{}", json);
+            }
+            // Those tied with it go only when every other failure has given way.
+            if answer.suspects.len() < first_tied.len() {
+                prop_assert!(answer.failures.len() <= 1 && answer.clusters.is_empty(), "{}", json);
+            }
+        }
+        // Ids before prose: while a failing test goes unnamed, no message is longer than its
+        // last cut.
+        let named = answer.failures.iter().map(|f| f.others.len() + 1).sum::<usize>()
+            + answer.clusters.iter().map(|c| c.tests.len()).sum::<usize>();
+        if named < all.len() {
+            for text in answer.failures.iter().map(|f| &f.message).chain(answer.clusters.iter().map(|c| &c.error)) {
+                prop_assert!(text.chars().count() <= 101, "{:?} in {}", text, json);
+            }
         }
         for shown in &answer.failures {
             let original = all.iter().find(|f| f.test == shown.test).unwrap();
@@ -726,6 +747,47 @@ proptest! {
             }
         }
     }
+}
+
+/// A .NET run whose collection error is a 400-character sentence, beside three failing tests
+/// and a raw tail of the runner's own `[FAIL]` lines: the sentence is cut and the tail gives
+/// way before any failing test goes unnamed.
+#[test]
+fn long_prose_gives_way_before_a_failing_test_goes_unnamed() {
+    let sentence = format!(
+        "System.InvalidOperationException: {}",
+        "the test host could not load the assembly because a dependency is missing; ".repeat(5)
+    );
+    let mut failures = vec![Failure {
+        test: "DotnetTests.Unit.Fixtures".into(),
+        phase: Phase::Collect,
+        message: sentence,
+        ..Failure::default()
+    }];
+    failures.extend((0..3).map(|i| Failure {
+        test: format!("DotnetTests.Unit.CalculatorTests.Case_{i}_Fails"),
+        message: format!("Assert.Equal() Failure (Expected: {i}, Actual: 9)"),
+        frames: vec![frame("DotnetTests.Unit/CalculatorTests.cs", 10 + i, None)],
+        ..Failure::default()
+    }));
+    let tail = (0..12)
+        .map(|i| format!("[xUnit.net 00:00:00.{i:02}]     DotnetTests.Unit.CalculatorTests.Case_{i}_Fails [FAIL]"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let run = Run {
+        failed: 4,
+        failures,
+        tail: Some(tail),
+        ..Run::new("dotnet")
+    };
+    let answer = test_answer(&report(run, 2.0));
+    let json = to_json(&answer);
+    assert!(json.len() <= ANSWER_CEILING, "{}", json);
+    assert!(json.contains("DotnetTests.Unit.Fixtures"), "{}", json);
+    for i in 0..3 {
+        assert!(json.contains(&format!("Case_{i}_Fails\"")), "{}", json);
+    }
+    assert_eq!(answer.more_failures, 0, "{}", json);
 }
 
 /// Eight failures through one assertion helper, each message with its own value.
@@ -1008,6 +1070,7 @@ fn suspects_lead_and_a_cause_names_its_own_only_when_it_differs() {
         reach: Reach::Static,
         baseline: Baseline::LastPass,
         lines: vec![helper.clone(), other.clone()],
+        tied: 1,
     });
     insta::assert_snapshot!(render(&r), @r#"{"status":"TestsFailed","runner":"pytest","failed":2,"durationS":1.0,"suspects":["src/shop/money.py:9 return amount >= 0","src/shop/cart.py:7 return sum(cents(p) for p in prices)"],"reach":"static","baseline":"lastPass","failures":[{"test":"tests/test_cart.py::test_a","message":"AssertionError: assert 3 == 1","frames":["tests/test_cart.py:5 assert total([1.0]) == 100"]},{"test":"tests/test_cart.py::test_b","message":"TypeError: bad operand","frames":["tests/test_cart.py:5 assert total([1.0]) == 100"],"suspect":"src/shop/cart.py:7"}]}"#);
 }

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use pith_index::Graph;
 use pith_model::impact::{Baseline, FileTests, Selection};
+use pith_model::RunSummary;
 use pith_store::{ChangeKind, Changes, Since, Store};
 
 use super::blast::{relative, workspace};
@@ -63,7 +64,9 @@ fn selection_in(store: &Store, root: &Path, rev: Option<&str>) -> Result<Selecti
     let (since, asked) = measured_from(rev, store.last_green()?);
     let changes = store.changes(&since)?;
     let g = graph_of(store, root)?;
-    Ok(selection_of(&g, &changes, asked))
+    let mut sel = selection_of(&g, &changes, asked);
+    outside_files(store, &since, &mut sel);
+    Ok(sel)
 }
 
 /// The selection a run's changes make (see [`selection_in`]), from the run's change context.
@@ -76,7 +79,22 @@ fn selection_by(
     let changes = ctx.changes(store, &since);
     let changes = changes.as_ref().as_ref()?;
     let g = ctx.graph(store)?;
-    Ok(selection_of(g, changes, asked))
+    let mut sel = selection_of(g, changes, asked);
+    outside_files(store, &since, &mut sel);
+    Ok(sel)
+}
+
+/// Everything runs when what the tests read outside the workspace's files (a toolchain, a
+/// virtualenv, installed packages) changed since the run measured from: no graph follows it.
+fn outside_files(store: &Store, since: &Since, sel: &mut Selection) {
+    let Since::Generation(g) = since else {
+        return;
+    };
+    if sel.all.is_none() {
+        if let Ok(Some(input)) = store.input_changed_since(*g) {
+            sel.all = Some(format!("{input} changed"));
+        }
+    }
 }
 
 /// What a selection measures the changes against: git revision `rev` when given, else the
@@ -94,6 +112,9 @@ fn measured_from(rev: Option<&str>, last_green: Option<u64>) -> (Since, Baseline
 pub(crate) struct Planned {
     pub selection: Selection,
     pub routed: Option<Vec<(usize, Vec<String>)>>,
+    /// Nothing changed since the last green run and no test is failing: that run's answer
+    /// stands, and nothing runs.
+    pub stands: Option<RunSummary>,
 }
 
 impl Planned {
@@ -134,6 +155,7 @@ pub(crate) fn plan(
                 ..Selection::default()
             },
             routed: None,
+            stands: None,
         });
     };
     let selection = match selection_by(store, ctx, rev) {
@@ -147,6 +169,7 @@ pub(crate) fn plan(
         return Ok(Planned {
             selection,
             routed: None,
+            stands: None,
         });
     }
     let mut routed = route_files(&selection.tests, found);
@@ -179,10 +202,29 @@ pub(crate) fn plan(
     routed.sort_by_key(|(i, _)| *i);
     let mut selection = selection;
     selection.failing = failing.len();
+    let stands = if routed.is_empty() {
+        standing(store, &selection)
+    } else {
+        None
+    };
     Ok(Planned {
         selection,
         routed: Some(routed),
+        stands,
     })
+}
+
+/// The last green run, when a selection that runs nothing stands on it: measured from that
+/// run, nothing changed since (files, or what the tests read outside them), and no test on the
+/// failing list (a run of a few tests since may have left out one that still fails).
+fn standing(store: &Store, selection: &Selection) -> Option<RunSummary> {
+    let quiet = selection.changed.is_empty()
+        && selection.all.is_none()
+        && selection.baseline == Some(Baseline::LastGreen);
+    if !quiet || store.failing_count().ok()? > 0 {
+        return None;
+    }
+    store.last_green_run().ok().flatten()
 }
 
 /// The selection for `changes` on graph `g`: the tests that reach a changed file, plus every

@@ -48,7 +48,14 @@ pub(crate) fn find_suspects(
         traced.as_ref(),
     );
     let mut ranked: Vec<((String, u32), Tally)> = tally.into_iter().collect();
+    // Equal evidence keeps its order by place, only so that answers are stable: `tied` says
+    // that it is no ranking.
     ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let tied = ranked
+        .iter()
+        .take(SUSPECTS)
+        .take_while(|(_, t)| Some(t) == ranked.first().map(|(_, t)| t))
+        .count();
     let lines: Vec<Suspect> = ranked
         .into_iter()
         .take(SUSPECTS)
@@ -63,6 +70,7 @@ pub(crate) fn find_suspects(
             },
             baseline,
             lines,
+            tied: tied.max(1),
         });
     }
 }
@@ -107,6 +115,10 @@ fn judge(store: &Store, ctx: &ChangeContext, report: &Report) -> Option<Judgemen
                 .ok()
                 .filter(|c| !matches!(c.baseline, pith_store::Baseline::None))
                 .map(|c| code_only(ctx.root(), c.clone()))
+                .map(|c| match pass {
+                    Some(p) => not_undone(store, ctx, p, c),
+                    None => c,
+                })
         });
         let Some(changes) = changes.as_ref().filter(|c| !c.files.is_empty()) else {
             continue;
@@ -122,6 +134,56 @@ fn judge(store: &Store, ctx: &ChangeContext, report: &Report) -> Option<Judgemen
         });
     }
     Some(out)
+}
+
+/// `changes` (since generation `pass`, a test's last pass) without the lines that are again
+/// what they were at the last green run of everything: a change made and undone since the
+/// test passed — the previous bug put back right — is no suspect. A green run of a few tests
+/// vouches for nothing else (the bug may have been there, untested). Hunks are numbered by the
+/// working tree's lines in both change sets, so a hunk is kept where it meets one of the
+/// green run's.
+fn not_undone(store: &Store, ctx: &ChangeContext, pass: u64, mut changes: Changes) -> Changes {
+    let Ok(Some(green)) = store.last_full_green() else {
+        return changes;
+    };
+    if green == pass {
+        return changes;
+    }
+    let since_green = ctx.changes(store, &Since::Generation(green));
+    let Some(since_green) = since_green
+        .as_ref()
+        .as_ref()
+        .ok()
+        .filter(|c| matches!(c.baseline, pith_store::Baseline::Run { .. }))
+    else {
+        return changes;
+    };
+    changes.files.retain_mut(|change| {
+        let Some(green) = since_green.files.iter().find(|g| g.path == change.path) else {
+            // The whole file is as it was at the last green run.
+            return false;
+        };
+        if change.hunks.is_empty() || green.hunks.is_empty() {
+            return true;
+        }
+        change.hunks.retain_mut(|h| {
+            let met = green
+                .hunks
+                .iter()
+                .filter(|g| g.start <= h.end && h.start <= g.end)
+                .map(|g| (g.start.max(h.start), g.end.min(h.end)))
+                .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
+            match met {
+                Some((start, end)) => {
+                    (h.start, h.end) = (start, end);
+                    true
+                }
+                None => false,
+            }
+        });
+        !change.hunks.is_empty()
+    });
+    changes
 }
 
 /// Sets each failure's own suspect, what tracing saw overruling the graph where it looked,
@@ -149,6 +211,12 @@ fn settle(
         let own_trace = traced.is_none_or(|t| t.tests.contains_key(test));
         if let Some((file, line)) = own_suspect(&scored, own_trace) {
             report.runs[r].failures[f].suspect = Some(suspect_at(root, file, *line));
+            // Every line as strong as its best has this failure's vote: it cannot tell them
+            // apart, and neither can the run.
+            let best = scored.iter().map(|(_, s)| *s).max();
+            for (key, _) in scored.iter().filter(|(_, s)| Some(*s) == best) {
+                tally.entry(key.clone()).or_default().votes += 1;
+            }
         }
         for (key, s) in scored {
             let t = tally.entry(key).or_default();
@@ -160,10 +228,14 @@ fn settle(
     tally
 }
 
-/// A changed line's evidence over every failing test: frames on it, then total strength,
-/// then how many tests reach it.
+/// A changed line's evidence over every failing test: how many failures name it as their
+/// own best suspect (so the run's first suspect is the one most failures point at, and the
+/// run's list and each failure's agree), then how many failing tests reach it (a line every
+/// failure reaches over one that a single failure's frame happens to be on), then frames on
+/// it, then total strength.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Tally {
+    votes: u32,
     hits: u32,
     score: u32,
     tests: u32,
@@ -171,7 +243,7 @@ struct Tally {
 
 impl Ord for Tally {
     fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        (self.hits, self.score, self.tests).cmp(&(o.hits, o.score, o.tests))
+        (self.votes, self.tests, self.hits, self.score).cmp(&(o.votes, o.tests, o.hits, o.score))
     }
 }
 
