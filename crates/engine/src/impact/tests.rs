@@ -123,7 +123,7 @@ fn the_trace_switch_forbids_or_forces_the_re_run() {
             n.set(n.get() + 1);
             Err(Traceless::Unsupported)
         };
-        traced_lines(&report, &judged(hunks), &memo, mode, &tracer);
+        let _ = traced_lines(&report, &judged(hunks), &memo, mode, &tracer);
         n.get()
     };
     // One hunk: the static reach names it, and only `always` re-runs.
