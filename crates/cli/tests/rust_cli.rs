@@ -74,3 +74,33 @@ fn a_nextest_outside_the_supported_range_is_named_and_not_run() {
         assert!(!started.exists(), "cargo-nextest {version} was run");
     }
 }
+
+/// A wrong-result bug beside a harmless edit in a crate: Rust has no line tracing pith can
+/// use, so the suspects come from the graph, and the answer says why in one word.
+#[test]
+fn a_static_reach_says_why_nothing_was_traced() {
+    let ws = fixture("rust/impact_shop");
+    common::committed(ws.path());
+    assert_eq!(pith(ws.path(), &[]).status(), "TestsPassed");
+    let edit = |file: &str, from: &str, to: &str| {
+        let path = ws.path().join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{file}");
+        std::fs::write(&path, text.replace(from, to)).unwrap();
+    };
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    edit("src/money.rs", "amount > 0.0", "amount >= 0.0");
+    edit("src/cart.rs", ".count()", ".count() + 0");
+    let red = pith(ws.path(), &[]);
+    assert_eq!(red.status(), "TestsFailed", "{}", red.line);
+    assert_eq!(red.text("reach"), "static", "{}", red.line);
+    assert_eq!(red.text("traceless"), "unsupported", "{}", red.line);
+    let suspects = common::strings(&red.json["suspects"]);
+    assert!(
+        suspects.contains(&"src/money.rs:13 amount >= 0.0"),
+        "{}",
+        red.line
+    );
+    let never = pith(ws.path(), &["--trace", "never"]);
+    assert_eq!(never.text("traceless"), "off", "{}", never.line);
+}

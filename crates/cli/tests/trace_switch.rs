@@ -26,11 +26,13 @@ fn never_keeps_the_static_reach_where_auto_traces() {
     let never = common::pith(ws.path(), &["--trace", "never"]);
     assert_eq!(never.count("failed"), 2, "{}", never.line);
     assert_eq!(never.text("reach"), "static", "{}", never.line);
+    assert_eq!(never.text("traceless"), "off", "{}", never.line);
     // Both changed lines stay in the running: the graph cannot tell them apart.
     assert_eq!(suspects(&never).len(), 2, "{}", never.line);
     let auto = common::pith(ws.path(), &[]);
     assert_eq!(auto.count("failed"), 2, "{}", auto.line);
     assert_eq!(auto.text("reach"), "traced", "{}", auto.line);
+    assert!(auto.json.get("traceless").is_none(), "{}", auto.line);
     assert_eq!(suspects(&auto), [BUG_AT], "{}", auto.line);
     let explicit = common::pith(ws.path(), &["--trace", "auto"]);
     assert_eq!(explicit.text("reach"), "traced", "{}", explicit.line);

@@ -22,6 +22,31 @@ impl Reach {
     }
 }
 
+/// Why a red answer's suspects come from the import graph alone, in one word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Traceless {
+    /// `pith test --trace never`.
+    Off,
+    /// The graph left no choice: a frame on a changed line, or one changed hunk.
+    Unneeded,
+    /// The runner has no line tracing pith can use (Rust, Gradle, .NET, C++, Bazel).
+    Unsupported,
+    /// The trace ran and saw none of the failing tests (no coverage provider, a coverage
+    /// agent of the project's own in the way, a re-run past its time limit).
+    Empty,
+}
+
+impl Traceless {
+    pub fn name(self) -> &'static str {
+        match self {
+            Traceless::Off => "off",
+            Traceless::Unneeded => "unneeded",
+            Traceless::Unsupported => "unsupported",
+            Traceless::Empty => "empty",
+        }
+    }
+}
+
 /// What the changed lines were compared with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Baseline {
@@ -68,6 +93,8 @@ pub struct Suspects {
     /// How many of the first `lines` the evidence cannot tell apart (at least 1): an answer
     /// that sheds suspects keeps all of these.
     pub tied: usize,
+    /// With a static reach, why nothing was traced.
+    pub traceless: Option<Traceless>,
 }
 
 /// The tests that depend on one file (`pith tests-for`).

@@ -128,6 +128,11 @@ pub trait Adapter: Send + Sync {
         None
     }
 
+    /// Whether [`Adapter::trace`] can trace at all (an answer says `unsupported` when not).
+    fn can_trace(&self) -> bool {
+        false
+    }
+
     /// Whether this runner traces its failing tests within the run itself when the engine
     /// passes a [`TracePlan`] (`Context::trace`): the engine then works the plan out before
     /// the run; for the others it needs nothing of the workspace's state before the run.

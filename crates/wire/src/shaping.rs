@@ -367,6 +367,7 @@ impl Suspects<'_> {
             .collect();
         if answer.suspects.is_empty() {
             answer.reach = None;
+            answer.traceless = None;
             answer.baseline = None;
             return;
         }

@@ -96,6 +96,10 @@ pub struct TestAnswer {
     /// How the suspects were found (`static`: the import graph; `traced`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reach: Option<&'static str>,
+    /// With a `static` reach, why nothing was traced: `off`, `unneeded`, `unsupported`,
+    /// `empty`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub traceless: Option<&'static str>,
     /// What the changed lines were compared with: `lastPass` (the files when the failing
     /// test last passed), `git` (`HEAD`: the uncommitted changes).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -363,6 +367,7 @@ pub(crate) fn whole(report: &Report) -> (TestAnswer, Option<Fit<'_>>) {
         failing_for: 0,
         suspects: Vec::new(),
         reach: None,
+        traceless: None,
         baseline: None,
         build_errors: build_errors
             .into_iter()
@@ -383,6 +388,7 @@ pub(crate) fn whole(report: &Report) -> (TestAnswer, Option<Fit<'_>>) {
     let suspects = suspect_lines(report);
     if let Some(s) = report.suspects.as_ref().filter(|_| !suspects.is_empty()) {
         answer.reach = Some(s.reach.name());
+        answer.traceless = s.traceless.map(|t| t.name());
         answer.baseline = Some(s.baseline.name());
     }
     let fit = Fit {
@@ -539,6 +545,7 @@ fn unchanged_answer(generation: u64, u: &RunSummary) -> TestAnswer {
         failing_for: 0,
         suspects: Vec::new(),
         reach: None,
+        traceless: None,
         baseline: None,
         failures: Vec::new(),
         clusters: Vec::new(),

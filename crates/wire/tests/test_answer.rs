@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use pith_model::impact::{Baseline, Reach, Suspect, Suspects};
+use pith_model::impact::{Baseline, Reach, Suspect, Suspects, Traceless};
 use pith_model::{BuildError, Exit, ExitMeaning, Failure, Frame, Phase, Report, Run, Status};
 use pith_wire::{
     test_answer, to_json, ANSWER_CEILING, GREEN_BUDGET, MANY_FAILURES_BUDGET, ONE_CAUSE_BUDGET,
@@ -699,6 +699,7 @@ proptest! {
             baseline: Baseline::LastPass,
             lines: suspects,
             tied,
+            traceless: Some(Traceless::Unneeded),
         });
         let without = test_answer(&Report { runs: steady, duration: Duration::from_secs(3), suspects: suspects.clone(), ..Report::default() });
         let answer = test_answer(&Report { runs, duration: Duration::from_secs(3), suspects, ..Report::default() });
@@ -1071,6 +1072,7 @@ fn suspects_lead_and_a_cause_names_its_own_only_when_it_differs() {
         baseline: Baseline::LastPass,
         lines: vec![helper.clone(), other.clone()],
         tied: 1,
+        traceless: Some(Traceless::Unsupported),
     });
-    insta::assert_snapshot!(render(&r), @r#"{"status":"TestsFailed","runner":"pytest","failed":2,"durationS":1.0,"suspects":["src/shop/money.py:9 return amount >= 0","src/shop/cart.py:7 return sum(cents(p) for p in prices)"],"reach":"static","baseline":"lastPass","failures":[{"test":"tests/test_cart.py::test_a","message":"AssertionError: assert 3 == 1","frames":["tests/test_cart.py:5 assert total([1.0]) == 100"]},{"test":"tests/test_cart.py::test_b","message":"TypeError: bad operand","frames":["tests/test_cart.py:5 assert total([1.0]) == 100"],"suspect":"src/shop/cart.py:7"}]}"#);
+    insta::assert_snapshot!(render(&r), @r#"{"status":"TestsFailed","runner":"pytest","failed":2,"durationS":1.0,"suspects":["src/shop/money.py:9 return amount >= 0","src/shop/cart.py:7 return sum(cents(p) for p in prices)"],"reach":"static","traceless":"unsupported","baseline":"lastPass","failures":[{"test":"tests/test_cart.py::test_a","message":"AssertionError: assert 3 == 1","frames":["tests/test_cart.py:5 assert total([1.0]) == 100"]},{"test":"tests/test_cart.py::test_b","message":"TypeError: bad operand","frames":["tests/test_cart.py:5 assert total([1.0]) == 100"],"suspect":"src/shop/cart.py:7"}]}"#);
 }

@@ -45,7 +45,7 @@ pub(crate) fn find_suspects(
         report,
         judged.failures,
         &judged.changes,
-        traced.as_ref(),
+        traced.as_ref().ok(),
     );
     let mut ranked: Vec<((String, u32), Tally)> = tally.into_iter().collect();
     // Equal evidence keeps its order by place, only so that answers are stable: `tied` says
@@ -63,7 +63,7 @@ pub(crate) fn find_suspects(
         .collect();
     if let (false, Some(baseline)) = (lines.is_empty(), judged.baseline) {
         report.suspects = Some(Suspects {
-            reach: if traced.is_some() {
+            reach: if traced.is_ok() {
                 Reach::Traced
             } else {
                 Reach::Static
@@ -71,6 +71,7 @@ pub(crate) fn find_suspects(
             baseline,
             lines,
             tied: tied.max(1),
+            traceless: traced.err(),
         });
     }
 }

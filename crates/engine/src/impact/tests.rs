@@ -12,6 +12,7 @@ use super::reach::{Judged, Score};
 use super::selection::selection_of;
 use super::suspects::own_suspect;
 use super::trace::{retrace, traced_lines, TESTS_TRACED};
+use pith_model::impact::Traceless;
 
 /// A workspace of a Python package, its tests, a test with a dynamic import, data, and a
 /// Rust crate beside it.
@@ -79,9 +80,12 @@ fn the_tests_the_changes_broke_are_traced_before_those_that_never_passed() {
     let asked = std::cell::RefCell::new(Vec::new());
     let tracer = |_: usize, tests: &[String], _: &[String]| {
         asked.borrow_mut().extend(tests.iter().cloned());
-        None
+        Err(Traceless::Empty)
     };
-    assert!(traced_lines(&report, &judged, &memo, crate::Trace::Auto, &tracer).is_none());
+    assert_eq!(
+        traced_lines(&report, &judged, &memo, crate::Trace::Auto, &tracer).err(),
+        Some(Traceless::Empty)
+    );
     let asked = asked.into_inner();
     assert_eq!(asked.len(), TESTS_TRACED);
     assert_eq!(asked[0], "tests/test_x.py::test_7");
@@ -117,9 +121,9 @@ fn the_trace_switch_forbids_or_forces_the_re_run() {
         let n = std::cell::Cell::new(0);
         let tracer = |_: usize, _: &[String], _: &[String]| {
             n.set(n.get() + 1);
-            None
+            Err(Traceless::Unsupported)
         };
-        traced_lines(&report, &judged(hunks), &memo, mode, &tracer);
+        let _ = traced_lines(&report, &judged(hunks), &memo, mode, &tracer);
         n.get()
     };
     // One hunk: the static reach names it, and only `always` re-runs.
@@ -175,10 +179,10 @@ fn a_run_that_traced_itself_needs_no_second_start_for_what_it_covered() {
         let n = std::cell::Cell::new(0);
         let tracer = |_: usize, _: &[String], _: &[String]| {
             n.set(n.get() + 1);
-            None
+            Err(Traceless::Unsupported)
         };
         let traced = traced_lines(&report, &judged, &memo, mode, &tracer);
-        (n.get(), traced.is_some_and(|t| t.tests.contains_key(test)))
+        (n.get(), traced.is_ok_and(|t| t.tests.contains_key(test)))
     };
     let money = [("pkg/money.py", ChangeKind::Modified)];
     assert_eq!(outcome(&money, crate::Trace::Auto), (0, true));

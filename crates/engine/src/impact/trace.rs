@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
-use pith_model::impact::Traced;
+use pith_model::impact::{Traced, Traceless};
 use pith_model::Report;
 use pith_store::{ChangeKind, Changes, Since, Store};
 
@@ -14,8 +14,8 @@ use super::change::ChangeContext;
 use super::reach::{Judged, Score};
 
 /// Re-runs some of a run's failing tests with line tracing on the given files (the run's
-/// index in the report, test ids, workspace-relative files); `None` when its runner cannot.
-pub(crate) type Tracer<'a> = &'a dyn Fn(usize, &[String], &[String]) -> Option<Traced>;
+/// index in the report, test ids, workspace-relative files); else why not.
+pub(crate) type Tracer<'a> = &'a dyn Fn(usize, &[String], &[String]) -> Result<Traced, Traceless>;
 
 /// Failing tests re-run with tracing at most, per project: the answer shows a few.
 pub(super) const TESTS_TRACED: usize = 5;
@@ -54,15 +54,19 @@ pub(crate) fn trace_plan(store: &Store, ctx: &ChangeContext) -> Option<pith_runn
 /// no failure's frame is on a changed line already, and the graph leaves more than one
 /// changed hunk, or a failing test reaches none. Each project's first failing tests run again.
 /// `Always` skips the "worth it" test (to measure what tracing costs), `Never` traces nothing.
+/// Without lines, why: the answer says it.
 pub(super) fn traced_lines(
     report: &Report,
     judged: &[Judged],
     memo: &HashMap<Option<u64>, Option<Changes>>,
     mode: crate::Trace,
     trace: Tracer,
-) -> Option<Traced> {
-    if judged.is_empty() || matches!(mode, crate::Trace::Never) {
-        return None;
+) -> Result<Traced, Traceless> {
+    if matches!(mode, crate::Trace::Never) {
+        return Err(Traceless::Off);
+    }
+    if judged.is_empty() {
+        return Err(Traceless::Unneeded);
     }
     // What the runs traced in themselves costs nothing more: taken whenever it is there.
     let mut all = Traced::default();
@@ -105,6 +109,9 @@ pub(super) fn traced_lines(
                     .all(|c| all.files.contains(&c.path))
             })
     };
+    // Why nothing was traced, should nothing be: the graph was enough, else the best excuse
+    // of those the re-runs gave (one that ran and saw nothing over one that cannot run).
+    let mut why = Traceless::Unneeded;
     if wanted && !files.is_empty() {
         let mut by_run: BTreeMap<usize, Vec<String>> = BTreeMap::new();
         // The tests the changes broke (they passed before) first: a test that never passed
@@ -118,16 +125,25 @@ pub(super) fn traced_lines(
             }
         }
         for (r, tests) in by_run {
-            if let Some(t) = trace(r, &tests, &files) {
-                all.tests.extend(t.tests);
-                all.files.extend(files.iter().cloned());
-                for (file, lines) in t.imported {
-                    all.imported.entry(file).or_default().extend(lines);
+            match trace(r, &tests, &files) {
+                Ok(t) => {
+                    all.tests.extend(t.tests);
+                    all.files.extend(files.iter().cloned());
+                    for (file, lines) in t.imported {
+                        all.imported.entry(file).or_default().extend(lines);
+                    }
                 }
+                Err(Traceless::Empty) => why = Traceless::Empty,
+                Err(other) if why == Traceless::Unneeded => why = other,
+                Err(_) => {}
             }
         }
     }
-    (!all.tests.is_empty()).then_some(all)
+    if all.tests.is_empty() {
+        Err(why)
+    } else {
+        Ok(all)
+    }
 }
 
 /// Whether the static reach leaves a choice tracing can settle: no failure's frame is on a

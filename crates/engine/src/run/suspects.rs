@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use pith_model::impact::{Traced, Traceless};
 use pith_model::Report;
 use pith_runner::{Context, PathMap};
 use pith_store::Store;
@@ -41,7 +42,9 @@ pub(super) fn suspects(
     }
     let root = changes.root();
     let tracer = |r: usize, tests: &[String], files: &[String]| {
-        let project = &adapters[owners.get(r).copied().flatten()?];
+        let Some(project) = owners.get(r).copied().flatten().map(|i| &adapters[i]) else {
+            return Err(Traceless::Unsupported);
+        };
         trace_project(req, root, project, tests, files)
     };
     find_suspects(store, changes, report, req.trace, &tracer);
@@ -52,16 +55,19 @@ pub(super) fn suspects(
 pub(crate) const TRACE_LIMIT: Duration = Duration::from_secs(60);
 
 /// Re-runs `tests` of `project` with line tracing on `files`, in a scratch directory of its
-/// own and under [`TRACE_LIMIT`] (or what is left of the request's bound, if less); `None`
-/// when the runner cannot trace or the re-run told nothing.
+/// own and under [`TRACE_LIMIT`] (or what is left of the request's bound, if less); else
+/// whether the runner cannot trace or the re-run told nothing.
 fn trace_project(
     req: &TestRequest,
     root: &Path,
     project: &Found,
     tests: &[String],
     files: &[String],
-) -> Option<pith_model::impact::Traced> {
-    let cache = cache_dir().ok()?;
+) -> Result<Traced, Traceless> {
+    if !project.adapter.can_trace() {
+        return Err(Traceless::Unsupported);
+    }
+    let cache = cache_dir().map_err(|_| Traceless::Empty)?;
     let scratch = pith_runner::Scratch::lazy(&cache, "trace-");
     let paths = PathMap::new(root);
     let ctx = Context {
@@ -74,5 +80,8 @@ fn trace_project(
         cancel: req.cancel.as_deref(),
         trace: None,
     };
-    project.adapter.trace(&ctx, tests, files).ok().flatten()
+    match project.adapter.trace(&ctx, tests, files) {
+        Ok(Some(t)) => Ok(t),
+        _ => Err(Traceless::Empty),
+    }
 }

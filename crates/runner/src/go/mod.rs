@@ -253,6 +253,10 @@ impl Adapter for Go {
         Ok(run)
     }
 
+    fn can_trace(&self) -> bool {
+        true
+    }
+
     /// Each failing test's top-level function (at most five; a subtest asked for alone: that
     /// subtest) alone again from a test binary built with coverage of the changed files'
     /// packages: see `trace`. Subtests of one function asked for together share its lines.

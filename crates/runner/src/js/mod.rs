@@ -428,6 +428,10 @@ impl Adapter for Project {
         Ok(runs)
     }
 
+    fn can_trace(&self) -> bool {
+        true
+    }
+
     /// The failing tests' own segment traces them (see [`Js`]'s).
     fn trace(
         &self,

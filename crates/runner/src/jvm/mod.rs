@@ -190,6 +190,10 @@ impl Adapter for Jvm {
         })
     }
 
+    fn can_trace(&self) -> bool {
+        matches!(self.tool, Tool::Maven)
+    }
+
     /// Maven through JaCoCo (see `trace`); Gradle: `None`.
     fn trace(
         &self,

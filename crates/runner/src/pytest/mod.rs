@@ -201,6 +201,10 @@ impl Adapter for Pytest {
         }
     }
 
+    fn can_trace(&self) -> bool {
+        true
+    }
+
     /// One run of `tests` with the plugin tracing `files`. Whatever keeps it from tracing (no
     /// interpreter, pytest gone, no trace records) is `None`: the static reach stands.
     fn trace(
