@@ -153,36 +153,10 @@ fn a_package_failing_before_its_tests_is_a_collection_error() {
     insta::assert_snapshot!(a.stable());
 }
 
-// Where the external corpus of real reports is, if anywhere.
-#[allow(dead_code)]
-mod samples {
-    include!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/fixtures/reports/samples.rs"
-    ));
-}
-
-/// `pith test --report FILE` run from an empty directory: its answer, checked clean and parsed.
-fn report_answer(file: &std::path::Path) -> (String, serde_json::Value) {
-    assert!(file.is_file(), "{}", file.display());
-    let ws = tempfile::tempdir().unwrap();
-    let out = common::bare()
-        .args(["test", "--report"])
-        .arg(file)
-        .current_dir(ws.path())
-        .output()
-        .unwrap();
-    let line = String::from_utf8(out.stdout).unwrap();
-    let line = line.trim_end().to_owned();
-    common::assert_clean(&line, ws.path());
-    let json: serde_json::Value = serde_json::from_str(&line).unwrap();
-    (line, json)
-}
-
 #[test]
 fn saved_stream_is_read_without_running_anything() {
     let file = common::repo_root().join("tests/fixtures/reports/go/saved-stream.json");
-    let (line, json) = report_answer(&file);
+    let (line, json) = common::report_answer(&file);
     assert_eq!(json["status"], "TestsFailed", "{line}");
     assert_eq!(
         (json["passed"].as_u64(), json["failed"].as_u64()),
@@ -198,10 +172,10 @@ fn saved_stream_is_read_without_running_anything() {
 /// The same over the external corpus's stream, where it is.
 #[test]
 fn saved_stream_of_the_corpus_is_read_without_running_anything() {
-    let Some(dir) = samples::dir() else {
+    let Some(dir) = common::samples::dir() else {
         return;
     };
-    let (line, json) = report_answer(&dir.join("go/go-test.json"));
+    let (line, json) = common::report_answer(&dir.join("go/go-test.json"));
     assert_eq!(json["status"], "TestsFailed", "{line}");
     assert_eq!(
         (json["passed"].as_u64(), json["failed"].as_u64()),

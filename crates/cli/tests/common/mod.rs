@@ -160,3 +160,29 @@ pub fn pith_red(root: &Path, args: &[&str], red: bool) -> Answer {
         pith_with(root, args, &[], &[RED])
     }
 }
+
+/// Where the external corpus of real reports is, if anywhere.
+#[allow(dead_code)]
+pub mod samples {
+    include!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/reports/samples.rs"
+    ));
+}
+
+/// `pith test --report FILE` run from an empty directory: its answer, checked clean and parsed.
+pub fn report_answer(file: &Path) -> (String, serde_json::Value) {
+    assert!(file.is_file(), "{}", file.display());
+    let ws = tempfile::tempdir().unwrap();
+    let out = bare()
+        .args(["test", "--report"])
+        .arg(file)
+        .current_dir(ws.path())
+        .output()
+        .unwrap();
+    let line = String::from_utf8(out.stdout).unwrap();
+    let line = line.trim_end().to_owned();
+    assert_clean(&line, ws.path());
+    let json: serde_json::Value = serde_json::from_str(&line).unwrap();
+    (line, json)
+}

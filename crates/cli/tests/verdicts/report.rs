@@ -199,3 +199,31 @@ fn a_missing_report_is_one_line() {
     let d = tempfile::tempdir().unwrap();
     assert_refused(&d.path().join("absent.xml"), "absent.xml");
 }
+
+/// Real TRX files of the external corpus (dorny/test-reporter's xUnit run: 5 failing, two of
+/// one cause, beside a raw tail of xUnit's `[FAIL]` lines; EnricoMi's xUnit v2 sample: 3
+/// failing of 3 causes): every failing test is named — messages are cut and the tail yields
+/// before an id goes (the first named 1 of 5, the second 1 of 3, before).
+#[test]
+fn real_trx_answers_name_every_failing_test_within_the_ceiling() {
+    let Some(dir) = crate::common::samples::dir() else {
+        return;
+    };
+    for (file, failing) in [("xunit-dotnet.trx", 5), ("xunit-netcoreapp3.1.trx", 3)] {
+        let (line, json) = crate::common::report_answer(&dir.join("trx").join(file));
+        assert!(line.len() <= pith_wire::ANSWER_CEILING, "{line}");
+        let named: usize = json["failures"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|f| 1 + f["others"].as_array().map_or(0, Vec::len))
+            .sum::<usize>()
+            + json["clusters"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|c| c["tests"].as_array().map_or(0, Vec::len))
+                .sum::<usize>();
+        assert_eq!(named, failing, "{file}: {line}");
+    }
+}
