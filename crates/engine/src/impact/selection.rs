@@ -64,9 +64,7 @@ fn selection_in(store: &Store, root: &Path, rev: Option<&str>) -> Result<Selecti
     let (since, asked) = measured_from(rev, store.last_green()?);
     let changes = store.changes(&since)?;
     let g = graph_of(store, root)?;
-    let mut sel = selection_of(&g, &changes, asked);
-    outside_files(store, &since, &mut sel);
-    Ok(sel)
+    Ok(selection_of(&g, &changes, asked))
 }
 
 /// The selection a run's changes make (see [`selection_in`]), from the run's change context.
@@ -79,22 +77,7 @@ fn selection_by(
     let changes = ctx.changes(store, &since);
     let changes = changes.as_ref().as_ref()?;
     let g = ctx.graph(store)?;
-    let mut sel = selection_of(g, changes, asked);
-    outside_files(store, &since, &mut sel);
-    Ok(sel)
-}
-
-/// Everything runs when what the tests read outside the workspace's files (a toolchain, a
-/// virtualenv, installed packages) changed since the run measured from: no graph follows it.
-fn outside_files(store: &Store, since: &Since, sel: &mut Selection) {
-    let Since::Generation(g) = since else {
-        return;
-    };
-    if sel.all.is_none() {
-        if let Ok(Some(input)) = store.input_changed_since(*g) {
-            sel.all = Some(format!("{input} changed"));
-        }
-    }
+    Ok(selection_of(g, changes, asked))
 }
 
 /// What a selection measures the changes against: git revision `rev` when given, else the
@@ -215,8 +198,9 @@ pub(crate) fn plan(
 }
 
 /// The last green run, when a selection that runs nothing stands on it: measured from that
-/// run, nothing changed since (files, or what the tests read outside them), and no test on the
-/// failing list (a run of a few tests since may have left out one that still fails).
+/// run, nothing changed since (files, or what the tests read outside them: a toolchain, a
+/// virtualenv, installed packages), and no test on the failing list (a run of a few tests
+/// since may have left out one that still fails).
 fn standing(store: &Store, selection: &Selection) -> Option<RunSummary> {
     let quiet = selection.changed.is_empty()
         && selection.all.is_none()
@@ -224,7 +208,11 @@ fn standing(store: &Store, selection: &Selection) -> Option<RunSummary> {
     if !quiet || store.failing_count().ok()? > 0 {
         return None;
     }
-    store.last_green_run().ok().flatten()
+    let green = store.last_green_run().ok().flatten()?;
+    if store.input_changed_since(green.generation).ok()?.is_some() {
+        return None;
+    }
+    Some(green)
 }
 
 /// The selection for `changes` on graph `g`: the tests that reach a changed file, plus every
