@@ -47,19 +47,11 @@ pub(crate) fn find_suspects(
         &judged.changes,
         traced.as_ref().ok(),
     );
-    let mut ranked: Vec<((String, u32), Tally)> = tally.into_iter().collect();
-    // Equal evidence keeps its order by place, only so that answers are stable: `tied` says
-    // that it is no ranking.
-    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let tied = ranked
-        .iter()
-        .take(SUSPECTS)
-        .take_while(|(_, t)| Some(t) == ranked.first().map(|(_, t)| t))
-        .count();
+    let (ranked, tied) = ranked(tally);
     let lines: Vec<Suspect> = ranked
         .into_iter()
         .take(SUSPECTS)
-        .map(|((file, line), _)| suspect_at(ctx.root(), &file, line))
+        .map(|(file, line)| suspect_at(ctx.root(), &file, line))
         .collect();
     if let (false, Some(baseline)) = (lines.is_empty(), judged.baseline) {
         report.suspects = Some(Suspects {
@@ -189,7 +181,7 @@ fn not_undone(store: &Store, ctx: &ChangeContext, pass: u64, mut changes: Change
 
 /// Sets each failure's own suspect, what tracing saw overruling the graph where it looked,
 /// and tallies every changed line's evidence over all the failures.
-fn settle(
+pub(super) fn settle(
     root: &Path,
     report: &mut Report,
     judged: Vec<Judged>,
@@ -229,13 +221,27 @@ fn settle(
     tally
 }
 
+/// The changed lines, best first, and how many of the first [`SUSPECTS`] the evidence cannot
+/// tell apart. Equal evidence keeps its order by place, only so that answers are stable:
+/// `tied` says that it is no ranking.
+pub(super) fn ranked(tally: BTreeMap<(String, u32), Tally>) -> (Vec<(String, u32)>, usize) {
+    let mut ranked: Vec<((String, u32), Tally)> = tally.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let tied = ranked
+        .iter()
+        .take(SUSPECTS)
+        .take_while(|(_, t)| Some(t) == ranked.first().map(|(_, t)| t))
+        .count();
+    (ranked.into_iter().map(|(key, _)| key).collect(), tied)
+}
+
 /// A changed line's evidence over every failing test: how many failures name it as their
 /// own best suspect (so the run's first suspect is the one most failures point at, and the
 /// run's list and each failure's agree), then how many failing tests reach it (a line every
 /// failure reaches over one that a single failure's frame happens to be on), then frames on
 /// it, then total strength.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-struct Tally {
+pub(super) struct Tally {
     votes: u32,
     hits: u32,
     score: u32,

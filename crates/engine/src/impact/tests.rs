@@ -10,7 +10,7 @@ use pith_store::{ChangeKind, Changes, FileChange, Hunk, Store};
 use super::change::{code_only, graph_of, GRAPH_KEY};
 use super::reach::{Judged, Score};
 use super::selection::selection_of;
-use super::suspects::own_suspect;
+use super::suspects::{own_suspect, ranked, settle};
 use super::trace::{retrace, traced_lines, TESTS_TRACED};
 use pith_model::impact::Traceless;
 
@@ -477,4 +477,112 @@ fn what_the_graph_cannot_follow_selects_everything_with_the_reason() {
     };
     let sel = selection_of(&g, &nothing, Baseline::LastGreen);
     assert!(sel.all.unwrap().contains("nothing to compare with"));
+}
+
+/// The Rust crate: five failing tests all reach the bug, and its own best line for four
+/// of them; the fifth has a frame on a harmless changed line of the same file. The run's first
+/// suspect is the bug, as each of the four failures says (a frame on one failure's line
+/// ranked first before, and the run's list contradicted its failures').
+#[test]
+fn the_line_most_failures_point_at_leads_and_ties_are_counted() {
+    let mut run = pith_model::Run::new("cargo");
+    for i in 0..5 {
+        run.failures.push(pith_model::Failure {
+            test: format!("shop::t{i}"),
+            ..Default::default()
+        });
+    }
+    let mut report = Report {
+        runs: vec![run],
+        ..Report::default()
+    };
+    let (bug, harmless) = (
+        ("src/lib.rs".to_owned(), 164),
+        ("src/lib.rs".to_owned(), 20),
+    );
+    let judged = |hit_on_harmless: &[usize]| -> Vec<Judged> {
+        (0..5)
+            .map(|f| Judged {
+                run: 0,
+                failure: f,
+                pass: Some(1),
+                scored: if hit_on_harmless.contains(&f) {
+                    vec![
+                        (
+                            bug.clone(),
+                            Score {
+                                hit: false,
+                                score: 64,
+                            },
+                        ),
+                        (
+                            harmless.clone(),
+                            Score {
+                                hit: true,
+                                score: 128,
+                            },
+                        ),
+                    ]
+                } else {
+                    vec![
+                        (
+                            bug.clone(),
+                            Score {
+                                hit: false,
+                                score: 128,
+                            },
+                        ),
+                        (
+                            harmless.clone(),
+                            Score {
+                                hit: false,
+                                score: 64,
+                            },
+                        ),
+                    ]
+                },
+            })
+            .collect()
+    };
+    let root = tempfile::tempdir().unwrap();
+    let tally = settle(
+        root.path(),
+        &mut report,
+        judged(&[4]),
+        &HashMap::new(),
+        None,
+    );
+    let (order, tied) = ranked(tally);
+    assert_eq!(order, [bug.clone(), harmless.clone()]);
+    assert_eq!(tied, 1);
+    let own = |f: usize| report.runs[0].failures[f].suspect.as_ref().map(|s| s.line);
+    assert_eq!((own(0), own(4)), (Some(164), Some(20)));
+
+    // Every failure reaches both lines alike: neither is ranked over the other, and the answer
+    // is told so.
+    let even: Vec<Judged> = (0..5)
+        .map(|f| Judged {
+            run: 0,
+            failure: f,
+            pass: Some(1),
+            scored: vec![
+                (
+                    bug.clone(),
+                    Score {
+                        hit: false,
+                        score: 64,
+                    },
+                ),
+                (
+                    harmless.clone(),
+                    Score {
+                        hit: false,
+                        score: 64,
+                    },
+                ),
+            ],
+        })
+        .collect();
+    let tally = settle(root.path(), &mut report, even, &HashMap::new(), None);
+    assert_eq!(ranked(tally).1, 2);
 }
