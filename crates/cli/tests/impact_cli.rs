@@ -276,13 +276,18 @@ fn test_changed_with_nothing_changed_since_the_last_green_run_stands_on_it() {
     // An edit made and undone is no change.
     let helper = ws.path().join(HELPER);
     let text = std::fs::read_to_string(&helper).unwrap();
+    // Each write older than the next look, whatever the clock's resolution.
+    let tick = || std::thread::sleep(std::time::Duration::from_millis(20));
+    tick();
     std::fs::write(
         &helper,
         text.replace("return amount > 0", "return amount > 1"),
     )
     .unwrap();
+    tick();
     assert_eq!(query(ws.path(), &["status"]).code, 0);
     std::fs::write(&helper, &text).unwrap();
+    tick();
     stands(&common::pith(ws.path(), &["--changed"]));
 
     // Red, then green on one test file alone: two tests are still failing, so nothing stands.
@@ -327,6 +332,8 @@ fn a_line_put_back_as_it_was_at_the_last_green_run_is_no_suspect() {
     let bugged = text.replace("if is_positive(p))", "if is_positive(p)) + 1");
     assert_ne!(text, bugged);
     std::fs::write(&cart, bugged).unwrap();
+    // Older than the run's start, whatever the clock's resolution.
+    std::thread::sleep(std::time::Duration::from_millis(20));
     // Static reach, where nothing but the change sets can tell the two lines apart (in-run
     // tracing sees only the lines changed since the last green run).
     let red = common::pith(ws.path(), &["--trace", "never"]);

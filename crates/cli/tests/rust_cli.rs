@@ -91,6 +91,8 @@ fn a_static_reach_says_why_nothing_was_traced() {
     std::thread::sleep(std::time::Duration::from_millis(20));
     edit("src/money.rs", "amount > 0.0", "amount >= 0.0");
     edit("src/cart.rs", ".count()", ".count() + 0");
+    // Older than the run's start, whatever the clock's resolution.
+    std::thread::sleep(std::time::Duration::from_millis(20));
     let red = pith(ws.path(), &[]);
     assert_eq!(red.status(), "TestsFailed", "{}", red.line);
     assert_eq!(red.text("reach"), "static", "{}", red.line);
