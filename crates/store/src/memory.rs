@@ -181,14 +181,7 @@ impl Store {
 
     /// The generation of the last recorded run whose status was TestsPassed.
     pub fn last_green(&self) -> Result<Option<u64>, StoreError> {
-        let g: Option<i64> = self
-            .conn
-            .prepare_cached(
-                "SELECT generation FROM runs WHERE status = 'TestsPassed' ORDER BY id DESC LIMIT 1",
-            )?
-            .query_row([], |r| r.get(0))
-            .optional()?;
-        Ok(g.map(|g| g.max(0) as u64))
+        Ok(self.last_green_run()?.map(|r| r.generation))
     }
 
     /// The generation of the last recorded green run that ran everything (no test ids
