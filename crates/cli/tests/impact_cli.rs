@@ -352,6 +352,35 @@ fn a_line_put_back_as_it_was_at_the_last_green_run_is_no_suspect() {
     );
 }
 
+/// Edits that cannot change what the code does — a docstring, a comment after code, a call
+/// reflowed over lines, blank lines — are no suspects, even where the failing tests reach
+/// them and no trace tells them apart: the two versions are compared as syntax.
+#[test]
+fn comment_docstring_and_layout_edits_are_no_suspects() {
+    let ws = fixture("python/impact");
+    committed(ws.path());
+    assert_eq!(common::pith(ws.path(), &[]).status(), "TestsPassed");
+    inject(ws.path());
+    let cart = ws.path().join("src/shop/cart.py");
+    let text = std::fs::read_to_string(&cart).unwrap();
+    let edited = text
+        .replace(
+            "\"\"\"A cart: lines of prices, totalled in cents.\"\"\"",
+            "\"\"\"A cart.\n\nLines of prices, totalled in whole cents.\n\"\"\"",
+        )
+        .replace(
+            "    return sum(cents(p) for p in prices if is_positive(p))",
+            "    return sum(  # in cents\n        cents(p) for p in prices if is_positive(p)\n    )\n",
+        );
+    assert_ne!(text, edited);
+    std::fs::write(&cart, edited).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let red = common::pith(ws.path(), &["--trace", "never"]);
+    assert_eq!(red.count("failed"), 2, "{}", red.line);
+    assert_eq!(red.text("reach"), "static", "{}", red.line);
+    assert_eq!(suspects(&red), [BUG_AT], "{}", red.line);
+}
+
 /// A green run of a few tests vouches for nothing else: a bug made before it, in code those
 /// tests never ran, stays the suspect of the full run after.
 #[test]

@@ -7,6 +7,7 @@
 //! Resolution is syntactic: names are matched as written, not resolved through types. A
 //! qualifier is used where the syntax gives one (`Config::load`, `self.check`, `net.Parse`).
 
+mod behaviour;
 mod extract;
 mod fx;
 mod graph;
@@ -17,6 +18,7 @@ mod walk;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+pub use behaviour::behaviour_changes;
 pub use graph::Graph;
 pub use pith_model::symbol::{Definition, FileUses, Kind};
 pub use walk::MAX_FILE_BYTES;

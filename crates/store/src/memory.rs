@@ -19,7 +19,7 @@ mod pruning;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use rusqlite::OptionalExtension;
 
@@ -45,6 +45,15 @@ pub enum Since {
     /// A git revision, e.g. `HEAD`: tracked changes (renames found by git) plus untracked,
     /// unignored files as `Added`. A revision git does not know is an error.
     Git(String),
+}
+
+/// A file's row in a remembered generation.
+enum Kept {
+    Content(Vec<u8>),
+    /// Kept as not keepable (binary, large, a link): its content then is not known.
+    Unknown,
+    /// No row: clean in the generation's `HEAD`, or not there.
+    NoRow,
 }
 
 /// What a comparison was made with, in the end.
@@ -246,6 +255,64 @@ impl Store {
         Ok(Changes {
             baseline: Baseline::Git { rev },
             files,
+        })
+    }
+
+    /// What `paths` (workspace-relative) held at `since`: the content kept for that
+    /// generation, else its `HEAD`'s where the file was clean then, else the git revision's.
+    /// A path whose content then is not known, or that did not exist, is left out — the
+    /// caller keeps its line hunks as they are. One `git cat-file` for all the paths.
+    pub fn contents_at(
+        &self,
+        since: &Since,
+        paths: &[&str],
+    ) -> Result<HashMap<String, Vec<u8>>, StoreError> {
+        let mut found = HashMap::new();
+        let rev = match since {
+            Since::Generation(g) => match remembered(&self.conn, *g)? {
+                Some(head) => {
+                    let mut ask = Vec::new();
+                    for path in paths {
+                        match self.kept_at(*g, path)? {
+                            Kept::Content(data) => {
+                                found.insert((*path).to_owned(), data);
+                            }
+                            Kept::Unknown => {}
+                            Kept::NoRow => ask.push(*path),
+                        }
+                    }
+                    // Without a row a file was clean in the generation's HEAD, if anywhere.
+                    let (Some(head), false) = (head, ask.is_empty()) else {
+                        return Ok(found);
+                    };
+                    if let Some(repo) = git::Repo::find(&self.root) {
+                        found.extend(repo.blobs(&head, &ask));
+                    }
+                    return Ok(found);
+                }
+                None => "HEAD".to_owned(),
+            },
+            Since::Git(rev) => rev.clone(),
+        };
+        if let Some(repo) = git::Repo::find(&self.root) {
+            found.extend(repo.blobs(&rev, paths));
+        }
+        Ok(found)
+    }
+
+    fn kept_at(&self, g: u64, path: &str) -> Result<Kept, StoreError> {
+        let row: Option<Option<Vec<u8>>> = self
+            .conn
+            .prepare_cached(
+                "SELECT b.data FROM kept k LEFT JOIN blobs b ON b.hash = k.hash
+                 WHERE k.generation = ?1 AND k.path = ?2",
+            )?
+            .query_row(rusqlite::params![g as i64, path], |r| r.get(0))
+            .optional()?;
+        Ok(match row {
+            Some(Some(data)) => Kept::Content(data),
+            Some(None) => Kept::Unknown,
+            None => Kept::NoRow,
         })
     }
 

@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use pith_index::Graph;
 use pith_model::impact::Baseline;
-use pith_store::{ChangeKind, Changes, Since, Store};
+use pith_store::{ChangeKind, Changes, FileChange, Hunk, Since, Store};
 
 /// A change set, or why it could not be had.
 pub(crate) type ChangeSet = Rc<Result<Changes, String>>;
@@ -121,48 +121,110 @@ pub(super) fn baseline_of(b: &pith_store::Baseline) -> Baseline {
     }
 }
 
+/// `changes` (measured against `since`) with each hunk narrowed to what can change behaviour.
+/// A file of a language the index parses is compared with its content then as syntax
+/// (`pith_index::behaviour_changes`): comments, docstrings, whitespace and line breaks the
+/// language ignores are no change, and a file with no other change is dropped. Any other
+/// file, or one whose content then is not known or that does not parse, keeps its line
+/// hunks without the lines that are only comments ([`code_only`]).
+pub(super) fn behaviour_only(
+    store: &Store,
+    since: &Since,
+    root: &Path,
+    changes: Changes,
+) -> Changes {
+    let old_path = |c: &FileChange| match &c.kind {
+        ChangeKind::Modified => Some(c.path.clone()),
+        ChangeKind::Renamed { from } => Some(from.clone()),
+        _ => None,
+    };
+    let ask: Vec<String> = changes
+        .files
+        .iter()
+        .filter(|c| !c.hunks.is_empty())
+        .filter_map(old_path)
+        .collect();
+    let ask: Vec<&str> = ask.iter().map(String::as_str).collect();
+    let then = store.contents_at(since, &ask).unwrap_or_default();
+    let mut out = Changes {
+        baseline: changes.baseline,
+        files: Vec::with_capacity(changes.files.len()),
+    };
+    for mut change in changes.files {
+        let compared = old_path(&change)
+            .filter(|_| !change.hunks.is_empty())
+            .and_then(|old| then.get(&old))
+            .and_then(|old| {
+                let new = std::fs::read(root.join(&change.path)).ok()?;
+                pith_index::behaviour_changes(
+                    &change.path,
+                    std::str::from_utf8(old).ok()?,
+                    std::str::from_utf8(&new).ok()?,
+                )
+            });
+        match compared {
+            Some(lines) if lines.is_empty() => continue,
+            Some(lines) => {
+                change.hunks = lines
+                    .into_iter()
+                    .map(|(start, end)| Hunk { start, end })
+                    .collect();
+            }
+            None => narrow_to_code(root, &mut change),
+        }
+        out.files.push(change);
+    }
+    out
+}
+
 /// `changes` with each hunk narrowed to its lines of code: a hunk of comments and blank lines
 /// alone runs nothing and is no suspect (an edited comment beside a bug must not outrank it),
 /// but for a single blank line, which is how a deleted line often shows (the line after it).
 /// A file that cannot be read, or of a language whose comments pith does not know, is kept.
+#[cfg(test)]
 pub(super) fn code_only(root: &Path, mut changes: Changes) -> Changes {
     for change in &mut changes.files {
-        if change.hunks.is_empty() || matches!(change.kind, ChangeKind::Deleted) {
-            continue;
-        }
-        let Some(markers) = pith_model::lang::comment_markers(&change.path) else {
-            continue;
-        };
-        let Ok(bytes) = std::fs::read(root.join(&change.path)) else {
-            continue;
-        };
-        let text = String::from_utf8_lossy(&bytes);
-        let lines: Vec<&str> = text.lines().collect();
-        let is_code = |n: u32| {
-            let line = lines
-                .get(n.saturating_sub(1) as usize)
-                .map_or("", |l| l.trim());
-            // A line past the end is a deletion's neighbour: where the removed code was.
-            n as usize > lines.len()
-                || (!line.is_empty() && line != "*" && !markers.iter().any(|m| line.starts_with(m)))
-        };
-        let blank = |n: u32| {
-            lines
-                .get(n.saturating_sub(1) as usize)
-                .is_some_and(|l| l.trim().is_empty())
-        };
-        change.hunks.retain_mut(|h| {
-            // A pure deletion is the one line after it, often a blank one: where code was.
-            if h.start == h.end && blank(h.start) {
-                return true;
-            }
-            let Some(start) = (h.start..=h.end).find(|&n| is_code(n)) else {
-                return false;
-            };
-            let end = (start..=h.end).rev().find(|&n| is_code(n)).unwrap_or(start);
-            (h.start, h.end) = (start, end);
-            true
-        });
+        narrow_to_code(root, change);
     }
     changes
+}
+
+/// One file's hunks narrowed to its lines of code (see [`code_only`]).
+fn narrow_to_code(root: &Path, change: &mut FileChange) {
+    if change.hunks.is_empty() || matches!(change.kind, ChangeKind::Deleted) {
+        return;
+    }
+    let Some(markers) = pith_model::lang::comment_markers(&change.path) else {
+        return;
+    };
+    let Ok(bytes) = std::fs::read(root.join(&change.path)) else {
+        return;
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.lines().collect();
+    let is_code = |n: u32| {
+        let line = lines
+            .get(n.saturating_sub(1) as usize)
+            .map_or("", |l| l.trim());
+        // A line past the end is a deletion's neighbour: where the removed code was.
+        n as usize > lines.len()
+            || (!line.is_empty() && line != "*" && !markers.iter().any(|m| line.starts_with(m)))
+    };
+    let blank = |n: u32| {
+        lines
+            .get(n.saturating_sub(1) as usize)
+            .is_some_and(|l| l.trim().is_empty())
+    };
+    change.hunks.retain_mut(|h| {
+        // A pure deletion is the one line after it, often a blank one: where code was.
+        if h.start == h.end && blank(h.start) {
+            return true;
+        }
+        let Some(start) = (h.start..=h.end).find(|&n| is_code(n)) else {
+            return false;
+        };
+        let end = (start..=h.end).rev().find(|&n| is_code(n)).unwrap_or(start);
+        (h.start, h.end) = (start, end);
+        true
+    });
 }

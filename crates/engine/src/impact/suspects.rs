@@ -9,7 +9,7 @@ use pith_model::impact::{Baseline, Reach, Suspect, Suspects, Traced};
 use pith_model::Report;
 use pith_store::{Changes, Since, Store};
 
-use super::change::{baseline_of, code_only, ChangeContext};
+use super::change::{baseline_of, behaviour_only, ChangeContext};
 use super::reach::{score, Judged, Score};
 use super::trace::{retrace, traced_lines, Tracer};
 
@@ -107,7 +107,7 @@ fn judge(store: &Store, ctx: &ChangeContext, report: &Report) -> Option<Judgemen
                 .as_ref()
                 .ok()
                 .filter(|c| !matches!(c.baseline, pith_store::Baseline::None))
-                .map(|c| code_only(ctx.root(), c.clone()))
+                .map(|c| behaviour_only(store, &since, ctx.root(), c.clone()))
                 .map(|c| match pass {
                     Some(p) => not_undone(store, ctx, p, c),
                     None => c,

@@ -439,3 +439,46 @@ fn a_repository_without_commits_keeps_every_file() {
         vec![change("src/c.py", ChangeKind::Modified, &[h(4, 4)])]
     );
 }
+
+/// What a file held at a run, for comparing it as more than lines: the kept content, else
+/// the run's `HEAD` where the file was clean then, else a git revision's; nothing where it
+/// did not exist or is not known.
+#[test]
+fn the_contents_a_run_saw_are_read_back_kept_or_from_its_head() {
+    for with_git in [false, true] {
+        let (_d, root) = project(with_git);
+        edit_line(&root, "src/a.py", 2, "a = 2  # dirty at the run");
+        let mut s = open(&root);
+        let g = run(&mut s, &[], &["t1"]);
+        let a_then = std::fs::read(root.join("src/a.py")).unwrap();
+        let b_then = std::fs::read(root.join("src/b.py")).unwrap();
+        edit_line(&root, "src/a.py", 3, "a = 3");
+        edit_line(&root, "src/b.py", 3, "b = 3");
+        write(&root, "src/new.py", "n = 1\n");
+        s.scan().unwrap();
+        let got = s
+            .contents_at(
+                &Since::Generation(g),
+                &["src/a.py", "src/b.py", "src/new.py"],
+            )
+            .unwrap();
+        assert_eq!(got.get("src/a.py"), Some(&a_then), "git {with_git}");
+        assert_eq!(got.get("src/b.py"), Some(&b_then), "git {with_git}");
+        assert!(!got.contains_key("src/new.py"), "git {with_git}");
+        if with_git {
+            let head = s
+                .contents_at(&Since::Git("HEAD".into()), &["src/a.py"])
+                .unwrap();
+            assert_eq!(
+                head.get("src/a.py").map(Vec::as_slice),
+                Some(lines(10, "a").as_bytes())
+            );
+        } else {
+            // Never remembered and no git: nothing to read.
+            assert!(s
+                .contents_at(&Since::Generation(g + 50), &["src/a.py"])
+                .unwrap()
+                .is_empty());
+        }
+    }
+}
