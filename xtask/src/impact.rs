@@ -3,7 +3,8 @@
 //! (`tests/fixtures/impact_bugs.json`) in a fresh copy, once under git and once without, and
 //! the bench measures what an agent relies on: `pith select` holds every failing test's file
 //! (recall), how much of the suite it selects, where the injected line ranks among a red
-//! run's `suspects`, and what `pith test --changed` costs against the full run while failing
+//! run's `suspects` — made beside edits that change nothing (`harmless`) and after an earlier
+//! bug was made, run red and undone, neither of which may be a suspect — and what `pith test --changed` costs against the full run while failing
 //! every test the full run fails. It also times a red full run with `--trace always` against
 //! one with `--trace never` (what re-running the failing tests with line tracing costs), and
 //! measures the dynamic-import hole: how many test files each fixture's graph marks dynamic
@@ -32,8 +33,10 @@ pub struct Options {
 pub const BUGS: &str = "tests/fixtures/impact_bugs.json";
 /// The median selection, as a share of the suite's test files, at most.
 const SHARE_TARGET: f64 = 0.25;
+/// Wrong-result bugs whose injected line is the first suspect, at least.
+const TOP1_TARGET: f64 = 0.80;
 /// Wrong-result bugs whose injected line is among the first three suspects, at least.
-const TOP3_TARGET: f64 = 0.80;
+const TOP3_TARGET: f64 = 0.95;
 /// A red run with tracing against one without, wall time, at most (median).
 const TRACE_TARGET: f64 = 1.3;
 /// Pairs of red runs (`--trace never`, `--trace always`) per pass, in alternating order.
@@ -93,6 +96,15 @@ pub struct Project {
     pub fixture: String,
     pub node_modules: bool,
     pub bugs: Vec<Bug>,
+    /// Edits that change no test's outcome, made beside each bug outside its file.
+    pub harmless: Vec<Edit>,
+}
+
+/// One replacement of `old` (there exactly once) by `new` in `file`.
+pub struct Edit {
+    pub file: String,
+    pub old: String,
+    pub new: String,
 }
 
 pub struct Bug {
@@ -134,7 +146,16 @@ pub fn load(root: &Path) -> Result<Vec<Project>> {
                 blocked: strings(&b["blocked"]),
             });
         }
+        let mut harmless = Vec::new();
+        for h in p["harmless"].as_array().into_iter().flatten() {
+            harmless.push(Edit {
+                file: str_of(h, "file")?,
+                old: str_of(h, "old")?,
+                new: str_of(h, "new")?,
+            });
+        }
         projects.push(Project {
+            harmless,
             eco: str_of(p, "eco")?,
             fixture: str_of(p, "fixture")?,
             node_modules: p["nodeModules"].as_bool().unwrap_or(false),
@@ -157,6 +178,9 @@ struct Pass {
     all: Option<String>,
     /// The injected line's place among the suspects, 1-based.
     rank: Option<usize>,
+    /// Suspects on a harmless edit's lines, and on the line of the earlier bug undone.
+    harmless: usize,
+    undone: usize,
     full: Duration,
     changed: Duration,
     /// Failing tests of the full run the `--changed` run did not fail (or, when neither names
@@ -310,10 +334,44 @@ impl Case<'_> {
         );
         // A later mtime than the green run's, whatever the clock's resolution.
         std::thread::sleep(Duration::from_millis(20));
+        // Work in progress, as an agent leaves it: an earlier bug made, run red and put right,
+        // and edits that change nothing beside the bug.
+        let earlier = self.earlier();
+        if let Some(e) = earlier {
+            let path = ws.join(&e.file);
+            let before = fs::read(&path).with_context(|| format!("reading {}", e.file))?;
+            inject(ws, e)?;
+            self.pith(ws, &["test"])?;
+            std::thread::sleep(Duration::from_millis(20));
+            fs::write(&path, before).with_context(|| format!("writing {}", e.file))?;
+        }
+        for h in p.harmless.iter().filter(|h| h.file != self.bug.file) {
+            apply(ws, &h.file, &h.old, &h.new)?;
+        }
         let line = inject(ws, self.bug)?;
+        std::thread::sleep(Duration::from_millis(20));
+        let named = |text: &str, file: &str| -> Result<Vec<u32>> {
+            let content = fs::read_to_string(ws.join(file))?;
+            let at = content.find(text).context("an edit is gone")?;
+            let first = content[..at].matches('\n').count() as u32 + 1;
+            Ok((first..=first + text.matches('\n').count() as u32).collect())
+        };
+        let mut harmless_lines = Vec::new();
+        for h in p.harmless.iter().filter(|h| h.file != self.bug.file) {
+            for l in named(&h.new, &h.file)? {
+                harmless_lines.push((h.file.clone(), l));
+            }
+        }
+        let undone_lines: Vec<(String, u32)> = match earlier {
+            Some(e) => named(&e.old, &e.file)?
+                .into_iter()
+                .map(|l| (e.file.clone(), l))
+                .collect(),
+            None => Vec::new(),
+        };
         let select = self.pith(ws, &["select"])?;
-        // The last run was green: this run is the selection alone, and what it fails is what
-        // the selection holds. After a red run, `--changed` also re-runs what failed.
+        // This run is the selection plus what the earlier bug failed (passing now): what it
+        // fails is what the selection holds.
         let selection_run = self.pith(ws, &["test", "--changed"])?;
         let selection_failures = self.failures(ws)?;
         let red = self.pith(ws, &["test"])?;
@@ -382,6 +440,8 @@ impl Case<'_> {
             suite,
             all,
             rank: rank(&strings(&red.json["suspects"]), &self.bug.file, line),
+            harmless: on_lines(&strings(&red.json["suspects"]), &harmless_lines),
+            undone: on_lines(&strings(&red.json["suspects"]), &undone_lines),
             failing,
             missed,
             full: full.wall,
@@ -390,6 +450,15 @@ impl Case<'_> {
             trace,
             auto_traced: red.json["reach"] == "traced",
         })
+    }
+
+    /// The project's first wrong-result bug in another file than this one's: made, run red and
+    /// undone before this bug is made.
+    fn earlier(&self) -> Option<&Bug> {
+        self.project
+            .bugs
+            .iter()
+            .find(|b| b.kind.wrong_result() && b.file != self.bug.file)
     }
 
     /// [`TRACE_PAIRS`] pairs of red full runs, `--trace never` and `--trace always`, the
@@ -582,17 +651,31 @@ fn commit_all(ws: &Path) -> Result<()> {
 
 /// Applies `bug` in `ws`; returns the first line it changes (1-based, in the new text).
 fn inject(ws: &Path, bug: &Bug) -> Result<u32> {
-    let path = ws.join(&bug.file);
-    let text = fs::read_to_string(&path).with_context(|| format!("reading {}", bug.file))?;
+    apply(ws, &bug.file, &bug.old, &bug.new)
+}
+
+/// Replaces `old` (there exactly once) by `new` in `file`; the first line changed.
+fn apply(ws: &Path, file: &str, old: &str, new: &str) -> Result<u32> {
+    let path = ws.join(file);
+    let text = fs::read_to_string(&path).with_context(|| format!("reading {file}"))?;
     ensure!(
-        text.matches(&bug.old).count() == 1,
-        "{}: {:?} is not there exactly once",
-        bug.file,
-        bug.old
+        text.matches(old).count() == 1,
+        "{file}: {old:?} is not there exactly once"
     );
-    let bugged = text.replacen(&bug.old, &bug.new, 1);
-    fs::write(&path, &bugged).with_context(|| format!("writing {}", bug.file))?;
-    Ok(first_changed_line(&text, &bugged))
+    let edited = text.replacen(old, new, 1);
+    fs::write(&path, &edited).with_context(|| format!("writing {file}"))?;
+    Ok(first_changed_line(&text, &edited))
+}
+
+/// How many `suspects` (`"file:line source"`) name one of `lines`.
+fn on_lines(suspects: &[String], lines: &[(String, u32)]) -> usize {
+    suspects
+        .iter()
+        .filter(|s| {
+            let place = s.split(' ').next().unwrap_or("");
+            lines.iter().any(|(f, l)| place == format!("{f}:{l}"))
+        })
+        .count()
 }
 
 /// The first line (1-based) where `new` differs from `old`.
@@ -729,8 +812,8 @@ fn pair(git: String, plain: String) -> String {
 
 fn table(rows: &[Row]) -> String {
     let mut out = String::from(
-        "| bug | failing files | recall | selected | suspect rank | full run | `--changed` | tracing |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| bug | failing files | recall | selected | suspect rank | harmless · undone named | full run | `--changed` | tracing |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in rows {
         let cell = |f: &dyn Fn(&Pass) -> String| pair(f(&r.git), f(&r.plain));
@@ -747,9 +830,10 @@ fn table(rows: &[Row]) -> String {
             }
         });
         let rank = cell(&|p| p.rank.map_or("—".into(), |r| r.to_string()));
+        let others = cell(&|p| format!("{} · {}", p.harmless, p.undone));
         let tracing = cell(&|p| p.trace.ratio().map_or("—".into(), |x| format!("{x:.2}×")));
         out.push_str(&format!(
-            "| {} | {} | {recall} | {selected} | {rank} | {} | {} | {tracing} |\n",
+            "| {} | {} | {recall} | {selected} | {rank} | {others} | {} | {} | {tracing} |\n",
             r.name,
             cell(&|p| p.failing.len().to_string()),
             cell(&|p| secs(p.full)),
@@ -775,15 +859,23 @@ fn summary(rows: &[Row], dynamic: &[(String, Dynamic)]) -> usize {
         .filter(|(r, _)| r.kind.wrong_result())
         .map(|(_, p)| *p)
         .collect();
-    let top3 = wrong
-        .iter()
-        .filter(|p| p.rank.is_some_and(|r| r <= 3))
-        .count();
-    let top3_share = if wrong.is_empty() {
-        1.0
-    } else {
-        top3 as f64 / wrong.len() as f64
+    let top = |n: usize| {
+        wrong
+            .iter()
+            .filter(|p| p.rank.is_some_and(|r| r <= n))
+            .count()
     };
+    let (top1, top3) = (top(1), top(3));
+    let share_of = |n: usize| {
+        if wrong.is_empty() {
+            1.0
+        } else {
+            n as f64 / wrong.len() as f64
+        }
+    };
+    let (top1_share, top3_share) = (share_of(top1), share_of(top3));
+    let harmless: usize = passes.iter().map(|(_, p)| p.harmless).sum();
+    let undone: usize = passes.iter().map(|(_, p)| p.undone).sum();
     let ratio = median(
         passes
             .iter()
@@ -808,10 +900,16 @@ fn summary(rows: &[Row], dynamic: &[(String, Dynamic)]) -> usize {
         100.0 * SHARE_TARGET
     );
     println!(
-        "- suspects: the injected line in the top 3 for {top3} of {} wrong-result runs ({:.0}%; target ≥ {:.0}%)",
+        "- suspects: the injected line first for {top1} of {} wrong-result runs ({:.0}%; target ≥ {:.0}%), in the top 3 for {top3} ({:.0}%; target ≥ {:.0}%)",
         wrong.len(),
+        100.0 * top1_share,
+        100.0 * TOP1_TARGET,
         100.0 * top3_share,
         100.0 * TOP3_TARGET
+    );
+    println!(
+        "- suspects on a harmless edit's line: {harmless}; on the undone earlier bug's line: {undone} (target 0), over {} runs",
+        passes.len()
     );
     println!(
         "- `pith test --changed`: median {ratio:.2}× the full run's wall time; {} full-run failures not failing in it",
@@ -841,8 +939,16 @@ fn summary(rows: &[Row], dynamic: &[(String, Dynamic)]) -> usize {
         format!("median selection {:.0}%", 100.0 * share),
     );
     miss(
+        top1_share >= TOP1_TARGET,
+        format!("top-1 suspects {:.0}%", 100.0 * top1_share),
+    );
+    miss(
         top3_share >= TOP3_TARGET,
         format!("top-3 suspects {:.0}%", 100.0 * top3_share),
+    );
+    miss(
+        undone == 0,
+        format!("{undone} suspect(s) on an undone line"),
     );
     miss(
         traced.is_none_or(|t| t <= TRACE_TARGET),
@@ -1004,7 +1110,21 @@ mod tests {
                 assert_eq!(text.matches(&b.old).count(), 1, "{}: {:?}", b.file, b.old);
                 assert_ne!(b.old, b.new);
             }
+            // The harmless edits apply one after another, and never where an earlier bug is.
+            assert!(p.harmless.len() >= 2, "{}: harmless edits", p.eco);
+            let ws = tempfile::tempdir().unwrap();
+            bench::copy_dir(&root.join("tests/fixtures").join(&p.fixture), ws.path()).unwrap();
+            for h in &p.harmless {
+                apply(ws.path(), &h.file, &h.old, &h.new).unwrap();
+            }
         }
+    }
+
+    #[test]
+    fn a_suspect_is_on_a_line_by_its_place_alone() {
+        let suspects = ["a.py:3 x = 1".to_owned(), "b.py:30 y".to_owned()];
+        let lines = [("a.py".to_owned(), 3), ("b.py".to_owned(), 3)];
+        assert_eq!(on_lines(&suspects, &lines), 1);
     }
 
     #[test]

@@ -65,14 +65,15 @@ under `--timeout 5`, and prints pith's own peak RSS (VmHWM), wall time and statu
 
 `impact` injects each bug of tests/fixtures/impact_bugs.json into a fresh copy of its fixture
 project (Python, JavaScript, Go, Rust, Java), once committed to git and once without git, after
-a green `pith test`, and prints one row per bug: the failing test files `pith select` holds
+a green `pith test` and an earlier bug made, run red and undone, beside the project's harmless
+edits, and prints one row per bug: the failing test files `pith select` holds
 (recall), the selection's share of the suite, the injected line's rank among the red run's
-`suspects`, the wall time of the full run and of `pith test --changed` (both warm), and the
+`suspects` and how many name a harmless or undone line, the wall time of the full run and of `pith test --changed` (both warm), and the
 wall time of a red full run with `--trace always` over one with `--trace never` (— where the
 runner traced nothing); then the test files each fixture's graph marks dynamic. Exit 1 on a
 missed target: recall below 100%, a failure of the full run `--changed` does not fail, a
-median selection above 25% of the suite, the injected line in the top 3 suspects of fewer
-than 80% of wrong-result bugs, tracing above 1.3× (median), a verdict tracing changed.
+median selection above 25% of the suite, the injected line first of fewer than 80% or in the
+top 3 of fewer than 95% of wrong-result bugs, a suspect on an undone line, tracing above 1.3× (median), a verdict tracing changed.
 `--bug NAME` keeps the rows whose `eco/kind` contains NAME.
 
 `lookups` generates a Python tree of --files files (100000), --per-dir to a directory (100),
