@@ -112,6 +112,62 @@ fn tests_for_a_file_follow_the_imports() {
     assert!(outside.stdout.is_empty());
 }
 
+/// A change to one function of a module every part imports selects the tests that can reach
+/// that function — through a file that names it — not every test that imports the module;
+/// code that runs when the module loads selects them all again. Measured from the last green
+/// run and from git alike, and `--changed` runs exactly that selection.
+#[test]
+fn a_change_to_one_function_selects_only_the_tests_that_can_reach_it() {
+    let ws = fixture("python/impact_shop");
+    committed(ws.path());
+    assert_eq!(common::pith(ws.path(), &[]).status(), "TestsPassed");
+    let money = ws.path().join("src/shop/money.py");
+    let text = std::fs::read_to_string(&money).unwrap();
+    let edited = text.replace(
+        "return f\"{total_cents // 100}.{total_cents % 100:02d}\"",
+        "return \"%d.%02d\" % (total_cents // 100, total_cents % 100)",
+    );
+    assert_ne!(text, edited);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(&money, &edited).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    // `fmt` is named by orders.py (so its tests) and by the money tests; the cart imports
+    // money for `cents` alone. The plugin test loads by computed name what the green run saw
+    // it load (shipping.py), which reaches no money.
+    let expected = ["tests/test_money.py", "tests/test_orders.py"];
+    for args in [&["select"][..], &["select", "--rev", "HEAD"]] {
+        let a = query(ws.path(), args);
+        a.assert_budget(SELECT_BUDGET);
+        let mut tests = common::strings(&a.json["tests"]);
+        tests.sort_unstable();
+        assert_eq!(tests, expected, "{args:?}: {}", a.line);
+    }
+    let run = common::pith(ws.path(), &["--changed"]);
+    assert_eq!(run.status(), "TestsPassed", "{}", run.line);
+    let raw = |files: &[&str]| {
+        let out = std::process::Command::new("python3")
+            .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+            .args(files)
+            .current_dir(ws.path())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let passed = text
+            .lines()
+            .rev()
+            .find_map(|l| l.split(" passed").next()?.rsplit(' ').next()?.parse::<u64>().ok());
+        passed.unwrap_or_else(|| panic!("no count in {text}"))
+    };
+    assert_eq!(run.count("passed"), raw(&expected), "{}", run.line);
+
+    // Code that runs on load: every test that reaches the module.
+    std::fs::write(&money, format!("{edited}\nSYMBOL = fmt(0)[:0]\nprint(end=SYMBOL)\n")).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let a = query(ws.path(), &["select"]);
+    let tests = common::strings(&a.json["tests"]);
+    assert!(tests.contains(&"tests/test_cart.py"), "{}", a.line);
+}
+
 #[test]
 fn select_runs_what_the_changes_reach_and_everything_when_it_cannot_follow() {
     let ws = fixture("python/impact");

@@ -4,13 +4,13 @@
 //! everything, with the reason, when a change is one the graph cannot follow (a build or
 //! test-config file, a deleted or renamed file, a file it does not read).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use pith_index::Graph;
 use pith_model::impact::{Baseline, FileTests, Selection};
 use pith_model::RunSummary;
-use pith_store::{ChangeKind, Changes, Since, Store};
+use pith_store::{ChangeKind, Changes, FileChange, Since, Store};
 
 use super::blast::{relative, workspace};
 use super::change::{graph_of, is_revision, ChangeContext};
@@ -64,7 +64,8 @@ fn selection_in(store: &Store, root: &Path, rev: Option<&str>) -> Result<Selecti
     let (since, asked) = measured_from(rev, store.last_green()?);
     let changes = store.changes(&since)?;
     let g = graph_of(store, root)?;
-    Ok(selection_of(&g, &changes, asked))
+    let names = Names::of(store, root, &since, &g, &changes);
+    Ok(selection_of(&g, &changes, asked, Some(&names)))
 }
 
 /// The selection a run's changes make (see [`selection_in`]), from the run's change context.
@@ -77,7 +78,78 @@ fn selection_by(
     let changes = ctx.changes(store, &since);
     let changes = changes.as_ref().as_ref()?;
     let g = ctx.graph(store)?;
-    Ok(selection_of(g, changes, asked))
+    let names = Names::of(store, ctx.root(), &since, g, changes);
+    Ok(selection_of(g, changes, asked, Some(&names)))
+}
+
+/// What each changed source file's hunks touch by name (`pith_index::touched_names`), so a
+/// change to one function of a module selects the tests that can reach that function, not
+/// every test that imports the module. A file is left out — every test reaching it selected
+/// — where its language has no grammar, its content then is unknown, or the change touches
+/// code that runs on load.
+pub(super) struct Names<'r> {
+    root: &'r Path,
+    touched: HashMap<String, pith_index::Touched>,
+}
+
+impl<'r> Names<'r> {
+    pub(super) fn of(
+        store: &Store,
+        root: &'r Path,
+        since: &Since,
+        g: &Graph,
+        changes: &Changes,
+    ) -> Self {
+        let narrowable: Vec<&FileChange> = changes
+            .files
+            .iter()
+            .filter(|c| matches!(c.kind, ChangeKind::Modified) && !c.hunks.is_empty())
+            .filter(|c| g.places(&c.path) && !g.is_test(&c.path))
+            .collect();
+        let mut touched = HashMap::new();
+        if narrowable.is_empty() {
+            return Names { root, touched };
+        }
+        let paths: Vec<&str> = narrowable.iter().map(|c| c.path.as_str()).collect();
+        let then = store.contents_at(since, &paths).unwrap_or_default();
+        for c in narrowable {
+            let (Some(old), Ok(new)) = (then.get(&c.path), std::fs::read(root.join(&c.path)))
+            else {
+                continue;
+            };
+            let (Ok(old), Ok(new)) = (std::str::from_utf8(old), std::str::from_utf8(&new)) else {
+                continue;
+            };
+            let hunks: Vec<(u32, u32)> = c.hunks.iter().map(|h| (h.start, h.end)).collect();
+            if let Some(t) = pith_index::touched_names(&c.path, Some(old), new, &hunks) {
+                if !t.whole {
+                    touched.insert(c.path.clone(), t);
+                }
+            }
+        }
+        Names { root, touched }
+    }
+
+    /// The tests a change to `file` selects, with their distance, when its touched names
+    /// narrow them: those that reach a direct dependent of `file` that mentions a touched
+    /// name (a test file itself, or code between it and `file`). `None`: every test that
+    /// reaches the file.
+    fn tests(&self, g: &Graph, file: &str) -> Option<Vec<(String, u32)>> {
+        let touched = self.touched.get(file)?;
+        let mut out = Vec::new();
+        if touched.names.is_empty() {
+            return Some(out);
+        }
+        for (dependent, _) in g.dependents(file).into_iter().filter(|(_, d)| *d == 1) {
+            let uses = std::fs::read(self.root.join(&dependent)).map_or(true, |bytes| {
+                pith_index::mentions_any(&String::from_utf8_lossy(&bytes), &touched.names)
+            });
+            if uses {
+                out.extend(g.tests_of(&dependent).into_iter().map(|(t, d)| (t, d + 1)));
+            }
+        }
+        Some(out)
+    }
 }
 
 /// What a selection measures the changes against: git revision `rev` when given, else the
@@ -218,7 +290,12 @@ fn standing(store: &Store, selection: &Selection) -> Option<RunSummary> {
 /// The selection for `changes` on graph `g`: the tests that reach a changed file, plus every
 /// test the graph cannot vouch for (dynamic imports); or everything, with the reason, when a
 /// change is one the graph cannot follow.
-pub(super) fn selection_of(g: &Graph, changes: &Changes, asked: Baseline) -> Selection {
+pub(super) fn selection_of(
+    g: &Graph,
+    changes: &Changes,
+    asked: Baseline,
+    names: Option<&Names>,
+) -> Selection {
     let suite: Vec<&str> = g.files().filter(|f| g.is_test(f)).collect();
     let mut sel = Selection {
         changed: changes.files.iter().map(|c| c.path.clone()).collect(),
@@ -240,7 +317,10 @@ pub(super) fn selection_of(g: &Graph, changes: &Changes, asked: Baseline) -> Sel
             sel.all = Some(why);
             return sel;
         }
-        for (t, d) in g.tests_of(&c.path) {
+        let tests = names
+            .and_then(|n| n.tests(g, &c.path))
+            .unwrap_or_else(|| g.tests_of(&c.path));
+        for (t, d) in tests {
             let slot = picked.entry(t).or_insert(d);
             *slot = (*slot).min(d);
         }

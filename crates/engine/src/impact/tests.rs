@@ -397,6 +397,7 @@ fn a_change_selects_the_tests_that_reach_it_and_those_with_dynamic_imports() {
         &g,
         &changed(&[("pkg/money.py", ChangeKind::Modified)]),
         Baseline::LastGreen,
+        None,
     );
     assert_eq!(sel.all, None);
     assert_eq!(sel.baseline, Some(Baseline::LastGreen));
@@ -426,7 +427,7 @@ fn a_dynamic_test_a_run_observed_is_selected_by_what_it_loads() {
     );
     g.observe(&loads);
     let select = |changes: &[(&str, ChangeKind)]| {
-        selection_of(&g, &changed(changes), Baseline::LastGreen).tests
+        selection_of(&g, &changed(changes), Baseline::LastGreen, None).tests
     };
     assert_eq!(
         select(&[("pkg/money.py", ChangeKind::Modified)]),
@@ -464,7 +465,7 @@ fn what_the_graph_cannot_follow_selects_everything_with_the_reason() {
             "renamed",
         ),
     ] {
-        let sel = selection_of(&g, &changed(&[(path, kind)]), Baseline::LastGreen);
+        let sel = selection_of(&g, &changed(&[(path, kind)]), Baseline::LastGreen, None);
         let all = sel
             .all
             .unwrap_or_else(|| panic!("{path} selected {:?}", sel.tests));
@@ -475,7 +476,7 @@ fn what_the_graph_cannot_follow_selects_everything_with_the_reason() {
         baseline: pith_store::Baseline::None,
         files: Vec::new(),
     };
-    let sel = selection_of(&g, &nothing, Baseline::LastGreen);
+    let sel = selection_of(&g, &nothing, Baseline::LastGreen, None);
     assert!(sel.all.unwrap().contains("nothing to compare with"));
 }
 

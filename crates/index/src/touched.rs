@@ -1,0 +1,673 @@
+//! Which names a change touches: the definitions (functions, methods, types, constants) whose
+//! lines changed, those gone since the old version, and, within the file, every definition
+//! that mentions a touched one — so a test that reaches a changed module only for an
+//! untouched function need not run. Where a change is to code that runs when the module
+//! loads, or calls a touched name there, the whole file is touched: every test that reaches
+//! it runs. A method that may be called without its name being written (a constructor, a
+//! dunder, a trait or interface implementation, a Go method behind an interface) touches
+//! its type's name too.
+
+use std::collections::BTreeSet;
+use std::ops::Range;
+
+use tree_sitter::{Node, Tree};
+
+use crate::lang::{Lang, Role};
+
+/// What a change touches in one file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Touched {
+    /// Names whose definition changed or went, or that reach one within the file.
+    pub names: BTreeSet<String>,
+    /// Code that runs when the module loads changed or mentions a touched name: everything
+    /// that reaches the file is touched.
+    pub whole: bool,
+}
+
+/// One definition: its name, where it is, and the type it belongs to.
+#[derive(Debug, Clone)]
+struct Unit {
+    name: String,
+    bytes: Range<usize>,
+    lines: (u32, u32),
+    /// The enclosing type's name, when a call of this member may not name it.
+    implicit: Option<String>,
+}
+
+/// What `hunks` (1-based inclusive lines of `new`) touch, with `old` (the file before, when
+/// known) telling which definitions went. `None` for a language the index has no grammar
+/// of, or a version that does not parse cleanly: then the whole file counts.
+pub fn touched_names(
+    path: &str,
+    old: Option<&str>,
+    new: &str,
+    hunks: &[(u32, u32)],
+) -> Option<Touched> {
+    let lang = Lang::of_path(path)?;
+    let mut parser = lang.parser()?;
+    let tree = parser.parse(new, None)?;
+    if tree.root_node().has_error() {
+        return None;
+    }
+    let defs = units(lang, &tree, new);
+    let mut out = Touched::default();
+    if let Some(old) = old {
+        let old_tree = parser.parse(old, None)?;
+        if old_tree.root_node().has_error() {
+            return None;
+        }
+        let now: BTreeSet<&str> = defs.iter().map(|u| u.name.as_str()).collect();
+        for gone in units(lang, &old_tree, old) {
+            if !now.contains(gone.name.as_str()) {
+                out.names.insert(gone.name);
+            }
+        }
+    } else {
+        // Without the old version a deleted definition cannot be named.
+        out.whole = true;
+        return Some(out);
+    }
+    let statements = module_statements(lang, &tree, new);
+    for &(first, last) in hunks {
+        for line in first..=last {
+            match innermost(&defs, line) {
+                Some(u) => touch(&mut out, u),
+                None => {
+                    if statements
+                        .iter()
+                        .any(|s| s.lines.0 <= line && line <= s.lines.1)
+                    {
+                        out.whole = true;
+                    }
+                }
+            }
+        }
+    }
+    if out.whole {
+        return Some(out);
+    }
+    // Within the file: what mentions a touched name is touched, until nothing more is.
+    let mentions = mentions(lang, &tree, new, &defs, &statements);
+    loop {
+        let before = out.names.len();
+        for (owner, names) in &mentions {
+            if !names.iter().any(|n| out.names.contains(n)) {
+                continue;
+            }
+            match owner {
+                Some(i) => touch(&mut out, &defs[*i]),
+                None => {
+                    out.whole = true;
+                    return Some(out);
+                }
+            }
+        }
+        if out.names.len() == before {
+            break;
+        }
+    }
+    Some(out)
+}
+
+fn touch(out: &mut Touched, u: &Unit) {
+    out.names.insert(u.name.clone());
+    if let Some(t) = &u.implicit {
+        out.names.insert(t.clone());
+    }
+}
+
+/// The innermost definition holding `line`.
+fn innermost(units: &[Unit], line: u32) -> Option<&Unit> {
+    units
+        .iter()
+        .filter(|u| u.lines.0 <= line && line <= u.lines.1)
+        .min_by_key(|u| u.bytes.len())
+}
+
+fn lines_of(node: Node) -> (u32, u32) {
+    let (start, end) = (node.start_position(), node.end_position());
+    let last = if end.column == 0 && end.row > start.row {
+        end.row
+    } else {
+        end.row + 1
+    };
+    (start.row as u32 + 1, last as u32)
+}
+
+fn text<'s>(src: &'s str, node: Node) -> &'s str {
+    src.get(node.byte_range()).unwrap_or("")
+}
+
+/// Every definition of the file that code outside it can name: module-level ones and the
+/// members of types (nested functions belong to the one they are in).
+fn units(lang: Lang, tree: &Tree, src: &str) -> Vec<Unit> {
+    let mut out = Vec::new();
+    // (node, the enclosing type's name)
+    let mut stack: Vec<(Node, Option<String>)> = vec![(tree.root_node(), None)];
+    while let Some((node, container)) = stack.pop() {
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            match definition(lang, child, src, container.as_deref()) {
+                Some(Def::Type(name)) => {
+                    out.push(Unit {
+                        name: name.clone(),
+                        bytes: child.byte_range(),
+                        lines: lines_of(child),
+                        implicit: None,
+                    });
+                    stack.push((child, Some(name)));
+                }
+                Some(Def::Member(names, implicit)) => {
+                    for name in names {
+                        out.push(Unit {
+                            name,
+                            bytes: child.byte_range(),
+                            lines: lines_of(child),
+                            implicit: implicit.clone(),
+                        });
+                    }
+                }
+                None if descends(lang, child) => stack.push((child, container.clone())),
+                None => {}
+            }
+        }
+    }
+    out
+}
+
+enum Def {
+    /// A type whose members are definitions of their own.
+    Type(String),
+    /// A function, method, constant or field: its names, and the type a call of it may name
+    /// in its place.
+    Member(Vec<String>, Option<String>),
+}
+
+/// Wrappers a definition may sit in: decorators, exports, bodies of types and namespaces.
+fn descends(lang: Lang, node: Node) -> bool {
+    let k = node.kind();
+    matches!(
+        k,
+        "decorated_definition"
+            | "export_statement"
+            | "class_body"
+            | "block"
+            | "declaration_list"
+            | "field_declaration_list"
+            | "enum_body"
+            | "interface_body"
+            | "enum_variant_list"
+            | "namespace_declaration"
+            | "file_scoped_namespace_declaration"
+            | "module"
+            | "mod_item"
+    ) || (lang == Lang::Python && k == "if_statement")
+}
+
+fn name_field(node: Node, src: &str) -> Option<String> {
+    let n = node.child_by_field_name("name")?;
+    Some(text(src, n).to_owned())
+}
+
+/// The first identifier in a type's text: `Money` of `Money<T>`, `&Money`, `*Money`.
+fn type_name(s: &str) -> Option<String> {
+    s.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .find(|w| {
+            w.chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_')
+        })
+        .map(str::to_owned)
+}
+
+fn definition(lang: Lang, node: Node, src: &str, container: Option<&str>) -> Option<Def> {
+    let kind = node.kind();
+    let named = || name_field(node, src);
+    let member = |names: Vec<String>, implicit: bool| {
+        let implicit = implicit.then(|| container.map(str::to_owned)).flatten();
+        (!names.is_empty()).then_some(Def::Member(names, implicit))
+    };
+    match lang {
+        Lang::Python => match kind {
+            "class_definition" => named().map(Def::Type),
+            "function_definition" => {
+                let name = named()?;
+                let dunder = name.starts_with("__") && name.ends_with("__");
+                member(vec![name], dunder)
+            }
+            "decorated_definition" => {
+                let inner = node.child_by_field_name("definition")?;
+                // The decorators' lines are the definition's.
+                definition(lang, inner, src, container)
+            }
+            "expression_statement" => {
+                let a = node.named_child(0).filter(|a| a.kind() == "assignment")?;
+                let left = a.child_by_field_name("left")?;
+                let names: Vec<String> = if left.kind() == "identifier" {
+                    vec![text(src, left).to_owned()]
+                } else {
+                    return None;
+                };
+                member(names, false)
+            }
+            _ => None,
+        },
+        Lang::Rust => match kind {
+            "struct_item" | "enum_item" | "union_item" | "trait_item" => named().map(Def::Type),
+            "impl_item" => {
+                let ty = node.child_by_field_name("type")?;
+                let name = type_name(text(src, ty))?;
+                // A trait's methods are called through the trait (operators, `Display`,
+                // `Drop`, `Iterator`): its type is what callers name.
+                Some(Def::Type(name))
+            }
+            "function_item" | "function_signature_item" => {
+                let implicit = node.parent().and_then(|p| p.parent()).is_some_and(|imp| {
+                    imp.kind() == "impl_item" && imp.child_by_field_name("trait").is_some()
+                });
+                member(vec![named()?], implicit)
+            }
+            "const_item" | "static_item" | "type_item" | "macro_definition" => {
+                member(vec![named()?], false)
+            }
+            "mod_item" if node.child_by_field_name("body").is_none() => None,
+            _ => None,
+        },
+        Lang::Go => match kind {
+            "function_declaration" => member(vec![named()?], false),
+            "method_declaration" => {
+                // Go's interfaces are implicit: a method may be called through one (`String`,
+                // `Error`, `Read`) where only its type's value is passed.
+                let receiver = node.child_by_field_name("receiver")?;
+                let ty = receiver
+                    .named_child(0)
+                    .and_then(|p| p.child_by_field_name("type"))
+                    .and_then(|t| type_name(text(src, t)))?;
+                Some(Def::Member(vec![named()?], Some(ty)))
+            }
+            "type_declaration" | "const_declaration" | "var_declaration" => {
+                let mut names = Vec::new();
+                let mut cursor = node.walk();
+                for spec in node.named_children(&mut cursor) {
+                    let mut c2 = spec.walk();
+                    for n in spec.children_by_field_name("name", &mut c2) {
+                        names.push(text(src, n).to_owned());
+                    }
+                }
+                member(names, false)
+            }
+            _ => None,
+        },
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => match kind {
+            "class_declaration" | "abstract_class_declaration" | "class" => named().map(Def::Type),
+            "function_declaration"
+            | "generator_function_declaration"
+            | "function_signature"
+            | "interface_declaration"
+            | "type_alias_declaration"
+            | "enum_declaration" => member(vec![named()?], false),
+            "method_definition"
+            | "public_field_definition"
+            | "field_definition"
+            | "method_signature" => {
+                let name = node
+                    .child_by_field_name("name")
+                    .or_else(|| node.child_by_field_name("property"))?;
+                let name_text = text(src, name).to_owned();
+                let implicit = name.kind() == "computed_property_name"
+                    || matches!(
+                        name_text.as_str(),
+                        "constructor" | "toString" | "valueOf" | "toJSON"
+                    );
+                member(vec![name_text], implicit)
+            }
+            "lexical_declaration" | "variable_declaration" => {
+                let mut names = Vec::new();
+                let mut cursor = node.walk();
+                for d in node.named_children(&mut cursor) {
+                    if let Some(n) = d
+                        .child_by_field_name("name")
+                        .filter(|n| n.kind() == "identifier")
+                    {
+                        names.push(text(src, n).to_owned());
+                    } else {
+                        return None;
+                    }
+                }
+                member(names, false)
+            }
+            _ => None,
+        },
+        Lang::Java | Lang::CSharp => match kind {
+            "class_declaration"
+            | "interface_declaration"
+            | "enum_declaration"
+            | "record_declaration"
+            | "struct_declaration"
+            | "annotation_type_declaration"
+            | "record_struct_declaration" => named().map(Def::Type),
+            "method_declaration" | "property_declaration" | "event_declaration" => {
+                // An override is called through the type it overrides (`equals`, `compareTo`,
+                // `ToString`), which callers need not name.
+                let head = text(src, node);
+                let head = head.split('(').next().unwrap_or(head);
+                let implicit = head.contains("@Override") || head.contains("override ");
+                member(vec![named()?], implicit)
+            }
+            "constructor_declaration"
+            | "static_initializer"
+            | "compact_constructor_declaration" => member(vec![container?.to_owned()], false),
+            "field_declaration" => {
+                let mut names = Vec::new();
+                collect_declarators(node, src, &mut names);
+                // A field's initialiser runs when its type is made.
+                names.extend(container.map(str::to_owned));
+                member(names, false)
+            }
+            _ => None,
+        },
+    }
+}
+
+fn collect_declarators(node: Node, src: &str, out: &mut Vec<String>) {
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        if child.kind() == "variable_declarator" {
+            if let Some(n) = child
+                .child_by_field_name("name")
+                .or_else(|| child.named_child(0))
+            {
+                out.push(text(src, n).to_owned());
+            }
+        } else if child.kind() == "variable_declaration" {
+            collect_declarators(child, src, out);
+        }
+    }
+}
+
+/// A statement that runs when the module loads, with its lines; imports and exports only
+/// name things, so they are left out (a changed import still touches the whole file: see
+/// [`module_statements`]).
+struct Statement {
+    lines: (u32, u32),
+    bytes: Range<usize>,
+    /// An import or an export: it names what it lists without running it.
+    names_only: bool,
+}
+
+/// The module-level statements that are not definitions (nor comments).
+fn module_statements(lang: Lang, tree: &Tree, src: &str) -> Vec<Statement> {
+    let mut out = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            if child.kind().contains("comment") || child.is_extra() || is_docstring(lang, child) {
+                continue;
+            }
+            if definition(lang, child, src, None).is_some() {
+                continue;
+            }
+            if matches!(
+                child.kind(),
+                "namespace_declaration" | "file_scoped_namespace_declaration" | "declaration_list"
+            ) {
+                stack.push(child);
+                continue;
+            }
+            if child.kind() == "export_statement"
+                && child.child_by_field_name("declaration").is_some()
+            {
+                stack.push(child);
+                continue;
+            }
+            out.push(Statement {
+                lines: lines_of(child),
+                bytes: child.byte_range(),
+                names_only: names_only(lang, child, src),
+            });
+        }
+    }
+    out
+}
+
+/// A string that is a statement of its own: a docstring, which runs nothing.
+fn is_docstring(lang: Lang, node: Node) -> bool {
+    lang == Lang::Python
+        && node.kind() == "expression_statement"
+        && node.named_child_count() == 1
+        && node.named_child(0).is_some_and(|c| c.kind() == "string")
+}
+
+fn names_only(lang: Lang, node: Node, src: &str) -> bool {
+    let k = node.kind();
+    match lang {
+        Lang::Python => matches!(
+            k,
+            "import_statement" | "import_from_statement" | "future_import_statement"
+        ),
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
+            matches!(k, "import_statement" | "export_statement")
+                || (k == "expression_statement" && {
+                    let t = text(src, node).trim_start();
+                    t.starts_with("module.exports") || t.starts_with("exports.")
+                })
+        }
+        Lang::Rust => matches!(
+            k,
+            "use_declaration" | "mod_item" | "extern_crate_declaration"
+        ),
+        Lang::Go => matches!(k, "import_declaration" | "package_clause"),
+        Lang::Java => matches!(k, "import_declaration" | "package_declaration"),
+        Lang::CSharp => matches!(k, "using_directive"),
+    }
+}
+
+/// The names each definition mentions (by the definition's index), and those mentioned by
+/// module-level code that runs (`None`).
+fn mentions(
+    lang: Lang,
+    tree: &Tree,
+    src: &str,
+    units: &[Unit],
+    statements: &[Statement],
+) -> Vec<(Option<usize>, BTreeSet<String>)> {
+    let spec = lang.spec();
+    let mut by_unit: Vec<BTreeSet<String>> = vec![BTreeSet::new(); units.len()];
+    let mut module: BTreeSet<String> = BTreeSet::new();
+    let mut cursor = tree.walk();
+    'nodes: loop {
+        let node = cursor.node();
+        if node.child_count() == 0 && spec.role(node.kind_id()) == Role::Ident {
+            let at = node.start_byte();
+            let owner = units
+                .iter()
+                .enumerate()
+                .filter(|(_, u)| u.bytes.contains(&at))
+                .min_by_key(|(_, u)| u.bytes.len())
+                .map(|(i, _)| i);
+            let name = text(src, node).to_owned();
+            match owner {
+                Some(i) => {
+                    by_unit[i].insert(name);
+                }
+                None => {
+                    let runs = statements
+                        .iter()
+                        .any(|s| s.bytes.contains(&at) && !s.names_only);
+                    if runs {
+                        module.insert(name);
+                    }
+                }
+            }
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                continue 'nodes;
+            }
+            if !cursor.goto_parent() {
+                break 'nodes;
+            }
+        }
+    }
+    let mut out: Vec<(Option<usize>, BTreeSet<String>)> = by_unit
+        .into_iter()
+        .enumerate()
+        .map(|(i, names)| (Some(i), names))
+        .collect();
+    out.push((None, module));
+    out
+}
+
+/// Whether `text` (a file's content) may use one of `names`: it mentions one as a word, or
+/// imports everything of a module at once (`import *`, `export *`, `::*`, `.*;`), whose
+/// names it then uses unwritten. Words in comments and strings count: better one test too many.
+pub fn mentions_any(text: &str, names: &BTreeSet<String>) -> bool {
+    if text.contains("import *")
+        || text.contains("export *")
+        || text.contains("::*")
+        || text.contains(".*;")
+        || text.contains("import .")
+    {
+        return true;
+    }
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .any(|w| !w.is_empty() && names.contains(w))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(path: &str, old: &str, new: &str, hunks: &[(u32, u32)]) -> (Vec<String>, bool) {
+        let t = touched_names(path, Some(old), new, hunks).expect("parses");
+        (t.names.into_iter().collect(), t.whole)
+    }
+
+    fn v(names: &[&str]) -> Vec<String> {
+        names.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    const MONEY: &str = "\"\"\"Money.\"\"\"\n\nfrom decimal import Decimal\n\nRATE = 100\n\n\ndef cents(amount):\n    return round(amount * RATE)\n\n\ndef total(prices):\n    return sum(cents(p) for p in prices)\n\n\ndef fmt(c):\n    return f\"{c // 100}\"\n";
+
+    #[test]
+    fn a_changed_function_touches_it_and_what_in_its_file_calls_it() {
+        let new = MONEY.replace("round(amount * RATE)", "round(amount * RATE + 1)");
+        assert_eq!(
+            names("m.py", MONEY, &new, &[(9, 9)]),
+            (v(&["cents", "total"]), false)
+        );
+        // A constant: every definition that reads it.
+        let new = MONEY.replace("RATE = 100", "RATE = 1000");
+        assert_eq!(
+            names("m.py", MONEY, &new, &[(5, 5)]),
+            (v(&["RATE", "cents", "total"]), false)
+        );
+        // Comments, blank lines and the module's docstring touch nothing.
+        let new = MONEY.replace("\"\"\"Money.\"\"\"", "\"\"\"Money, in cents.\"\"\"");
+        assert_eq!(names("m.py", MONEY, &new, &[(1, 1)]), (v(&[]), false));
+    }
+
+    #[test]
+    fn code_that_runs_on_load_touches_the_whole_file() {
+        let new = MONEY.replace("RATE = 100\n", "RATE = 100\nprint(cents(1))\n");
+        assert!(names("m.py", MONEY, &new, &[(6, 6)]).1);
+        // An import changed: what it binds is unknown here.
+        let new = MONEY.replace(
+            "from decimal import Decimal",
+            "from fractions import Decimal",
+        );
+        assert!(names("m.py", MONEY, &new, &[(3, 3)]).1);
+        // Code on load that calls a touched function.
+        let old = "def f():\n    return 1\n\n\nX = [f()]\n";
+        let new = "def f():\n    return 2\n\n\nX = [f()]\n";
+        assert_eq!(names("m.py", old, new, &[(2, 2)]), (v(&["X", "f"]), false));
+        let old = "def f():\n    return 1\n\n\nprint(f())\n";
+        let new = "def f():\n    return 2\n\n\nprint(f())\n";
+        assert!(names("m.py", old, new, &[(2, 2)]).1);
+    }
+
+    #[test]
+    fn a_deleted_function_is_touched_by_its_name() {
+        let new = MONEY.replace("\n\ndef fmt(c):\n    return f\"{c // 100}\"\n", "\n");
+        let (touched, whole) = names("m.py", MONEY, &new, &[(14, 14)]);
+        assert!(touched.contains(&"fmt".to_owned()), "{touched:?}");
+        assert!(!whole);
+    }
+
+    #[test]
+    fn a_method_called_without_its_name_touches_its_type() {
+        let old = "class Money:\n    def __init__(self, c):\n        self.c = c\n\n    def half(self):\n        return self.c // 2\n";
+        let new = old.replace("self.c = c", "self.c = c + 1");
+        assert_eq!(
+            names("m.py", old, &new, &[(3, 3)]),
+            (v(&["Money", "__init__"]), false)
+        );
+        let new = old.replace("// 2", "// 3");
+        assert_eq!(names("m.py", old, &new, &[(6, 6)]), (v(&["half"]), false));
+        // Rust: a trait's method through its type; an inherent one by its name.
+        let old = "struct M(i64);\nimpl std::fmt::Display for M {\n    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {\n        write!(f, \"{}\", self.0)\n    }\n}\nimpl M {\n    fn half(&self) -> i64 {\n        self.0 / 2\n    }\n}\n";
+        let new = old.replace("self.0)", "self.0 + 1)");
+        assert_eq!(
+            names("m.rs", old, &new, &[(4, 4)]),
+            (v(&["M", "fmt"]), false)
+        );
+        let new = old.replace("/ 2", "/ 3");
+        assert_eq!(names("m.rs", old, &new, &[(9, 9)]), (v(&["half"]), false));
+        // Go: a method and its receiver's type (interfaces are implicit).
+        let old = "package m\n\ntype M int\n\nfunc (m M) String() string {\n\treturn \"m\"\n}\n";
+        let new = old.replace("\"m\"", "\"n\"");
+        assert_eq!(
+            names("m.go", old, &new, &[(6, 6)]),
+            (v(&["M", "String"]), false)
+        );
+        // Java: an override through its class; a plain method by its name.
+        let old = "class M {\n    @Override\n    public String toString() {\n        return \"m\";\n    }\n\n    long half(long c) {\n        return c / 2;\n    }\n}\n";
+        let new = old.replace("\"m\"", "\"n\"");
+        assert_eq!(
+            names("M.java", old, &new, &[(4, 4)]),
+            (v(&["M", "toString"]), false)
+        );
+        let new = old.replace("/ 2", "/ 3");
+        assert_eq!(names("M.java", old, &new, &[(8, 8)]), (v(&["half"]), false));
+    }
+
+    #[test]
+    fn exports_name_without_running() {
+        let old = "const { cents } = require(\"./money\");\n\nfunction total(p) {\n  return p.reduce((s, x) => s + cents(x), 0);\n}\n\nfunction count(p) {\n  return p.length;\n}\n\nmodule.exports = { total, count };\n";
+        let new = old.replace("p.length", "p.length + 1");
+        assert_eq!(
+            names("cart.js", old, &new, &[(8, 8)]),
+            (v(&["count"]), false)
+        );
+        let new = old.replace("{ total, count }", "{ count, total }");
+        assert!(
+            names("cart.js", old, &new, &[(11, 11)]).1,
+            "a changed export is the file's"
+        );
+    }
+
+    #[test]
+    fn without_the_old_version_or_a_clean_parse_the_file_is_whole() {
+        let t = touched_names("m.py", None, MONEY, &[(9, 9)]).unwrap();
+        assert!(t.whole);
+        assert_eq!(
+            touched_names("m.py", Some(MONEY), "def f(:\n", &[(1, 1)]),
+            None
+        );
+        assert_eq!(touched_names("m.c", Some(""), "int x;\n", &[(1, 1)]), None);
+    }
+
+    #[test]
+    fn a_file_mentions_a_name_as_a_word_or_through_a_wildcard() {
+        let names: BTreeSet<String> = ["cents".to_owned()].into();
+        assert!(mentions_any("from shop.money import cents\n", &names));
+        assert!(mentions_any("x = money.cents(1)\n", &names));
+        assert!(!mentions_any("x = money.centsless(1)\n", &names));
+        assert!(mentions_any("from shop.money import *\n", &names));
+        assert!(!mentions_any("from shop.money import fmt\n", &names));
+    }
+}
