@@ -152,16 +152,24 @@ fn a_change_to_one_function_selects_only_the_tests_that_can_reach_it() {
             .output()
             .unwrap();
         let text = String::from_utf8_lossy(&out.stdout).to_string();
-        let passed = text
-            .lines()
-            .rev()
-            .find_map(|l| l.split(" passed").next()?.rsplit(' ').next()?.parse::<u64>().ok());
+        let passed = text.lines().rev().find_map(|l| {
+            l.split(" passed")
+                .next()?
+                .rsplit(' ')
+                .next()?
+                .parse::<u64>()
+                .ok()
+        });
         passed.unwrap_or_else(|| panic!("no count in {text}"))
     };
     assert_eq!(run.count("passed"), raw(&expected), "{}", run.line);
 
     // Code that runs on load: every test that reaches the module.
-    std::fs::write(&money, format!("{edited}\nSYMBOL = fmt(0)[:0]\nprint(end=SYMBOL)\n")).unwrap();
+    std::fs::write(
+        &money,
+        format!("{edited}\nSYMBOL = fmt(0)[:0]\nprint(end=SYMBOL)\n"),
+    )
+    .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(20));
     let a = query(ws.path(), &["select"]);
     let tests = common::strings(&a.json["tests"]);

@@ -82,6 +82,10 @@ fn selection_by(
     Ok(selection_of(g, changes, asked, Some(&names)))
 }
 
+/// Files naming a touched name past which a change selects by file: each costs a walk of
+/// the graph.
+const NAMING_FILES: usize = 200;
+
 /// What each changed source file's hunks touch by name (`pith_index::touched_names`), so a
 /// change to one function of a module selects the tests that can reach that function, not
 /// every test that imports the module. A file is left out — every test reaching it selected
@@ -131,22 +135,29 @@ impl<'r> Names<'r> {
     }
 
     /// The tests a change to `file` selects, with their distance, when its touched names
-    /// narrow them: those that reach a direct dependent of `file` that mentions a touched
-    /// name (a test file itself, or code between it and `file`). `None`: every test that
-    /// reaches the file.
+    /// narrow them: those that reach a file depending on `file` that names a touched name (a
+    /// test itself, or code between it and `file`: whatever calls a function names it, or
+    /// names what in `file` reaches it). `None`: every test that reaches the file — also
+    /// when so many files name one that narrowing would cost more than it saves.
     fn tests(&self, g: &Graph, file: &str) -> Option<Vec<(String, u32)>> {
         let touched = self.touched.get(file)?;
         let mut out = Vec::new();
         if touched.names.is_empty() {
             return Some(out);
         }
-        for (dependent, _) in g.dependents(file).into_iter().filter(|(_, d)| *d == 1) {
-            let uses = std::fs::read(self.root.join(&dependent)).map_or(true, |bytes| {
+        let mut naming = 0;
+        for (dependent, d) in g.dependents(file) {
+            let names = std::fs::read(self.root.join(&dependent)).map_or(true, |bytes| {
                 pith_index::mentions_any(&String::from_utf8_lossy(&bytes), &touched.names)
             });
-            if uses {
-                out.extend(g.tests_of(&dependent).into_iter().map(|(t, d)| (t, d + 1)));
+            if !names {
+                continue;
             }
+            naming += 1;
+            if naming > NAMING_FILES {
+                return None;
+            }
+            out.extend(g.tests_of(&dependent).into_iter().map(|(t, e)| (t, d + e)));
         }
         Some(out)
     }

@@ -587,3 +587,69 @@ fn the_line_most_failures_point_at_leads_and_ties_are_counted() {
     let tally = settle(root.path(), &mut report, even, &HashMap::new(), None);
     assert_eq!(ranked(tally).1, 2);
 }
+
+/// A change to one function selects the tests that reach a file naming it — wherever that
+/// file is between the test and the module (a test reaching the module through the package's
+/// `__init__` names it itself) — and no test that reaches the module for another function.
+#[test]
+fn a_changed_function_selects_the_tests_that_reach_a_file_naming_it() {
+    use super::selection::Names;
+    let ws = tempfile::tempdir().unwrap();
+    let files = [
+        ("pkg/__init__.py", "from . import money\n"),
+        (
+            "pkg/money.py",
+            "def cents(x):\n    return round(x * 100)\n\n\ndef fmt(c):\n    return str(c)\n",
+        ),
+        (
+            "pkg/cart.py",
+            "from pkg.money import cents\n\n\ndef total(p):\n    return sum(map(cents, p))\n",
+        ),
+        (
+            "pkg/report.py",
+            "from pkg import cart\n\n\ndef show(p):\n    return cart.total(p)\n",
+        ),
+        ("tests/test_cart.py", "from pkg.cart import total\n"),
+        ("tests/test_report.py", "from pkg.report import show\n"),
+        (
+            "tests/test_attr.py",
+            "import pkg\n\n\ndef test_fmt():\n    assert pkg.money.fmt(1) == \"1\"\n",
+        ),
+    ];
+    for (path, text) in files {
+        let p = ws.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let root = ws.path().canonicalize().unwrap();
+    let mut store = Store::open(&root).unwrap();
+    let first = store.scan().unwrap();
+    store.remember().unwrap();
+    let select = |store: &mut Store, text: &str| {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(root.join("pkg/money.py"), text).unwrap();
+        store.scan().unwrap();
+        let since = pith_store::Since::Generation(first);
+        let changes = store.changes(&since).unwrap();
+        let g = graph_of(store, &root).unwrap();
+        let names = Names::of(store, &root, &since, &g, &changes);
+        let mut tests = selection_of(&g, &changes, Baseline::LastGreen, Some(&names)).tests;
+        tests.sort();
+        tests
+    };
+    let base = "def cents(x):\n    return round(x * 100)\n\n\ndef fmt(c):\n    return str(c)\n";
+    assert_eq!(
+        select(&mut store, &base.replace("str(c)", "f\"{c}\"")),
+        ["tests/test_attr.py"]
+    );
+    assert_eq!(
+        select(&mut store, &base.replace("x * 100", "x * 100.0")),
+        ["tests/test_cart.py", "tests/test_report.py"]
+    );
+    // A comment between the functions: nothing to run.
+    assert!(select(
+        &mut store,
+        &base.replace("\n\n\ndef fmt", "\n\n\n# Text.\ndef fmt")
+    )
+    .is_empty());
+}
