@@ -243,11 +243,13 @@ fn definition(lang: Lang, node: Node, src: &str, container: Option<&str>) -> Opt
             "expression_statement" => {
                 let a = node.named_child(0).filter(|a| a.kind() == "assignment")?;
                 let left = a.child_by_field_name("left")?;
-                let names: Vec<String> = if left.kind() == "identifier" {
-                    vec![text(src, left).to_owned()]
-                } else {
-                    return None;
-                };
+                // `__all__` lists what the module exports: it names, it does not define.
+                let names: Vec<String> =
+                    if left.kind() == "identifier" && text(src, left) != "__all__" {
+                        vec![text(src, left).to_owned()]
+                    } else {
+                        return None;
+                    };
                 member(names, false)
             }
             _ => None,
@@ -442,10 +444,13 @@ fn is_docstring(lang: Lang, node: Node) -> bool {
 fn names_only(lang: Lang, node: Node, src: &str) -> bool {
     let k = node.kind();
     match lang {
-        Lang::Python => matches!(
-            k,
-            "import_statement" | "import_from_statement" | "future_import_statement"
-        ),
+        Lang::Python => {
+            matches!(
+                k,
+                "import_statement" | "import_from_statement" | "future_import_statement"
+            ) || (k == "expression_statement"
+                && text(src, node).trim_start().starts_with("__all__"))
+        }
         Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
             matches!(k, "import_statement" | "export_statement")
                 || (k == "expression_statement" && {
@@ -522,6 +527,95 @@ fn mentions(
     out
 }
 
+/// How a file uses a set of names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Use {
+    /// It names none of them.
+    Not,
+    /// It names them only where it imports and exports them under the same names (a
+    /// package's `__init__`, an `index.js`, `pub use`): what runs them names them again.
+    Relays,
+    /// It names one in code, under another name, or in a way pith cannot read.
+    Uses,
+}
+
+/// How `text`, the content of `path`, uses `names` (see [`Use`]).
+pub fn use_of(path: &str, text: &str, names: &BTreeSet<String>) -> Use {
+    if !mentions_any(text, names) {
+        return Use::Not;
+    }
+    let Some(lang) = Lang::of_path(path) else {
+        return Use::Uses;
+    };
+    if text.len() > LARGEST {
+        return Use::Uses;
+    }
+    let Some(mut parser) = lang.parser() else {
+        return Use::Uses;
+    };
+    let Some(tree) = parser
+        .parse(text, None)
+        .filter(|t| !t.root_node().has_error())
+    else {
+        return Use::Uses;
+    };
+    let relays: Vec<Range<usize>> = module_statements(lang, &tree, text)
+        .into_iter()
+        .filter(|s| s.names_only)
+        .map(|s| s.bytes)
+        .collect();
+    let spec = lang.spec();
+    let mut cursor = tree.walk();
+    'nodes: loop {
+        let node = cursor.node();
+        if node.child_count() == 0 {
+            let leaf = text.get(node.byte_range()).unwrap_or("");
+            let named = if spec.role(node.kind_id()) == Role::Ident {
+                names.contains(leaf)
+            } else {
+                // A name in a string may be looked up by it (`getattr`); one in a comment
+                // runs nothing.
+                !node.kind().contains("comment") && words_name(leaf, names)
+            };
+            if named {
+                let at = node.start_byte();
+                match relays.iter().find(|r| r.contains(&at)) {
+                    // Imported or exported under another name: the new name is unknown here.
+                    Some(r) if !renames(lang, text.get(r.clone()).unwrap_or("")) => {}
+                    _ => return Use::Uses,
+                }
+            }
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                continue 'nodes;
+            }
+            if !cursor.goto_parent() {
+                break 'nodes;
+            }
+        }
+    }
+    Use::Relays
+}
+
+/// Whether an import or export statement binds something under another name (`as`, and in
+/// JavaScript an object's `key: value`).
+fn renames(lang: Lang, statement: &str) -> bool {
+    let js = matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx);
+    statement.contains(" as ") || (js && statement.contains(':'))
+}
+
+/// Files larger than this are read as using every name they mention.
+const LARGEST: usize = 512 << 10;
+
+fn words_name(text: &str, names: &BTreeSet<String>) -> bool {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .any(|w| !w.is_empty() && names.contains(w))
+}
+
 /// Whether `text` (a file's content) may use one of `names`: it mentions one as a word, or
 /// imports everything of a module at once (`import *`, `export *`, `::*`, `.*;`), whose
 /// names it then uses unwritten. Words in comments and strings count: better one test too many.
@@ -534,8 +628,7 @@ pub fn mentions_any(text: &str, names: &BTreeSet<String>) -> bool {
     {
         return true;
     }
-    text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
-        .any(|w| !w.is_empty() && names.contains(w))
+    words_name(text, names)
 }
 
 #[cfg(test)]
@@ -669,5 +762,36 @@ mod tests {
         assert!(!mentions_any("x = money.centsless(1)\n", &names));
         assert!(mentions_any("from shop.money import *\n", &names));
         assert!(!mentions_any("from shop.money import fmt\n", &names));
+    }
+
+    #[test]
+    fn a_file_that_only_passes_a_name_on_relays_it() {
+        let names: BTreeSet<String> = ["cents".to_owned()].into();
+        let relay = "from .money import cents, fmt\n\n__all__ = [\"cents\", \"fmt\"]\n";
+        assert_eq!(use_of("pkg/__init__.py", relay, &names), Use::Relays);
+        assert_eq!(
+            use_of("pkg/__init__.py", "from .money import *\n", &names),
+            Use::Relays
+        );
+        assert_eq!(use_of("pkg/a.py", "import os\n", &names), Use::Not);
+        // Under another name, called, looked up by a string: used.
+        let renamed = "from .money import cents as c\n";
+        assert_eq!(use_of("pkg/__init__.py", renamed, &names), Use::Uses);
+        let called = "from .money import cents\n\nX = cents(1)\n";
+        assert_eq!(use_of("pkg/a.py", called, &names), Use::Uses);
+        let looked_up = "import money\n\nf = getattr(money, \"cents\")\n";
+        assert_eq!(use_of("pkg/a.py", looked_up, &names), Use::Uses);
+        let commented = "from .money import fmt  # not cents\n";
+        assert_ne!(use_of("pkg/a.py", commented, &names), Use::Uses);
+        let js = "const { cents, fmt } = require(\"./money\");\nmodule.exports = { cents, fmt };\n";
+        assert_eq!(
+            use_of("index.js", js, &names),
+            Use::Uses,
+            "a destructuring require runs"
+        );
+        let reexport = "export { cents, fmt } from \"./money\";\n";
+        assert_eq!(use_of("index.js", reexport, &names), Use::Relays);
+        let rust = "pub use crate::money::{cents, fmt};\n";
+        assert_eq!(use_of("src/lib.rs", rust, &names), Use::Relays);
     }
 }

@@ -147,10 +147,11 @@ impl<'r> Names<'r> {
         }
         let mut naming = 0;
         for (dependent, d) in g.dependents(file) {
-            let names = std::fs::read(self.root.join(&dependent)).map_or(true, |bytes| {
-                pith_index::mentions_any(&String::from_utf8_lossy(&bytes), &touched.names)
-            });
-            if !names {
+            let uses =
+                std::fs::read(self.root.join(&dependent)).map_or(pith_index::Use::Uses, |bytes| {
+                    pith_index::use_of(&dependent, &String::from_utf8_lossy(&bytes), &touched.names)
+                });
+            if uses != pith_index::Use::Uses {
                 continue;
             }
             naming += 1;

@@ -590,13 +590,21 @@ fn the_line_most_failures_point_at_leads_and_ties_are_counted() {
 
 /// A change to one function selects the tests that reach a file naming it — wherever that
 /// file is between the test and the module (a test reaching the module through the package's
-/// `__init__` names it itself) — and no test that reaches the module for another function.
+/// `__init__` names it itself) — and no test that reaches the module for another function,
+/// nor one that reaches it through a package that only passes the name on.
 #[test]
 fn a_changed_function_selects_the_tests_that_reach_a_file_naming_it() {
     use super::selection::Names;
     let ws = tempfile::tempdir().unwrap();
     let files = [
-        ("pkg/__init__.py", "from . import money\n"),
+        (
+            "pkg/__init__.py",
+            "from . import money\nfrom .money import cents, fmt\n\n__all__ = [\"cents\", \"fmt\"]\n",
+        ),
+        (
+            "tests/test_pkg.py",
+            "import pkg\n\n\ndef test_fmt():\n    assert pkg.fmt(2) == \"2\"\n",
+        ),
         (
             "pkg/money.py",
             "def cents(x):\n    return round(x * 100)\n\n\ndef fmt(c):\n    return str(c)\n",
@@ -640,7 +648,7 @@ fn a_changed_function_selects_the_tests_that_reach_a_file_naming_it() {
     let base = "def cents(x):\n    return round(x * 100)\n\n\ndef fmt(c):\n    return str(c)\n";
     assert_eq!(
         select(&mut store, &base.replace("str(c)", "f\"{c}\"")),
-        ["tests/test_attr.py"]
+        ["tests/test_attr.py", "tests/test_pkg.py"]
     );
     assert_eq!(
         select(&mut store, &base.replace("x * 100", "x * 100.0")),
