@@ -10,6 +10,9 @@ use common::impact::{harmless_edit, inject, suspects, BUG_AT, HELPER};
 use common::{committed, fixture, query, Answer};
 use pith_wire::{BLAST_BUDGET, SELECT_BUDGET, TESTS_FOR_BUDGET};
 
+/// A green answer with the one changed line no test reaches.
+const GREEN_WITH_UNTESTED_BUDGET: usize = 200;
+
 /// The red answer of the injected bug: two failures of two causes, and the suspect.
 const RED_WITH_SUSPECT_BUDGET: usize = 560;
 
@@ -174,6 +177,45 @@ fn a_change_to_one_function_selects_only_the_tests_that_can_reach_it() {
     let a = query(ws.path(), &["select"]);
     let tests = common::strings(&a.json["tests"]);
     assert!(tests.contains(&"tests/test_cart.py"), "{}", a.line);
+}
+
+/// A green run after changes names the changed lines no test reaches: a function added that
+/// nothing calls, beside an edit to one the tests run (not named); once a green run of
+/// everything has seen them, the next answers without them.
+#[test]
+fn a_green_run_names_the_changed_lines_no_test_reaches() {
+    let ws = fixture("python/impact_shop");
+    committed(ws.path());
+    assert_eq!(common::pith(ws.path(), &[]).status(), "TestsPassed");
+    let cart = ws.path().join("src/shop/cart.py");
+    let text = std::fs::read_to_string(&cart).unwrap();
+    let edited = text
+        .replace(
+            "def count(prices):",
+            "def average(prices):\n    return total(prices) // max(count(prices), 1)\n\n\ndef count(prices):",
+        )
+        .replace(
+            "return sum(cents(p) for p in prices if is_positive(p))",
+            "return sum([cents(p) for p in prices if is_positive(p)])",
+        );
+    assert_ne!(text, edited);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(&cart, edited).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let green = common::pith(ws.path(), &[]);
+    assert_eq!(green.status(), "TestsPassed", "{}", green.line);
+    assert_eq!(
+        common::strings(&green.json["untested"]),
+        ["src/shop/cart.py:10 def average(prices):"],
+        "{}",
+        green.line
+    );
+    assert_eq!(green.text("reach"), "static", "{}", green.line);
+    green.assert_budget(GREEN_WITH_UNTESTED_BUDGET);
+    // Seen by a green run of everything: no longer news.
+    let again = common::pith(ws.path(), &[]);
+    assert!(again.json.get("untested").is_none(), "{}", again.line);
+    assert!(again.json.get("reach").is_none(), "{}", again.line);
 }
 
 #[test]

@@ -57,22 +57,21 @@ collection error has a `tail` of raw output, its end kept.
 const IMPACT: &str = "\
 # Suspects, selection, blast radius
 - `suspects` (red runs): up to 3 changed lines failing tests reach, \"file:line source\", \
-best first: a line a failure's frame is on, then a changed file its frames pass through, then \
-the nearest in the import graph. `reach`: `static` (the graph) or `traced` (the failing tests \
-ran again, traced: in the run for pytest, jest; else if the graph left a choice). `baseline`: `lastPass` (the \
-files at the failing test's last pass, kept in pith's state, with or without git) or \
-`git` (no passing run: the uncommitted changes against `HEAD`). A failure or cluster with a \
-different suspect names it (`suspect`). Nothing to compare with or nothing changed: absent.
-- `get_impact` (no argument) / `pith select`: test files that depend on a file changed since \
-the last green run (or git `rev`); `suite` counts every test file. `all` with the reason \
-instead when the graph cannot follow a change: a file it does not read (data, lockfile, \
-build file), a test config or build script (conftest.py, jest config, build.rs), a \
-deletion or rename, no baseline. Tests with dynamic imports run on any change (pytest: once \
-seen, on what they load). \
-`run_tests` with `changed` runs that (`changes` says what).
-- `get_impact` with `file` / `pith tests-for`: the test files that depend on it; with \
-`target` / `pith blast`: files, definitions and tests that depend on a file or symbol. Nearest \
-first, the rest counted.
+best first (a line a frame is on, then a changed file frames pass through, then nearness). \
+`reach`: `static` (the import graph) or `traced` (failing tests ran traced). `baseline`: \
+`lastPass` (the files at the test's last pass, kept by pith) or `git` (against `HEAD`). A \
+failure with another suspect names it (`suspect`). Comments, docstrings and layout are never \
+suspects.
+- `untested` (green runs): up to 3 lines changed since the last green run of everything that \
+no test reaches (`moreUntested`, `reach: static`).
+- `get_impact` / `pith select`: test files the changes since the last green run (or git \
+`rev`) reach; `suite` counts test files. A change to some functions of a module selects the \
+tests that reach a file naming them; code run on import, every test reaching the file. `all` \
+with the reason when the graph cannot follow (data, lockfile, build or test config, \
+deletion, rename, no baseline). Tests with dynamic imports run on any change (pytest: on \
+what they were seen to load). `run_tests` with `changed` runs that (`changes`).
+- `get_impact` with `file` / `pith tests-for`: test files depending on it; with `target` / \
+`pith blast`: files, definitions and tests depending on a file or symbol.
 - `get_status`'s `offTarget`: changed source files no test reaches.
 ";
 

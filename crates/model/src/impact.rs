@@ -97,6 +97,15 @@ pub struct Suspects {
     pub traceless: Option<Traceless>,
 }
 
+/// A green run's changed lines that no test reaches: proven by nothing, though green.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Untested {
+    pub reach: Reach,
+    /// One line a hunk, first changes first; every hunk no test reaches is counted in `count`.
+    pub lines: Vec<Suspect>,
+    pub count: usize,
+}
+
 /// The tests that depend on one file (`pith tests-for`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct FileTests {

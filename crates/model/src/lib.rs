@@ -548,6 +548,9 @@ pub struct Report {
     /// The changed lines the failing tests reach, best first (a red run with something to
     /// compare with only).
     pub suspects: Option<impact::Suspects>,
+    /// A green run's changed lines (since the last green run of everything) no test
+    /// reaches.
+    pub untested: Option<impact::Untested>,
     /// `pith test --changed`: what the changes selected (the tests that ran are those).
     pub changes: Option<impact::Selection>,
     /// One-line warnings for a human (a damaged state database moved aside); never part of

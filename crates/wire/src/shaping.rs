@@ -366,7 +366,10 @@ impl Suspects<'_> {
             })
             .collect();
         if answer.suspects.is_empty() {
-            answer.reach = None;
+            // A green answer's `reach` is its untested lines'.
+            if answer.untested.is_empty() {
+                answer.reach = None;
+            }
             answer.traceless = None;
             answer.baseline = None;
             return;

@@ -93,6 +93,12 @@ pub struct TestAnswer {
     /// suspects the defect is, which no runner says.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub suspects: Vec<String>,
+    /// A green run's changed lines (since the last green run of everything) that no test
+    /// reaches (`file:line source`), first changes first: green, and proven by nothing.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub untested: Vec<String>,
+    #[serde(skip_serializing_if = "crate::is_zero")]
+    pub more_untested: usize,
     /// How the suspects were found (`static`: the import graph; `traced`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reach: Option<&'static str>,
@@ -366,6 +372,8 @@ pub(crate) fn whole(report: &Report) -> (TestAnswer, Option<Fit<'_>>) {
         new: false,
         failing_for: 0,
         suspects: Vec::new(),
+        untested: Vec::new(),
+        more_untested: 0,
         reach: None,
         traceless: None,
         baseline: None,
@@ -390,6 +398,11 @@ pub(crate) fn whole(report: &Report) -> (TestAnswer, Option<Fit<'_>>) {
         answer.reach = Some(s.reach.name());
         answer.traceless = s.traceless.map(|t| t.name());
         answer.baseline = Some(s.baseline.name());
+    }
+    if let Some(u) = &report.untested {
+        answer.untested = u.lines.iter().map(line_of).collect();
+        answer.more_untested = u.count.saturating_sub(answer.untested.len());
+        answer.reach = Some(u.reach.name());
     }
     let fit = Fit {
         failures: all_failures,
@@ -433,13 +446,16 @@ fn suspect_lines(report: &Report) -> Vec<String> {
         .suspects
         .iter()
         .flat_map(|s| &s.lines)
-        .map(|s| {
-            crate::cut(
-                format!("{} {}", s.location(), s.source).trim_end(),
-                SUSPECT_CHARS,
-            )
-        })
+        .map(line_of)
         .collect()
+}
+
+/// A changed line as answers show it: `file:line source`, cut to fit.
+fn line_of(s: &pith_model::impact::Suspect) -> String {
+    crate::cut(
+        format!("{} {}", s.location(), s.source).trim_end(),
+        SUSPECT_CHARS,
+    )
 }
 
 /// The first `n` items and how many more there are.
@@ -544,6 +560,8 @@ fn unchanged_answer(generation: u64, u: &RunSummary) -> TestAnswer {
         new: false,
         failing_for: 0,
         suspects: Vec::new(),
+        untested: Vec::new(),
+        more_untested: 0,
         reach: None,
         traceless: None,
         baseline: None,

@@ -7,7 +7,8 @@
 //!
 //! A run's changes are derived once ([`ChangeContext`]): selection, the trace plan and the
 //! suspects read them. The suspects are the graph's reach ([`reach`]), overruled by what
-//! tracing saw ([`trace`]), ranked ([`suspects`]).
+//! tracing saw ([`trace`]), ranked ([`suspects`]); a green run's changes that no test reaches
+//! are named ([`untested`]).
 
 mod blast;
 mod change;
@@ -16,6 +17,7 @@ mod reach;
 mod selection;
 mod suspects;
 mod trace;
+mod untested;
 
 pub use blast::blast;
 pub(crate) use change::ChangeContext;
@@ -24,6 +26,7 @@ pub(crate) use selection::plan;
 pub use selection::{select, tests_for_file};
 pub(crate) use suspects::find_suspects;
 pub(crate) use trace::trace_plan;
+pub(crate) use untested::untested;
 
 use crate::symbols::SymbolError;
 

@@ -140,28 +140,37 @@ impl<'r> Names<'r> {
     /// names what in `file` reaches it). `None`: every test that reaches the file — also
     /// when so many files name one that narrowing would cost more than it saves.
     fn tests(&self, g: &Graph, file: &str) -> Option<Vec<(String, u32)>> {
-        let touched = self.touched.get(file)?;
-        let mut out = Vec::new();
-        if touched.names.is_empty() {
-            return Some(out);
-        }
-        let mut naming = 0;
-        for (dependent, d) in g.dependents(file) {
-            let uses =
-                std::fs::read(self.root.join(&dependent)).map_or(pith_index::Use::Uses, |bytes| {
-                    pith_index::use_of(&dependent, &String::from_utf8_lossy(&bytes), &touched.names)
-                });
-            if uses != pith_index::Use::Uses {
-                continue;
-            }
-            naming += 1;
-            if naming > NAMING_FILES {
-                return None;
-            }
-            out.extend(g.tests_of(&dependent).into_iter().map(|(t, e)| (t, d + e)));
-        }
-        Some(out)
+        tests_naming(self.root, g, file, &self.touched.get(file)?.names)
     }
+}
+
+/// The tests that reach a file depending on `file` that names one of `names` (see
+/// [`Names::tests`]), with their distance; `None` past [`NAMING_FILES`] naming files.
+pub(super) fn tests_naming(
+    root: &Path,
+    g: &Graph,
+    file: &str,
+    names: &std::collections::BTreeSet<String>,
+) -> Option<Vec<(String, u32)>> {
+    let mut out = Vec::new();
+    if names.is_empty() {
+        return Some(out);
+    }
+    let mut naming = 0;
+    for (dependent, d) in g.dependents(file) {
+        let uses = std::fs::read(root.join(&dependent)).map_or(pith_index::Use::Uses, |bytes| {
+            pith_index::use_of(&dependent, &String::from_utf8_lossy(&bytes), names)
+        });
+        if uses != pith_index::Use::Uses {
+            continue;
+        }
+        naming += 1;
+        if naming > NAMING_FILES {
+            return None;
+        }
+        out.extend(g.tests_of(&dependent).into_iter().map(|(t, e)| (t, d + e)));
+    }
+    Some(out)
 }
 
 /// What a selection measures the changes against: git revision `rev` when given, else the

@@ -274,7 +274,7 @@ pub(super) fn own_suspect(
         .map(|((f, l), _)| (f, l))
 }
 
-fn suspect_at(root: &Path, file: &str, line: u32) -> Suspect {
+pub(super) fn suspect_at(root: &Path, file: &str, line: u32) -> Suspect {
     let source = std::fs::read(root.join(file))
         .ok()
         .and_then(|bytes| {

@@ -143,6 +143,15 @@ fn run_tests(
         r.iter().map(|(_, ids)| ids.len().max(1)).sum()
     });
     let requested = u32::try_from(asked).unwrap_or(u32::MAX);
+    // A run of everything, or of everything the changes reach: what no test reaches is what
+    // this green does not prove. Before the run is recorded, which lets the store forget the
+    // contents it is measured from.
+    let whole = req.tests.is_empty() || planned.is_some();
+    if let (Some(s), Some(generation), false) = (held.store.as_ref(), held.generation, cancelled) {
+        if report.status().is_green() && whole {
+            report.untested = impact::untested(s, &changes, generation);
+        }
+    }
     let recorded = record::record(
         &mut held,
         &root,
