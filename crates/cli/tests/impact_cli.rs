@@ -218,6 +218,47 @@ fn a_green_run_names_the_changed_lines_no_test_reaches() {
     assert!(again.json.get("reach").is_none(), "{}", again.line);
 }
 
+/// `--changed` runs the test classes the build runs: one the pom's Surefire `excludes` keep
+/// out (and that fails) is selected by the change, but Surefire never runs it under the
+/// project's own `mvn test`, so neither does pith (passed by name, `-Dtest` would run it).
+#[test]
+fn changed_runs_no_test_class_the_pom_excludes() {
+    let ws = fixture("java/impact_shop");
+    let pom = ws.path().join("pom.xml");
+    let text = std::fs::read_to_string(&pom).unwrap();
+    let excluded = text.replacen(
+        "          <systemPropertyVariables>",
+        "          <excludes>\n            <exclude>**/SlowCartTest.java</exclude>\n          </excludes>\n          <systemPropertyVariables>",
+        1,
+    );
+    assert_ne!(text, excluded);
+    std::fs::write(&pom, excluded).unwrap();
+    std::fs::write(
+        ws.path().join("src/test/java/shop/SlowCartTest.java"),
+        "package shop;\n\nimport static org.junit.jupiter.api.Assertions.assertEquals;\n\n\
+         import org.junit.jupiter.api.Test;\n\nclass SlowCartTest {\n    @Test\n    \
+         void totalsAgainstTheService() {\n        assertEquals(-1, Cart.total(1.0));\n    }\n}\n",
+    )
+    .unwrap();
+    committed(ws.path());
+    let green = common::pith(ws.path(), &[]);
+    assert_eq!(green.status(), "TestsPassed", "{}", green.line);
+    let cart = ws.path().join("src/main/java/shop/Cart.java");
+    let text = std::fs::read_to_string(&cart).unwrap();
+    let edited = text.replace(
+        ".mapToLong(Money::cents).sum();",
+        ".mapToLong(Money::cents).sum() + 0;",
+    );
+    assert_ne!(text, edited);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(&cart, edited).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let changed = common::pith(ws.path(), &["--changed"]);
+    assert_eq!(changed.status(), "TestsPassed", "{}", changed.line);
+    assert!(changed.count("passed") > 0, "{}", changed.line);
+    assert!(!changed.line.contains("SlowCartTest"), "{}", changed.line);
+}
+
 #[test]
 fn select_runs_what_the_changes_reach_and_everything_when_it_cannot_follow() {
     let ws = fixture("python/impact");

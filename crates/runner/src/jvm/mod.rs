@@ -27,6 +27,7 @@ mod parse;
 pub mod stack;
 mod summary;
 mod surefire;
+mod test_set;
 mod trace;
 
 use std::path::{Path, PathBuf};
@@ -88,10 +89,12 @@ impl Adapter for Jvm {
     }
 
     /// A test class's source path is its own id (the class it declares by convention). Only
-    /// classes Surefire and Gradle run by default (`Test*`, `*Test`, `*Tests`, `*TestCase`):
-    /// a helper class matches no test, and the classes using it are selected with it.
-    fn ids_for_files(&self, _project: Option<&str>, files: &[String]) -> Option<Vec<String>> {
-        let test_class = |f: &&String| {
+    /// classes the build runs: for Maven, those its module's Surefire `includes` and
+    /// `excludes` let through (see `test_set`); else Surefire's and Gradle's defaults
+    /// (`Test*`, `*Test`, `*Tests`, `*TestCase`). A helper class matches no test, and the
+    /// classes using it are selected with it.
+    fn ids_for_files(&self, project: Option<&str>, files: &[String]) -> Option<Vec<String>> {
+        let by_name = |f: &str| {
             command::class_of_path(f).is_some_and(|c| {
                 let name = c.rsplit('.').next().unwrap_or(&c);
                 name.starts_with("Test")
@@ -100,7 +103,35 @@ impl Adapter for Jvm {
                     || name.ends_with("TestCase")
             })
         };
-        Some(files.iter().filter(test_class).cloned().collect())
+        // The workspace root: the project's directory less its relative path.
+        let depth = project.map_or(0, |r| r.split('/').filter(|s| !s.is_empty()).count());
+        let root = self.dir.ancestors().nth(depth).unwrap_or(&self.dir);
+        let mut sets: std::collections::HashMap<PathBuf, test_set::TestSet> = Default::default();
+        let mut runs = |f: &str| {
+            if self.tool != Tool::Maven || command::class_of_path(f).is_none() {
+                return by_name(f);
+            }
+            let file = root.join(f);
+            let module = file
+                .ancestors()
+                .skip(1)
+                .take_while(|d| d.starts_with(&self.dir))
+                .find(|d| d.join("pom.xml").is_file());
+            let Some(module) = module else {
+                return by_name(f);
+            };
+            let set = sets
+                .entry(module.to_path_buf())
+                .or_insert_with(|| test_set::TestSet::of(root, module));
+            let rel = file
+                .strip_prefix(module)
+                .map(|p| p.to_string_lossy().replace('\\', "/"));
+            match rel.ok().and_then(|r| set.runs(&r)) {
+                Some(runs) => runs,
+                None => by_name(f),
+            }
+        };
+        Some(files.iter().filter(|f| runs(f)).cloned().collect())
     }
 
     /// The tests pith's JUnit listener saw finish (its `F` lines), as it writes them.
