@@ -447,6 +447,39 @@ fn test_changed_with_nothing_changed_since_the_last_green_run_stands_on_it() {
     assert_ne!(after.code, 0, "{}", after.line);
 }
 
+/// What still fails from an earlier run is run again by `--changed`, though a green run of a
+/// few tests came between: it fails while the bug is there, and its pass after the fix is
+/// the green answer (it was `NoTestsRan`, exit 1, with nothing changed since that green run).
+#[test]
+fn changed_runs_again_what_is_still_failing_from_before() {
+    let ws = fixture("python/impact");
+    committed(ws.path());
+    assert_eq!(common::pith(ws.path(), &[]).status(), "TestsPassed");
+    inject(ws.path());
+    let red = common::pith(ws.path(), &[]);
+    assert_eq!(red.count("failed"), 2, "{}", red.line);
+    let few = common::pith(ws.path(), &["tests/test_report.py"]);
+    assert_eq!(few.status(), "TestsPassed", "{}", few.line);
+    let again = common::pith(ws.path(), &["--changed"]);
+    assert_eq!(again.status(), "TestsFailed", "{}", again.line);
+    assert_eq!(again.count("failed"), 2, "{}", again.line);
+    assert_eq!(again.code, 1, "{}", again.line);
+    // The bug put right: the two run and pass.
+    let helper = ws.path().join(HELPER);
+    let text = std::fs::read_to_string(&helper).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(
+        &helper,
+        text.replace("return amount >= 0", "return amount > 0"),
+    )
+    .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let fixed = common::pith(ws.path(), &["--changed"]);
+    assert_eq!(fixed.status(), "TestsPassed", "{}", fixed.line);
+    assert!(fixed.count("passed") >= 2, "{}", fixed.line);
+    assert_eq!(fixed.code, 0, "{}", fixed.line);
+}
+
 /// A bug made, run red, then put right while another is made: the tests that passed beside
 /// the first bug last passed with it in place, so against that run the restored line changed
 /// too — but it is again what it was at the last green run, and never a suspect.

@@ -163,6 +163,16 @@ impl Store {
         Ok(n.max(0) as u64)
     }
 
+    /// The names on the failing list (see [`Store::failing_count`]), sorted, at most `limit`.
+    pub fn failing_tests(&self, limit: usize) -> Result<Vec<String>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT t.name FROM failing f JOIN tests t ON t.id = f.test_id ORDER BY t.name
+             LIMIT ?1",
+        )?;
+        let names = stmt.query_map([limit as i64], |r| r.get(0))?;
+        Ok(names.collect::<Result<_, _>>()?)
+    }
+
     /// The latest recorded run of exactly this selection in this process's environment (the
     /// same variables, [`VOLATILE`](crate::environment) ones aside): the one whose verdict a
     /// replay may repeat.

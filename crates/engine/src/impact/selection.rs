@@ -250,11 +250,18 @@ pub(crate) fn plan(
     }
     let mut routed = route_files(&selection.tests, found);
     // What failed last time runs again, whatever the changes reach: a fix is verified by the
-    // run that follows it (a revert leaves nothing changed since the last green run).
-    let failing: Vec<String> = store
+    // run that follows it (a revert leaves nothing changed since the last green run). So
+    // does what is still failing from before (a run of a few tests since left it out), where
+    // its test file is still there to run it from.
+    let mut failing: Vec<String> = store
         .failures(&[])
         .map(|d| d.failures.into_iter().map(|f| f.test).collect())
         .unwrap_or_default();
+    for id in store.failing_tests(FAILING_AGAIN).unwrap_or_default() {
+        if !failing.contains(&id) && still_there(ctx.root(), found, &id) {
+            failing.push(id);
+        }
+    }
     let again = if failing.is_empty() {
         Vec::new()
     } else {
@@ -288,6 +295,27 @@ pub(crate) fn plan(
         routed: Some(routed),
         stands,
     })
+}
+
+/// Tests on the failing list run again by `--changed` at most.
+const FAILING_AGAIN: usize = 200;
+
+/// Whether a test on the failing list can still be run: its id names a test file that is
+/// still in the project that would run it (an id naming no file cannot be told from one
+/// renamed or deleted since, and is left to a full run).
+fn still_there(root: &Path, found: &[Found], id: &str) -> bool {
+    route(found, std::slice::from_ref(&id.to_owned()))
+        .into_iter()
+        .any(|(project, ids)| {
+            !ids.is_empty()
+                && pith_runner::test_file(project.adapter.name(), id).is_some_and(|file| {
+                    let dir = project
+                        .rel
+                        .as_deref()
+                        .map_or(root.to_path_buf(), |r| root.join(r));
+                    dir.join(file).is_file() || root.join(file).is_file()
+                })
+        })
 }
 
 /// The last green run, when a selection that runs nothing stands on it: measured from that
