@@ -3,7 +3,8 @@
 //! them: a build's `-I` flags are not read, so every candidate is kept); `#include <x.h>` →
 //! the same without the first step, and only when a workspace file matches. A header depends
 //! on the implementation files of its stem anywhere in the workspace (`foo.h` → `foo.c`,
-//! `foo.cpp`, ...): a test that includes a header runs what implements it.
+//! `foo.cpp`, ...), and on the sources that define a function it declares (`shop.h`'s `mul`
+//! in `money.c`): a test that includes a header runs what implements it.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -42,12 +43,38 @@ pub(super) fn edges(
     let index = Index::new(&c);
     let mut out = Vec::new();
     let mut unplaced = Vec::new();
-    for f in &c {
-        if let Some(impls) = index.implementations(f) {
-            out.extend(impls.iter().map(|i| ((*f).to_owned(), (*i).to_owned())));
+    let texts: Vec<(&str, Option<String>)> = c.iter().map(|f| (*f, read(f))).collect();
+    // Which sources define each function name: a header reaches the sources that define what
+    // it declares, whatever their names (`shop.h` declared, `money.c` and `cart.c` defining).
+    let mut definers: HashMap<String, Vec<&str>> = HashMap::new();
+    for (f, text) in &texts {
+        if let (true, Some(text)) = (ext(f).is_some_and(|e| SOURCES.contains(&e)), text) {
+            for name in functions(text).defined {
+                definers.entry(name).or_default().push(f);
+            }
         }
-        let Some(text) = read(f) else { continue };
-        for inc in includes(&text) {
+    }
+    for (f, text) in &texts {
+        let mut implemented: Vec<&str> = index.implementations(f).cloned().unwrap_or_default();
+        if let (true, Some(text)) = (ext(f).is_some_and(|e| HEADERS.contains(&e)), text) {
+            for name in functions(text).declared {
+                match definers.get(&name) {
+                    // A name defined everywhere (`main`, a common helper) tells nothing.
+                    Some(by) if by.len() <= GENERIC => implemented.extend(by.iter().copied()),
+                    _ => {}
+                }
+            }
+        }
+        implemented.sort_unstable();
+        implemented.dedup();
+        out.extend(
+            implemented
+                .into_iter()
+                .filter(|i| i != f)
+                .map(|i| ((*f).to_owned(), i.to_owned())),
+        );
+        let Some(text) = text else { continue };
+        for inc in includes(text) {
             let targets = match inc {
                 Include::Quoted(p) => index.quoted(lex::dir_of(f), p),
                 Include::Angle(p) => index.angle(p),
@@ -66,6 +93,88 @@ pub(super) fn edges(
     }
     unplaced.dedup();
     (out, unplaced)
+}
+
+/// Sources defining one name past which the name says nothing of a header's implementations.
+const GENERIC: usize = 16;
+
+/// The function names a C or C++ text declares (`name(...);`) and defines (`name(...) {`,
+/// `Type::name(...) const {`), read from tokens at any depth: over-read rather than missed —
+/// an extra edge runs a test too many, a missing one misses a suspect.
+#[derive(Debug, Default, PartialEq)]
+struct Functions {
+    declared: Vec<String>,
+    defined: Vec<String>,
+}
+
+fn functions(text: &str) -> Functions {
+    const NOT_NAMES: &[&str] = &[
+        "if",
+        "for",
+        "while",
+        "switch",
+        "return",
+        "sizeof",
+        "catch",
+        "defined",
+        "decltype",
+        "alignof",
+        "static_assert",
+        "__attribute__",
+        "typeof",
+        "do",
+        "else",
+    ];
+    let toks = lex::tokens(text, Style::default());
+    let mut out = Functions::default();
+    let mut i = 0;
+    while i + 1 < toks.len() {
+        let (Some(name), true) = (toks[i].ident(), toks[i + 1].is(b'(')) else {
+            i += 1;
+            continue;
+        };
+        // A macro's own definition is no function.
+        let directive = i >= 2 && toks[i - 2].is(b'#') && toks[i - 1].ident() == Some("define");
+        let mut depth = 0usize;
+        let mut j = i + 1;
+        while j < toks.len() {
+            if toks[j].is(b'(') {
+                depth += 1;
+            } else if toks[j].is(b')') {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            j += 1;
+        }
+        // After the parameters: qualifiers (`const`, `noexcept`, `override`, a trailing
+        // return type), then `;` or `= 0;` declares and `{` defines.
+        let mut k = j + 1;
+        while k < toks.len()
+            && (toks[k].ident().is_some()
+                || toks[k].is(b'-')
+                || toks[k].is(b'>')
+                || toks[k].is(b'&')
+                || toks[k].is(b'*')
+                || toks[k].is(b':'))
+        {
+            k += 1;
+        }
+        if !directive && !NOT_NAMES.contains(&name) {
+            match toks.get(k) {
+                Some(t) if t.is(b';') || t.is(b'=') => out.declared.push(name.to_owned()),
+                Some(t) if t.is(b'{') => out.defined.push(name.to_owned()),
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    out.declared.sort_unstable();
+    out.declared.dedup();
+    out.defined.sort_unstable();
+    out.defined.dedup();
+    out
 }
 
 #[derive(Debug, PartialEq)]
@@ -245,5 +354,36 @@ mod tests {
             ])
         );
         assert_eq!(unplaced, vec!["src/shape.cpp".to_owned()]);
+    }
+
+    #[test]
+    fn a_header_reaches_the_sources_that_define_what_it_declares() {
+        let tree: &[(&str, &str)] = &[
+            ("include/shop.h", "#pragma once\n#define TWICE(x) ((x) * 2)\nint add(int a, int b);\nint mul(int a, int b);\nstruct Cart { long total() const; };\n"),
+            ("src/money.c", "#include \"shop.h\"\nint mul(int a, int b) { return a * b; }\n"),
+            ("src/cart.cc", "#include \"shop.h\"\nint add(int a, int b) {\n  if (a) { return a + b; }\n  return b;\n}\nlong Cart::total() const { return add(1, 2); }\n"),
+            ("src/other.c", "static int twice(int x) { return TWICE(x); }\n"),
+            ("tests/shop_test.cc", "#include \"shop.h\"\nTEST(Shop, Muls) { EXPECT_EQ(mul(2, 3), 6); }\n"),
+        ];
+        let (edges, _) = run(tree, edges);
+        for (from, to) in [
+            ("include/shop.h", "src/money.c"),
+            ("include/shop.h", "src/cart.cc"),
+            ("tests/shop_test.cc", "include/shop.h"),
+        ] {
+            assert!(
+                edges.contains(&(from.to_owned(), to.to_owned())),
+                "{from} -> {to}: {edges:?}"
+            );
+        }
+        assert!(
+            !edges
+                .iter()
+                .any(|(f, t)| f == "include/shop.h" && t == "src/other.c"),
+            "{edges:?}"
+        );
+        let f = functions("int add(int a, int b);\nlong Cart::total() const { return 1; }\n#define F(x) (x)\nvoid g() = delete;\n");
+        assert_eq!(f.declared, ["add", "g"]);
+        assert_eq!(f.defined, ["total"]);
     }
 }
