@@ -173,6 +173,8 @@ struct Pass {
     missed: Vec<String>,
     /// Selected test files, and the suite's.
     selected: usize,
+    /// Selected test files for the bug alone, before the harmless edits were made.
+    selected_alone: usize,
     suite: usize,
     /// The selection is everything, and why.
     all: Option<String>,
@@ -216,10 +218,19 @@ impl Tracing {
 
 impl Pass {
     fn share(&self) -> f64 {
+        self.share_of(self.selected)
+    }
+
+    /// The share of the bug alone's selection.
+    fn share_alone(&self) -> f64 {
+        self.share_of(self.selected_alone)
+    }
+
+    fn share_of(&self, selected: usize) -> f64 {
         if self.suite == 0 {
             1.0
         } else {
-            self.selected as f64 / self.suite as f64
+            selected as f64 / self.suite as f64
         }
     }
 }
@@ -345,10 +356,13 @@ impl Case<'_> {
             std::thread::sleep(Duration::from_millis(20));
             fs::write(&path, before).with_context(|| format!("writing {}", e.file))?;
         }
+        // The bug alone selects what it selects; the harmless edits beside it add theirs.
+        let line = inject(ws, self.bug)?;
+        std::thread::sleep(Duration::from_millis(20));
+        let alone = self.pith(ws, &["select"])?;
         for h in p.harmless.iter().filter(|h| h.file != self.bug.file) {
             apply(ws, &h.file, &h.old, &h.new)?;
         }
-        let line = inject(ws, self.bug)?;
         std::thread::sleep(Duration::from_millis(20));
         let named = |text: &str, file: &str| -> Result<Vec<u32>> {
             let content = fs::read_to_string(ws.join(file))?;
@@ -431,7 +445,14 @@ impl Case<'_> {
         for miss in missed.iter().chain(&lost) {
             eprintln!("impact: {}: MISS {miss}: {}", p.eco, select.line);
         }
+        let selected_alone = if alone.json["all"].is_string() {
+            suite
+        } else {
+            strings(&alone.json["tests"]).len()
+                + alone.json["moreTests"].as_u64().unwrap_or(0) as usize
+        };
         Ok(Pass {
+            selected_alone,
             selected: if all.is_some() {
                 suite
             } else {
@@ -812,8 +833,8 @@ fn pair(git: String, plain: String) -> String {
 
 fn table(rows: &[Row]) -> String {
     let mut out = String::from(
-        "| bug | failing files | recall | selected | suspect rank | harmless · undone named | full run | `--changed` | tracing |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| bug | failing files | recall | selected (bug alone) | with the harmless edits | suspect rank | harmless · undone named | full run | `--changed` | tracing |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in rows {
         let cell = |f: &dyn Fn(&Pass) -> String| pair(f(&r.git), f(&r.plain));
@@ -829,11 +850,19 @@ fn table(rows: &[Row]) -> String {
                 share
             }
         });
+        let alone = cell(&|p| {
+            format!(
+                "{}/{} ({:.0}%)",
+                p.selected_alone,
+                p.suite,
+                100.0 * p.share_alone()
+            )
+        });
         let rank = cell(&|p| p.rank.map_or("—".into(), |r| r.to_string()));
         let others = cell(&|p| format!("{} · {}", p.harmless, p.undone));
         let tracing = cell(&|p| p.trace.ratio().map_or("—".into(), |x| format!("{x:.2}×")));
         out.push_str(&format!(
-            "| {} | {} | {recall} | {selected} | {rank} | {others} | {} | {} | {tracing} |\n",
+            "| {} | {} | {recall} | {alone} | {selected} | {rank} | {others} | {} | {} | {tracing} |\n",
             r.name,
             cell(&|p| p.failing.len().to_string()),
             cell(&|p| secs(p.full)),
@@ -853,7 +882,8 @@ fn summary(rows: &[Row], dynamic: &[(String, Dynamic)]) -> usize {
     let failing: usize = passes.iter().map(|(_, p)| p.failing.len()).sum();
     let missed: usize = passes.iter().map(|(_, p)| p.missed.len()).sum();
     let lost: usize = passes.iter().map(|(_, p)| p.lost.len()).sum();
-    let share = median(passes.iter().map(|(_, p)| p.share()).collect());
+    let share = median(passes.iter().map(|(_, p)| p.share_alone()).collect());
+    let share_wip = median(passes.iter().map(|(_, p)| p.share()).collect());
     let wrong: Vec<&Pass> = passes
         .iter()
         .filter(|(r, _)| r.kind.wrong_result())
@@ -895,9 +925,10 @@ fn summary(rows: &[Row], dynamic: &[(String, Dynamic)]) -> usize {
         rows.len()
     );
     println!(
-        "- selection: median {:.0}% of the suite's test files (target ≤ {:.0}%)",
+        "- selection: median {:.0}% of the suite's test files for the bug alone (target ≤ {:.0}%), {:.0}% with the harmless edits beside it",
         100.0 * share,
-        100.0 * SHARE_TARGET
+        100.0 * SHARE_TARGET,
+        100.0 * share_wip
     );
     println!(
         "- suspects: the injected line first for {top1} of {} wrong-result runs ({:.0}%; target ≥ {:.0}%), in the top 3 for {top3} ({:.0}%; target ≥ {:.0}%)",
