@@ -259,6 +259,29 @@ fn changed_runs_no_test_class_the_pom_excludes() {
     assert!(!changed.line.contains("SlowCartTest"), "{}", changed.line);
 }
 
+/// A test that loads modules by a computed name no run has seen it load (pith observes
+/// pytest's loads, not jest's) may reach anything: a green run then names no line unreached.
+#[test]
+fn a_test_loading_by_a_computed_name_leaves_no_line_untested() {
+    let ws = fixture("js/impact_shop");
+    common::link_node_modules(ws.path());
+    committed(ws.path());
+    assert_eq!(common::pith(ws.path(), &[]).status(), "TestsPassed");
+    let cart = ws.path().join("src/cart.js");
+    let text = std::fs::read_to_string(&cart).unwrap();
+    let edited = text.replace(
+        "function count(prices) {",
+        "function average(prices) {\n  return Math.floor(total(prices) / Math.max(count(prices), 1));\n}\n\nfunction count(prices) {",
+    );
+    assert_ne!(text, edited);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(&cart, edited).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let green = common::pith(ws.path(), &[]);
+    assert_eq!(green.status(), "TestsPassed", "{}", green.line);
+    assert!(green.json.get("untested").is_none(), "{}", green.line);
+}
+
 #[test]
 fn select_runs_what_the_changes_reach_and_everything_when_it_cannot_follow() {
     let ws = fixture("python/impact");
