@@ -282,6 +282,38 @@ fn a_test_loading_by_a_computed_name_leaves_no_line_untested() {
     assert!(green.json.get("untested").is_none(), "{}", green.line);
 }
 
+/// `--changed` runs the test modules the project's `pytest` collects: one outside its
+/// `testpaths` (a benchmark kept apart, failing here) reaches the change, but the project's
+/// own `pytest` never runs it, so neither does pith (given by path, pytest would).
+#[test]
+fn changed_runs_no_module_outside_the_projects_testpaths() {
+    let ws = fixture("python/impact_shop");
+    let pyproject = std::fs::read_to_string(ws.path().join("pyproject.toml")).unwrap();
+    assert!(pyproject.contains("testpaths = [\"tests\"]"), "{pyproject}");
+    std::fs::create_dir_all(ws.path().join("benchmarks")).unwrap();
+    std::fs::write(
+        ws.path().join("benchmarks/test_speed.py"),
+        "from shop.money import fmt\n\n\ndef test_fmt_is_fast():\n    assert fmt(100) == \"needs a timer\"\n",
+    )
+    .unwrap();
+    committed(ws.path());
+    let green = common::pith(ws.path(), &[]);
+    assert_eq!(green.status(), "TestsPassed", "{}", green.line);
+    let money = ws.path().join("src/shop/money.py");
+    let text = std::fs::read_to_string(&money).unwrap();
+    let edited = text.replace(
+        "return f\"{total_cents // 100}.{total_cents % 100:02d}\"",
+        "return \"%d.%02d\" % (total_cents // 100, total_cents % 100)",
+    );
+    assert_ne!(text, edited);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(&money, edited).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let changed = common::pith(ws.path(), &["--changed"]);
+    assert_eq!(changed.status(), "TestsPassed", "{}", changed.line);
+    assert!(!changed.line.contains("test_speed"), "{}", changed.line);
+}
+
 #[test]
 fn select_runs_what_the_changes_reach_and_everything_when_it_cannot_follow() {
     let ws = fixture("python/impact");

@@ -29,6 +29,7 @@ mod detect;
 pub(crate) mod faults;
 pub(crate) mod judge;
 pub(crate) mod records;
+mod test_set;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -49,6 +50,7 @@ use records::Records;
 
 pub use detect::detect;
 pub use detect::detect_strict;
+pub(crate) use test_set::fnmatch;
 
 /// Runs per request: when pytest rejects some requested ids, the rest are run again without
 /// them (pytest refuses to run anything while one id matches nothing).
@@ -105,14 +107,25 @@ impl Adapter for Pytest {
         file.len() > 3 && file.ends_with(".py")
     }
 
-    /// A test module's path is its own id: pytest runs every test in it. Only modules named
-    /// as pytest collects them by default (`test_*.py`, `*_test.py`): a helper under `tests/`
-    /// would match no test, and the modules importing it are selected with it.
-    fn ids_for_files(&self, _project: Option<&str>, files: &[String]) -> Option<Vec<String>> {
-        let module = |f: &&String| {
-            let name = f.rsplit('/').next().unwrap_or(f);
-            self.claims(f) && (name.starts_with("test_") || name.ends_with("_test.py"))
+    /// A test module's path is its own id: pytest runs every test in it. Only modules the
+    /// project's `pytest` collects when run as the project runs it (its `python_files` and
+    /// `testpaths`, see `test_set`; by default `test_*.py` and `*_test.py` anywhere): a
+    /// helper under `tests/` would match no test, and the modules importing it are selected
+    /// with it; a module outside `testpaths` is not the project's suite.
+    fn ids_for_files(&self, project: Option<&str>, files: &[String]) -> Option<Vec<String>> {
+        let Some(dir) = self.dir.as_deref() else {
+            // No project directory to read a configuration in: pytest's default names.
+            let named = |f: &&String| {
+                let name = f.rsplit('/').next().unwrap_or(f);
+                self.claims(f) && (name.starts_with("test_") || name.ends_with("_test.py"))
+            };
+            return Some(files.iter().filter(named).cloned().collect());
         };
+        let set = test_set::TestSet::of(dir);
+        // The workspace root: the project's directory less its relative path.
+        let depth = project.map_or(0, |r| r.split('/').filter(|s| !s.is_empty()).count());
+        let root = dir.ancestors().nth(depth).unwrap_or(dir);
+        let module = |f: &&String| self.claims(f) && set.collects(&root.join(f.as_str()));
         Some(files.iter().filter(module).cloned().collect())
     }
 
