@@ -24,6 +24,7 @@ pub mod tails;
 pub mod text;
 pub mod unittest;
 mod verdict;
+mod wildcard;
 mod xml;
 
 use std::path::Path;

@@ -123,7 +123,7 @@ fn segments(pattern: &[&str], path: &[&str]) -> bool {
         Some((&"**", rest)) => (0..=path.len()).any(|i| segments(rest, &path[i..])),
         Some((p, rest)) => match path.split_first() {
             Some((name, tail)) => {
-                crate::pytest::fnmatch(p.as_bytes(), name.as_bytes()) && segments(rest, tail)
+                crate::wildcard::fnmatch(p.as_bytes(), name.as_bytes()) && segments(rest, tail)
             }
             None => false,
         },

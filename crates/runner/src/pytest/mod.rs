@@ -50,7 +50,6 @@ use records::Records;
 
 pub use detect::detect;
 pub use detect::detect_strict;
-pub(crate) use test_set::fnmatch;
 
 /// Runs per request: when pytest rejects some requested ids, the rest are run again without
 /// them (pytest refuses to run anything while one id matches nothing).

@@ -66,7 +66,7 @@ impl TestSet {
         let named = self
             .files
             .iter()
-            .any(|p| fnmatch(p.as_bytes(), name.as_bytes()));
+            .any(|p| crate::wildcard::fnmatch(p.as_bytes(), name.as_bytes()));
         let placed = self.paths.is_empty()
             || self.paths.iter().any(|p| {
                 rel == p
@@ -156,64 +156,10 @@ fn pyproject(text: &str) -> Option<(Vec<String>, Vec<String>)> {
     Some((list("python_files"), list("testpaths")))
 }
 
-/// `fnmatch` as pytest applies `python_files` to a file's name: `*`, `?`, `[...]` (`[!...]`
-/// negated). Linear in practice (a `*` is retried from the last one only), so a pattern with
-/// many stars costs no more than a few.
-pub(crate) fn fnmatch(p: &[u8], s: &[u8]) -> bool {
-    let (mut pi, mut si) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while si < s.len() {
-        if p.get(pi) == Some(&b'*') {
-            star = Some((pi, si));
-            pi += 1;
-            continue;
-        }
-        if let Some(next) = one(p, pi, s[si]) {
-            pi = next;
-            si += 1;
-            continue;
-        }
-        match star {
-            Some((sp, ss)) => {
-                pi = sp + 1;
-                si = ss + 1;
-                star = Some((sp, ss + 1));
-            }
-            None => return false,
-        }
-    }
-    while p.get(pi) == Some(&b'*') {
-        pi += 1;
-    }
-    pi == p.len()
-}
-
-/// Whether the pattern element at `pi` matches `c`; where the next element starts if so.
-fn one(p: &[u8], pi: usize, c: u8) -> Option<usize> {
-    match p.get(pi)? {
-        b'?' => Some(pi + 1),
-        b'[' => {
-            let Some(end) = p[pi + 1..]
-                .iter()
-                .position(|&x| x == b']')
-                .map(|e| pi + 1 + e)
-            else {
-                return (c == b'[').then_some(pi + 1);
-            };
-            let set = &p[pi + 1..end];
-            let (negate, set) = match set.split_first() {
-                Some((b'!', rest)) => (true, rest),
-                _ => (false, set),
-            };
-            (set.contains(&c) != negate).then_some(end + 1)
-        }
-        x => (*x == c).then_some(pi + 1),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wildcard::fnmatch;
 
     /// The test set of a project made of `files`, and a check of a path relative to it.
     struct Project(tempfile::TempDir, TestSet);
