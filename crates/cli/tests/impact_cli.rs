@@ -243,16 +243,12 @@ fn changed_runs_no_test_class_the_pom_excludes() {
     committed(ws.path());
     let green = common::pith(ws.path(), &[]);
     assert_eq!(green.status(), "TestsPassed", "{}", green.line);
-    let cart = ws.path().join("src/main/java/shop/Cart.java");
-    let text = std::fs::read_to_string(&cart).unwrap();
-    let edited = text.replace(
+    common::edit(
+        ws.path(),
+        "src/main/java/shop/Cart.java",
         ".mapToLong(Money::cents).sum();",
         ".mapToLong(Money::cents).sum() + 0;",
     );
-    assert_ne!(text, edited);
-    std::thread::sleep(std::time::Duration::from_millis(20));
-    std::fs::write(&cart, edited).unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(20));
     let changed = common::pith(ws.path(), &["--changed"]);
     assert_eq!(changed.status(), "TestsPassed", "{}", changed.line);
     assert!(changed.count("passed") > 0, "{}", changed.line);
@@ -267,16 +263,12 @@ fn a_test_loading_by_a_computed_name_leaves_no_line_untested() {
     common::link_node_modules(ws.path());
     committed(ws.path());
     assert_eq!(common::pith(ws.path(), &[]).status(), "TestsPassed");
-    let cart = ws.path().join("src/cart.js");
-    let text = std::fs::read_to_string(&cart).unwrap();
-    let edited = text.replace(
+    common::edit(
+        ws.path(),
+        "src/cart.js",
         "function count(prices) {",
         "function average(prices) {\n  return Math.floor(total(prices) / Math.max(count(prices), 1));\n}\n\nfunction count(prices) {",
     );
-    assert_ne!(text, edited);
-    std::thread::sleep(std::time::Duration::from_millis(20));
-    std::fs::write(&cart, edited).unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(20));
     let green = common::pith(ws.path(), &[]);
     assert_eq!(green.status(), "TestsPassed", "{}", green.line);
     assert!(green.json.get("untested").is_none(), "{}", green.line);
@@ -299,16 +291,12 @@ fn changed_runs_no_module_outside_the_projects_testpaths() {
     committed(ws.path());
     let green = common::pith(ws.path(), &[]);
     assert_eq!(green.status(), "TestsPassed", "{}", green.line);
-    let money = ws.path().join("src/shop/money.py");
-    let text = std::fs::read_to_string(&money).unwrap();
-    let edited = text.replace(
+    common::edit(
+        ws.path(),
+        "src/shop/money.py",
         "return f\"{total_cents // 100}.{total_cents % 100:02d}\"",
         "return \"%d.%02d\" % (total_cents // 100, total_cents % 100)",
     );
-    assert_ne!(text, edited);
-    std::thread::sleep(std::time::Duration::from_millis(20));
-    std::fs::write(&money, edited).unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(20));
     let changed = common::pith(ws.path(), &["--changed"]);
     assert_eq!(changed.status(), "TestsPassed", "{}", changed.line);
     assert!(!changed.line.contains("test_speed"), "{}", changed.line);

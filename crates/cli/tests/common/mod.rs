@@ -93,6 +93,19 @@ pub fn query(root: &Path, args: &[&str]) -> Answer {
     answer_of(out, root)
 }
 
+/// Replaces `from` by `to` in the workspace file `rel`, which must hold it, away from the
+/// clock tick of the runs before and after: a file written within a tick of a run's start may
+/// have been written after it began, and waits for the next generation.
+pub fn edit(root: &Path, rel: &str, from: &str, to: &str) {
+    let path = root.join(rel);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let edited = text.replace(from, to);
+    assert_ne!(text, edited, "{rel}: {from:?} is not there");
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(&path, edited).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+}
+
 /// The `python/impact` fixture's injected bug and the edits around it, shared by the tests
 /// of suspects and of the trace switch.
 pub mod impact {
