@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 pub use behaviour::behaviour_changes;
 pub use graph::Graph;
 pub use pith_model::symbol::{Definition, FileUses, Kind};
-pub use touched::{mentions_any, touched_names, use_of, Touched, Use};
+pub use touched::{mentions_any, read_change, touched_names, use_of, Reading, Touched, Use};
 pub use walk::MAX_FILE_BYTES;
 
 /// The index file's name, in the workspace's state directory.

@@ -34,79 +34,96 @@ struct Unit {
     implicit: Option<String>,
 }
 
-/// What `hunks` (1-based inclusive lines of `new`) touch, with `old` (the file before, when
-/// known) telling which definitions went. `None` for a language the index has no grammar
-/// of, or a version that does not parse cleanly: then the whole file counts.
-pub fn touched_names(
-    path: &str,
-    old: Option<&str>,
-    new: &str,
-    hunks: &[(u32, u32)],
-) -> Option<Touched> {
+/// One change to a file read once: both versions' definitions, the module-level statements
+/// and what each definition mentions, so the names any set of its hunks touches is a lookup
+/// (a green run asks hunk by hunk).
+pub struct Reading {
+    defs: Vec<Unit>,
+    statements: Vec<Statement>,
+    /// Definitions of the old version the new one no longer has.
+    gone: BTreeSet<String>,
+    mentions: Vec<(Option<usize>, BTreeSet<String>)>,
+}
+
+/// `new` read against `old` (the file at the baseline). `None` for a language the index has
+/// no grammar of, or a version that does not parse cleanly: then the whole file counts.
+pub fn read_change(path: &str, old: &str, new: &str) -> Option<Reading> {
     let lang = Lang::of_path(path)?;
     let mut parser = lang.parser()?;
     let tree = parser.parse(new, None)?;
-    if tree.root_node().has_error() {
+    let old_tree = parser.parse(old, None)?;
+    if tree.root_node().has_error() || old_tree.root_node().has_error() {
         return None;
     }
     let defs = units(lang, &tree, new);
-    let mut out = Touched::default();
-    if let Some(old) = old {
-        let old_tree = parser.parse(old, None)?;
-        if old_tree.root_node().has_error() {
-            return None;
-        }
-        let now: BTreeSet<&str> = defs.iter().map(|u| u.name.as_str()).collect();
-        for gone in units(lang, &old_tree, old) {
-            if !now.contains(gone.name.as_str()) {
-                out.names.insert(gone.name);
-            }
-        }
-    } else {
-        // Without the old version a deleted definition cannot be named.
-        out.whole = true;
-        return Some(out);
-    }
+    let now: BTreeSet<&str> = defs.iter().map(|u| u.name.as_str()).collect();
+    let gone = units(lang, &old_tree, old)
+        .into_iter()
+        .map(|u| u.name)
+        .filter(|n| !now.contains(n.as_str()))
+        .collect();
     let statements = module_statements(lang, &tree, new);
-    for &(first, last) in hunks {
-        for line in first..=last {
-            match innermost(&defs, line) {
-                Some(u) => touch(&mut out, u),
-                None => {
-                    if statements
-                        .iter()
-                        .any(|s| s.lines.0 <= line && line <= s.lines.1)
-                    {
-                        out.whole = true;
+    let mentions = mentions(lang, &tree, new, &defs, &statements);
+    Some(Reading {
+        defs,
+        statements,
+        gone,
+        mentions,
+    })
+}
+
+/// What `hunks` (1-based inclusive lines of `new`) touch (see [`Reading::touched`]).
+pub fn touched_names(path: &str, old: &str, new: &str, hunks: &[(u32, u32)]) -> Option<Touched> {
+    Some(read_change(path, old, new)?.touched(hunks))
+}
+
+impl Reading {
+    /// What `hunks` (1-based inclusive lines of the new version) touch: the definitions gone,
+    /// those holding a changed line, and within the file what mentions them, to a fixpoint.
+    pub fn touched(&self, hunks: &[(u32, u32)]) -> Touched {
+        let mut out = Touched {
+            names: self.gone.clone(),
+            whole: false,
+        };
+        for &(first, last) in hunks {
+            for line in first..=last {
+                match innermost(&self.defs, line) {
+                    Some(u) => touch(&mut out, u),
+                    None => {
+                        if self
+                            .statements
+                            .iter()
+                            .any(|s| s.lines.0 <= line && line <= s.lines.1)
+                        {
+                            out.whole = true;
+                        }
                     }
                 }
             }
         }
-    }
-    if out.whole {
-        return Some(out);
-    }
-    // Within the file: what mentions a touched name is touched, until nothing more is.
-    let mentions = mentions(lang, &tree, new, &defs, &statements);
-    loop {
-        let before = out.names.len();
-        for (owner, names) in &mentions {
-            if !names.iter().any(|n| out.names.contains(n)) {
-                continue;
-            }
-            match owner {
-                Some(i) => touch(&mut out, &defs[*i]),
-                None => {
-                    out.whole = true;
-                    return Some(out);
+        if out.whole {
+            return out;
+        }
+        loop {
+            let before = out.names.len();
+            for (owner, names) in &self.mentions {
+                if !names.iter().any(|n| out.names.contains(n)) {
+                    continue;
+                }
+                match owner {
+                    Some(i) => touch(&mut out, &self.defs[*i]),
+                    None => {
+                        out.whole = true;
+                        return out;
+                    }
                 }
             }
+            if out.names.len() == before {
+                break;
+            }
         }
-        if out.names.len() == before {
-            break;
-        }
+        out
     }
-    Some(out)
 }
 
 fn touch(out: &mut Touched, u: &Unit) {
@@ -660,7 +677,7 @@ mod tests {
     use super::*;
 
     fn names(path: &str, old: &str, new: &str, hunks: &[(u32, u32)]) -> (Vec<String>, bool) {
-        let t = touched_names(path, Some(old), new, hunks).expect("parses");
+        let t = touched_names(path, old, new, hunks).expect("parses");
         (t.names.into_iter().collect(), t.whole)
     }
 
@@ -768,14 +785,10 @@ mod tests {
     }
 
     #[test]
-    fn without_the_old_version_or_a_clean_parse_the_file_is_whole() {
-        let t = touched_names("m.py", None, MONEY, &[(9, 9)]).unwrap();
-        assert!(t.whole);
-        assert_eq!(
-            touched_names("m.py", Some(MONEY), "def f(:\n", &[(1, 1)]),
-            None
-        );
-        assert_eq!(touched_names("m.c", Some(""), "int x;\n", &[(1, 1)]), None);
+    fn what_does_not_parse_cleanly_or_has_no_grammar_is_left_whole() {
+        assert_eq!(touched_names("m.py", MONEY, "def f(:\n", &[(1, 1)]), None);
+        assert_eq!(touched_names("m.py", "def f(:\n", MONEY, &[(1, 1)]), None);
+        assert_eq!(touched_names("m.c", "", "int x;\n", &[(1, 1)]), None);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! keeping in the store between runs, and what a baseline is called in an answer.
 
 use std::cell::OnceCell;
+use std::collections::HashMap;
 use std::path::Path;
 use std::rc::Rc;
 
@@ -133,19 +134,37 @@ pub(super) fn behaviour_only(
     root: &Path,
     changes: Changes,
 ) -> Changes {
-    let old_path = |c: &FileChange| match &c.kind {
-        ChangeKind::Modified => Some(c.path.clone()),
-        ChangeKind::Renamed { from } => Some(from.clone()),
+    let then = contents_then(store, since, &changes);
+    narrowed(&then, root, changes)
+}
+
+/// Where a changed file's content at the baseline is kept under: its path, or the one it
+/// was renamed from.
+pub(super) fn old_path(c: &FileChange) -> Option<&str> {
+    match &c.kind {
+        ChangeKind::Modified => Some(&c.path),
+        ChangeKind::Renamed { from } => Some(from),
         _ => None,
-    };
-    let ask: Vec<String> = changes
+    }
+}
+
+/// What the changed files with hunks held at the baseline `since`, by [`old_path`].
+pub(super) fn contents_then(
+    store: &Store,
+    since: &Since,
+    changes: &Changes,
+) -> HashMap<String, Vec<u8>> {
+    let ask: Vec<&str> = changes
         .files
         .iter()
         .filter(|c| !c.hunks.is_empty())
         .filter_map(old_path)
         .collect();
-    let ask: Vec<&str> = ask.iter().map(String::as_str).collect();
-    let then = store.contents_at(since, &ask).unwrap_or_default();
+    store.contents_at(since, &ask).unwrap_or_default()
+}
+
+/// [`behaviour_only`] with the baseline's contents (`then`, see [`contents_then`]) read.
+pub(super) fn narrowed(then: &HashMap<String, Vec<u8>>, root: &Path, changes: Changes) -> Changes {
     let mut out = Changes {
         baseline: changes.baseline,
         files: Vec::with_capacity(changes.files.len()),
@@ -153,7 +172,7 @@ pub(super) fn behaviour_only(
     for mut change in changes.files {
         let compared = old_path(&change)
             .filter(|_| !change.hunks.is_empty())
-            .and_then(|old| then.get(&old))
+            .and_then(|old| then.get(old))
             .and_then(|old| {
                 let new = std::fs::read(root.join(&change.path)).ok()?;
                 pith_index::behaviour_changes(

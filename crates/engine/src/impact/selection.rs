@@ -125,7 +125,7 @@ impl<'r> Names<'r> {
                 continue;
             };
             let hunks: Vec<(u32, u32)> = c.hunks.iter().map(|h| (h.start, h.end)).collect();
-            if let Some(t) = pith_index::touched_names(&c.path, Some(old), new, &hunks) {
+            if let Some(t) = pith_index::touched_names(&c.path, old, new, &hunks) {
                 if !t.whole {
                     touched.insert(c.path.clone(), t);
                 }

@@ -3,13 +3,14 @@
 //! it names (nor anything in its file that reaches it). Green is true of what ran; these
 //! lines ran under no test, and an agent that just wrote them should know.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use pith_index::Graph;
 use pith_model::impact::{Reach, Suspect, Untested};
 use pith_store::{ChangeKind, FileChange, Since, Store};
 
-use super::change::{behaviour_only, ChangeContext};
+use super::change::{contents_then, narrowed, ChangeContext};
 use super::selection::tests_naming;
 use super::suspects::suspect_at;
 
@@ -33,7 +34,8 @@ pub(crate) fn untested(store: &Store, ctx: &ChangeContext, generation: u64) -> O
     if changes.files.is_empty() || matches!(changes.baseline, pith_store::Baseline::None) {
         return None;
     }
-    let changes = behaviour_only(store, &since, root, changes.clone());
+    let then = contents_then(store, &since, changes);
+    let changes = narrowed(&then, root, changes.clone());
     let g = ctx.graph(store).ok()?;
     // A test that imports by a computed name no run has seen it load may reach anything (an
     // added file: even one that was seen): nothing can be said unreached.
@@ -46,7 +48,7 @@ pub(crate) fn untested(store: &Store, ctx: &ChangeContext, generation: u64) -> O
     }
     let mut lines = Vec::new();
     for change in &changes.files {
-        lines.extend(unreached(store, &since, root, g, change));
+        lines.extend(unreached(&then, root, g, change));
     }
     if lines.is_empty() {
         return None;
@@ -60,10 +62,10 @@ pub(crate) fn untested(store: &Store, ctx: &ChangeContext, generation: u64) -> O
     })
 }
 
-/// The first line of each hunk of `change` that no test reaches.
+/// The first line of each hunk of `change` that no test reaches; `then`: the baseline's
+/// contents of the changed files.
 fn unreached(
-    store: &Store,
-    since: &Since,
+    then: &HashMap<String, Vec<u8>>,
     root: &Path,
     g: &Graph,
     change: &FileChange,
@@ -85,24 +87,20 @@ fn unreached(
         return Vec::new();
     }
     let old = match change.kind {
-        ChangeKind::Added => Some(String::new()),
-        _ => store
-            .contents_at(since, &[path])
-            .ok()
-            .and_then(|mut c| c.remove(path))
-            .and_then(|b| String::from_utf8(b).ok()),
+        ChangeKind::Added => Some(""),
+        _ => then.get(path).and_then(|b| std::str::from_utf8(b).ok()),
     };
     let (Some(old), Ok(new)) = (old, std::fs::read_to_string(root.join(path))) else {
+        return Vec::new();
+    };
+    let Some(reading) = pith_index::read_change(path, old, &new) else {
         return Vec::new();
     };
     change
         .hunks
         .iter()
         .filter(|h| {
-            let Some(t) = pith_index::touched_names(path, Some(&old), &new, &[(h.start, h.end)])
-            else {
-                return false;
-            };
+            let t = reading.touched(&[(h.start, h.end)]);
             !t.whole
                 && !t.names.is_empty()
                 && tests_naming(root, g, path, &t.names).is_some_and(|tests| tests.is_empty())
