@@ -253,6 +253,28 @@ fn changed_runs_no_test_class_the_pom_excludes() {
     assert_eq!(changed.status(), "TestsPassed", "{}", changed.line);
     assert!(changed.count("passed") > 0, "{}", changed.line);
     assert!(!changed.line.contains("SlowCartTest"), "{}", changed.line);
+    // What pith names and counts as the suite is what Surefire runs, too.
+    assert_not_in_suite(ws.path(), "src/main/java/shop/Cart.java", "SlowCartTest", 6);
+}
+
+/// `select` after a change to `file`, `tests-for` and `blast` of it name no file `left_out`
+/// names (one the build keeps out of its tests), and `select` counts the suite without it:
+/// `suite` test files.
+fn assert_not_in_suite(root: &std::path::Path, file: &str, left_out: &str, suite: u64) {
+    let select = query(root, &["select", "--rev", "HEAD"]);
+    assert_eq!(select.code, 0, "{}", select.line);
+    assert!(
+        !common::strings(&select.json["tests"]).is_empty(),
+        "{}",
+        select.line
+    );
+    let tests_for = query(root, &["tests-for", file]);
+    let blast = query(root, &["blast", file]);
+    for a in [&select, &tests_for, &blast] {
+        let named = common::strings(&a.json["tests"]);
+        assert!(!named.iter().any(|t| t.contains(left_out)), "{}", a.line);
+    }
+    assert_eq!(select.count("suite"), suite, "{}", select.line);
 }
 
 /// A test that loads modules by a computed name no run has seen it load (pith observes
@@ -300,6 +322,7 @@ fn changed_runs_no_module_outside_the_projects_testpaths() {
     let changed = common::pith(ws.path(), &["--changed"]);
     assert_eq!(changed.status(), "TestsPassed", "{}", changed.line);
     assert!(!changed.line.contains("test_speed"), "{}", changed.line);
+    assert_not_in_suite(ws.path(), "src/shop/money.py", "test_speed", 7);
 }
 
 #[test]

@@ -112,7 +112,7 @@ pub(crate) fn route_files(tests: &[String], found: &[Found]) -> Vec<(usize, Vec<
 
 /// Whether `file` is a source file of the project's ecosystem (any file of a Bazel
 /// workspace: its targets are of every language).
-fn is_source_of(p: &Found, file: &str) -> bool {
+pub(crate) fn is_source_of(p: &Found, file: &str) -> bool {
     let ext = file.rsplit_once('.').map_or("", |(_, e)| e);
     crate::detect::runs_every_file(p.adapter.name())
         || pith_model::ecosystem::by_runner(p.adapter.name())

@@ -65,7 +65,7 @@ suspects.
 - `untested` (green runs): up to 3 lines changed since the last green run of everything that \
 no test reaches (`moreUntested`, `reach: static`).
 - `get_impact` / `pith select`: test files the changes since the last green run (or git \
-`rev`) reach; `suite` counts test files. A change to some functions of a module selects the \
+`rev`) reach; `suite` counts the test files the runners run. A change to some functions of a module selects the \
 tests that reach a file naming them; code run on import, every test reaching the file. `all` \
 with the reason when the graph cannot follow (data, lockfile, build or test config, \
 deletion, rename, no baseline). Tests with dynamic imports run on any change (pytest: on \

@@ -122,6 +122,21 @@ pub trait Adapter: Send + Sync {
         None
     }
 
+    /// Of `files` (workspace-relative, inside this project, whose directory is `project`,
+    /// files the import graph takes for tests by their names and directories), those the
+    /// project's declared command runs as tests: what `pith select`, `tests-for` and `blast`
+    /// name and count, so a helper under `tests/`, a class Surefire excludes or a module
+    /// outside `testpaths` is no test of the suite. `None` when this runner cannot tell by
+    /// file: every one counts. `root` is the workspace's.
+    fn test_files(
+        &self,
+        _root: &Path,
+        _project: Option<&str>,
+        _files: &[String],
+    ) -> Option<Vec<String>> {
+        None
+    }
+
     /// How far a run in progress is, for a heartbeat to a waiting client: a counter of the
     /// tests done so far, read from what this runner writes into `scratch` as it goes.
     /// `None` when it writes nothing pith can count before it ends.

@@ -1,6 +1,6 @@
 //! What depends on a file or a symbol (`pith blast`): the files that import it, and theirs,
-//! nearest first, and which of them are tests; and how a file named on the command line is
-//! named in the workspace.
+//! nearest first, and which of them are tests the runners run; and how a file named on the
+//! command line is named in the workspace.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -52,11 +52,13 @@ pub fn blast(root: Option<&Path>, cwd: &Path, target: &str) -> Result<Blast, Imp
     }
     let mut files: Vec<(String, u32)> = reached.into_iter().collect();
     files.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)));
-    blast.tests = files
+    let tests = files
         .iter()
         .filter(|(f, _)| g.is_test(f))
         .map(|(f, _)| f.clone())
         .collect();
+    let found = crate::detect::projects(&root, None);
+    blast.tests = super::suite::Suite::new(&root, &found).keep(tests);
     blast.files = files.into_iter().map(|(f, _)| f).collect();
     Ok(blast)
 }

@@ -15,6 +15,7 @@ mod change;
 mod off_target;
 mod reach;
 mod selection;
+mod suite;
 mod suspects;
 mod trace;
 mod untested;

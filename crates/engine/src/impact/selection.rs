@@ -4,7 +4,7 @@
 //! everything, with the reason, when a change is one the graph cannot follow (a build or
 //! test-config file, a deleted or renamed file, a file it does not read).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use pith_index::Graph;
@@ -14,6 +14,7 @@ use pith_store::{ChangeKind, Changes, FileChange, Since, Store};
 
 use super::blast::{relative, workspace};
 use super::change::{graph_of, is_revision, ChangeContext};
+use super::suite::Suite;
 use super::ImpactError;
 use crate::detect::Found;
 use crate::route::{route, route_files};
@@ -35,8 +36,10 @@ pub fn tests_for_file(
             unplaced: true,
         });
     }
+    let found = crate::detect::projects(&root, None);
+    let tests = g.tests_of(&rel).into_iter().map(|(t, _)| t).collect();
     Ok(FileTests {
-        tests: g.tests_of(&rel).into_iter().map(|(t, _)| t).collect(),
+        tests: Suite::new(&root, &found).keep(tests),
         file: rel,
         unplaced: false,
     })
@@ -56,16 +59,22 @@ pub fn select(
     let root = workspace(root, cwd)?;
     let mut store = Store::open(&root)?;
     store.scan()?;
-    selection_in(&store, &root, rev)
+    let found = crate::detect::projects(&root, None);
+    selection_in(&store, &root, rev, &Suite::new(&root, &found))
 }
 
 /// The selection in a scanned store.
-fn selection_in(store: &Store, root: &Path, rev: Option<&str>) -> Result<Selection, ImpactError> {
+fn selection_in(
+    store: &Store,
+    root: &Path,
+    rev: Option<&str>,
+    suite: &Suite,
+) -> Result<Selection, ImpactError> {
     let (since, asked) = measured_from(rev, store.last_green()?);
     let changes = store.changes(&since)?;
     let g = graph_of(store, root)?;
     let names = Names::of(store, root, &since, &g, &changes);
-    Ok(selection_of(&g, &changes, asked, Some(&names)))
+    Ok(selection_of(&g, &changes, asked, Some(&names), Some(suite)))
 }
 
 /// The selection a run's changes make (see [`selection_in`]), from the run's change context.
@@ -73,13 +82,14 @@ fn selection_by(
     store: &Store,
     ctx: &ChangeContext,
     rev: Option<&str>,
+    suite: &Suite,
 ) -> Result<Selection, String> {
     let (since, asked) = measured_from(rev, ctx.last_green(store)?);
     let changes = ctx.changes(store, &since);
     let changes = changes.as_ref().as_ref()?;
     let g = ctx.graph(store)?;
     let names = Names::of(store, ctx.root(), &since, g, changes);
-    Ok(selection_of(g, changes, asked, Some(&names)))
+    Ok(selection_of(g, changes, asked, Some(&names), Some(suite)))
 }
 
 /// Files naming a touched name past which a change selects by file: each costs a walk of
@@ -234,7 +244,7 @@ pub(crate) fn plan(
             stands: None,
         });
     };
-    let selection = match selection_by(store, ctx, rev) {
+    let selection = match selection_by(store, ctx, rev, &Suite::new(ctx.root(), found)) {
         Ok(s) => s,
         Err(e) => Selection {
             all: Some(format!("changes unknown: {e}")),
@@ -338,17 +348,25 @@ fn standing(store: &Store, selection: &Selection) -> Option<RunSummary> {
 
 /// The selection for `changes` on graph `g`: the tests that reach a changed file, plus every
 /// test the graph cannot vouch for (dynamic imports); or everything, with the reason, when a
-/// change is one the graph cannot follow.
+/// change is one the graph cannot follow. With `suite`, only files a runner runs as tests
+/// are named and counted.
 pub(super) fn selection_of(
     g: &Graph,
     changes: &Changes,
     asked: Baseline,
     names: Option<&Names>,
+    suite: Option<&Suite>,
 ) -> Selection {
-    let suite: Vec<&str> = g.files().filter(|f| g.is_test(f)).collect();
+    let all: Vec<String> = g
+        .files()
+        .filter(|f| g.is_test(f))
+        .map(str::to_owned)
+        .collect();
+    let runnable: Option<HashSet<String>> =
+        suite.map(|s| s.keep(all.clone()).into_iter().collect());
     let mut sel = Selection {
         changed: changes.files.iter().map(|c| c.path.clone()).collect(),
-        suite: suite.len(),
+        suite: runnable.as_ref().map_or(all.len(), HashSet::len),
         ..Selection::default()
     };
     let baseline = match &changes.baseline {
@@ -387,7 +405,10 @@ pub(super) fn selection_of(
             picked.entry(t).or_insert(u32::MAX);
         }
     }
-    let mut tests: Vec<(String, u32)> = picked.into_iter().collect();
+    let mut tests: Vec<(String, u32)> = picked
+        .into_iter()
+        .filter(|(t, _)| runnable.as_ref().is_none_or(|r| r.contains(t)))
+        .collect();
     tests.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)));
     sel.tests = tests.into_iter().map(|(t, _)| t).collect();
     sel

@@ -398,6 +398,7 @@ fn a_change_selects_the_tests_that_reach_it_and_those_with_dynamic_imports() {
         &changed(&[("pkg/money.py", ChangeKind::Modified)]),
         Baseline::LastGreen,
         None,
+        None,
     );
     assert_eq!(sel.all, None);
     assert_eq!(sel.baseline, Some(Baseline::LastGreen));
@@ -427,7 +428,7 @@ fn a_dynamic_test_a_run_observed_is_selected_by_what_it_loads() {
     );
     g.observe(&loads);
     let select = |changes: &[(&str, ChangeKind)]| {
-        selection_of(&g, &changed(changes), Baseline::LastGreen, None).tests
+        selection_of(&g, &changed(changes), Baseline::LastGreen, None, None).tests
     };
     assert_eq!(
         select(&[("pkg/money.py", ChangeKind::Modified)]),
@@ -465,7 +466,13 @@ fn what_the_graph_cannot_follow_selects_everything_with_the_reason() {
             "renamed",
         ),
     ] {
-        let sel = selection_of(&g, &changed(&[(path, kind)]), Baseline::LastGreen, None);
+        let sel = selection_of(
+            &g,
+            &changed(&[(path, kind)]),
+            Baseline::LastGreen,
+            None,
+            None,
+        );
         let all = sel
             .all
             .unwrap_or_else(|| panic!("{path} selected {:?}", sel.tests));
@@ -476,7 +483,7 @@ fn what_the_graph_cannot_follow_selects_everything_with_the_reason() {
         baseline: pith_store::Baseline::None,
         files: Vec::new(),
     };
-    let sel = selection_of(&g, &nothing, Baseline::LastGreen, None);
+    let sel = selection_of(&g, &nothing, Baseline::LastGreen, None, None);
     assert!(sel.all.unwrap().contains("nothing to compare with"));
 }
 
@@ -641,7 +648,7 @@ fn a_changed_function_selects_the_tests_that_reach_a_file_naming_it() {
         let changes = store.changes(&since).unwrap();
         let g = graph_of(store, &root).unwrap();
         let names = Names::of(store, &root, &since, &g, &changes);
-        let mut tests = selection_of(&g, &changes, Baseline::LastGreen, Some(&names)).tests;
+        let mut tests = selection_of(&g, &changes, Baseline::LastGreen, Some(&names), None).tests;
         tests.sort();
         tests
     };

@@ -25,6 +25,65 @@ pub fn harness_free(package: &str, dir: &Path) -> Vec<String> {
     parse(package, &text)
 }
 
+/// A package's manifest, read for what `cargo test` runs tests from.
+pub struct Targets(Option<toml_edit::DocumentMut>);
+
+impl Targets {
+    /// The manifest of the package at `dir`.
+    pub fn read(dir: &Path) -> Self {
+        let mut text = String::new();
+        let read = std::fs::File::open(dir.join("Cargo.toml"))
+            .and_then(|f| f.take(MAX_MANIFEST).read_to_string(&mut text));
+        Targets(read.ok().and_then(|_| text.parse().ok()))
+    }
+
+    /// Whether `cargo test` runs tests from the package's file `rel` (package-relative,
+    /// `/`-separated): its library's and binaries' sources (anything outside
+    /// `tests/`, `benches/` and `examples/` counts, as it may be a module of them), an
+    /// integration test target (`tests/NAME.rs`, `tests/NAME/main.rs` unless `autotests =
+    /// false`, or a `[[test]]`'s `path`), a bench or example whose table says `test = true`.
+    /// A module beside integration tests (`tests/common/mod.rs`) is a helper: no target of
+    /// its own. A manifest that cannot be read counts every file.
+    pub fn runs_tests_of(&self, rel: &str) -> bool {
+        let Some(doc) = &self.0 else {
+            return true;
+        };
+        let declared = |kind: &str, needs_test: bool| {
+            doc.get(kind)
+                .and_then(|t| t.as_array_of_tables())
+                .into_iter()
+                .flatten()
+                .any(|t| {
+                    let path = t.get("path").and_then(|p| p.as_str());
+                    let tested = t.get("test").and_then(|v| v.as_bool());
+                    path.is_some_and(|p| p.trim_start_matches("./") == rel)
+                        && (if needs_test {
+                            tested == Some(true)
+                        } else {
+                            tested != Some(false)
+                        })
+                })
+        };
+        if declared("test", false) || declared("bench", true) || declared("example", true) {
+            return true;
+        }
+        let package = doc.get("package").and_then(|p| p.as_table_like());
+        if let Some(rest) = rel.strip_prefix("tests/") {
+            let auto = package
+                .and_then(|p| p.get("autotests"))
+                .and_then(|v| v.as_bool())
+                .unwrap_or(true);
+            let target = match rest.split_once('/') {
+                None => rest.ends_with(".rs"),
+                Some((dir, "main.rs")) => !dir.contains('/'),
+                Some(_) => false,
+            };
+            return package.is_some() && auto && target;
+        }
+        !(rel.starts_with("benches/") || rel.starts_with("examples/"))
+    }
+}
+
 /// A target table being read.
 struct Table {
     kind: TargetKind,
@@ -118,6 +177,34 @@ fn strip_comment(line: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn test_targets_are_what_cargo_test_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = |text: &str| std::fs::write(dir.path().join("Cargo.toml"), text).unwrap();
+        let runs = |rel: &str| super::Targets::read(dir.path()).runs_tests_of(rel);
+        manifest("[package]\nname = \"shop\"\nversion = \"0.1.0\"\n");
+        assert!(runs("src/lib.rs"));
+        assert!(runs("src/cart/mod.rs"));
+        assert!(runs("tests/cart.rs"));
+        assert!(runs("tests/suite/main.rs"));
+        assert!(!runs("tests/common/mod.rs"), "a helper module");
+        assert!(!runs("tests/suite/parts.rs"));
+        assert!(!runs("benches/speed.rs"));
+        assert!(!runs("examples/demo.rs"));
+        manifest(
+            "[package]\nname = \"shop\"\nautotests = false\n\n[[test]]\nname = \"it\"\npath = \"tests/it/all.rs\"\n\n[[bench]]\nname = \"b\"\npath = \"benches/b.rs\"\ntest = true\n",
+        );
+        assert!(runs("tests/it/all.rs"));
+        assert!(!runs("tests/cart.rs"), "autotests = false");
+        assert!(runs("benches/b.rs"));
+        // A virtual manifest's own `tests/` is no package's.
+        manifest("[workspace]\nmembers = [\"a\"]\n");
+        assert!(!runs("tests/x.rs"));
+        // Unreadable: everything counts.
+        manifest("[package\n");
+        assert!(runs("tests/common/mod.rs"));
+    }
+
     use super::*;
     use proptest::prelude::*;
 

@@ -58,6 +58,8 @@ mod plain;
 mod profile;
 pub(crate) mod xmlcut;
 
+use std::path::Path;
+
 use pith_model::{ExitMeaning, Run, Status};
 
 use crate::{tails, Adapter, Context, RunnerError};
@@ -97,6 +99,35 @@ impl Adapter for Cargo {
     /// whole binary without libtest's harness.
     fn claims(&self, id: &str) -> bool {
         TestId::parse(id).is_some()
+    }
+
+    /// Files of a target `cargo test` runs (see [`manifest::Targets::runs_tests_of`]), each judged by
+    /// the manifest of the package holding it.
+    fn test_files(
+        &self,
+        root: &Path,
+        _project: Option<&str>,
+        files: &[String],
+    ) -> Option<Vec<String>> {
+        let mut manifests: std::collections::HashMap<std::path::PathBuf, manifest::Targets> =
+            Default::default();
+        let runs = |f: &&String| {
+            let file = root.join(f.as_str());
+            let package = file
+                .ancestors()
+                .skip(1)
+                .take_while(|d| d.starts_with(root))
+                .find(|d| d.join("Cargo.toml").is_file());
+            let Some(package) = package else {
+                return true;
+            };
+            let rel = file.strip_prefix(package).ok();
+            let targets = manifests
+                .entry(package.to_path_buf())
+                .or_insert_with(|| manifest::Targets::read(package));
+            rel.is_some_and(|r| targets.runs_tests_of(&r.to_string_lossy().replace('\\', "/")))
+        };
+        Some(files.iter().filter(runs).cloned().collect())
     }
 
     fn run(&self, ctx: &Context<'_>, tests: &[String]) -> Result<Run, RunnerError> {

@@ -52,6 +52,7 @@
 //! through the judge ([`parse_json`]).
 
 mod command;
+mod constraint;
 mod detect;
 pub(crate) mod events;
 mod failure;
@@ -178,6 +179,27 @@ impl Adapter for Go {
             }
         }
         Some(ids)
+    }
+
+    /// `_test.go` files go builds here (build constraints, `_GOOS` names; see
+    /// `constraint`), outside the directories go skips (`testdata`, `vendor`, `_x`, `.x`).
+    fn test_files(
+        &self,
+        root: &Path,
+        _project: Option<&str>,
+        files: &[String],
+    ) -> Option<Vec<String>> {
+        let tags = constraint::Tags::here(std::env::var("GOFLAGS").ok().as_deref());
+        let built = |f: &&String| {
+            let (dirs, name) = f.rsplit_once('/').unwrap_or(("", f));
+            name.ends_with("_test.go")
+                && !name.starts_with(['_', '.'])
+                && !dirs
+                    .split('/')
+                    .any(|d| d == "testdata" || d == "vendor" || d.starts_with(['_', '.']))
+                && constraint::head(&root.join(f.as_str())).is_none_or(|t| tags.builds(name, &t))
+        };
+        Some(files.iter().filter(built).cloned().collect())
     }
 
     /// `<import path>.<TestName>[/sub...]` of this module, or one of its packages alone.

@@ -74,6 +74,7 @@ mod read;
 pub(crate) mod report;
 mod shell;
 mod stack;
+mod test_set;
 mod trace;
 mod verbatim;
 mod verdict;
@@ -370,6 +371,22 @@ impl Adapter for Project {
     /// test, and the files importing it are selected with it.
     fn ids_for_files(&self, _project: Option<&str>, files: &[String]) -> Option<Vec<String>> {
         Some(files.iter().filter(|f| is_test_file(f)).cloned().collect())
+    }
+
+    /// Files some runner segment of the declared command runs as tests (see `test_set`).
+    fn test_files(
+        &self,
+        root: &Path,
+        _project: Option<&str>,
+        files: &[String],
+    ) -> Option<Vec<String>> {
+        let segments = self.plan.observed();
+        let searchers: Vec<_> = segments.iter().map(|js| test_set::searcher(js)).collect();
+        let runs = |f: &&String| {
+            let file = root.join(f.as_str());
+            searchers.iter().any(|runs| runs(&file))
+        };
+        Some(files.iter().filter(runs).cloned().collect())
     }
 
     /// The tests pith's reporters saw end, as they write them (see [`tests_done`]).

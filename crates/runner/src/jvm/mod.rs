@@ -134,6 +134,16 @@ impl Adapter for Jvm {
         Some(files.iter().filter(|f| runs(f)).cloned().collect())
     }
 
+    /// The classes [`Adapter::ids_for_files`] would run: a class's path is its id.
+    fn test_files(
+        &self,
+        _root: &Path,
+        project: Option<&str>,
+        files: &[String],
+    ) -> Option<Vec<String>> {
+        self.ids_for_files(project, files)
+    }
+
     /// The tests pith's JUnit listener saw finish (its `F` lines), as it writes them.
     fn progress(&self, scratch: &Path) -> Option<crate::Counter> {
         let events = absolute(scratch).join("junit-events.txt");

@@ -128,6 +128,16 @@ impl Adapter for Pytest {
         Some(files.iter().filter(module).cloned().collect())
     }
 
+    /// The modules [`Adapter::ids_for_files`] would run: a module's path is its id.
+    fn test_files(
+        &self,
+        _root: &Path,
+        project: Option<&str>,
+        files: &[String],
+    ) -> Option<Vec<String>> {
+        self.ids_for_files(project, files)
+    }
+
     fn progress(&self, scratch: &Path) -> Option<crate::Counter> {
         let scratch = scratch.to_path_buf();
         Some(Box::new(move || records::finished_in(&scratch)))

@@ -106,6 +106,21 @@ impl Adapter for Unittest {
         )
     }
 
+    /// The modules discovery finds (see [`Adapter::ids_for_files`]).
+    fn test_files(
+        &self,
+        _root: &Path,
+        project: Option<&str>,
+        files: &[String],
+    ) -> Option<Vec<String>> {
+        let prefix = project.map(|p| format!("{p}/")).unwrap_or_default();
+        let discovered = |f: &&String| {
+            let stem = f.strip_prefix(&prefix).and_then(|x| x.strip_suffix(".py"));
+            stem.is_some_and(|s| s.rsplit('/').next().is_some_and(|n| n.starts_with("test")))
+        };
+        Some(files.iter().filter(discovered).cloned().collect())
+    }
+
     fn progress(&self, scratch: &Path) -> Option<crate::Counter> {
         let scratch = scratch.to_path_buf();
         Some(Box::new(move || records::finished_in(&scratch)))

@@ -27,19 +27,37 @@ pub fn config_has_reporters(dir: &Path, script: &Script) -> bool {
 /// read; a list built by code is not, and such a configuration loses its reporters to pith's
 /// (its tests and verdict are the same; its reporters' output is not written).
 pub fn vitest_config_reporters(dir: &Path, script: &Script) -> Vec<String> {
-    let named = config_option(script).flatten();
-    let text = match named {
-        Some(v) => std::fs::read_to_string(dir.join(v)).ok(),
-        // Vite's own order of lookup, not the language table's JavaScript and TypeScript:
-        // the first file found is the configuration.
-        None => ["vitest", "vite"]
-            .iter()
-            .flat_map(|base| {
-                ["ts", "mts", "cts", "js", "mjs", "cjs"].map(|e| format!("{base}.config.{e}"))
-            })
-            .find_map(|f| std::fs::read_to_string(dir.join(f)).ok()),
-    };
-    text.map(|t| reporters_in(&t)).unwrap_or_default()
+    match vitest_config_text(dir, script) {
+        Config::Text(t) => reporters_in(&t),
+        _ => Vec::new(),
+    }
+}
+
+/// Whether vitest's configuration (as [`vitest_config_reporters`] finds it) mentions any of
+/// `words`: a reading that errs towards yes (a named file pith cannot read does).
+pub fn vitest_config_mentions(dir: &Path, script: &Script, words: &[&str]) -> bool {
+    match vitest_config_text(dir, script) {
+        Config::Text(t) => words.iter().any(|w| t.contains(w)),
+        Config::Unreadable => true,
+        Config::Package(_) | Config::Absent => false,
+    }
+}
+
+fn vitest_config_text(dir: &Path, script: &Script) -> Config {
+    if let Some(named) = config_option(script) {
+        return named.map_or(Config::Absent, |v| {
+            std::fs::read_to_string(dir.join(v)).map_or(Config::Unreadable, Config::Text)
+        });
+    }
+    // Vite's own order of lookup, not the language table's JavaScript and TypeScript: the
+    // first file found is the configuration.
+    ["vitest", "vite"]
+        .iter()
+        .flat_map(|base| {
+            ["ts", "mts", "cts", "js", "mjs", "cjs"].map(|e| format!("{base}.config.{e}"))
+        })
+        .find_map(|f| std::fs::read_to_string(dir.join(f)).ok())
+        .map_or(Config::Absent, Config::Text)
 }
 
 /// The literal reporter names of a `reporters:` key in configuration code.

@@ -16,12 +16,15 @@
 //! words into them, with each runner's options from `options`; `config` reads the project's
 //! runner configuration where a word alone cannot tell (its reporters, its coverage).
 
-mod classify;
+pub(crate) mod classify;
 mod config;
 mod options;
 
 pub(crate) use classify::runner_command;
-pub use config::{config_file, config_has_reporters, config_mentions, vitest_config_reporters};
+pub use config::{
+    config_file, config_has_reporters, config_mentions, vitest_config_mentions,
+    vitest_config_reporters,
+};
 
 /// A JavaScript test runner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
