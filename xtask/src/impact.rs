@@ -27,6 +27,9 @@ pub struct Options {
     /// Substrings of `eco/kind` row names to keep; empty keeps all.
     pub filters: Vec<String>,
     pub markdown_out: Option<PathBuf>,
+    /// Where the public projects' checkouts are: measure those (`impact_public`) instead of
+    /// the fixtures.
+    pub public: Option<PathBuf>,
 }
 
 /// The bugs, relative to the repository root.
@@ -93,7 +96,10 @@ impl Kind {
 
 pub struct Project {
     pub eco: String,
+    /// The fixture's directory under `tests/fixtures`, or a public project's name.
     pub fixture: String,
+    /// A public project: where it comes from and how it is set up (else a fixture).
+    pub public: Option<crate::impact_public::Public>,
     pub node_modules: bool,
     pub bugs: Vec<Bug>,
     /// Edits that change no test's outcome, made beside each bug outside its file.
@@ -119,50 +125,66 @@ pub struct Bug {
 
 /// Reads the bug list (`BUGS`).
 pub fn load(root: &Path) -> Result<Vec<Project>> {
-    let path = root.join(BUGS);
-    let text = fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    let doc: Value = serde_json::from_str(&text).with_context(|| format!("parsing {BUGS}"))?;
-    let str_of = |v: &Value, key: &str| -> Result<String> {
-        v[key]
-            .as_str()
-            .map(str::to_owned)
-            .with_context(|| format!("{BUGS}: a {key:?} string is missing"))
-    };
+    let doc = read_list(root, BUGS)?;
     let mut projects = Vec::new();
     for p in doc["projects"]
         .as_array()
         .context("no \"projects\" array")?
     {
-        let mut bugs = Vec::new();
-        for b in p["bugs"]
-            .as_array()
-            .context("a project has no \"bugs\" array")?
-        {
-            bugs.push(Bug {
-                kind: Kind::parse(&str_of(b, "kind")?)?,
-                file: str_of(b, "file")?,
-                old: str_of(b, "old")?,
-                new: str_of(b, "new")?,
-                blocked: strings(&b["blocked"]),
-            });
-        }
-        let mut harmless = Vec::new();
-        for h in p["harmless"].as_array().into_iter().flatten() {
-            harmless.push(Edit {
-                file: str_of(h, "file")?,
-                old: str_of(h, "old")?,
-                new: str_of(h, "new")?,
-            });
-        }
-        projects.push(Project {
-            harmless,
-            eco: str_of(p, "eco")?,
-            fixture: str_of(p, "fixture")?,
-            node_modules: p["nodeModules"].as_bool().unwrap_or(false),
-            bugs,
-        });
+        let mut project = project_of(BUGS, p)?;
+        project.fixture = str_of(BUGS, p, "fixture")?;
+        projects.push(project);
     }
     Ok(projects)
+}
+
+/// The JSON list at `rel` under the repository root.
+pub(crate) fn read_list(root: &Path, rel: &str) -> Result<Value> {
+    let path = root.join(rel);
+    let text = fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("parsing {rel}"))
+}
+
+/// The string at `key` of `v`, an entry of the list `list`.
+pub(crate) fn str_of(list: &str, v: &Value, key: &str) -> Result<String> {
+    v[key]
+        .as_str()
+        .map(str::to_owned)
+        .with_context(|| format!("{list}: a {key:?} string is missing"))
+}
+
+/// A project's bugs and harmless edits, as the list `list` gives them.
+pub(crate) fn project_of(list: &str, p: &Value) -> Result<Project> {
+    let str_of = |v: &Value, key: &str| str_of(list, v, key);
+    let mut bugs = Vec::new();
+    for b in p["bugs"]
+        .as_array()
+        .context("a project has no \"bugs\" array")?
+    {
+        bugs.push(Bug {
+            kind: Kind::parse(&str_of(b, "kind")?)?,
+            file: str_of(b, "file")?,
+            old: str_of(b, "old")?,
+            new: str_of(b, "new")?,
+            blocked: strings(&b["blocked"]),
+        });
+    }
+    let mut harmless = Vec::new();
+    for h in p["harmless"].as_array().into_iter().flatten() {
+        harmless.push(Edit {
+            file: str_of(h, "file")?,
+            old: str_of(h, "old")?,
+            new: str_of(h, "new")?,
+        });
+    }
+    Ok(Project {
+        harmless,
+        eco: str_of(p, "eco")?,
+        fixture: String::new(),
+        public: None,
+        node_modules: p["nodeModules"].as_bool().unwrap_or(false),
+        bugs,
+    })
 }
 
 /// What one pass (with git or without) of one bug measured.
@@ -240,27 +262,36 @@ struct Row {
     eco: String,
     kind: Kind,
     git: Pass,
-    plain: Pass,
+    /// The pass without git; none for a public project, which is published in git.
+    plain: Option<Pass>,
 }
 
 impl Row {
-    fn passes(&self) -> [&Pass; 2] {
-        [&self.git, &self.plain]
+    fn passes(&self) -> Vec<&Pass> {
+        std::iter::once(&self.git).chain(&self.plain).collect()
     }
 }
 
 pub fn run(opts: &Options) -> Result<()> {
     let root = bench::repo_root();
-    let projects = load(&root)?;
+    let projects = match &opts.public {
+        Some(dir) => crate::impact_public::load(&root, dir)?,
+        None => load(&root)?,
+    };
     let pith = bench::build_pith(&root)?;
-    let tmp = tempfile::Builder::new().prefix("pith-impact-").tempdir()?;
+    let mut tmp = tempfile::Builder::new().prefix("pith-impact-").tempdir()?;
+    // The copies stay for a look afterwards when asked.
+    tmp.disable_cleanup(std::env::var_os("XTASK_KEEP").is_some());
     // The Rust fixture's builds stay in the temp area, shared across its copies.
     let target_dir = tmp.path().join("cargo-target");
     eprintln!("impact: working in {}", tmp.path().display());
     let mut rows = Vec::new();
     for p in &projects {
         for bug in &p.bugs {
-            let name = format!("{}/{}", p.eco, bug.kind.name());
+            let name = match p.public {
+                Some(_) => format!("{}/{}", p.fixture, bug.kind.name()),
+                None => format!("{}/{}", p.eco, bug.kind.name()),
+            };
             if !crate::scenario::selected(&name, &opts.filters) {
                 continue;
             }
@@ -273,7 +304,10 @@ pub fn run(opts: &Options) -> Result<()> {
             };
             let n = rows.len();
             let git = case.measure(&tmp.path().join(format!("{n}-git")), true)?;
-            let plain = case.measure(&tmp.path().join(format!("{n}-plain")), false)?;
+            let plain = match p.public {
+                Some(_) => None,
+                None => Some(case.measure(&tmp.path().join(format!("{n}-plain")), false)?),
+            };
             rows.push(Row {
                 name,
                 eco: p.eco.clone(),
@@ -285,7 +319,7 @@ pub fn run(opts: &Options) -> Result<()> {
     }
     ensure!(!rows.is_empty(), "no bug matches {:?}", opts.filters);
     let mut dynamic = Vec::new();
-    for p in &projects {
+    for p in projects.iter().filter(|p| p.public.is_none()) {
         if rows.iter().any(|r| r.eco == p.eco) {
             let ws = tmp.path().join(format!("probe-{}", p.eco));
             dynamic.push((p.eco.clone(), probe_dynamic(&root, &pith, p, &ws)?));
@@ -326,15 +360,19 @@ impl Case<'_> {
             self.bug.kind.name(),
             if git { "git" } else { "no git" }
         );
-        bench::copy_dir(&self.root.join("tests/fixtures").join(&p.fixture), ws)
-            .with_context(|| format!("copying {}", p.fixture))?;
-        if p.node_modules {
-            let modules = self.root.join("tests/fixtures/js/node_modules");
-            std::os::unix::fs::symlink(&modules, ws.join("node_modules"))
-                .context("linking node_modules")?;
-        }
-        if git {
-            commit_all(ws)?;
+        if let Some(public) = &p.public {
+            public.prepare(ws, self.env)?;
+        } else {
+            bench::copy_dir(&self.root.join("tests/fixtures").join(&p.fixture), ws)
+                .with_context(|| format!("copying {}", p.fixture))?;
+            if p.node_modules {
+                let modules = self.root.join("tests/fixtures/js/node_modules");
+                std::os::unix::fs::symlink(&modules, ws.join("node_modules"))
+                    .context("linking node_modules")?;
+            }
+            if git {
+                commit_all(ws)?;
+            }
         }
         let green = self.pith(ws, &["test"])?;
         ensure!(
@@ -404,6 +442,11 @@ impl Case<'_> {
         let mut failing: BTreeSet<String> = self.bug.blocked.iter().cloned().collect();
         let tests = test_files(ws);
         for f in &red_failures {
+            // A doctest lives in a source file, no test file a selection names: whether the
+            // `--changed` run fails it too is `lost`'s to say.
+            if is_doctest(ws, &f.id) {
+                continue;
+            }
             let file = test_file_of(ws, &tests, f)
                 .with_context(|| format!("no test file for failure {f:?} ({})", red.line))?;
             failing.insert(file);
@@ -642,12 +685,12 @@ fn strings(v: &Value) -> Vec<String> {
         .collect()
 }
 
-/// `git init` and one commit of everything, in `ws`.
-fn commit_all(ws: &Path) -> Result<()> {
+/// `git init` and one commit of everything, in `ws` (an empty one where all is committed).
+pub(crate) fn commit_all(ws: &Path) -> Result<()> {
     for args in [
         &["init", "-q"][..],
         &["add", "-A"],
-        &["commit", "-q", "-m", "green"],
+        &["commit", "-q", "--allow-empty", "-m", "green"],
     ] {
         let status = Command::new("git")
             .args([
@@ -721,8 +764,9 @@ fn rank(suspects: &[String], file: &str, line: u32) -> Option<usize> {
         .map(|i| i + 1)
 }
 
-/// The workspace's test files, relative, by the fixtures' conventions: `tests/test_*.py`,
-/// `*_test.go`, `*.test.js`, a Cargo `tests/*.rs`, Maven's `src/test/java/**/*Test.java`.
+/// The workspace's test files, relative, by the fixtures' and the public projects'
+/// conventions: `tests/**/test_*.py`, `*_test.go`, `*.test.js`, mocha's `test/*.js`, a Cargo
+/// `tests/*.rs`, Maven's `src/test/java/**/*Test.java`.
 fn test_files(ws: &Path) -> Vec<String> {
     let mut out = Vec::new();
     walk(ws, ws, &mut out);
@@ -731,6 +775,7 @@ fn test_files(ws: &Path) -> Vec<String> {
         (f.starts_with("tests/") && name.starts_with("test_") && name.ends_with(".py"))
             || name.ends_with("_test.go")
             || name.ends_with(".test.js")
+            || (f.starts_with("test/") && name.ends_with(".js") && !f[5..].contains('/'))
             || (f.starts_with("tests/") && name.ends_with(".rs") && !f[6..].contains('/'))
             || (f.starts_with("src/test/java/") && name.ends_with("Test.java"))
     });
@@ -747,7 +792,7 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
         let name = e.file_name();
         if matches!(
             name.to_str(),
-            Some("node_modules" | "target" | ".git" | ".pith" | "__pycache__")
+            Some("node_modules" | "target" | ".git" | ".pith" | "__pycache__" | ".venv")
         ) {
             continue;
         }
@@ -798,6 +843,19 @@ fn test_file_of(ws: &Path, tests: &[String], f: &Failed) -> Option<String> {
     })
 }
 
+/// Whether a failure's id names a doctest: cargo's `pkg::doc src/lib.rs - Item (line N)`,
+/// pytest's `src/pkg/mod.py::pkg.mod.item` (a module under no `tests/`).
+fn is_doctest(ws: &Path, id: &str) -> bool {
+    if id.contains("::doc ") || id.starts_with("doc ") {
+        return true;
+    }
+    let head = id.split("::").next().unwrap_or(id);
+    head.ends_with(".py")
+        && !head.starts_with("tests/")
+        && !head.contains("/tests/")
+        && ws.join(head).is_file()
+}
+
 /// Whether the failing tests of test file `file` fail in the run `failures`.
 fn fails_in(ws: &Path, tests: &[String], failures: &[Failed], file: &str) -> bool {
     failures
@@ -837,7 +895,10 @@ fn table(rows: &[Row]) -> String {
          |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in rows {
-        let cell = |f: &dyn Fn(&Pass) -> String| pair(f(&r.git), f(&r.plain));
+        let cell = |f: &dyn Fn(&Pass) -> String| match &r.plain {
+            Some(plain) => pair(f(&r.git), f(plain)),
+            None => f(&r.git),
+        };
         let recall = cell(&|p| {
             let got = p.failing.len() - p.missed.len();
             format!("{got}/{}", p.failing.len())
@@ -877,7 +938,7 @@ fn table(rows: &[Row]) -> String {
 fn summary(rows: &[Row], dynamic: &[(String, Dynamic)]) -> usize {
     let passes: Vec<(&Row, &Pass)> = rows
         .iter()
-        .flat_map(|r| r.passes().map(|p| (r, p)))
+        .flat_map(|r| r.passes().into_iter().map(move |p| (r, p)))
         .collect();
     let failing: usize = passes.iter().map(|(_, p)| p.failing.len()).sum();
     let missed: usize = passes.iter().map(|(_, p)| p.missed.len()).sum();
@@ -919,10 +980,11 @@ fn summary(rows: &[Row], dynamic: &[(String, Dynamic)]) -> usize {
     };
     println!();
     println!(
-        "- recall: {:.0}% ({} of {failing} failing test files selected, {} bugs × 2 passes; target 100%)",
+        "- recall: {:.0}% ({} of {failing} failing test files selected, {} bugs, {} runs; target 100%)",
         100.0 * recall,
         failing - missed,
-        rows.len()
+        rows.len(),
+        passes.len()
     );
     println!(
         "- selection: median {:.0}% of the suite's test files for the bug alone (target ≤ {:.0}%), {:.0}% with the harmless edits beside it",

@@ -5,6 +5,7 @@
 
 mod bench;
 mod impact;
+mod impact_public;
 mod lookups;
 mod memory;
 mod parity;
@@ -22,7 +23,7 @@ const USAGE: &str = "\
 usage: cargo xtask bench [--runs N] [--scenario NAME]... [--markdown-out FILE] [--answers-out DIR]
                          [--record-baseline] [--green]
        cargo xtask memory
-       cargo xtask impact [--bug NAME]... [--markdown-out FILE]
+       cargo xtask impact [--bug NAME]... [--public DIR] [--markdown-out FILE]
        cargo xtask lookups [--files N] [--per-dir N] [--markdown-out FILE]
        cargo xtask parity [--quick] [--only PATTERN]... [--table FILE] [--pith BIN] [--keep]
        cargo xtask parity --project DIR --raw 'COMMAND'... [--runner NAME]... [--edit 'FILE|FROM|TO']...
@@ -74,7 +75,11 @@ runner traced nothing); then the test files each fixture's graph marks dynamic. 
 missed target: recall below 100%, a failure of the full run `--changed` does not fail, a
 median selection above 25% of the suite, the injected line first of fewer than 80% or in the
 top 3 of fewer than 95% of wrong-result bugs, a suspect on an undone line, tracing above 1.3× (median), a verdict tracing changed.
-`--bug NAME` keeps the rows whose `eco/kind` contains NAME.
+`--bug NAME` keeps the rows whose `eco/kind` contains NAME. `--public DIR` measures the public
+projects of tests/fixtures/impact_public.json instead (each at its pinned commit, cloned from
+DIR/<owner>+<name>/repo, DIR/<owner>+<name> or DIR/<name>, set up by its listed commands,
+git only; rows `owner/name/kind`). With XTASK_KEEP set, the copies stay in the temp directory
+it names.
 
 `lookups` generates a Python tree of --files files (100000), --per-dir to a directory (100),
 and times `find_usages` in `pith mcp` (the index kept in memory, following the file watcher):
@@ -207,11 +212,13 @@ fn parse_impact_args(mut args: impl Iterator<Item = String>) -> Result<impact::O
     let mut opts = impact::Options {
         filters: Vec::new(),
         markdown_out: None,
+        public: None,
     };
     while let Some(arg) = args.next() {
         let mut value = |flag: &str| args.next().with_context(|| format!("{flag} needs a value"));
         match arg.as_str() {
             "--bug" => opts.filters.push(value("--bug")?),
+            "--public" => opts.public = Some(PathBuf::from(value("--public")?)),
             "--markdown-out" => opts.markdown_out = Some(PathBuf::from(value("--markdown-out")?)),
             "-h" | "--help" => {
                 eprint!("{USAGE}");

@@ -681,3 +681,41 @@ fn when_the_graph_leaves_a_choice_what_the_failing_tests_executed_decides() {
     assert_eq!(red.text("reach"), "traced", "{}", red.line);
     assert_eq!(suspects(&red), [BUG_AT], "{}", red.line);
 }
+
+/// In Go a package's files reach each other by being in it: a change to one function selects
+/// the test files that name it (a file of test functions alone is used by nothing), and
+/// `--changed` runs the tests those files declare, not their packages whole.
+#[test]
+fn a_go_change_runs_the_tests_that_name_it() {
+    let ws = fixture("go/impact_shop");
+    pith_testkit::write_file(
+        ws.path(),
+        "money/round.go",
+        "package money\n\n// Round rounds cents to the nearest ten.\nfunc Round(cents int) int {\n\treturn (cents + 5) / 10 * 10\n}\n",
+    );
+    pith_testkit::write_file(
+        ws.path(),
+        "money/round_test.go",
+        "package money\n\nimport \"testing\"\n\nfunc TestRound(t *testing.T) {\n\tif Round(14) != 10 {\n\t\tt.Fatal(Round(14))\n\t}\n}\n",
+    );
+    committed(ws.path());
+    let green = common::pith(ws.path(), &[]);
+    assert_eq!(green.status(), "TestsPassed", "{}", green.line);
+    let all = green.count("passed");
+    common::edit(ws.path(), "money/round.go", "(cents + 5)", "(cents + 4)");
+    let select = query(ws.path(), &["select"]);
+    assert_eq!(
+        common::strings(&select.json["tests"]),
+        ["money/round_test.go"],
+        "{}",
+        select.line
+    );
+    let changed = common::pith(ws.path(), &["--changed"]);
+    assert_eq!(changed.status(), "TestsPassed", "{}", changed.line);
+    assert_eq!(
+        changed.count("passed"),
+        1,
+        "only TestRound ({all} in all): {}",
+        changed.line
+    );
+}

@@ -166,6 +166,11 @@ pub struct Traced {
     /// imported it before the traced tests ran: they executed for every test whose files
     /// import it, with no trace event to say so.
     pub imported: Lines,
+    /// Per traced file whose tracer sees only some of its lines (go's coverage counts the
+    /// statements in function bodies, not a package-level `const` or `var`), every line it
+    /// could see: a changed line outside them is unread, not unexecuted, and the graph's word
+    /// on it stands. A traced file not here had every line seen.
+    pub seen: Lines,
 }
 
 /// Modules the tests of one test file loaded by a name computed at run time (`importlib`,

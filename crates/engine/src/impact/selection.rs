@@ -178,9 +178,39 @@ pub(super) fn tests_naming(
         if naming > NAMING_FILES {
             return None;
         }
+        if only_go_tests(root, &dependent) {
+            // Its package's other files reach it by being in the package, not by using it:
+            // nothing can call a test function.
+            out.push((dependent, d));
+            continue;
+        }
         out.extend(g.tests_of(&dependent).into_iter().map(|(t, e)| (t, d + e)));
     }
     Some(out)
+}
+
+/// Whether `file` is a Go test file that declares nothing but test functions (`Test…`,
+/// `Example…`, `Fuzz…`, `Benchmark…`, `TestMain`) and imports: nothing in its package can
+/// use it. One that declares a helper, a method, a type, a variable or a constant may be used
+/// by its package's other test files (an `export_test.go`), and its reach stands. Read as
+/// gofmt lays Go out: a declaration starts at the line's first column.
+fn only_go_tests(root: &Path, file: &str) -> bool {
+    if !file.ends_with("_test.go") {
+        return false;
+    }
+    let Ok(text) = std::fs::read_to_string(root.join(file)) else {
+        return false;
+    };
+    !text.lines().any(|line| {
+        ["var", "const", "type"].iter().any(|k| {
+            line.strip_prefix(k)
+                .is_some_and(|r| r.starts_with([' ', '(']))
+        }) || line.strip_prefix("func ").is_some_and(|rest| {
+            !["Test", "Example", "Fuzz", "Benchmark"]
+                .iter()
+                .any(|p| rest.starts_with(p))
+        })
+    })
 }
 
 /// What a selection measures the changes against: git revision `rev` when given, else the

@@ -142,7 +142,8 @@ fn not_undone(store: &Store, ctx: &ChangeContext, pass: u64, mut changes: Change
     if green == pass {
         return changes;
     }
-    let since_green = ctx.changes(store, &Since::Generation(green));
+    let since = Since::Generation(green);
+    let since_green = ctx.changes(store, &since);
     let Some(since_green) = since_green
         .as_ref()
         .as_ref()
@@ -151,6 +152,9 @@ fn not_undone(store: &Store, ctx: &ChangeContext, pass: u64, mut changes: Change
     else {
         return changes;
     };
+    // Measured as syntax too: a comment added since the green run is no change from it, and
+    // a line the comment's hunk happens to meet is not kept for it.
+    let since_green = behaviour_only(store, &since, ctx.root(), since_green.clone());
     changes.files.retain_mut(|change| {
         let Some(green) = since_green.files.iter().find(|g| g.path == change.path) else {
             // The whole file is as it was at the last green run.
@@ -197,11 +201,13 @@ pub(super) fn settle(
     } in judged
     {
         let test = &report.runs[r].failures[f].test;
-        if let Some((t, lines)) = traced.and_then(|t| Some(t).zip(t.tests.get(test))) {
+        let runner = &report.runs[r].runner;
+        let lines = traced.and_then(|t| Some(t).zip(lines_of(t, runner, test)));
+        if let Some((t, lines)) = &lines {
             let changes = changes.get(&pass).and_then(Option::as_ref);
             scored = retrace(root, scored, lines, t, changes);
         }
-        let own_trace = traced.is_none_or(|t| t.tests.contains_key(test));
+        let own_trace = traced.is_none() || lines.is_some();
         if let Some((file, line)) = own_suspect(&scored, own_trace) {
             report.runs[r].failures[f].suspect = Some(suspect_at(root, file, *line));
             // Every line as strong as its best has this failure's vote: it cannot tell them
@@ -219,6 +225,46 @@ pub(super) fn settle(
         }
     }
     tally
+}
+
+/// The lines a failing test executed: its own trace; else that of a traced instance of the
+/// same parametrized test (`test_x[a]` for `test_x[b]`), which runs the same code but for its
+/// arguments; else what the traced tests of its test file executed together. A trace re-runs
+/// the first few failures only, and their lines are better evidence than the graph's reach:
+/// a line none of them ran (a new function nothing calls) is no suspect for the rest either.
+/// `None` when no test of its file was traced: the graph's word stands.
+pub(super) fn lines_of<'t>(
+    traced: &'t Traced,
+    runner: &str,
+    test: &str,
+) -> Option<std::borrow::Cow<'t, pith_model::impact::Lines>> {
+    use std::borrow::Cow;
+    if let Some(own) = traced.tests.get(test) {
+        return Some(Cow::Borrowed(own));
+    }
+    if let Some((family, _)) = test.split_once('[') {
+        let sibling = traced
+            .tests
+            .iter()
+            .find(|(id, _)| id.split_once('[').is_some_and(|(f, _)| f == family));
+        if let Some((_, lines)) = sibling {
+            return Some(Cow::Borrowed(lines));
+        }
+    }
+    let file = pith_runner::test_file(runner, test)?;
+    let mut union = pith_model::impact::Lines::new();
+    let mut any = false;
+    for (_, lines) in traced
+        .tests
+        .iter()
+        .filter(|(id, _)| pith_runner::test_file(runner, id) == Some(file))
+    {
+        any = true;
+        for (f, l) in lines {
+            union.entry(f.clone()).or_default().extend(l);
+        }
+    }
+    any.then_some(Cow::Owned(union))
 }
 
 /// The changed lines, best first, and how many of the first [`SUSPECTS`] the evidence cannot

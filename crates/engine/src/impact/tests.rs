@@ -322,6 +322,69 @@ fn comment_markers_are_the_ones_matched_before() {
 /// What tracing says of each changed hunk: executed, executed by the import before the
 /// trace (for a test that reaches the file), not executed, or not traced at all.
 #[test]
+fn a_definition_line_runs_on_import_and_a_line_go_cannot_see_is_unread() {
+    let hunk = |path: &str, start: u32, end: u32| FileChange {
+        path: path.into(),
+        kind: ChangeKind::Modified,
+        hunks: vec![Hunk { start, end }],
+    };
+    let changes = Changes {
+        baseline: pith_store::Baseline::Run { generation: 1 },
+        files: vec![
+            // A function nothing calls, added; a changed signature of one a test calls; a
+            // decorated one nothing calls.
+            hunk("new.py", 4, 6),
+            hunk("new.py", 8, 8),
+            hunk("new.py", 12, 12),
+            // A Go `const` (no coverage block) and a statement go saw and nobody ran.
+            hunk("w.go", 3, 3),
+            hunk("w.go", 7, 7),
+        ],
+    };
+    let statically = |f: &str, l: u32| {
+        (
+            (f.to_owned(), l),
+            Score {
+                hit: false,
+                score: 10,
+            },
+        )
+    };
+    let scored = vec![
+        statically("new.py", 4),
+        statically("new.py", 8),
+        statically("new.py", 12),
+        statically("w.go", 3),
+        statically("w.go", 7),
+    ];
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(
+        ws.path().join("new.py"),
+        "import functools\n\n\ndef unused(x):\n    return x * 2\n\n\ndef used(x, rate=16):\n    return x + rate\n\n\n@functools.cache\ndef cached():\n    return 1\n",
+    )
+    .unwrap();
+    let mut lines = pith_model::impact::Lines::new();
+    lines.insert("new.py".into(), [9].into());
+    let mut trace = Traced::default();
+    trace.files.extend(["new.py".to_owned(), "w.go".to_owned()]);
+    // Its import ran every definition line.
+    trace
+        .imported
+        .insert("new.py".into(), [1, 4, 8, 12, 13].into());
+    trace.seen.insert("w.go".into(), [6, 7, 8].into());
+    let mut kept: Vec<(String, u32)> = retrace(ws.path(), scored, &lines, &trace, Some(&changes))
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
+    kept.sort();
+    assert_eq!(
+        kept,
+        [("new.py".to_owned(), 8), ("w.go".to_owned(), 3)],
+        "the called function's changed `def` line, and the `const` go could not see"
+    );
+}
+
+#[test]
 fn a_trace_keeps_executed_and_imported_hunks_and_the_graphs_word_where_it_did_not_look() {
     let hunk = |path: &str, start: u32, end: u32| FileChange {
         path: path.into(),
@@ -667,4 +730,33 @@ fn a_changed_function_selects_the_tests_that_reach_a_file_naming_it() {
         &base.replace("\n\n\ndef fmt", "\n\n\n# Text.\ndef fmt")
     )
     .is_empty());
+}
+
+#[test]
+fn a_failure_the_trace_did_not_rerun_borrows_its_siblings_lines() {
+    use super::suspects::lines_of;
+    let mut trace = Traced::default();
+    let ran = |l: u32| -> pith_model::impact::Lines { [("m.py".to_owned(), [l].into())].into() };
+    trace
+        .tests
+        .insert("tests/test_a.py::test_x[1]".into(), ran(3));
+    trace.tests.insert("tests/test_a.py::test_y".into(), ran(7));
+    let got = |id: &str| lines_of(&trace, "pytest", id).map(|l| l.into_owned());
+    assert_eq!(got("tests/test_a.py::test_x[1]"), Some(ran(3)), "its own");
+    assert_eq!(
+        got("tests/test_a.py::test_x[2]"),
+        Some(ran(3)),
+        "a parametrized sibling's"
+    );
+    let both: pith_model::impact::Lines = [("m.py".to_owned(), [3, 7].into())].into();
+    assert_eq!(
+        got("tests/test_a.py::test_z"),
+        Some(both),
+        "its test file's"
+    );
+    assert_eq!(
+        got("tests/test_b.py::test_z"),
+        None,
+        "nothing traced in its file"
+    );
 }

@@ -79,9 +79,8 @@ pub(super) fn traced_lines(
     }
     for t in report.runs.iter().filter_map(|r| r.traced.as_ref()) {
         all.files.extend(t.files.iter().cloned());
-        for (file, lines) in &t.imported {
-            all.imported.entry(file.clone()).or_default().extend(lines);
-        }
+        merge(&mut all.imported, &t.imported);
+        merge(&mut all.seen, &t.seen);
     }
     let wanted = match mode {
         crate::Trace::Auto => worth_tracing(judged),
@@ -129,9 +128,8 @@ pub(super) fn traced_lines(
                 Ok(t) => {
                     all.tests.extend(t.tests);
                     all.files.extend(files.iter().cloned());
-                    for (file, lines) in t.imported {
-                        all.imported.entry(file).or_default().extend(lines);
-                    }
+                    merge(&mut all.imported, &t.imported);
+                    merge(&mut all.seen, &t.seen);
                 }
                 Err(Traceless::Empty) => why = Traceless::Empty,
                 Err(other) if why == Traceless::Unneeded => why = other,
@@ -144,6 +142,71 @@ pub(super) fn traced_lines(
     } else {
         Ok(all)
     }
+}
+
+fn merge(into: &mut pith_model::impact::Lines, from: &pith_model::impact::Lines) {
+    for (file, lines) in from {
+        into.entry(file.clone()).or_default().extend(lines);
+    }
+}
+
+/// The first line of a Python hunk (`start..=end`) that ran as more than a definition: a
+/// `def`, `class` or decorator line runs when the module (or the enclosing code) defines it,
+/// whether or not anything calls it, so it counts only when the block it opens ran in a test
+/// (`ran`: its body's lines; a class, a method's). Any other line counts when it ran in a
+/// test or on import (`imported`).
+fn python_executed(
+    text: &str,
+    start: u32,
+    end: u32,
+    ran: Option<&BTreeSet<u32>>,
+    imported: Option<&BTreeSet<u32>>,
+) -> Option<u32> {
+    let lines: Vec<&str> = text.lines().collect();
+    let line_at = |n: u32| {
+        lines
+            .get(n.saturating_sub(1) as usize)
+            .copied()
+            .unwrap_or("")
+    };
+    let header = |n: u32| {
+        let t = line_at(n).trim_start();
+        t.starts_with("def ")
+            || t.starts_with("async def ")
+            || t.starts_with("class ")
+            || t.starts_with('@')
+    };
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let any_in = |set: Option<&BTreeSet<u32>>, from: u32, to: u32| {
+        set.and_then(|s| s.range(from..=to).find(|&&n| !header(n)).copied())
+    };
+    for n in start..=end {
+        if !header(n) {
+            if ran.is_some_and(|s| s.contains(&n)) || imported.is_some_and(|s| s.contains(&n)) {
+                return Some(n);
+            }
+            continue;
+        }
+        // The block the header opens: the lines after it indented deeper (blank ones too),
+        // past any further decorator or the `def` a decorator stands on.
+        let mut first = n + 1;
+        while first <= lines.len() as u32 && header(first) {
+            first += 1;
+        }
+        let own = indent(line_at(n));
+        let mut last = first;
+        while last < lines.len() as u32 {
+            let next = line_at(last + 1);
+            if !next.trim().is_empty() && indent(next) <= own {
+                break;
+            }
+            last += 1;
+        }
+        if any_in(ran, first, last).is_some() {
+            return Some(n);
+        }
+    }
+    None
 }
 
 /// Whether the static reach leaves a choice tracing can settle: no failure's frame is on a
@@ -190,11 +253,30 @@ pub(super) fn retrace(
         // Its import ran these before any test was traced, for the tests that import it.
         let reached = scored.iter().any(|((f, _), _)| *f == change.path);
         let imported = trace.imported.get(&change.path).filter(|_| reached);
+        let seen = trace.seen.get(&change.path);
         let mut text: Option<String> = None;
+        let python = change.path.ends_with(".py");
         for h in &change.hunks {
-            let executed = ran
+            if seen.is_some_and(|s| s.range(h.start..=h.end).next().is_none()) {
+                // Lines the tracer cannot see (a Go `const`): unread, so the graph's word on
+                // the hunk stands.
+                out.extend(
+                    scored
+                        .iter()
+                        .filter(|((f, l), _)| *f == change.path && (h.start..=h.end).contains(l))
+                        .cloned(),
+                );
+                continue;
+            }
+            let mut executed = ran
                 .and_then(|l| l.range(h.start..=h.end).next().copied())
                 .or_else(|| imported.and_then(|l| l.range(h.start..=h.end).next().copied()));
+            if python {
+                let text = text.get_or_insert_with(|| {
+                    std::fs::read_to_string(root.join(&change.path)).unwrap_or_default()
+                });
+                executed = python_executed(text, h.start, h.end, ran, imported);
+            }
             if let Some(line) = executed {
                 let hit = scored
                     .iter()

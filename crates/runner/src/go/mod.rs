@@ -160,22 +160,34 @@ impl Adapter for Go {
         }))
     }
 
-    /// A test file selects its package (`go test` builds and runs a package whole): the
-    /// module path and the file's directory below the module's.
+    /// A test file selects the tests it declares (`<package>.TestX`, its fuzz targets and its
+    /// examples that have output, as `go test` runs them); a file pith cannot read, its
+    /// package (the module path and the file's directory below the module's); a file that
+    /// declares no test, nothing (a helper: the files using it are selected with it).
     fn ids_for_files(&self, project: Option<&str>, files: &[String]) -> Option<Vec<String>> {
         let module = self.module.as_deref()?;
         let mut ids: Vec<String> = Vec::new();
+        let mut add = |id: String| {
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        };
         for f in files.iter().filter(|f| f.ends_with("_test.go")) {
             let inside = match project {
                 Some(p) => f.strip_prefix(p)?.strip_prefix('/')?,
                 None => f.as_str(),
             };
-            let id = match inside.rsplit_once('/') {
+            let package = match inside.rsplit_once('/') {
                 Some((dir, _)) => format!("{module}/{dir}"),
                 None => module.to_owned(),
             };
-            if !ids.contains(&id) {
-                ids.push(id);
+            match std::fs::read_to_string(self.dir.join(inside)) {
+                Ok(text) => {
+                    for name in test_functions(&text) {
+                        add(format!("{package}.{name}"));
+                    }
+                }
+                Err(_) => add(package),
             }
         }
         Some(ids)
@@ -510,6 +522,47 @@ enum Tested {
     Stop(Box<Run>),
 }
 
+/// The tests `go test` runs from a test file's text: its `TestX`, `FuzzX` and, where an
+/// output comment makes them run, `ExampleX` functions (`X` not starting with a lower-case
+/// letter; not `TestMain`), read as gofmt lays them out (a declaration at the first column,
+/// its closing brace too).
+fn test_functions(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let Some(rest) = line.strip_prefix("func ") else {
+            continue;
+        };
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let kind = ["Test", "Fuzz", "Example"].into_iter().find(|k| {
+            name.strip_prefix(k)
+                .is_some_and(|x| !x.starts_with(char::is_lowercase))
+        });
+        let runs = match kind {
+            Some("Example") => {
+                let mut output = false;
+                for body in lines.by_ref() {
+                    if body == "}" {
+                        break;
+                    }
+                    let t = body.trim_start();
+                    output |= t.starts_with("// Output:") || t.starts_with("// Unordered output:");
+                }
+                output
+            }
+            Some(_) => name != "TestMain",
+            None => false,
+        };
+        if runs && !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -541,6 +594,57 @@ mod tests {
             module: module.map(str::to_owned),
             nested: OnceLock::new(),
         }
+    }
+
+    #[test]
+    fn a_selected_test_file_runs_the_tests_it_declares() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |rel: &str, text: &str| {
+            let p = dir.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        write(
+            "cart/cart_test.go",
+            "package cart\n\nimport \"testing\"\n\nfunc TestMain(m *testing.M) { m.Run() }\n\nfunc TestTotal(t *testing.T) {\n\tt.Run(\"empty\", func(t *testing.T) {})\n}\n\nfunc Testable(t *testing.T) {}\n\nfunc FuzzParse(f *testing.F) {}\n\nfunc BenchmarkTotal(b *testing.B) {}\n\nfunc ExampleTotal() {\n\tfmt.Println(1)\n\t// Output: 1\n}\n\nfunc ExampleCount() {\n\tfmt.Println(2)\n}\n\nfunc helper() {}\n",
+        );
+        write(
+            "cart/helpers_test.go",
+            "package cart\n\nfunc fixture() int { return 1 }\n",
+        );
+        write(
+            "root_test.go",
+            "package shop\n\nfunc TestRoot(t *testing.T) {}\n",
+        );
+        let g = Go {
+            dir: dir.path().to_path_buf(),
+            ..go(Some("example.com/shop"))
+        };
+        let files = [
+            "cart/cart_test.go",
+            "cart/helpers_test.go",
+            "root_test.go",
+            "cart/gone_test.go",
+            "cart/cart.go",
+        ]
+        .map(String::from);
+        assert_eq!(
+            g.ids_for_files(None, &files).unwrap(),
+            [
+                "example.com/shop/cart.TestTotal",
+                "example.com/shop/cart.FuzzParse",
+                "example.com/shop/cart.ExampleTotal",
+                "example.com/shop.TestRoot",
+                // Unreadable: its package whole.
+                "example.com/shop/cart",
+            ]
+        );
+        // In a module below the workspace's root.
+        let nested = ["svc/root_test.go".to_owned()];
+        assert_eq!(
+            g.ids_for_files(Some("svc"), &nested).unwrap(),
+            ["example.com/shop.TestRoot"]
+        );
     }
 
     #[test]

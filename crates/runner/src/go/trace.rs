@@ -81,6 +81,9 @@ impl Go {
                 continue;
             };
             let lines = parse_profile(&profile, &targets.files);
+            for (file, seen) in seen_lines(&profile, &targets.files) {
+                traced.seen.entry(file).or_default().extend(seen);
+            }
             any = true;
             for (id, _) in ids {
                 traced.tests.insert(id, lines.clone());
@@ -216,11 +219,23 @@ pub(super) fn targets(
 /// wanted). Lines: `mode: set`, then `name.go:l1.c1,l2.c2 statements count`; a block whose
 /// count is above zero ran lines `l1..=l2`. Anything else is skipped.
 pub(super) fn parse_profile(text: &str, files: &HashMap<String, String>) -> Lines {
+    blocks_lines(text, files, executed_block)
+}
+
+/// Every line of a block the profile names, ran or not, for the files in `files`: what go
+/// instruments (statements in function bodies; a package-level declaration is no block).
+pub(super) fn seen_lines(text: &str, files: &HashMap<String, String>) -> Lines {
+    blocks_lines(text, files, block)
+}
+
+/// The lines of the blocks `pick` reads from the profile's lines, by the name wanted.
+fn blocks_lines(
+    text: &str,
+    files: &HashMap<String, String>,
+    pick: fn(&str) -> Option<(&str, u32, u32)>,
+) -> Lines {
     let mut lines = Lines::new();
-    for line in text.lines() {
-        let Some((file, first, last)) = executed_block(line) else {
-            continue;
-        };
+    for (file, first, last) in text.lines().filter_map(pick) {
         if let Some(wanted) = files.get(file) {
             lines
                 .entry(wanted.clone())
@@ -233,13 +248,17 @@ pub(super) fn parse_profile(text: &str, files: &HashMap<String, String>) -> Line
 
 /// `(file, first line, last line)` of a profile line whose block ran.
 fn executed_block(line: &str) -> Option<(&str, u32, u32)> {
+    let count: u64 = line.trim_end().rsplit(' ').next()?.parse().ok()?;
+    (count > 0).then_some(())?;
+    block(line)
+}
+
+/// `(file, first line, last line)` of a profile line's block.
+fn block(line: &str) -> Option<(&str, u32, u32)> {
     let mut fields = line.trim_end().rsplitn(3, ' ');
-    let count: u64 = fields.next()?.parse().ok()?;
+    let _count: u64 = fields.next()?.parse().ok()?;
     let _statements: u64 = fields.next()?.parse().ok()?;
     let (file, span) = fields.next()?.rsplit_once(':')?;
-    if count == 0 {
-        return None;
-    }
     let (start, end) = span.split_once(',')?;
     let line_of = |pos: &str| pos.split_once('.')?.0.parse::<u32>().ok();
     let (first, last) = (line_of(start)?, line_of(end)?);
@@ -269,6 +288,10 @@ mod tests {
         assert_eq!(lines.len(), 1);
         let got: Vec<u32> = lines["go/price/price.go"].iter().copied().collect();
         assert_eq!(got, [3, 4, 7]);
+        // What go could see: every block, ran or not (line 2, a `const`, is in none).
+        let seen = seen_lines(profile, &wanted());
+        let got: Vec<u32> = seen["go/price/price.go"].iter().copied().collect();
+        assert_eq!(got, [3, 4, 5, 6, 7]);
     }
 
     #[test]

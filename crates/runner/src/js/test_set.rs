@@ -69,7 +69,17 @@ fn is_type_test(rel: &str) -> bool {
 
 /// Whether the script or the configuration says where this runner's tests are.
 fn told_where(js: &Js) -> bool {
-    if !js.script.paths().is_empty() {
+    let options: &[&str] = match js.runner {
+        Runner::Jest => JEST_WHERE,
+        Runner::Vitest => VITEST_WHERE,
+        Runner::Node | Runner::Mocha => &[],
+    };
+    let on_command_line = js.script.words.iter().any(|w| {
+        let name = package::option_name(&w.text);
+        options.iter().any(|o| o.eq_ignore_ascii_case(name))
+            || matches!(name, "testPathPattern" | "testPathPatterns" | "dir")
+    });
+    if on_command_line || !js.script.paths().is_empty() {
         return true;
     }
     match js.runner {
@@ -94,14 +104,16 @@ fn by_default(runner: Runner, rel: &str) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     let (stem, ext) = name.rsplit_once('.').unwrap_or((name, ""));
     match runner {
-        // `**/__tests__/**/*.[jt]s?(x)`, `**/?(*.)+(spec|test).[jt]s?(x)`.
+        // `**/__tests__/**/*.?([mc])[jt]s?(x)`, `**/?(*.)+(spec|test).?([mc])[jt]s?(x)`.
         Runner::Jest => {
-            matches!(ext, "js" | "jsx" | "ts" | "tsx")
-                && (rel.split('/').rev().skip(1).any(|d| d == "__tests__")
-                    || stem
-                        .rsplit('.')
-                        .next()
-                        .is_some_and(|last| repeats_of(last, &["spec", "test"])))
+            matches!(
+                ext,
+                "js" | "jsx" | "ts" | "tsx" | "cjs" | "mjs" | "cts" | "mts"
+            ) && (rel.split('/').rev().skip(1).any(|d| d == "__tests__")
+                || stem
+                    .rsplit('.')
+                    .next()
+                    .is_some_and(|last| repeats_of(last, &["spec", "test"])))
         }
         // `**/*.{test,spec}.?(c|m)[jt]s?(x)`.
         Runner::Vitest => {
@@ -155,7 +167,8 @@ mod tests {
             !jest("test/helpers.js"),
             "jest does not run test/ by its name"
         );
-        assert!(!jest("src/cart.test.mjs"), "not in testMatch's extensions");
+        assert!(jest("src/cart.test.mjs"));
+        assert!(!jest("src/cart.test.json"), "not in testMatch's extensions");
         assert!(!jest("src/__tests__.js"));
         assert!(!jest("src/contest.js"));
 
@@ -201,6 +214,15 @@ mod tests {
         .unwrap();
         assert!(runs(&vitest, &d.path().join("test/helpers.ts")));
         std::fs::remove_file(d.path().join("vitest.config.ts")).unwrap();
+
+        // Said on the command line.
+        let (_, script) =
+            package::classify::from_script("jest --roots packages/core/test").unwrap();
+        let rooted = Js {
+            script,
+            ..Js::new(Runner::Jest, d.path())
+        };
+        assert!(runs(&rooted, &d.path().join("test/helpers.js")));
 
         // Type tests run under `--typecheck` only, wherever they are.
         assert!(!runs(&vitest, &d.path().join("src/types.test-d.ts")));

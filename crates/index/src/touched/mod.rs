@@ -14,6 +14,10 @@ use tree_sitter::{Node, Tree};
 
 use crate::lang::{Lang, Role};
 
+mod definitions;
+
+use definitions::{definition, descends, Def};
+
 /// What a change touches in one file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Touched {
@@ -151,7 +155,7 @@ fn lines_of(node: Node) -> (u32, u32) {
     (start.row as u32 + 1, last as u32)
 }
 
-fn text<'s>(src: &'s str, node: Node) -> &'s str {
+pub(super) fn text<'s>(src: &'s str, node: Node) -> &'s str {
     src.get(node.byte_range()).unwrap_or("")
 }
 
@@ -190,242 +194,6 @@ fn units(lang: Lang, tree: &Tree, src: &str) -> Vec<Unit> {
         }
     }
     out
-}
-
-enum Def {
-    /// A type whose members are definitions of their own.
-    Type(String),
-    /// A function, method, constant or field: its names, and the type a call of it may name
-    /// in its place.
-    Member(Vec<String>, Option<String>),
-}
-
-/// Wrappers a definition may sit in: decorators, exports, bodies of types and namespaces.
-fn descends(lang: Lang, node: Node) -> bool {
-    let k = node.kind();
-    matches!(
-        k,
-        "decorated_definition"
-            | "export_statement"
-            | "class_body"
-            | "block"
-            | "declaration_list"
-            | "field_declaration_list"
-            | "enum_body"
-            | "interface_body"
-            | "enum_variant_list"
-            | "namespace_declaration"
-            | "file_scoped_namespace_declaration"
-            | "module"
-            | "mod_item"
-    ) || (lang == Lang::Python && k == "if_statement")
-}
-
-fn name_field(node: Node, src: &str) -> Option<String> {
-    let n = node.child_by_field_name("name")?;
-    Some(text(src, n).to_owned())
-}
-
-/// The first identifier in a type's text: `Money` of `Money<T>`, `&Money`, `*Money`.
-fn type_name(s: &str) -> Option<String> {
-    s.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .find(|w| {
-            w.chars()
-                .next()
-                .is_some_and(|c| c.is_alphabetic() || c == '_')
-        })
-        .map(str::to_owned)
-}
-
-fn definition(lang: Lang, node: Node, src: &str, container: Option<&str>) -> Option<Def> {
-    match lang {
-        Lang::Python => python(node, src, container),
-        Lang::Rust => rust(node, src, container),
-        Lang::Go => go(node, src, container),
-        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => javascript(node, src, container),
-        Lang::Java | Lang::CSharp => jvm(node, src, container),
-    }
-}
-
-/// A member definition of `names`; `implicit`: a call of it may name `container` instead.
-fn member(names: Vec<String>, implicit: bool, container: Option<&str>) -> Option<Def> {
-    let implicit = implicit.then(|| container.map(str::to_owned)).flatten();
-    (!names.is_empty()).then_some(Def::Member(names, implicit))
-}
-
-fn python(node: Node, src: &str, container: Option<&str>) -> Option<Def> {
-    match node.kind() {
-        "class_definition" => name_field(node, src).map(Def::Type),
-        "function_definition" => {
-            let name = name_field(node, src)?;
-            let dunder = name.starts_with("__") && name.ends_with("__");
-            member(vec![name], dunder, container)
-        }
-        "decorated_definition" => {
-            let inner = node.child_by_field_name("definition")?;
-            // The decorators' lines are the definition's.
-            definition(Lang::Python, inner, src, container)
-        }
-        "expression_statement" => {
-            let a = node.named_child(0).filter(|a| a.kind() == "assignment")?;
-            let left = a.child_by_field_name("left")?;
-            // `__all__` lists what the module exports: it names, it does not define.
-            let names: Vec<String> = if left.kind() == "identifier" && text(src, left) != "__all__"
-            {
-                vec![text(src, left).to_owned()]
-            } else {
-                return None;
-            };
-            member(names, false, container)
-        }
-        _ => None,
-    }
-}
-
-fn rust(node: Node, src: &str, container: Option<&str>) -> Option<Def> {
-    match node.kind() {
-        "struct_item" | "enum_item" | "union_item" | "trait_item" => {
-            name_field(node, src).map(Def::Type)
-        }
-        "impl_item" => {
-            let ty = node.child_by_field_name("type")?;
-            let name = type_name(text(src, ty))?;
-            // A trait's methods are called through the trait (operators, `Display`,
-            // `Drop`, `Iterator`): its type is what callers name.
-            Some(Def::Type(name))
-        }
-        "function_item" | "function_signature_item" => {
-            let implicit = node.parent().and_then(|p| p.parent()).is_some_and(|imp| {
-                imp.kind() == "impl_item" && imp.child_by_field_name("trait").is_some()
-            });
-            member(vec![name_field(node, src)?], implicit, container)
-        }
-        "const_item" | "static_item" | "type_item" | "macro_definition" => {
-            member(vec![name_field(node, src)?], false, container)
-        }
-        "mod_item" if node.child_by_field_name("body").is_none() => None,
-        _ => None,
-    }
-}
-
-fn go(node: Node, src: &str, container: Option<&str>) -> Option<Def> {
-    match node.kind() {
-        "function_declaration" => member(vec![name_field(node, src)?], false, container),
-        "method_declaration" => {
-            // Go's interfaces are implicit: a method may be called through one (`String`,
-            // `Error`, `Read`) where only its type's value is passed.
-            let receiver = node.child_by_field_name("receiver")?;
-            let ty = receiver
-                .named_child(0)
-                .and_then(|p| p.child_by_field_name("type"))
-                .and_then(|t| type_name(text(src, t)))?;
-            Some(Def::Member(vec![name_field(node, src)?], Some(ty)))
-        }
-        "type_declaration" | "const_declaration" | "var_declaration" => {
-            let mut names = Vec::new();
-            let mut cursor = node.walk();
-            for spec in node.named_children(&mut cursor) {
-                let mut c2 = spec.walk();
-                for n in spec.children_by_field_name("name", &mut c2) {
-                    names.push(text(src, n).to_owned());
-                }
-            }
-            member(names, false, container)
-        }
-        _ => None,
-    }
-}
-
-fn javascript(node: Node, src: &str, container: Option<&str>) -> Option<Def> {
-    match node.kind() {
-        "class_declaration" | "abstract_class_declaration" | "class" => {
-            name_field(node, src).map(Def::Type)
-        }
-        "function_declaration"
-        | "generator_function_declaration"
-        | "function_signature"
-        | "interface_declaration"
-        | "type_alias_declaration"
-        | "enum_declaration" => member(vec![name_field(node, src)?], false, container),
-        "method_definition"
-        | "public_field_definition"
-        | "field_definition"
-        | "method_signature" => {
-            let name = node
-                .child_by_field_name("name")
-                .or_else(|| node.child_by_field_name("property"))?;
-            let name_text = text(src, name).to_owned();
-            let implicit = name.kind() == "computed_property_name"
-                || matches!(
-                    name_text.as_str(),
-                    "constructor" | "toString" | "valueOf" | "toJSON"
-                );
-            member(vec![name_text], implicit, container)
-        }
-        "lexical_declaration" | "variable_declaration" => {
-            let mut names = Vec::new();
-            let mut cursor = node.walk();
-            for d in node.named_children(&mut cursor) {
-                if let Some(n) = d
-                    .child_by_field_name("name")
-                    .filter(|n| n.kind() == "identifier")
-                {
-                    names.push(text(src, n).to_owned());
-                } else {
-                    return None;
-                }
-            }
-            member(names, false, container)
-        }
-        _ => None,
-    }
-}
-
-fn jvm(node: Node, src: &str, container: Option<&str>) -> Option<Def> {
-    match node.kind() {
-        "class_declaration"
-        | "interface_declaration"
-        | "enum_declaration"
-        | "record_declaration"
-        | "struct_declaration"
-        | "annotation_type_declaration"
-        | "record_struct_declaration" => name_field(node, src).map(Def::Type),
-        "method_declaration" | "property_declaration" | "event_declaration" => {
-            // An override is called through the type it overrides (`equals`, `compareTo`,
-            // `ToString`), which callers need not name.
-            let head = text(src, node);
-            let head = head.split('(').next().unwrap_or(head);
-            let implicit = head.contains("@Override") || head.contains("override ");
-            member(vec![name_field(node, src)?], implicit, container)
-        }
-        "constructor_declaration" | "static_initializer" | "compact_constructor_declaration" => {
-            member(vec![container?.to_owned()], false, container)
-        }
-        "field_declaration" => {
-            let mut names = Vec::new();
-            collect_declarators(node, src, &mut names);
-            // A field's initialiser runs when its type is made.
-            names.extend(container.map(str::to_owned));
-            member(names, false, container)
-        }
-        _ => None,
-    }
-}
-
-fn collect_declarators(node: Node, src: &str, out: &mut Vec<String>) {
-    let mut cursor = node.walk();
-    for child in node.named_children(&mut cursor) {
-        if child.kind() == "variable_declarator" {
-            if let Some(n) = child
-                .child_by_field_name("name")
-                .or_else(|| child.named_child(0))
-            {
-                out.push(text(src, n).to_owned());
-            }
-        } else if child.kind() == "variable_declaration" {
-            collect_declarators(child, src, out);
-        }
-    }
 }
 
 /// A statement that runs when the module loads, with its lines; imports and exports only
@@ -492,13 +260,27 @@ fn names_only(lang: Lang, node: Node, src: &str) -> bool {
             ) || (k == "expression_statement"
                 && text(src, node).trim_start().starts_with("__all__"))
         }
-        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
-            matches!(k, "import_statement" | "export_statement")
-                || (k == "expression_statement" && {
-                    let t = text(src, node).trim_start();
-                    t.starts_with("module.exports") || t.starts_with("exports.")
-                })
-        }
+        // An export names only what it lists: `module.exports = function (…) {…}` or
+        // `export default {…}` is code that uses names (a touched helper reaches every
+        // importer through it, whatever they call it).
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => match k {
+            "import_statement" => true,
+            "export_statement" => {
+                node.child_by_field_name("value")
+                    .is_none_or(|v| passes_names(v, src))
+                    && !renames_export(node)
+            }
+            "expression_statement" => node
+                .named_child(0)
+                .filter(|a| a.kind() == "assignment_expression")
+                .is_some_and(|a| {
+                    let left = a.child_by_field_name("left").map_or("", |l| text(src, l));
+                    (left.starts_with("module.exports") || left.starts_with("exports."))
+                        && a.child_by_field_name("right")
+                            .is_some_and(|r| passes_names(r, src))
+                }),
+            _ => false,
+        },
         Lang::Rust => matches!(
             k,
             "use_declaration" | "mod_item" | "extern_crate_declaration"
@@ -507,6 +289,47 @@ fn names_only(lang: Lang, node: Node, src: &str) -> bool {
         Lang::Java => matches!(k, "import_declaration" | "package_declaration"),
         Lang::CSharp => matches!(k, "using_directive"),
     }
+}
+
+/// Whether a JavaScript value only passes names on under their own names: a name, `a.b`,
+/// `require("…")`, or an object of names (`{ total, count }`; `{ count: tally }` renames,
+/// and an importer's `count` is no mention of `tally`).
+fn passes_names(node: Node, src: &str) -> bool {
+    match node.kind() {
+        "identifier" | "member_expression" => true,
+        "call_expression" => node
+            .child_by_field_name("function")
+            .is_some_and(|f| text(src, f) == "require"),
+        "object" => {
+            let mut cursor = node.walk();
+            let all = node.named_children(&mut cursor).all(|c| match c.kind() {
+                "shorthand_property_identifier" => true,
+                "pair" => {
+                    let key = c.child_by_field_name("key").map(|k| text(src, k));
+                    let value = c.child_by_field_name("value");
+                    value.is_some_and(|v| v.kind() == "identifier" && Some(text(src, v)) == key)
+                }
+                _ => c.kind().contains("comment"),
+            });
+            all
+        }
+        _ => false,
+    }
+}
+
+/// Whether an export lists a name under another (`export { tally as count }`).
+fn renames_export(node: Node) -> bool {
+    let mut cursor = node.walk();
+    let clause = node
+        .named_children(&mut cursor)
+        .find(|c| c.kind() == "export_clause");
+    clause.is_some_and(|c| {
+        let mut cursor = c.walk();
+        let renamed = c
+            .named_children(&mut cursor)
+            .any(|s| s.child_by_field_name("alias").is_some());
+        renamed
+    })
 }
 
 /// The names each definition mentions (by the definition's index), and those mentioned by
@@ -782,6 +605,46 @@ mod tests {
             names("cart.js", old, &new, &[(11, 11)]).1,
             "a changed export is the file's"
         );
+    }
+
+    #[test]
+    fn a_helper_of_an_exported_function_expression_touches_the_whole_file() {
+        // mime-types' `mimeScore.js`: what an importer calls the export, this file cannot say.
+        let old = "var SOURCE_SCORES = {\n  nginx: 10,\n  apache: 20\n}\n\nmodule.exports = function mimeScore (type, source) {\n  return SOURCE_SCORES[source] || 0\n}\n";
+        let new = old.replace("apache: 20", "apache: 50");
+        assert!(names("mimeScore.js", old, &new, &[(3, 3)]).1);
+        for export in [
+            "export default function (source) {\n  return SOURCE_SCORES[source]\n}\n",
+            "exports.score = (source) => SOURCE_SCORES[source]\n",
+            "export default { score: (s) => SOURCE_SCORES[s] }\n",
+        ] {
+            let old = format!("const SOURCE_SCORES = {{ apache: 20 }}\n\n{export}");
+            let new = old.replace("apache: 20", "apache: 50");
+            assert!(names("score.js", &old, &new, &[(1, 1)]).1, "{export}");
+        }
+        // Exports that only name things still relay.
+        let old = "const SOURCE_SCORES = { apache: 20 }\n\nfunction score(s) {\n  return 1\n}\n\nmodule.exports = { score, SOURCE_SCORES: SOURCE_SCORES }\nexports.x = require(\"./x\")\n";
+        let new = old.replace("apache: 20", "apache: 50");
+        assert_eq!(
+            names("score.js", old, &new, &[(1, 1)]),
+            (v(&["SOURCE_SCORES"]), false)
+        );
+        let esm = "const tally = 1\nconst other = 2\n\nexport { tally as count, other }\n";
+        let new = esm.replace("tally = 1", "tally = 2");
+        assert!(
+            names("score.mjs", esm, &new, &[(1, 1)]).1,
+            "renamed on export"
+        );
+        let plain = esm.replace("tally as count", "tally");
+        let new = plain.replace("tally = 1", "tally = 2");
+        assert_eq!(
+            names("score.mjs", &plain, &new, &[(1, 1)]),
+            (v(&["tally"]), false)
+        );
+        // Exported under another name: an importer's name for it is not this one.
+        let renamed = old.replace("SOURCE_SCORES: SOURCE_SCORES", "SCORES: SOURCE_SCORES");
+        let new = renamed.replace("apache: 20", "apache: 50");
+        assert!(names("score.js", &renamed, &new, &[(1, 1)]).1);
     }
 
     #[test]
