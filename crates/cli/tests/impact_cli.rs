@@ -482,9 +482,10 @@ fn test_changed_with_nothing_changed_since_the_last_green_run_stands_on_it() {
         assert_eq!((a.code, a.status()), (0, "TestsPassed"), "{}", a.line);
         assert_eq!(a.json["unchanged"], true, "{}", a.line);
         assert_eq!(a.count("passed"), 7, "{}", a.line);
-        a.assert_budget(100);
     };
-    stands(&common::pith(ws.path(), &["--changed"]));
+    let quiet = common::pith(ws.path(), &["--changed"]);
+    stands(&quiet);
+    quiet.assert_budget(100);
 
     // An edit made and undone is no change.
     let helper = ws.path().join(HELPER);
@@ -499,6 +500,30 @@ fn test_changed_with_nothing_changed_since_the_last_green_run_stands_on_it() {
     .unwrap();
     tick();
     assert_eq!(query(ws.path(), &["status"]).code, 0);
+    std::fs::write(&helper, &text).unwrap();
+    tick();
+    stands(&common::pith(ws.path(), &["--changed"]));
+
+    // A function nothing calls yet: no test reaches the change, so the green run stands (it
+    // was `NoTestsRan`, exit 1), and the answer names the lines it does not prove.
+    std::fs::write(
+        &helper,
+        format!("{text}\n\ndef double(amount):\n    return amount * 2\n"),
+    )
+    .unwrap();
+    tick();
+    let unreached = common::pith(ws.path(), &["--changed"]);
+    stands(&unreached);
+    assert_eq!(
+        common::strings(&unreached.json["untested"]),
+        [format!(
+            "{HELPER}:{} def double(amount):",
+            text.lines().count() + 3
+        )],
+        "{}",
+        unreached.line
+    );
+    unreached.assert_budget(160);
     std::fs::write(&helper, &text).unwrap();
     tick();
     stands(&common::pith(ws.path(), &["--changed"]));

@@ -69,7 +69,8 @@ no test reaches (`moreUntested`, `reach: static`).
 tests that reach a file naming them; code run on import, every test reaching the file. `all` \
 with the reason when the graph cannot follow (data, lockfile, build or test config, \
 deletion, rename, no baseline). Tests with dynamic imports run on any change (pytest: on \
-what they were seen to load). `run_tests` with `changed` runs that (`changes`).
+what they were seen to load). `run_tests` with `changed` runs that (`changes`); reaching no test, the last green stands \
+(`unchanged`).
 - `get_impact` with `file` / `pith tests-for`: test files depending on it; with `target` / \
 `pith blast`: files, definitions and tests depending on a file or symbol.
 - `get_status`'s `offTarget`: changed source files no test reaches.

@@ -331,10 +331,10 @@ pub(crate) struct Fit<'a> {
 /// needs; an unchanged answer needs none.
 pub(crate) fn whole(report: &Report) -> (TestAnswer, Option<Fit<'_>>) {
     if let Some(u) = &report.unchanged {
-        return (
-            unchanged_answer(report.generation.unwrap_or(u.generation), u),
-            None,
-        );
+        let mut answer = unchanged_answer(report.generation.unwrap_or(u.generation), u);
+        // Changed since, where no test reaches: the run stands, and proves nothing of them.
+        untested_onto(&mut answer, report);
+        return (answer, None);
     }
     let runs = &report.runs;
     let counts = total_counts(runs);
@@ -399,11 +399,7 @@ pub(crate) fn whole(report: &Report) -> (TestAnswer, Option<Fit<'_>>) {
         answer.traceless = s.traceless.map(|t| t.name());
         answer.baseline = Some(s.baseline.name());
     }
-    if let Some(u) = &report.untested {
-        answer.untested = u.lines.iter().map(line_of).collect();
-        answer.more_untested = u.count.saturating_sub(answer.untested.len());
-        answer.reach = Some(u.reach.name());
-    }
+    untested_onto(&mut answer, report);
     let fit = Fit {
         failures: all_failures,
         tied: report.suspects.as_ref().map_or(1, |s| s.tied.max(1)),
@@ -520,6 +516,15 @@ fn runner_names(runs: &[Run]) -> String {
         }
     }
     names.join(",")
+}
+
+/// The report's `untested` lines, capped, and their reach.
+fn untested_onto(answer: &mut TestAnswer, report: &Report) {
+    if let Some(u) = &report.untested {
+        answer.untested = u.lines.iter().map(line_of).collect();
+        answer.more_untested = u.count.saturating_sub(answer.untested.len());
+        answer.reach = Some(u.reach.name());
+    }
 }
 
 /// Seconds rounded to a tenth.

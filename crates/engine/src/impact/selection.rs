@@ -359,11 +359,12 @@ fn still_there(root: &Path, found: &[Found], id: &str) -> bool {
 }
 
 /// The last green run, when a selection that runs nothing stands on it: measured from that
-/// run, nothing changed since (files, or what the tests read outside them: a toolchain, a
+/// run, nothing changed since that any test reaches (no file, or only files no test reaches:
+/// a function nothing calls yet; and nothing the tests read outside them: a toolchain, a
 /// virtualenv, installed packages), and no test on the failing list (a run of a few tests
 /// since may have left out one that still fails).
 fn standing(store: &Store, selection: &Selection) -> Option<RunSummary> {
-    let quiet = selection.changed.is_empty()
+    let quiet = selection.tests.is_empty()
         && selection.all.is_none()
         && selection.baseline == Some(Baseline::LastGreen);
     if !quiet || store.failing_count().ok()? > 0 {

@@ -89,10 +89,18 @@ fn run_tests(
     if let Some(p) = &planned {
         if let Some(green) = &p.stands {
             let generation = held.generation;
+            // Changes no test reaches leave the last green standing, unproven where they are.
+            let untested = held
+                .store
+                .as_ref()
+                .zip(generation)
+                .filter(|_| !p.selection.changed.is_empty())
+                .and_then(|(s, g)| impact::untested(s, &changes, g));
             return Ok(held.unrecorded(Report {
                 generation,
                 unchanged: Some(green.clone()),
                 changes: Some(p.selection.clone()),
+                untested,
                 ..Report::default()
             }));
         }
