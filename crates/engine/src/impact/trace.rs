@@ -268,15 +268,15 @@ pub(super) fn retrace(
                 );
                 continue;
             }
-            let mut executed = ran
-                .and_then(|l| l.range(h.start..=h.end).next().copied())
-                .or_else(|| imported.and_then(|l| l.range(h.start..=h.end).next().copied()));
-            if python {
+            let executed = if python {
                 let text = text.get_or_insert_with(|| {
                     std::fs::read_to_string(root.join(&change.path)).unwrap_or_default()
                 });
-                executed = python_executed(text, h.start, h.end, ran, imported);
-            }
+                python_executed(text, h.start, h.end, ran, imported)
+            } else {
+                ran.and_then(|l| l.range(h.start..=h.end).next().copied())
+                    .or_else(|| imported.and_then(|l| l.range(h.start..=h.end).next().copied()))
+            };
             if let Some(line) = executed {
                 let hit = scored
                     .iter()
