@@ -319,15 +319,30 @@ fn comment_markers_are_the_ones_matched_before() {
     }
 }
 
-/// What tracing says of each changed hunk: executed, executed by the import before the
-/// trace (for a test that reaches the file), not executed, or not traced at all.
-#[test]
-fn a_definition_line_runs_on_import_and_a_line_go_cannot_see_is_unread() {
-    let hunk = |path: &str, start: u32, end: u32| FileChange {
+/// A change of one hunk, `start..=end`, to `path`.
+fn hunk(path: &str, start: u32, end: u32) -> FileChange {
+    FileChange {
         path: path.into(),
         kind: ChangeKind::Modified,
         hunks: vec![Hunk { start, end }],
-    };
+    }
+}
+
+/// The graph's word on a changed line, no frame on it.
+fn statically(f: &str, l: u32) -> ((String, u32), Score) {
+    (
+        (f.to_owned(), l),
+        Score {
+            hit: false,
+            score: 10,
+        },
+    )
+}
+
+/// A definition's own line runs when its module loads; a line go's coverage has no block for
+/// is unread.
+#[test]
+fn a_definition_line_runs_on_import_and_a_line_go_cannot_see_is_unread() {
     let changes = Changes {
         baseline: pith_store::Baseline::Run { generation: 1 },
         files: vec![
@@ -340,15 +355,6 @@ fn a_definition_line_runs_on_import_and_a_line_go_cannot_see_is_unread() {
             hunk("w.go", 3, 3),
             hunk("w.go", 7, 7),
         ],
-    };
-    let statically = |f: &str, l: u32| {
-        (
-            (f.to_owned(), l),
-            Score {
-                hit: false,
-                score: 10,
-            },
-        )
     };
     let scored = vec![
         statically("new.py", 4),
@@ -384,13 +390,10 @@ fn a_definition_line_runs_on_import_and_a_line_go_cannot_see_is_unread() {
     );
 }
 
+/// What tracing says of each changed hunk: executed, executed by the import before the
+/// trace (for a test that reaches the file), not executed, or not traced at all.
 #[test]
 fn a_trace_keeps_executed_and_imported_hunks_and_the_graphs_word_where_it_did_not_look() {
-    let hunk = |path: &str, start: u32, end: u32| FileChange {
-        path: path.into(),
-        kind: ChangeKind::Modified,
-        hunks: vec![Hunk { start, end }],
-    };
     let changes = Changes {
         baseline: pith_store::Baseline::Run { generation: 1 },
         files: vec![
@@ -403,15 +406,6 @@ fn a_trace_keeps_executed_and_imported_hunks_and_the_graphs_word_where_it_did_no
             hunk("gone.py", 3, 3),
             hunk("gone.py", 6, 6),
         ],
-    };
-    let statically = |f: &str, l: u32| {
-        (
-            (f.to_owned(), l),
-            Score {
-                hit: false,
-                score: 10,
-            },
-        )
     };
     // The graph: the test reaches every file but far.py.
     let scored = vec![

@@ -16,13 +16,16 @@ const MAX_MANIFEST: u64 = 1 << 20;
 /// The binary ids (`pkg::NAME`, `pkg::bin/NAME`, ...) of the targets of `package` (in
 /// `dir`) whose manifest says `harness = false`.
 pub fn harness_free(package: &str, dir: &Path) -> Vec<String> {
+    read_manifest(dir).map_or_else(Vec::new, |text| parse(package, &text))
+}
+
+/// The package's `Cargo.toml` in `dir`, up to [`MAX_MANIFEST`] bytes.
+fn read_manifest(dir: &Path) -> Option<String> {
     let mut text = String::new();
-    let read = std::fs::File::open(dir.join("Cargo.toml"))
-        .and_then(|f| f.take(MAX_MANIFEST).read_to_string(&mut text));
-    if read.is_err() {
-        return Vec::new();
-    }
-    parse(package, &text)
+    std::fs::File::open(dir.join("Cargo.toml"))
+        .and_then(|f| f.take(MAX_MANIFEST).read_to_string(&mut text))
+        .ok()?;
+    Some(text)
 }
 
 /// A package's manifest, read for what `cargo test` runs tests from.
@@ -31,10 +34,7 @@ pub struct Targets(Option<toml_edit::DocumentMut>);
 impl Targets {
     /// The manifest of the package at `dir`.
     pub fn read(dir: &Path) -> Self {
-        let mut text = String::new();
-        let read = std::fs::File::open(dir.join("Cargo.toml"))
-            .and_then(|f| f.take(MAX_MANIFEST).read_to_string(&mut text));
-        Targets(read.ok().and_then(|_| text.parse().ok()))
+        Targets(read_manifest(dir).and_then(|text| text.parse().ok()))
     }
 
     /// Whether `cargo test` runs tests from the package's file `rel` (package-relative,

@@ -10,6 +10,9 @@ use std::path::Path;
 use super::package::{self, Runner};
 use super::Js;
 
+/// What jest's `?([mc])[jt]s?(x)` and vitest's `?(c|m)[jt]s?(x)` take.
+const JS_EXTENSIONS: [&str; 8] = ["js", "jsx", "ts", "tsx", "cjs", "mjs", "cts", "mts"];
+
 /// jest options that move or rename what it runs.
 const JEST_WHERE: &[&str] = &[
     "testMatch",
@@ -59,12 +62,10 @@ fn typechecks(js: &Js) -> bool {
 fn is_type_test(rel: &str) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     let (stem, ext) = name.rsplit_once('.').unwrap_or((name, ""));
-    matches!(
-        ext,
-        "js" | "jsx" | "ts" | "tsx" | "cjs" | "mjs" | "cts" | "mts"
-    ) && stem
-        .rsplit_once('.')
-        .is_some_and(|(_, kind)| kind == "test-d" || kind == "spec-d")
+    JS_EXTENSIONS.contains(&ext)
+        && stem
+            .rsplit_once('.')
+            .is_some_and(|(_, kind)| kind == "test-d" || kind == "spec-d")
 }
 
 /// Whether the script or the configuration says where this runner's tests are.
@@ -106,23 +107,19 @@ fn by_default(runner: Runner, rel: &str) -> bool {
     match runner {
         // `**/__tests__/**/*.?([mc])[jt]s?(x)`, `**/?(*.)+(spec|test).?([mc])[jt]s?(x)`.
         Runner::Jest => {
-            matches!(
-                ext,
-                "js" | "jsx" | "ts" | "tsx" | "cjs" | "mjs" | "cts" | "mts"
-            ) && (rel.split('/').rev().skip(1).any(|d| d == "__tests__")
-                || stem
-                    .rsplit('.')
-                    .next()
-                    .is_some_and(|last| repeats_of(last, &["spec", "test"])))
+            JS_EXTENSIONS.contains(&ext)
+                && (rel.split('/').rev().skip(1).any(|d| d == "__tests__")
+                    || stem
+                        .rsplit('.')
+                        .next()
+                        .is_some_and(|last| repeats_of(last, &["spec", "test"])))
         }
         // `**/*.{test,spec}.?(c|m)[jt]s?(x)`.
         Runner::Vitest => {
-            matches!(
-                ext,
-                "js" | "jsx" | "ts" | "tsx" | "cjs" | "mjs" | "cts" | "mts"
-            ) && stem
-                .rsplit_once('.')
-                .is_some_and(|(_, kind)| kind == "test" || kind == "spec")
+            JS_EXTENSIONS.contains(&ext)
+                && stem
+                    .rsplit_once('.')
+                    .is_some_and(|(_, kind)| kind == "test" || kind == "spec")
         }
         // `**/*.test.?(c|m)js`, `**/*-test.?(c|m)js`, `**/*_test.?(c|m)js`,
         // `**/test-*.?(c|m)js`, `**/test.?(c|m)js`, `**/test/**/*.?(c|m)js` (and TypeScript's
